@@ -890,6 +890,54 @@ describe("the dashboard in a browser", () => {
     }
   });
 
+  it("4d. lists more than a page of links: Load more pressed twice while its page is on its way lists each link once", async () => {
+    const manyApp = "com.example.browser.many";
+    const { serverKey } = await rt.createApp(manyApp, "android");
+    const count = 205;
+    for (let start = 0; start < count; start += 25) {
+      const made = await Promise.all(
+        Array.from({ length: Math.min(25, count - start) }, (_, i) =>
+          rt.post(
+            `/v1/links?app_id=${manyApp}`,
+            { media_source: "browser_many", campaign_name: `Many ${start + i}` },
+            serverKey,
+          ),
+        ),
+      );
+      expect(made.map((answer) => answer.status)).toEqual(made.map(() => 201));
+    }
+    await open(page, `/apps/${manyApp}/links`);
+    await heading(page, "Links").waitFor();
+    const rows = page.getByRole("table", { name: "Links" }).locator("tr[data-deeplink-id]");
+    await expect.poll(() => rows.count(), WITHIN).toBe(200);
+
+    // The next page held until both presses are in.
+    let asked = 0;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const nextPage = "**/v1/links?*cursor=*";
+    await page.route(nextPage, async (route) => {
+      asked += 1;
+      await held;
+      await route.continue();
+    });
+    const more = page.getByRole("button", { name: "Load more links" });
+    await more.click();
+    // Marked busy by then (aria-disabled), which a press still reaches.
+    await more.click({ force: true });
+    release();
+    await expect.poll(() => rows.count(), WITHIN).toBe(count);
+    await expect.poll(() => more.count(), WITHIN).toBe(0);
+    expect(asked).toBe(1);
+    const ids = await rows.evaluateAll((found) =>
+      found.map((row) => row.getAttribute("data-deeplink-id")),
+    );
+    expect(new Set(ids).size).toBe(count);
+    await page.unroute(nextPage);
+  });
+
   it("5. shows the overview of demo traffic with the export's totals, charts and a sortable campaign table, each table downloadable as CSV", async () => {
     demo = await driveDemoTraffic(rt, { days: 3, installs: 150, seed: 5 });
     // The UTC days of the traffic, from its end (now) back: four of them for three days'.
@@ -1718,10 +1766,12 @@ describe("the dashboard in a browser", () => {
     expect(await select("Platform").inputValue()).toBe("android");
     await holds(await overview({ media_source: source, country, platform: "android" }));
 
-    // Clear filters: the range's whole overview again.
+    // Clear filters: the range's whole overview again, the focus on the first filter (the
+    // button goes with the filters).
     await page.getByRole("button", { name: "Clear filters" }).click();
     await showing("");
     await holds(all);
+    expect(await focused(page)).toBe("overview-media_source");
     expect(new URL(page.url()).hash).toBe(routeOf("overview"));
   });
 
@@ -1908,6 +1958,30 @@ describe("the dashboard in a browser", () => {
     await status.filter({ hasText: "3 rows stored (3 replaced an earlier one)." }).waitFor(WITHIN);
     expect(await page.getByTestId("cost-refusal").innerText()).toBe("");
     expect((await stored()).length).toBe(before.length + 3);
+
+    // A row of a day before the range: a button shows its days, and the focus goes to the
+    // range that now shows them, the button gone.
+    const earlier = dayBefore(range.from, 3);
+    await fileInput.setInputFiles({
+      name: "earlier.csv",
+      mimeType: "text/csv",
+      buffer: Buffer.from(
+        ["day,media_source,campaign_id,amount,currency", `${earlier},${source},csv-earlier,2,USD`]
+          .concat("")
+          .join("\n"),
+      ),
+    });
+    await page.getByRole("button", { name: "Upload 1 row", exact: true }).click();
+    const showDays = page.getByRole("button", { name: `Show ${earlier} to ${earlier}` });
+    await showDays.click();
+    await expect.poll(() => page.getByLabel("From").inputValue(), WITHIN).toBe(earlier);
+    await expect.poll(() => showDays.count(), WITHIN).toBe(0);
+    expect(await page.evaluate("document.activeElement?.getAttribute('name') ?? null")).toBe(
+      "from",
+    );
+    await expect
+      .poll(() => cellTexts(bodyRows(), 0), WITHIN)
+      .toEqual(expect.arrayContaining([earlier]));
 
     // Wide and narrow, the refused preview and the table of 15 columns: no sideways scrolling.
     for (const viewport of [{ width: 1440, height: 900 }, PHONE]) {
@@ -2578,8 +2652,28 @@ describe("the dashboard in a browser", () => {
     await spare.getByRole("button", { name: "Cancel" }).click();
     await expect.poll(() => focused(page), WITHIN).toBe("Delete webhook spare");
     await spare.getByRole("button", { name: "Delete webhook spare" }).click();
-    await spare.getByRole("button", { name: "Confirm delete" }).click();
+    // Confirm delete pressed twice while its request is on its way: one delete, no "not found".
+    let deletes = 0;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const spareUrl = "**/v1/postbacks/webhooks/spare**";
+    await page.route(spareUrl, async (route) => {
+      if (route.request().method() === "DELETE") {
+        deletes += 1;
+        await held;
+      }
+      await route.continue();
+    });
+    const confirmDelete = spare.getByRole("button", { name: "Confirm delete" });
+    await confirmDelete.click();
+    await confirmDelete.click();
+    release();
     await page.getByRole("status").filter({ hasText: "Webhook spare deleted." }).waitFor(WITHIN);
+    expect(deletes).toBe(1);
+    expect(await page.getByRole("alert").filter({ hasText: /\S/ }).count()).toBe(0);
+    await page.unroute(spareUrl);
     await expect.poll(() => spare.count(), WITHIN).toBe(0);
     await expect.poll(() => focused(page), WITHIN).toBe("webhooks-heading");
   });
@@ -2825,6 +2919,19 @@ describe("the dashboard in a browser", () => {
       .getByText("Postbacks verified with Apple's production key or a development key count.")
       .waitFor(WITHIN);
     expect(await figure("counted").getAttribute("data-value")).toBe("2");
+
+    // A choice whose report does not come says so, with no figures of the choice before.
+    const reportUrl = "**/v1/skadnetwork/report**";
+    await page.route(reportUrl, (route) => route.abort("connectionrefused"));
+    await section.getByLabel("Include development postbacks").uncheck();
+    await expect
+      .poll(() => section.getByRole("alert").innerText(), WITHIN)
+      .toBe("The service could not be reached.");
+    expect(await figure("counted").count()).toBe(0);
+    expect(
+      await section.getByRole("table", { name: "Installs by media source and campaign" }).count(),
+    ).toBe(0);
+    await page.unroute(reportUrl);
 
     // An Android-only app has neither the page nor the section.
     const [android] = await Promise.all([
