@@ -7,6 +7,7 @@
  * it reads every install's attribution as the SDK would, so the lake holds only what the
  * pipeline made, and every attribution in it is one the matcher found.
  */
+import { request } from "node:http";
 import * as z from "zod";
 import { COST_LIMITS } from "../costs/cost-rows.ts";
 import { linkOf, type Touch } from "./campaigns.ts";
@@ -17,6 +18,12 @@ import { installBody, touchBody } from "./requests.ts";
 
 export interface DemoTarget {
   readonly apiUrl: string;
+  /**
+   * The link host's own address. Taps go there whatever host a link names (an app's own
+   * domain, or the service's link base behind a proxy), with that host in `Host`, as a proxy
+   * or a CDN in front of the link host passes it on.
+   */
+  readonly linkHostUrl: string;
   readonly sdkKey: string;
   readonly serverKey: string;
 }
@@ -30,6 +37,8 @@ export interface AppOutcome {
   readonly events: number;
   readonly touches: number;
   readonly taps: number;
+  /** Crawlers' fetches of its links for a preview, which count no click. */
+  readonly previews: number;
   readonly sessions: number;
   readonly costRows: number;
   /** Planned cause → what the service found → installs. */
@@ -137,6 +146,26 @@ const tally = () => {
   return { matrix, deferredDeepLinks, add };
 };
 
+/** A GET of a link on the link host at `linkHostUrl`, naming the link's own host. */
+const tapOn = (linkHostUrl: string, link: URL, headers: Record<string, string>) =>
+  new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
+    const sent = request(
+      new URL(`${link.pathname}${link.search}`, linkHostUrl),
+      { headers: { ...headers, host: link.host } },
+      (response) => {
+        response.on("error", reject);
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, location: response.headers.location }),
+        );
+        response.resume();
+      },
+    );
+    sent.on("error", (error) =>
+      reject(new Error(`a tap on ${link} at the link host ${linkHostUrl}: ${error.message}`)),
+    );
+    sent.end();
+  });
+
 export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) => void) => {
   const { call, sendBatch } = apiClient(target);
   return async (traffic: AppTraffic): Promise<AppOutcome> => {
@@ -173,18 +202,17 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
       await sendBatch("/v1/touches", target.serverKey, { touches });
     }
 
+    /** A tap or a crawler's fetch; for a tap sent to the Play Store, its referrer. */
     const tap = async ({ touch, ip, userAgent }: LinkTap): Promise<string | null> => {
       const { url } = await linkFor(touch);
-      const response = await fetch(url, {
-        redirect: "manual",
-        headers: { "user-agent": userAgent, "x-forwarded-for": ip },
+      const answer = await tapOn(target.linkHostUrl, new URL(url), {
+        "user-agent": userAgent,
+        "x-forwarded-for": ip,
       });
-      await response.body?.cancel();
       // A chat's crawler gets the link's preview page (200), and counts no click.
-      if (response.status === 200) return null;
-      if (response.status !== 302) throw new Error(`a tap on ${url} answered ${response.status}`);
-      const location = response.headers.get("location");
-      return location ? new URL(location).searchParams.get("referrer") : null;
+      if (answer.status === 200) return null;
+      if (answer.status !== 302) throw new Error(`a tap on ${url} answered ${answer.status}`);
+      return answer.location ? new URL(answer.location).searchParams.get("referrer") : null;
     };
 
     let events = 0;
@@ -229,7 +257,7 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
       const referrer = await tap({ touch, ip: profile.ip, userAgent });
       await send(install, { referrer });
     });
-    await eachLimited(traffic.strayTaps, CONCURRENCY, async (stray) => {
+    await eachLimited([...traffic.strayTaps, ...traffic.previews], CONCURRENCY, async (stray) => {
       await tap(stray);
     });
 
@@ -263,6 +291,7 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
       sessions,
       costRows: traffic.costs.length,
       taps: traffic.live.length + traffic.strayTaps.length,
+      previews: traffic.previews.length,
       matrix: found.matrix,
       deferredDeepLinks: found.deferredDeepLinks,
     };

@@ -236,8 +236,9 @@ describe("generateDemo", () => {
       expect(profile.cause.kind).toBe("tap");
       expect(events).toEqual([]);
     }
-    for (const { strayTaps } of traffic) {
-      expect(strayTaps.some((t) => /facebookexternalhit/.test(t.userAgent))).toBe(true);
+    for (const { strayTaps, previews } of traffic) {
+      expect(previews.some((t) => /facebookexternalhit/.test(t.userAgent))).toBe(true);
+      expect(strayTaps.some((t) => /facebookexternalhit|Discordbot/.test(t.userAgent))).toBe(false);
     }
   });
 

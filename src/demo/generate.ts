@@ -83,8 +83,10 @@ export interface AppTraffic {
   readonly live: readonly DemoInstall[];
   /** Touches that lead to no install: other users behind a carrier's NAT, other homes. */
   readonly strays: readonly NetworkTouch[];
-  /** Taps on the app's links that lead to no install, and link previews. */
+  /** Taps on the app's links that lead to no install. */
   readonly strayTaps: readonly LinkTap[];
+  /** Chats' crawlers fetching the app's links for a preview: no taps, and no clicks. */
+  readonly previews: readonly LinkTap[];
   /** What the past paid installs cost, as the networks report it. */
   readonly costs: readonly CostRequestRow[];
 }
@@ -252,14 +254,20 @@ function appTraffic(app: DemoApp, options: DemoOptions, start: number, end: numb
       };
     },
   );
-  for (const userAgent of PREVIEW_AGENTS) {
-    strayTaps.push({
-      touch: pickTouch(random, sources),
-      ip: options.addresses.home("US"),
-      userAgent,
-    });
-  }
-  return { app, installs, live, strays, strayTaps, costs: demoCosts(installs, known.has("EUR")) };
+  const previews: LinkTap[] = PREVIEW_AGENTS.map((userAgent) => ({
+    touch: pickTouch(random, sources),
+    ip: options.addresses.home("US"),
+    userAgent,
+  }));
+  return {
+    app,
+    installs,
+    live,
+    strays,
+    strayTaps,
+    previews,
+    costs: demoCosts(installs, known.has("EUR")),
+  };
 }
 
 export const generateDemo = (apps: readonly DemoApp[], options: DemoOptions): AppTraffic[] => {

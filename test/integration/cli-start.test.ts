@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { START_FLAGS } from "../support/service.ts";
+import * as z from "zod";
+import { cli, START_FLAGS } from "../support/service.ts";
 
 const CLI = new URL("../../bin/attribution.js", import.meta.url).pathname;
 const run = promisify(execFile);
@@ -68,17 +69,35 @@ describe("attribution demo on a new data folder", () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("shows the owner account its own start made, which no later start shows", async () => {
+  it("shows the owner account its own start made, which no later start shows; taps links named on a domain at the link host", async () => {
     const { stdout } = await run(
       process.execPath,
       [...START_FLAGS, CLI, "demo", "--days", "1", "--installs", "3", "--data-dir", dataDir],
       {
         timeout: 180_000,
         killSignal: "SIGKILL",
-        env: { ...process.env, ATTRIBUTION_FX_FEED_URL: "off" },
+        env: {
+          ...process.env,
+          ATTRIBUTION_FX_FEED_URL: "off",
+          // Behind a proxy: the links name a domain that does not resolve here.
+          ATTRIBUTION_LINK_BASE_URL: "https://go.example.invalid",
+        },
       },
     );
     expect(stdout).toContain("The first start made the owner account.");
     expect(stdout).toMatch(/email: {4}owner@localhost\n {4}password: \S{12,}/);
+    // Every tap counted by the link host; the crawlers' fetches not among them.
+    const [, taps, previews] =
+      /com\.example\.game: .* (\d+) taps on its links \(and (\d+) fetches by chats' preview crawlers/.exec(
+        stdout,
+      ) ?? [];
+    expect(Number(previews)).toBe(2);
+    const listed = z
+      .array(z.object({ url: z.string(), clicks: z.number().nullable() }))
+      .parse(
+        JSON.parse(await cli(dataDir, "links", "list", "--app-id", "com.example.game", "--json")),
+      );
+    expect(listed.every((link) => link.url.startsWith("https://go.example.invalid/"))).toBe(true);
+    expect(listed.reduce((sum, link) => sum + (link.clicks ?? 0), 0)).toBe(Number(taps));
   }, 240_000);
 });

@@ -46,7 +46,12 @@ const serviceFor = async (dataDir: string) => {
           "IP and device. Restart it without that setting (loopback peers are trusted by default).",
       );
     }
-    return { apiUrl: running.url, running: true, stop: async () => {} };
+    return {
+      apiUrl: running.url,
+      linkHostUrl: running.linkUrl,
+      running: true,
+      stop: async () => {},
+    };
   }
   // Free ports and the devices' own addresses; no rate refresh for the length of a command.
   const runtime = await startEmbeddedRuntime(
@@ -61,7 +66,12 @@ const serviceFor = async (dataDir: string) => {
   // A new data folder: this start made the owner account, whose password no later start shows.
   printOwner(runtime.owner);
   // Stopping it delivers what its streams hold to the lake.
-  return { apiUrl: runtime.url, running: false, stop: () => runtime.stop() };
+  return {
+    apiUrl: runtime.url,
+    linkHostUrl: runtime.linkUrl,
+    running: false,
+    stop: () => runtime.stop(),
+  };
 };
 
 const FOUND_COLUMNS: readonly Found[] = ["network", "geo", "organic", "other"];
@@ -70,7 +80,8 @@ const printOutcome = (appId: string, outcome: AppOutcome) => {
   console.log(
     `\n${appId}: ${outcome.installs} installs, ${outcome.events} events, ${outcome.sessions} ` +
       `sessions, ${outcome.touches} touches reported by networks, ${outcome.taps} taps on its ` +
-      `links, ${outcome.costRows} cost rows.`,
+      `links (and ${outcome.previews} fetches by chats' preview crawlers, which count no click), ` +
+      `${outcome.costRows} cost rows.`,
   );
   console.log(
     `  ${"caused by".padEnd(16)}${FOUND_COLUMNS.map((f) => `found ${f}`.padStart(15)).join("")}`,
@@ -130,7 +141,7 @@ const revokeDemoKeys = (dataDir: string, keys: ReadonlyMap<string, DemoKeys>) =>
 
 /** Generates each app's traffic and drives it through the service; what each app got. */
 const sendTraffic = async (
-  apiUrl: string,
+  service: { apiUrl: string; linkHostUrl: string },
   keys: ReadonlyMap<string, DemoKeys>,
   options: { days: number; installs: number; seed: number; dataDir: string },
 ): Promise<[string, AppOutcome][]> => {
@@ -160,7 +171,9 @@ const sendTraffic = async (
       const appKeys = keys.get(app.app.appId);
       if (!appKeys) throw new Error(`no demo keys for ${app.app.appId}`);
       const { sdkKey, serverKey } = appKeys;
-      const drive = createDemoDriver({ apiUrl, sdkKey, serverKey }, (step) => bar.increment(step));
+      const drive = createDemoDriver({ ...service, sdkKey, serverKey }, (step) =>
+        bar.increment(step),
+      );
       outcomes.push([app.app.appId, await drive(app)]);
     }
   } finally {
@@ -180,7 +193,7 @@ export const demoCommand = async (options: {
     // Keys of the demo's own, for the length of the run only.
     const keys = await issueDemoKeys(options.dataDir);
     try {
-      const outcomes = await sendTraffic(service.apiUrl, keys, options);
+      const outcomes = await sendTraffic(service, keys, options);
       for (const [appId, outcome] of outcomes) printOutcome(appId, outcome);
       console.log(
         "\nEvery attribution above is the service's own: the demo sent only links, touches, " +

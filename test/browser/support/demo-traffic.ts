@@ -58,7 +58,7 @@ export const driveDemoTraffic = async (
   });
   if (!traffic) throw new Error("the demo generated no traffic");
   const drive = createDemoDriver(
-    { apiUrl: rt.url, sdkKey: key("sdk"), serverKey: key("server") },
+    { apiUrl: rt.url, linkHostUrl: rt.linkUrl, sdkKey: key("sdk"), serverKey: key("server") },
     () => {},
   );
   const outcome = await drive(traffic);
