@@ -22,24 +22,33 @@ import { unreachable } from "../unreachable.ts";
 const NUMBERS = new Set(["amount", "impressions", "clicks"]);
 
 /**
- * A CSV's rows as the API's: numbers as numbers, empty cells left out. A number column's cell
- * that is no number stays text, so the API's rules name it rather than it going as null.
+ * A CSV's rows as the API's, each with the line of the file it ends on: numbers as numbers,
+ * empty cells left out. A number column's cell that is no number stays text, so the API's rules
+ * name it rather than it going as null. A spreadsheet's byte order mark and its lines of empty
+ * cells (`,,,,`) are no part of the rows, as the dashboard's Cost page reads them.
  */
-export const costRowsOfCsv = (text: string): Record<string, unknown>[] => {
-  const records = parse(text, { columns: true, skip_empty_lines: true, trim: true }) as Record<
-    string,
-    string
-  >[];
-  return records.map((record) =>
-    Object.fromEntries(
-      Object.entries(record)
-        .filter(([, value]) => value !== "")
-        .map(([name, value]) => [
-          name,
-          NUMBERS.has(name) && Number.isFinite(Number(value)) ? Number(value) : value,
-        ]),
+export const costRowsOfCsv = (
+  text: string,
+): { rows: Record<string, unknown>[]; lines: number[] } => {
+  const records = (
+    parse(text, { bom: true, columns: true, info: true, skip_empty_lines: true, trim: true }) as {
+      record: Record<string, string>;
+      info: { lines: number };
+    }[]
+  ).filter(({ record }) => Object.values(record).some((value) => value !== ""));
+  return {
+    rows: records.map(({ record }) =>
+      Object.fromEntries(
+        Object.entries(record)
+          .filter(([, value]) => value !== "")
+          .map(([name, value]) => [
+            name,
+            NUMBERS.has(name) && Number.isFinite(Number(value)) ? Number(value) : value,
+          ]),
+      ),
     ),
-  );
+    lines: records.map(({ info }) => info.lines),
+  };
 };
 
 export const importCostsCommand = async (options: {
@@ -48,7 +57,8 @@ export const importCostsCommand = async (options: {
   key: string;
   dryRun?: boolean;
 }) => {
-  const rows = costRowsOfCsv(await readFile(options.file, "utf8"));
+  const { rows, lines } = costRowsOfCsv(await readFile(options.file, "utf8"));
+  const lineOf = (row: number) => `line ${lines[row] ?? row + 2}`;
   if (rows.length === 0) throw new ValidationError(`${options.file} holds no rows`);
   const pages: Record<string, unknown>[][] = [];
   for (let start = 0; start < rows.length; start += COST_LIMITS.maxRows) {
@@ -64,7 +74,7 @@ export const importCostsCommand = async (options: {
         const [, row, ...field] = issue.path;
         const where =
           typeof row === "number"
-            ? `line ${index * COST_LIMITS.maxRows + row + 2}${field.length > 0 ? `, ${field.join(".")}` : ""}`
+            ? `${lineOf(index * COST_LIMITS.maxRows + row)}${field.length > 0 ? `, ${field.join(".")}` : ""}`
             : options.file;
         return `${where}: ${issue.message}`;
       });
@@ -74,7 +84,7 @@ export const importCostsCommand = async (options: {
   });
   // The service refuses a page with two rows of one day and keys; two in different pages would
   // replace each other, the later one standing. Either is for the file's sender to settle.
-  const twice = sameKeyProblems(checked.map(keysOfRequestRow), (index) => `line ${index + 2}`);
+  const twice = sameKeyProblems(checked.map(keysOfRequestRow), lineOf);
   if (twice.length > 0) throw new ValidationError(`${options.file}: ${joinProblems(twice)}`);
   if (options.dryRun) {
     console.log(`${rows.length} rows of ${options.file} are well formed; nothing sent.`);
