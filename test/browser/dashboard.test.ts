@@ -145,6 +145,31 @@ describe("the dashboard in a browser", () => {
     on.evaluate<string>(
       "document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id ?? ''",
     );
+  /**
+   * Holds the page's requests of a method to a URL until released (then routed no more): how
+   * many it held, so a test can press twice while a request is on its way.
+   */
+  const holdRequests = async (on: Page, url: string, method: string) => {
+    let held = 0;
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await on.route(url, async (route) => {
+      if (route.request().method() === method) {
+        held += 1;
+        await released;
+      }
+      await route.continue();
+    });
+    return {
+      held: () => held,
+      release: async () => {
+        release();
+        await on.unroute(url);
+      },
+    };
+  };
   /** GET with the context's session cookie, as the page's own calls go. */
   const apiGet = async (context: BrowserContext, path: string) => {
     const response = await context.request.get(`${rt.url}${path}`);
@@ -912,30 +937,19 @@ describe("the dashboard in a browser", () => {
     await expect.poll(() => rows.count(), WITHIN).toBe(200);
 
     // The next page held until both presses are in.
-    let asked = 0;
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const nextPage = "**/v1/links?*cursor=*";
-    await page.route(nextPage, async (route) => {
-      asked += 1;
-      await held;
-      await route.continue();
-    });
+    const nextPage = await holdRequests(page, "**/v1/links?*cursor=*", "GET");
     const more = page.getByRole("button", { name: "Load more links" });
     await more.click();
     // Marked busy by then (aria-disabled), which a press still reaches.
     await more.click({ force: true });
-    release();
+    await nextPage.release();
     await expect.poll(() => rows.count(), WITHIN).toBe(count);
     await expect.poll(() => more.count(), WITHIN).toBe(0);
-    expect(asked).toBe(1);
+    expect(nextPage.held()).toBe(1);
     const ids = await rows.evaluateAll((found) =>
       found.map((row) => row.getAttribute("data-deeplink-id")),
     );
     expect(new Set(ids).size).toBe(count);
-    await page.unroute(nextPage);
   });
 
   it("5. shows the overview of demo traffic with the export's totals, charts and a sortable campaign table, each table downloadable as CSV", async () => {
@@ -2653,27 +2667,14 @@ describe("the dashboard in a browser", () => {
     await expect.poll(() => focused(page), WITHIN).toBe("Delete webhook spare");
     await spare.getByRole("button", { name: "Delete webhook spare" }).click();
     // Confirm delete pressed twice while its request is on its way: one delete, no "not found".
-    let deletes = 0;
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const spareUrl = "**/v1/postbacks/webhooks/spare**";
-    await page.route(spareUrl, async (route) => {
-      if (route.request().method() === "DELETE") {
-        deletes += 1;
-        await held;
-      }
-      await route.continue();
-    });
+    const deletes = await holdRequests(page, "**/v1/postbacks/webhooks/spare**", "DELETE");
     const confirmDelete = spare.getByRole("button", { name: "Confirm delete" });
     await confirmDelete.click();
     await confirmDelete.click();
-    release();
+    await deletes.release();
     await page.getByRole("status").filter({ hasText: "Webhook spare deleted." }).waitFor(WITHIN);
-    expect(deletes).toBe(1);
+    expect(deletes.held()).toBe(1);
     expect(await page.getByRole("alert").filter({ hasText: /\S/ }).count()).toBe(0);
-    await page.unroute(spareUrl);
     await expect.poll(() => spare.count(), WITHIN).toBe(0);
     await expect.poll(() => focused(page), WITHIN).toBe("webhooks-heading");
   });
