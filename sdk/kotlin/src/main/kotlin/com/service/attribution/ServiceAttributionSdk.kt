@@ -203,7 +203,10 @@ object ServiceAttributionSdk {
         core.stop()
     }
 
-    /** Undoes [stop]: the install is sent if it never was, and events from now on. */
+    /**
+     * Undoes [stop]: the install is sent if it never was, and events from now on. While not
+     * stopped it changes nothing and sends nothing, so an app may call it at every resume.
+     */
     @JvmStatic
     fun start() {
         if (refusedHere("start()")) return

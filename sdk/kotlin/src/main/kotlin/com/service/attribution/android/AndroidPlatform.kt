@@ -145,14 +145,19 @@ internal class PreferencesStore(
 
     override fun remove(key: String) = write(key, preferences.edit().remove(key))
 
-    override fun clear() = write("every key", preferences.edit().clear())
+    override fun clear() {
+        write("every key", preferences.edit().clear())
+    }
 
-    private fun write(key: String, editor: SharedPreferences.Editor) {
+    /** False when commit() failed; a write behind on the main thread cannot tell, and counts as made. */
+    private fun write(key: String, editor: SharedPreferences.Editor): Boolean {
         if (!onAnyThread && Looper.myLooper() == Looper.getMainLooper()) {
             editor.apply()
-        } else if (!editor.commit()) {
-            log.warn("the SDK's storage did not write $key to disk: it may be lost if the app is killed now")
+            return true
         }
+        if (editor.commit()) return true
+        log.warn("the SDK's storage did not write $key to disk: it may be lost if the app is killed now")
+        return false
     }
 }
 

@@ -21,12 +21,20 @@ import com.service.attribution.ServiceErrorKind
 internal class ListenerDispatch(private val defaultMainThread: MainThread) {
     @Volatile var attribution: AttributionListener? = null
 
+    /** Under [deepLinkLock]. */
     @Volatile private var deepLink: DeepLinkListener? = null
 
     @Volatile var error: ErrorListener? = null
 
-    /** Deep links found while no listener was set, delivered when one is. */
+    /** Deep links found while no listener was set, delivered when one is. Under [deepLinkLock]. */
     private val pendingDeepLinks = ArrayList<DeepLink>()
+
+    /**
+     * Held while a link is either handed to the listener or left waiting, and while a listener is
+     * set and takes what waits: a link handled as the listener is set goes one way or the other,
+     * never into the waiting list just after it was emptied. Listeners are called after it is let go.
+     */
+    internal val deepLinkLock = Any()
 
     // Set by configure: the platform's main thread and logger, then the store the drop count is kept in.
     @Volatile private var mainThread: MainThread? = null
@@ -64,23 +72,26 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
     }
 
     fun setDeepLinkListener(listener: DeepLinkListener?) {
-        deepLink = listener
+        val pending =
+            synchronized(deepLinkLock) {
+                deepLink = listener
+                if (listener == null) emptyList() else pendingDeepLinks.toList().also { pendingDeepLinks.clear() }
+            }
         if (listener == null) return
-        val pending = synchronized(pendingDeepLinks) { pendingDeepLinks.toList().also { pendingDeepLinks.clear() } }
         pending.forEach { link -> post { listener.onDeepLink(link) } }
     }
 
     fun hasDeepLinkListener(): Boolean = deepLink != null
 
     fun deliverDeepLink(link: DeepLink) {
-        val listener = deepLink
-        if (listener == null) {
-            synchronized(pendingDeepLinks) {
-                pendingDeepLinks.add(link)
-                while (pendingDeepLinks.size > MAX_PENDING_DEEP_LINKS) pendingDeepLinks.removeAt(0)
+        val listener =
+            synchronized(deepLinkLock) {
+                deepLink ?: run {
+                    pendingDeepLinks.add(link)
+                    while (pendingDeepLinks.size > MAX_PENDING_DEEP_LINKS) pendingDeepLinks.removeAt(0)
+                    return
+                }
             }
-            return
-        }
         post { listener.onDeepLink(link) }
     }
 
@@ -112,11 +123,20 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
      */
     fun reportUnreadable(loss: StoredLoss?, where: String) {
         if (loss == null || loss.count <= 0) return
-        val store = synchronized(this) { store } ?: return
-        val message = loss.describe("event", where)
+        reportLost(loss.count, loss.describe("event", where))
+    }
+
+    /**
+     * On the worker, once configured: [count] events lost to the device's storage (not read back,
+     * or not written when sendEvent took them), said in [message]. Made known as
+     * [reportUnreadable] says: at error level, counted, and told with no drop reason.
+     */
+    fun reportLost(count: Int, message: String) {
+        if (count <= 0) return
         log.error(message)
-        count(store, loss.count)
-        tell(ServiceError(ServiceErrorKind.EVENTS_DROPPED, null, null, loss.count, message))
+        val store = synchronized(this) { store } ?: return
+        count(store, count)
+        tell(ServiceError(ServiceErrorKind.EVENTS_DROPPED, null, null, count, message))
     }
 
     private fun count(store: KeyValueStore, count: Int) {

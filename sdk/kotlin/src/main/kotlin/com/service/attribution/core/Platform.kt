@@ -6,9 +6,14 @@ import com.service.attribution.LogLevel
 internal interface KeyValueStore {
     fun get(key: String): String?
 
-    fun put(key: String, value: String)
+    /**
+     * Writes [value] under [key]; false when the write did not reach the disk (Android: commit()
+     * failed), so that a caller moving data from one place to another keeps the first.
+     */
+    fun put(key: String, value: String): Boolean
 
-    fun remove(key: String)
+    /** Forgets [key]; false as [put]. */
+    fun remove(key: String): Boolean
 
     /** Forgets every key. */
     fun clear()

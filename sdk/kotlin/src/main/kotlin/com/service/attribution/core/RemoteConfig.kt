@@ -40,9 +40,11 @@ internal data class RemoteConfig(
         const val DEFAULT_SESSION_INTERVAL_SECONDS = 1_800L
 
         /**
-         * What the SDK runs with when the fetch fails for a reason other than the key: on,
-         * sealing off (matching parameters are then hashed, never sent in clear), and a retry
-         * within the hour.
+         * What the SDK runs with when the fetch fails for a reason other than the key and none
+         * is kept on the device: on, so that the install and sessions go. It says nothing of
+         * sealing: events wait on the device until a configuration the backend gave says how to
+         * protect their parameters, and it is read again with the retries' backoff, not after
+         * this interval.
          */
         val PLACEHOLDER = RemoteConfig(enabled = true, refreshIntervalSeconds = 3600, encryption = Encryption.Off)
 

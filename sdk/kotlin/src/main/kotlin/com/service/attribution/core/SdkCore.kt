@@ -71,6 +71,16 @@ internal class SdkCore(
 
     @Volatile private var config: RemoteConfig? = null
 
+    /**
+     * Whether [config] is one the backend gave, fetched in this process or kept on the device from
+     * an earlier fetch, rather than the placeholder the SDK runs with while none ever answered.
+     * Only such a configuration says whether matching parameters are sealed or hashed: until
+     * there is one, events wait in sendEvent's journal as they were sent, and the configuration
+     * is read again with the retries' backoff. The install and sessions, which carry no
+     * parameters, go meanwhile.
+     */
+    @Volatile private var configKnown = false
+
     @Volatile private var lastInitError: Throwable? = null
 
     @Volatile private var customerUserId: String? = null
@@ -152,6 +162,9 @@ internal class SdkCore(
     private var retryDelayMs = 0L
     private var retry: ScheduledFuture<*>? = null
     private var refresh: ScheduledFuture<*>? = null
+
+    /** The wait before the next read of the configuration while none is known (0: the first). */
+    private var configRetryDelayMs = 0L
 
     @Volatile private var polling = false
     private var referrerRead = false
@@ -337,6 +350,7 @@ internal class SdkCore(
                 else -> null
             }
         if (refusal != null) return failInit(refusal, listener, disable = true)
+        var known = true
         val fetched =
             try {
                 api.config().also { platform.store.put(KEY_CONFIG, it.toJson()) }
@@ -344,9 +358,9 @@ internal class SdkCore(
                 return failInit(e, listener, disable = true)
             } catch (e: Exception) {
                 failInit(e, listener, disable = false)
-                cachedConfig() ?: RemoteConfig.PLACEHOLDER
+                cachedConfig() ?: RemoteConfig.PLACEHOLDER.also { known = false }
             }
-        apply(fetched, sessionAtMs)
+        apply(fetched, sessionAtMs, known)
         log.info("initialized: ${if (fetched.enabled) "enabled" else "switched off by remote configuration"}")
         // A later start: the attribution kept on the device, told again, and its deferred deep
         // link if no listener took it yet.
@@ -374,10 +388,20 @@ internal class SdkCore(
     /**
      * On the worker: runs with a configuration, switching off or on as it says; with a session
      * that started at [sessionAtMs] when it leaves the SDK on (a start while off makes none).
+     * [known]: the backend gave it (now or in an earlier process); false for the placeholder,
+     * under which the events wait and the configuration is read again soon.
      */
-    private fun apply(newConfig: RemoteConfig, sessionAtMs: Long? = null) {
+    private fun apply(newConfig: RemoteConfig, sessionAtMs: Long? = null, known: Boolean = true) {
         config = newConfig
-        scheduleRefresh(newConfig.refreshIntervalSeconds)
+        if (known) {
+            configKnown = true
+            configRetryDelayMs = 0
+            scheduleRefresh(TimeUnit.SECONDS.toMillis(newConfig.refreshIntervalSeconds))
+        } else {
+            val delayMs = nextConfigRetryMs()
+            log.info("no remote configuration known yet: events wait on the device until one is read, again in $delayMs ms")
+            scheduleRefresh(delayMs)
+        }
         if (!newConfig.enabled) return disable()
         disabled = false
         queueDrafts()
@@ -412,16 +436,28 @@ internal class SdkCore(
         if (::sessionQueue.isInitialized) sessionDrops.report(reason, sessionQueue.clear())
     }
 
-    /** On the worker: the configuration read again in [seconds]; only the last one set runs. */
-    private fun scheduleRefresh(seconds: Long) {
+    /** On the worker: the configuration read again in [delayMs]; only the last one set runs. */
+    private fun scheduleRefresh(delayMs: Long) {
         refresh?.cancel(false)
-        refresh = worker.schedule({ refreshQuietly() }, seconds, TimeUnit.SECONDS)
+        refresh = worker.schedule({ refreshQuietly() }, delayMs, TimeUnit.MILLISECONDS)
+    }
+
+    /**
+     * On the worker, while no configuration is known: the wait before the next read, as the
+     * retries of a send wait (delivery.json: 2 s doubling to a minute), not the placeholder's
+     * interval: the events wait for it.
+     */
+    private fun nextConfigRetryMs(): Long {
+        configRetryDelayMs =
+            if (configRetryDelayMs == 0L) settings.retryDelayMs else minOf(configRetryDelayMs * 2, settings.maxRetryDelayMs)
+        return configRetryDelayMs
     }
 
     /**
      * On the worker: the periodic read. One that fails keeps the configuration in force and is
-     * tried again after its interval; one due while stopped waits for start(), which reads at
-     * once; a rejected key ends the reading (the SDK is switched off).
+     * tried again after its interval, or with the retries' backoff while none is known yet; one
+     * due while stopped waits for start(), which reads at once; a rejected key ends the reading
+     * (the SDK is switched off).
      */
     private fun refreshQuietly() {
         if (stopped) return
@@ -430,9 +466,15 @@ internal class SdkCore(
         } catch (e: AuthenticationException) {
             // Told and switched off in refreshOnWorker.
         } catch (e: Exception) {
-            val seconds = (config ?: RemoteConfig.PLACEHOLDER).refreshIntervalSeconds
-            log.warn("remote configuration refresh failed: ${e.message}: read again in $seconds s")
-            scheduleRefresh(seconds)
+            val known = config?.takeIf { configKnown }
+            if (known != null) {
+                log.warn("remote configuration refresh failed: ${e.message}: read again in ${known.refreshIntervalSeconds} s")
+                scheduleRefresh(TimeUnit.SECONDS.toMillis(known.refreshIntervalSeconds))
+            } else {
+                val delayMs = nextConfigRetryMs()
+                log.warn("remote configuration read failed: ${e.message}: events wait on the device, read again in $delayMs ms")
+                scheduleRefresh(delayMs)
+            }
         }
     }
 
@@ -502,16 +544,23 @@ internal class SdkCore(
     fun setCustomerUserId(value: String?) {
         val customerUserId = Fields.customerUserId(value)
         if (customerUserId != value && value != null) log.warn("customer user id must be 1 to 256 characters: cleared")
-        this.customerUserId = customerUserId
-        if (!configured) {
-            userIdSetBeforeConfigure = true
-            // Cleared: the events sent before it keep no id from an earlier launch either.
-            if (customerUserId == null) {
-                synchronized(drafts) { drafts.replaceAll { if (it.inheritsUserId) it.copy(inheritsUserId = false) else it } }
+        // Under configure's lock: configure reads the id set before it, or the one kept on the
+        // device, and then marks itself configured; a call in between would have its id replaced
+        // in memory by the kept one, or never written. Before or after, the last call wins in
+        // memory and on the device, whichever thread makes it. The lock is held only as long as
+        // configure's own part on the app's thread; the write is the worker's.
+        synchronized(this) {
+            this.customerUserId = customerUserId
+            if (!configured) {
+                userIdSetBeforeConfigure = true
+                // Cleared: the events sent before it keep no id from an earlier launch either.
+                if (customerUserId == null) {
+                    synchronized(drafts) { drafts.replaceAll { if (it.inheritsUserId) it.copy(inheritsUserId = false) else it } }
+                }
+                return
             }
-        }
-        if (configured) {
-            worker.execute {
+            // Handed to the worker under the lock, so that the writes reach it in the calls' order.
+            persist {
                 if (customerUserId == null) {
                     platform.store.remove(KEY_CUSTOMER_USER_ID)
                 } else {
@@ -536,17 +585,33 @@ internal class SdkCore(
         val inherits = !configured && !userIdSetBeforeConfigure && !anonymous
         val made = Drafts.create(event, name, parameters, timeMs, if (anonymous) null else customerUserId, log) ?: return false
         var overflow = 0
-        synchronized(drafts) {
-            // Configure may have read the kept id since this call began.
-            val draft = if (inherits) withInheritedUserId(made.copy(inheritsUserId = true)) else made
-            drafts.add(draft)
-            // Bounded like the queue, for an app that sends events and never configures.
-            while (drafts.size > MAX_DRAFTS) {
-                drafts.removeAt(0)
-                overflow++
+        val kept =
+            synchronized(drafts) {
+                // Configure may have read the kept id since this call began.
+                val draft = if (inherits) withInheritedUserId(made.copy(inheritsUserId = true)) else made
+                drafts.add(draft)
+                // Bounded like the queue, for an app that sends events and never configures.
+                val trimmed = ArrayList<Draft>()
+                while (drafts.size > MAX_DRAFTS) trimmed.add(drafts.removeAt(0))
+                // On the device before sendEvent returns (once configure gave a store).
+                writeDrafts().also { written ->
+                    if (written) {
+                        overflow = trimmed.size
+                    } else {
+                        // Not on the device, so not taken: sending it from memory would keep an
+                        // event sendEvent said it did not keep. The journal is written back as it
+                        // was, since SharedPreferences keep a failed commit's value in memory.
+                        drafts.removeAt(drafts.lastIndex)
+                        drafts.addAll(0, trimmed)
+                        writeDrafts()
+                    }
+                }
             }
-            // On the device before sendEvent returns (once configure gave a store).
-            writeDrafts()
+        if (!kept) {
+            val message = "1 event lost: ${event.name} could not be written to the device, so it is not sent"
+            // Counted and told on the worker, as every drop is.
+            worker.execute { listeners.reportLost(1, message) }
+            return false
         }
         worker.execute {
             if (overflow > 0) listeners.reportDrop(DropReason.QUEUE_FULL, overflow)
@@ -572,19 +637,33 @@ internal class SdkCore(
             draft.copy(customerUserId = if (anonymous) null else keptUserId, inheritsUserId = false)
         }
 
-    /** Under the drafts lock: the journal holds what sendEvent handed over and is not queued. */
-    private fun writeDrafts() {
-        if (!::platform.isInitialized) return
-        if (drafts.isEmpty()) platform.journal.remove(KEY_DRAFTS) else platform.journal.put(KEY_DRAFTS, DraftJson.write(drafts))
+    /**
+     * Under the drafts lock: the journal holds what sendEvent handed over and is not queued; false
+     * when the write did not reach the disk. Before configure there is no journal: true, the
+     * drafts held in memory until it runs.
+     */
+    private fun writeDrafts(): Boolean {
+        if (!::platform.isInitialized) return true
+        return if (drafts.isEmpty()) platform.journal.remove(KEY_DRAFTS) else platform.journal.put(KEY_DRAFTS, DraftJson.write(drafts))
     }
 
-    /** On the worker, with a configuration: protects each draft's parameters and queues it. */
+    /**
+     * On the worker, with a configuration the backend gave: protects each draft's parameters and
+     * queues it. The drafts leave the journal only once the queue holding them is on the disk:
+     * a queue that could not be written leaves them there, and they are queued at the retry.
+     */
     private fun queueDrafts() {
-        if (config == null || disabled || stopped || deleted) return
+        if (!configKnown || disabled || stopped || deleted) return
         val taken = synchronized(drafts) { drafts.toList() }
         if (taken.isEmpty()) return
-        var overflow = 0
-        for (draft in taken) overflow += enqueue(draft)
+        // An event the queue holds already (the write that took it out of the journal failed) is queued once.
+        val queuedIds = queue.values("event_id")
+        val overflow = queue.addAll(taken.filter { it.eventId !in queuedIds }.map(::protect))
+        if (overflow == null) {
+            val why = "the events' queue could not be written to the device: ${taken.size} event(s) stay in sendEvent's journal"
+            if (retry == null) scheduleRetry(warn = true, why = why) else log.warn("$why until the retry")
+            return
+        }
         val ids = taken.mapTo(HashSet()) { it.eventId }
         synchronized(drafts) {
             // By id: sendEvent may have trimmed the oldest meanwhile.
@@ -594,8 +673,8 @@ internal class SdkCore(
         if (overflow > 0) listeners.reportDrop(DropReason.QUEUE_FULL, overflow)
     }
 
-    /** On the worker: protects the draft's matching parameters and keeps it on the device; returns how many old events went. */
-    private fun enqueue(draft: Draft): Int {
+    /** On the worker: the event to queue for [draft], its matching parameters protected as the configuration says. */
+    private fun protect(draft: Draft): Map<String, Any?> {
         val encryption = config?.encryption ?: Encryption.Off
         val sealer = (encryption as? Encryption.On)?.let { Sealer(it.keyId, it.publicKey) }
         val pii = Pii { plaintext -> sealer?.seal(plaintext.toByteArray(Charsets.UTF_8)) }
@@ -611,7 +690,7 @@ internal class SdkCore(
             }
             parameters = sealed.parameters
         }
-        return queue.add(Requests.event(draft, parameters, serviceId!!))
+        return Requests.event(draft, parameters, serviceId!!)
     }
 
     /**
@@ -741,12 +820,18 @@ internal class SdkCore(
         flush()
     }
 
-    private fun scheduleRetry(cause: Exception? = null, warn: Boolean = false) {
+    private fun scheduleRetry(
+        cause: Exception? = null,
+        warn: Boolean = false,
+        why: String = "backend not reachable (${cause?.message ?: "install pending"})",
+    ) {
         retryDelayMs = if (retryDelayMs == 0L) settings.retryDelayMs else minOf(retryDelayMs * 2, settings.maxRetryDelayMs)
-        val message = "backend not reachable (${cause?.message ?: "install pending"}): retrying in $retryDelayMs ms"
+        val message = "$why: retrying in $retryDelayMs ms"
         if (warn) log.warn(message) else log.info(message)
         retry = worker.schedule({
             retry = null
+            // Drafts a failed write of the queue left in the journal are queued now.
+            queueDrafts()
             flush()
         }, retryDelayMs, TimeUnit.MILLISECONDS)
     }
@@ -1106,7 +1191,11 @@ internal class SdkCore(
         }
     }
 
-    /** Sends again after [stop]: the install if it was never sent, and what is sent from now on. */
+    /**
+     * Sends again after [stop]: the install if it was never sent, and what is sent from now on.
+     * Called while not stopped (an app calling it at every resume), it changes nothing and makes
+     * no request.
+     */
     fun start() {
         val wasStopped: Boolean
         synchronized(this) {
@@ -1119,7 +1208,7 @@ internal class SdkCore(
             }
             putFlag(KEY_STOPPED, false)
         }
-        log.info("started")
+        if (wasStopped) log.info("started") else log.debug("start(): the SDK was not stopped, nothing changes")
         // Started again after a stop: a session, as at a process's start (in the background, at
         // the next return to the foreground).
         val at = platform.clock()
@@ -1128,7 +1217,7 @@ internal class SdkCore(
             val sessionAtMs = if (wasStopped && sessions.restart()) at else null
             if (!initialized) {
                 initialize(sessionAtMs)
-            } else {
+            } else if (wasStopped) {
                 // A read that fell due while stopped was skipped: the configuration is read now.
                 refreshQuietly()
                 queueDrafts()

@@ -40,6 +40,32 @@ internal class StoredQueue(
         return dropped
     }
 
+    /**
+     * Adds [newItems] and writes the queue to the device; returns how many of the oldest went to
+     * keep the bound, or null when the write did not reach the disk. The queue is then as it was,
+     * in memory as on the device, so that nothing in it exists only in memory: the caller keeps
+     * the items where they already are on the device (sendEvent's journal) and tries again later.
+     */
+    fun addAll(newItems: List<Map<String, Any?>>): Int? {
+        val before = ArrayList(items)
+        items.addAll(newItems)
+        var dropped = 0
+        while (items.size > max) {
+            items.removeAt(0)
+            dropped++
+        }
+        if (save()) return dropped
+        items.clear()
+        items.addAll(before)
+        // Written back as it was: SharedPreferences keep a failed commit's value in memory, and
+        // the next write of the file that succeeds would put it on the disk after all.
+        save()
+        return null
+    }
+
+    /** The values of [field] over the queue (each item's id). */
+    fun values(field: String): Set<Any?> = items.mapTo(HashSet()) { it[field] }
+
     fun peek(count: Int): List<Map<String, Any?>> = items.take(count).toList()
 
     /** Removes the first [count] items but those at [keep], which stay first, in order. */
@@ -92,9 +118,8 @@ internal class StoredQueue(
         return loaded
     }
 
-    private fun save() {
-        if (items.isEmpty()) store.remove(key) else store.put(key, Json.write(items))
-    }
+    /** False when the write did not reach the disk. */
+    private fun save(): Boolean = if (items.isEmpty()) store.remove(key) else store.put(key, Json.write(items))
 
     companion object {
         /** The events' queue, under the key it always had. */

@@ -254,18 +254,21 @@ class AndroidPlatformTest {
         val preferences = RecordingPreferences(commitSucceeds = false)
         val logged = Collections.synchronizedList(ArrayList<Pair<LogLevel, String>>())
         val store = PreferencesStore(preferences, Logger(LogSink { level, message, _ -> logged.add(level to message) }, LogLevel.DEBUG))
+        val results = Collections.synchronizedList(ArrayList<Boolean>())
         val worker = Thread {
-            store.put("service_id", "abc")
-            store.remove("stopped")
+            results += store.put("service_id", "abc")
+            results += store.remove("stopped")
         }
         worker.start()
         worker.join()
         // On disk when each write returns: an event moved to the queue, the install's id, a stop.
         assertEquals(listOf("commit", "commit"), preferences.writes)
         assertEquals(2, logged.count { it.first == LogLevel.WARN && "did not write" in it.second })
+        // Each failed commit says so, for a caller that must keep its data where it was.
+        assertEquals(listOf(false, false), results.toList())
         assertEquals("abc", store.get("service_id"))
         // The main thread never waits for the disk.
-        store.put("consent", "{}")
+        assertTrue(store.put("consent", "{}"))
         assertEquals("apply", preferences.writes.last())
     }
 

@@ -6,6 +6,8 @@ import com.service.attribution.LinkOptions
 import com.service.attribution.core.HttpResponse
 import com.service.attribution.core.Json
 import com.service.attribution.core.LinkParser
+import com.service.attribution.core.ListenerDispatch
+import com.service.attribution.core.MainThread
 import com.service.attribution.core.SdkCore
 import com.service.attribution.support.ScriptedDevice
 import com.service.attribution.support.Vectors
@@ -17,6 +19,7 @@ import org.junit.Test
 import org.junit.runner.RunWith
 import org.junit.runners.Parameterized
 import org.junit.runners.Parameterized.Parameters
+import java.util.Collections
 
 @Suppress("UNCHECKED_CAST")
 private fun deepLinkOf(json: Map<String, Any?>?): DeepLink? =
@@ -137,6 +140,27 @@ class DeepLinkListenerTest {
         } finally {
             core.close()
         }
+    }
+
+    @Test
+    fun `a direct link handled on another thread while a listener is set reaches that listener, never a list emptied before it`() {
+        val dispatch = ListenerDispatch(MainThread { it.run() })
+        val link = DeepLink(DeepLinkKind.DIRECT, null, "/shop", mapOf("deep_link_path" to "/shop"), "myapp://open?deep_link_path=%2Fshop")
+        val got = Collections.synchronizedList(ArrayList<DeepLink>())
+        val handling = Thread { dispatch.deliverDeepLink(link) }
+        // The link is handled (the app's thread) as the listener is set (this one): held at the
+        // lock by hand, the handling thread has found no listener yet, or waits to look.
+        synchronized(dispatch.deepLinkLock) {
+            handling.start()
+            while (handling.state != Thread.State.BLOCKED && handling.state != Thread.State.TERMINATED) Thread.yield()
+            dispatch.setDeepLinkListener { got.add(it) }
+        }
+        handling.join()
+        assertEquals(listOf(link), got.toList())
+        // Nothing left waiting for a later listener either.
+        val later = ArrayList<DeepLink>()
+        dispatch.setDeepLinkListener { later.add(it) }
+        assertEquals(emptyList<DeepLink>(), later)
     }
 
     @Test

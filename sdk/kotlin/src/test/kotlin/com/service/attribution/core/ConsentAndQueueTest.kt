@@ -10,6 +10,9 @@ import org.junit.Assert.assertFalse
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicBoolean
 
 /** Consent, anonymous mode and the on-disk queue, with a clock and executors moved by hand. */
 class ConsentAndQueueTest {
@@ -186,6 +189,98 @@ class ConsentAndQueueTest {
         // Its matching parameter protected as any other.
         assertEquals(Pii.sha256Marked("a@b.co"), (device.backend.delivered.single()["parameters"] as Map<*, *>)["email"])
         assertNull(device.store.get("pending_events"))
+    }
+
+    @Test
+    fun `a queue the device fails to write leaves its events in the journal, queued at the retry or the next launch, once`() {
+        val core = device.configure(device.launch())
+        // The disk refuses the queue's file (full): the event stays in the journal, on the device.
+        device.store.failingKeys += StoredQueue.EVENTS
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertTrue(device.store.get("pending_events")!!.contains("LOGIN"))
+        assertEquals(emptyList<Any>(), device.backend.eventRequests())
+        assertEquals(1, core.queuedCount())
+        // Written again at the retry, 2 s later: queued and sent, once.
+        device.store.failingKeys.clear()
+        device.scheduler.advance(2_000)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertNull(device.store.get("pending_events"))
+        // Again, and the process dies before the disk takes the queue: the next launch sends it.
+        device.store.failingKeys += StoredQueue.EVENTS
+        core.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        assertTrue(device.store.get("pending_events")!!.contains("SHARE"))
+        device.store.failingKeys.clear()
+        val next = device.configure(device.launch())
+        assertEquals(listOf("LOGIN", "SHARE"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(0, next.queuedCount())
+        assertEquals(0L, next.getDroppedEventCount())
+        assertEquals(emptyList<Any>(), device.errors.toList())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an event sendEvent cannot write to the device is not taken, and is counted and told as lost`() {
+        val core = device.configure(device.launch())
+        device.store.failingKeys += "pending_events"
+        assertFalse(core.sendEvent(EventType.LOGIN, null, null))
+        device.scheduler.advance(60_000)
+        assertEquals(emptyList<Any>(), device.backend.eventRequests())
+        assertEquals(1L, core.getDroppedEventCount())
+        val error = device.errors.single()
+        assertEquals(ServiceErrorKind.EVENTS_DROPPED, error.kind)
+        assertNull(error.reason)
+        assertEquals(1, error.count)
+        assertEquals(1, device.logged(com.service.attribution.LogLevel.ERROR).count { "LOGIN could not be written" in it })
+        // The disk takes writes again: the next event is taken and sent, the lost one never.
+        device.store.failingKeys.clear()
+        assertTrue(core.sendEvent(EventType.SHARE, null, null))
+        device.scheduler.advance(60_000)
+        assertEquals(listOf("SHARE"), device.backend.delivered.map { it["event_type"] })
+        device.configure(device.launch())
+        assertEquals(listOf("SHARE"), device.backend.delivered.map { it["event_type"] })
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a customer user id set on another thread while configure runs is the one kept, in memory and on the device`() {
+        device.store.put("customer_user_id", "kept")
+        val core = device.launch()
+        val inConfigure = CountDownLatch(1)
+        val goOn = CountDownLatch(1)
+        val held = AtomicBoolean()
+        val configuring =
+            Thread {
+                core.configure(device.platform, SdkSettings(baseUrl = "https://backend.test"), "sdk_key", com.service.attribution.LogLevel.DEBUG, null, null)
+            }
+        // Configure is held by hand once it has read the kept id, before it is done.
+        device.store.beforeGet = { key ->
+            if (key == "service_id" && Thread.currentThread() === configuring && held.compareAndSet(false, true)) {
+                inConfigure.countDown()
+                goOn.await(10, TimeUnit.SECONDS)
+            }
+        }
+        configuring.start()
+        assertTrue(inConfigure.await(10, TimeUnit.SECONDS))
+        val setting = Thread { core.setCustomerUserId("new") }
+        setting.start()
+        // The call has returned, or waits for configure: no sleep decides it.
+        while (setting.state != Thread.State.BLOCKED && setting.state != Thread.State.TERMINATED) Thread.yield()
+        goOn.countDown()
+        configuring.join()
+        setting.join()
+        device.scheduler.runDue()
+        // The last call wins: on the device, and on this launch's events.
+        assertEquals("new", device.store.get("customer_user_id"))
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals("new", device.backend.delivered.single()["customer_user_id"])
+        // And the next launch's.
+        device.configure(device.launch()).sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        assertEquals(listOf("new", "new"), device.backend.delivered.map { it["customer_user_id"] })
+        device.assertNoFailures()
     }
 
     @Test

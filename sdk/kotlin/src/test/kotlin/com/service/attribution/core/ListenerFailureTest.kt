@@ -30,7 +30,8 @@ class ListenerFailureTest {
     fun `listeners that call TODO() are logged at error level and the SDK goes on sending`() {
         var configReads = 0
         val answer = device.backend.config
-        // The first read fails, so that onError is called; the SDK goes on with a placeholder.
+        // The first read fails, so that onError is called; the SDK goes on with a placeholder,
+        // the events waiting for the read 2 s later.
         device.backend.config = { if (configReads++ == 0) HttpResponse(500, "{}") else answer(it) }
         val refusedOnce = device.backend.events
         var first = true
@@ -50,7 +51,7 @@ class ListenerFailureTest {
         device.scheduler.runDue()
         core.sendEvent(EventType.LOGIN, null, null)
         core.sendEvent(EventType.SHARE, null, null)
-        device.scheduler.runDue()
+        device.scheduler.advance(2_000)
         core.handleDeepLink("myapp://open?deep_link_path=/shop")
         device.scheduler.runDue()
         assertEquals(listOf("SHARE"), device.backend.delivered.map { it["event_type"] })

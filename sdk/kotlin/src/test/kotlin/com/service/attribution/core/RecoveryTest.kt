@@ -48,6 +48,64 @@ class RecoveryTest {
     }
 
     @Test
+    fun `with no configuration ever read, events wait unprotected in the journal, read again 2 s doubling to a minute, then sealed and sent`() {
+        // A first launch whose read of the configuration fails (a 5xx; offline or a firewall's
+        // 403 alike): nothing kept on the device from an earlier one.
+        val readAt = ArrayList<Long>()
+        var answer = HttpResponse(503, """{"error":"Service Unavailable","detail":"x"}""")
+        device.backend.config = {
+            readAt += device.clock.now
+            answer
+        }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.SIGN_UP, null, mapOf("email" to "Jane.Doe@Example.com", "method" to "email"))
+        device.scheduler.runDue()
+        // On, as the README says: the install and the session go.
+        assertTrue(core.isEnabled())
+        assertEquals(1, installs().size)
+        assertEquals(1, device.backend.deliveredSessions.size)
+        // The event waits in the journal as it was sent, neither hashed nor queued, nor sent.
+        assertEquals(emptyList<Any>(), device.backend.eventRequests())
+        assertNull(device.store.get(StoredQueue.EVENTS))
+        assertTrue(device.store.get("pending_events")!!.contains("Jane.Doe@Example.com"))
+        assertEquals(1, core.queuedCount())
+        // Read again as a send is retried, not an hour later.
+        device.scheduler.advance(3 * 60_000)
+        assertEquals(listOf(2_000L, 4_000L, 8_000L, 16_000L, 32_000L, 60_000L), readAt.zipWithNext { a, b -> b - a }.take(6))
+        assertEquals(emptyList<Any>(), device.backend.eventRequests())
+        // The backend answers, sealing on: the event is sealed, queued and sent.
+        answer = HttpResponse(200, CONFIG_SEALING)
+        device.scheduler.advance(60_000)
+        val email = (device.backend.delivered.single()["parameters"] as Map<*, *>)["email"] as String
+        assertTrue(email, email.startsWith("sv1.k1."))
+        assertNull(device.store.get("pending_events"))
+        // Known now: read again after its interval only.
+        val reads = configReads()
+        device.scheduler.advance(readAt.last() + hour - 1_000 - device.clock.now)
+        assertEquals(reads, configReads())
+        device.scheduler.advance(1_000)
+        assertEquals(reads + 1, configReads())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `start while not stopped, as at each resume of the app, reads no configuration, and a start after a stop does`() {
+        val core = device.configure(device.launch())
+        assertEquals(1, configReads())
+        repeat(3) {
+            core.start()
+            device.scheduler.runDue()
+        }
+        assertEquals(1, configReads())
+        assertEquals("no session either", 1, device.backend.deliveredSessions.size)
+        core.stop()
+        core.start()
+        device.scheduler.runDue()
+        assertEquals(2, configReads())
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `a configuration read due while stopped is made at start, and the reads go on`() {
         val core = device.configure(device.launch())
         core.stop()
@@ -165,5 +223,9 @@ class RecoveryTest {
 
     private companion object {
         const val CONFIG_OFF = """{"enabled":false,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"""
+        const val CONFIG_SEALING =
+            """{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":true,"key_id":"k1",""" +
+                """"public_key":"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE2sElZWhyuJZQHRJYyuCs5yDDUsQAOyUgS-iMltmJEKLd7j2MkxTcOA52-NAlfjZFixthC7rHwXw_94EtuH0jwg",""" +
+                """"clear_keys":[]}}"""
     }
 }

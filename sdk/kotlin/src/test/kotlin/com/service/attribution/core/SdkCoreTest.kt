@@ -164,14 +164,16 @@ class SdkCoreTest {
 
                 override fun get(key: String) = values[key]
 
-                override fun put(key: String, value: String) {
+                override fun put(key: String, value: String): Boolean {
                     writers += Thread.currentThread().name
                     values[key] = value
+                    return true
                 }
 
-                override fun remove(key: String) {
+                override fun remove(key: String): Boolean {
                     writers += Thread.currentThread().name
                     values.remove(key)
+                    return true
                 }
 
                 override fun clear() {
@@ -225,15 +227,20 @@ class SdkCoreTest {
     }
 
     @Test
-    fun `a failed fetch reports onError and goes on with a placeholder configuration`() {
+    fun `a failed fetch reports onError and goes on with a placeholder configuration, events waiting for a real one`() {
         val backend = Backend()
-        backend.config = { HttpResponse(500, """{"error":"Internal Server Error","detail":"x"}""") }
+        val failing = java.util.concurrent.atomic.AtomicBoolean(true)
+        backend.config = { if (failing.get()) HttpResponse(500, """{"error":"Internal Server Error","detail":"x"}""") else HttpResponse(200, Backend.CONFIG_ON) }
         val listener = Listener()
         val core = core().start(backend, listener = listener)
         assertEquals(500, (listener.errors.single() as HttpException).code)
         assertTrue(listener.initialized.await(5, TimeUnit.SECONDS))
         assertTrue(core.isEnabled())
         core.sendEvent(EventType.LOGIN, null, null)
+        // The install goes; the event waits for a configuration, read again meanwhile.
+        assertTrue(eventually { backend.count("POST", "/v1/installs") == 1 && backend.count("GET", "/v1/config") >= 3 })
+        assertEquals(0, backend.count("POST", "/v1/events"))
+        failing.set(false)
         assertTrue(eventually { backend.events().size == 1 })
     }
 

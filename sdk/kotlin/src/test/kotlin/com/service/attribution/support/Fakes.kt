@@ -18,14 +18,27 @@ import java.util.concurrent.ConcurrentHashMap
 internal class MemoryStore : KeyValueStore {
     val values = ConcurrentHashMap<String, String>()
 
-    override fun get(key: String): String? = values[key]
+    /** Keys whose writes fail (a full disk): the value on the device stays as it was, and the write says so. */
+    val failingKeys: MutableSet<String> = ConcurrentHashMap.newKeySet()
 
-    override fun put(key: String, value: String) {
-        values[key] = value
+    /** Called before each read, on the reading thread: a test holds a thread there. */
+    @Volatile var beforeGet: (String) -> Unit = {}
+
+    override fun get(key: String): String? {
+        beforeGet(key)
+        return values[key]
     }
 
-    override fun remove(key: String) {
+    override fun put(key: String, value: String): Boolean {
+        if (key in failingKeys) return false
+        values[key] = value
+        return true
+    }
+
+    override fun remove(key: String): Boolean {
+        if (key in failingKeys) return false
         values.remove(key)
+        return true
     }
 
     override fun clear() = values.clear()
