@@ -147,15 +147,13 @@ void main() {
           expect(link.path, expected['path']);
           expect(link.params, expected['params']);
           expect(link.url.toString(), expected['url']);
-          // handleDeepLink tells the native SDK of the link; handleUniversalLink stays a parse
-          // with no native call.
+          // Both tell the native SDK of the link (the install's open_url), which delivers
+          // nothing more to Dart.
           expect(
             calls.where((call) => call.method == 'handleDeepLink').map((call) => call.arguments),
-            entry == 'handleDeepLink'
-                ? [
-                    {'url': url.toString()},
-                  ]
-                : isEmpty,
+            [
+              {'url': url.toString()},
+            ],
           );
         });
       }
@@ -192,7 +190,8 @@ void main() {
       expect(received.map((link) => link.url), urls.sublist(3));
     });
 
-    test('a host outside allowedHosts gives nothing to the listener', () async {
+    test('a host outside allowedHosts gives nothing to the listener nor to the native SDK',
+        () async {
       final received = await listen(ServicePlugin.onDeepLink);
       await ServicePlugin.handleUniversalLink(
         Uri.parse('https://other.example.com/Kx3v9QpZ2aQ'),
@@ -200,6 +199,30 @@ void main() {
       );
       await Future<void>.delayed(Duration.zero);
       expect(received, isEmpty);
+      expect(calls.where((call) => call.method == 'handleDeepLink'), isEmpty);
+    });
+
+    test('a Universal Link is delivered once, though the native SDK it is told of delivers it too',
+        () async {
+      final received = await listen(ServicePlugin.onDeepLink);
+      final url = Uri.parse('https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Fshop');
+      answer = (call) {
+        if (call.method == 'handleDeepLink') {
+          // What the native SDK's deep link listener sends back for the link.
+          scheduleMicrotask(() => fromNative('onDeepLink', {
+                'kind': 'direct',
+                'deeplinkId': 'Kx3v9QpZ2aQ',
+                'path': '/shop',
+                'params': {'deep_link_path': '/shop'},
+                'url': url.toString(),
+              }));
+        }
+        return null;
+      };
+      await ServicePlugin.handleUniversalLink(url);
+      await Future<void>.delayed(Duration.zero);
+      await Future<void>.delayed(Duration.zero);
+      expect(received.map((link) => link.path), ['/shop']);
     });
   });
 
@@ -260,6 +283,21 @@ void main() {
         }
       });
     }
+
+    test('the native SDK\'s refusal to start arrives as a configuration error with no code',
+        () async {
+      final received = await listen(ServicePlugin.onError);
+      await fromNative('onError', {
+        'kind': 'configuration',
+        'reason': null,
+        'code': null,
+        'count': 1,
+        'message': 'the SDK did not start: the backend address (baseUrl) is not set',
+      });
+      expect(received.single.kind, ServiceErrorKind.configuration);
+      expect(received.single.code, isNull);
+      expect(received.single.count, 1);
+    });
 
     test('an error of a kind this version does not know is not delivered', () async {
       final received = await listen(ServicePlugin.onError);

@@ -48,12 +48,33 @@ void main() {
     expect(await ServicePlugin.getAttributionParams(), isNull);
   });
 
-  test('handleUniversalLink needs no native call, so it works before configure', () async {
+  test('handleUniversalLink parses the link itself and tells the native SDK of it', () async {
+    final url = Uri.parse('https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7');
+    final result = await ServicePlugin.handleUniversalLink(url);
+    expect(result?.deeplinkId, 'Kx3v9QpZ2aQ');
+    expect(result?.queryParams, {'deep_link_path': '/levels/7'});
+    // The link that opened the app goes with a new install's report (open_url) only through
+    // the native SDK: on Android nothing else hands it over.
+    expect(calls.map((call) => [call.method, call.arguments]), [
+      ['handleDeepLink', {'url': url.toString()}],
+    ]);
+  });
+
+  test('handleUniversalLink works with no native side, before configure', () async {
+    TestDefaultBinaryMessengerBinding.instance.defaultBinaryMessenger
+        .setMockMethodCallHandler(channel, null);
     final result = await ServicePlugin.handleUniversalLink(
       Uri.parse('https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7'),
     );
     expect(result?.deeplinkId, 'Kx3v9QpZ2aQ');
-    expect(result?.queryParams, {'deep_link_path': '/levels/7'});
+  });
+
+  test('handleUniversalLink tells the native SDK nothing of a link it does not give', () async {
+    final result = await ServicePlugin.handleUniversalLink(
+      Uri.parse('https://other.example.com/Kx3v9QpZ2aQ'),
+      allowedHosts: {'go.example.com'},
+    );
+    expect(result, isNull);
     expect(calls, isEmpty);
   });
 

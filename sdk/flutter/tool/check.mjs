@@ -5,11 +5,14 @@
 // vectors' rules; ServicePlugin has every member
 // of docs/sdks.md's Flutter column with its types; every channel method the Dart side invokes is
 // handled by the Android plugin (which reads only argument keys Dart sends) and named by the iOS
-// plugin, and every call they make back is handled by Dart with the keys it reads; the iOS SDK
-// declares each member the iOS plugin uses; pubspec.yaml's platforms, classes and version are
-// the plugins'; the Android library's SDK levels, versions, dependencies and permissions are the
-// Kotlin SDK's, whose sources and R8 rules are where android/build.gradle finds them. Prints
-// one line per check and a closing `N passed, N failed`.
+// plugin, and every call they make back is handled by Dart with the keys it reads; both of
+// Dart's link calls tell the native SDK of the link; the iOS plugin hands the link that opens the
+// app to the iOS SDK as an application and a scene delegate, clears only the SDK listeners its
+// engine set (and those when the engine goes away) and sends the configure completion's refusal
+// to the error stream; the iOS SDK declares each member the iOS plugin uses; pubspec.yaml's
+// platforms, classes and version are the plugins'; the Android library's SDK levels, versions,
+// dependencies and permissions are the Kotlin SDK's, whose sources and R8 rules are where
+// android/build.gradle finds them. Prints one line per check and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -408,6 +411,170 @@ if (existsSync(iosSources) && swiftPluginText) {
     used
       .filter((name) => !new RegExp(`public static (?:func|var|let) ${name}\\b`).test(iosText))
       .map((name) => `ServiceAttribution.${name} is not declared`),
+  );
+}
+
+/**
+ * The body of the function whose declaration `signature` matches, from its `{` to its `}`; a
+ * signature ending at its parameters' `(` has them skipped first (Dart's named ones are in braces).
+ */
+const bodyOf = (text, signature) => {
+  const match = signature.exec(text);
+  if (!match) return undefined;
+  let from = match.index + match[0].length;
+  if (match[0].endsWith("(")) from += argumentsText(text, from).length + 1;
+  const open = text.indexOf("{", from);
+  return open < 0 ? undefined : `{${argumentsText(text, open + 1)}}`;
+};
+/** A pattern of a declaration's words, any whitespace between them. */
+const declared = (words) =>
+  new RegExp(
+    words
+      .trim()
+      .split(/\s+/)
+      .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join("\\s*"),
+  );
+
+// The link that opened the app reaches the native SDK, which sends it with a new install
+// (`open_url`, whose click attributes the install): from Dart's handleUniversalLink as from its
+// handleDeepLink (Android has no other way to it), and on iOS from UIKit itself, through the
+// application delegate and, with the UIScene lifecycle (Flutter's default from 3.41, where
+// UIKit calls no application delegate for links), the scene delegate.
+{
+  const tellsNative = (method) => {
+    const body = bodyOf(plugin, new RegExp(`static Future<[\\w<>?]+> ${method}\\(`)) ?? "";
+    const helpers = [...body.matchAll(/\b(_\w+)\(/g)].map((m) =>
+      bodyOf(plugin, new RegExp(`static Future<void> ${m[1]}\\(`)),
+    );
+    return [body, ...helpers].some((text) =>
+      /invokeMethod<void>\(\s*'handleDeepLink',\s*<String, Object\?>\{\s*'url':/.test(text ?? ""),
+    );
+  };
+  check(
+    "handleUniversalLink and handleDeepLink tell the native SDK of the link (a new install's open_url)",
+    ["handleUniversalLink", "handleDeepLink"]
+      .filter((method) => !tellsNative(method))
+      .map((method) => `${method} makes no native handleDeepLink call with the url`),
+  );
+}
+if (swiftPluginText) {
+  const handlers = [
+    [
+      "application(_:continue:restorationHandler:)",
+      "func application( _ application: UIApplication, continue userActivity: NSUserActivity, restorationHandler: @escaping ([Any]) -> Void ) -> Bool",
+      "userActivity",
+    ],
+    [
+      "application(_:open:options:)",
+      "func application( _ application: UIApplication, open url: URL, options: [UIApplication.OpenURLOptionsKey: Any] = [:] ) -> Bool",
+      "url",
+    ],
+    [
+      "scene(_:willConnectTo:options:)",
+      "func scene( _ scene: UIScene, willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions? ) -> Bool",
+      "userActivities",
+    ],
+    [
+      "scene(_:continue:)",
+      "func scene(_ scene: UIScene, continue userActivity: NSUserActivity) -> Bool",
+      "userActivity",
+    ],
+    [
+      "scene(_:openURLContexts:)",
+      "func scene(_ scene: UIScene, openURLContexts URLContexts: Set<UIOpenURLContext>) -> Bool",
+      "URLContexts",
+    ],
+  ];
+  const noted = (body) =>
+    /ServiceAttribution\.handle(?:UniversalLink|DeepLink)\(/.test(body) ||
+    (/noteOpening\(/.test(body) &&
+      /ServiceAttribution\.handleUniversalLink\(userActivity\)/.test(swiftPluginText) &&
+      /ServiceAttribution\.handleDeepLink\(url\)/.test(swiftPluginText));
+  check(
+    "the iOS plugin hands the link that opens the app to the iOS SDK, as an application and as a scene delegate",
+    [
+      ...(/class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLifeCycleDelegate\b/.test(
+        swiftPluginText,
+      )
+        ? []
+        : ["the plugin is no FlutterSceneLifeCycleDelegate"]),
+      ...["addApplicationDelegate", "addSceneDelegate"]
+        .filter((add) => !new RegExp(`registrar\\.${add}\\(instance\\)`).test(swiftPluginText))
+        .map((add) => `register(with:) does not call registrar.${add}`),
+      ...handlers.flatMap(([name, signature, given]) => {
+        const body = bodyOf(swiftPluginText, declared(`public ${signature}`));
+        if (!body) return [`no public ${name}`];
+        return [
+          ...(noted(body) && body.includes(given)
+            ? []
+            : [`${name} does not hand ${given} to the iOS SDK`]),
+          ...(/return false\s*\}$/.test(body)
+            ? []
+            : [`${name} does not leave the link to the app (return false)`]),
+        ];
+      }),
+      ...(/urlContexts/.test(bodyOf(swiftPluginText, declared(`public ${handlers[2][1]}`)) ?? "")
+        ? []
+        : ["scene(_:willConnectTo:options:) does not hand the launch's URLs"]),
+    ],
+  );
+
+  // The SDK's listeners are one per process: a plugin clears only those it set, and those when
+  // its engine goes away (as the Android side: an engine's `listen(false)` or its end must not
+  // silence another engine's streams).
+  const listenBody =
+    bodyOf(swiftPluginText, declared("private func listen(_ name: String?, _ listening: Bool)")) ??
+    "";
+  const detachBody = bodyOf(
+    swiftPluginText,
+    declared("public func detachFromEngine(for registrar: FlutterPluginRegistrar)"),
+  );
+  check(
+    "the iOS plugin clears only the SDK listeners its engine set, and those when the engine goes away",
+    [
+      ...(/!listening\s*&&\s*(?:Self|ServiceAttributionPlugin)\.owners\[name\]\s*!==\s*self\s*\{\s*return\s*\}/.test(
+        listenBody,
+      ) &&
+      /(?:Self|ServiceAttributionPlugin)\.owners\[name\]\s*=\s*listening\s*\?\s*self\s*:\s*nil/.test(
+        listenBody,
+      )
+        ? []
+        : ["listen(_:_:) does not keep which plugin set each listener, nor clear only its own"]),
+      ...(!detachBody
+        ? ["no public detachFromEngine(for:)"]
+        : /listen\(name, false\)/.test(detachBody) && /listenerNames/.test(detachBody)
+          ? []
+          : ["detachFromEngine(for:) does not clear the listeners its engine set"]),
+    ],
+  );
+
+  // The iOS SDK says it refused to start (no service address, a key rejected on GET /v1/config,
+  // an app extension) only to the configure completion: the plugin passes one, and sends the
+  // refusal to the Dart side's error stream as a `configuration` error, kept for a stream that
+  // listens later.
+  const configureCase = /case "configure":([\s\S]*?)\n\s*case "/.exec(swiftPluginText)?.[1] ?? "";
+  const refusalBody =
+    bodyOf(swiftPluginText, declared("static func refusalMap(_ error: Error) -> [String: Any]?")) ??
+    "";
+  check(
+    "the iOS plugin sends the SDK's refusal to start (the configure completion) to the Dart side's error stream",
+    [
+      ...(/completion:\s*\w+/.test(configureCase) && !/completion:\s*nil\b/.test(configureCase)
+        ? []
+        : ["configure passes the iOS SDK no completion"]),
+      ...(/\.authentication\(let statusCode\)\?:\s*code = statusCode/.test(refusalBody) &&
+      /\.missingBaseURL\?/.test(refusalBody) &&
+      /"kind": ServiceError\.Kind\.configuration\.rawValue/.test(refusalBody)
+        ? []
+        : [
+            "refusalMap does not make a configuration error of a rejected key and of a missing address",
+          ]),
+      ...(/callDart\("onError", refusal\)/.test(swiftPluginText) &&
+      /pendingRefusal = refusal/.test(swiftPluginText)
+        ? []
+        : ["a refusal is not sent on onError, or not kept for a later listener"]),
+    ],
   );
 }
 

@@ -22,7 +22,10 @@ extension ServiceDeepLinkKindWire on ServiceDeepLinkKind {
 enum ServiceErrorKind {
   /// The service refused the install with 401, 403 or 404 (a wrong address, a revoked or
   /// mistyped key), or refused its bare form with another 4xx. Reported once; the install is
-  /// tried again at the next start. [ServiceError.code] is the HTTP status.
+  /// tried again at the next start. [ServiceError.code] is the HTTP status. Also the native
+  /// SDK's refusal to start ([ServicePlugin.configure]), which switches it off: a key rejected
+  /// on the remote configuration (code 401), or no code: no service address, no INTERNET
+  /// permission, another Android process, an iOS app extension.
   configuration,
 
   /// Events were dropped: [ServiceError.reason] says why, [ServiceError.count] how many.
@@ -207,7 +210,7 @@ final class ServiceError {
   final ServiceDropReason? reason;
 
   /// The HTTP status the service answered, for [ServiceErrorKind.configuration]; null
-  /// otherwise.
+  /// otherwise, and for a refusal to start that no answer of the service's made.
   final int? code;
 
   /// How many events were dropped (for the other kinds, 1: the one report).

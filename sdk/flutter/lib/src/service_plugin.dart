@@ -23,6 +23,14 @@ final class ServicePlugin {
   /// Starts the SDK with the app's SDK key. Call it once, early in startup; a repeat call is
   /// a no-op, its [customerUserId] included.
   ///
+  /// Completes once the native SDK has the call, without waiting for the service. A native SDK
+  /// that refuses to start (no service address in the app's AndroidManifest.xml or Info.plist,
+  /// the key rejected on the remote configuration, no INTERNET permission, an Android process
+  /// other than the app's main one, an iOS app extension) switches itself off and says so on
+  /// [onError], as a [ServiceErrorKind.configuration] error (with [ServiceError.code] 401 for
+  /// the rejected key, null for the others); told before [onError] has a listener, it is
+  /// delivered to the first one, once.
+  ///
   /// Throws an [ArgumentError] when [apiKey] is empty or [logLevel] is outside 0 to 3.
   /// [isDebug] and [endpointBaseUrl] are accepted with no effect and a warning in the log.
   static Future<void> configure({
@@ -117,18 +125,22 @@ final class ServicePlugin {
       );
 
   /// Parses a Universal Link or App Link of the service from its URL alone, before or after
-  /// [configure]. Null for a link that is none of the service's, or whose host is not one of
-  /// [allowedHosts] (null accepts every host). Throws an [ArgumentError] when [allowedHosts]
-  /// names a blank host.
+  /// [configure], with no network call. Null for a link that is none of the service's, or whose
+  /// host is not one of [allowedHosts] (null accepts every host). Throws an [ArgumentError] when
+  /// [allowedHosts] names a blank host.
   ///
   /// A link it gives is also delivered on [onDeepLink] as a [ServiceDeepLinkKind.direct] deep
-  /// link (held until [onDeepLink] has a listener).
+  /// link (held until [onDeepLink] has a listener), and the native SDK is told of it, as
+  /// [handleDeepLink] tells it: the link that opened a new install goes with the install's
+  /// report (its `open_url`, whose click attributes the install).
   static Future<ServiceLinkResult?> handleUniversalLink(
     Uri url, {
     Set<String>? allowedHosts,
   }) async {
     final link = parseServiceLink(url, allowedHosts);
-    if (link != null) _deliverDirect(directDeepLinkOf(link));
+    if (link == null) return null;
+    _deliverDirect(directDeepLinkOf(link));
+    await _noteOpeningLink(url, 'handleUniversalLink');
     return link;
   }
 
@@ -142,16 +154,24 @@ final class ServicePlugin {
     final link = directDeepLink(url);
     if (link == null) return null;
     _deliverDirect(link);
+    await _noteOpeningLink(url, 'handleDeepLink');
+    return link;
+  }
+
+  /// Tells the native SDK of a link that opened the app, which [caller] has delivered on
+  /// [onDeepLink] already: the native SDK keeps it for a new install's report (Android has no
+  /// other way to it; on iOS the plugin's application and scene delegates also hand it over). The
+  /// direct deep link the native SDK makes of it is not delivered again ([_onNativeCall]).
+  static Future<void> _noteOpeningLink(Uri url, String caller) async {
     try {
       await _channel.invokeMethod<void>('handleDeepLink', <String, Object?>{
         'url': url.toString(),
       });
     } on PlatformException catch (error) {
-      _warn('handleDeepLink: the native SDK did not take the link: ${error.message}');
+      _warn('$caller: the native SDK did not take the link: ${error.message}');
     } on MissingPluginException {
-      _warn('handleDeepLink: no native side to tell of the link');
+      _warn('$caller: no native side to tell of the link');
     }
-    return link;
   }
 
   /// Starts Apple Ads attribution (iOS 14.3 and later); a no-op on Android. True when on.
@@ -223,9 +243,10 @@ final class ServicePlugin {
   /// install, once per install (on the launch whose attribution first carries its path).
   static Stream<ServiceDeepLink> get onDeepLink => _deepLinks.stream;
 
-  /// Errors the app should know of: a configuration the service refused
-  /// ([ServiceErrorKind.configuration]), events dropped ([ServiceErrorKind.eventsDropped]) and,
-  /// on iOS, a conversion value update Apple refused ([ServiceErrorKind.conversionValue]).
+  /// Errors the app should know of: a configuration the service refused, or the native SDK's
+  /// refusal to start ([ServiceErrorKind.configuration], see [configure]), events dropped
+  /// ([ServiceErrorKind.eventsDropped]) and, on iOS, a conversion value update Apple refused
+  /// ([ServiceErrorKind.conversionValue]).
   static Stream<ServiceError> get onError => _errors.stream;
 
   static final StreamController<Map<String, dynamic>> _attribution =
@@ -305,7 +326,8 @@ final class ServicePlugin {
       case 'onDeepLink':
         final link = ServiceDeepLink.fromChannel(call.arguments);
         // Direct links are delivered from the Dart calls alone, whatever the native SDK
-        // also saw (the iOS application delegate's Universal Link), so none comes twice.
+        // also saw (the links handleDeepLink and handleUniversalLink tell it, the iOS
+        // application and scene delegates' own), so none comes twice.
         if (link != null && link.kind == ServiceDeepLinkKind.deferred) _deepLinks.add(link);
       case 'onError':
         final error = ServiceError.fromChannel(call.arguments);

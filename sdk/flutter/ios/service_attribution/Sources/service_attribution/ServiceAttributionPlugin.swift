@@ -10,22 +10,48 @@ import UIKit
 ///
 /// The SDK's listeners (`onAttribution`, `onDeepLink`, `onError`) are set while the Dart side's
 /// stream of the same name has a listener (the channel's `listen`), and call the Dart side back
-/// on the main thread with `onAttribution`, `onDeepLink` and `onError`.
-public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
+/// on the main thread with `onAttribution`, `onDeepLink` and `onError`. The SDK has one of each
+/// for the process: a plugin clears only the one it set, and the ones it set when its engine
+/// goes away, as the Android side does. The SDK's refusal to start, which it tells the
+/// `configure` completion alone, reaches `onError` too.
+///
+/// Everything here runs on the main thread: the channel's calls, the engine's detach, the
+/// `configure` completion and UIKit's application and scene calls.
+public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLifeCycleDelegate {
     static let channelName = "service_attribution"
     /// The channel, for the calls back to the Dart side.
     private var channel: FlutterMethodChannel?
     /// The Flutter package's name and version, reported in the install.
     static let wrapper = WrapperInfo(platform: "flutter", version: "2.10.0", sealsCustomParameters: true)
 
+    /// The Dart side's names of the SDK's listeners (the channel's `listen`).
+    private static let listenerNames = ["attribution", "deepLink", "error"]
+    /// The plugin (of which engine) that set each of the SDK's listeners.
+    private static var owners: [String: ServiceAttributionPlugin] = [:]
+    /// A refusal to start told before any Dart error stream listened (`configure` runs early in
+    /// `main`, the listener may come after it): kept for the first that does.
+    private static var pendingRefusal: [String: Any]?
+    /// Set by the first `configure`, the only one whose completion the SDK tells of its start
+    /// (a later call changes nothing, and its completion would tell the same refusal again).
+    private static var configureCalled = false
+
     public static func register(with registrar: FlutterPluginRegistrar) {
         let channel = FlutterMethodChannel(name: channelName, binaryMessenger: registrar.messenger())
         let instance = ServiceAttributionPlugin()
         instance.channel = channel
         registrar.addMethodCallDelegate(instance, channel: channel)
-        // The Universal Link that opens the app goes with the install report (its click id
-        // attributes the install); the plugin only notes it and leaves it to the app.
+        // The link that opens the app goes with the install report (its click id attributes the
+        // install); the plugin only notes it and leaves it to the app. UIKit hands it to the
+        // application delegate, or with the UIScene lifecycle (Flutter's default from 3.41) to
+        // the scene's delegate alone: the plugin takes both.
         registrar.addApplicationDelegate(instance)
+        registrar.addSceneDelegate(instance)
+    }
+
+    /// The engine goes away; the SDK outlives it, and must not call a channel that is gone.
+    public func detachFromEngine(for registrar: FlutterPluginRegistrar) {
+        for name in Self.listenerNames { listen(name, false) }
+        channel = nil
     }
 
     public func handle(_ call: FlutterMethodCall, result: @escaping FlutterResult) {
@@ -37,11 +63,21 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
                 return
             }
             let level = (arguments["logLevel"] as? NSNumber)?.intValue ?? 1
+            // Answered at once, as the Dart side's configure documents: a refusal comes later
+            // (remote configuration is read off the main thread), on the error stream.
+            var started: ((Error?) -> Void)?
+            if !Self.configureCalled {
+                Self.configureCalled = true
+                started = { error in
+                    if let error = error, let refusal = Self.refusalMap(error) { Self.tellRefusal(refusal) }
+                }
+            }
             ServiceAttribution.configure(
                 apiKey: apiKey,
                 logLevel: LogLevel(integer: level) ?? .default,
                 customerUserId: arguments["customerUserId"] as? String,
-                wrapper: ServiceAttributionPlugin.wrapper
+                wrapper: ServiceAttributionPlugin.wrapper,
+                completion: started
             )
             result(nil)
         case "setCustomerUserId":
@@ -125,8 +161,13 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
     // MARK: - Listeners
 
     /// Sets (or clears) the SDK's listener that the Dart stream [name] is fed by. The SDK calls
-    /// a listener set after the attribution is known at once with the stored map.
+    /// a listener set after the attribution is known at once with the stored map. A plugin
+    /// clears only the listener it set, so that an engine going away (a background isolate's,
+    /// say) leaves another engine's alone.
     private func listen(_ name: String?, _ listening: Bool) {
+        guard let name = name, Self.listenerNames.contains(name) else { return }
+        if !listening && Self.owners[name] !== self { return }
+        Self.owners[name] = listening ? self : nil
         switch name {
         case "attribution":
             if listening {
@@ -154,6 +195,43 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
             }
         default:
             break
+        }
+        if listening && name == "error", let refusal = Self.pendingRefusal {
+            Self.pendingRefusal = nil
+            callDart("onError", refusal)
+        }
+    }
+
+    /// The `configuration` error (delivery.json's) of a `configure` refusal that leaves the SDK
+    /// off, as the Dart side's `ServiceError.fromChannel` reads it: the key rejected on GET
+    /// /v1/config (with its status), no service address in Info.plist, an app extension, a blank
+    /// key. Nil for an error the SDK goes on after (offline, a 5xx, a 403 or 404 there): an
+    /// install the service then refuses is reported by the SDK's own error listener.
+    static func refusalMap(_ error: Error) -> [String: Any]? {
+        let code: Int?
+        switch error as? ServiceAttributionError {
+        case .authentication(let statusCode)?:
+            code = statusCode
+        case .missingBaseURL?, .appExtension?, .invalidArgument?:
+            code = nil
+        default:
+            return nil
+        }
+        return [
+            "kind": ServiceError.Kind.configuration.rawValue,
+            "reason": NSNull(),
+            "code": orNull(code),
+            "count": 1,
+            "message": "the SDK did not start: \(error.localizedDescription)",
+        ]
+    }
+
+    /// A refusal to start, to the engine whose error stream listens, or kept for the first one.
+    private static func tellRefusal(_ refusal: [String: Any]) {
+        if let owner = owners["error"] {
+            owner.callDart("onError", refusal)
+        } else {
+            pendingRefusal = refusal
         }
     }
 
@@ -217,16 +295,65 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
         return (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
-    // MARK: - Application delegate
+    // MARK: - Links that open the app
 
-    /// A Universal Link tapped while the app runs or that launched it. Returns false so the app
-    /// and other plugins still handle it.
+    /// A Universal Link (a browsing-web activity): the SDK notes it for the install's report if
+    /// it is the service's, and an AdAttributionKit re-engagement whatever its host.
+    private static func noteOpening(_ userActivity: NSUserActivity) {
+        _ = try? ServiceAttribution.handleUniversalLink(userActivity)
+    }
+
+    /// A URL the app is asked to open (its own scheme, say): noted by the SDK as the Dart side's
+    /// `handleDeepLink` has it noted. The direct deep link the SDK makes of it is not delivered
+    /// to Dart, which delivers direct links from its own calls alone.
+    private static func noteOpening(_ url: URL) {
+        _ = ServiceAttribution.handleDeepLink(url)
+    }
+
+    // Each returns false, so that the app and other plugins still handle the link.
+
+    /// Application delegate: a Universal Link tapped while the app runs or that launched it.
     public func application(
         _ application: UIApplication,
         continue userActivity: NSUserActivity,
         restorationHandler: @escaping ([Any]) -> Void
     ) -> Bool {
-        _ = try? ServiceAttribution.handleUniversalLink(userActivity)
+        Self.noteOpening(userActivity)
+        return false
+    }
+
+    /// Application delegate: a URL to open, while the app runs or that launched it.
+    public func application(
+        _ application: UIApplication,
+        open url: URL,
+        options: [UIApplication.OpenURLOptionsKey: Any] = [:]
+    ) -> Bool {
+        Self.noteOpening(url)
+        return false
+    }
+
+    /// Scene delegate: the scene connects, for a launch by a Universal Link or a URL (UIKit
+    /// gives it here, and not to `continue` or `openURLContexts`, when the link launched the app).
+    public func scene(
+        _ scene: UIScene,
+        willConnectTo session: UISceneSession,
+        options connectionOptions: UIScene.ConnectionOptions?
+    ) -> Bool {
+        guard let options = connectionOptions else { return false }
+        options.userActivities.forEach { Self.noteOpening($0) }
+        options.urlContexts.forEach { Self.noteOpening($0.url) }
+        return false
+    }
+
+    /// Scene delegate: a Universal Link tapped while the app runs.
+    public func scene(_ scene: UIScene, continue userActivity: NSUserActivity) -> Bool {
+        Self.noteOpening(userActivity)
+        return false
+    }
+
+    /// Scene delegate: URLs to open while the app runs.
+    public func scene(_ scene: UIScene, openURLContexts URLContexts: Set<UIOpenURLContext>) -> Bool {
+        URLContexts.forEach { Self.noteOpening($0.url) }
         return false
     }
 }

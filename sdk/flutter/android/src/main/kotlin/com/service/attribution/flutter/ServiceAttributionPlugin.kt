@@ -12,10 +12,12 @@ import com.service.attribution.DeepLinkListener
 import com.service.attribution.ErrorListener
 import com.service.attribution.EventType
 import com.service.attribution.HttpException
+import com.service.attribution.InitListener
 import com.service.attribution.LogLevel
 import com.service.attribution.SdkWrapper
 import com.service.attribution.ServiceAttributionSdk
 import com.service.attribution.ServiceError
+import com.service.attribution.ServiceErrorKind
 import com.service.attribution.WrapperPlatform
 import io.flutter.embedding.engine.plugins.FlutterPlugin
 import io.flutter.plugin.common.MethodCall
@@ -34,7 +36,8 @@ import java.io.IOException
  *
  * The SDK's listeners are set while the Dart side's stream of the same name has a listener
  * (the channel's `listen`): each calls the Dart side back on the main thread with
- * `onAttribution`, `onDeepLink` or `onError` and a map of the standard codec's types.
+ * `onAttribution`, `onDeepLink` or `onError` and a map of the standard codec's types. The SDK's
+ * refusal to start, which it tells configure's InitListener alone, reaches `onError` too.
  */
 class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler {
     private lateinit var channel: MethodChannel
@@ -66,11 +69,13 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
                 // The SDK then applies Flutter's rules: with sealing on in remote configuration,
                 // every custom parameter value is sealed (the keys needed in clear excepted).
                 SdkWrapper.declare(WrapperPlatform.FLUTTER, VERSION)
+                // Answered at once, as the Dart side's configure documents: a refusal comes
+                // later (remote configuration is read off the main thread), on the error stream.
                 ServiceAttributionSdk.configure(
                     context,
                     apiKey,
                     logLevelOf(call.argument<Int>("logLevel") ?: 1),
-                    null,
+                    refusalListener,
                     call.argument<String>("customerUserId"),
                 )
                 result.success(null)
@@ -161,9 +166,14 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
      */
     private fun listen(name: String?, listening: Boolean) {
         if (name !in listOf(ATTRIBUTION, DEEP_LINK, ERROR)) return
+        var refusal: Map<String, Any?>? = null
         synchronized(owners) {
             if (!listening && owners[name] !== this) return
             if (listening) owners[name!!] = this else owners.remove(name)
+            if (listening && name == ERROR) {
+                refusal = pendingRefusal
+                pendingRefusal = null
+            }
         }
         when (name) {
             // Set after the attribution is known, the SDK tells the listener at once.
@@ -177,6 +187,7 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
                 if (listening) ErrorListener { toDart("onError", channelMap(it)) } else null,
             )
         }
+        refusal?.let { toDart("onError", it) }
     }
 
     /** Calls the Dart side, on the main thread as a channel must be called. */
@@ -231,6 +242,44 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
 
         /** The plugin (of which engine) that set each of the SDK's listeners. */
         private val owners = HashMap<String, ServiceAttributionPlugin>()
+
+        /**
+         * A refusal told before any Dart error stream listened (configure runs early in main, the
+         * listener may come after it): kept, under [owners]' lock, for the first that does.
+         */
+        private var pendingRefusal: Map<String, Any?>? = null
+
+        /**
+         * configure's InitListener, the one place where the SDK says it refused to start: no
+         * service address in the manifest, the key rejected on GET /v1/config (401), no INTERNET
+         * permission, one of the app's other processes. It reaches the Dart side's error stream as
+         * delivery.json's `configuration` error, with the HTTP status when there is one, through
+         * the engine whose stream listens. The SDK is one per process and keeps the listener of
+         * the first configure, so this holds no engine. A failed read that the SDK goes on after
+         * (offline, a 5xx, a 403 or 404 on GET /v1/config) is none: an install the service then
+         * refuses is reported by the SDK's error listener itself.
+         */
+        private val refusalListener = InitListener { error -> refusalMap(error)?.let(::tellRefusal) }
+
+        /** The `configuration` error of a refusal that leaves the SDK off; null for any other error. */
+        fun refusalMap(error: Throwable): Map<String, Any?>? {
+            val code =
+                when (error) {
+                    is AuthenticationException -> error.code
+                    is IllegalStateException, is IllegalArgumentException, is SecurityException -> null
+                    else -> return null
+                }
+            val message = error.message ?: error.toString()
+            return channelMap(ServiceError(ServiceErrorKind.CONFIGURATION, null, code, 1, "the SDK did not start: $message"))
+        }
+
+        private fun tellRefusal(refusal: Map<String, Any?>) {
+            val owner =
+                synchronized(owners) {
+                    owners[ERROR].also { if (it == null) pendingRefusal = refusal }
+                }
+            owner?.toDart("onError", refusal)
+        }
 
         /** A deep link as the Dart side's `ServiceDeepLink.fromChannel` reads it. */
         fun channelMap(link: DeepLink): Map<String, Any?> =
