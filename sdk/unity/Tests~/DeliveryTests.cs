@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
+using System.Threading;
 using Newtonsoft.Json.Linq;
 using NUnit.Framework;
 
@@ -643,6 +644,42 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromSeconds(2)));
             rig.Core.Idle().Wait();
             CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow, "on the second attempt");
+        }
+
+        [Test]
+        public void AReadOfTheConfigurationWhileARetryWaitsLeavesTheQueueToTheRetry()
+        {
+            // A refresh interval shorter than the retry's delay, which doubles from 2 s up to a
+            // minute: each read of the configuration sending the queue too would hammer a
+            // failing service at the refresh's pace.
+            var rig = new Rig { RetryDelay = new SdkSetup().RetryDelay };
+            rig.Launch();
+            rig.Other = (key, body) => key.StartsWith("GET /v1/config")
+                ? Tuple.Create(200, (JToken)JObject.Parse("{\"enabled\":true,\"refresh_interval_seconds\":1}"))
+                : ScriptedBackend.Usual(key, body);
+            var failing = true;
+            rig.Events = (numbers, body) => Volatile.Read(ref failing) ? Error(503) : ScriptedBackend.Usual("POST /v1/events", body);
+            rig.Configure();
+            Assert.AreEqual(TimeSpan.FromSeconds(1), rig.Core.RefreshInterval);
+            rig.Send(0);
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count);
+            CollectionAssert.Contains(rig.Timers.Delays, TimeSpan.FromSeconds(2), "the retry waits 2 s");
+
+            for (var read = 0; read < 3; read++)
+            {
+                Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromSeconds(1)), "the configuration is read again");
+                rig.Core.Idle().Wait();
+            }
+            Assert.AreEqual(4, rig.Backend.To("GET /v1/config").Count);
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count, "the reads sent nothing: the queue waits for its retry");
+
+            // The retry, at its delay, sends what waited; the next one would wait 4 s.
+            Volatile.Write(ref failing, false);
+            Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromSeconds(2)));
+            rig.Core.Idle().Wait();
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+            Assert.AreEqual(2, rig.Backend.To("POST /v1/events").Count);
         }
 
         [Test]

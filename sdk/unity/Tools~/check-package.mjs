@@ -6,8 +6,9 @@
 //   exactly the Android libraries the Unity layer calls;
 // - the iOS plugins parse (tree-sitter's Objective-C and Swift grammars) and between them define
 //   every function the Unity layer imports; the Objective-C one reads ATT and AdServices only
-//   behind @available and the IDFA only when ATT authorizes it, the Swift one calls SKAdNetwork
-//   and AdAttributionKit only behind the #available of each call's iOS version, builds a
+//   behind @available and the IDFA only when ATT authorizes it, and its IDFV is the install's
+//   `idfv` (never Unity's deviceUniqueIdentifier, the IDFA without one), the Swift one calls
+//   SKAdNetwork and AdAttributionKit only behind the #available of each call's iOS version, builds a
 //   PostbackUpdate (iOS 18 SDK) only under #if compiler(>=6.0), and makes the re-engagement's
 //   update as the iOS SDK does (fine value 0, unlocked, `[.reengagement]` alone); each framework
 //   they import is linked: by the plugin's importer settings, or weakly by the Editor's
@@ -535,6 +536,24 @@ check(`the iOS plugins define every function the Unity layer imports (${imported
   ...imported
     .filter((name) => !objcExports.has(name) && !swiftExports.has(name))
     .map((name) => `${name}: exported by no plugin`),
+]);
+// The install's `idfv` is the IDFV iOS gives (the plugin's ServiceSdkVendorId), or none while it
+// gives none: Unity's SystemInfo.deviceUniqueIdentifier answers with the IDFA then, which must
+// not reach the service as the vendor id.
+const layerCode = layer.replace(/\/\/.*$/gm, "");
+check("the install's idfv is iOS's own IDFV (ServiceSdkVendorId), never deviceUniqueIdentifier", [
+  ...(/deviceUniqueIdentifier/.test(layerCode)
+    ? ["the Unity layer reads SystemInfo.deviceUniqueIdentifier"]
+    : []),
+  ...(/\bIdfv = ios \? vendorId : null,/.test(layerCode) &&
+  /private readonly string vendorId = VendorId\(\);/.test(layerCode)
+    ? []
+    : ["DeviceSignals.Idfv is not the vendor id UnityDevice reads"]),
+  ...(/static string VendorId\(\)\s*\{\s*#if UNITY_IOS && !UNITY_EDITOR\s*return Fields\.DeviceIdentifier\(ServiceSdkVendorId\(\)\);\s*#else\s*return null;\s*#endif\s*\}/.test(
+    layerCode,
+  )
+    ? []
+    : ["VendorId() does not give the plugin's ServiceSdkVendorId on iOS and null elsewhere"]),
 ]);
 check(
   "each framework the Editor weak-links is imported by a plugin",

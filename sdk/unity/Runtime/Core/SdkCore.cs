@@ -1022,7 +1022,10 @@ namespace Service.Unity
             return TimeSpan.FromSeconds(Math.Min(Math.Max(value, MinRefreshInterval.TotalSeconds), MaxRefreshInterval.TotalSeconds));
         }
 
-        /// <summary>Reads the configuration again in turn with the sending, then sends what waits.</summary>
+        /// <summary>
+        /// Reads the configuration again in turn with the sending, then sends what waits, unless a
+        /// retry waits: what is queued goes with that retry, as in <see cref="Flush"/>.
+        /// </summary>
         private void RefreshConfig()
         {
             lock (gate)
@@ -1035,7 +1038,11 @@ namespace Service.Unity
                     // A route refused for its address or key is tried again with each reading.
                     lock (gate) eventRoute.Held = sessionRoute.Held = false;
                     await ReadConfig(false);
-                    if (!disabled && !stopped) await SendQueued();
+                    // Offline or the service unwell, the retry's delay grows from 2 s to a minute:
+                    // a read every few seconds must not send the queue at its own pace meanwhile.
+                    bool backingOff;
+                    lock (gate) backingOff = retryScheduled;
+                    if (!disabled && !stopped && !backingOff) await SendQueued();
                 });
             }
         }

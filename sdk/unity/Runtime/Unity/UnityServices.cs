@@ -95,7 +95,8 @@ namespace Service.Unity
         private readonly string osVersion = Fields.OsVersion(SystemInfo.operatingSystem);
         private readonly string deviceModel = SystemInfo.deviceModel;
         private readonly string appVersion = Application.version;
-        private readonly string deviceId = SystemInfo.deviceUniqueIdentifier;
+        // Read here, on the main thread, as UIKit's values are.
+        private readonly string vendorId = VendorId();
         private readonly string locale = DeviceLocale();
 
         public DeviceSignals Read()
@@ -111,7 +112,7 @@ namespace Service.Unity
                 Locale = locale,
                 // An IANA name on Android and iOS; a Windows id in a Windows player or Editor.
                 Timezone = TimeZoneInfo.Local.Id,
-                Idfv = ios ? deviceId : null,
+                Idfv = ios ? vendorId : null,
                 PlatformAdsToken = ios && PlatformAds.Enabled ? AdServicesToken() : null,
             };
 #if UNITY_ANDROID && !UNITY_EDITOR
@@ -141,9 +142,23 @@ namespace Service.Unity
             var installedAt = AndroidSignals.FirstInstallTime();
             return installedAt == null ? null : installedAt.Value.ToString(CultureInfo.InvariantCulture);
 #elif UNITY_IOS && !UNITY_EDITOR
-            // Read from iOS itself, not SystemInfo.deviceUniqueIdentifier: Unity gives the IDFA
-            // when the IDFV is not there yet (before the first unlock after a restart), which
-            // would look like another install and forget a live install's data. Null then.
+            // Not there yet, no check: see VendorId.
+            return VendorId();
+#else
+            return null;
+#endif
+        }
+
+        /// <summary>
+        /// The IDFV from iOS itself, or null while iOS has none (before the first unlock after a
+        /// restart) and off iOS. Not SystemInfo.deviceUniqueIdentifier: Unity gives the IDFA when
+        /// there is no IDFV, which would go as the install's `idfv` (the advertising id without
+        /// ATT's consent) and, as the install's fingerprint, look like another install and forget
+        /// a live install's data.
+        /// </summary>
+        private static string VendorId()
+        {
+#if UNITY_IOS && !UNITY_EDITOR
             return Fields.DeviceIdentifier(ServiceSdkVendorId());
 #else
             return null;
