@@ -29,5 +29,10 @@ Pod::Spec.new do |s|
 
   s.frameworks       = 'Foundation', 'CryptoKit', 'AdSupport', 'StoreKit', 'UIKit'
   # Newer than iOS 13: linked weakly, used behind availability checks.
-  s.weak_frameworks  = 'AppTrackingTransparency', 'AdServices', 'AdAttributionKit'
+  s.weak_frameworks  = 'AppTrackingTransparency', 'AdServices'
+  # AdAttributionKit (iOS 17.4) is not named here: the SDKs of Xcode before 15.3 (Swift 5.7 to
+  # 5.9, which swift_versions takes) do not have it, and `-weak_framework AdAttributionKit`
+  # would fail their link (framework not found). The sources import it only where the SDK has
+  # it (`canImport`), with `@_weakLinked import`, so the compiler links it itself there, weakly,
+  # as under SwiftPM.
 end

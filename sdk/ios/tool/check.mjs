@@ -13,7 +13,10 @@
 // the install's updates naming the install, the app extension refusal, numbers' decimal
 // form, the background task, drops an answer leaves unnamed, main-actor listeners, choices kept
 // before configure, the backup exclusion and IDFV check, the privacy manifest's tracking, the
-// README's Swift. Prints one line per check and a closing `N passed, N failed`.
+// README's Swift, events waiting on the device for the service's configuration (and their
+// conversion values with them), only a 4xx taken for a refusal, sessions before events, a
+// sealing key that cannot seal refused, AdAttributionKit linked as every Xcode taken can. Prints
+// one line per check and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -1399,6 +1402,54 @@ checking(
   },
 );
 
+// The service forwards events and their revenue to the ad networks the app's owner maps them for
+// (docs/postbacks.md: event name, revenue, with the install's ids and country), for their
+// measurement of ads: data used for tracking, for third-party advertising, as the IDFA is.
+checking(
+  "the privacy manifest declares the events and revenue the service forwards to ad networks as tracking, for third-party advertising",
+  () => {
+    const manifest = read(join(ios, "Sources", "ServiceAttribution", "PrivacyInfo.xcprivacy"));
+    const entries = [
+      ...(
+        /<key>NSPrivacyCollectedDataTypes<\/key>\s*<array>([\s\S]*?)<\/array>\s*<key>NSPrivacyAccessedAPITypes/.exec(
+          manifest,
+        )?.[1] ?? ""
+      ).matchAll(/<dict>([\s\S]*?)<\/dict>/g),
+    ].map((m) => m[1]);
+    const entry = (type) =>
+      entries.find((text) => text.includes(`<string>NSPrivacyCollectedDataType${type}</string>`));
+    const problems = [];
+    for (const type of [
+      "ProductInteraction",
+      "PurchaseHistory",
+      "DeviceID",
+      "AdvertisingData",
+      "CoarseLocation",
+    ]) {
+      const text = entry(type);
+      if (!text) {
+        problems.push(`${type} is not declared`);
+        continue;
+      }
+      if (!/<key>NSPrivacyCollectedDataTypeTracking<\/key>\s*<true\/>/.test(text))
+        problems.push(`${type} is declared as not used for tracking`);
+      if (!/NSPrivacyCollectedDataTypePurposeThirdPartyAdvertising/.test(text))
+        problems.push(`${type} has no third-party advertising purpose`);
+    }
+    const readme = read(join(ios, "README.md"));
+    const section = /^## Privacy manifest$([\s\S]*?)^## /m.exec(readme)?.[1] ?? "";
+    if (
+      !/postbacks/.test(section) ||
+      !/product interaction/i.test(section) ||
+      !/coarse location/i.test(section)
+    )
+      problems.push(
+        "the README's privacy manifest section does not say why events, revenue and the country are declared so",
+      );
+    return problems;
+  },
+);
+
 checking(
   "the README's Swift compiles as written: no bare try outside do, the cold-start link",
   () => {
@@ -1443,7 +1494,7 @@ checking("each of these has its XCTest", () => {
 // --- Delivery and the queue, read from the sources ----------------------------------------
 
 checking(
-  "the 4xx retried are delivery.json's retryable4xx (408, 425 Too Early, 429); every 5xx too",
+  "only a 4xx is a refusal: the 4xx retried are delivery.json's retryable4xx (408, 425 Too Early, 429); a 1xx, 3xx or 5xx is retried",
   () => {
     const retryable = functionText("Core/SdkCore.swift", /func isRetryable\(/);
     const statuses = [...retryable.matchAll(/statusCode == (\d+)/g)]
@@ -1452,11 +1503,17 @@ checking(
     const tests = read(join(ios, "Tests", "ServiceAttributionTests", "DeliveryTests.swift"));
     return [
       ...same(statuses, [...delivery.retryable4xx].sort(), "the 4xx SdkCore.isRetryable takes"),
-      ...(/statusCode >= 500/.test(retryable) ? [] : ["a 5xx is not retried"]),
+      // As the Kotlin SDK's refusedForGood (code in 400..499): any other status is retried.
+      ...(/guard \(400\.\.\.499\)\.contains\(statusCode\) else \{ return true \}/.test(retryable)
+        ? []
+        : ["a status other than a 4xx (a 1xx, a 3xx, a 5xx) is taken for a refusal"]),
       ...(/func testTheRetryable4xxOfTheVectorsAreRetriedWholeNeverSplitNorDropped\(/.test(tests) &&
       tests.includes('"retryable4xx"')
         ? []
         : ["DeliveryTests does not run delivery.json's retryable4xx"]),
+      ...(/func testOnlyA4xxIsARefusalA1xxOr3xxIsRetriedAsA5xxIs\(/.test(tests)
+        ? []
+        : ["DeliveryTests.testOnlyA4xxIsARefusalA1xxOr3xxIsRetriedAsA5xxIs is missing"]),
     ];
   },
 );
@@ -1598,6 +1655,180 @@ checking(
   },
 );
 
+checking(
+  "events wait on the device until a configuration of the service's says how to protect them; a first fetch that fails is asked again from 2 s to a minute",
+  () => {
+    const configure = functionText("Core/SdkCore.swift", /func configure\(/);
+    const apply = functionText("Core/SdkCore.swift", /func apply\(/);
+    const enqueue = functionText("Core/SdkCore.swift", /func enqueue\(_ drafts: \[Draft\]\)/);
+    const keep = functionText("Core/SdkCore.swift", /func keepPending\(/);
+    const refresh = functionText("Core/SdkCore.swift", /func refreshQuietly\(/);
+    const backoff = functionText("Core/SdkCore.swift", /func nextConfigRetryDelay\(/);
+    const coreText = read(join(sdk, core("Core/SdkCore.swift")));
+    const queueText = read(join(sdk, core("Core/EventQueue.swift")));
+    const tests = [
+      [
+        "SdkCoreTests",
+        "testEventsWaitForTheServicesConfigurationAndAFailedFirstFetchIsAskedAgainWithBackoff",
+      ],
+      [
+        "SdkCoreTests",
+        "testUnderFlutterAFirstLaunchThatEndsOfflineSendsItsValuesSealedAtTheNextNeverInClear",
+      ],
+      ["DeliveryTests", "testTheQueueIsOnTheDeviceBeforeSendEventReturns"],
+    ];
+    return [
+      // No guess: neither the kept configuration nor sealing off protects an event by default.
+      ...(/private var protection: Encryption\?/.test(coreText) &&
+      !/\bprotection\s*=/.test(configure)
+        ? []
+        : [
+            "events are protected before a configuration of the service's says how (a cached one or sealing off taken at launch)",
+          ]),
+      ...(/if read \{ protection = newConfig\.encryption \}/.test(apply)
+        ? []
+        : ["the placeholder (no answer) decides how events are protected"]),
+      ...(/guard let encryption = decided else \{ return keepPending\(drafts\) \}/.test(enqueue)
+        ? []
+        : [
+            "an event taken before a configuration is protected anyway, rather than kept until one",
+          ]),
+      ...(/pendingQueue/.test(keep) &&
+      /static let pending = Kind\(key: "\w+"/.test(queueText) &&
+      /EventQueue\.Kind\.pending\.key/.test(
+        /static let all = \[[\s\S]*?\]/.exec(coreText)?.[0] ?? "",
+      )
+        ? []
+        : [
+            "the events waiting for a configuration are not on the device (or not forgotten with a restored state)",
+          ]),
+      ...["stop", "disable", "forgetDeletedInstall"]
+        .filter(
+          (name) =>
+            !/pendingQueue\?\.clear\(\)/.test(
+              functionText("Core/SdkCore.swift", new RegExp(`func ${name}\\(`)),
+            ),
+        )
+        .map((name) => `${name} keeps the events waiting for a configuration`),
+      ...(/read \? TimeInterval\(newConfig\.refreshIntervalSeconds\) : nextConfigRetryDelay\(\)/.test(
+        apply,
+      ) &&
+      /nextConfigRetryDelay\(\)/.test(refresh) &&
+      /settings\.retryDelay/.test(backoff) &&
+      /settings\.maxRetryDelay/.test(backoff)
+        ? []
+        : [
+            "a first fetch that fails is not asked again with the delivery's backoff (2 s doubling to a minute)",
+          ]),
+      ...tests
+        .filter(
+          ([file, name]) =>
+            !read(join(ios, "Tests", "ServiceAttributionTests", `${file}.swift`)).includes(
+              `func ${name}(`,
+            ),
+        )
+        .map(([file, name]) => `${file}.${name} is missing`),
+    ];
+  },
+);
+
+checking(
+  "events taken before the conversion value schema is known wait on the device with it, each evaluated once it is, none skipped",
+  () => {
+    const coreText = read(join(sdk, core("Core/SdkCore.swift")));
+    const apply = functionText("Core/SdkCore.swift", /func apply\(/);
+    const enqueue = functionText("Core/SdkCore.swift", /func enqueue\(_ drafts: \[Draft\]\)/);
+    const evaluateCalls = (coreText.match(/\bevaluateConversion\b(?!\(_ draft)/g) ?? []).length;
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"));
+    return [
+      ...(/awaitingSchema/.test(coreText)
+        ? [
+            "events waiting for a schema are kept in memory (awaitingSchema): lost when the process ends first",
+          ]
+        : []),
+      // Evaluated as an event is queued, and only then: the events that waited are queued (and
+      // evaluated) from the device once a configuration is applied.
+      ...(evaluateCalls === 1 && /evaluateConversion\(\$0\)/.test(enqueue)
+        ? []
+        : ["evaluateConversion is called elsewhere than as an event is queued"]),
+      ...(before(apply, "queuePending()", "registerConversion()")
+        ? []
+        : ["the events that waited are not evaluated before the first launch is registered"]),
+      ...(/func testEventsOfAFirstLaunchThatEndsBeforeItsConfigurationAreEvaluatedAtTheNext\(/.test(
+        tests,
+      )
+        ? []
+        : [
+            "ConversionValueTests.testEventsOfAFirstLaunchThatEndsBeforeItsConfigurationAreEvaluatedAtTheNext is missing",
+          ]),
+    ];
+  },
+);
+
+checking(
+  "sessions go before events, never behind a backlog of them (as the Kotlin and Unity SDKs)",
+  () => {
+    const configure = functionText("Core/SdkCore.swift", /func configure\(/);
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "SessionTests.swift"));
+    return [
+      ...(before(configure, "Lane(.sessions", "Lane(.events")
+        ? []
+        : ["the worker delivers the events before the sessions"]),
+      ...(/func testSessionsGoBeforeTheEventsNeverBehindABacklogOfThem\(/.test(tests)
+        ? []
+        : ["SessionTests.testSessionsGoBeforeTheEventsNeverBehindABacklogOfThem is missing"]),
+    ];
+  },
+);
+
+checking(
+  "a configuration whose sealing key cannot seal is refused whole, the one in force kept (as the Kotlin SDK)",
+  () => {
+    const parse = functionText("Core/RemoteConfig.swift", /func parse\(/);
+    const enqueue = functionText("Core/SdkCore.swift", /func enqueue\(_ drafts: \[Draft\]\)/);
+    const values = read(join(ios, "Tests", "ServiceAttributionTests", "ValueTests.swift"));
+    const coreTests = read(join(ios, "Tests", "ServiceAttributionTests", "SdkCoreTests.swift"));
+    return [
+      ...(/do \{\s*_ = try Sealer\(keyId: keyId, publicKeySpki: publicKey\)\s*\} catch \{\s*throw ParseError/.test(
+        parse,
+      )
+        ? []
+        : ["RemoteConfig.parse takes a key it cannot seal with"]),
+      ...(/values are hashed/.test(enqueue)
+        ? ["a key that cannot seal falls back to hashing"]
+        : []),
+      ...(/func testAConfigurationWhoseSealingKeyCannotSealIsRefusedWhole\(/.test(values)
+        ? []
+        : ["ValueTests.testAConfigurationWhoseSealingKeyCannotSealIsRefusedWhole is missing"]),
+      ...(/func testAConfigurationWhoseKeyCannotSealIsRefusedAndTheOneInForceStays\(/.test(
+        coreTests,
+      )
+        ? []
+        : [
+            "SdkCoreTests.testAConfigurationWhoseKeyCannotSealIsRefusedAndTheOneInForceStays is missing",
+          ]),
+    ];
+  },
+);
+
+checking(
+  "the README's error listener handles events dropped with no reason (a damaged queue)",
+  () => {
+    const readme = read(join(ios, "README.md"));
+    const swift = [...readme.matchAll(/```swift\n([\s\S]*?)```/g)].map((m) => m[1]).join("\n");
+    return [
+      ...(/\.reason!/.test(swift)
+        ? [
+            "a README sample force-unwraps ServiceError.reason, which is nil for events lost with a damaged queue",
+          ]
+        : []),
+      ...(/case \.eventsDropped:((?!\bcase )[\s\S])*\breason\?/.test(swift)
+        ? []
+        : ["the README's error listener does not show .eventsDropped with an optional reason"]),
+    ];
+  },
+);
+
 // --- Packaging ----------------------------------------------------------------------------
 
 // Both manifests are at the repository's root, which SwiftPM and CocoaPods check out; their
@@ -1691,10 +1922,56 @@ checking(
       ...(/'6/.test(swiftVersions)
         ? ["swift_versions lets CocoaPods pick Swift 6's language mode"]
         : []),
-      ...["AppTrackingTransparency", "AdServices", "AdAttributionKit"]
+      ...["AppTrackingTransparency", "AdServices"]
         .filter((f) => !new RegExp(`weak_frameworks[^\\n]*'${f}'`).test(podspec))
         .map((f) => `${f} is not weakly linked`),
     ];
+  },
+);
+
+// AdAttributionKit is in the iOS 17.4 SDK (Xcode 15.3, Swift 5.10) and later only: a manifest that
+// links it by name fails the link of every older Xcode it accepts (`ld: framework not found`).
+// Both take Xcode from 14 (Swift 5.7), so neither names it: the sources import it where the SDK
+// has it (`canImport`), `@_weakLinked`, and the compiler links it there, weakly.
+checking(
+  "AdAttributionKit is linked as the Xcode the manifests accept can: by the weak import, named by neither manifest",
+  () => {
+    const swiftVersions = [
+      ...(/s\.swift_versions\s*=\s*\[([^\]]*)\]/.exec(podspec)?.[1] ?? "").matchAll(
+        /'(\d+)\.(\d+)'/g,
+      ),
+    ].map((m) => [Number(m[1]), Number(m[2])]);
+    const oldest = swiftVersions.sort((a, b) => a[0] - b[0] || a[1] - b[1])[0];
+    const toolsVersion = /swift-tools-version:\s*(\d+)\.(\d+)/.exec(
+      read(join(root, "Package.swift")),
+    );
+    const takesOlder = (version) =>
+      version && (version[0] < 5 || (version[0] === 5 && version[1] < 10));
+    const problems = [];
+    if (!oldest) problems.push("the podspec has no swift_versions");
+    const named = /^\s*s\.(?:weak_)?frameworks\s*=[^\n]*'AdAttributionKit'/m.test(podspec);
+    if (named && takesOlder(oldest))
+      problems.push(
+        `the podspec links AdAttributionKit by name while its swift_versions take Swift ${oldest.join(".")} (Xcode before 15.3, whose SDK lacks it)`,
+      );
+    const manifest = read(join(root, "Package.swift"));
+    if (
+      /linkedFramework\("AdAttributionKit"/.test(manifest) &&
+      takesOlder(toolsVersion && [Number(toolsVersion[1]), Number(toolsVersion[2])])
+    )
+      problems.push(
+        "Package.swift links AdAttributionKit by name while its tools version takes an Xcode whose SDK lacks it",
+      );
+    const values = read(join(sdk, core("Platform/AppleConversionValues.swift")));
+    if (
+      !/#if os\(iOS\) && canImport\(AdAttributionKit\)\s*(?:\/\/[^\n]*\n\s*)*@_weakLinked import AdAttributionKit/.test(
+        values,
+      )
+    )
+      problems.push(
+        "AdAttributionKit is not imported @_weakLinked where the SDK has it (canImport) only",
+      );
+    return problems;
   },
 );
 

@@ -62,7 +62,9 @@ public enum ServiceAttribution {
     ///     configuration included: nil, or the error it met. After
     ///     ``ServiceAttributionError/authentication(statusCode:)`` (a rejected key) or
     ///     ``ServiceAttributionError/missingBaseURL`` the SDK is disabled; after any other error
-    ///     it goes on with the configuration kept from an earlier launch, or on with sealing off.
+    ///     it goes on with the configuration the service gave an earlier launch, kept on the
+    ///     device, or, with none, sends the install and sessions while events wait on the device
+    ///     for the configuration, asked for again from 2 s doubling to a minute.
     ///     In an app extension (a widget, a notification service extension) `configure` is
     ///     refused: ``ServiceAttributionError/appExtension``, with one warning in the log, and
     ///     nothing opened, stored or sent there.
@@ -157,9 +159,10 @@ public enum ServiceAttribution {
         core.setCustomerUserId(customerUserId)
     }
 
-    /// Sends an event: written to the queue on the device before this returns (before
-    /// `configure`, kept in memory until it runs), sent in order as soon as it can be. The queue
-    /// holds 1,000 events: beyond, the oldest is dropped and reported (``onError``).
+    /// Sends an event: written to the device before this returns (before `configure`, kept in
+    /// memory until it runs; until a configuration of the service's says how to protect its
+    /// parameters, kept as it was taken), sent in order as soon as it can be. The queue holds
+    /// 1,000 events: beyond, the oldest is dropped and reported (``onError``).
     ///
     /// - Parameters:
     ///   - event: The event type; ``EventType/install`` is tracked by the SDK and not sent.

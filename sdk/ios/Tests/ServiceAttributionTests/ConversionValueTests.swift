@@ -285,6 +285,31 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertEqual(harness.conversionValues.registrations, 0)
     }
 
+    func testEventsOfAFirstLaunchThatEndsBeforeItsConfigurationAreEvaluatedAtTheNext() throws {
+        let store = MemoryStore()
+        let offline = Harness(store: store)
+        offline.service.offline = true
+        offline.configure()
+        XCTAssertTrue(try offline.core.sendEvent(.custom, name: "tutorial_completion", parameters: nil))
+        XCTAssertTrue(try offline.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 3, "currency": "EUR"]))
+        offline.settle()
+        XCTAssertEqual(offline.conversionValues.calls, [], "no schema known yet")
+        // The process ends before any configuration came: the events are on the device, and the
+        // next launch evaluates them, in order, with the schema it reads.
+        let next = Harness(store: store)
+        next.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(next.conversionValues.calls, [
+            ConversionCall(window: 0, fine: 1, coarse: .low, lock: false),
+            ConversionCall(window: 0, fine: 20, coarse: .medium, lock: false),
+        ])
+        next.eventually("the events are delivered") { next.service.acceptedEvents.count == 2 }
+        // Evaluated once: a later launch makes no call for them.
+        let later = Harness(store: store, service: next.service)
+        XCTAssertNil(later.configure())
+        XCTAssertEqual(later.conversionValues.calls, [])
+    }
+
     func testApplesRefusalsGoToTheErrorListenerAndTheEventsGoOn() throws {
         let harness = Harness()
         let heard = Heard()

@@ -484,11 +484,56 @@ final class DeliveryTests: XCTestCase {
     }
 
     func testTheQueueIsOnTheDeviceBeforeSendEventReturns() throws {
+        // Once a configuration of the service's says how to protect it: queued, protected.
         let harness = Harness()
+        XCTAssertNil(harness.configure())
         harness.service.offline = true
-        harness.configure()
         try harness.sendIndexed(1)
         // Read as the next launch would, without letting the SDK's queues run.
         XCTAssertEqual(EventQueue(store: harness.store, max: 1000).peek(10).compactMap(FakeService.index), [0])
+
+        // Before one (an install's first launch, offline): on the device as it was taken, until
+        // one does.
+        let first = Harness()
+        first.service.offline = true
+        first.configure()
+        try first.sendIndexed(1)
+        XCTAssertEqual(EventQueue(store: first.store, max: 1000).count, 0, "not queued under a guess of the protection")
+        let kept = EventQueue(store: first.store, max: 1000, kind: .pending).peek(10).compactMap { Drafts.parse($0) }
+        XCTAssertEqual(kept.compactMap { $0.parameters["n"] }, [.int(0)])
+    }
+
+    func testOnlyA4xxIsARefusalA1xxOr3xxIsRetriedAsA5xxIs() throws {
+        // Only a 4xx is the service's verdict on a request (delivery.json); anything else that is
+        // no success came from something in the way, or is the service's own error.
+        for status in [100, 101, 103, 199, 300, 301, 302, 303, 304, 307, 308, 399, 500, 503, 599] {
+            XCTAssertTrue(SdkCore.isRetryable(status), "HTTP \(status)")
+        }
+        for status in [101, 302, 307] {
+            let harness = Harness(store: try Harness.given(queued: 3, installRecorded: false))
+            let heard = Heard()
+            heard.listen(to: harness.core)
+            // The install, the events and the consent update each answered so once.
+            var answered = Set<String>()
+            harness.service.answer = { request in
+                let path = FakeService.path(request)
+                let route = path.hasSuffix("/consent") ? "consent" : path
+                guard ["/v1/installs", "/v1/events", "consent"].contains(route), answered.insert(route).inserted else { return nil }
+                return HTTPResponse(statusCode: status, body: "<html>elsewhere</html>")
+            }
+            XCTAssertNil(harness.configure())
+            harness.eventually("HTTP \(status): delivered") { harness.acceptedIndexes == [0, 1, 2] }
+            let installs = harness.service.sent("POST", "/v1/installs").compactMap(FakeService.body)
+            XCTAssertEqual(installs.count, 2, "HTTP \(status): the install sent again")
+            XCTAssertTrue(installs.allSatisfy { $0["locale"] != nil }, "HTTP \(status): the full report, never the bare one")
+            XCTAssertEqual(harness.service.sent("POST", "/v1/events").map { FakeService.events($0).count }, [3, 3], "HTTP \(status): never halved")
+            // A consent update answered so is sent again too, not given up until it changes.
+            harness.core.setConsent(ServiceConsent(adUserData: true))
+            harness.eventually("HTTP \(status): the consent update sent again") {
+                harness.service.requests.filter { $0.method == "POST" && FakeService.path($0).hasSuffix("/consent") }.count == 2
+            }
+            XCTAssertEqual(heard.errors, [], "HTTP \(status)")
+            XCTAssertEqual(harness.core.droppedEventCount, 0, "HTTP \(status)")
+        }
     }
 }

@@ -265,18 +265,124 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(eventTypes(harness.service.deliveredEvents), ["SHARE"])
     }
 
-    func testAFailedFetchGoesOnWithTheKeptConfigurationOrThePlaceholder() throws {
+    /// GET /v1/config's answer with sealing on, to the encryption vectors' recipient.
+    static func sealing(keyId: String, publicKey: String, clearKeys: [String] = ["revenue", "currency"]) -> String {
+        return JSONValue.object([
+            "enabled": .bool(true),
+            "refresh_interval_seconds": .int(3600),
+            "encryption": .object([
+                "enabled": .bool(true),
+                "key_id": .string(keyId),
+                "public_key": .string(publicKey),
+                "clear_keys": .array(clearKeys.map { .string($0) }),
+            ]),
+        ]).text
+    }
+
+    func testEventsWaitForTheServicesConfigurationAndAFailedFirstFetchIsAskedAgainWithBackoff() throws {
+        let recipient = try Vectors.recipient()
         let harness = Harness()
+        harness.service.config = SdkCoreTests.sealing(keyId: recipient.keyId, publicKey: recipient.publicKeySpki)
+        var failing = true
         harness.service.answer = { request in
-            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 500, body: "{}") : nil
+            FakeService.path(request) == "/v1/config" && failing ? HTTPResponse(statusCode: 500, body: "{}") : nil
         }
         let error = harness.configure()
         XCTAssertEqual(error as? ServiceAttributionError, .http(statusCode: 500, message: "HTTP 500"))
         XCTAssertFalse(harness.core.isSdkDisabled)
-        try harness.core.sendEvent(.signUp, name: nil, parameters: ["email": "Jane.Doe@Example.COM"])
+        XCTAssertTrue(try harness.core.sendEvent(.signUp, name: nil, parameters: ["email": "Jane.Doe@Example.COM"]))
+        harness.runScheduled(6)
+        // Nothing guessed: no configuration of the service's says how to protect the event, so it
+        // waits on the device, neither hashed nor sent; the install and the session go meanwhile.
+        XCTAssertEqual(harness.service.deliveredEvents, [])
+        XCTAssertEqual(harness.core.queuedEventCount, 1)
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 1)
+        XCTAssertEqual(harness.service.acceptedSessions.count, 1)
+        // GET /v1/config asked again as a delivery is retried, from 2 s doubling to a minute, not
+        // in an hour.
+        XCTAssertEqual(Array(harness.scheduler.delays.prefix(6)), [2, 4, 8, 16, 32, 60])
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), 7)
+        // The service answers: the event goes sealed, as its configuration says.
+        failing = false
         harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
-        let parameters = harness.service.deliveredEvents.first?.objectValue?["parameters"]?.objectValue
-        XCTAssertEqual(parameters?["email"], .string("sha256:86e0b9e56c17cc4d12387e1949b85053fbe73bc3ce5a1188713a9d300cc6133d"))
+        let parameters = try XCTUnwrap(harness.service.deliveredEvents.first?.objectValue?["parameters"]?.objectValue)
+        let envelope = try XCTUnwrap(parameters["email"]?.stringValue)
+        XCTAssertEqual(JSONMatch.open(envelope, with: recipient.privateKey), .string("jane.doe@example.com"))
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+
+        // A later launch whose fetch fails goes on with the configuration the service answered
+        // before, kept on the device: nothing waits, and it is read again at its own interval.
+        let next = Harness(store: harness.store)
+        next.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 500, body: "{}") : nil
+        }
+        XCTAssertNotNil(next.configure())
+        XCTAssertTrue(try next.core.sendEvent(.signUp, name: nil, parameters: ["email": "jane.doe@example.com"]))
+        next.eventually("sent under the kept configuration") { next.service.deliveredEvents.count == 1 }
+        let kept = try XCTUnwrap(next.service.deliveredEvents.first?.objectValue?["parameters"]?.objectValue?["email"]?.stringValue)
+        XCTAssertEqual(JSONMatch.open(kept, with: recipient.privateKey), .string("jane.doe@example.com"))
+        XCTAssertFalse(next.scheduler.delays.contains(2), "the kept configuration is not asked for again at once")
+    }
+
+    func testUnderFlutterAFirstLaunchThatEndsOfflineSendsItsValuesSealedAtTheNextNeverInClear() throws {
+        let recipient = try Vectors.recipient()
+        let flutter = Wrapper(platform: "flutter", version: "2.10.0", sealsCustomValues: true)
+        let store = MemoryStore()
+        let offline = Harness(store: store)
+        offline.service.offline = true
+        offline.configure(wrapper: flutter)
+        XCTAssertTrue(try offline.core.sendEvent(.purchase, name: nil, parameters: [
+            "revenue": 9.99, "currency": "EUR", "plan": "gold", "email": "jane.doe@example.com",
+        ]))
+        // The process ends here: the event is on the device as it was taken, for the service's
+        // configuration to protect; nothing is queued under a guess.
+        XCTAssertEqual(EventQueue(store: store, max: 1000).count, 0)
+        XCTAssertEqual(EventQueue(store: store, max: 1000, kind: .pending).count, 1)
+
+        let next = Harness(store: store)
+        next.service.config = SdkCoreTests.sealing(keyId: recipient.keyId, publicKey: recipient.publicKeySpki)
+        XCTAssertNil(next.configure(wrapper: flutter))
+        next.eventually("the first launch's event") { next.service.deliveredEvents.count == 1 }
+        let parameters = try XCTUnwrap(next.service.deliveredEvents.first?.objectValue?["parameters"]?.objectValue)
+        XCTAssertEqual(parameters["revenue"], .double(9.99))
+        XCTAssertEqual(parameters["currency"], .string("EUR"))
+        for (key, value) in [("plan", JSONValue.string("gold")), ("email", .string("jane.doe@example.com"))] {
+            let envelope = try XCTUnwrap(parameters[key]?.stringValue, key)
+            XCTAssertEqual(JSONMatch.open(envelope, with: recipient.privateKey), value, key)
+        }
+        XCTAssertEqual(next.core.queuedEventCount, 0)
+        XCTAssertNil(store.get(EventQueue.Kind.pending.key))
+    }
+
+    func testAConfigurationWhoseKeyCannotSealIsRefusedAndTheOneInForceStays() throws {
+        let recipient = try Vectors.recipient()
+        let harness = Harness()
+        harness.service.config = SdkCoreTests.sealing(keyId: recipient.keyId, publicKey: recipient.publicKeySpki)
+        XCTAssertNil(harness.configure())
+        // A refresh answers a key that cannot seal: refused whole, the configuration in force
+        // stays, and the events go on sealed, never hashed.
+        harness.service.config = SdkCoreTests.sealing(keyId: recipient.keyId, publicKey: "MFkw")
+        let refreshed = expectation(description: "refreshed")
+        harness.core.refreshConfig { error in
+            XCTAssertNotNil(error)
+            refreshed.fulfill()
+        }
+        wait(for: [refreshed], timeout: 5)
+        XCTAssertEqual(try RemoteConfig.parse(try XCTUnwrap(harness.store.get(SdkCore.Key.config))).encryption,
+                       .on(keyId: recipient.keyId, publicKey: recipient.publicKeySpki, clearKeys: ["revenue", "currency"]))
+        XCTAssertTrue(try harness.core.sendEvent(.signUp, name: nil, parameters: ["email": "jane.doe@example.com"]))
+        harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
+        let envelope = try XCTUnwrap(harness.service.deliveredEvents.first?.objectValue?["parameters"]?.objectValue?["email"]?.stringValue)
+        XCTAssertEqual(JSONMatch.open(envelope, with: recipient.privateKey), .string("jane.doe@example.com"))
+
+        // On an install's first launch, such an answer is no configuration either: the events wait.
+        let first = Harness()
+        first.service.config = SdkCoreTests.sealing(keyId: recipient.keyId, publicKey: "MFkw")
+        XCTAssertNotNil(first.configure())
+        XCTAssertTrue(try first.core.sendEvent(.signUp, name: nil, parameters: ["email": "jane.doe@example.com"]))
+        first.runScheduled(3)
+        XCTAssertEqual(first.service.deliveredEvents, [])
+        XCTAssertEqual(first.core.queuedEventCount, 1)
     }
 
     func testAConfigureRepeatedChangesNothing() throws {

@@ -266,6 +266,16 @@ final class SessionTests: XCTestCase {
         XCTAssertLessThan(try XCTUnwrap(paths.lastIndex(of: "/v1/installs")), try XCTUnwrap(paths.firstIndex(of: "/v1/sessions")))
     }
 
+    func testSessionsGoBeforeTheEventsNeverBehindABacklogOfThem() throws {
+        // 250 events an earlier launch queued offline, and this launch's session.
+        let harness = Harness(store: try Harness.given(queued: 250))
+        XCTAssertNil(harness.configure())
+        harness.eventually("delivered") { harness.acceptedIndexes.count == 250 && harness.service.acceptedSessions.count == 1 }
+        let posts = harness.service.requests.filter { $0.method == "POST" }.map { FakeService.path($0) }
+        XCTAssertEqual(posts, ["/v1/sessions", "/v1/events", "/v1/events", "/v1/events"])
+        XCTAssertEqual(harness.acceptedIndexes, Array(0..<250))
+    }
+
     func testASessionQueuedOfflineIsSentAtTheNextLaunch() throws {
         let store = MemoryStore()
         let offline = Harness(store: store)

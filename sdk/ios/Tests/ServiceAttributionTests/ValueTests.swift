@@ -149,10 +149,24 @@ final class ValueTests: XCTestCase {
     }
 
     func testRemoteConfigurationRoundTrips() throws {
-        let text = #"{"enabled":true,"refresh_interval_seconds":60,"encryption":{"enabled":true,"key_id":"k1","public_key":"p","algorithm":"x","envelope_version":"sv1","clear_keys":["revenue","currency"]}}"#
+        let recipient = try Vectors.recipient()
+        let text = #"{"enabled":true,"refresh_interval_seconds":60,"encryption":{"enabled":true,"key_id":"k1","public_key":"\#(recipient.publicKeySpki)","algorithm":"x","envelope_version":"sv1","clear_keys":["revenue","currency"]}}"#
         let config = try RemoteConfig.parse(text)
-        XCTAssertEqual(config, RemoteConfig(enabled: true, refreshIntervalSeconds: 60, encryption: .on(keyId: "k1", publicKey: "p", clearKeys: ["revenue", "currency"])))
+        XCTAssertEqual(config, RemoteConfig(enabled: true, refreshIntervalSeconds: 60, encryption: .on(keyId: "k1", publicKey: recipient.publicKeySpki, clearKeys: ["revenue", "currency"])))
         XCTAssertEqual(try RemoteConfig.parse(config.json.text), config)
         XCTAssertThrowsError(try RemoteConfig.parse(#"{"refresh_interval_seconds":60}"#))
+    }
+
+    func testAConfigurationWhoseSealingKeyCannotSealIsRefusedWhole() throws {
+        let recipient = try Vectors.recipient()
+        // Not base64url, too short for a P-256 key, not a point on the curve, a key id the
+        // envelope cannot carry: each would leave the events hashed or stripped, not sealed.
+        let point = String(repeating: "A", count: 120)
+        for (keyId, publicKey) in [("k1", "p"), ("k1", "MFkw"), ("k1", point), ("bad key id", recipient.publicKeySpki)] {
+            let text = #"{"enabled":true,"encryption":{"enabled":true,"key_id":"\#(keyId)","public_key":"\#(publicKey)","clear_keys":[]}}"#
+            XCTAssertThrowsError(try RemoteConfig.parse(text), "\(keyId) \(publicKey)")
+        }
+        // Sealing off needs no key.
+        XCTAssertEqual(try RemoteConfig.parse(#"{"enabled":true,"encryption":{"enabled":false,"public_key":"p"}}"#).encryption, .off)
     }
 }

@@ -15,6 +15,9 @@ final class EventQueue {
 
         static let events = Kind(key: "event_queue", idField: "event_id")
         static let sessions = Kind(key: "session_queue", idField: "session_id")
+        /// Events taken while no configuration of the service's had said how to protect their
+        /// parameters, as drafts (``Drafts/json(_:)``): queued once one does.
+        static let pending = Kind(key: "pending_events", idField: "event_id")
 
         /// The id of a queued item of this kind.
         func id(of item: JSONValue) -> String? {

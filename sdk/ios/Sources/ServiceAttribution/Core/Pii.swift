@@ -8,7 +8,10 @@ import Foundation
 ///   service normalises a clear one, so a hash made here equals the service's and an ad
 ///   network's, then sealed to the app's key when remote configuration turns sealing on and the
 ///   key is not one of its clear keys, else hashed as `sha256:<hex>`. A value that is not a
-///   string or a number, is no date, or is empty once normalised is dropped.
+///   string or a number, is no date, or is empty once normalised is dropped. The encryption is
+///   always a configuration's of the service's: one whose key cannot seal is refused whole
+///   (``RemoteConfig/parse(_:)``), and events wait on the device until one is applied, so a
+///   value sealing is asked for is sealed, never hashed or sent in clear for want of a key.
 /// - Under Flutter, whose plugin asks custom values sealed, every other top-level value is
 ///   sealed too when sealing is on, but those of the configuration's clear keys (`revenue`,
 ///   `currency`, the campaign fields), which the service needs in clear. Each plain value is

@@ -17,8 +17,12 @@ struct RemoteConfig: Equatable {
     /// session (`session_interval_seconds`).
     var sessionIntervalSeconds: Int64 = SessionTracker.defaultIntervalSeconds
 
-    /// What the SDK runs with when the fetch fails for a reason other than the key: on, sealing
-    /// off (matching parameters are then hashed, never sent in clear), and a retry within the hour.
+    /// What the SDK runs with when the fetch fails for a reason other than the key and no
+    /// configuration of the service's is kept on the device (an install's first launch offline):
+    /// on, so that the install and the sessions go. It stands for no answer: it decides nothing
+    /// of how events are protected (they wait on the device for a configuration of the
+    /// service's), and GET /v1/config is asked again as a delivery is retried, from 2 s doubling
+    /// to a minute. Its interval is the one a failed refresh waits once a configuration is known.
     static let placeholder = RemoteConfig(enabled: true, refreshIntervalSeconds: 3600, encryption: .off)
 
     enum ParseError: Error {
@@ -33,6 +37,14 @@ struct RemoteConfig: Equatable {
         if let sealing = json["encryption"]?.objectValue, sealing["enabled"]?.boolValue == true {
             guard let keyId = sealing["key_id"]?.stringValue, let publicKey = sealing["public_key"]?.stringValue else {
                 throw ParseError.invalid("encryption")
+            }
+            // A key that cannot seal would leave each event to be hashed or stripped instead:
+            // such an answer is refused whole, as one that is not the contract's JSON, and the
+            // configuration in force stays (as the Kotlin SDK does).
+            do {
+                _ = try Sealer(keyId: keyId, publicKeySpki: publicKey)
+            } catch {
+                throw ParseError.invalid("encryption: its key cannot seal (\(error))")
             }
             let clearKeys = (sealing["clear_keys"]?.arrayValue ?? []).compactMap { $0.stringValue }
             encryption = .on(keyId: keyId, publicKey: publicKey, clearKeys: Set(clearKeys))

@@ -57,6 +57,39 @@ enum Drafts {
             throw ServiceAttributionError.invalidArgument(customNameRule)
         }
     }
+
+    /// A draft as the SDK keeps it on the device until a configuration of the service's says how
+    /// to protect its parameters: as sendEvent took it, parameters neither hashed nor sealed yet,
+    /// with its customer user id and the anonymous mode it was taken in.
+    static func json(_ draft: Draft) -> JSONValue {
+        return .object([
+            "event_id": .string(draft.eventId),
+            "event_type": .string(draft.type.rawValue),
+            "event_name": draft.name.map(JSONValue.string) ?? .null,
+            "parameters": .object(draft.parameters),
+            "event_time": .string(Requests.iso(draft.time)),
+            "customer_user_id": draft.customerUserId.map(JSONValue.string) ?? .null,
+            "anonymous": draft.anonymous.map(JSONValue.bool) ?? .null,
+        ])
+    }
+
+    /// A draft kept on the device (``json(_:)``), read back; nil for a value of another shape.
+    static func parse(_ value: JSONValue) -> Draft? {
+        guard let object = value.objectValue,
+              let eventId = object["event_id"]?.stringValue, !eventId.isEmpty,
+              let type = object["event_type"]?.stringValue.flatMap({ EventType(rawValue: $0) }),
+              let time = object["event_time"]?.stringValue.flatMap({ Requests.date($0) }),
+              let parameters = (object["parameters"] ?? .object([:])).objectValue else { return nil }
+        return Draft(
+            eventId: eventId,
+            type: type,
+            name: object["event_name"]?.stringValue,
+            parameters: parameters,
+            time: time,
+            customerUserId: object["customer_user_id"]?.stringValue,
+            anonymous: object["anonymous"]?.boolValue
+        )
+    }
 }
 
 /// Device signals as the install's schema takes them: a value the schema would refuse costs

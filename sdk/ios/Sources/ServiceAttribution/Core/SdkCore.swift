@@ -14,14 +14,15 @@ struct Wrapper: Equatable {
 /// One instance is one process of the app; a second instance on the same ``KeyValueStore`` is
 /// the app's next launch.
 ///
-/// Queues: `sendEvent` writes the event to the queue on disk on the caller's thread, before it
-/// returns, as the app's lifecycle writes each session it starts to a queue of its own; every
-/// request but the attribution long poll runs on one serial worker queue, so events and sessions
-/// leave in the order they were queued. The attribution poll has its own queue so that its
-/// long wait never holds events back. Later work (retries, refreshes) goes through the
-/// platform's ``Scheduler``. State that public calls read is guarded by `lock`; `enqueueLock`
-/// orders the writes to the queue (taken before `lock`, never after); the rest belongs to the
-/// worker. Listeners run through `mainThread`, never under a lock.
+/// Queues: `sendEvent` writes the event to the device on the caller's thread, before it returns
+/// (to the queue once a configuration of the service's has said how to protect its parameters,
+/// until then as it was taken, to wait for one), as the app's lifecycle writes each session it
+/// starts to a queue of its own; every request but the attribution long poll runs on one serial
+/// worker queue, so events and sessions leave in the order they were queued. The attribution
+/// poll has its own queue so that its long wait never holds events back. Later work (retries,
+/// refreshes) goes through the platform's ``Scheduler``. State that public calls read is guarded
+/// by `lock`; `enqueueLock` orders the writes to the queues (taken before `lock`, never after);
+/// the rest belongs to the worker. Listeners run through `mainThread`, never under a lock.
 final class SdkCore: @unchecked Sendable {
     static let matchStatus = "service_match_status"
     /// The statuses that end the install's matching; `failed` (and anything unknown) is asked
@@ -68,11 +69,12 @@ final class SdkCore: @unchecked Sendable {
         /// read at a later launch means the state was restored to another device or install.
         static let vendorId = "vendor_id"
 
-        /// Every key of the install's state, its two queues' included.
+        /// Every key of the install's state, its queues' included.
         static let all = [
             serviceId, firstOpen, installTracked, customerUserId, config, attribution, stopped,
             anonymous, consent, consentSent, droppedEvents, droppedSessions, deferredDelivered,
             deleted, conversionValues, vendorId, EventQueue.Kind.events.key, EventQueue.Kind.sessions.key,
+            EventQueue.Kind.pending.key,
         ]
     }
 
@@ -91,9 +93,12 @@ final class SdkCore: @unchecked Sendable {
     private var disabled = false
     private var initialized = false
     private var config: RemoteConfig?
-    /// How parameters are protected when queued: the configuration applied, else the one kept
-    /// from an earlier launch, else sealing off (matching parameters hashed).
-    private var protection: Encryption = .off
+    /// How parameters are protected when queued, as the last configuration of the service's
+    /// applied in this process says (this launch's answer to GET /v1/config, or the one kept on
+    /// the device when this launch's fetch failed). Nil until one is: events wait on the device
+    /// as they were taken (``pendingQueue``), never protected by a guess, so that a value the
+    /// configuration seals never leaves hashed or in clear.
+    private var protection: Encryption?
     /// The app's conversion value schema: the configuration applied, else the one kept from an
     /// earlier launch; nil when the app has none.
     private var schema: ConversionSchema?
@@ -165,15 +170,20 @@ final class SdkCore: @unchecked Sendable {
     private var apiKey = ""
     private var queue: EventQueue?
     private var sessionQueue: EventQueue?
-    /// What the worker delivers, in this order: the events, then the sessions.
+    /// Events taken while ``protection`` is nil, as drafts, on the device (so that a process
+    /// that ends first loses none): queued in order, protected and evaluated against the
+    /// conversion value schema, once a configuration of the service's is applied. Written under
+    /// `enqueueLock`.
+    private var pendingQueue: EventQueue?
+    /// What the worker delivers, in this order: the sessions (a request or so, never behind a
+    /// backlog of events, as every SDK of the service sends them), then the events.
     private var lanes: [Lane] = []
-    /// Under `enqueueLock`: events taken while no configuration at all is known (an install's
-    /// first launch, before its first GET /v1/config answers), evaluated in order once one is;
-    /// nil once one is known.
-    private var awaitingSchema: [Draft]?
 
     // Worker-queue state.
     private var retryDelay: TimeInterval = 0
+    /// The wait before GET /v1/config is asked again while no configuration of the service's is
+    /// known (the delivery backoff: events wait for one); 0 once one is.
+    private var configRetryDelay: TimeInterval = 0
     private var retryPending = false
     /// The scheduled retry's number: a retry whose number is no longer this one finds its
     /// work done (a flush made at once, as the app went to the background) and does nothing.
@@ -303,6 +313,10 @@ final class SdkCore: @unchecked Sendable {
         /// What the queues kept on the device lost when read back (a damaged value).
         var eventsLost: EventQueue.Loss?
         var sessionsLost: EventQueue.Loss?
+        var pendingLost: EventQueue.Loss?
+        /// Events an earlier launch kept waiting for a configuration, dropped as the install's
+        /// data was deleted since.
+        var deletedPending = 0
         var launchSession: Date?
         /// The customer user id an earlier launch kept, for the events sent before configure.
         var keptUserId: String?
@@ -346,24 +360,29 @@ final class SdkCore: @unchecked Sendable {
             droppedTotal += store.get(Key.droppedEvents).flatMap { Int($0) } ?? 0
             if droppedTotal > 0 { store.put(Key.droppedEvents, String(droppedTotal)) }
             droppedSessionsTotal += store.get(Key.droppedSessions).flatMap { Int($0) } ?? 0
+            // How events are protected is decided by this launch's configuration (or, its fetch
+            // failing, the one kept): until then they wait on the device, as they were taken.
             let cached = cachedConfig()
-            protection = cached?.encryption ?? .off
             schema = cached?.skadnetwork
-            awaitingSchema = cached == nil ? [] : nil
             let events = EventQueue(store: store, max: settings.maxQueuedEvents)
             let sessions = EventQueue(store: store, max: settings.maxQueuedSessions, kind: .sessions)
+            let pending = EventQueue(store: store, max: settings.maxQueuedEvents, kind: .pending)
             eventsLost = events.lostOnLoad
             sessionsLost = sessions.lostOnLoad
+            pendingLost = pending.lostOnLoad
             // Stopped before this launch's configure: what an earlier launch queued goes too.
             if stopped {
-                stoppedQueue = events.clear().count
+                stoppedQueue = events.clear().count + pending.clear().count
                 stoppedSessions = sessions.clear().count
+            } else if deleted {
+                deletedPending = pending.clear().count
             }
             queue = events
             sessionQueue = sessions
+            pendingQueue = pending
             lanes = [
-                Lane(.events, events, maxPerRequest: settings.maxEventsPerRequest),
                 Lane(.sessions, sessions, maxPerRequest: settings.maxSessionsPerRequest),
+                Lane(.events, events, maxPerRequest: settings.maxEventsPerRequest),
             ]
             // This launch's session, by what the device knows now: stopped, deleted, or switched
             // off by the configuration an earlier launch kept. (A fresh configuration that
@@ -399,7 +418,8 @@ final class SdkCore: @unchecked Sendable {
         if let other = restoredFrom {
             currentLog.warn("the SDK's state on this device was kept under another IDFV (\(other)): restored from another device or install, it is forgotten (its install id, its queues, its stop or deletion), and this install is tracked as a new one")
         }
-        // Events sent before configure, first and in order: on the device now.
+        // Events sent before configure, after those an earlier launch kept waiting and in order:
+        // on the device now, waiting for this launch's configuration.
         var overflow: [JSONValue] = []
         if available && !isStopped && !isDeleted {
             overflow = enqueue(waiting)
@@ -408,12 +428,14 @@ final class SdkCore: @unchecked Sendable {
         enqueueLock.unlock()
         // What a damaged queue on the device cost: reported, never a queue silently empty.
         reportUnreadable(events: eventsLost)
+        reportUnreadable(events: pendingLost, kept: "the events kept on the device until a configuration says how to protect them")
         reportUnreadable(sessions: sessionsLost)
         if earlyOverflow > 0 {
             reportDrop(.queueFull, earlyOverflow, "more events were sent before configure than the queue holds")
         }
         if !overflow.isEmpty { reportDrop(.queueFull, overflow.count, "the queue is full: the oldest events make room") }
         reportDrop(.stopped, stoppedQueue, "the app stopped the SDK")
+        reportDrop(.deleted, deletedPending, "the install's data was deleted: the service ignores its events")
         reportSessionDrop(.stopped, stoppedSessions, "the app stopped the SDK")
         reportSessionDrop(.queueFull, sessionOverflow.count, "the queue holds \(settings.maxQueuedSessions) sessions: the oldest makes room")
         if !waiting.isEmpty && (isStopped || isDeleted) {
@@ -553,15 +575,16 @@ final class SdkCore: @unchecked Sendable {
     }
 
     /// On the worker: runs with a configuration, switching off or on as it says. `read` is
-    /// false for the placeholder, which stands for no configuration read at all.
+    /// false for the placeholder, which stands for no configuration read at all: it decides
+    /// nothing of how events are protected, and GET /v1/config is asked again soon.
     private func apply(_ newConfig: RemoteConfig, read: Bool = true) {
-        // Under enqueueLock: no event is evaluated between the new rules and the events that
-        // waited for a first configuration.
+        // Under enqueueLock: no event is queued or evaluated between the new rules and the
+        // events that waited for a configuration, which go first.
         enqueueLock.lock()
         let previous = locked { () -> ConversionSchema? in
             let was = schema
             config = newConfig
-            protection = newConfig.encryption
+            if read { protection = newConfig.encryption }
             schema = newConfig.skadnetwork
             sessionTracker.intervalSeconds = newConfig.sessionIntervalSeconds
             return was
@@ -573,18 +596,31 @@ final class SdkCore: @unchecked Sendable {
             if reengagementWaiting && !newConfig.enabled { lastReengagementOpen = nil }
             return reengagementWaiting
         }
-        // With the placeholder no schema is known yet: what waits goes on waiting.
-        let waiting = read ? awaitingSchema ?? [] : []
-        if read { awaitingSchema = nil }
-        if newConfig.enabled { waiting.forEach(evaluateConversion) }
+        // With the placeholder nothing is decided yet: what waits goes on waiting. A
+        // configuration that switches the SDK off drops it below, with the queue.
+        var pending: (overflow: [JSONValue], unreadable: Int) = ([], 0)
+        if read && newConfig.enabled { pending = queuePending() }
         enqueueLock.unlock()
+        if pending.unreadable > 0 {
+            reportUnreadable(events: EventQueue.Loss(count: pending.unreadable, atLeast: false, why: "events of another shape"), kept: "the events kept on the device until a configuration says how to protect them")
+        }
+        if !pending.overflow.isEmpty {
+            reportDrop(.queueFull, pending.overflow.count, "the queue holds \(settings.maxQueuedEvents) events: the oldest make room for those that waited for a configuration")
+        }
         if let rules = newConfig.skadnetwork, rules.version != previous?.version {
             // The windows keep what they saw and the values Apple holds; only the rules change.
             currentLog.info("conversion value schema version \(rules.version): the events from now on are evaluated with its rules")
         }
         refreshGeneration += 1
         let generation = refreshGeneration
-        platform.scheduler.schedule(after: TimeInterval(newConfig.refreshIntervalSeconds), on: worker) { [weak self] in
+        // No answer of the service's yet: asked again as a delivery is retried, since events
+        // wait for it; else at the configuration's own interval.
+        if read { configRetryDelay = 0 }
+        let refreshIn = read ? TimeInterval(newConfig.refreshIntervalSeconds) : nextConfigRetryDelay()
+        if !read {
+            currentLog.info("no remote configuration of the service's known yet: events wait on the device until one is read, asked again in \(Int(refreshIn)) s")
+        }
+        platform.scheduler.schedule(after: refreshIn, on: worker) { [weak self] in
             guard let self = self, self.refreshGeneration == generation else { return }
             self.refreshQuietly()
         }
@@ -610,7 +646,7 @@ final class SdkCore: @unchecked Sendable {
             disabled = true
             sessionTracker.disable()
         }
-        let dropped = queue?.clear() ?? []
+        let dropped = (queue?.clear() ?? []) + (pendingQueue?.clear() ?? [])
         let droppedSessions = sessionQueue?.clear() ?? []
         enqueueLock.unlock()
         reportDrop(.disabled, dropped.count, why)
@@ -623,14 +659,34 @@ final class SdkCore: @unchecked Sendable {
         do {
             try refreshOnWorker()
         } catch {
-            currentLog.warn("remote configuration refresh failed: \(error.localizedDescription)")
-            // Asked again after a while: the placeholder's interval.
+            // While no configuration of the service's is known, events wait for one: asked again
+            // as a delivery is retried, from 2 s doubling to a minute. Once one is, at its own
+            // interval (the configuration in force stays); once the key was rejected (the SDK is
+            // off: nothing waits), after the placeholder's hour.
+            let rejected = (error as? ServiceAttributionError)?.isAuthentication == true
+            let (waiting, interval) = locked { (protection == nil, config?.refreshIntervalSeconds) }
+            let delay: TimeInterval
+            if rejected {
+                delay = TimeInterval(RemoteConfig.placeholder.refreshIntervalSeconds)
+            } else if waiting {
+                delay = nextConfigRetryDelay()
+            } else {
+                delay = TimeInterval(interval ?? RemoteConfig.placeholder.refreshIntervalSeconds)
+            }
+            currentLog.warn("remote configuration refresh failed: \(error.localizedDescription): asked again in \(Int(delay)) s")
             let generation = refreshGeneration
-            platform.scheduler.schedule(after: TimeInterval(RemoteConfig.placeholder.refreshIntervalSeconds), on: worker) { [weak self] in
+            platform.scheduler.schedule(after: delay, on: worker) { [weak self] in
                 guard let self = self, self.refreshGeneration == generation else { return }
                 self.refreshQuietly()
             }
         }
+    }
+
+    /// On the worker: the next wait before GET /v1/config is asked again while no configuration
+    /// of the service's is known: the delivery's backoff (delivery.json's 2 s, doubling to 60).
+    private func nextConfigRetryDelay() -> TimeInterval {
+        configRetryDelay = configRetryDelay == 0 ? settings.retryDelay : min(configRetryDelay * 2, settings.maxRetryDelay)
+        return configRetryDelay
     }
 
     private func refreshOnWorker() throws {
@@ -758,7 +814,8 @@ final class SdkCore: @unchecked Sendable {
     }
 
     /// Under `enqueueLock`: protects the draft's parameters and writes the event to the queue
-    /// on the device; returns the oldest events dropped to make room.
+    /// on the device; returns the oldest events dropped to make room. While no configuration of
+    /// the service's has said how to protect them, the draft waits on the device instead.
     private func enqueue(_ draft: Draft) -> [JSONValue] {
         return enqueue([draft])
     }
@@ -767,12 +824,14 @@ final class SdkCore: @unchecked Sendable {
     /// configure are queued so, not each with a rewrite of the whole file.
     private func enqueue(_ drafts: [Draft]) -> [JSONValue] {
         guard let queue = queue, !drafts.isEmpty else { return [] }
-        let (serviceId, encryption, isAnonymous, log) = locked { (self.serviceId, protection, anonymous, self.log) }
+        let (serviceId, decided, isAnonymous, log) = locked { (self.serviceId, protection, anonymous, self.log) }
         guard let id = serviceId else { return [] }
+        // Not known yet how this launch's configuration protects them: kept as they were taken.
+        guard let encryption = decided else { return keepPending(drafts) }
+        // RemoteConfig.parse refuses a configuration whose key cannot seal, so this key can.
         var sealer: Sealer?
         if case let .on(keyId, publicKey, _) = encryption {
             sealer = try? Sealer(keyId: keyId, publicKeySpki: publicKey)
-            if sealer == nil { log.warn("the sealing key of remote configuration is unusable: values are hashed") }
         }
         let protector = Protector(
             sealer: { text in sealer.flatMap { try? $0.seal(Data(text.utf8)) } },
@@ -789,6 +848,29 @@ final class SdkCore: @unchecked Sendable {
         let overflow = queue.add(events)
         drafts.forEach { evaluateConversion($0) }
         return overflow
+    }
+
+    /// Under `enqueueLock`: drafts written to the device as they were taken (their parameters
+    /// neither hashed nor sealed), to be queued once a configuration of the service's says how
+    /// to protect them; returns the oldest dropped to make room (the queue's bound).
+    private func keepPending(_ drafts: [Draft]) -> [JSONValue] {
+        guard let pending = pendingQueue, !drafts.isEmpty else { return [] }
+        return pending.add(drafts.map { Drafts.json($0) })
+    }
+
+    /// Under `enqueueLock`, once a configuration of the service's is applied (``protection``
+    /// set): the events that waited for one, in the order they were taken, protected as it says,
+    /// queued, and evaluated against its conversion value schema, before any event taken after
+    /// them. Returns the oldest events the queue dropped to make room, and how many kept ones
+    /// could not be read back.
+    private func queuePending() -> (overflow: [JSONValue], unreadable: Int) {
+        guard let pending = pendingQueue, locked({ !stopped && !deleted && protection != nil }) else { return ([], 0) }
+        let kept = pending.peek(Int.max)
+        if kept.isEmpty { return ([], 0) }
+        let drafts = kept.compactMap { Drafts.parse($0) }
+        let overflow = enqueue(drafts)
+        pending.clear()
+        return (overflow, kept.count - drafts.count)
     }
 
     // MARK: - sessions
@@ -904,13 +986,9 @@ final class SdkCore: @unchecked Sendable {
     /// device, and Apple asked for the update it makes, if any. Apple's answer comes later and
     /// never holds the event back.
     private func evaluateConversion(_ draft: Draft) {
-        guard let rules = locked({ schema }) else {
-            if var waiting = awaitingSchema, waiting.count < settings.maxQueuedEvents {
-                waiting.append(draft)
-                awaitingSchema = waiting
-            }
-            return
-        }
+        // Only ever for an event queued under a configuration applied (those taken before one
+        // wait on the device, and are evaluated as they are queued): no schema is no rules.
+        guard let rules = locked({ schema }) else { return }
         guard let firstOpen = firstOpenDate() else { return }
         let state = conversionState()
         let event = ConversionEvent(draft, firstOpen: firstOpen)
@@ -1003,11 +1081,14 @@ final class SdkCore: @unchecked Sendable {
         emitError(ServiceError(kind: .conversionValue, reason: nil, code: nil, count: 1, message: text))
     }
 
-    /// A status the service may answer differently later: a timeout, 425 Too Early (a CDN that
-    /// will not act on a request it took in TLS early data passes the same request sent again),
-    /// throttling, its own error. The 4xx of these are delivery.json's `retryable4xx`.
+    /// A status the service may answer differently later. Only a 4xx is a refusal of the
+    /// request (delivery.json): any other status that is no success (a 1xx or 3xx something in
+    /// the way answered, a 5xx) is retried, as the Kotlin SDK does, and of the 4xx a timeout,
+    /// 425 Too Early (a CDN that will not act on a request it took in TLS early data passes the
+    /// same request sent again) and throttling, delivery.json's `retryable4xx`.
     static func isRetryable(_ statusCode: Int) -> Bool {
-        return statusCode == 408 || statusCode == 425 || statusCode == 429 || statusCode >= 500
+        guard (400...499).contains(statusCode) else { return true }
+        return statusCode == 408 || statusCode == 425 || statusCode == 429
     }
 
     /// Whether requests may go out now: configured with a configuration, switched on, not
@@ -1016,8 +1097,9 @@ final class SdkCore: @unchecked Sendable {
         return locked { configured && config != nil && !disabled && !stopped && !deleted }
     }
 
-    /// On the worker: the install first, then a consent that changed, then the queued events
-    /// and the queued sessions, each in order, `maxPerRequest` a request.
+    /// On the worker: the install first, then a consent that changed, then the queued sessions
+    /// (a request or so, never behind a backlog of events) and the queued events, each in order,
+    /// `maxPerRequest` a request.
     private func flush() {
         defer { giveBackBackgroundTimeIfDone() }
         if !isSending || retryPending || blockedCode != nil || lanes.isEmpty { return }
@@ -1247,7 +1329,7 @@ final class SdkCore: @unchecked Sendable {
     /// lost unsent: made known as a drop is (counted, and to the error listener), but at error
     /// level and with no reason, as the Kotlin and Unity SDKs report theirs: none of
     /// delivery.json's reasons says it, since the SDK chose nothing here.
-    private func reportUnreadable(events loss: EventQueue.Loss?) {
+    private func reportUnreadable(events loss: EventQueue.Loss?, kept what: String = "the events' queue") {
         guard let loss = loss, loss.count > 0 else { return }
         let log = locked { () -> Logger in
             droppedTotal += loss.count
@@ -1256,7 +1338,7 @@ final class SdkCore: @unchecked Sendable {
             }
             return self.log
         }
-        let message = loss.describe("event", "the events' queue")
+        let message = loss.describe("event", what)
         log.error(message)
         emitError(ServiceError(kind: .eventsDropped, reason: nil, code: nil, count: loss.count, message: message))
     }
@@ -1470,7 +1552,7 @@ final class SdkCore: @unchecked Sendable {
             early.removeAll()
             return (was, configured, drafts)
         }
-        let dropped = queue?.clear() ?? []
+        let dropped = (queue?.clear() ?? []) + (pendingQueue?.clear() ?? [])
         let droppedSessions = sessionQueue?.clear() ?? []
         enqueueLock.unlock()
         if wasStopped { return }
@@ -1934,7 +2016,7 @@ final class SdkCore: @unchecked Sendable {
         }
         platform.store.put(Key.deleted, "1")
         platform.store.remove(Key.attribution)
-        let dropped = queue?.clear() ?? []
+        let dropped = (queue?.clear() ?? []) + (pendingQueue?.clear() ?? [])
         let droppedSessions = sessionQueue?.clear() ?? []
         enqueueLock.unlock()
         currentLog.info("\(why): nothing more is sent for it")
@@ -1987,9 +2069,10 @@ final class SdkCore: @unchecked Sendable {
         return locked { droppedTotal }
     }
 
-    /// Events queued on the device now.
+    /// Events on the device now: queued, and waiting for a configuration to say how to protect
+    /// them.
     var queuedEventCount: Int {
-        return queue?.count ?? 0
+        return (queue?.count ?? 0) + (pendingQueue?.count ?? 0)
     }
 
     /// Sessions dropped on this install, kept across launches (the app hears of none).

@@ -4,9 +4,10 @@ import StoreKit
 #endif
 #if os(iOS) && canImport(AdAttributionKit)
 // Weakly linked (LC_LOAD_WEAK_DYLIB): AdAttributionKit exists from iOS 17.4 only, and a
-// Swift-only framework may otherwise be linked strongly under SwiftPM, which would keep the app
-// from launching before 17.4. Every use is behind `#available(iOS 17.4, *)`. (Its SDK needs
-// Xcode 15.3, whose Swift 5.10 knows `@_weakLinked import`.)
+// Swift-only framework may otherwise be linked strongly (SwiftPM and CocoaPods both link it
+// through this import), which would keep the app from launching before 17.4. Every use is
+// behind `#available(iOS 17.4, *)`. (Its SDK needs Xcode 15.3, whose Swift 5.10 knows
+// `@_weakLinked import`.)
 @_weakLinked import AdAttributionKit
 #endif
 
@@ -27,9 +28,10 @@ import StoreKit
 /// - iOS 18 and later, at an AdAttributionKit re-engagement open: one update with a fine value
 ///   of 0 for the re-engagement's conversions alone (``reengage(failed:)``).
 ///
-/// AdAttributionKit is linked weakly, so the SDK still runs from iOS 13: by the podspec's
-/// `weak_frameworks` under CocoaPods, and under SwiftPM by `@_weakLinked import`, which makes
-/// every reference to the framework weak, so the linker loads it with `LC_LOAD_WEAK_DYLIB`.
+/// AdAttributionKit is linked weakly, so the SDK still runs from iOS 13: by `@_weakLinked
+/// import`, which makes every reference to the framework weak, so the linker loads it with
+/// `LC_LOAD_WEAK_DYLIB`, under SwiftPM and CocoaPods alike. Neither manifest names it: the SDKs
+/// of Xcode before 15.3, which both take, do not have it, and a link that names it fails there.
 ///
 /// The updates reach Apple in the order the SDK made them: SKAdNetwork's calls are made in
 /// turn; AdAttributionKit's are asynchronous, so each waits for the one before

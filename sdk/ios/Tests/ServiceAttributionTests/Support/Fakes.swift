@@ -656,9 +656,13 @@ final class Harness {
         return service.acceptedEvents.compactMap(FakeService.index)
     }
 
-    /// The events waiting on the device, as the next launch reads them.
+    /// The events waiting on the device, as the next launch reads them: those queued, then those
+    /// still waiting for a configuration of the service's to say how to protect them (taken
+    /// after: once one is applied, events are queued at once).
     var queuedIndexes: [Int] {
-        return EventQueue(store: store, max: Int.max).peek(Int.max).compactMap(FakeService.index)
+        let queued = EventQueue(store: store, max: Int.max).peek(Int.max).compactMap(FakeService.index)
+        let pending = EventQueue(store: store, max: Int.max, kind: .pending).peek(Int.max).compactMap(FakeService.index)
+        return queued + pending
     }
 
     /// A store as an earlier launch left it: the install recorded, its attribution read, and
