@@ -141,6 +141,13 @@ internal class SdkCore(
 
     /** Sessions waiting to be sent, and their delivery, as the events'; their drops are only logged and counted. */
     private lateinit var sessionQueue: StoredQueue
+
+    /**
+     * Sessions the queue's file could not take (its write failed), kept in the journal as
+     * sendEvent's events are until the queue holding them is on the disk: queued at the retry,
+     * or at the next launch. On the worker, once configured.
+     */
+    private lateinit var sessionJournal: StoredQueue
     private lateinit var sessionDelivery: BatchDelivery
     private lateinit var sessionDrops: SessionDrops
 
@@ -156,6 +163,13 @@ internal class SdkCore(
      * configuration says how to protect parameters); in the journal once configure has run.
      */
     private val drafts = ArrayList<Draft>()
+
+    /**
+     * Set under the drafts lock once configure has read the journal an earlier launch left. No
+     * write of the journal comes before it: a sendEvent on another thread while configure runs
+     * would otherwise replace that launch's events with its own, before configure reads them.
+     */
+    private var journalRead = false
 
     // Worker-thread state.
     private var initialized = false
@@ -240,6 +254,7 @@ internal class SdkCore(
             queue = StoredQueue(platform.store, settings.maxQueuedEvents)
             delivery = BatchDelivery(queue, "event", api::events, platform.clock, settings.maxEventAgeMs, log, listeners::reportDrop)
             sessionQueue = StoredQueue(platform.store, settings.maxQueuedSessions, StoredQueue.SESSIONS, "started_at")
+            sessionJournal = StoredQueue(platform.journal, settings.maxQueuedSessions, KEY_UNQUEUED_SESSIONS, "started_at")
             sessionDrops = SessionDrops(platform.store, log)
             sessionDelivery = BatchDelivery(sessionQueue, "session", api::sessions, platform.clock, settings.maxEventAgeMs, log, sessionDrops)
             val store = platform.store
@@ -274,6 +289,7 @@ internal class SdkCore(
             synchronized(drafts) {
                 // Events handed over in an earlier process and not queued yet come first.
                 val journal = DraftJson.read(platform.journal.get(KEY_DRAFTS))
+                journalRead = true
                 draftsLost = journal.lost
                 val kept = journal.drafts
                 val keptIds = kept.map { it.eventId }.toSet()
@@ -324,6 +340,7 @@ internal class SdkCore(
         listeners.reportUnreadable(draftsLost, "the events handed to sendEvent and kept on the device")
         draftsLost = null
         sessionDrops.unreadable(sessionQueue.lostOnLoad)
+        sessionDrops.unreadable(sessionJournal.lostOnLoad, "the sessions kept in the journal")
     }
 
     /**
@@ -405,6 +422,7 @@ internal class SdkCore(
         if (!newConfig.enabled) return disable()
         disabled = false
         queueDrafts()
+        queueSessions()
         sessionAtMs?.let(::queueSession)
         flush()
     }
@@ -433,7 +451,7 @@ internal class SdkCore(
     private fun dropQueued(reason: DropReason, alsoDropped: Int) {
         val fromQueue = if (::queue.isInitialized) queue.clear() else 0
         listeners.reportDrop(reason, alsoDropped + fromQueue)
-        if (::sessionQueue.isInitialized) sessionDrops.report(reason, sessionQueue.clear())
+        if (::sessionQueue.isInitialized) sessionDrops.report(reason, sessionQueue.clear() + sessionJournal.clear())
     }
 
     /** On the worker: the configuration read again in [delayMs]; only the last one set runs. */
@@ -639,11 +657,12 @@ internal class SdkCore(
 
     /**
      * Under the drafts lock: the journal holds what sendEvent handed over and is not queued; false
-     * when the write did not reach the disk. Before configure there is no journal: true, the
-     * drafts held in memory until it runs.
+     * when the write did not reach the disk. Until configure has read the earlier launch's
+     * journal (before configure, and while it runs on another thread) nothing is written: true,
+     * the drafts held in memory until configure merges them after that launch's events.
      */
     private fun writeDrafts(): Boolean {
-        if (!::platform.isInitialized) return true
+        if (!journalRead) return true
         return if (drafts.isEmpty()) platform.journal.remove(KEY_DRAFTS) else platform.journal.put(KEY_DRAFTS, DraftJson.write(drafts))
     }
 
@@ -660,9 +679,7 @@ internal class SdkCore(
         val queuedIds = queue.values("event_id")
         val overflow = queue.addAll(taken.filter { it.eventId !in queuedIds }.map(::protect))
         if (overflow == null) {
-            val why = "the events' queue could not be written to the device: ${taken.size} event(s) stay in sendEvent's journal"
-            if (retry == null) scheduleRetry(warn = true, why = why) else log.warn("$why until the retry")
-            return
+            return queueAgainAtRetry("the events' queue could not be written to the device: ${taken.size} event(s) stay in sendEvent's journal")
         }
         val ids = taken.mapTo(HashSet()) { it.eventId }
         synchronized(drafts) {
@@ -760,11 +777,55 @@ internal class SdkCore(
         return true
     }
 
-    /** On the worker: a session that started at [atMs], queued to be sent; none while stopped or switched off. */
+    /**
+     * On the worker: a session that started at [atMs], queued to be sent; none while stopped or
+     * switched off. Only what is on the device is sent, as for events: a session the queue's file
+     * cannot take waits in the journal, and one neither file takes is lost, logged and counted.
+     */
     private fun queueSession(atMs: Long) {
         if (disabled || stopped || deleted) return
-        sessionDrops.report(DropReason.QUEUE_FULL, sessionQueue.add(Requests.session(UUID.randomUUID().toString(), serviceId!!, atMs)))
+        val session = Requests.session(UUID.randomUUID().toString(), serviceId!!, atMs)
         log.debug("session started at ${Requests.iso(atMs)}")
+        // Those waiting in the journal first: the sessions leave in the order they started.
+        queueSessions()
+        if (sessionJournal.size == 0) {
+            val overflow = sessionQueue.addAll(listOf(session))
+            if (overflow != null) return sessionDrops.report(DropReason.QUEUE_FULL, overflow)
+        }
+        val overflow = sessionJournal.addAll(listOf(session))
+        if (overflow == null) {
+            // Held in memory only, a process Android ends in the background would lose it without
+            // a word: lost now, and said so.
+            sessionDrops.lost(1, "1 session lost: it started at ${Requests.iso(atMs)} and could not be written to the device")
+            return
+        }
+        sessionDrops.report(DropReason.QUEUE_FULL, overflow)
+        queueAgainAtRetry("the sessions' queue could not be written to the device: ${sessionJournal.size} session(s) wait in the journal")
+    }
+
+    /**
+     * On the worker: the sessions waiting in the journal moved to the queue. They leave the
+     * journal only once the queue holding them is on the disk: a queue that could not be written
+     * leaves them there, and they are queued at the retry.
+     */
+    private fun queueSessions() {
+        if (sessionJournal.size == 0 || disabled || stopped) return
+        // Kept by a process that died before it learned of the deletion: the backend would ignore them.
+        if (deleted) return sessionDrops.report(DropReason.DELETED, sessionJournal.clear())
+        val waiting = sessionJournal.peek(sessionJournal.size)
+        // A session the queue holds already (the write that took it out of the journal failed) is queued once.
+        val queuedIds = sessionQueue.values("session_id")
+        val overflow = sessionQueue.addAll(waiting.filter { it["session_id"] !in queuedIds })
+        if (overflow == null) {
+            return queueAgainAtRetry("the sessions' queue could not be written to the device: ${waiting.size} session(s) stay in the journal")
+        }
+        sessionJournal.clear()
+        sessionDrops.report(DropReason.QUEUE_FULL, overflow)
+    }
+
+    /** On the worker: a queue's write failed, [why]; what it was to take is queued again at the retry. */
+    private fun queueAgainAtRetry(why: String) {
+        if (retry == null) scheduleRetry(warn = true, why = why) else log.warn("$why until the retry")
     }
 
     /**
@@ -812,6 +873,7 @@ internal class SdkCore(
     private fun sendInTheBackground() {
         if (!initialized || disabled || stopped || deleted) return
         queueDrafts()
+        queueSessions()
         if (platform.store.get(KEY_INSTALL_TRACKED) == null) return
         if (queue.size == 0 && sessionQueue.size == 0) return
         log.debug("the app went to the background: what is queued is sent now")
@@ -830,8 +892,9 @@ internal class SdkCore(
         if (warn) log.warn(message) else log.info(message)
         retry = worker.schedule({
             retry = null
-            // Drafts a failed write of the queue left in the journal are queued now.
+            // Drafts and sessions a failed write of their queue left in the journal are queued now.
             queueDrafts()
+            queueSessions()
             flush()
         }, retryDelayMs, TimeUnit.MILLISECONDS)
     }
@@ -1419,7 +1482,7 @@ internal class SdkCore(
     internal fun queuedCount(): Int = (if (::queue.isInitialized) queue.size else 0) + synchronized(drafts) { drafts.size }
 
     /** Sessions on the device not sent yet. */
-    internal fun queuedSessionCount(): Int = if (::sessionQueue.isInitialized) sessionQueue.size else 0
+    internal fun queuedSessionCount(): Int = if (::sessionQueue.isInitialized) sessionQueue.size + sessionJournal.size else 0
 
     /** Sessions dropped on this device so far (logged, never told to the app). */
     internal fun droppedSessionCount(): Long = if (::sessionDrops.isInitialized) sessionDrops.count() else 0L
@@ -1480,6 +1543,7 @@ internal class SdkCore(
         private const val KEY_ANONYMOUS = "anonymous"
         private const val KEY_DEFERRED_DELIVERED = "deferred_deep_link_delivered"
         private const val KEY_DRAFTS = "pending_events"
+        private const val KEY_UNQUEUED_SESSIONS = "pending_sessions"
         private const val KEY_DELETED = "deleted"
     }
 }

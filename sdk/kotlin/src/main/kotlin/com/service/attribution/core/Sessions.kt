@@ -92,10 +92,19 @@ internal class SessionDrops(private val store: KeyValueStore, private val log: L
      * Sessions kept on the device that could not be read back (a damaged value): lost unsent.
      * Logged at error level and counted as a drop, never an empty queue without a word.
      */
-    fun unreadable(loss: StoredLoss?) {
+    fun unreadable(loss: StoredLoss?, where: String = "the sessions' queue kept on the device") {
         if (loss == null || loss.count <= 0) return
-        log.error(loss.describe("session", "the sessions' queue kept on the device"))
-        store.put(KEY, (count() + loss.count).toString())
+        lost(loss.count, loss.describe("session", where))
+    }
+
+    /**
+     * [count] sessions lost for no reason of delivery.json's (the device could not keep them):
+     * as unreadable ones, logged at error level with [message] and counted.
+     */
+    fun lost(count: Int, message: String) {
+        if (count <= 0) return
+        log.error(message)
+        store.put(KEY, (count() + count).toString())
     }
 
     /** The sessions dropped on this device so far. */

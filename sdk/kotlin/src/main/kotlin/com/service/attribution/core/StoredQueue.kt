@@ -27,28 +27,17 @@ internal class StoredQueue(
 
     val size get() = items.size
 
-    /** Adds [item]; returns how many of the oldest went to keep the bound. */
-    fun add(item: Map<String, Any?>): Int {
-        items.add(item)
-        // Bounded: a device offline for months must not fill its storage.
-        var dropped = 0
-        while (items.size > max) {
-            items.removeAt(0)
-            dropped++
-        }
-        save()
-        return dropped
-    }
-
     /**
      * Adds [newItems] and writes the queue to the device; returns how many of the oldest went to
      * keep the bound, or null when the write did not reach the disk. The queue is then as it was,
      * in memory as on the device, so that nothing in it exists only in memory: the caller keeps
-     * the items where they already are on the device (sendEvent's journal) and tries again later.
+     * the items where they already are on the device (sendEvent's journal), or puts them there
+     * (a session), and tries again later.
      */
     fun addAll(newItems: List<Map<String, Any?>>): Int? {
         val before = ArrayList(items)
         items.addAll(newItems)
+        // Bounded: a device offline for months must not fill its storage.
         var dropped = 0
         while (items.size > max) {
             items.removeAt(0)

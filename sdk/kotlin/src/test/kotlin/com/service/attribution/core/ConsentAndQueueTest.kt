@@ -192,6 +192,45 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `an event sent on another thread while configure runs never replaces the journal the earlier launch left`() {
+        // Events taken before configure carry the wall clock: the device's is the same here.
+        device.clock.now = System.currentTimeMillis()
+        device.configure(device.launch()).sendEvent(EventType.LOGIN, null, null)
+        // The process dies before its worker ran: LOGIN is in the journal only.
+        assertTrue(device.store.get("pending_events")!!.contains("LOGIN"))
+        val core = device.launch()
+        val inConfigure = CountDownLatch(1)
+        val goOn = CountDownLatch(1)
+        val held = AtomicBoolean()
+        val configuring =
+            Thread {
+                core.configure(device.platform, SdkSettings(baseUrl = "https://backend.test"), "sdk_key", com.service.attribution.LogLevel.DEBUG, null, null)
+            }
+        // Configure is held by hand once it has its platform, before it reads the journal.
+        device.store.beforeGet = { key ->
+            if (key == "service_id" && Thread.currentThread() === configuring && held.compareAndSet(false, true)) {
+                inConfigure.countDown()
+                goOn.await(10, TimeUnit.SECONDS)
+            }
+        }
+        configuring.start()
+        assertTrue(inConfigure.await(10, TimeUnit.SECONDS))
+        assertTrue(core.sendEvent(EventType.SHARE, null, null))
+        // The earlier launch's journal is as it was.
+        assertEquals(listOf("LOGIN"), DraftJson.read(device.store.get("pending_events")).drafts.map { it.type.name })
+        goOn.countDown()
+        configuring.join()
+        // Configure wrote both, the earlier launch's first, before its worker ran.
+        assertEquals(listOf("LOGIN", "SHARE"), DraftJson.read(device.store.get("pending_events")).drafts.map { it.type.name })
+        device.scheduler.runDue()
+        assertEquals(listOf("LOGIN", "SHARE"), device.backend.delivered.map { it["event_type"] })
+        assertNull(device.store.get("pending_events"))
+        assertEquals(0L, core.getDroppedEventCount())
+        assertEquals(emptyList<Any>(), device.errors.toList())
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `a queue the device fails to write leaves its events in the journal, queued at the retry or the next launch, once`() {
         val core = device.configure(device.launch())
         // The disk refuses the queue's file (full): the event stays in the journal, on the device.

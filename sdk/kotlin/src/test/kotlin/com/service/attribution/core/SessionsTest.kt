@@ -9,6 +9,7 @@ import com.service.attribution.support.Vectors
 import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
 
@@ -113,6 +114,52 @@ class SessionsTest {
         assertEquals(listOf(Requests.iso(firstStarted), Requests.iso(device.clock.now)), device.backend.deliveredSessions.map { it["started_at"] })
         assertEquals(listOf(2), device.backend.sessionRequests().takeLast(1).map { sessionsOf(it).size })
         assertEquals(0, second.queuedSessionCount())
+    }
+
+    @Test
+    fun `a session the queue's file cannot take waits in the journal, queued at the retry or the next launch, and one neither file takes is logged and counted`() {
+        interval(1)
+        val first = configured()
+        assertEquals(1, device.backend.deliveredSessions.size)
+        // The disk refuses the queue's file (full) while the service cannot be reached: the
+        // return's session waits in the journal, on the device.
+        device.store.failingKeys += StoredQueue.SESSIONS
+        device.backend.sessions = { null }
+        first.returns(1)
+        val second = Requests.iso(device.clock.now)
+        assertEquals(1, first.queuedSessionCount())
+        // The process dies before the disk takes the queue: the next launch sends it, before its own session.
+        device.store.failingKeys.clear()
+        device.backend.sessions = { ScriptedBackend.accepted(it.size) }
+        device.clock.now += 60_000
+        val next = configured()
+        assertEquals(listOf(second, Requests.iso(device.clock.now)), startedAt().drop(1))
+        assertNull(device.store.get("pending_sessions"))
+        assertEquals(0L, next.droppedSessionCount())
+        // Within the launch: not sent from memory, but written again at the retry, 2 s later,
+        // then queued and sent, once.
+        device.store.failingKeys += StoredQueue.SESSIONS
+        next.returns(1)
+        val fourth = Requests.iso(device.clock.now)
+        assertTrue(device.store.get("pending_sessions")!!.contains(fourth))
+        assertEquals(3, device.backend.deliveredSessions.size)
+        device.store.failingKeys.clear()
+        device.scheduler.advance(2_000)
+        assertEquals(listOf(fourth), startedAt().drop(3))
+        assertNull(device.store.get("pending_sessions"))
+        assertEquals(0, next.queuedSessionCount())
+        // Neither file takes the next one: not sent from memory, but lost at once, logged at error
+        // level and counted; the app is told nothing, as for any session.
+        device.store.failingKeys += listOf(StoredQueue.SESSIONS, "pending_sessions")
+        next.returns(1)
+        device.store.failingKeys.clear()
+        device.scheduler.advance(60_000)
+        assertEquals(4, device.backend.deliveredSessions.size)
+        assertEquals(0, next.queuedSessionCount())
+        assertEquals(1L, next.droppedSessionCount())
+        assertEquals(1, device.logged(LogLevel.ERROR).count { "session lost" in it })
+        assertEquals(emptyList<ServiceError>(), device.errors.toList())
+        device.assertNoFailures()
     }
 
     @Test
