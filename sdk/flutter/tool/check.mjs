@@ -8,11 +8,12 @@
 // plugin, and every call they make back is handled by Dart with the keys it reads; both of
 // Dart's link calls tell the native SDK of the link; the iOS plugin hands the link that opens the
 // app to the iOS SDK as an application and a scene delegate, clears only the SDK listeners its
-// engine set (and those when the engine goes away) and sends the configure completion's refusal
-// to the error stream; the iOS SDK declares each member the iOS plugin uses; pubspec.yaml's
-// platforms, classes and version are the plugins'; the Android library's SDK levels, versions,
-// dependencies and permissions are the Kotlin SDK's, whose sources and R8 rules are where
-// android/build.gradle finds them. Prints one line per check and a closing `N passed, N failed`.
+// engine set (and those when the engine goes away, published so that the engine tells it) and
+// sends the configure completion's refusal to the error stream; the iOS SDK declares each member
+// the iOS plugin uses; pubspec.yaml's platforms, classes and version are the plugins'; the
+// Android library's SDK levels, versions, dependencies and permissions are the Kotlin SDK's,
+// whose sources and R8 rules are where android/build.gradle finds them. Prints one line per
+// check and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -522,7 +523,14 @@ if (swiftPluginText) {
 
   // The SDK's listeners are one per process: a plugin clears only those it set, and those when
   // its engine goes away (as the Android side: an engine's `listen(false)` or its end must not
-  // silence another engine's streams).
+  // silence another engine's streams). A FlutterEngine calls detachFromEngineForRegistrar: only
+  // on the values its registrars published (FlutterEngine's dealloc), so register(with:)
+  // publishes the plugin, else its detachFromEngine(for:) never runs.
+  const registerBody =
+    bodyOf(
+      swiftPluginText,
+      declared("public static func register(with registrar: FlutterPluginRegistrar)"),
+    ) ?? "";
   const listenBody =
     bodyOf(swiftPluginText, declared("private func listen(_ name: String?, _ listening: Bool)")) ??
     "";
@@ -546,6 +554,11 @@ if (swiftPluginText) {
         : /listen\(name, false\)/.test(detachBody) && /listenerNames/.test(detachBody)
           ? []
           : ["detachFromEngine(for:) does not clear the listeners its engine set"]),
+      ...(/registrar\.publish\(instance\)/.test(registerBody)
+        ? []
+        : [
+            "register(with:) does not publish the plugin (registrar.publish): the engine never calls its detachFromEngine(for:)",
+          ]),
     ],
   );
 

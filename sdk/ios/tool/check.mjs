@@ -14,9 +14,10 @@
 // form, the background task, drops an answer leaves unnamed, main-actor listeners, choices kept
 // before configure, the backup exclusion and IDFV check, the privacy manifest's tracking, the
 // README's Swift, events waiting on the device for the service's configuration (and their
-// conversion values with them), only a 4xx taken for a refusal, sessions before events, a
-// sealing key that cannot seal refused, AdAttributionKit linked as every Xcode taken can. Prints
-// one line per check and a closing `N passed, N failed`.
+// conversion values with them, each queued and evaluated once, none asking Apple outside its
+// window), the configuration read in one chain, only a 4xx taken for a refusal, sessions before
+// events, a sealing key that cannot seal refused, AdAttributionKit linked as every Xcode taken
+// can. Prints one line per check and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -1760,6 +1761,121 @@ checking(
         ? []
         : [
             "ConversionValueTests.testEventsOfAFirstLaunchThatEndsBeforeItsConfigurationAreEvaluatedAtTheNext is missing",
+          ]),
+    ];
+  },
+);
+
+/** A function's text with its line comments cut off. */
+const codeOf = (text) => text.replace(/\/\/.*$/gm, "");
+
+// Apple's update acts on the postback window the install is in now, whatever the event's time:
+// an event evaluated outside its own window (one that waited on the device for a
+// configuration, evaluated at a later launch) would give that window another's values, and a
+// lock rule would lock it.
+checking(
+  "an event evaluated outside its own conversion window is counted there, and Apple, in another window now, is asked for nothing",
+  () => {
+    const evaluate = codeOf(functionText("Core/SdkCore.swift", /func evaluateConversion\(/));
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"));
+    const update = evaluate.indexOf("platform.conversionValues.update(");
+    return [
+      ...(/ConversionEvaluation\.window\(ofHours: [^\n]*\bplatform\.clock\(\)|platform\.clock\(\)[\s\S]*ConversionEvaluation\.window\(ofHours:/.test(
+        evaluate,
+      ) && /ConversionEvaluation\.window\(ofHours: event\.hoursAfterInstall\)/.test(evaluate)
+        ? []
+        : [
+            "evaluateConversion does not compare the event's window with the one the install is in now (platform.clock())",
+          ]),
+      ...(/\bcall = nil\b/.test(evaluate) &&
+      update > evaluate.search(/\bcall = nil\b/) &&
+      /next\.windows\[own\]\.locked = state\.windows\[own\]\.locked/.test(evaluate)
+        ? []
+        : [
+            "an event outside the window Apple is in now still makes an update (or locks its window on the device)",
+          ]),
+      ...(/func testEventsEvaluatedAfterTheirWindowAreCountedThereAndAppleIsNotAsked\(/.test(tests)
+        ? []
+        : [
+            "ConversionValueTests.testEventsEvaluatedAfterTheirWindowAreCountedThereAndAppleIsNotAsked is missing",
+          ]),
+    ];
+  },
+);
+
+// queuePending writes the queue, then forgets the waiting drafts: a process that ends between
+// the two leaves them in both, and the next launch must not queue and evaluate them again.
+checking(
+  "events that waited for a configuration are queued and evaluated once, even when a launch ended before it forgot them",
+  () => {
+    const pending = codeOf(functionText("Core/SdkCore.swift", /func queuePending\(/));
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"));
+    return [
+      ...(/Set\(\w+\.peek\(Int\.max\)\.compactMap\(EventQueue\.id\)\)/.test(pending) &&
+      /drafts\.filter \{ !\w+\.contains\(\$0\.eventId\) \}/.test(pending) &&
+      !/enqueue\(drafts\)/.test(pending)
+        ? []
+        : ["queuePending queues (and evaluates) again the drafts the queue holds already"]),
+      ...(before(pending, "enqueue(", "pending.clear()")
+        ? []
+        : ["queuePending forgets the waiting drafts before they are queued"]),
+      ...(/func testEventsQueuedByALaunchThatEndedBeforeItForgotThemAreNeitherQueuedNorEvaluatedAgain\(/.test(
+        tests,
+      )
+        ? []
+        : [
+            "ConversionValueTests.testEventsQueuedByALaunchThatEndedBeforeItForgotThemAreNeitherQueuedNorEvaluatedAgain is missing",
+          ]),
+    ];
+  },
+);
+
+// A scheduled read of the configuration does nothing once refreshGeneration has changed: each
+// place that schedules one takes a new number first, so a read scheduled before it is void and
+// the reads are one chain (else each stop and start while waiting for a configuration adds a
+// chain, each doubling the shared backoff). start() reads only when it restarts a stopped SDK,
+// as the Kotlin SDK's does.
+checking(
+  "the configuration is read in one chain: each read scheduled under a new number, start() reading only when it restarts a stopped SDK",
+  () => {
+    const functions = descendants(tree(core("Core/SdkCore.swift")), "function_declaration");
+    const scheduling = functions
+      .map((fn) => ({
+        name: nameOf(fn),
+        parts: codeOf(fn.text).split("platform.scheduler.schedule("),
+      }))
+      .flatMap(({ name, parts }) =>
+        parts
+          .slice(1)
+          .map((part, index) => ({ name, part, before: parts[index] }))
+          .filter(({ part }) => /^[^\n]*\{[^\n]*\n[^\n]*\n\s*self\.refreshQuietly\(\)/.test(part)),
+      );
+    const start = codeOf(functionText("Core/SdkCore.swift", /func start\(/));
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "SdkCoreTests.swift"));
+    return [
+      ...(scheduling.length >= 2
+        ? []
+        : [`${scheduling.length} scheduled reads found, not apply's and refreshQuietly's`]),
+      ...scheduling
+        .filter(
+          ({ before: text }) =>
+            !/refreshGeneration \+= 1\s*let generation = refreshGeneration\b/.test(text),
+        )
+        .map(
+          ({ name }) =>
+            `${name} schedules a read under the number in force: a read scheduled before stays live`,
+        ),
+      ...(/guard wasStopped, isConfigured else \{/.test(start) &&
+      before(start, "guard wasStopped, isConfigured else", "self.refreshQuietly()") &&
+      /worker\.async \{\s*guard [^\n]*!self\.locked\(\{ self\.stopped \}\)/.test(start)
+        ? []
+        : [
+            "start() reads the configuration without restarting a stopped SDK (or once stopped again)",
+          ]),
+      ...(/func testAStopAndStartWhileWaitingForTheConfigurationKeepsOneChainOfReads\(/.test(tests)
+        ? []
+        : [
+            "SdkCoreTests.testAStopAndStartWhileWaitingForTheConfigurationKeepsOneChainOfReads is missing",
           ]),
     ];
   },

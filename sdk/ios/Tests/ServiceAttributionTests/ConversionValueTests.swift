@@ -310,6 +310,82 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertEqual(later.conversionValues.calls, [])
     }
 
+    func testEventsEvaluatedAfterTheirWindowAreCountedThereAndAppleIsNotAsked() throws {
+        let store = MemoryStore()
+        let offline = Harness(store: store)
+        offline.service.offline = true
+        offline.configure()
+        // Three purchases on the first day, the third of which would lock the first window.
+        for _ in 0..<3 {
+            XCTAssertTrue(try offline.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 1, "currency": "USD"]))
+        }
+        offline.settle()
+        XCTAssertEqual(offline.conversionValues.calls, [], "no schema known yet")
+
+        // The next launch is on the fourth day, in Apple's second window: Apple's update acts
+        // on the window the install is in now, so the first day's values would go to the second
+        // window, and its lock would lock it. They are counted in the first window alone.
+        let next = Harness(store: store)
+        next.clockOffset = 96 * 3600
+        next.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(next.conversionValues.calls, [])
+        XCTAssertEqual(next.conversionValues.registrations, 0)
+        let state = try XCTUnwrap(store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse))
+        XCTAssertEqual(state.windows[0].counts["service_purchase"], 3)
+        XCTAssertEqual(state.windows[0].revenueUsd["service_purchase"], 3)
+        // The values Apple holds for the first window are the ones it was told: none.
+        XCTAssertNil(state.windows[0].fine)
+        XCTAssertNil(state.windows[0].coarse)
+        XCTAssertFalse(state.windows[0].locked)
+        XCTAssertEqual(state.windows[1], ConversionWindowState())
+        XCTAssertTrue(next.log.messages(.info).contains { $0.contains("not the one the install is in now") })
+
+        // The second window is not locked: its own events make its own update.
+        XCTAssertTrue(try next.core.sendEvent(.login, name: nil, parameters: nil))
+        XCTAssertTrue(try next.core.sendEvent(.login, name: nil, parameters: nil))
+        XCTAssertEqual(next.conversionValues.calls, [ConversionCall(window: 1, fine: nil, coarse: .low, lock: false)])
+        next.eventually("the events are delivered") { next.service.acceptedEvents.count == 5 }
+    }
+
+    func testEventsQueuedByALaunchThatEndedBeforeItForgotThemAreNeitherQueuedNorEvaluatedAgain() throws {
+        let store = MemoryStore()
+        let offline = Harness(store: store)
+        offline.service.offline = true
+        offline.configure()
+        XCTAssertTrue(try offline.core.sendEvent(.custom, name: "tutorial_completion", parameters: nil))
+        XCTAssertTrue(try offline.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 3, "currency": "EUR"]))
+        offline.settle()
+        let waiting = try XCTUnwrap(store.get(EventQueue.Kind.pending.key))
+
+        // The next launch queues and evaluates them; the service takes no event yet, so they
+        // stay queued.
+        let next = Harness(store: store)
+        next.service.config = try ConversionValueTests.config(version: 1)
+        next.service.answer = { request in
+            FakeService.path(request) == "/v1/events" ? HTTPResponse(statusCode: 503, body: "{}") : nil
+        }
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(next.conversionValues.calls.count, 2)
+        XCTAssertEqual(EventQueue(store: store, max: 1000).count, 2)
+        let evaluated = try XCTUnwrap(store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse))
+        // As a process ends between the queue's write and the waiting events' removal: on the
+        // device both queued and still waiting.
+        store.put(EventQueue.Kind.pending.key, waiting)
+
+        let later = Harness(store: store)
+        later.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(later.configure())
+        // Each once: not queued again, and not counted again (3 EUR twice would be worth 40).
+        XCTAssertEqual(later.conversionValues.calls, [])
+        XCTAssertEqual(try XCTUnwrap(store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse)), evaluated)
+        XCTAssertNil(store.get(EventQueue.Kind.pending.key))
+        later.eventually("the events are delivered") { later.service.acceptedEvents.count == 2 }
+        later.runScheduled(3)
+        XCTAssertEqual(later.service.deliveredEvents.count, 2)
+        XCTAssertEqual(later.core.queuedEventCount, 0)
+    }
+
     func testApplesRefusalsGoToTheErrorListenerAndTheEventsGoOn() throws {
         let harness = Harness()
         let heard = Heard()

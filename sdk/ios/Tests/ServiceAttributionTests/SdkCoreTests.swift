@@ -324,6 +324,35 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertFalse(next.scheduler.delays.contains(2), "the kept configuration is not asked for again at once")
     }
 
+    func testAStopAndStartWhileWaitingForTheConfigurationKeepsOneChainOfReads() throws {
+        let harness = Harness()
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 500, body: "{}") : nil
+        }
+        XCTAssertNotNil(harness.configure())
+        XCTAssertEqual(harness.scheduler.delays, [2])
+        // Stopped and started twice before the read due in 2 s: each start reads at once, and
+        // its failure schedules the next read, the one before it made void.
+        for _ in 0..<2 {
+            harness.core.stop()
+            harness.core.start()
+            harness.settle()
+        }
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), 3)
+        XCTAssertEqual(harness.scheduler.delays, [2, 4, 8])
+        // The reads scheduled before each start do nothing when they fall due: one chain, whose
+        // wait doubles once a read, not one chain a start each doubling the same backoff.
+        harness.runScheduled(5)
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), 6)
+        XCTAssertEqual(harness.scheduler.delays, [2, 4, 8, 16, 32, 60])
+        XCTAssertEqual(harness.scheduler.pending, [60])
+        // A start while not stopped reads nothing and schedules nothing.
+        harness.core.start()
+        harness.settle()
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), 6)
+        XCTAssertEqual(harness.scheduler.pending, [60])
+    }
+
     func testUnderFlutterAFirstLaunchThatEndsOfflineSendsItsValuesSealedAtTheNextNeverInClear() throws {
         let recipient = try Vectors.recipient()
         let flutter = Wrapper(platform: "flutter", version: "2.10.0", sealsCustomValues: true)

@@ -674,6 +674,11 @@ final class SdkCore: @unchecked Sendable {
                 delay = TimeInterval(interval ?? RemoteConfig.placeholder.refreshIntervalSeconds)
             }
             currentLog.warn("remote configuration refresh failed: \(error.localizedDescription): asked again in \(Int(delay)) s")
+            // A new number, as apply gives one: a read scheduled before this one (the one due
+            // when start() read at once, say) finds it changed and does nothing, so the reads
+            // stay one chain. Under the old number each stop and start would add a chain, each
+            // doubling the shared backoff.
+            refreshGeneration += 1
             let generation = refreshGeneration
             platform.scheduler.schedule(after: delay, on: worker) { [weak self] in
                 guard let self = self, self.refreshGeneration == generation else { return }
@@ -861,14 +866,21 @@ final class SdkCore: @unchecked Sendable {
     /// Under `enqueueLock`, once a configuration of the service's is applied (``protection``
     /// set): the events that waited for one, in the order they were taken, protected as it says,
     /// queued, and evaluated against its conversion value schema, before any event taken after
-    /// them. Returns the oldest events the queue dropped to make room, and how many kept ones
-    /// could not be read back.
+    /// them; each once, an event the queue holds already left as it is. Returns the oldest events
+    /// the queue dropped to make room, and how many kept ones could not be read back.
     private func queuePending() -> (overflow: [JSONValue], unreadable: Int) {
-        guard let pending = pendingQueue, locked({ !stopped && !deleted && protection != nil }) else { return ([], 0) }
+        guard let pending = pendingQueue, let events = queue,
+              locked({ !stopped && !deleted && protection != nil }) else { return ([], 0) }
         let kept = pending.peek(Int.max)
         if kept.isEmpty { return ([], 0) }
         let drafts = kept.compactMap { Drafts.parse($0) }
-        let overflow = enqueue(drafts)
+        // A process that ended between the queue's write and the clear below left drafts both
+        // here and queued (and evaluated) already: queued again, they would be sent again and
+        // count twice in the conversion windows' counts and revenue. Only the others are queued,
+        // and so evaluated (enqueue evaluates what it is given).
+        let queued = Set(events.peek(Int.max).compactMap(EventQueue.id))
+        let added = drafts.filter { !queued.contains($0.eventId) }
+        let overflow = enqueue(added)
         pending.clear()
         return (overflow, kept.count - drafts.count)
     }
@@ -984,7 +996,8 @@ final class SdkCore: @unchecked Sendable {
     /// Under `enqueueLock`, for an event just queued: the app's schema evaluated on it (with the
     /// parameters as the app gave them, before any sealing), the windows' state kept on the
     /// device, and Apple asked for the update it makes, if any. Apple's answer comes later and
-    /// never holds the event back.
+    /// never holds the event back. An event evaluated outside its own window (one that waited on
+    /// the device for a configuration, evaluated at a later launch) asks Apple for nothing.
     private func evaluateConversion(_ draft: Draft) {
         // Only ever for an event queued under a configuration applied (those taken before one
         // wait on the device, and are evaluated as they are queued): no schema is no rules.
@@ -992,7 +1005,25 @@ final class SdkCore: @unchecked Sendable {
         guard let firstOpen = firstOpenDate() else { return }
         let state = conversionState()
         let event = ConversionEvent(draft, firstOpen: firstOpen)
-        let (next, call) = ConversionEvaluation.evaluate(rules.windows, state, event, rates: rules.usdRates)
+        var (next, call) = ConversionEvaluation.evaluate(rules.windows, state, event, rates: rules.usdRates)
+        // The event falls in the window of its own time, but Apple's update acts on the
+        // postback window the install is in now: a first day's event evaluated on the fourth
+        // would give the second window the first one's values, and a lock rule would lock it.
+        // So outside its window the event is only counted there: the values Apple holds for
+        // that window (and whether it is locked or registered) stay as they were, and no update
+        // is asked.
+        let hoursNow = max(0, platform.clock().timeIntervalSince(firstOpen) / 3600)
+        let current = ConversionEvaluation.window(ofHours: hoursNow)
+        if let own = ConversionEvaluation.window(ofHours: event.hoursAfterInstall), own != current, own < next.windows.count {
+            next.windows[own].fine = state.windows[own].fine
+            next.windows[own].coarse = state.windows[own].coarse
+            next.windows[own].locked = state.windows[own].locked
+            next.registered = state.registered
+            if call != nil {
+                currentLog.info("\(event.name) is counted in conversion window \(own), not the one the install is in now: no conversion value update")
+                call = nil
+            }
+        }
         if next != state { platform.store.put(Key.conversionValues, next.json.text) }
         guard let update = call else { return }
         let fine = update.fine.map { String($0) } ?? "none"
@@ -1563,7 +1594,8 @@ final class SdkCore: @unchecked Sendable {
     }
 
     /// Sends again: remote configuration, the install if it was never recorded, and what is
-    /// sent from now on. Started again, the SDK starts a session, as at a launch.
+    /// sent from now on. Started again, the SDK starts a session, as at a launch. Called while
+    /// not stopped (an app calling it at every resume), it changes nothing and reads nothing.
     func start() {
         let now = self.isConfigured ? platform.clock() : Date()
         enqueueLock.lock()
@@ -1581,11 +1613,17 @@ final class SdkCore: @unchecked Sendable {
         }
         let overflow = session.map { enqueueSession(startedAt: $0) } ?? []
         enqueueLock.unlock()
-        guard wasStopped, isConfigured else { return }
+        guard wasStopped, isConfigured else {
+            if isConfigured { currentLog.debug("start(): the SDK was not stopped, nothing changes") }
+            return
+        }
         currentLog.info("started by the app")
         reportSessionDrop(.queueFull, overflow.count, "the queue holds \(settings.maxQueuedSessions) sessions: the oldest makes room")
         worker.async {
-            guard self.platform.store.isAvailable else { return }
+            // Stopped again since: the next start() reads. A read that fell due while stopped
+            // was skipped, ending its chain; this one starts the only chain (refreshQuietly
+            // makes any read scheduled before it void).
+            guard self.platform.store.isAvailable, !self.locked({ self.stopped }) else { return }
             if self.locked({ self.config == nil }) {
                 self.initialize(completion: nil)
             } else {

@@ -40,6 +40,10 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
         let instance = ServiceAttributionPlugin()
         instance.channel = channel
         registrar.addMethodCallDelegate(instance, channel: channel)
+        // Published so that the engine, as it goes away, calls detachFromEngine(for:): Flutter
+        // calls it only on what a registrar published. Unpublished, a destroyed engine's plugin
+        // would keep the SDK's listeners, and a refusal to start would go to its dead channel.
+        registrar.publish(instance)
         // The link that opens the app goes with the install report (its click id attributes the
         // install); the plugin only notes it and leaves it to the app. UIKit hands it to the
         // application delegate, or with the UIScene lifecycle (Flutter's default from 3.41) to
