@@ -27,6 +27,31 @@ class ConsentAndQueueTest {
     private fun consentBodies(): List<Map<String, Any?>> =
         device.backend.requests("POST", "/v1/installs/").filter { it.url.endsWith("/consent") }.map { Json.parseObject(it.body!!) }
 
+    /**
+     * Starts [core]'s configure on a thread of its own and returns once configure is held by
+     * hand at its first read of `service_id`: it has its platform and has read the kept customer
+     * user id, and has not read the journal yet. Returns the thread and the latch whose countDown
+     * lets configure go on.
+     */
+    private fun configureHeld(core: SdkCore): Pair<Thread, CountDownLatch> {
+        val inConfigure = CountDownLatch(1)
+        val goOn = CountDownLatch(1)
+        val held = AtomicBoolean()
+        val configuring =
+            Thread {
+                core.configure(device.platform, SdkSettings(baseUrl = "https://backend.test"), "sdk_key", com.service.attribution.LogLevel.DEBUG, null, null)
+            }
+        device.store.beforeGet = { key ->
+            if (key == "service_id" && Thread.currentThread() === configuring && held.compareAndSet(false, true)) {
+                inConfigure.countDown()
+                goOn.await(10, TimeUnit.SECONDS)
+            }
+        }
+        configuring.start()
+        assertTrue(inConfigure.await(10, TimeUnit.SECONDS))
+        return configuring to goOn
+    }
+
     @Test
     fun `a TCF string changed since it was last sent is sent at the next start, with sent_at`() {
         device.tcf = TcfValues("CQ-first", 1)
@@ -199,22 +224,8 @@ class ConsentAndQueueTest {
         // The process dies before its worker ran: LOGIN is in the journal only.
         assertTrue(device.store.get("pending_events")!!.contains("LOGIN"))
         val core = device.launch()
-        val inConfigure = CountDownLatch(1)
-        val goOn = CountDownLatch(1)
-        val held = AtomicBoolean()
-        val configuring =
-            Thread {
-                core.configure(device.platform, SdkSettings(baseUrl = "https://backend.test"), "sdk_key", com.service.attribution.LogLevel.DEBUG, null, null)
-            }
-        // Configure is held by hand once it has its platform, before it reads the journal.
-        device.store.beforeGet = { key ->
-            if (key == "service_id" && Thread.currentThread() === configuring && held.compareAndSet(false, true)) {
-                inConfigure.countDown()
-                goOn.await(10, TimeUnit.SECONDS)
-            }
-        }
-        configuring.start()
-        assertTrue(inConfigure.await(10, TimeUnit.SECONDS))
+        // Held once it has its platform, before it reads the journal.
+        val (configuring, goOn) = configureHeld(core)
         assertTrue(core.sendEvent(EventType.SHARE, null, null))
         // The earlier launch's journal is as it was.
         assertEquals(listOf("LOGIN"), DraftJson.read(device.store.get("pending_events")).drafts.map { it.type.name })
@@ -286,22 +297,8 @@ class ConsentAndQueueTest {
     fun `a customer user id set on another thread while configure runs is the one kept, in memory and on the device`() {
         device.store.put("customer_user_id", "kept")
         val core = device.launch()
-        val inConfigure = CountDownLatch(1)
-        val goOn = CountDownLatch(1)
-        val held = AtomicBoolean()
-        val configuring =
-            Thread {
-                core.configure(device.platform, SdkSettings(baseUrl = "https://backend.test"), "sdk_key", com.service.attribution.LogLevel.DEBUG, null, null)
-            }
-        // Configure is held by hand once it has read the kept id, before it is done.
-        device.store.beforeGet = { key ->
-            if (key == "service_id" && Thread.currentThread() === configuring && held.compareAndSet(false, true)) {
-                inConfigure.countDown()
-                goOn.await(10, TimeUnit.SECONDS)
-            }
-        }
-        configuring.start()
-        assertTrue(inConfigure.await(10, TimeUnit.SECONDS))
+        // Held once it has read the kept id, before it is done.
+        val (configuring, goOn) = configureHeld(core)
         val setting = Thread { core.setCustomerUserId("new") }
         setting.start()
         // The call has returned, or waits for configure: no sleep decides it.

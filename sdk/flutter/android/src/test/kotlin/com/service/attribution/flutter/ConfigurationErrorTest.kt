@@ -1,19 +1,14 @@
 package com.service.attribution.flutter
 
 import android.Manifest
-import android.app.Application
 import android.os.Bundle
-import android.os.Looper
 import android.util.Log
-import io.flutter.embedding.engine.plugins.FlutterPlugin
-import io.flutter.plugin.common.MethodCall
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import org.junit.runner.RunWith
 import org.robolectric.RobolectricTestRunner
-import org.robolectric.RuntimeEnvironment
 import org.robolectric.Shadows.shadowOf
 import org.robolectric.shadows.ShadowLog
 
@@ -25,39 +20,27 @@ import org.robolectric.shadows.ShadowLog
  */
 @RunWith(RobolectricTestRunner::class)
 class ConfigurationErrorTest {
-    private val app: Application = RuntimeEnvironment.getApplication()
-    private val dart = DartSide()
-    private val plugin = ServiceAttributionPlugin().also { it.onAttachedToEngine(FlutterPlugin.FlutterPluginBinding(app, dart)) }
-
-    private fun success(method: String, arguments: Map<String, Any?>? = null): Any? {
-        val answer = Answer()
-        plugin.onMethodCall(MethodCall(method, arguments?.let { HashMap(it) }), answer)
-        assertTrue("$method answered", eventually { idle(); answer.outcome != null })
-        assertEquals(method, "success", answer.outcome)
-        return answer.value
-    }
-
-    private fun idle() = shadowOf(Looper.getMainLooper()).idle()
+    private val engine = Engine()
 
     @Test
     fun `an install refused with 404 reaches the error stream once, with its status, and the events stay queued`() {
         val service = Service.createApp("flutter404")
-        assertNull(success("listen", mapOf("listener" to "error", "listening" to true)))
-        shadowOf(app.packageManager).getInternalMutablePackageInfo(app.packageName).applicationInfo.metaData =
+        assertNull(engine.success("listen", mapOf("listener" to "error", "listening" to true)))
+        shadowOf(engine.app.packageManager).getInternalMutablePackageInfo(engine.app.packageName).applicationInfo.metaData =
             Bundle().apply { putString("com.service.attribution.BASE_URL", Service.url + "/wrong-base") }
-        shadowOf(app).grantPermissions(Manifest.permission.INTERNET)
-        assertNull(success("configure", mapOf("apiKey" to service.sdkKey, "logLevel" to 1, "customerUserId" to null)))
+        shadowOf(engine.app).grantPermissions(Manifest.permission.INTERNET)
+        assertNull(engine.success("configure", mapOf("apiKey" to service.sdkKey, "logLevel" to 1, "customerUserId" to null)))
         for (type in listOf("LOGIN", "SHARE", "SEARCH")) {
-            assertEquals(type, true, success("sendEvent", mapOf("eventType" to type, "eventName" to null, "parameters" to null)))
+            assertEquals(type, true, engine.success("sendEvent", mapOf("eventType" to type, "eventName" to null, "parameters" to null)))
         }
 
-        assertTrue("the configuration error reaches the channel", eventually { idle(); dart.received("onError").isNotEmpty() })
-        val errors = dart.received("onError").map { it.filterKeys { key -> key != "message" } }
+        assertTrue("the configuration error reaches the channel", eventually { idle(); engine.dart.received("onError").isNotEmpty() })
+        val errors = engine.dart.received("onError").map { it.filterKeys { key -> key != "message" } }
         assertEquals(listOf(mapOf("kind" to "configuration", "reason" to null, "code" to 404, "count" to 1)), errors)
         val errorLines = ShadowLog.getLogsForTag("ServiceSdk").filter { it.type == Log.ERROR }.map { it.msg }
         assertEquals(errorLines.toString(), 1, errorLines.count { "install" in it })
         // Kept, not dropped; and nothing reached the service.
-        assertEquals(0L, success("getDroppedEventCount"))
+        assertEquals(0L, engine.success("getDroppedEventCount"))
         assertEquals(emptyList<Any>(), Service.exportNow(service))
     }
 }

@@ -1,18 +1,13 @@
 package com.service.attribution.flutter
 
 import android.Manifest
-import android.app.Application
 import android.os.Bundle
-import android.os.Looper
-import io.flutter.embedding.engine.plugins.FlutterPlugin
-import io.flutter.plugin.common.MethodCall
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import org.junit.runner.RunWith
 import org.robolectric.RobolectricTestRunner
-import org.robolectric.RuntimeEnvironment
 import org.robolectric.Shadows.shadowOf
 
 /**
@@ -24,35 +19,23 @@ import org.robolectric.Shadows.shadowOf
  */
 @RunWith(RobolectricTestRunner::class)
 class RejectedKeyTest {
-    private val app: Application = RuntimeEnvironment.getApplication()
-    private val dart = DartSide()
-    private val plugin = ServiceAttributionPlugin().also { it.onAttachedToEngine(FlutterPlugin.FlutterPluginBinding(app, dart)) }
-
-    private fun success(method: String, arguments: Map<String, Any?>? = null): Any? {
-        val answer = Answer()
-        plugin.onMethodCall(MethodCall(method, arguments?.let { HashMap(it) }), answer)
-        assertTrue("$method answered", eventually { idle(); answer.outcome != null })
-        assertEquals(method, "success", answer.outcome)
-        return answer.value
-    }
-
-    private fun idle() = shadowOf(Looper.getMainLooper()).idle()
+    private val engine = Engine()
 
     @Test
     fun `a key rejected on GET v1 config reaches the error stream as a configuration error with its status`() {
-        assertNull(success("listen", mapOf("listener" to "error", "listening" to true)))
-        shadowOf(app.packageManager).getInternalMutablePackageInfo(app.packageName).applicationInfo.metaData =
+        assertNull(engine.success("listen", mapOf("listener" to "error", "listening" to true)))
+        shadowOf(engine.app.packageManager).getInternalMutablePackageInfo(engine.app.packageName).applicationInfo.metaData =
             Bundle().apply { putString("com.service.attribution.BASE_URL", Service.url) }
-        shadowOf(app).grantPermissions(Manifest.permission.INTERNET)
-        assertNull(success("configure", mapOf("apiKey" to "sdk_never_issued_0123456789", "logLevel" to 1, "customerUserId" to null)))
+        shadowOf(engine.app).grantPermissions(Manifest.permission.INTERNET)
+        assertNull(engine.success("configure", mapOf("apiKey" to "sdk_never_issued_0123456789", "logLevel" to 1, "customerUserId" to null)))
 
         assertTrue("the refusal reaches the channel", eventually { idle(); configurationErrors().isNotEmpty() })
-        assertEquals(true, success("isSdkDisabled"))
+        assertEquals(true, engine.success("isSdkDisabled"))
         idle()
         val errors = configurationErrors()
         assertEquals(listOf(mapOf("kind" to "configuration", "reason" to null, "code" to 401, "count" to 1)), errors.map { it.filterKeys { key -> key != "message" } })
         assertTrue("${errors.single()["message"]}", "401" in errors.single()["message"].toString())
     }
 
-    private fun configurationErrors() = dart.received("onError").filter { it["kind"] == "configuration" }
+    private fun configurationErrors() = engine.dart.received("onError").filter { it["kind"] == "configuration" }
 }

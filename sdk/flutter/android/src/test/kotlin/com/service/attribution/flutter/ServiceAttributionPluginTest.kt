@@ -1,14 +1,11 @@
 package com.service.attribution.flutter
 
 import android.Manifest
-import android.app.Application
 import android.os.Bundle
-import android.os.Looper
 import android.util.Log
 import com.service.attribution.AuthenticationException
 import com.service.attribution.HttpException
 import com.service.attribution.ServiceAttributionSdk
-import io.flutter.embedding.engine.plugins.FlutterPlugin
 import io.flutter.plugin.common.BinaryMessenger
 import io.flutter.plugin.common.MethodCall
 import io.flutter.plugin.common.MethodChannel
@@ -33,7 +30,6 @@ import org.junit.Test
 import org.junit.runner.RunWith
 import org.junit.runners.MethodSorters
 import org.robolectric.RobolectricTestRunner
-import org.robolectric.RuntimeEnvironment
 import org.robolectric.Shadows.shadowOf
 import org.robolectric.shadows.ShadowLog
 
@@ -58,56 +54,33 @@ import org.robolectric.shadows.ShadowLog
 @RunWith(RobolectricTestRunner::class)
 @FixMethodOrder(MethodSorters.NAME_ASCENDING)
 class ServiceAttributionPluginTest {
-    private val app: Application = RuntimeEnvironment.getApplication()
-
-    private val dart = DartSide()
-
-    private val plugin =
-        ServiceAttributionPlugin().also {
-            it.onAttachedToEngine(FlutterPlugin.FlutterPluginBinding(app, dart))
-        }
-
-    /** Calls [method] and returns the answer, running the main looper until there is one. */
-    private fun call(method: String, arguments: Map<String, Any?>? = null): Answer {
-        val answer = Answer()
-        plugin.onMethodCall(MethodCall(method, arguments?.let { HashMap(it) }), answer)
-        assertTrue("$method answered", eventually { idle(); answer.outcome != null })
-        return answer
-    }
-
-    private fun success(method: String, arguments: Map<String, Any?>? = null): Any? {
-        val answer = call(method, arguments)
-        assertEquals(method, "success", answer.outcome)
-        return answer.value
-    }
+    private val engine = Engine()
 
     private fun sendEvent(type: String, name: String? = null, parameters: Map<String, Any?>? = null) =
-        success("sendEvent", mapOf("eventType" to type, "eventName" to name, "parameters" to parameters))
+        engine.success("sendEvent", mapOf("eventType" to type, "eventName" to name, "parameters" to parameters))
 
     /** The Dart side's streams listening, as `ServicePlugin.onAttribution` and the others do on their first listener. */
     private fun listenAll() {
         for (listener in listOf("attribution", "deepLink", "error")) {
-            assertNull(success("listen", mapOf("listener" to listener, "listening" to true)))
+            assertNull(engine.success("listen", mapOf("listener" to listener, "listening" to true)))
         }
     }
-
-    private fun idle() = shadowOf(Looper.getMainLooper()).idle()
 
     @Test
     fun `a before configure, events are taken within the bound, the oldest dropped and reported, the rest sent in order once configure runs, and the attribution reaches the channel`() {
         Shared.service = Service.createApp("flutter").also { Service.configApp(it, "--encryption", "on") }
         val service = Shared.service!!
-        assertEquals(true, success("isSdkDisabled"))
-        assertNull(success("getServiceId"))
-        assertNull(success("getAttributionParams"))
+        assertEquals(true, engine.success("isSdkDisabled"))
+        assertNull(engine.success("getServiceId"))
+        assertNull(engine.success("getAttributionParams"))
         // A deletion asked before configure fails with the code both platforms give it.
-        val refused = call("deleteUserData").outcome
+        val refused = engine.call("deleteUserData").outcome
         assertTrue("$refused", refused!!.startsWith("error not_configured:"))
-        assertEquals(false, success("enablePlatformAdsAttribution"))
-        assertEquals("notImplemented", call("noSuchMethod").outcome)
-        assertEquals(false, success("isStopped"))
-        assertEquals(false, success("isAnonymous"))
-        assertEquals(0L, success("getDroppedEventCount"))
+        assertEquals(false, engine.success("enablePlatformAdsAttribution"))
+        assertEquals("notImplemented", engine.call("noSuchMethod").outcome)
+        assertEquals(false, engine.success("isStopped"))
+        assertEquals(false, engine.success("isAnonymous"))
+        assertEquals(0L, engine.success("getDroppedEventCount"))
         listenAll()
 
         // Before configure (delivery.json: events sent before configure are delivered once it
@@ -123,22 +96,22 @@ class ServiceAttributionPluginTest {
         }
         assertEquals(false, sendEvent("INSTALL"))
         // Counted on the SDK's worker, which it reaches after sendEvent returned.
-        assertTrue("5 dropped before configure", eventually { success("getDroppedEventCount") == 5L })
+        assertTrue("5 dropped before configure", eventually { engine.success("getDroppedEventCount") == 5L })
 
         // What an app's manifest and the plugin's own give the SDK: the service's address and the network.
-        shadowOf(app.packageManager).getInternalMutablePackageInfo(app.packageName).applicationInfo.metaData =
+        shadowOf(engine.app.packageManager).getInternalMutablePackageInfo(engine.app.packageName).applicationInfo.metaData =
             Bundle().apply { putString("com.service.attribution.BASE_URL", Service.url) }
-        shadowOf(app).grantPermissions(Manifest.permission.INTERNET)
-        assertNull(success("configure", mapOf("apiKey" to service.sdkKey, "logLevel" to 0, "customerUserId" to "flutter-user")))
-        assertEquals(false, success("isSdkDisabled"))
+        shadowOf(engine.app).grantPermissions(Manifest.permission.INTERNET)
+        assertNull(engine.success("configure", mapOf("apiKey" to service.sdkKey, "logLevel" to 0, "customerUserId" to "flutter-user")))
+        assertEquals(false, engine.success("isSdkDisabled"))
 
         // The drop, told to the Dart side once configure gave the SDK its store, and counted there.
-        assertTrue("the queue_full report reaches the channel", eventually { idle(); dart.received("onError").isNotEmpty() })
+        assertTrue("the queue_full report reaches the channel", eventually { idle(); engine.dart.received("onError").isNotEmpty() })
         assertEquals(
             listOf(mapOf("kind" to "events_dropped", "reason" to "queue_full", "code" to null, "count" to 5)),
-            dart.received("onError").map { it.filterKeys { key -> key != "message" } },
+            engine.dart.received("onError").map { it.filterKeys { key -> key != "message" } },
         )
-        assertEquals(5L, success("getDroppedEventCount"))
+        assertEquals(5L, engine.success("getDroppedEventCount"))
 
         val wire = early.map { "service_" + it.lowercase() }
         val records = Service.exportUntil(service) { names(it).containsAll(wire + "service_install") && names(it).count { n -> n == "service_view_item" } == 997 }
@@ -148,8 +121,8 @@ class ServiceAttributionPluginTest {
         assertTrue("the oldest were dropped", names(records).none { it == "service_add_to_wishlist" })
 
         // The attribution (organic here), to the Dart side through the codec, on the main thread.
-        assertTrue("onAttribution reached the channel", eventually { idle(); dart.received("onAttribution").isNotEmpty() })
-        val attribution = dart.received("onAttribution").first()
+        assertTrue("onAttribution reached the channel", eventually { idle(); engine.dart.received("onAttribution").isNotEmpty() })
+        val attribution = engine.dart.received("onAttribution").first()
         assertEquals("organic", attribution["service_match_status"])
     }
 
@@ -158,19 +131,19 @@ class ServiceAttributionPluginTest {
         val service = Shared.service!!
         listenAll()
         // A listener set once the attribution is known is told it at once.
-        assertTrue("the stored attribution at once", eventually { idle(); dart.received("onAttribution").isNotEmpty() })
+        assertTrue("the stored attribution at once", eventually { idle(); engine.dart.received("onAttribution").isNotEmpty() })
 
         // Refused by the service for good (an event name over its 100 characters): dropped,
         // counted and reported, and the SDK goes on.
-        val droppedBefore = success("getDroppedEventCount") as Long
+        val droppedBefore = engine.success("getDroppedEventCount") as Long
         assertEquals(true, sendEvent("CUSTOM", name = "n".repeat(101)))
-        assertTrue("the refusal reaches the channel", eventually { idle(); dart.received("onError").isNotEmpty() })
+        assertTrue("the refusal reaches the channel", eventually { idle(); engine.dart.received("onError").isNotEmpty() })
         assertEquals(
             mapOf("kind" to "events_dropped", "reason" to "refused", "code" to null, "count" to 1),
-            dart.received("onError").single().filterKeys { it != "message" },
+            engine.dart.received("onError").single().filterKeys { it != "message" },
         )
         assertTrue("the refusal is logged", ShadowLog.getLogsForTag("ServiceSdk").any { it.type >= Log.WARN && "refused" in it.msg })
-        assertEquals(droppedBefore + 1, success("getDroppedEventCount"))
+        assertEquals(droppedBefore + 1, engine.success("getDroppedEventCount"))
 
         // As the standard codec decodes the Dart map: HashMap, ArrayList, Integer, Double, null in a list.
         val parameters =
@@ -191,7 +164,7 @@ class ServiceAttributionPluginTest {
         assertEquals(9.99, purchase.getDouble("revenue"), 1e-9)
         assertEquals("EUR", purchase.getString("currency"))
         assertEquals("flutter-user", purchase.getString("customer_user_id"))
-        assertEquals(success("getServiceId"), purchase.getString("service_id"))
+        assertEquals(engine.success("getServiceId"), purchase.getString("service_id"))
 
         // In the lake: every custom value left the device sealed and is kept sealed; the app's
         // keys open each to what the app sent (the email as the SDK normalises a matching
@@ -212,7 +185,7 @@ class ServiceAttributionPluginTest {
         }
 
         // The attribution, waited for off the platform thread and answered on it.
-        val attribution = success("awaitAttributionParams") as Map<*, *>
+        val attribution = engine.success("awaitAttributionParams") as Map<*, *>
         assertEquals("organic", attribution["media_source"])
     }
 
@@ -222,16 +195,16 @@ class ServiceAttributionPluginTest {
         val vectors = JSONObject(File(System.getProperty("repo.root"), "sdk/conformance/listeners.json").readText()).getJSONArray("direct")
         for (i in 0 until vectors.length()) {
             val vector = vectors.getJSONObject(i)
-            val before = dart.received("onDeepLink").size
-            assertNull(success("handleDeepLink", mapOf("url" to vector.getString("url"))))
+            val before = engine.dart.received("onDeepLink").size
+            assertNull(engine.success("handleDeepLink", mapOf("url" to vector.getString("url"))))
             val expected = vector.opt("deepLink").takeIf { it is JSONObject } as JSONObject?
             if (expected == null) {
                 idle()
-                assertEquals(vector.getString("name"), before, dart.received("onDeepLink").size)
+                assertEquals(vector.getString("name"), before, engine.dart.received("onDeepLink").size)
                 continue
             }
-            assertTrue(vector.getString("name"), eventually { idle(); dart.received("onDeepLink").size > before })
-            assertEquals(vector.getString("name"), toMap(expected), dart.received("onDeepLink").last())
+            assertTrue(vector.getString("name"), eventually { idle(); engine.dart.received("onDeepLink").size > before })
+            assertEquals(vector.getString("name"), toMap(expected), engine.dart.received("onDeepLink").last())
         }
     }
 
@@ -239,17 +212,17 @@ class ServiceAttributionPluginTest {
     fun `d stop, consent and anonymous mode reach the SDK, nothing is taken while stopped, and what follows start is delivered`() {
         val service = Shared.service!!
         listenAll()
-        assertNull(success("setConsent", mapOf("gdprApplies" to true, "adUserData" to false, "adPersonalization" to null)))
+        assertNull(engine.success("setConsent", mapOf("gdprApplies" to true, "adUserData" to false, "adPersonalization" to null)))
         // A change once the install is recorded goes to the consent route, which the service accepts.
         assertTrue("the consent update accepted", eventually { ShadowLog.getLogsForTag("ServiceSdk").any { it.msg == "consent sent" } })
-        assertNull(success("setAnonymous", mapOf("anonymous" to true)))
-        assertEquals(true, success("isAnonymous"))
+        assertNull(engine.success("setAnonymous", mapOf("anonymous" to true)))
+        assertEquals(true, engine.success("isAnonymous"))
 
-        assertNull(success("stop"))
-        assertEquals(true, success("isStopped"))
+        assertNull(engine.success("stop"))
+        assertEquals(true, engine.success("isStopped"))
         assertEquals(false, sendEvent("SHARE"))
-        assertNull(success("start"))
-        assertEquals(false, success("isStopped"))
+        assertNull(engine.success("start"))
+        assertEquals(false, engine.success("isStopped"))
         assertEquals(true, sendEvent("SEARCH"))
 
         val records = Service.exportUntil(service) { names(it).contains("service_search") }
@@ -257,8 +230,8 @@ class ServiceAttributionPluginTest {
         // Anonymous: the customer user id set at configure no longer leaves the device.
         val search = records.single { it.getString("event_name") == "service_search" }
         assertTrue(search.isNull("customer_user_id"))
-        assertNull(success("setAnonymous", mapOf("anonymous" to false)))
-        assertEquals(false, success("isAnonymous"))
+        assertNull(engine.success("setAnonymous", mapOf("anonymous" to false)))
+        assertEquals(false, engine.success("isAnonymous"))
     }
 
     @Test
@@ -266,7 +239,7 @@ class ServiceAttributionPluginTest {
         val service = Shared.service!!
         Service.configApp(service, "--disable")
         runBlocking { ServiceAttributionSdk.refreshConfig() }
-        assertEquals(true, success("isSdkDisabled"))
+        assertEquals(true, engine.success("isSdkDisabled"))
         assertEquals(false, sendEvent("LOGIN"))
     }
 
@@ -306,18 +279,16 @@ class ServiceAttributionPluginTest {
 
     @Test
     fun `g an engine going away leaves the listeners another engine set`() {
-        val other = DartSide()
-        val binding = FlutterPlugin.FlutterPluginBinding(app, other)
-        val otherPlugin = ServiceAttributionPlugin().also { it.onAttachedToEngine(binding) }
+        val other = Engine()
         val answer = Answer()
-        otherPlugin.onMethodCall(MethodCall("listen", hashMapOf("listener" to "deepLink", "listening" to true)), answer)
+        other.plugin.onMethodCall(MethodCall("listen", hashMapOf("listener" to "deepLink", "listening" to true)), answer)
         assertEquals("success", answer.outcome)
         listenAll()
-        otherPlugin.onDetachedFromEngine(binding)
+        other.plugin.onDetachedFromEngine(other.binding)
 
-        assertNull(success("handleDeepLink", mapOf("url" to "myapp://open?deep_link_path=%2Fshop")))
-        assertTrue("this engine still hears deep links", eventually { idle(); dart.received("onDeepLink").any { it["path"] == "/shop" } })
-        assertTrue(other.received("onDeepLink").isEmpty())
+        assertNull(engine.success("handleDeepLink", mapOf("url" to "myapp://open?deep_link_path=%2Fshop")))
+        assertTrue("this engine still hears deep links", eventually { idle(); engine.dart.received("onDeepLink").any { it["path"] == "/shop" } })
+        assertTrue(other.dart.received("onDeepLink").isEmpty())
     }
 
     /** A value as the Dart side receives it: encoded and decoded by the standard codec. */
