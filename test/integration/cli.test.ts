@@ -315,7 +315,7 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
       await fetch(`${service.url}/v1/costs?from=${since}&to=${today}`, {
         headers: { authorization: serverKey },
       })
-    ).json()) as { data: { amount_usd: number | null }[] };
+    ).json()) as { data: { day: string; media_source: string; amount_usd: number | null }[] };
     const game = demoOutput.slice(
       demoOutput.indexOf("com.example.game:"),
       demoOutput.indexOf("com.example.shop:"),
@@ -327,14 +327,29 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
       listed.data.reduce((sum, row) => sum + (row.amount_usd ?? 0), 0),
       4,
     );
-    // eCPI and ROAS on day 0 over the paid installs (won by a media source other than organic),
+    // eCPI and ROAS on day 0 over the paid installs (won by a media source other than organic)
+    // of the media sources with a cost in the range (a live install's network may have none),
     // recounted from the export: cost over their number, their install day's revenue over cost
     // (which the demo's random purchases may leave at none).
-    const paid = new Set(
-      events
-        .filter((e) => e.event_name === "service_install" && e.media_source !== "organic")
-        .map((e) => e.service_id),
-    );
+    const paidWithCost = (to: string) => {
+      const costed = new Set(
+        listed.data
+          .filter((row) => row.day <= to && (row.amount_usd ?? 0) > 0)
+          .map((row) => row.media_source),
+      );
+      return new Set(
+        events
+          .filter(
+            (e) =>
+              e.event_name === "service_install" &&
+              e.media_source !== null &&
+              e.media_source !== "organic" &&
+              costed.has(e.media_source),
+          )
+          .map((e) => e.service_id),
+      );
+    };
+    const paid = paidWithCost(today);
     expect(paid.size).toBeGreaterThan(0);
     const cost = report.totals.cost_usd ?? Number.NaN;
     expect(report.totals.ecpi_usd).toBeCloseTo(cost / paid.size, 4);
@@ -345,10 +360,11 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
         headers: { authorization: serverKey },
       })
     ).json()) as { totals: { cost_usd: number | null; roas: { d0: number | null } } };
+    const paidBefore = paidWithCost(yesterday);
     const paidDayZeroRevenue = events
       .filter(
         (e) =>
-          paid.has(e.service_id) &&
+          paidBefore.has(e.service_id) &&
           (installDay.get(e.service_id) ?? today) <= yesterday &&
           e.revenue_usd !== null &&
           e.event_time.slice(0, 10) === installDay.get(e.service_id),
