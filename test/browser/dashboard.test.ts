@@ -150,22 +150,25 @@ describe("the dashboard in a browser", () => {
    * many it held, so a test can press twice while a request is on its way.
    */
   const holdRequests = async (on: Page, url: string, method: string) => {
-    let held = 0;
     let release = () => {};
     const released = new Promise<void>((resolve) => {
       release = resolve;
     });
+    /** Each held request's handler, done once its request has gone on. */
+    const handlers: Promise<void>[] = [];
     await on.route(url, async (route) => {
-      if (route.request().method() === method) {
-        held += 1;
-        await released;
-      }
-      await route.continue();
+      if (route.request().method() !== method) return route.continue();
+      const handled = released.then(() => route.continue());
+      handlers.push(handled);
+      await handled;
     });
     return {
-      held: () => held,
+      held: () => handlers.length,
       release: async () => {
         release();
+        // The route goes once its held requests went on: one taken away while its handler
+        // waits is handled twice.
+        await Promise.all(handlers);
         await on.unroute(url);
       },
     };
