@@ -285,14 +285,20 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertEqual(harness.conversionValues.registrations, 0)
     }
 
-    func testEventsOfAFirstLaunchThatEndsBeforeItsConfigurationAreEvaluatedAtTheNext() throws {
-        let store = MemoryStore()
+    /// A first launch that reaches no service: a tutorial's end and a purchase wait on the device.
+    private func offlineFirstLaunch(_ store: MemoryStore) throws -> Harness {
         let offline = Harness(store: store)
         offline.service.offline = true
         offline.configure()
         XCTAssertTrue(try offline.core.sendEvent(.custom, name: "tutorial_completion", parameters: nil))
         XCTAssertTrue(try offline.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 3, "currency": "EUR"]))
         offline.settle()
+        return offline
+    }
+
+    func testEventsOfAFirstLaunchThatEndsBeforeItsConfigurationAreEvaluatedAtTheNext() throws {
+        let store = MemoryStore()
+        let offline = try offlineFirstLaunch(store)
         XCTAssertEqual(offline.conversionValues.calls, [], "no schema known yet")
         // The process ends before any configuration came: the events are on the device, and the
         // next launch evaluates them, in order, with the schema it reads.
@@ -350,12 +356,7 @@ final class ConversionValueTests: XCTestCase {
 
     func testEventsQueuedByALaunchThatEndedBeforeItForgotThemAreNeitherQueuedNorEvaluatedAgain() throws {
         let store = MemoryStore()
-        let offline = Harness(store: store)
-        offline.service.offline = true
-        offline.configure()
-        XCTAssertTrue(try offline.core.sendEvent(.custom, name: "tutorial_completion", parameters: nil))
-        XCTAssertTrue(try offline.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 3, "currency": "EUR"]))
-        offline.settle()
+        _ = try offlineFirstLaunch(store)
         let waiting = try XCTUnwrap(store.get(EventQueue.Kind.pending.key))
 
         // The next launch queues and evaluates them; the service takes no event yet, so they
