@@ -14,6 +14,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as z from "zod";
+import { isProcessAlive } from "./process-alive.ts";
 
 export const dataPaths = (dataDir: string) => ({
   dynamodb: join(dataDir, "dynamodb"),
@@ -79,15 +80,6 @@ export const writeRuntimeInfo = (dataDir: string, info: RuntimeInfo) =>
 export const removeRuntimeInfo = (dataDir: string) =>
   rm(dataPaths(dataDir).runtimeFile, { force: true });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** The running service of this data folder, if its process is still alive. */
 export const readRuntimeInfo = async (dataDir: string): Promise<RuntimeInfo | undefined> => {
   const text = await readFile(dataPaths(dataDir).runtimeFile, "utf8").catch(() => undefined);
@@ -100,7 +92,7 @@ export const readRuntimeInfo = async (dataDir: string): Promise<RuntimeInfo | un
     return undefined;
   }
   const parsed = runtimeInfo.safeParse(json);
-  return parsed.success && alive(parsed.data.pid) ? parsed.data : undefined;
+  return parsed.success && isProcessAlive(parsed.data.pid) ? parsed.data : undefined;
 };
 
 /**
@@ -117,7 +109,9 @@ export const clearStarting = (dataDir: string) =>
 export const startingService = async (dataDir: string): Promise<number | undefined> => {
   const text = await readFile(dataPaths(dataDir).startingFile, "utf8").catch(() => "");
   const pid = Number(text.trim());
-  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : undefined;
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isProcessAlive(pid)
+    ? pid
+    : undefined;
 };
 
 /** How long a command waits for a starting service to listen. */

@@ -18,6 +18,7 @@ import { type FileHandle, mkdir, open, readdir, rename, rm } from "node:fs/promi
 import { dirname, join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { drain } from "../../embedded/drain.ts";
+import { isProcessAlive } from "../../embedded/process-alive.ts";
 import { sqlString } from "../../lake/export-query.ts";
 import { type LakeTable, recordChecker } from "../../lake/lake-tables.ts";
 import { logger } from "../../logging/logger.ts";
@@ -50,15 +51,6 @@ export interface LocalDeliveryStreamOptions {
   readonly bufferRecords?: number;
   readonly bufferIntervalMs?: number;
 }
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /**
  * Appends on this thread: a write into the page cache takes microseconds, while a write handed
@@ -169,7 +161,7 @@ export const createLocalDeliveryStream = async (
   // Staging left by a process that died mid-delivery: its write-ahead file is delivered again.
   for (const name of await readdir(stagingDir)) {
     const pid = Number(name.split("-")[0]);
-    if (name.includes(`-${table.name}-`) && (pid === process.pid || !isAlive(pid))) {
+    if (name.includes(`-${table.name}-`) && (pid === process.pid || !isProcessAlive(pid))) {
       await rm(join(stagingDir, name), { recursive: true, force: true });
     }
   }
@@ -185,7 +177,7 @@ export const createLocalDeliveryStream = async (
       const pid = Number(name.split("-")[0]);
       const path = join(walDir, name);
       if (!name.endsWith(".ndjson") || pid === process.pid || adopted.has(path)) continue;
-      if (isAlive(pid)) continue;
+      if (isProcessAlive(pid)) continue;
       adopted.add(path);
       closed.push({ path, partition: undefined });
     }
