@@ -48,6 +48,7 @@ import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { ensureOwner } from "../dashboard/accounts.ts";
 import type { AllAdapters, Runtime } from "../functions/adapters.ts";
 import { type HttpHandler, loadComposition } from "../functions/compositions.ts";
+import { writesForLiveInstalls } from "../functions/uses.ts";
 import { type FxRates, loadEcbRates, SHIPPED_ECB_RATES } from "../fx/ecb-rates.ts";
 import { ratesFrom } from "../fx/reloading-rates.ts";
 import { linkHostRefusal, linkNotFound } from "../http/handlers/link-host.ts";
@@ -55,7 +56,7 @@ import { AUTHORIZER, LINK_HOST_ROUTES, ROUTES, type ServiceRoute } from "../http
 import { jobOf } from "../jobs/jobs.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/lake-tables.ts";
 import { logger } from "../logging/logger.ts";
-import type { WorkHandler, WorkQueue } from "../ports/work-queue.ts";
+import type { WorkHandler, WorkMessage, WorkQueue } from "../ports/work-queue.ts";
 import { touchRow } from "../touches/touch.ts";
 import { WORKERS } from "../workers/workers.ts";
 import { adminRevision, markAdminChange } from "./admin-changes.ts";
@@ -72,6 +73,7 @@ import {
 } from "./data-dir.ts";
 import type { Authorizer } from "./gateway.ts";
 import { serveHeldStores } from "./held-stores.ts";
+import { createInFlight, type InFlight } from "./in-flight.ts";
 import { type EmbeddedJobs, startEmbeddedJobs } from "./jobs.ts";
 import { listenAll } from "./listeners.ts";
 import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
@@ -348,6 +350,9 @@ const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRunt
     await clickLog.applied();
     await lake.flush();
   };
+  // The requests and jobs that found an install alive and may still write for it: a purge
+  // waits for those under way, so none of its rows lands after the purge.
+  const installWriters = createInFlight();
 
   // Requests read apps through a short cache, which the CLI's changes empty; the configuration
   // and the `.well-known` files read them fresh (tables.apps).
@@ -376,7 +381,10 @@ const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRunt
     engine: lake.engine,
     reports: lake.reports,
     lakePurger: lake.purger,
-    flushLake: flushAll,
+    flushLake: async () => {
+      await installWriters.settled();
+      await flushAll();
+    },
     // The service's own link host, once its listener is up.
     linkBaseUrl: () => linkBaseUrl ?? "",
     searchAds: createAdServicesClient({ url: config.appleAdsUrl }),
@@ -430,9 +438,15 @@ const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRunt
     workers: WORKERS,
     // Each row's composition is its own worker's (loadComposition checks the row's id), so
     // its handler takes that worker's messages.
-    handlers: (await mapRows(WORKERS, async (worker) =>
-      (await loadComposition<WorkHandler<unknown>>(worker)).compose(adapters, runtime),
-    )) as WorkerHandlers<(typeof WORKERS)[number]>,
+    handlers: (await mapRows(WORKERS, async (worker) => {
+      const handle = (await loadComposition<WorkHandler<unknown>>(worker)).compose(
+        adapters,
+        runtime,
+      );
+      return writesForLiveInstalls(worker.uses)
+        ? (message: WorkMessage<unknown>) => installWriters.track(handle(message))
+        : handle;
+    })) as WorkerHandlers<(typeof WORKERS)[number]>,
   });
   opened(workers);
 
@@ -469,7 +483,7 @@ const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRunt
       host: config.host,
       port: config.port,
       gateway: {
-        routes: await composedRoutes(ROUTES, adapters, runtime),
+        routes: await composedRoutes(ROUTES, adapters, runtime, installWriters),
         authorizer,
         // The CLI's changes to keys and apps, seen by every request that arrives after them.
         onRequest: revision.check,
@@ -482,7 +496,7 @@ const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRunt
       host: config.host,
       port: config.linkPort,
       gateway: {
-        routes: await composedRoutes(LINK_HOST_ROUTES, adapters, runtime),
+        routes: await composedRoutes(LINK_HOST_ROUTES, adapters, runtime, installWriters),
         authorizer,
         onRequest: revision.check,
         trustProxy: config.trustProxy,
@@ -558,10 +572,16 @@ const composedRoutes = (
   routes: readonly ServiceRoute[],
   adapters: AllAdapters,
   runtime: Runtime,
+  installWriters: InFlight,
 ): Promise<{ route: ServiceRoute; handler: HttpHandler }[]> =>
   Promise.all(
-    routes.map(async (route) => ({
-      route,
-      handler: (await loadComposition<HttpHandler>(route)).compose(adapters, runtime),
-    })),
+    routes.map(async (route) => {
+      const handler = (await loadComposition<HttpHandler>(route)).compose(adapters, runtime);
+      return {
+        route,
+        handler: writesForLiveInstalls(route.uses)
+          ? (event, context) => installWriters.track(handler(event, context))
+          : handler,
+      };
+    }),
   );

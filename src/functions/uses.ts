@@ -146,6 +146,14 @@ export interface Uses<Queue extends string = string> {
 }
 
 /**
+ * Whether a function checks that an install is not deleted before it writes for it (ingestion,
+ * matching, postbacks): its work found the install alive, and may write after a purge began.
+ * A purge waits for such work under way where it can (the embedded runtime); on AWS it leaves
+ * requests younger than the longest such work for a later run.
+ */
+export const writesForLiveInstalls = (uses: Uses): boolean => uses.tables?.deletions === "lookup";
+
+/**
  * What one function serving several rows (a route group, src/functions/manifest.ts) uses: every
  * resource any of them names, with the one access word they all give it, and every setting any
  * of them reads. A function has one environment and one role, so two rows that name a resource

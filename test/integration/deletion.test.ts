@@ -8,7 +8,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SNAPSHOT_HEADER } from "../../src/export/paging.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
-import { lakeAttribution } from "../support/records.ts";
+import { lakeAttribution, lakeEvent } from "../support/records.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.deleting";
@@ -254,5 +254,170 @@ describe("deleting an install's data", () => {
     // In the order of the batch, whichever reason each has.
     expect(answer.ignored.map((i) => i.index)).toEqual([0, 1]);
     expect(answer.ignored[0]?.detail).toMatch(/deleted/);
+  });
+});
+
+describe("a purge beside the rest of the service's work", () => {
+  let rt: TestRuntime;
+
+  beforeAll(async () => {
+    // Purges run when requested only.
+    rt = await startTestRuntime({ purgeIntervalMs: 600_000 });
+  });
+
+  afterAll(async () => {
+    await rt.dispose();
+  });
+
+  const completed = async (appKeys: { serverKey: string }, requestId: string) =>
+    expect
+      .poll(async () => {
+        const response = await rt.get(`/v1/deletions/${requestId}`, appKeys.serverKey);
+        return ((await response.json()) as Deletion).status;
+      })
+      .toBe("completed");
+
+  const lakeRowsOf = async (appId: string, serviceId: string): Promise<number> => {
+    const duckdb = await DuckDBInstance.create(":memory:");
+    const connection = await duckdb.connect();
+    try {
+      const lake = join(rt.config.dataDir, "lake");
+      const files = (await filesUnder(lake)).filter((file) => file.endsWith(".parquet"));
+      if (files.length === 0) return 0;
+      const rows = await connection.runAndReadAll(
+        `SELECT count(*)::INTEGER AS n FROM read_parquet([${files.map((f) => `'${f}'`).join(", ")}],
+           union_by_name = true, hive_partitioning = true)
+         WHERE app_id = '${appId}' AND service_id = '${serviceId}'`,
+      );
+      return Number(rows.getRowsJS()[0]?.[0]);
+    } finally {
+      connection.closeSync();
+      duckdb.closeSync();
+    }
+  };
+
+  it("waits for a batch that found the install alive before its deletion, so none of it outlives the purge", async () => {
+    const app = "com.example.deleting.race";
+    const doomed = "doomed-while-sending";
+    const appKeys = await rt.createApp(app, "android");
+    const installed = await rt.post(
+      "/v1/installs",
+      {
+        service_id: doomed,
+        os: "android",
+        sdk_platform: "kotlin",
+        sdk_version: "1.11.0",
+        first_open_time: minutesAgo(90),
+      },
+      appKeys.sdkKey,
+    );
+    expect(installed.status).toBe(202);
+    await rt.flush();
+
+    // The batch's check that the install is not deleted is answered, then held: its writes
+    // come once the deletion has been requested.
+    const deletions = rt.stores.deletions;
+    const listByInstall = deletions.listByInstall.bind(deletions);
+    let checked: () => void = () => undefined;
+    const batchChecked = new Promise<void>((resolve) => {
+      checked = resolve;
+    });
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held = false;
+    deletions.listByInstall = async (appId, serviceId) => {
+      const found = await listByInstall(appId, serviceId);
+      if (!held && serviceId === doomed) {
+        held = true;
+        checked();
+        await released;
+      }
+      return found;
+    };
+    try {
+      const batch = rt.post(
+        "/v1/events",
+        {
+          events: [
+            {
+              event_id: "sent-as-deleted",
+              service_id: doomed,
+              event_type: "LOGIN",
+              event_time: minutesAgo(1),
+              customer_user_id: "user-while-deleting",
+            },
+          ],
+        },
+        appKeys.sdkKey,
+      );
+      await batchChecked;
+      const requested = await rt.fetch(
+        `/v1/installs/${doomed}`,
+        { method: "DELETE" },
+        appKeys.sdkKey,
+      );
+      expect(requested.status).toBe(202);
+      const { request_id } = (await requested.json()) as Deletion;
+      // The purge, begun at the request, waits for the batch: it does not complete meanwhile
+      // (it does within a second when it does not wait).
+      let whileHeld = "";
+      for (let tries = 0; tries < 30 && whileHeld !== "completed"; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const status = await rt.get(`/v1/deletions/${request_id}`, appKeys.serverKey);
+        whileHeld = ((await status.json()) as Deletion).status;
+      }
+      expect(whileHeld).not.toBe("completed");
+      release();
+      expect(((await (await batch).json()) as { accepted: number }).accepted).toBe(1);
+      await completed(appKeys, request_id);
+    } finally {
+      deletions.listByInstall = listByInstall;
+      release();
+    }
+    await rt.flush();
+    expect(await lakeRowsOf(app, doomed)).toBe(0);
+    expect(await rt.stores.customerUsers.get(app, "user-while-deleting")).toBeUndefined();
+  });
+
+  it("leaves another app's export alone when its install has the deleted install's id", async () => {
+    const shared = "device-id-in-two-apps";
+    const deleting = await rt.createApp("com.example.deleting.one", "android");
+    const other = await rt.createApp("com.example.deleting.two", "android");
+    const since = Math.floor(Date.now() / 1000) - 3_600;
+    await rt.streams.events.put(
+      ["com.example.deleting.one", "com.example.deleting.two", "com.example.deleting.two"].map(
+        (appId, i) =>
+          lakeEvent({
+            app_id: appId,
+            service_id: i < 2 ? shared : "another-device",
+            event_time: minutesAgo(30 - i),
+          }),
+      ),
+    );
+    await rt.flush();
+    // The other app's export pages through its snapshot, which holds a row of the shared id.
+    const first = await rt.get(`/api/v1/export?timestamp=${since}&limit=1`, other.serverKey);
+    expect(first.status).toBe(200);
+    const snapshot = first.headers.get(SNAPSHOT_HEADER);
+    await first.arrayBuffer();
+
+    const requested = await rt.fetch(
+      `/v1/installs/${shared}`,
+      { method: "DELETE" },
+      deleting.sdkKey,
+    );
+    const { request_id } = (await requested.json()) as Deletion;
+    await completed(deleting, request_id);
+
+    const next = await rt.get(
+      `/api/v1/export?timestamp=${since}&limit=1&offset=1&snapshot=${snapshot}`,
+      other.serverKey,
+    );
+    expect(next.status, await next.clone().text()).toBe(200);
+    expect(((await next.json()) as { data: ExportRecord[] }).data).toHaveLength(1);
+    expect(await lakeRowsOf("com.example.deleting.two", shared)).toBe(1);
+    expect(await lakeRowsOf("com.example.deleting.one", shared)).toBe(0);
   });
 });
