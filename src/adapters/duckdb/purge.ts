@@ -86,7 +86,9 @@ export const createDuckDbPurger = (options: {
           const parts = (await partsOf(snapshot)).map((part) => sqlString(part.path));
           if (parts.length === 0) continue;
           const holds = await count(
-            `SELECT count(*) FROM read_parquet([${parts.join(", ")}]) WHERE service_id = ${id}`,
+            // Another app's install may have the same id: its snapshots are not this purge's.
+            `SELECT count(*) FROM read_parquet([${parts.join(", ")}])
+             WHERE app_id = ${sqlString(appId)} AND service_id = ${id}`,
           );
           // A page of a snapshot is whole or not at all: the snapshot goes, not the part.
           if (holds > 0) await rm(snapshot, { recursive: true, force: true });
