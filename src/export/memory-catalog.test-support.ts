@@ -10,7 +10,9 @@ export const memoryCatalog = (): SnapshotCatalog & AppSnapshots => {
     byId: async (appId, since, snapshotId) => byId.get(`${windowOf(appId, since)}#${snapshotId}`),
     put: async (ref) => {
       byId.set(`${windowOf(ref.appId, ref.since)}#${ref.snapshotId}`, ref);
-      latest.set(windowOf(ref.appId, ref.since), ref);
+      const newest = latest.get(windowOf(ref.appId, ref.since));
+      if (!newest || newest.createdAt <= ref.createdAt)
+        latest.set(windowOf(ref.appId, ref.since), ref);
     },
     listByApp: async (appId) => [...byId.values()].filter((ref) => ref.appId === appId),
     delete: async (ref) => {

@@ -11,8 +11,9 @@ import {
 } from "../embedded/local-dynamodb.ts";
 import type { App } from "../ports/apps.ts";
 import type { SnapshotRef } from "../ports/lake.ts";
+import { SNAPSHOT_ENTRY_GRACE_MS } from "../ports/lake.ts";
 import { jobOf } from "./jobs.ts";
-import { reapSnapshotEntries, SNAPSHOT_ENTRY_GRACE_MS } from "./reap-snapshot-entries.ts";
+import { reapSnapshotEntries } from "./reap-snapshot-entries.ts";
 
 let dir: string;
 let dynamo: DynamoConnection;

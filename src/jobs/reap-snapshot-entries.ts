@@ -4,12 +4,8 @@
  * its two entries in the snapshots table. A page that names a reaped snapshot is refused as one
  * naming an unknown snapshot, as on AWS once the TTL has passed.
  */
-import { DAY_MS } from "../domain/time.ts";
 import type { AppStore } from "../ports/apps.ts";
-import type { AppSnapshots } from "../ports/lake.ts";
-
-/** Past its expiry, how long an entry is kept: a late page still hears that it expired. */
-export const SNAPSHOT_ENTRY_GRACE_MS = DAY_MS;
+import { type AppSnapshots, SNAPSHOT_ENTRY_GRACE_MS } from "../ports/lake.ts";
 
 export interface ReapSnapshotEntriesDeps {
   readonly apps: Pick<AppStore, "list">;

@@ -89,6 +89,13 @@ export interface SnapshotRef extends SnapshotLocation {
 }
 
 /**
+ * How long a snapshot's entries are kept past its expiry (the reap job's on the embedded runtime,
+ * DynamoDB's TTL on AWS): a late page still hears that its snapshot expired, where without the
+ * entry a page past the first would be served from a new snapshot whose rows it does not follow.
+ */
+export const SNAPSHOT_ENTRY_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
  * The export snapshots: each by its id, for the pages that name it, and the newest of each
  * (app, timestamp), for the pages that do not.
  */
@@ -97,7 +104,11 @@ export interface SnapshotCatalog {
   latest(appId: string, since: number): Promise<SnapshotRef | undefined>;
   /** A snapshot of the window by its id, expired or not. */
   byId(appId: string, since: number, snapshotId: string): Promise<SnapshotRef | undefined>;
-  /** Stores `ref` by its id and as the newest of its window. */
+  /**
+   * Stores `ref` by its id, and as the newest of its window unless the window's holds one made
+   * later: a snapshot whose making was abandoned (its client gone, a retry since) may end after
+   * the retry's, whose pages must go on from the retry's.
+   */
   put(ref: SnapshotRef): Promise<void>;
 }
 

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
 import { cachedSnapshotCatalog } from "./cached-snapshots.ts";
 
-const ref = (snapshotId: string, since = 10): SnapshotRef => ({
+const ref = (snapshotId: string, since = 10, createdAt = 1): SnapshotRef => ({
   location: `/s/${snapshotId}`,
   appId: "a",
   since,
   snapshotId,
-  createdAt: 1,
+  createdAt,
   expiresAt: 1_000,
   tombstoneVersion: 0,
 });
@@ -28,7 +28,8 @@ const countingCatalog = () => {
     },
     put: async (r) => {
       byId.set(`${r.appId}#${r.since}#${r.snapshotId}`, r);
-      latest.set(`${r.appId}#${r.since}`, r);
+      const newest = latest.get(`${r.appId}#${r.since}`);
+      if (!newest || newest.createdAt <= r.createdAt) latest.set(`${r.appId}#${r.since}`, r);
     },
     listByApp: async () => [...byId.values()],
     delete: async (r) => {
@@ -49,9 +50,22 @@ describe("cached snapshot catalog", () => {
     expect(await cached.byId("a", 10, "s1")).toBeUndefined();
     expect(counts.reads).toBe(2);
     await cached.put(ref("s1"));
-    expect(await cached.latest("a", 10)).toEqual(ref("s1"));
     expect(await cached.byId("a", 10, "s1")).toEqual(ref("s1"));
     expect(counts.reads).toBe(2);
+    // The window's newest is the store's choice: read once after the put, then remembered.
+    expect(await cached.latest("a", 10)).toEqual(ref("s1"));
+    expect(await cached.latest("a", 10)).toEqual(ref("s1"));
+    expect(counts.reads).toBe(3);
+  });
+
+  it("answers the window's newest the store kept when one made earlier is stored after it", async () => {
+    const { store } = countingCatalog();
+    const cached = cachedSnapshotCatalog(store, 100);
+    await cached.put(ref("retry", 10, 2_000));
+    expect((await cached.latest("a", 10))?.snapshotId).toBe("retry");
+    await cached.put(ref("abandoned", 10, 1_000));
+    expect((await cached.latest("a", 10))?.snapshotId).toBe("retry");
+    expect((await cached.byId("a", 10, "abandoned"))?.snapshotId).toBe("abandoned");
   });
 
   it("keeps each snapshot by its id when a newer one becomes its window's newest", async () => {

@@ -42,7 +42,7 @@ export const cachedSnapshotCatalog = (
       } finally {
         forget(ref);
       }
-      entries.set(latestKey(ref.appId, ref.since), ref);
+      // Its window's newest is whichever the store kept (one made later stays): read again.
       entries.set(idKey(ref.appId, ref.since, ref.snapshotId), ref);
     },
     async delete(ref) {

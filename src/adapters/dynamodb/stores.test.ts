@@ -26,6 +26,7 @@ import { testLink } from "../../links/link.test-support.ts";
 import type { AppLinkSettings } from "../../ports/apps.ts";
 import type { CostRow } from "../../ports/costs.ts";
 import type { DeletionRequest } from "../../ports/deletions.ts";
+import { SNAPSHOT_ENTRY_GRACE_MS } from "../../ports/lake.ts";
 import type { Touch } from "../../ports/touches.ts";
 import { NO_CAMPAIGN } from "../../touches/touch.ts";
 import { contractTouch } from "../contracts/touch-store.test-support.ts";
@@ -304,6 +305,37 @@ describe("DynamoDB stores", () => {
     expect(await snapshots.latest("com.s", 20)).toEqual(ref("com.s", 20, "q4"));
     expect(await snapshots.byId("com.s", 20, "q2")).toBeUndefined();
     expect(await snapshots.latest("com.t", 10)).toEqual(ref("com.t", 10, "q3"));
+  });
+
+  it("keeps a window's newest snapshot when one made before it is stored after it, and keeps entries a day past expiry", async () => {
+    const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const ref = (snapshotId: string, createdAt: number) => ({
+      appId: "com.newest",
+      since: 10,
+      snapshotId,
+      location: `s3://results/athena/${snapshotId}.csv`,
+      createdAt,
+      expiresAt: createdAt + 900_000,
+      tombstoneVersion: 0,
+    });
+    // A retry's snapshot, made after its client gave the first up, is stored first.
+    await snapshots.put(ref("retry", 2_000_000));
+    await snapshots.put(ref("abandoned", 1_000_000));
+    expect((await snapshots.latest("com.newest", 10))?.snapshotId).toBe("retry");
+    expect((await snapshots.byId("com.newest", 10, "abandoned"))?.snapshotId).toBe("abandoned");
+    await snapshots.put(ref("next", 3_000_000));
+    expect((await snapshots.latest("com.newest", 10))?.snapshotId).toBe("next");
+
+    // DynamoDB's TTL reaps an entry once its time has passed: a day after the snapshot expires.
+    const item = await dynamo.doc.send(
+      new GetCommand({
+        TableName: LOCAL_TABLE_NAMES.snapshots,
+        Key: { snapshotKey: "com.newest#10" },
+      }),
+    );
+    expect(Number(item.Item?.expiresTtl) * 1000).toBeGreaterThanOrEqual(
+      3_000_000 + 900_000 + SNAPSHOT_ENTRY_GRACE_MS,
+    );
   });
 
   it("finds one install's deletion requests by index, and an app's all", async () => {

@@ -16,7 +16,12 @@ import * as z from "zod";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { SCOPES } from "../../domain/keys.ts";
 import { type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
-import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import {
+  type AppSnapshots,
+  SNAPSHOT_ENTRY_GRACE_MS,
+  type SnapshotCatalog,
+  type SnapshotRef,
+} from "../../ports/lake.ts";
 import { storedConversionSchema } from "../../skadnetwork/conversion-schema.ts";
 import { createApplePostbackStore } from "./apple-postbacks.ts";
 import { createAttributionStore } from "./attributions.ts";
@@ -174,11 +179,11 @@ const toSnapshotRef = (item: Record<string, unknown>): SnapshotRef => {
 const snapshotIdKey = (appId: string, since: number, snapshotId: string) =>
   `${snapshotKey(appId, since)}#${snapshotId}`;
 
-// expiresTtl lets DynamoDB's TTL reap old items on AWS; readers still check expiresAt.
+// expiresTtl lets DynamoDB's TTL reap old items on AWS, past the grace; readers check expiresAt.
 const snapshotItemOf = (ref: SnapshotRef, key: string) => ({
   ...ref,
   snapshotKey: key,
-  expiresTtl: Math.ceil(ref.expiresAt / 1000),
+  expiresTtl: Math.ceil((ref.expiresAt + SNAPSHOT_ENTRY_GRACE_MS) / 1000),
 });
 
 export const createSnapshotCatalog = (
@@ -199,7 +204,16 @@ export const createSnapshotCatalog = (
       const own = snapshotIdKey(ref.appId, ref.since, ref.snapshotId);
       await doc.send(new PutCommand({ TableName: table, Item: snapshotItemOf(ref, own) }));
       const newest = snapshotKey(ref.appId, ref.since);
-      await doc.send(new PutCommand({ TableName: table, Item: snapshotItemOf(ref, newest) }));
+      await conditionHolds(() =>
+        doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: snapshotItemOf(ref, newest),
+            ConditionExpression: "attribute_not_exists(snapshotKey) OR createdAt <= :createdAt",
+            ExpressionAttributeValues: { ":createdAt": ref.createdAt },
+          }),
+        ),
+      );
     },
     async listByApp(appId) {
       const entries = await queryIndex(
