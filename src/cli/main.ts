@@ -825,7 +825,7 @@ program
   .description("page through an export window and write one file")
   .requiredOption(
     "--since <time>",
-    "window start: a date (2026-11-01), an ISO 8601 time or Unix seconds",
+    "window start: a date (2026-11-01), an ISO 8601 time (UTC unless it names an offset) or Unix seconds",
   )
   .addOption(
     new Option("--format <format>", "output format").choices(EXPORT_FORMATS).default("json"),

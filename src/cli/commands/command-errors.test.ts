@@ -3,11 +3,14 @@
  * an app that does not exist.
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
+import { SNAPSHOT_HEADER, SNAPSHOT_ROWS_HEADER } from "../../export/paging.ts";
 import { unreachable } from "../unreachable.ts";
 import { exportCommand, parseSince } from "./export.ts";
 import { listKeysCommand } from "./keys.ts";
@@ -19,6 +22,17 @@ describe("the command line's days", () => {
     expect(parseSince("2026-11-01")).toBe(Date.UTC(2026, 10, 1) / 1000);
     expect(parseSince("2026-11-01T12:00:00Z")).toBe(Date.UTC(2026, 10, 1, 12) / 1000);
     expect(parseSince("1790000000")).toBe(1_790_000_000);
+    // A time without an offset is UTC, wherever the command runs.
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      expect(parseSince("2026-11-01T12:00:00")).toBe(Date.UTC(2026, 10, 1, 12) / 1000);
+      expect(parseSince("2026-11-01T12:00")).toBe(Date.UTC(2026, 10, 1, 12) / 1000);
+      expect(parseSince("2026-11-01T12:00:00-05:00")).toBe(Date.UTC(2026, 10, 1, 17) / 1000);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
     for (const value of ["2026-02-30", "2026-02-30T10:00:00Z", "2026-13-01", "yesterday"]) {
       expect(() => parseSince(value), value).toThrow(/--since must be a date/);
     }
@@ -71,6 +85,49 @@ describe("a service that does not answer", () => {
         expect(existsSync(output), format).toBe(false);
       }
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a parquet export whose pages cannot be joined", () => {
+  it("fails and leaves no file behind", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "export-unjoined-"));
+    // Two pages of one snapshot whose columns differ, as no service sends: the join refuses them.
+    const duckdb = await DuckDBInstance.create(":memory:");
+    const connection = await duckdb.connect();
+    const pages = [join(dir, "a.parquet"), join(dir, "b.parquet")];
+    await connection.run(`COPY (SELECT 1 AS a) TO '${pages[0]}' (FORMAT parquet)`);
+    await connection.run(`COPY (SELECT 'x' AS b) TO '${pages[1]}' (FORMAT parquet)`);
+    connection.closeSync();
+    duckdb.closeSync();
+    const server = createHttpServer(async (request, response) => {
+      const offset = Number(new URL(request.url ?? "/", "http://x").searchParams.get("offset"));
+      response.writeHead(200, {
+        "content-type": "application/vnd.apache.parquet",
+        [SNAPSHOT_HEADER]: "snap-1",
+        [SNAPSHOT_ROWS_HEADER]: "2",
+      });
+      response.end(await readFile(pages[offset] ?? ""));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    const output = join(dir, "out.parquet");
+    try {
+      await expect(
+        exportCommand({
+          url: `http://127.0.0.1:${port}`,
+          key: "srv_x",
+          since: 0,
+          format: "parquet",
+          output,
+          pageSize: 1,
+          progress: false,
+        }),
+      ).rejects.toThrow();
+      expect(existsSync(output)).toBe(false);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -46,11 +46,15 @@ const jsonPageSchema = async () => {
 /** Pages requested ahead of the one being written: the service makes one while we write one. */
 const PAGES_IN_FLIGHT = 2;
 
-/** `2026-11-01`, an ISO 8601 time, or Unix seconds → Unix seconds. */
+/**
+ * `2026-11-01`, an ISO 8601 time, or Unix seconds → Unix seconds. A day or a time that names no
+ * offset is UTC, as the service's days are, whatever this machine's time zone.
+ */
 export const parseSince = (value: string): number => {
   if (/^\d+$/.test(value)) return Number(value);
   const day = /^\d{4}-\d{2}-\d{2}/.exec(value)?.[0];
-  const ms = Date.parse(day === value ? `${value}T00:00:00Z` : value);
+  const withoutOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value);
+  const ms = Date.parse(day === value ? `${value}T00:00:00Z` : withoutOffset ? `${value}Z` : value);
   // A day Date would roll over (2026-02-30) is no day, as a time on it is none.
   if (Number.isNaN(ms) || (day !== undefined && !isUtcDay(day)))
     throw new Error(`--since must be a date, an ISO 8601 time or Unix seconds: ${value}`);
@@ -280,9 +284,15 @@ const joinedExport = async (
       onPage(rows, total);
     }
     const { joinParquet } = await import("../parquet-join.ts");
-    const joined = await joinParquet(files, options.output);
-    if (joined !== exported) {
-      throw new Error(`Export incomplete: ${joined} of the window's ${exported} events arrived`);
+    try {
+      const joined = await joinParquet(files, options.output);
+      if (joined !== exported) {
+        throw new Error(`Export incomplete: ${joined} of the window's ${exported} events arrived`);
+      }
+    } catch (error) {
+      // As the other formats: a failed export leaves no file that looks like one.
+      await rm(options.output, { force: true });
+      throw error;
     }
     return exported;
   } finally {
