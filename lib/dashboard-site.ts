@@ -10,6 +10,7 @@ import type { RestApi } from "aws-cdk-lib/aws-apigateway";
 import {
   AllowedMethods,
   CachePolicy,
+  CacheQueryStringBehavior,
   Distribution,
   HeadersFrameOption,
   HeadersReferrerPolicy,
@@ -112,6 +113,19 @@ export class DashboardSite extends Construct {
       },
     });
 
+    // The page names its script and style with their content's hash (`/app.js?v=<hash>`), and a
+    // deploy replaces the files under the same names: the hash is in the edge's cache key, so a
+    // new page never gets the old files an edge kept (CACHING_OPTIMIZED leaves queries out).
+    const files = new CachePolicy(this, "HashedFiles", {
+      comment: "Dashboard files, cached by path and their content hash (?v=)",
+      queryStringBehavior: CacheQueryStringBehavior.allowList("v"),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+      minTtl: Duration.seconds(1),
+      defaultTtl: Duration.days(1),
+      maxTtl: Duration.days(365),
+    });
+
     // The longest wait for a first byte CloudFront takes without a quota increase (30 s by
     // default): an export's first page answers once its snapshot is made, which can take longer.
     const api = new RestApiOrigin(props.api, { readTimeout: Duration.seconds(60) });
@@ -122,7 +136,7 @@ export class DashboardSite extends Construct {
         origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         responseHeadersPolicy: headers,
-        cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+        cachePolicy: files,
       },
       additionalBehaviors: Object.fromEntries(
         API_PATHS.map((path) => [

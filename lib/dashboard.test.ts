@@ -3,8 +3,11 @@
  * control and the service's security headers, the API behind the same origin uncached, and
  * a Cognito user pool that no one signs themselves up to.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
+import { dashboardDist } from "../dashboard/dist-path.ts";
 import { PENDING_SIGN_IN_LIFETIME_MS } from "../src/dashboard/totp.ts";
 import { CONTENT_SECURITY_POLICY } from "../src/http/dashboard-headers.ts";
 import { ROUTES } from "../src/http/routes.ts";
@@ -90,6 +93,33 @@ describe("the dashboard's site", () => {
         `${route.id}: ${route.path}`,
       ).toBe(true);
     }
+  });
+
+  it("keys the page's files at the edge by their content hash, so a deploy's page gets its own", () => {
+    const config = distributionConfig(template, stack);
+    const { CachePolicyId } = (config?.DefaultCacheBehavior ?? {}) as { CachePolicyId?: unknown };
+    const policies = template.findResources("AWS::CloudFront::CachePolicy");
+    const [id, policy] =
+      Object.entries(policies).find(([logicalId]) =>
+        JSON.stringify(CachePolicyId).includes(logicalId),
+      ) ?? [];
+    expect(id, "the default behaviour's cache policy is the stack's own").toBeDefined();
+    const key = (
+      policy as {
+        Properties: {
+          CachePolicyConfig: {
+            ParametersInCacheKeyAndForwardedToOrigin: {
+              QueryStringsConfig: { QueryStringBehavior: string; QueryStrings?: string[] };
+            };
+          };
+        };
+      }
+    ).Properties.CachePolicyConfig.ParametersInCacheKeyAndForwardedToOrigin.QueryStringsConfig;
+    expect(key).toEqual({ QueryStringBehavior: "whitelist", QueryStrings: ["v"] });
+    // The page itself names the hash it is keyed by.
+    const page = readFileSync(join(dashboardDist, "index.html"), "utf8");
+    expect(page).toMatch(/src="\/app\.js\?v=[0-9a-f]+"/);
+    expect(page).toMatch(/href="\/app\.css\?v=[0-9a-f]+"/);
   });
 
   it("takes the CloudFront web ACL it is given, and none unless given one", () => {
