@@ -240,7 +240,7 @@ describe("environment contract", () => {
       ATHENA_WORKGROUP: stack.queries.workGroupName,
       GLUE_DATABASE: stack.lake.catalog.databaseName,
       RESULTS_BUCKET: stack.resolve(stack.lake.resultsBucket.bucketName),
-      SNAPSHOT_TTL_SECONDS: "900",
+      SNAPSHOT_TTL_SECONDS: "7200",
     });
   });
 });

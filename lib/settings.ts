@@ -6,7 +6,6 @@
 import { Duration, Size } from "aws-cdk-lib";
 import type { CronOptions } from "aws-cdk-lib/aws-events";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
-import { DEFAULT_SNAPSHOT_TTL_SECONDS } from "../src/config/defaults.ts";
 import type { RouteId } from "../src/http/routes.ts";
 import { jobOf } from "../src/jobs/jobs.ts";
 
@@ -197,7 +196,10 @@ export interface StackSettings {
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
-  snapshotTtl: Duration.seconds(DEFAULT_SNAPSHOT_TTL_SECONDS),
+  // Longer than the embedded runtime's: a page here is a Lambda of about half a second, so a
+  // window of tens of millions of events takes its client tens of minutes to page through, and
+  // the snapshot (Athena's result in S3) costs little to keep.
+  snapshotTtl: Duration.hours(2),
   authorizerCacheTtl: Duration.minutes(5),
   apiPeak: { sdk: 500, server: 100, export: 10, reports: 5, manage: 20, signIn: 5 },
   burstSeconds: 2,
