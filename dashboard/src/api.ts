@@ -1025,12 +1025,19 @@ export interface SkadnetworkReport {
     ad_network_id: string;
     /** The campaign: 2 to 4 digits from SKAdNetwork 4.0. */
     source_identifier: string;
+    /** Apple's field it is: `campaign-id` before 4.0, another numbering with one window. */
+    identifier_field: "source-identifier" | "campaign-id";
     installs: number;
     redownloads: number;
     /** AdAttributionKit's re-engagements: users an ad brought back to the installed app. */
     reengagements: number;
-    /** Postbacks of the second and third windows. */
-    later_postbacks: number;
+    /**
+     * Postbacks of the second and third windows, on a row of two digits only (Apple sends them
+     * with two digits); null on the other rows.
+     */
+    later_postbacks: number | null;
+    /** The installs and redownloads of every row ending in the row's two digits; null likewise. */
+    suffix_installs: number | null;
   }[];
   values: {
     /** An install's value, or a re-engagement's (its windows start at the re-engagement). */
@@ -1094,7 +1101,10 @@ export interface UnknownPostbacks {
   app_store_ids: {
     app_store_id: string;
     postbacks: number;
+    /** Verified with Apple's production key: an App Store id Apple signed for an install. */
     verified: number;
+    /** Verified with a development key: a test's, anyone's, for any id. */
+    development: number;
     first_received_at: string;
     last_received_at: string;
   }[];

@@ -14,7 +14,11 @@ import { PREVIEW_FIELDS } from "./link-request.ts";
 
 export const APPLE_TEAM_ID_PATTERN = /^[A-Z0-9]{10}$/;
 export const SHA256_FINGERPRINT_PATTERN = /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/;
-export const APP_STORE_ID_PATTERN = /^[0-9]{1,15}$/;
+/**
+ * Apple's numeric app id as Apple writes it: no leading zero. A postback names its app by the
+ * number (`app-id`), so an id set with a leading zero would match none of them.
+ */
+export const APP_STORE_ID_PATTERN = /^[1-9][0-9]{0,14}$/;
 /** A Play package name: two or more segments, each a letter then letters, digits or `_`. */
 export const PLAY_PACKAGE_PATTERN =
   /^(?=.{1,150}$)[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
@@ -27,7 +31,9 @@ const clearable = <T extends z.ZodType<string>>(schema: T) => z.union([z.literal
 
 export const linkSettingsChangeSchema = z.object({
   appStoreId: clearable(
-    z.string().regex(APP_STORE_ID_PATTERN, { error: "must be the App Store's numeric app id" }),
+    z.string().regex(APP_STORE_ID_PATTERN, {
+      error: "must be the App Store's numeric app id: up to 15 digits, the first not 0",
+    }),
   ).optional(),
   playPackage: clearable(
     z.string().regex(PLAY_PACKAGE_PATTERN, {

@@ -93,6 +93,13 @@ export interface ApplePostbackStore {
 }
 
 /**
+ * Apple's field a postback's campaign number is: `campaign-id` before SKAdNetwork 4.0 (1 to
+ * 100, one postback per install), else `source-identifier` (2 to 4 digits, and later windows'
+ * postbacks). The two number campaigns apart: 39 of one is not 39 of the other.
+ */
+export type IdentifierField = "campaign-id" | "source-identifier";
+
+/**
  * The postbacks of an app received in a window, grouped by what the SKAdNetwork report reads
  * (src/skadnetwork/report-query.ts): how many postbacks (each transaction once) share these
  * values.
@@ -100,6 +107,7 @@ export interface ApplePostbackStore {
 export interface ApplePostbackGroup {
   readonly adNetworkId: string;
   readonly sourceIdentifier: string;
+  readonly identifierField: IdentifierField;
   readonly sequenceIndex: number;
   readonly didWin: boolean;
   readonly redownload: boolean;

@@ -10,7 +10,12 @@ import {
   SKAN_4_FINE,
   VERIFIED_SKAN_SAMPLES,
 } from "./apple-samples.test-support.ts";
-import { counts, readAdAttributionKitPostback, readSkadnetworkPostback } from "./postbacks.ts";
+import {
+  counts,
+  identifierFieldOf,
+  readAdAttributionKitPostback,
+  readSkadnetworkPostback,
+} from "./postbacks.ts";
 
 const read = (body: unknown) => {
   const result = readSkadnetworkPostback(body);
@@ -194,6 +199,18 @@ describe("SKAdNetwork postbacks", () => {
       ok: false,
       problem: "a version 5.0 postback needs did-win",
     });
+  });
+
+  it("names the field its campaign was read from: campaign-id before 4.0, source-identifier after", () => {
+    const { version: _none, ...unversioned } = SKAN_2_0;
+    expect(identifierFieldOf(read(unversioned))).toBe("campaign-id");
+    expect(identifierFieldOf(read(SKAN_3_WIN))).toBe("campaign-id");
+    expect(identifierFieldOf(read(SKAN_4_FINE))).toBe("source-identifier");
+    // A later version is read as 4.0's fields.
+    expect(identifierFieldOf(read({ ...SKAN_4_FINE, version: "5.0" }))).toBe("source-identifier");
+    const aak = readAdAttributionKitPostback(AAK_DEVELOPMENT);
+    if (!aak.ok) throw new Error(aak.problem);
+    expect(identifierFieldOf(aak.postback)).toBe("source-identifier");
   });
 
   it("refuses a body that is no postback, naming what is wrong", () => {

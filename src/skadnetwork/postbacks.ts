@@ -12,6 +12,7 @@ import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import * as z from "zod";
 import type {
   CoarseValue,
+  IdentifierField,
   PostbackKind,
   ReceivedPostback,
   Verification,
@@ -28,7 +29,7 @@ export const REENGAGEMENT = "re-engagement";
 
 export const COARSE_VALUES = ["low", "medium", "high"] as const satisfies readonly CoarseValue[];
 
-export type { CoarseValue, PostbackKind, ReceivedPostback, Verification };
+export type { CoarseValue, IdentifierField, PostbackKind, ReceivedPostback, Verification };
 
 export type ReadPostback =
   | { readonly ok: true; readonly postback: ReceivedPostback }
@@ -178,6 +179,19 @@ const REQUIRED: Readonly<Record<string, readonly (keyof SkanBody)[]>> = {
   "3.0": ["campaign-id", "fidelity-type", "did-win"],
   "4.0": ["source-identifier", "fidelity-type", "did-win", "postback-sequence-index"],
 };
+
+/** The versions that name the campaign by `campaign-id`: those before 4.0. */
+export const CAMPAIGN_ID_VERSIONS: readonly string[] = Object.keys(REQUIRED).filter((version) =>
+  REQUIRED[version]?.includes("campaign-id"),
+);
+
+/** Apple's field a postback's `sourceIdentifier` was read from (a later version reads as 4.0). */
+export const identifierFieldOf = (
+  postback: Pick<ReceivedPostback, "kind" | "version">,
+): IdentifierField =>
+  postback.kind === "skadnetwork" && CAMPAIGN_ID_VERSIONS.includes(postback.version)
+    ? "campaign-id"
+    : "source-identifier";
 
 const P192_VERSIONS = new Set(["1.0", "2.0"]);
 

@@ -5,14 +5,15 @@
  * once, and a verified copy over an unverified one).
  * src/skadnetwork/report.ts folds the groups into the report.
  */
+import { DAY_MS } from "../domain/time.ts";
 import { type Dialect, sqlString } from "../lake/export-query.ts";
 import type { ApplePostbackGroup, CoarseValue } from "../ports/apple-postbacks.ts";
 import { dayOf } from "../reports/days.ts";
 import { partitionsOfDays, timestampLiteral } from "../reports/queries.ts";
-import { REENGAGEMENT } from "./postbacks.ts";
+import { CAMPAIGN_ID_VERSIONS, REENGAGEMENT } from "./postbacks.ts";
 
 /** The columns the report groups by, as the lake names them. */
-const KEYS = [
+const COLUMNS = [
   "ad_network_id",
   "source_identifier",
   "postback_sequence_index",
@@ -25,6 +26,20 @@ const KEYS = [
   "environment",
 ] as const;
 
+/**
+ * How far apart in time a transaction's rows may lie: a device retries a postback it got no 200
+ * for during up to 9 days, and each try whose item was not stored wrote its row. Rows this far
+ * either side of a window are read to choose each transaction's row, so that the one chosen is
+ * the same whatever window is asked: a transaction is in one day's report, never in two.
+ */
+export const COPY_SPREAD_DAYS = 10;
+
+/** The days whose rows the query reads for a window (their partitions, and the late ones after). */
+export const skadnetworkDaysOf = (from: Date, to: Date): { from: string; to: string } => ({
+  from: dayOf(new Date(from.getTime() - COPY_SPREAD_DAYS * DAY_MS)),
+  to: dayOf(new Date(to.getTime() + COPY_SPREAD_DAYS * DAY_MS)),
+});
+
 export const buildSkadnetworkQuery = (input: {
   readonly dialect: Dialect;
   readonly appId: string;
@@ -35,24 +50,36 @@ export const buildSkadnetworkQuery = (input: {
   readonly source: string;
 }): string => {
   const { dialect, appId, from, to } = input;
+  const at = timestampLiteral[dialect];
   // A postback's row is its day's, or a later one's when the lake took it late.
-  const partitions = partitionsOfDays(dayOf(from), dayOf(to));
-  const keys = KEYS.join(", ");
-  // One row per transaction: its verified row when it has one (Apple's signed copy, stored in
-  // place of an unverified one first received), else its first.
+  const days = skadnetworkDaysOf(from, to);
+  const partitions = partitionsOfDays(days.from, days.to);
+  const keys = [...COLUMNS, "identifier_field"].join(", ");
+  const versions = CAMPAIGN_ID_VERSIONS.map(sqlString).join(", ");
+  // One row per transaction, chosen among all of its rows whatever the window: its verified one
+  // when it has one (Apple's signed copy, stored in place of an unverified one first received),
+  // and of these the last received, the one whose item the table kept (an earlier try's item
+  // was not stored, which is why the device tried again). The transaction is the window's when
+  // that row was received in it.
   return `SELECT ${keys}, count(*) AS postbacks
 FROM (
-  SELECT ${keys}, row_number() OVER (
+  SELECT ${COLUMNS.join(", ")},
+    CASE WHEN p.kind = 'skadnetwork' AND p.version IN (${versions})
+      THEN 'campaign-id' ELSE 'source-identifier' END AS identifier_field,
+    p.received_at,
+    row_number() OVER (
       PARTITION BY p.kind, p.transaction_id
-      ORDER BY CASE WHEN p.verification = 'verified' THEN 0 ELSE 1 END, p.received_at
+      ORDER BY CASE WHEN p.verification = 'verified' THEN 0 ELSE 1 END, p.received_at DESC
     ) AS copy
   FROM ${input.source} AS p
   WHERE p.app_id = ${sqlString(appId)}
     AND p.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
-    AND p.received_at >= ${timestampLiteral[dialect](from)}
-    AND p.received_at < ${timestampLiteral[dialect](to)}
+    AND p.received_at >= ${at(new Date(from.getTime() - COPY_SPREAD_DAYS * DAY_MS))}
+    AND p.received_at < ${at(new Date(to.getTime() + COPY_SPREAD_DAYS * DAY_MS))}
 ) AS t
 WHERE t.copy = 1
+  AND t.received_at >= ${at(from)}
+  AND t.received_at < ${at(to)}
 GROUP BY ${keys}`;
 };
 
@@ -80,6 +107,8 @@ export const applePostbackGroupOf = (
   return {
     adNetworkId: textOf(values.ad_network_id) ?? "",
     sourceIdentifier: textOf(values.source_identifier) ?? "",
+    identifierField:
+      textOf(values.identifier_field) === "campaign-id" ? "campaign-id" : "source-identifier",
     sequenceIndex: numberOf("postback_sequence_index", values.postback_sequence_index),
     didWin: numberOf("did_win", values.did_win) === 1,
     redownload: numberOf("redownload", values.redownload) === 1,

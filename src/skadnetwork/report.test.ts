@@ -6,6 +6,7 @@ import { skadnetworkReport } from "./report.ts";
 const group = (over: Partial<ApplePostbackGroup>): ApplePostbackGroup => ({
   adNetworkId: "cstr6suwn9.skadnetwork",
   sourceIdentifier: "1234",
+  identifierField: "source-identifier",
   sequenceIndex: 0,
   didWin: true,
   redownload: false,
@@ -23,7 +24,13 @@ describe("the SKAdNetwork report", () => {
     group({ redownload: true, postbacks: 2 }),
     group({ reengagement: true, conversionValue: null, coarseValue: "high", postbacks: 3 }),
     group({ didWin: false, conversionValue: null, postbacks: 4 }),
-    group({ sequenceIndex: 1, conversionValue: null, coarseValue: "medium", postbacks: 6 }),
+    group({
+      sourceIdentifier: "34",
+      sequenceIndex: 1,
+      conversionValue: null,
+      coarseValue: "medium",
+      postbacks: 6,
+    }),
     group({ verification: { status: "unverified", environment: null }, postbacks: 7 }),
     group({ verification: { status: "verified", environment: "development" }, postbacks: 8 }),
   ];
@@ -35,10 +42,23 @@ describe("the SKAdNetwork report", () => {
         media_source: expect.any(String),
         ad_network_id: "cstr6suwn9.skadnetwork",
         source_identifier: "1234",
+        identifier_field: "source-identifier",
         installs: 5,
         redownloads: 2,
         reengagements: 3,
+        later_postbacks: null,
+        suffix_installs: null,
+      },
+      {
+        media_source: expect.any(String),
+        ad_network_id: "cstr6suwn9.skadnetwork",
+        source_identifier: "34",
+        identifier_field: "source-identifier",
+        installs: 0,
+        redownloads: 0,
+        reengagements: 0,
         later_postbacks: 6,
+        suffix_installs: 5 + 2,
       },
     ]);
     expect(report.postbacks).toEqual({ received: 35, counted: 20, unverified: 7, development: 8 });
@@ -80,5 +100,102 @@ describe("the SKAdNetwork report", () => {
     });
     expect(both.campaigns[0]?.installs).toBe(5 + 7 + 8);
     expect(both.postbacks.counted).toBe(35);
+  });
+
+  describe("later windows' postbacks", () => {
+    const row = (report: ReturnType<typeof skadnetworkReport>, id: string) =>
+      report.campaigns.find(
+        (campaign) =>
+          campaign.source_identifier === id && campaign.identifier_field === "source-identifier",
+      );
+
+    it("are reported on the row of two digits, against the installs of every campaign ending in them", () => {
+      // Campaign 5239 reported with four digits (10 installs) and with two (4 installs: a
+      // smaller crowd), 1139 with four (3 installs and a redownload): Apple sends every later
+      // window's postback of them with 39 only.
+      const report = skadnetworkReport(
+        [
+          group({ sourceIdentifier: "5239", postbacks: 10 }),
+          group({ sourceIdentifier: "39", conversionValue: null, postbacks: 4 }),
+          group({ sourceIdentifier: "1139", postbacks: 3 }),
+          group({ sourceIdentifier: "1139", redownload: true, postbacks: 1 }),
+          group({
+            sourceIdentifier: "39",
+            sequenceIndex: 1,
+            conversionValue: null,
+            coarseValue: "medium",
+            postbacks: 6,
+          }),
+          group({
+            sourceIdentifier: "39",
+            sequenceIndex: 2,
+            conversionValue: null,
+            coarseValue: "low",
+            postbacks: 2,
+          }),
+        ],
+        { schema: null, networks: {} },
+      );
+      // Not 0 on the four digits' rows, which no later postback can name.
+      expect(row(report, "5239")).toMatchObject({
+        installs: 10,
+        later_postbacks: null,
+        suffix_installs: null,
+      });
+      expect(row(report, "1139")).toMatchObject({ later_postbacks: null, suffix_installs: null });
+      expect(row(report, "39")).toMatchObject({
+        installs: 4,
+        later_postbacks: 8,
+        suffix_installs: 10 + 4 + 3 + 1,
+      });
+    });
+
+    it("make the row of two digits a campaign of more has, with none of its own", () => {
+      const report = skadnetworkReport([group({ sourceIdentifier: "5239", postbacks: 10 })], {
+        schema: null,
+        networks: {},
+      });
+      // The campaign's later windows gave nothing: 0 of its 10 installs, not a missing row.
+      expect(row(report, "39")).toMatchObject({
+        installs: 0,
+        later_postbacks: 0,
+        suffix_installs: 10,
+      });
+    });
+
+    it("keep another ad network's campaigns, and campaign ids before 4.0, apart", () => {
+      const report = skadnetworkReport(
+        [
+          group({ sourceIdentifier: "5239", postbacks: 10 }),
+          group({ adNetworkId: "other.skadnetwork", sourceIdentifier: "7739", postbacks: 5 }),
+          // SKAdNetwork 3.0's campaign 39: another numbering, and a single window.
+          group({ sourceIdentifier: "39", identifierField: "campaign-id", postbacks: 7 }),
+          group({
+            sourceIdentifier: "39",
+            sequenceIndex: 1,
+            conversionValue: null,
+            coarseValue: "medium",
+            postbacks: 6,
+          }),
+        ],
+        { schema: null, networks: {} },
+      );
+      expect(
+        report.campaigns.map((c) => [
+          c.ad_network_id,
+          c.identifier_field,
+          c.source_identifier,
+          c.installs,
+          c.later_postbacks,
+          c.suffix_installs,
+        ]),
+      ).toEqual([
+        ["cstr6suwn9.skadnetwork", "source-identifier", "5239", 10, null, null],
+        ["cstr6suwn9.skadnetwork", "campaign-id", "39", 7, null, null],
+        ["other.skadnetwork", "source-identifier", "7739", 5, null, null],
+        ["cstr6suwn9.skadnetwork", "source-identifier", "39", 0, 6, 10],
+        ["other.skadnetwork", "source-identifier", "39", 0, 0, 5],
+      ]);
+    });
   });
 });

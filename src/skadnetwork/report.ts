@@ -1,17 +1,24 @@
 /**
  * The SKAdNetwork section of an iOS app's overview, from its stored postbacks of a window:
  * installs by ad network (its media source) and source identifier (the campaign), redownloads
- * and AdAttributionKit's re-engagements apart; each conversion window's values decoded with the
- * app's schema (how many reached each rule), a re-engagement's apart from an install's (its
- * windows start at the re-engagement, and the schema is the install's); and the crowd anonymity
- * tier each first-window install postback implies (a fine value: the highest tiers; a coarse
- * value only: a lower one; neither: the lowest). Only postbacks that
- * count are in it (verified with Apple's production key), unless the owner asks for the rest.
+ * and AdAttributionKit's re-engagements apart, and the later windows' postbacks by the two
+ * digits Apple sends them with; each conversion window's values decoded with the app's schema
+ * (how many reached each rule), a re-engagement's apart from an install's (its windows start
+ * at the re-engagement, and the schema is the install's); and the values each first-window
+ * install postback carried, which the crowd anonymity tier bounds (a fine value: the highest
+ * tiers; a coarse value only: a lower one, of a user who met a rule; neither: the lowest, or
+ * that lower one's install whose user met none, as the SDK sets a coarse value only then).
+ * Only postbacks that count are in it (verified with Apple's production key), unless the
+ * owner asks for the rest.
  */
-import type { ApplePostbackGroup, StoredApplePostback } from "../ports/apple-postbacks.ts";
+import type {
+  ApplePostbackGroup,
+  IdentifierField,
+  StoredApplePostback,
+} from "../ports/apple-postbacks.ts";
 import { mediaSourceOf } from "./ad-networks.ts";
 import { type ConversionSchemaRequest, meaningOf } from "./conversion-schema.ts";
-import { type CoarseValue, counts, REENGAGEMENT } from "./postbacks.ts";
+import { type CoarseValue, counts, identifierFieldOf, REENGAGEMENT } from "./postbacks.ts";
 
 export interface SkadnetworkReport {
   readonly postbacks: {
@@ -24,13 +31,28 @@ export interface SkadnetworkReport {
     readonly media_source: string;
     readonly ad_network_id: string;
     readonly source_identifier: string;
+    /**
+     * Apple's field the source identifier is: `source-identifier` (4.0 and AdAttributionKit, 2
+     * to 4 digits) or `campaign-id` (before 4.0, 1 to 100): two numberings, never one row.
+     */
+    readonly identifier_field: IdentifierField;
     /** First-window postbacks that won: the installs. */
     readonly installs: number;
     readonly redownloads: number;
     /** First-window winning AdAttributionKit postbacks of users brought back to the app. */
     readonly reengagements: number;
-    /** Postbacks of the second and third windows. */
-    readonly later_postbacks: number;
+    /**
+     * Postbacks of the second and third windows, on a row of two digits only: Apple sends them
+     * with two digits whatever the first window's had, so they are of every campaign ending in
+     * them. Null on a row of three or four digits and on a `campaign-id` row (one window).
+     */
+    readonly later_postbacks: number | null;
+    /**
+     * What the later postbacks came of: the installs and redownloads of every row of the ad
+     * network whose source identifier ends in this row's two digits, this row's own among them.
+     * Null where `later_postbacks` is.
+     */
+    readonly suffix_installs: number | null;
   }[];
   readonly values: {
     /** Whose conversion the value is: an install's, or a re-engagement's (AdAttributionKit). */
@@ -46,17 +68,20 @@ export interface SkadnetworkReport {
     readonly meaning: string[];
   }[];
   /**
-   * First-window winning postbacks of installs (redownloads too, not re-engagements) by what
-   * their values imply of the crowd's size.
+   * First-window winning postbacks of installs (redownloads too, not re-engagements) by the
+   * values they carried: what Apple's tier let through, and the app had set.
    */
   readonly tiers: { readonly fine: number; readonly coarse_only: number; readonly none: number };
 }
+
+type Campaign = SkadnetworkReport["campaigns"][number];
 
 /** Stored postbacks as groups of one each: the report of postbacks read one by one. */
 export const groupsOf = (postbacks: readonly StoredApplePostback[]): ApplePostbackGroup[] =>
   postbacks.map((postback) => ({
     adNetworkId: postback.adNetworkId,
     sourceIdentifier: postback.sourceIdentifier,
+    identifierField: identifierFieldOf(postback),
     sequenceIndex: postback.sequenceIndex,
     didWin: postback.didWin,
     redownload: postback.redownload,
@@ -70,6 +95,21 @@ export const groupsOf = (postbacks: readonly StoredApplePostback[]): ApplePostba
 const sumOf = (groups: readonly ApplePostbackGroup[]): number =>
   groups.reduce((sum, group) => sum + group.postbacks, 0);
 
+const campaignKey = (
+  adNetworkId: string,
+  identifierField: IdentifierField,
+  sourceIdentifier: string,
+): string => `${adNetworkId}\u0000${identifierField}\u0000${sourceIdentifier}`;
+
+/**
+ * The two digits a `source-identifier` row's later windows are reported under: its last two
+ * (5239's are 39's), as Apple sends them; none for a `campaign-id` row, which has one window.
+ */
+const suffixOf = (campaign: Pick<Campaign, "identifier_field" | "source_identifier">) =>
+  campaign.identifier_field === "source-identifier" && campaign.source_identifier.length >= 2
+    ? campaign.source_identifier.slice(-2)
+    : null;
+
 /** The report of the groups of a window's postbacks (each group counted `postbacks` times). */
 export const skadnetworkReport = (
   postbacks: readonly ApplePostbackGroup[],
@@ -80,21 +120,25 @@ export const skadnetworkReport = (
   },
 ): SkadnetworkReport => {
   const counted = postbacks.filter((postback) => counts(postback, options.include));
-  const campaigns = new Map<string, SkadnetworkReport["campaigns"][number]>();
+  const campaigns = new Map<string, Campaign>();
   const values = new Map<string, SkadnetworkReport["values"][number]>();
   const tiers = { fine: 0, coarse_only: 0, none: 0 };
-  for (const postback of counted) {
-    const n = postback.postbacks;
-    const key = `${postback.adNetworkId}\u0000${postback.sourceIdentifier}`;
-    const campaign = campaigns.get(key) ?? {
-      media_source: mediaSourceOf(postback.adNetworkId, options.networks),
-      ad_network_id: postback.adNetworkId,
-      source_identifier: postback.sourceIdentifier,
+  /** Later windows' postbacks by the row of their two digits. */
+  const later = new Map<string, { adNetworkId: string; suffix: string; postbacks: number }>();
+  const rowOf = (adNetworkId: string, field: IdentifierField, sourceIdentifier: string) =>
+    campaigns.get(campaignKey(adNetworkId, field, sourceIdentifier)) ?? {
+      media_source: mediaSourceOf(adNetworkId, options.networks),
+      ad_network_id: adNetworkId,
+      source_identifier: sourceIdentifier,
+      identifier_field: field,
       installs: 0,
       redownloads: 0,
       reengagements: 0,
-      later_postbacks: 0,
+      later_postbacks: null,
+      suffix_installs: null,
     };
+  for (const postback of counted) {
+    const n = postback.postbacks;
     const first = postback.sequenceIndex === 0;
     const won = first && postback.didWin;
     const kind = postback.reengagement
@@ -102,13 +146,27 @@ export const skadnetworkReport = (
       : postback.redownload
         ? "redownloads"
         : "installs";
-    campaigns.set(key, {
-      ...campaign,
-      installs: campaign.installs + (won && kind === "installs" ? n : 0),
-      redownloads: campaign.redownloads + (won && kind === "redownloads" ? n : 0),
-      reengagements: campaign.reengagements + (won && kind === "reengagements" ? n : 0),
-      later_postbacks: campaign.later_postbacks + (first ? 0 : n),
-    });
+    const { adNetworkId, identifierField, sourceIdentifier } = postback;
+    if (first) {
+      const campaign = rowOf(adNetworkId, identifierField, sourceIdentifier);
+      campaigns.set(campaignKey(adNetworkId, identifierField, sourceIdentifier), {
+        ...campaign,
+        installs: campaign.installs + (won && kind === "installs" ? n : 0),
+        redownloads: campaign.redownloads + (won && kind === "redownloads" ? n : 0),
+        reengagements: campaign.reengagements + (won && kind === "reengagements" ? n : 0),
+      });
+    } else {
+      // A later window's postback names two digits: counted under them, had it more.
+      const suffix = suffixOf({
+        identifier_field: identifierField,
+        source_identifier: sourceIdentifier,
+      });
+      if (suffix !== null) {
+        const key = campaignKey(adNetworkId, identifierField, suffix);
+        const seen = later.get(key)?.postbacks ?? 0;
+        later.set(key, { adNetworkId, suffix, postbacks: seen + n });
+      }
+    }
     if (won && kind !== "reengagements") {
       if (postback.conversionValue !== null) tiers.fine += n;
       else if (postback.coarseValue !== null) tiers.coarse_only += n;
@@ -133,6 +191,29 @@ export const skadnetworkReport = (
     };
     values.set(valueKey, { ...value, postbacks: value.postbacks + n });
   }
+  // Each two digits' row, with its later postbacks and the installs they came of: those of the
+  // rows ending in them. One is made where only a longer row or a later postback names them.
+  const suffixes = new Map<string, { adNetworkId: string; suffix: string; installs: number }>();
+  for (const campaign of campaigns.values()) {
+    const suffix = suffixOf(campaign);
+    if (suffix === null) continue;
+    const key = campaignKey(campaign.ad_network_id, "source-identifier", suffix);
+    const seen = suffixes.get(key)?.installs ?? 0;
+    const base = campaign.installs + campaign.redownloads;
+    // A longer row of no install or redownload needs no row of its two digits.
+    if (base === 0 && suffix !== campaign.source_identifier) continue;
+    suffixes.set(key, { adNetworkId: campaign.ad_network_id, suffix, installs: seen + base });
+  }
+  for (const [key, { adNetworkId, suffix }] of later) {
+    if (!suffixes.has(key)) suffixes.set(key, { adNetworkId, suffix, installs: 0 });
+  }
+  for (const [key, { adNetworkId, suffix, installs }] of suffixes) {
+    campaigns.set(key, {
+      ...rowOf(adNetworkId, "source-identifier", suffix),
+      later_postbacks: later.get(key)?.postbacks ?? 0,
+      suffix_installs: installs,
+    });
+  }
   return {
     postbacks: {
       received: sumOf(postbacks),
@@ -144,6 +225,7 @@ export const skadnetworkReport = (
       (a, b) =>
         b.installs - a.installs ||
         a.media_source.localeCompare(b.media_source) ||
+        a.identifier_field.localeCompare(b.identifier_field) ||
         a.source_identifier.localeCompare(b.source_identifier),
     ),
     values: [...values.values()].sort(

@@ -1,14 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { ApplePostbackStore, StoredApplePostback } from "../ports/apple-postbacks.ts";
+import { AAK_DEVELOPMENT } from "./apple-samples.test-support.ts";
+import { readAdAttributionKitPostback } from "./postbacks.ts";
 import { unknownPostbacks } from "./unknown.ts";
 
-const postback = (appStoreId: string, receivedAt: string, verified: boolean) =>
+const postback = (appStoreId: string, receivedAt: string, verified: boolean | "development") =>
   ({
     appStoreId,
     receivedAt,
-    verification: verified
-      ? { status: "verified", environment: "production", keyId: "k", reason: null }
-      : { status: "unverified", environment: null, keyId: null, reason: "changed" },
+    verification:
+      verified === "development"
+        ? { status: "verified", environment: "development", keyId: "d", reason: null }
+        : verified
+          ? { status: "verified", environment: "production", keyId: "k", reason: null }
+          : { status: "unverified", environment: null, keyId: null, reason: "changed" },
   }) as StoredApplePostback;
 
 /**
@@ -41,6 +46,7 @@ describe("the postbacks no app claims", () => {
           app_store_id: "111",
           postbacks: 3,
           verified: 2,
+          development: 0,
           first_received_at: "2026-11-02T00:00:00.000Z",
           last_received_at: "2026-11-05T00:00:00.000Z",
         },
@@ -48,12 +54,31 @@ describe("the postbacks no app claims", () => {
           app_store_id: "222",
           postbacks: 1,
           verified: 0,
+          development: 0,
           first_received_at: "2026-11-03T00:00:00.000Z",
           last_received_at: "2026-11-03T00:00:00.000Z",
         },
       ],
       truncated: false,
     });
+  });
+
+  it("counts a development-signed postback apart from the verified ones: anyone can make one for any id", async () => {
+    // Apple's own example from a device's developer settings: no App Store app has its id.
+    const read = readAdAttributionKitPostback(AAK_DEVELOPMENT);
+    if (!read.ok) throw new Error(read.problem);
+    const test: StoredApplePostback = {
+      ...read.postback,
+      appId: null,
+      receivedAt: "2026-11-02T00:00:00.000Z",
+    };
+    const counted = await unknownPostbacks(
+      storeOf([test, postback(test.appStoreId, "2026-11-03T00:00:00.000Z", "development")]),
+      RANGE,
+    );
+    expect(counted.app_store_ids).toMatchObject([
+      { app_store_id: test.appStoreId, postbacks: 2, verified: 0, development: 2 },
+    ]);
   });
 
   it("says it stopped short only when there was more", async () => {

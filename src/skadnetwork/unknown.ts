@@ -16,8 +16,16 @@ export const UNKNOWN_SCAN_LIMIT = 20_000;
 export interface UnknownAppStoreId {
   readonly app_store_id: string;
   readonly postbacks: number;
-  /** Of which verified with one of Apple's keys (a signature over the postback's own App Store id). */
+  /**
+   * Of which verified with Apple's production key: Apple signed this App Store id for an
+   * install, so an app of the service is missing it.
+   */
   readonly verified: number;
+  /**
+   * Of which verified with a development key: a test's, which anyone makes for any App Store id
+   * (Xcode, a device's developer settings), so no sign of a real app.
+   */
+  readonly development: number;
   readonly first_received_at: string;
   readonly last_received_at: string;
 }
@@ -45,12 +53,14 @@ export const unknownPostbacks = async (
     });
     for (const postback of page.postbacks) {
       const seen = byId.get(postback.appStoreId);
-      const verified = postback.verification.status === "verified" ? 1 : 0;
+      const signed = postback.verification.status === "verified";
+      const environment = postback.verification.environment;
       // Pages come oldest first: the first seen is the earliest.
       byId.set(postback.appStoreId, {
         app_store_id: postback.appStoreId,
         postbacks: (seen?.postbacks ?? 0) + 1,
-        verified: (seen?.verified ?? 0) + verified,
+        verified: (seen?.verified ?? 0) + (signed && environment === "production" ? 1 : 0),
+        development: (seen?.development ?? 0) + (signed && environment === "development" ? 1 : 0),
         first_received_at: seen?.first_received_at ?? postback.receivedAt,
         last_received_at: postback.receivedAt,
       });

@@ -223,7 +223,9 @@ function UnknownPostbacksNotice() {
         In the last {UNKNOWN_DAYS} days Apple's devices sent postbacks naming an App Store id that
         no app's settings have. They are kept, but counted for no app: set the id in the app's
         Settings (App Store id) and its next postbacks are the app's. A verified postback carries an
-        App Store id Apple signed.
+        App Store id Apple signed for an install with its production key. A development postback is
+        a test's, which anyone can make for any id from Xcode or a device's developer settings: no
+        sign of a real app.
       </p>
       <TableScroll label="Postbacks of no app">
         <table aria-label="Postbacks of no app">
@@ -236,6 +238,9 @@ function UnknownPostbacksNotice() {
               <th scope="col" class="num">
                 Verified
               </th>
+              <th scope="col" class="num">
+                Development
+              </th>
               <th scope="col">Last received</th>
             </tr>
           </thead>
@@ -245,6 +250,7 @@ function UnknownPostbacksNotice() {
                 <td class="mono">{row.app_store_id}</td>
                 <td class="num">{formatCount(row.postbacks)}</td>
                 <td class="num">{formatCount(row.verified)}</td>
+                <td class="num">{formatCount(row.development)}</td>
                 <td>{formatDay(row.last_received_at)}</td>
               </tr>
             ))}

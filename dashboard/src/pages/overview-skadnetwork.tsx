@@ -3,11 +3,12 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { errorMessage, getSkadnetworkReport, type SkadnetworkReport } from "../api.ts";
 import { ErrorText, TableScroll } from "../components/page.tsx";
-import { formatCount } from "../format.ts";
+import { formatCount, UNKNOWN } from "../format.ts";
 import { appPath } from "../session.tsx";
 import { withEventWords } from "../words.ts";
 
 type Value = SkadnetworkReport["values"][number];
+type Campaign = SkadnetworkReport["campaigns"][number];
 
 /** A value as Apple sent it: the fine value (first window), else the coarse one. */
 export const valueText = (value: Pick<Value, "fine" | "coarse">): string =>
@@ -16,26 +17,43 @@ export const valueText = (value: Pick<Value, "fine" | "coarse">): string =>
 const share = (part: number, whole: number) =>
   whole === 0 ? "" : ` (${Math.round((part / whole) * 100)}%)`;
 
-/** What each crowd anonymity tier means, one line each (docs/skadnetwork.md#reports). */
+/**
+ * What each tier of first-window values means, one line each (docs/skadnetwork.md#reports):
+ * what Apple's crowd anonymity tier let through, and what the app had set (a coarse value only
+ * once a rule is met).
+ */
 const TIERS: { key: keyof SkadnetworkReport["tiers"]; label: string; meaning: string }[] = [
   {
     key: "fine",
     label: "Fine value",
     meaning:
-      "Apple found the crowd of like installs large enough to send the fine value (0–63) and the whole campaign id.",
+      "Apple found the crowd of like installs large enough to send the fine value (0–63), with two to four digits of the campaign id.",
   },
   {
     key: "coarse_only",
     label: "Coarse value only",
-    meaning: "A smaller crowd: Apple sent only low, medium or high, and part of the campaign id.",
+    meaning:
+      "A smaller crowd, whose user met a rule: Apple sent only low, medium or high, and two digits of the campaign id.",
   },
   {
     key: "none",
     label: "No value",
     meaning:
-      "The smallest crowd, or an install that had not reached the first window's value yet: Apple sent no conversion value at all.",
+      "The smallest crowd, or a smaller crowd's install whose user met no rule (the app sets a coarse value only once one is met): the postback carried no conversion value.",
   },
 ];
+
+/** What a two digits' row's later postbacks came of: the installs of every row ending in them. */
+const suffixText = (row: Campaign): string => {
+  const installs = row.suffix_installs ?? 0;
+  return `of ${formatCount(installs)} install${installs === 1 ? "" : "s"} ending in ${row.source_identifier}`;
+};
+
+/** Why a row has no later windows' postbacks of its own, for its cell's tooltip. */
+const noLaterPostbacks = (row: Campaign): string =>
+  row.identifier_field === "campaign-id"
+    ? "SKAdNetwork before 4.0 has one conversion window: no later postbacks."
+    : `Apple sends the later windows' postbacks with two digits only: they are on the row of ${row.source_identifier.slice(-2)}.`;
 
 /**
  * The overview's SKAdNetwork section for the overview's range: Apple's postbacks counted and
@@ -171,7 +189,11 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
               <th scope="col" class="num">
                 Re-engagements
               </th>
-              <th scope="col" class="num">
+              <th
+                scope="col"
+                class="num"
+                title="On a row of two digits only: Apple sends every later window's postback with two digits, so they are of every campaign ending in them, counted against those campaigns' installs."
+              >
                 Later windows' postbacks
               </th>
             </tr>
@@ -179,9 +201,10 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
           <tbody>
             {props.campaigns.map((row) => (
               <tr
-                key={`${row.ad_network_id}\u0000${row.source_identifier}`}
+                key={`${row.ad_network_id}\u0000${row.identifier_field}\u0000${row.source_identifier}`}
                 data-media-source={row.media_source}
                 data-campaign={row.source_identifier}
+                data-identifier-field={row.identifier_field}
               >
                 <td>
                   {row.media_source}
@@ -189,11 +212,25 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
                     <div class="note mono">{row.ad_network_id}</div>
                   ) : null}
                 </td>
-                <td class="mono">{row.source_identifier}</td>
+                <td class="mono">
+                  {row.source_identifier}
+                  {row.identifier_field === "campaign-id" ? (
+                    <div class="note">campaign-id, before 4.0</div>
+                  ) : null}
+                </td>
                 <td class="num">{formatCount(row.installs)}</td>
                 <td class="num">{formatCount(row.redownloads)}</td>
                 <td class="num">{formatCount(row.reengagements)}</td>
-                <td class="num">{formatCount(row.later_postbacks)}</td>
+                {row.later_postbacks === null ? (
+                  <td class="num" title={noLaterPostbacks(row)}>
+                    {UNKNOWN}
+                  </td>
+                ) : (
+                  <td class="num">
+                    {formatCount(row.later_postbacks)}
+                    <div class="note">{suffixText(row)}</div>
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
@@ -202,8 +239,12 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
       <p class="hint">
         Apple sends two, three or all four digits of a campaign's source identifier, the fewer the
         smaller the crowd of like installs: a row of two digits (39) holds the installs of every
-        campaign ending in them that Apple cut short, 5239's among them. Re-engagements are counted
-        only where the app asks Apple for their copies, with the Info.plist key{" "}
+        campaign ending in them that Apple cut short, 5239's among them. Apple sends the later
+        windows' postbacks with two digits only: they are on the row of two digits (39), beside the
+        installs and redownloads of every row ending in them (5239's too), and a row of three or
+        four digits shows none (—). A campaign-id row is SKAdNetwork's before 4.0: another
+        numbering, with one window. Re-engagements are counted only where the app asks Apple for
+        their copies, with the Info.plist key{" "}
         <span class="mono break-anywhere">
           EligibleForAdAttributionKitReengagementPostbackCopies
         </span>
@@ -281,7 +322,7 @@ function SkadnetworkTiers(props: { tiers: SkadnetworkReport["tiers"] }) {
   const installs = tiers.fine + tiers.coarse_only + tiers.none;
   return (
     <>
-      <h3 id="skadnetwork-tiers-heading">What Apple's privacy thresholds let through</h3>
+      <h3 id="skadnetwork-tiers-heading">What the first window's postbacks carried</h3>
       <ul class="tiers" aria-labelledby="skadnetwork-tiers-heading">
         {TIERS.map((tier) => (
           <li key={tier.key} data-tier={tier.key}>

@@ -19,7 +19,6 @@ import type { ReportEngine } from "../../ports/reports.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import { buildCohortQuery, cohortDaysOf } from "../../reports/cohort-query.ts";
 import { cohortRowOf } from "../../reports/cohorts.ts";
-import { dayOf } from "../../reports/days.ts";
 import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
 import {
   buildLatestEventsQuery,
@@ -28,7 +27,11 @@ import {
   partitionsOfDays,
   touchDaysOf,
 } from "../../reports/queries.ts";
-import { applePostbackGroupOf, buildSkadnetworkQuery } from "../../skadnetwork/report-query.ts";
+import {
+  applePostbackGroupOf,
+  buildSkadnetworkQuery,
+  skadnetworkDaysOf,
+} from "../../skadnetwork/report-query.ts";
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
 import { countLinkClicks } from "./link-clicks.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
@@ -136,10 +139,8 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
           appId,
           from,
           to,
-          source: await dayFiles(APPLE_POSTBACKS_TABLE, appId, {
-            from: dayOf(from),
-            to: dayOf(to),
-          }),
+          // The days either side too: a transaction's row is chosen among all of its copies.
+          source: await dayFiles(APPLE_POSTBACKS_TABLE, appId, skadnetworkDaysOf(from, to)),
         }),
       );
       return rows.map(applePostbackGroupOf);

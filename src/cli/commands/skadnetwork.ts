@@ -205,12 +205,13 @@ export const unknownPostbacksCommand = async (options: {
   console.log(
     "Postbacks naming an App Store id no app has (set it with `apps config --app-store-id`):",
   );
+  // Verified: Apple's production key signed the id. Development: a test's, anyone's, any id.
   console.log(
-    `  ${"App Store id".padEnd(14)} ${"postbacks".padStart(9)} ${"verified".padStart(9)}`,
+    `  ${"App Store id".padEnd(14)} ${"postbacks".padStart(9)} ${"verified".padStart(9)} ${"development".padStart(11)}`,
   );
   for (const id of unknown.app_store_ids) {
     console.log(
-      `  ${id.app_store_id.padEnd(14)} ${String(id.postbacks).padStart(9)} ${String(id.verified).padStart(9)}`,
+      `  ${id.app_store_id.padEnd(14)} ${String(id.postbacks).padStart(9)} ${String(id.verified).padStart(9)} ${String(id.development).padStart(11)}`,
     );
   }
   if (unknown.truncated) {

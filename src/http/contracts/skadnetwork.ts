@@ -101,7 +101,11 @@ const unknownAnswer = tiedTo<UnknownPostbacks>()(
           postbacks: z.number(),
           verified: z.number().meta({
             description:
-              "Of which verified with one of Apple's keys: Apple signed the App Store id the postback names.",
+              "Of which verified with Apple's production key: Apple signed the App Store id for an install, so an app's settings are missing it.",
+          }),
+          development: z.number().meta({
+            description:
+              "Of which verified with a development key: a test's, which anyone can make for any App Store id (Xcode, a device's developer settings), so no sign of a real app.",
           }),
           first_received_at: z.string(),
           last_received_at: z.string(),
@@ -139,7 +143,14 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
         z.strictObject({
           media_source: z.string(),
           ad_network_id: z.string(),
-          source_identifier: z.string(),
+          source_identifier: z.string().meta({
+            description:
+              "The campaign as Apple sent it: 2, 3 or 4 digits of `source-identifier` (the fewer the smaller the crowd), or `campaign-id` before 4.0.",
+          }),
+          identifier_field: z.enum(["source-identifier", "campaign-id"]).meta({
+            description:
+              "Apple's field the source identifier is: `source-identifier` (SKAdNetwork 4.0 and AdAttributionKit) or `campaign-id` (before 4.0, 1 to 100). The two number campaigns apart, so they are never one row.",
+          }),
           installs: z.number().meta({
             description:
               "First-window winning postbacks, redownloads and AdAttributionKit's re-engagements apart.",
@@ -149,9 +160,14 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
             description:
               "First-window winning AdAttributionKit postbacks whose conversion-type is re-engagement: users the ad brought back to the installed app.",
           }),
-          later_postbacks: z
-            .number()
-            .meta({ description: "Postbacks of the second and third windows." }),
+          later_postbacks: z.number().nullable().meta({
+            description:
+              "Postbacks of the second and third windows, on a row of two `source-identifier` digits only: Apple sends them with two digits whatever the first window's postback had, so they are of every campaign of the ad network ending in them (`suffix_installs`). Null on a row of three or four digits, whose later postbacks are its two digits' row's, and on a `campaign-id` row (one window before 4.0).",
+          }),
+          suffix_installs: z.number().nullable().meta({
+            description:
+              "What `later_postbacks` came of: the installs and redownloads of every row of the ad network whose source identifier ends in this row's two digits, this row's own among them. Null where `later_postbacks` is.",
+          }),
         }),
       ),
       values: z.array(
@@ -172,7 +188,7 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
       ),
       tiers: z.strictObject({ fine: z.number(), coarse_only: z.number(), none: z.number() }).meta({
         description:
-          "First-window installs (redownloads too, not re-engagements) by what Apple let through: a fine value (the crowd was large enough), a coarse value only, or none.",
+          "First-window installs (redownloads too, not re-engagements) by the values their postbacks carried. `fine`: Apple found the crowd of like installs large enough to send the fine value (every registered install has one: 0 before any rule is met). `coarse_only`: a smaller crowd, for which Apple sends the coarse value only, of a user who met a rule. `none`: the smallest crowd, for which Apple sends no value, or that smaller crowd's install whose user met no rule: the iOS SDK registers the first launch with a fine value only and sets a coarse one once a rule is met, so there was none to send.",
       }),
     })
     .meta({ id: "SkadnetworkReport" }),

@@ -1,0 +1,141 @@
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqlString } from "../lake/export-query.ts";
+import { APPLE_POSTBACKS_TABLE } from "../lake/lake-tables.ts";
+import type { ApplePostbackGroup, StoredApplePostback } from "../ports/apple-postbacks.ts";
+import type { LakeRecord } from "../ports/lake.ts";
+import { AAK_DEVELOPMENT, SKAN_3_WIN, SKAN_4_FINE } from "./apple-samples.test-support.ts";
+import { readAdAttributionKitPostback, readSkadnetworkPostback } from "./postbacks.ts";
+import { applePostbackRow } from "./receive.ts";
+import { groupsOf } from "./report.ts";
+import { applePostbackGroupOf, buildSkadnetworkQuery, skadnetworkDaysOf } from "./report-query.ts";
+
+const APP = "com.example.game";
+const COLUMNS = ["app_id", "dt", ...APPLE_POSTBACKS_TABLE.columns.map((column) => column.name)];
+const TYPES: Record<string, string> = { timestamp: "TIMESTAMP", int: "INTEGER", string: "VARCHAR" };
+
+type AppPostback = StoredApplePostback & { readonly appId: string };
+
+const stored = (
+  read: ReturnType<typeof readSkadnetworkPostback>,
+  receivedAt: string,
+): AppPostback => {
+  if (!read.ok) throw new Error(read.problem);
+  return { ...read.postback, appId: APP, receivedAt };
+};
+
+const literal = (value: unknown): string =>
+  value === null || value === undefined
+    ? "NULL"
+    : typeof value === "number"
+      ? String(value)
+      : sqlString(String(value));
+
+describe("the SKAdNetwork report's query", () => {
+  let duckdb: DuckDBInstance;
+  let table = 0;
+  beforeAll(async () => {
+    duckdb = await DuckDBInstance.create(":memory:");
+  });
+  afterAll(() => duckdb.closeSync());
+
+  /** The lake's rows of these postbacks as a table (each in its day's partition); its name. */
+  const lakeOf = async (postbacks: readonly AppPostback[]): Promise<string> => {
+    const name = `apple_postbacks_${++table}`;
+    const connection = await duckdb.connect();
+    try {
+      const types = APPLE_POSTBACKS_TABLE.columns.map((c) => `${c.name} ${TYPES[c.type]}`);
+      await connection.run(
+        `CREATE TABLE ${name} (app_id VARCHAR, dt VARCHAR, ${types.join(", ")})`,
+      );
+      for (const postback of postbacks) {
+        const row: LakeRecord = {
+          ...applePostbackRow(postback),
+          dt: postback.receivedAt.slice(0, 10),
+          received_at: postback.receivedAt.replace("Z", ""),
+        };
+        await connection.run(
+          `INSERT INTO ${name} (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((c) => literal(row[c])).join(", ")})`,
+        );
+      }
+    } finally {
+      connection.closeSync();
+    }
+    return name;
+  };
+
+  const groups = async (source: string, from: string, to: string) => {
+    const connection = await duckdb.connect();
+    try {
+      const query = buildSkadnetworkQuery({
+        dialect: "duckdb",
+        appId: APP,
+        from: new Date(`${from}T00:00:00Z`),
+        to: new Date(`${to}T00:00:00Z`),
+        source,
+      });
+      return (await connection.runAndReadAll(query)).getRowObjectsJS().map(applePostbackGroupOf);
+    } finally {
+      connection.closeSync();
+    }
+  };
+  const total = (found: readonly ApplePostbackGroup[]) =>
+    found.reduce((sum, group) => sum + group.postbacks, 0);
+
+  it("counts a device's retry written again on a later day in one day's window only", async () => {
+    // The first try's row was written, its item not: the device tried again two days later.
+    const source = await lakeOf([
+      stored(readSkadnetworkPostback(SKAN_4_FINE), "2026-11-01T23:59:00.000Z"),
+      stored(readSkadnetworkPostback(SKAN_4_FINE), "2026-11-03T08:00:00.000Z"),
+    ]);
+    const day1 = total(await groups(source, "2026-11-01", "2026-11-02"));
+    const day3 = total(await groups(source, "2026-11-03", "2026-11-04"));
+    const both = total(await groups(source, "2026-11-01", "2026-11-04"));
+    expect(both).toBe(1);
+    expect(day1 + day3).toBe(both);
+    // The day of the try whose item the table kept, as the command line's report reads it.
+    expect(day3).toBe(1);
+  });
+
+  it("counts an unverified copy and Apple's signed one received days later once, whatever the windows", async () => {
+    // A transaction id is no secret: a forged copy may come before the device's own.
+    const source = await lakeOf([
+      stored(
+        readSkadnetworkPostback({ ...SKAN_3_WIN, "campaign-id": 43 }),
+        "2026-11-01T10:00:00.000Z",
+      ),
+      stored(readSkadnetworkPostback(SKAN_3_WIN), "2026-11-04T10:00:00.000Z"),
+    ]);
+    const day1 = await groups(source, "2026-11-01", "2026-11-02");
+    const day4 = await groups(source, "2026-11-04", "2026-11-05");
+    expect(total(day1)).toBe(0);
+    expect(day4).toMatchObject([
+      { sourceIdentifier: "42", verification: { status: "verified" }, postbacks: 1 },
+    ]);
+    expect(total(await groups(source, "2026-11-01", "2026-11-05"))).toBe(1);
+  });
+
+  it("names the campaign's field as the stored postbacks read one by one do", async () => {
+    const aak = readAdAttributionKitPostback(AAK_DEVELOPMENT);
+    const postbacks = [
+      stored(readSkadnetworkPostback(SKAN_4_FINE), "2026-11-02T00:00:00.000Z"),
+      stored(readSkadnetworkPostback(SKAN_3_WIN), "2026-11-02T00:00:00.000Z"),
+      stored(aak, "2026-11-02T00:00:00.000Z"),
+    ];
+    const found = await groups(await lakeOf(postbacks), "2026-11-01", "2026-11-03");
+    const fields = (list: readonly ApplePostbackGroup[]) =>
+      list.map((group) => `${group.sourceIdentifier} ${group.identifierField}`).sort();
+    expect(fields(found)).toEqual([
+      "1234 source-identifier",
+      "42 campaign-id",
+      "5239 source-identifier",
+    ]);
+    expect(fields(found)).toEqual(fields(groupsOf(postbacks)));
+  });
+
+  it("reads the days either side of the window, where a transaction's other rows lie", () => {
+    expect(
+      skadnetworkDaysOf(new Date("2026-11-10T00:00:00Z"), new Date("2026-11-11T00:00:00Z")),
+    ).toEqual({ from: "2026-10-31", to: "2026-11-21" });
+  });
+});
