@@ -286,6 +286,8 @@ export const createIngestion = (deps: IngestionDeps) => {
               : null,
           },
           ...device,
+          // The event's own, as its lake row has it: a user who logged in after the install.
+          customerUserId: event.customerUserId,
         });
         const used = source.customerUserUse(event);
         // Both times are ISO 8601 UTC with milliseconds, so their text orders as they do.

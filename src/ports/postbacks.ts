@@ -123,6 +123,13 @@ export type OutboxSubject =
       /** The device's address and user agent, for an event the SDK sent; null for S2S. */
       readonly ip: string | null;
       readonly userAgent: string | null;
+      /**
+       * The customer user id the event was sent with (an S2S event's names its user), as the
+       * export's `customer_user_id` has it: a user who logged in after the install is named by
+       * their events, not by the install. Null when the event named none; absent from a send
+       * added before it was kept.
+       */
+      readonly customerUserId?: string | null;
     };
 
 /**

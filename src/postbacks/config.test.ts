@@ -120,6 +120,39 @@ describe("a catalog partner's configuration", () => {
     );
   });
 
+  it("maps events only by the names the export gives them, naming the form expected", () => {
+    const unity = { ...base, partner: "unity-ads", values: { game_id: "1" } };
+    const keyed = (key: string) => problem({ ...unity, events: { [key]: { name: "purchase" } } });
+    for (const key of [
+      "service_purchase",
+      "service_level_complete",
+      "service_boss_defeated",
+      "service_café_visit",
+      "service_2x_bonus",
+    ]) {
+      expect(keyed(key), key).toBe("");
+    }
+    const expected =
+      "must be our event name as the export gives it: service_ and the event in snake case (service_purchase, service_level_complete; a CUSTOM event's service_<name in snake_case>)";
+    expect(keyed("PURCHASE")).toBe(`events.PURCHASE: ${expected}: service_purchase?`);
+    expect(keyed("purchase")).toBe(`events.purchase: ${expected}: service_purchase?`);
+    expect(keyed("Service_Level Complete")).toBe(
+      `events["Service_Level Complete"]: ${expected}: service_level_complete?`,
+    );
+    expect(keyed("service_Purchase")).toBe(
+      `events.service_Purchase: ${expected}: service_purchase?`,
+    );
+    expect(keyed("service_")).toBe(`events.service_: ${expected}`);
+    expect(keyed("service__purchase")).toBe(
+      `events.service__purchase: ${expected}: service_purchase?`,
+    );
+    for (const key of ["service_install", "INSTALL"]) {
+      expect(keyed(key)).toMatch(
+        /: is the install, which goes by the partner's install postback, not by an event mapping$/,
+      );
+    }
+  });
+
   it("needs media sources when only won installs go", () => {
     expect(
       problem({ ...base, partner: "generic", values: { endpoint: "https://h.example.com/" } }),

@@ -12,6 +12,7 @@
  */
 import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
+import { exportEventName, toSnakeCase } from "../domain/event-types.ts";
 import { checked } from "../validation/issues.ts";
 import {
   CUSTOM_PARTNER,
@@ -24,6 +25,7 @@ import {
   requestFor,
   templateTexts,
 } from "./partners.ts";
+import { isCredentialName } from "./retries.ts";
 import {
   fillUrl,
   headerBoundPassed,
@@ -109,10 +111,13 @@ const partnerConfigObject = z.strictObject({
   mediaSources: z.array(text(100)).max(20, { error: "must be at most 20" }).optional(),
   /** The advertiser's values: ids and keys the templates name as `{partner.<name>}`. */
   values: z.record(valueName(), z.string().max(4096)).default({}),
-  /** Which values are secret, besides those the catalog marks so. */
+  /** Which values are secret, besides the catalog's and the credentials (credentialNamesOf). */
   secretValues: z.array(valueName()).max(20).default([]),
   installs: z.enum(INSTALL_SCOPES, { error: "must be won or all" }).optional(),
-  /** Our event name (the exported `event_name`, e.g. `service_purchase`) → the partner's. */
+  /**
+   * Our event name (the exported `event_name`, e.g. `service_purchase`: isMappableEventName)
+   * → the partner's.
+   */
   events: z.record(text(200), mappingSchema).default({}),
   eventWindowDays: z
     .int({ error: "must be a whole number of days" })
@@ -167,6 +172,34 @@ export const partnerTemplateOf = (
 };
 
 const CATALOG_IDS = PARTNERS.map((partner) => partner.id).join(", ");
+
+const EVENT_PREFIX = "service_";
+/** The install's own name in the export: its postback is the install template's. */
+const INSTALL_EVENT = exportEventName("INSTALL");
+
+/**
+ * Whether a mapping's key is an event's name as ingestion gives every event it accepts (the
+ * export's `event_name`, exportEventName): `service_` and the event in snake case. A key in any
+ * other form (`PURCHASE`, `purchase`) would be saved and never match an event.
+ */
+export const isMappableEventName = (name: string): boolean => {
+  const event = name.startsWith(EVENT_PREFIX) ? name.slice(EVENT_PREFIX.length) : "";
+  return event !== "" && toSnakeCase(event) === event && name !== INSTALL_EVENT;
+};
+
+/** What is wrong with a mapping's key, naming the form expected (and, when it can, the key). */
+const eventKeyProblem = (name: string): string | null => {
+  if (isMappableEventName(name)) return null;
+  const meant = `${EVENT_PREFIX}${toSnakeCase(name.replace(/^service_/i, ""))}`;
+  if (name === INSTALL_EVENT || meant === INSTALL_EVENT) {
+    return "is the install, which goes by the partner's install postback, not by an event mapping";
+  }
+  return (
+    "must be our event name as the export gives it: service_ and the event in snake case " +
+    "(service_purchase, service_level_complete; a CUSTOM event's service_<name in snake_case>)" +
+    (isMappableEventName(meant) ? `: ${meant}?` : "")
+  );
+};
 
 /** The part of a URL template before its path: it must be literal, or be the leading value. */
 const authorityOf = (url: string): string | null => {
@@ -400,6 +433,8 @@ const checkConfig = (config: ParsedConfig, ctx: z.core.$RefinementCtx): void => 
   }
   const allowed = partner.eventNames ? new Set<string>(partner.eventNames) : null;
   for (const [ours, mapping] of mappings) {
+    const keyProblem = eventKeyProblem(ours);
+    if (keyProblem) ctx.addIssue({ code: "custom", path: ["events", ours], message: keyProblem });
     if (allowed && !allowed.has(mapping.name)) {
       ctx.addIssue({
         code: "custom",
@@ -436,11 +471,83 @@ export type PartnerConfigInput = z.input<typeof partnerConfigSchema>;
 export const parsePartnerConfig = (input: unknown): PartnerConfig =>
   checked(partnerConfigSchema, input, "configuration");
 
-/** The names of a configuration's secret values: the catalog's secret ones and the owner's. */
+/** A key as a query names it: decoded, `+` a space (what the log's masking reads too). */
+const queryKey = (raw: string): string => {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, " "));
+  } catch {
+    return raw;
+  }
+};
+
+/** The advertiser's values a JSON body sends under a key named like a credential. */
+const credentialsInBody = (value: unknown, underCredential: boolean): string[] => {
+  if (typeof value === "string") return underCredential ? partnerValuesIn(value) : [];
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, item]) =>
+    credentialsInBody(item, underCredential || (!Array.isArray(value) && isCredentialName(key))),
+  );
+};
+
+/**
+ * The advertiser's values a template sends as credentials: in a header named like one
+ * (`Authorization: Bearer {partner.token}`), as the value of a query key named like one
+ * (`?api_key={partner.key}`), or under such a key of a JSON body. The answers mask exactly
+ * those places of a template; the values filling them are as secret.
+ */
+const credentialUsesOf = (partner: PartnerTemplate): Set<string> => {
+  const names = new Set<string>();
+  for (const kind of ["install", "event"] as const) {
+    for (const platform of ["android", "ios"] as const) {
+      const request = requestFor(partner, kind, platform);
+      if (!request) continue;
+      const queryAt = request.url.indexOf("?");
+      const query = queryAt < 0 ? "" : request.url.slice(queryAt + 1).split("#")[0];
+      for (const pair of (query ?? "").split("&")) {
+        const at = pair.indexOf("=");
+        if (at > 0 && isCredentialName(queryKey(pair.slice(0, at)))) {
+          for (const name of partnerValuesIn(pair.slice(at + 1))) names.add(name);
+        }
+      }
+      for (const [header, value] of Object.entries(request.headers)) {
+        if (isCredentialName(header)) for (const name of partnerValuesIn(value)) names.add(name);
+      }
+      if (request.body !== null) {
+        let body: unknown;
+        try {
+          body = JSON.parse(request.body);
+        } catch {
+          // A body that is not JSON is refused when saved; it sends nothing.
+        }
+        for (const name of credentialsInBody(body, false)) names.add(name);
+      }
+    }
+  }
+  return names;
+};
+
+/**
+ * The names of a configuration's values that are credentials whatever the owner marked: named
+ * like one (`api_key`, `token`), or sent as one by its template (credentialUsesOf). A custom
+ * template's owner may not think to list them in `secret_values`; shown in clear, every reader
+ * of the app's postbacks, viewers included, would have them.
+ */
+export const credentialNamesOf = (
+  config: Pick<PartnerConfig, "partner" | "template" | "values">,
+): string[] => {
+  const partner = partnerTemplateOf(config);
+  const used = partner ? credentialUsesOf(partner) : new Set<string>();
+  return Object.keys(config.values).filter((name) => isCredentialName(name) || used.has(name));
+};
+
+/**
+ * The names of a configuration's secret values: the catalog's secret ones, the owner's, and
+ * its credentials (credentialNamesOf).
+ */
 export const secretNamesOf = (config: PartnerConfig): string[] => {
   const partner = partnerTemplateOf(config);
   const catalog = (partner?.values ?? []).filter((value) => value.secret).map((v) => v.name);
-  return [...new Set([...catalog, ...config.secretValues])].filter(
+  return [...new Set([...catalog, ...config.secretValues, ...credentialNamesOf(config)])].filter(
     (name) => ownText(config.values, name) !== undefined,
   );
 };

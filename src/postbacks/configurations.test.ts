@@ -249,6 +249,75 @@ describe("partner configurations", () => {
     expect((await store.getPartner(APP, "custom-masked"))?.template).toEqual(template);
   });
 
+  it("keeps sealed, and never shows, the values a custom template sends as credentials", async () => {
+    const { configurations, sent, store } = setup();
+    const template = {
+      method: "POST" as const,
+      install: {
+        url: "https://partner.example/i?api_key={partner.api_key}&sig={partner.s}&id={service_id}",
+        headers: { Authorization: "Bearer {partner.token}", "X-Api-Key": "{partner.k}" },
+        body: '{"app": "{partner.app}", "auth": {"secret": "{partner.b}"}}',
+      },
+    };
+    const values = {
+      api_key: "SEKRET-1",
+      token: "SEKRET-2",
+      s: "SEKRET-3",
+      k: "SEKRET-4",
+      b: "SEKRET-5",
+      app: "app-1",
+    };
+    const body = { partner: "custom", template, media_sources: ["network_a"], values };
+    const { stored } = await configurations.putPartner(APP, "creds", body);
+    const answer = partnerAnswer(stored);
+    expect(JSON.stringify(answer)).not.toContain("SEKRET");
+    expect(answer.values).toEqual({ app: "app-1" });
+    expect(answer.sealed_values).toEqual(["api_key", "b", "k", "s", "token"]);
+
+    // The answer sent back (the dashboard's Edit form) keeps them, and they still go.
+    await configurations.putPartner(APP, "creds", {
+      ...body,
+      template: answer.template as typeof template,
+      values: answer.values,
+      enabled: false,
+    });
+    const kept = await store.getPartner(APP, "creds");
+    if (!kept) throw new Error("not saved");
+    expect(JSON.stringify(kept)).not.toContain("SEKRET");
+    expect((await openPartnerConfig(kept, wrapper)).values).toEqual(values);
+    await configurations.test(APP, "partner", "creds", { kind: "install", platform: "android" });
+    expect(sent[0]?.url).toContain("api_key=SEKRET-1&sig=SEKRET-3");
+    expect(sent[0]?.headers).toMatchObject({
+      Authorization: "Bearer SEKRET-2",
+      "X-Api-Key": "SEKRET-4",
+    });
+
+    // Saved before they were sealed, in clear: shown masked, and kept when sent back so.
+    await store.putPartner({
+      ...kept,
+      values: { ...values },
+      sealedValues: {},
+      secretValues: [],
+    });
+    const legacy = partnerAnswer((await store.getPartner(APP, "creds")) ?? kept);
+    expect(JSON.stringify(legacy)).not.toContain("SEKRET");
+    expect(legacy.values).toEqual({
+      api_key: "***",
+      token: "***",
+      s: "***",
+      k: "***",
+      b: "***",
+      app: "app-1",
+    });
+    const resaved = await configurations.putPartner(APP, "creds", {
+      ...body,
+      template: legacy.template as typeof template,
+      values: legacy.values,
+    });
+    expect(resaved.stored.values).toEqual({ app: "app-1" });
+    expect((await openPartnerConfig(resaved.stored, wrapper)).values).toEqual(values);
+  });
+
   it("keeps a rotated webhook secret signing beside the new one for a day, an edit keeping that", async () => {
     const { configurations, sent, store } = setup();
     const url = "https://backend.example/hooks";
@@ -390,6 +459,94 @@ describe("partner configurations", () => {
         }
       }
     }
+  });
+
+  it("refuses an event mapping under a name no event has, and a test never sends one saved before", async () => {
+    const { configurations, sent, store } = setup();
+    const unity = { partner: "unity-ads", values: { game_id: "1" } };
+    await expect(
+      configurations.putPartner(APP, "unity", {
+        ...unity,
+        events: { PURCHASE: { name: "purchase", revenue: true } },
+      }),
+    ).rejects.toThrow(
+      /^events\.PURCHASE: must be our event name as the export gives it: service_ and the event in snake case .*: service_purchase\?$/,
+    );
+    expect(await store.getPartner(APP, "unity")).toBeUndefined();
+
+    // One saved before keys were checked: its mapping never matched an event, and the
+    // configuration still sends its installs.
+    const { stored } = await configurations.putPartner(APP, "unity", unity);
+    await store.putPartner({
+      ...stored,
+      events: { PURCHASE: { name: "purchase", revenue: true } },
+    });
+    await expect(
+      configurations.test(APP, "partner", "unity", { kind: "event", platform: "android" }),
+    ).rejects.toThrow("body: no event is mapped for the partner: map one first");
+    expect(sent).toEqual([]);
+    const install = await configurations.test(APP, "partner", "unity", {
+      kind: "install",
+      platform: "android",
+    });
+    expect(install.verdict).toBe("delivered");
+  });
+
+  it("saves a configuration switched off, or not moved, while its host does not resolve", async () => {
+    let dns: "up" | "down" | "private" = "up";
+    const asked: string[] = [];
+    const configurations = createPostbackConfigurations({
+      store: memoryStore(),
+      wrapper,
+      allowLoopback: false,
+      resolve: async (host) => {
+        asked.push(host);
+        if (dns === "down")
+          throw Object.assign(new Error("queryA ESERVFAIL"), { code: "ESERVFAIL" });
+        return [{ address: dns === "up" ? "93.184.216.34" : "10.0.0.1", family: 4 }];
+      },
+    });
+    const partner = {
+      partner: "generic",
+      media_sources: ["examplenet_int"],
+      values: { endpoint: "https://pb.example.net/in" },
+    };
+    await configurations.putPartner(APP, "outage", partner);
+    await configurations.putWebhook(APP, "outage", { url: "https://hooks.example.com/in" });
+    dns = "down";
+    asked.length = 0;
+    // Off, or on and leading where it led: saved without asking DNS.
+    await configurations.putPartner(APP, "outage", { ...partner, media_sources: ["other_int"] });
+    await configurations.putPartner(APP, "outage", { ...partner, enabled: false });
+    await configurations.putWebhook(APP, "outage", { url: "https://hooks.example.com/v2" });
+    await configurations.putWebhook(APP, "outage", {
+      url: "https://hooks.example.com/v2",
+      enabled: false,
+    });
+    // Off, it may even lead to a host that does not resolve now.
+    await configurations.putWebhook(APP, "outage", {
+      url: "https://new-hooks.example.com/in",
+      enabled: false,
+    });
+    expect(asked).toEqual([]);
+    // Switched on again, or led to a new host, its names are resolved anew.
+    await expect(configurations.putPartner(APP, "outage", partner)).rejects.toThrow(
+      "names a host that does not resolve (pb.example.net)",
+    );
+    await expect(
+      configurations.putWebhook(APP, "outage", { url: "https://new-hooks.example.com/in" }),
+    ).rejects.toThrow("names a host that does not resolve (new-hooks.example.com)");
+    dns = "private";
+    await expect(
+      configurations.putPartner(APP, "outage", {
+        ...partner,
+        values: { endpoint: "https://elsewhere.example.net/in" },
+      }),
+    ).rejects.toThrow("resolves to a private address");
+    // A literal private address is refused whether or not the configuration is on.
+    await expect(
+      configurations.putWebhook(APP, "outage", { url: "https://10.0.0.1/in", enabled: false }),
+    ).rejects.toThrow("points to a private address (10.0.0.1)");
   });
 
   it("refuses at save an endpoint the sender would refuse, with what is wrong", async () => {

@@ -26,10 +26,12 @@ import {
   type PartnerConfig,
   parsePartnerConfig,
   parseWebhookConfig,
+  partnerTemplateOf,
   secretNamesOf,
   secretsOf,
   type WebhookConfig,
 } from "./config.ts";
+import { MASK } from "./retries.ts";
 import {
   openPartnerConfig,
   openWebhookConfig,
@@ -45,7 +47,7 @@ import {
   testResultOf,
   webhookTestRequest,
 } from "./test-send.ts";
-import { checkConfiguredUrl, type Resolver } from "./url-safety.ts";
+import { checkConfiguredUrl, checkUrlSyntax, type Resolver } from "./url-safety.ts";
 import {
   maskedLeft,
   type PartnerRequest,
@@ -86,6 +88,30 @@ const sameHosts = (a: PartnerConfig, b: PartnerConfig): boolean => {
   return hosts !== null && hosts === hostsOf(b);
 };
 
+/** The name of the host a URL leads to; null for a URL that is not one. */
+const hostnameOf = (url: string): string | null => {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The hosts a stored configuration's names were resolved and found public for when it was
+ * saved: those of one that is on (one saved off was not resolved, below); none for none.
+ */
+const resolvedHostsOf = (previous: { enabled: boolean; urls: () => string[] } | undefined) => {
+  const hosts = new Set<string>();
+  if (!previous?.enabled) return hosts;
+  try {
+    for (const url of previous.urls()) hosts.add(hostnameOf(url) ?? "");
+  } catch {
+    // Its templates fill to no URL: no host of it was resolved.
+  }
+  return hosts;
+};
+
 /** The API's page bounds of the delivery log. */
 export const LOG_PAGE_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
 
@@ -109,27 +135,64 @@ const checkSize = (stored: object, path: string) => {
 
 export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) => {
   const now = deps.now ?? (() => new Date());
-  const checkUrls = async (urls: readonly string[], path: string) => {
+  /**
+   * Each URL checked before a configuration is saved: its form and a literal address always;
+   * what its name resolves to only for a configuration saved on, and a host the stored one
+   * (on) did not already lead to. So a configuration can be switched off, or edited without
+   * moving, while its partner's DNS fails; the send-time check still guards every attempt, and
+   * switching it on again resolves its names anew.
+   */
+  const checkUrls = async (
+    urls: readonly string[],
+    path: string,
+    saved: { readonly enabled: boolean; readonly resolvedHosts: ReadonlySet<string> },
+  ) => {
+    const options = { allowLoopback: deps.allowLoopback };
     for (const url of urls) {
-      const checked = await checkConfiguredUrl(url, deps.resolve, {
-        allowLoopback: deps.allowLoopback,
-      });
+      const host = hostnameOf(url);
+      const resolveAgain = saved.enabled && host !== null && !saved.resolvedHosts.has(host);
+      const checked = resolveAgain
+        ? await checkConfiguredUrl(url, deps.resolve, options)
+        : checkUrlSyntax(url, options);
       if (!checked.ok) throw new ValidationError(`${path}: ${url} ${checked.problem}`);
     }
   };
-  const storePartner = async (config: PartnerConfig, path: string) => {
-    await checkUrls(endpointsOf(config), path);
+  const storePartner = async (
+    config: PartnerConfig,
+    path: string,
+    previous: PartnerConfig | undefined,
+  ) => {
+    await checkUrls(endpointsOf(config), path, {
+      enabled: config.enabled,
+      resolvedHosts: resolvedHostsOf(
+        previous && { enabled: previous.enabled, urls: () => endpointsOf(previous) },
+      ),
+    });
     const sealed = await sealPartnerConfig(config, deps.wrapper, now());
     checkSize(sealed, "configuration");
     await deps.store.putPartner(sealed);
     return sealed;
   };
-  const storeWebhook = async (webhook: WebhookConfig, path: string) => {
-    await checkUrls([webhook.url], path);
+  const storeWebhook = async (
+    webhook: WebhookConfig,
+    path: string,
+    previous: StoredWebhookConfig | undefined,
+  ) => {
+    await checkUrls([webhook.url], path, {
+      enabled: webhook.enabled,
+      resolvedHosts: resolvedHostsOf(
+        previous && { enabled: previous.enabled, urls: () => [previous.url] },
+      ),
+    });
     const sealed = await sealWebhookConfig(webhook, deps.wrapper, now());
     checkSize(sealed, "webhook");
     await deps.store.putWebhook(sealed);
     return sealed;
+  };
+  /** The stored partner configuration, opened; undefined when none (or it no longer checks). */
+  const storedPartner = async (appId: string, id: string) => {
+    const stored = await deps.store.getPartner(appId, id);
+    return stored && openPartnerConfig(stored, deps.wrapper).catch(() => undefined);
   };
   const sender = () => {
     if (!deps.sender) throw new Error("No sender for test postbacks");
@@ -144,13 +207,17 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
     /** Creates or replaces a partner configuration; throws a ValidationError naming what is wrong. */
     savePartner: async (input: unknown): Promise<PartnerConfig> => {
       const config = parsePartnerConfig(input);
-      await storePartner(config, "configuration");
+      await storePartner(config, "configuration", await storedPartner(config.appId, config.id));
       return config;
     },
     /** Creates or replaces a webhook; throws a ValidationError naming what is wrong. */
     saveWebhook: async (input: unknown): Promise<WebhookConfig> => {
       const webhook = parseWebhookConfig(input);
-      await storeWebhook(webhook, "webhook.url");
+      await storeWebhook(
+        webhook,
+        "webhook.url",
+        await deps.store.getWebhook(webhook.appId, webhook.id),
+      );
       return webhook;
     },
 
@@ -170,19 +237,29 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         );
       }
       const kept: Record<string, string> = {};
-      /** Kept values the owner marked secret: they stay secret whatever the body marks. */
-      const keptMarked: string[] = [];
+      /**
+       * Kept values that were secret other than by the catalog (the owner marked them, or they
+       * were credentials): they stay secret whatever the body marks or its template now does
+       * with them. So does a credential sent back masked (`***`, restored): it was never shown.
+       */
+      const keptMarked: string[] = restored.flatMap((path) => {
+        const name = path.startsWith("values.") ? path.slice("values.".length) : null;
+        return name !== null && ownText(sent.values, name) === MASK ? [name] : [];
+      });
       // Kept only for the same partner: another's values are not this one's.
       const opened =
         existing && existing.partner === body.partner
           ? await openPartnerConfig(existing, deps.wrapper).catch(() => undefined)
           : undefined;
       if (opened) {
+        const catalogSecret = new Set(
+          (partnerTemplateOf(opened)?.values ?? []).filter((v) => v.secret).map((v) => v.name),
+        );
         for (const name of secretNamesOf(opened)) {
           const value = ownText(opened.values, name);
           if (value !== undefined && ownText(body.values, name) === undefined) {
             kept[name] = value;
-            if (opened.secretValues.includes(name)) keptMarked.push(name);
+            if (!catalogSecret.has(name)) keptMarked.push(name);
           }
         }
       }
@@ -208,7 +285,7 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
           `body.${masked}: is masked as answered, and the configuration now leads elsewhere: give its value again`,
         );
       }
-      return { stored: await storePartner(config, "body") };
+      return { stored: await storePartner(config, "body", opened) };
     },
 
     /**
@@ -255,7 +332,7 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         enabled: body.enabled,
         previous,
       });
-      const stored = await storeWebhook(webhook, "body.url");
+      const stored = await storeWebhook(webhook, "body.url", existing);
       return fresh ? { stored, secret } : { stored };
     },
 

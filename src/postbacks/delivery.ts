@@ -172,10 +172,14 @@ const nullable = <T>(value: T | null | undefined): T | null => value ?? null;
  * A webhook's JSON body: the install (or the event and its install) and the attribution as it
  * stands, in the export's field names (its install's first open as the export keeps it, on the
  * service's clock when the device's was off). The app's own backend hears of its own users: no
- * device id and no address go with it, only the install's id and its customer user id.
+ * device id and no address go with it, only the install's id and its customer user id: for an
+ * event, the one the event was sent with, as the export names it (a user who logged in after
+ * the install is named by their events only), else the install's.
  */
 export const webhookBodyOf = (facts: SendFacts, sendId: string): string => {
   const { install, attribution, subject } = facts;
+  const customerUserId =
+    (subject.kind === "event" ? subject.customerUserId : null) ?? install.customerUserId;
   return JSON.stringify({
     type: subject.kind,
     delivery_id: sendId,
@@ -190,7 +194,7 @@ export const webhookBodyOf = (facts: SendFacts, sendId: string): string => {
       sdk_version: `${install.sdkPlatform} ${install.sdkVersion}`,
       country: install.country,
       locale: install.locale,
-      customer_user_id: install.customerUserId,
+      customer_user_id: customerUserId,
     },
     attribution: attribution && {
       service_match_status: attribution.status,

@@ -100,6 +100,24 @@ describe("fillUrl", () => {
     // Anything but a whole URL leaves the template without a host: it will not build.
     expect(base("not a url")).toBe("?event=install&id=s%2F1");
   });
+
+  it("sends a dot value as it is in the query joined to an advertiser's URL's own", () => {
+    const filled = (endpoint: string, value: string) =>
+      new URL(
+        fillUrl(
+          "{partner.endpoint}?campaign={campaign_name}&id={service_id}",
+          lookupOf({ "partner.endpoint": endpoint, campaign_name: value, service_id: ".." }),
+        ),
+      );
+    for (const endpoint of ["https://pb.example.com/in", "https://pb.example.com/in?k=v"]) {
+      for (const value of [".", ".."]) {
+        const url = filled(endpoint, value);
+        expect(url.pathname).toBe("/in");
+        expect(url.searchParams.get("campaign"), `${endpoint} ${value}`).toBe(value);
+        expect(url.searchParams.get("id")).toBe("..");
+      }
+    }
+  });
 });
 
 describe("fillJsonBody", () => {
@@ -266,6 +284,8 @@ describe("macro values", () => {
     const zeroed = { ...ANDROID_INSTALL, advertisingId: "00000000-0000-0000-0000-000000000000" };
     expect(value("advertising_id", { install: zeroed })).toBe("");
     expect(value("limit_ad_tracking", { install: zeroed })).toBe("1");
+    const zeroIdfv = { ...IOS_INSTALL, idfv: "00000000-0000-0000-0000-000000000000" };
+    expect(value("idfv", { install: zeroIdfv })).toBe("");
   });
 
   it("withholds the IDFV and the address on iOS unless App Tracking Transparency is authorised", () => {

@@ -144,12 +144,16 @@ const shareable = (context: PostbackContext): boolean =>
   deviceDataShareable(context.install.consent, context.shareDeviceDataWithoutConsent) &&
   trackingAllowed(context.install);
 
-/** The advertising id, when consent allows and (iOS) App Tracking Transparency authorised it. */
-const advertisingId = (context: PostbackContext): string | null => {
-  const id = context.install.advertisingId?.trim();
+/** A device id as it may go: none when absent, all zero (no id) or not to be shared. */
+const deviceId = (context: PostbackContext, raw: string | null): string | null => {
+  const id = raw?.trim();
   if (!id || ZERO_ID.test(id) || !shareable(context)) return null;
   return id;
 };
+
+/** The advertising id, when consent allows and (iOS) App Tracking Transparency authorised it. */
+const advertisingId = (context: PostbackContext): string | null =>
+  deviceId(context, context.install.advertisingId);
 
 const unixSeconds = (iso: string | null | undefined): number | null => {
   if (!iso) return null;
@@ -250,8 +254,8 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "idfv",
     "text",
     "install",
-    "The IDFV (iOS); only where consent allows and App Tracking Transparency is authorised.",
-    (c) => (shareable(c) ? c.install.idfv : null),
+    "The IDFV (iOS); only where consent allows and App Tracking Transparency is authorised; empty for an all-zero one.",
+    (c) => deviceId(c, c.install.idfv),
   ),
   row(
     "limit_ad_tracking",
@@ -556,7 +560,8 @@ const pathValue = (value: string): string =>
 /**
  * A URL template filled: each macro's value URL-encoded (`pathValue` before the template's
  * query); a leading `{partner.<name>}` is the advertiser's URL as it stands (when it is one), and
- * a query the template appends to a URL that has one already is joined with `&`.
+ * a query the template appends to a URL that has one already is joined with `&` (what the
+ * template adds to such a URL is all in its query, filled as a query's values are).
  */
 export const fillUrl = (template: string, lookup: MacroLookup): string => {
   let rest = template;
@@ -568,8 +573,9 @@ export const fillUrl = (template: string, lookup: MacroLookup): string => {
     rest = template.slice(leading[0].length);
     if (base.includes("?") && rest.startsWith("?")) rest = `&${rest.slice(1)}`;
   }
-  // Where the template's own text leaves the path: a value's `?` or `#` is encoded.
-  const pathEnd = rest.search(/[?#]/);
+  // Where the template's own text leaves the path: a value's `?` or `#` is encoded. After an
+  // advertiser's URL that has a query, all the template adds is in that query.
+  const pathEnd = base.includes("?") ? 0 : rest.search(/[?#]/);
   const path = pathEnd < 0 ? rest : rest.slice(0, pathEnd);
   const after = pathEnd < 0 ? "" : rest.slice(pathEnd);
   return (

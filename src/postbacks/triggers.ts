@@ -49,6 +49,8 @@ export interface AcceptedInstallEvent {
   /** The device's address and user agent (an SDK's request); null for a server's. */
   readonly ip: string | null;
   readonly userAgent: string | null;
+  /** The customer user id the event was sent with (the export's); null or absent when none. */
+  readonly customerUserId?: string | null;
 }
 
 export interface PostbackTriggers {
@@ -195,6 +197,7 @@ export const createPostbackTriggers = (deps: PostbackTriggerDeps): PostbackTrigg
           revenue: accepted.event.revenue,
           ip: accepted.ip,
           userAgent: accepted.userAgent,
+          customerUserId: accepted.customerUserId ?? null,
         };
         for (const webhook of hooks) rows.push(rowOf(appId, "webhook", webhook.id, subject));
         const candidates = takers.filter((config) =>

@@ -3,9 +3,9 @@
  * the API's snake_case, mapped onto the configuration schemas (./config.ts), whose problems are
  * named by the body's own field names; and the answers, which never hold a secret value (a
  * sealed value is named, never shown; a webhook's secret is shown once, when it is made) nor a
- * credential in a URL or a header (masked, `***`, as the delivery log masks them: everyone who
- * may read an app's postbacks sees the answers, viewers included). A masked value sent back as
- * it was shown keeps the stored one.
+ * credential in a URL, a header or a value (masked, `***`, as the delivery log masks them:
+ * everyone who may read an app's postbacks sees the answers, viewers included). A masked value
+ * sent back as it was shown keeps the stored one.
  */
 import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
@@ -22,6 +22,7 @@ import type {
 import { checked, formatIssues } from "../validation/issues.ts";
 import {
   type CustomTemplate,
+  credentialNamesOf,
   customTemplateSchema,
   isHttpUrl,
   type PartnerConfig,
@@ -78,7 +79,7 @@ export const partnerRequestSchema = z
       .optional()
       .meta({
         description:
-          "Our event name (the export's `event_name`) to the partner's; an unmapped event is not sent.",
+          "Our event name as the export's `event_name` gives it (`service_` and the event in snake case: `service_purchase`, a CUSTOM event's `service_<name in snake_case>`; not `service_install`, which is the install's) to the partner's; a key in another form is refused (422). An unmapped event is not sent.",
         example: { service_purchase: { name: "purchase", revenue: true } },
       }),
     event_window_days: z.number().optional().meta({
@@ -205,6 +206,28 @@ export const shownUrl = (url: string): string => maskUrl(url, []);
 /** A value as answered: a URL's credentials masked (an endpoint's `?key=`), any other as it is. */
 const shownValue = (value: string): string => (isHttpUrl(value) ? shownUrl(value) : value);
 
+/**
+ * A stored configuration's values as answered: a credential (credentialNamesOf) masked whole,
+ * as a credential header is; the others as shownValue shows them. A configuration saved since
+ * keeps its credentials sealed, so they are not among them; one saved before kept them in clear.
+ */
+const shownValues = (stored: StoredPartnerConfig): Record<string, string> => {
+  const credentials = new Set(
+    credentialNamesOf({
+      partner: stored.partner,
+      // Stored from a checked configuration (./config.ts): a custom template, or null.
+      template: (stored.template ?? null) as CustomTemplate | null,
+      values: stored.values,
+    }),
+  );
+  return Object.fromEntries(
+    Object.entries(stored.values).map(([name, value]) => [
+      name,
+      credentials.has(name) && value !== "" ? MASK : shownValue(value),
+    ]),
+  );
+};
+
 /** A header's value as answered: masked whole when the header is named like a credential. */
 const shownHeader = (name: string, value: string): string =>
   isCredentialName(name) && value !== "" ? MASK : value;
@@ -271,7 +294,7 @@ export const maskedLeft = (body: PartnerRequest): string[] => {
 };
 
 /**
- * A body with each masked value it sends back as answered (`shownValue`, `shownUrl`,
+ * A body with each masked value it sends back as answered (`shownValues`, `shownUrl`,
  * `shownHeader`) replaced by the stored one it stands for, and the paths of those replaced: a
  * client that sends back what it was shown (the dashboard's Edit form) does not save `***` in
  * place of a key. Only the same partner's stored values stand behind its masks.
@@ -283,9 +306,10 @@ export const unmaskedPartnerRequest = (
   if (!stored || stored.partner !== body.partner) return { body, restored: [] };
   const restored: string[] = [];
   const values = body.values && { ...body.values };
+  const shown = shownValues(stored);
   for (const [name, value] of Object.entries(values ?? {})) {
     const kept = ownText(stored.values, name);
-    if (values && kept !== undefined && value !== kept && value === shownValue(kept)) {
+    if (values && kept !== undefined && value !== kept && value === ownText(shown, name)) {
       values[name] = kept;
       restored.push(`values.${name}`);
     }
@@ -334,9 +358,7 @@ export const partnerAnswer = (stored: StoredPartnerConfig): PartnerConfigAnswer 
   partner: stored.partner,
   template: shownTemplate(stored.template),
   media_sources: [...stored.mediaSources],
-  values: Object.fromEntries(
-    Object.entries(stored.values).map(([name, value]) => [name, shownValue(value)]),
-  ),
+  values: shownValues(stored),
   sealed_values: Object.keys(stored.sealedValues).sort(),
   secret_values: [...stored.secretValues],
   installs: stored.installs,

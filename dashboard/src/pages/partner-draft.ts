@@ -87,7 +87,12 @@ export const draftOf = (config: PartnerConfig): PartnerDraft => {
     installBody: template?.install?.body ?? "",
     eventBody: template?.event?.body ?? "",
     values: { ...config.values },
-    secretNames: [...config.secret_values],
+    // A custom template's value the service sealed as a credential though not marked (named
+    // like one, or sent as one) is shown as the secret it is: saved, kept when left empty.
+    secretNames:
+      config.partner === CUSTOM
+        ? [...new Set([...config.secret_values, ...config.sealed_values])]
+        : [...config.secret_values],
     mediaSources: config.media_sources.join(", "),
     installs: config.installs,
     mappings: Object.entries(config.events).map(([ours, mapping]) =>

@@ -13,7 +13,10 @@ const memoryStore = () => {
   const store: InstallStore = {
     async putIfAbsent(i) {
       const existing = stored.get(i.serviceId);
-      if (existing) return { install: existing, created: false };
+      if (existing) {
+        await gate.passed();
+        return { install: existing, created: false };
+      }
       stored.set(i.serviceId, i);
       return { install: i, created: true };
     },
@@ -84,6 +87,47 @@ describe("cached install store", () => {
     expect((await cached.get("com.a", "s1"))?.consent).toEqual(consent);
     expect(reads.count).toBe(0);
     expect(await cached.setConsent("com.a", "unknown", consent)).toBeUndefined();
+  });
+
+  it("does not keep what a read found when a consent change overlapped it", async () => {
+    const { store, gate } = memoryStore();
+    const cached = cachedInstallStore(store, 10);
+    await store.putIfAbsent(install("s1"));
+    const withdrawn = {
+      gdprApplies: true,
+      adUserData: false,
+      adPersonalization: false,
+      tcfString: null,
+      updatedAt: "2026-11-02T10:00:00.000Z",
+    };
+    const release = gate.hold();
+    // The read finds the install's consent as it was, then the withdrawal is stored before
+    // the read returns.
+    const read = cached.get("com.a", "s1");
+    await cached.setConsent("com.a", "s1", withdrawn);
+    release();
+    expect((await read)?.consent).toEqual(install("s1").consent);
+    expect((await cached.get("com.a", "s1"))?.consent).toEqual(withdrawn);
+  });
+
+  it("does not keep the install a repeated first open found when a consent change overlapped it", async () => {
+    const { store, gate } = memoryStore();
+    const cached = cachedInstallStore(store, 10);
+    await store.putIfAbsent(install("s1"));
+    const withdrawn = {
+      gdprApplies: true,
+      adUserData: false,
+      adPersonalization: false,
+      tcfString: null,
+      updatedAt: "2026-11-02T10:00:00.000Z",
+    };
+    const release = gate.hold();
+    // An SDK's retry of its first open finds the install as it was; the withdrawal lands first.
+    const retried = cached.putIfAbsent(install("s1"));
+    await cached.setConsent("com.a", "s1", withdrawn);
+    release();
+    expect((await retried).created).toBe(false);
+    expect((await cached.get("com.a", "s1"))?.consent).toEqual(withdrawn);
   });
 
   it("drops the oldest entries beyond its size", async () => {

@@ -246,6 +246,8 @@ const subjectBody = z.discriminatedUnion("kind", [
       .nullable(),
     ip: z.string().nullable(),
     userAgent: z.string().nullable(),
+    // Absent from a row added before it was kept; a schema without it would drop it on read.
+    customerUserId: z.string().nullish(),
   }),
 ]);
 

@@ -98,7 +98,7 @@ const partnerConfigSchema = tiedTo<PartnerConfigAnswer>()(
       media_sources: z.array(z.string()),
       values: described(
         z.record(z.string(), z.string()),
-        "The values that are not secret, in clear but for a URL's credential-named query values (`?key=***`). Sent back masked as shown, a value keeps the stored one.",
+        "The values that are not secret, in clear but for a URL's credential-named query values (`?key=***`). A value named like a credential, or placed under a credential-named header, query or body key, is secret: sealed on save, and shown as `***` if saved in clear before. Sent back masked as shown, a value keeps the stored one.",
       ),
       sealed_values: described(
         z.array(z.string()),
