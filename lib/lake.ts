@@ -15,7 +15,12 @@ import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from "aws-cdk-lib/cx-api";
 import { Construct } from "constructs";
-import { INSTALL_TABLES, type LakeTable, type LakeTableName } from "../src/lake/lake-tables.ts";
+import {
+  errorPrefix,
+  INSTALL_TABLES,
+  type LakeTable,
+  type LakeTableName,
+} from "../src/lake/lake-tables.ts";
 import { LakeCatalog } from "./lake-catalog.ts";
 import { acknowledgeWildcardResource } from "./nag.ts";
 
@@ -211,22 +216,25 @@ export class Lake extends Construct {
   }
 
   /**
-   * What the purge job needs in the lake bucket: list the lake tables' prefixes only (the
-   * `s3:prefix` condition), read their objects (HeadObject and GetObject), put a rewritten
-   * file, and delete an object version by its id (which deletes for good in a versioned
-   * bucket, instead of leaving a noncurrent version behind). No plain s3:DeleteObject.
+   * What the purge job needs in the lake bucket: list the prefixes of the lake tables whose rows
+   * name an install, and of their error output (records Firehose could not deliver, which hold
+   * installs' rows too), only (the `s3:prefix` condition); read their objects (HeadObject and
+   * GetObject), put a rewritten one, and delete an object version by its id (which deletes for
+   * good in a versioned bucket, instead of leaving a noncurrent version behind). No plain
+   * s3:DeleteObject.
    */
   grantPurgeTables(role: IRole): void {
+    const prefixes = INSTALL_TABLES.flatMap((t) => [`${t.name}/`, errorPrefix(t.name)]);
     // Versions, not only current objects: a version left by a run that stopped between its
     // rewrite and its delete still holds the install, and the next run must find it.
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["s3:ListBucketVersions"],
         resources: [this.bucket.bucketArn],
-        conditions: { StringLike: { "s3:prefix": INSTALL_TABLES.map((t) => `${t.name}/*`) } },
+        conditions: { StringLike: { "s3:prefix": prefixes.map((prefix) => `${prefix}*`) } },
       }),
     );
-    const objects = INSTALL_TABLES.map((t) => this.bucket.arnForObjects(`${t.name}/*`));
+    const objects = prefixes.map((prefix) => this.bucket.arnForObjects(`${prefix}*`));
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject", "s3:DeleteObjectVersion"],
@@ -237,7 +245,7 @@ export class Lake extends Construct {
       acknowledgeWildcardResource(
         role,
         resource,
-        "The purge rewrites or deletes any Parquet file of a table that holds a deleted install; Firehose names the files, so the grant is scoped to the table's prefix.",
+        "The purge rewrites or deletes any Parquet file of a table, or object of its error output, that holds a deleted install; Firehose names the objects, so the grant is scoped to the table's prefix and its error prefix.",
       );
     }
   }

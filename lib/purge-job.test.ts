@@ -139,15 +139,29 @@ describe("purge job", () => {
         Effect: "Allow",
         Action: "s3:ListBucketVersions",
         Resource: resolve(lake.bucket.bucketArn),
-        Condition: { StringLike: { "s3:prefix": ["events/*", "attributions/*", "sessions/*"] } },
+        Condition: {
+          StringLike: {
+            "s3:prefix": [
+              "events/*",
+              "firehose-errors/events/*",
+              "attributions/*",
+              "firehose-errors/attributions/*",
+              "sessions/*",
+              "firehose-errors/sessions/*",
+            ],
+          },
+        },
       },
       {
         Effect: "Allow",
         Action: ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject", "s3:DeleteObjectVersion"],
         Resource: [
           objects(lake.bucket, "events/*"),
+          objects(lake.bucket, "firehose-errors/events/*"),
           objects(lake.bucket, "attributions/*"),
+          objects(lake.bucket, "firehose-errors/attributions/*"),
           objects(lake.bucket, "sessions/*"),
+          objects(lake.bucket, "firehose-errors/sessions/*"),
         ],
       },
       {

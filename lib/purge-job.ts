@@ -17,8 +17,16 @@
  *     t + minimum age + schedule interval + timeout
  *
  * which is 6 + 10 + 9 = 25 minutes with the defaults (5-minute buffering), as long as runs
- * succeed; one that fails or times out leaves the request open and the next run resumes it
- * (files already rewritten no longer hold the install, so each run makes progress).
+ * succeed and the run after its minimum age reaches the request's app. A run takes one app at a
+ * time, all of the app's requests in one pass over its files (several files read at once), the
+ * app of the oldest request first and those a run took up without completing them last; it
+ * takes up no further app once the invocation is within a margin of its timeout
+ * (src/jobs/purge.ts), leaving their requests open for the next run. So the bound holds for a
+ * request whose app the run reaches; one behind apps whose passes fill the run waits for a
+ * later run, which takes it before newer requests. A run that fails or times out leaves its
+ * requests open and the next run resumes them (files already rewritten no longer hold the
+ * installs, so each run makes progress); but an app whose pass over its files alone outlasts
+ * the timeout is never completed, and keeps failing its runs after the other apps' passes.
  */
 import { Duration } from "aws-cdk-lib";
 import { type Rule, Schedule } from "aws-cdk-lib/aws-events";
@@ -53,7 +61,10 @@ export class PurgeJob extends Construct {
   readonly rule: Rule;
   /** Requests younger than this wait for a later run. */
   readonly minRequestAge: Duration;
-  /** Upper bound on the time from a request to its completion, when runs succeed. */
+  /**
+   * Upper bound on the time from a request to its completion, when runs succeed and the run
+   * after its minimum age reaches its app (see above).
+   */
   readonly completionBound: Duration;
 
   constructor(scope: Construct, id: string, props: PurgeJobProps) {

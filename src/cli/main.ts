@@ -796,9 +796,23 @@ lake
       .makeOptionMandatory(),
   )
   .requiredOption("--stream <name>", "the table's stream (output <Table>StreamName)")
+  .addOption(
+    new Option(
+      "--deletions-table <name>",
+      "the deletions table (output DeletionsTableName): records of deleted installs are left out",
+    )
+      .env("ATTRIBUTION_AWS_DELETIONS_TABLE")
+      .makeOptionMandatory(),
+  )
   .option("--dry-run", "count what would be put, and change nothing")
   .action(
-    async (options: { table: LakeTableName; bucket: string; stream: string; dryRun?: boolean }) => {
+    async (options: {
+      table: LakeTableName;
+      bucket: string;
+      stream: string;
+      deletionsTable: string;
+      dryRun?: boolean;
+    }) => {
       await replayErrorsCommand(options);
     },
   );

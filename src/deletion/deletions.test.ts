@@ -55,6 +55,8 @@ const noopStores = {
   flush: async () => undefined,
 };
 
+const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 10, minute));
+
 describe("deletion requests", () => {
   it("answer a repeat with the open request instead of making another", async () => {
     const deletions = memoryDeletions();
@@ -74,30 +76,132 @@ describe("deletion requests", () => {
 
   it("are purged one by one: a failing one stays open and holds back no other", async () => {
     const deletions = memoryDeletions();
-    const failing = await requestDeletion("com.a", "broken", deletions);
-    const fine = await requestDeletion("com.a", "fine", deletions);
-    const purged: string[] = [];
+    const failing = await requestDeletion("com.a", "broken", deletions, at(1));
+    const fine = await requestDeletion("com.a", "fine", deletions, at(2));
+    const purged: string[][] = [];
     const run = purgeOpenRequests({
       ...noopStores,
       deletions,
+      installs: {
+        ...noopStores.installs,
+        delete: async (_appId, serviceId) => {
+          if (serviceId === "broken") throw new Error("throttled");
+        },
+      },
       lake: {
-        purgeInstall: async (_appId, serviceId) => {
-          if (serviceId === "broken") throw new Error("unreadable file");
-          purged.push(serviceId);
+        purgeInstalls: async (_appId, serviceIds) => {
+          purged.push([...serviceIds]);
           return { filesRewritten: 1 };
         },
       },
     });
     // The message names the request and its cause: a log line of the error shows it alone.
-    await expect(run).rejects.toThrow(
-      `1 of 2 deletions failed (${failing.request_id}: unreadable file)`,
-    );
-    expect(purged).toEqual(["fine"]);
+    await expect(run).rejects.toThrow(`1 of 2 deletions failed (${failing.request_id}: throttled)`);
+    expect(purged).toEqual([["fine"]]);
     // The tombstones keep the open requests only; a completed one is found by app.
     expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["broken"]);
     expect((await deletions.get(fine.request_id))?.status).toBe("completed");
     expect((await deletions.get(failing.request_id))?.status).toBe("in_progress");
     expect((await deletions.listOpen()).map((r) => r.serviceId)).toEqual(["broken"]);
+  });
+
+  it("leave an app's requests open when its lake pass fails, and go on with other apps", async () => {
+    const deletions = memoryDeletions();
+    const broken = await requestDeletion("com.broken", "s1", deletions, at(1));
+    const fine = await requestDeletion("com.fine", "s2", deletions, at(2));
+    const run = purgeOpenRequests({
+      ...noopStores,
+      deletions,
+      lake: {
+        purgeInstalls: async (appId) => {
+          if (appId === "com.broken") throw new Error("unreadable file");
+          return { filesRewritten: 1 };
+        },
+      },
+    });
+    await expect(run).rejects.toThrow(
+      `1 of 2 deletions failed (${broken.request_id}: unreadable file)`,
+    );
+    expect((await deletions.get(fine.request_id))?.status).toBe("completed");
+    expect((await deletions.get(broken.request_id))?.status).toBe("in_progress");
+    expect((await deletions.tombstones("com.broken")).serviceIds).toEqual(["s1"]);
+  });
+
+  it("purge an app's requests in one lake pass, an app at a time, the app of the oldest first", async () => {
+    const deletions = memoryDeletions();
+    await requestDeletion("com.a", "a1", deletions, at(2));
+    await requestDeletion("com.b", "b1", deletions, at(1));
+    await requestDeletion("com.a", "a2", deletions, at(3));
+    await requestDeletion("com.b", "b2", deletions, at(4));
+    const passes: [string, string[]][] = [];
+    const outcome = await purgeOpenRequests({
+      ...noopStores,
+      deletions,
+      lake: {
+        purgeInstalls: async (appId, serviceIds) => {
+          passes.push([appId, [...serviceIds]]);
+          return { filesRewritten: 0 };
+        },
+      },
+    });
+    expect(outcome).toEqual({ completed: 4, deferred: 0 });
+    expect(passes).toEqual([
+      ["com.b", ["b1", "b2"]],
+      ["com.a", ["a1", "a2"]],
+    ]);
+    expect(await deletions.listOpen()).toEqual([]);
+  });
+
+  it("take up apps a run took up before after the others, so that one cannot hold them back", async () => {
+    const deletions = memoryDeletions();
+    const stuck = await requestDeletion("com.stuck", "s1", deletions, at(1));
+    await requestDeletion("com.new", "n1", deletions, at(2));
+    // A run took it up and was stopped (its timeout) or failed before completing it.
+    await deletions.setStatus(stuck.request_id, "in_progress", at(3).toISOString());
+    const passes: string[] = [];
+    await purgeOpenRequests({
+      ...noopStores,
+      deletions,
+      lake: {
+        purgeInstalls: async (appId) => {
+          passes.push(appId);
+          return { filesRewritten: 0 };
+        },
+      },
+    });
+    expect(passes).toEqual(["com.new", "com.stuck"]);
+  });
+
+  it("take up no further app once the run's time is out, leaving it open for a later run", async () => {
+    const deletions = memoryDeletions();
+    const first = await requestDeletion("com.a", "a1", deletions, at(1));
+    const second = await requestDeletion("com.b", "b1", deletions, at(2));
+    let clock = 1_000;
+    const lake = {
+      purgeInstalls: async () => {
+        // The first app's pass takes the rest of the run's time.
+        clock = 0;
+        return { filesRewritten: 1 };
+      },
+    };
+    const outcome = await purgeOpenRequests({
+      ...noopStores,
+      deletions,
+      lake,
+      remainingMs: () => clock,
+    });
+    expect(outcome).toEqual({ completed: 1, deferred: 1 });
+    expect((await deletions.get(first.request_id))?.status).toBe("completed");
+    // Not taken up: still pending, and still left out of exports.
+    expect((await deletions.get(second.request_id))?.status).toBe("pending");
+    expect((await deletions.tombstones("com.b")).serviceIds).toEqual(["b1"]);
+
+    clock = 1_000;
+    expect(
+      await purgeOpenRequests({ ...noopStores, deletions, lake, remainingMs: () => clock }),
+    ).toEqual({ completed: 1, deferred: 0 });
+    expect((await deletions.get(second.request_id))?.status).toBe("completed");
+    expect(await deletions.listOpen()).toEqual([]);
   });
 
   it("stay open while the install's tombstone could not be taken out, to be tried again", async () => {
@@ -111,7 +215,7 @@ describe("deletion requests", () => {
           throw new Error("throttled");
         },
       },
-      lake: { purgeInstall: async () => ({ filesRewritten: 1 }) },
+      lake: { purgeInstalls: async () => ({ filesRewritten: 1 }) },
     });
     await expect(run).rejects.toThrow(/1 of 1 deletions failed/);
     expect((await deletions.get(request.request_id))?.status).toBe("in_progress");

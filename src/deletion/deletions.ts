@@ -87,24 +87,62 @@ export interface PurgeDeps {
    * landed in the lake before its files are rewritten. Unset: every open request is taken.
    */
   readonly minAgeMs?: number;
+  /**
+   * How long (ms) the run may still take up another app; at 0 or less, the apps not begun are
+   * left open for a later run. For a runtime that stops a run at a timeout (Lambda), whose
+   * requests would otherwise all be cut off in the middle of one app's pass. Unset: no limit.
+   */
+  readonly remainingMs?: () => number;
   readonly now?: () => Date;
 }
 
-/** Completes every open request, oldest first; a failed one stays open and is tried again. */
-export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
-  const now = deps.now ?? (() => new Date());
-  const { minAgeMs } = deps;
-  const listed = await deps.deletions.listOpen();
-  const open =
-    minAgeMs === undefined
-      ? listed
-      : listed.filter((r) => now().getTime() - Date.parse(r.requestedAt) >= minAgeMs);
-  if (open.length > 0) await deps.flush();
-  let completed = 0;
-  const failures: { requestId: string; error: unknown }[] = [];
-  for (const request of open) {
-    // One request that keeps failing must not hold back the others: it stays open, the rest
-    // go on, and the run reports the failures at its end.
+export interface PurgeOutcome {
+  readonly completed: number;
+  /** Requests old enough that the run left for the next one, out of time. */
+  readonly deferred: number;
+}
+
+/**
+ * The open requests by app, in the order the run takes the apps: first the apps none of whose
+ * requests a run has taken up before, by their oldest request; then those a run took up and did
+ * not complete (a failure, or a pass cut off by a timeout), by their oldest too. So an app whose
+ * pass keeps failing or outlasts a run does not hold back the other apps' requests.
+ */
+const appsInTurn = (requests: readonly DeletionRequest[]): DeletionRequest[][] => {
+  const byApp = new Map<string, DeletionRequest[]>();
+  const oldestFirst = [...requests].sort(
+    (a, b) => Date.parse(a.requestedAt) - Date.parse(b.requestedAt),
+  );
+  for (const request of oldestFirst) {
+    const app = byApp.get(request.appId);
+    if (app) app.push(request);
+    else byApp.set(request.appId, [request]);
+  }
+  const triedBefore = (app: readonly DeletionRequest[]) =>
+    app.some((request) => request.status === "in_progress") ? 1 : 0;
+  // A stable sort: each group stays by its oldest request.
+  return [...byApp.values()].sort((a, b) => triedBefore(a) - triedBefore(b));
+};
+
+interface Failure {
+  readonly requestId: string;
+  readonly error: unknown;
+}
+
+/**
+ * Completes one app's requests: each install's stores one by one, then its lake in one pass for
+ * them all (reading the app's files is the bulk of the work, whatever the number of installs).
+ * A request that fails stays open; a lake pass that fails leaves all of its requests open.
+ */
+const purgeApp = async (
+  deps: PurgeDeps,
+  appId: string,
+  requests: readonly DeletionRequest[],
+  failures: Failure[],
+  now: () => Date,
+): Promise<number> => {
+  const ready: DeletionRequest[] = [];
+  for (const request of requests) {
     try {
       await deps.deletions.setStatus(request.requestId, "in_progress", now().toISOString());
       await deps.installs.delete(request.appId, request.serviceId);
@@ -112,12 +150,27 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
       await deps.attributions.delete(request.appId, request.serviceId);
       await deps.outbox.purgeInstall(request.appId, request.serviceId);
       await deps.deliveryLog.purgeInstall(request.appId, request.serviceId);
-      // Its tombstone was added when the request was made: snapshots from this version on are
-      // clean of it.
-      const { version } = await deps.deletions.tombstones(request.appId);
-      await deps.lake.purgeInstall(request.appId, request.serviceId, version);
-      // The tombstones hold open requests only: exports find this one by app from now on. Before
-      // the status, so a request whose tombstone stays (the call failed) is tried again.
+      ready.push(request);
+    } catch (error) {
+      failures.push({ requestId: request.requestId, error });
+    }
+  }
+  if (ready.length === 0) return 0;
+  try {
+    // Each request's tombstone was added when it was made: snapshots from this version on are
+    // clean of them all.
+    const { version } = await deps.deletions.tombstones(appId);
+    const serviceIds = [...new Set(ready.map((request) => request.serviceId))];
+    await deps.lake.purgeInstalls(appId, serviceIds, version);
+  } catch (error) {
+    for (const request of ready) failures.push({ requestId: request.requestId, error });
+    return 0;
+  }
+  let completed = 0;
+  for (const request of ready) {
+    try {
+      // The tombstones hold open requests only: exports find this one by app from now on.
+      // Before the status, so a request whose tombstone stays (the call failed) is tried again.
       await deps.deletions.clearTombstone(request);
       await deps.deletions.setStatus(request.requestId, "completed", now().toISOString());
       completed += 1;
@@ -125,16 +178,50 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
       failures.push({ requestId: request.requestId, error });
     }
   }
+  return completed;
+};
+
+/**
+ * Completes the open requests, an app at a time (see appsInTurn), while the run has time: a
+ * failed request stays open and is tried again, and so do those of the apps left out of time.
+ * The first app is always taken, so each run gets on with one at least.
+ */
+export const purgeOpenRequests = async (deps: PurgeDeps): Promise<PurgeOutcome> => {
+  const now = deps.now ?? (() => new Date());
+  const { minAgeMs, remainingMs } = deps;
+  const listed = await deps.deletions.listOpen();
+  const open =
+    minAgeMs === undefined
+      ? listed
+      : listed.filter((r) => now().getTime() - Date.parse(r.requestedAt) >= minAgeMs);
+  if (open.length > 0) await deps.flush();
+  let completed = 0;
+  let taken = 0;
+  let deferred = 0;
+  // One request that keeps failing must not hold back the others: it stays open, the rest go
+  // on, and the run reports the failures at its end.
+  const failures: Failure[] = [];
+  for (const requests of appsInTurn(open)) {
+    const appId = requests[0]?.appId;
+    if (appId === undefined) continue;
+    if (taken > 0 && remainingMs !== undefined && remainingMs() <= 0) {
+      deferred += requests.length;
+      continue;
+    }
+    taken += requests.length;
+    completed += await purgeApp(deps, appId, requests, failures, now);
+  }
   if (failures.length > 0) {
     // Each cause in the message too: a log line of the error shows the message alone.
     const causes = failures.map(
       ({ requestId, error }) =>
         `${requestId}: ${error instanceof Error ? error.message : String(error)}`,
     );
+    const left = deferred > 0 ? `; ${deferred} left for the next run` : "";
     throw new AggregateError(
       failures.map((failure) => failure.error),
-      `${failures.length} of ${open.length} deletions failed (${causes.join("; ")})`,
+      `${failures.length} of ${taken} deletions failed (${causes.join("; ")})${left}`,
     );
   }
-  return completed;
+  return { completed, deferred };
 };

@@ -1,5 +1,5 @@
 /** The purge job's composition (its work: src/deletion/deletions.ts). */
-import { purgeOpenRequests } from "../deletion/deletions.ts";
+import { type PurgeOutcome, purgeOpenRequests } from "../deletion/deletions.ts";
 import { composition } from "../functions/adapters.ts";
 import { logger } from "../logging/logger.ts";
 import type { JobRun } from "./job-run.ts";
@@ -8,15 +8,24 @@ import { jobOf } from "./jobs.ts";
 const PURGE = /* @__PURE__ */ jobOf("purge");
 
 /**
+ * The time before the function's timeout after which no further app is taken up: what an
+ * app's pass over its files may take. A pass that takes longer is stopped by the timeout, and
+ * the next run takes the other apps first (src/deletion/deletions.ts).
+ */
+const PURGE_TIME_MARGIN_MS = 2 * 60_000;
+
+/**
  * The purge job on both runtimes. Firehose cannot be flushed: it delivers a file when its
  * buffer fills or its buffering interval ends, so on AWS a request is purged only once it is
  * older than the minimum request age (the buffering interval plus a delivery margin) and a
- * younger one waits for a later run; the embedded streams are flushed first instead.
+ * younger one waits for a later run; the embedded streams are flushed first instead. On AWS a
+ * run also stops taking up apps once the invocation is near its timeout, and leaves their
+ * requests open for the next run.
  */
 export const purgeJob = /* @__PURE__ */ composition(
   { id: PURGE.id, uses: PURGE.aws.uses },
-  ({ tables, lakePurger, flushLake, settings }, runtime): JobRun<number> => ({
-    run: () =>
+  ({ tables, lakePurger, flushLake, settings }, runtime): JobRun<PurgeOutcome> => ({
+    run: (invocation) =>
       purgeOpenRequests({
         deletions: tables.deletions,
         installs: tables.installs,
@@ -27,7 +36,10 @@ export const purgeJob = /* @__PURE__ */ composition(
         lake: lakePurger,
         flush: flushLake,
         ...(runtime.kind === "aws" ? { minAgeMs: settings.minRequestAgeMs } : {}),
+        ...(invocation
+          ? { remainingMs: () => invocation.remainingMs() - PURGE_TIME_MARGIN_MS }
+          : {}),
       }),
-    report: (completed) => logger.info("purge deletions", { completed }),
+    report: ({ completed, deferred }) => logger.info("purge deletions", { completed, deferred }),
   }),
 );

@@ -124,15 +124,17 @@ export interface AppSnapshots {
 }
 
 /**
- * Removes an install's rows from the lake by rewriting the files that hold them, and the export
- * snapshots that may hold them. `cleanFrom` is the app's tombstones' version once the install
- * is among them: a snapshot made from that version on leaves the install out already, and a
- * page of an older one is refused by its version (its catalog entry stays to say so).
+ * Removes installs' rows from the lake by rewriting the files that hold them, and the export
+ * snapshots that may hold them. Several installs of one app are purged in one pass over its
+ * files: reading the files is most of the work, whatever the number of installs. `cleanFrom` is
+ * the app's tombstones' version once the installs are among them: a snapshot made from that
+ * version on leaves them out already, and a page of an older one is refused by its version (its
+ * catalog entry stays to say so). A failure fails the pass for all its installs.
  */
 export interface LakePurger {
-  purgeInstall(
+  purgeInstalls(
     appId: string,
-    serviceId: string,
+    serviceIds: readonly string[],
     cleanFrom: number,
   ): Promise<{ filesRewritten: number }>;
 }

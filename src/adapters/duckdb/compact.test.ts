@@ -277,7 +277,7 @@ describe("DuckDB compaction of the lake", () => {
       lakeFiles: racing,
     });
 
-    await purger.purgeInstall(APP, "install-1", 1);
+    await purger.purgeInstalls(APP, ["install-1"], 1);
 
     expect(compacted).toBe(true);
     expect(await filesIn(DAY)).toHaveLength(1);

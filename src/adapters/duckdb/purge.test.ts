@@ -95,7 +95,7 @@ describe("DuckDB purge of an install", () => {
           snapshotMade = resolve;
         }),
     );
-    const purging = purger.purgeInstall(APP, "gone", 1);
+    const purging = purger.purgeInstalls(APP, ["gone"], 1);
     const waitingBeside = async () =>
       (await readdir(lakeDir(), { recursive: true })).some((f) => f.endsWith(".parquet.purge"));
     await expect.poll(waitingBeside).toBe(true);
@@ -110,5 +110,64 @@ describe("DuckDB purge of an install", () => {
       `clean${SNAPSHOT_SUFFIX}`,
       `writing${SNAPSHOT_SUFFIX}`,
     ]);
+  });
+});
+
+describe("DuckDB purge of several installs of an app", () => {
+  let dir: string;
+  let duckdb: DuckDBInstance;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "purge-several-"));
+    duckdb = await DuckDBInstance.create(":memory:");
+  });
+
+  afterAll(async () => {
+    duckdb.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("rewrites the lake without any of them, in one pass, and keeps every other row", async () => {
+    const lakeDir = join(dir, "lake");
+    const snapshotDir = join(dir, "snapshots");
+    const lakeFiles = createReadWriteLock();
+    const events = await createLocalDeliveryStream({
+      table: EVENTS_TABLE,
+      duckdb,
+      lakeDir,
+      walDir: join(dir, "wal"),
+    });
+    await events.put(
+      ["x", "stays", "y", "x"].map((serviceId, i) =>
+        lakeEvent({
+          app_id: APP,
+          event_id: `e${i}`,
+          service_id: serviceId,
+          event_time: "2026-11-01T10:00:00.000Z",
+        }),
+      ),
+    );
+    await events.close();
+    const engine = createDuckDbQueryEngine({
+      duckdb,
+      lakeDir,
+      snapshotDir,
+      pageDir: join(dir, "pages"),
+      lakeFiles,
+    });
+    await engine.materialize({ appId: APP, since: new Date(0), snapshotId: "holds-y" });
+    const purger = createDuckDbPurger({ duckdb, lakeDir, snapshotDir, lakeFiles });
+
+    expect(await purger.purgeInstalls(APP, ["x", "y"], 1)).toEqual({ filesRewritten: 1 });
+    const connection = await duckdb.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        `SELECT service_id FROM read_parquet('${lakeDir}/**/*.parquet') ORDER BY event_id`,
+      );
+      expect(reader.getRowsJS()).toEqual([["stays"]]);
+    } finally {
+      connection.closeSync();
+    }
+    expect(await readdir(snapshotDir)).toEqual([]);
   });
 });

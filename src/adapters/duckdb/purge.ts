@@ -1,7 +1,7 @@
 /**
- * Purging an install from the embedded lake: every Parquet file of the app that holds one of
- * its rows is rewritten without them (written beside, then renamed over, so a reader sees the
- * old file or the new one, never half of one), and export snapshots holding its records are
+ * Purging installs from the embedded lake: every Parquet file of the app that holds one of
+ * their rows is rewritten without them (written beside, then renamed over, so a reader sees the
+ * old file or the new one, never half of one), and export snapshots holding their records are
  * deleted (a tombstone already keeps new snapshots clean). Export pages are never on disk past
  * their opening (query-engine.ts), so there are none to look at.
  */
@@ -25,11 +25,12 @@ export const createDuckDbPurger = (options: {
   /** Shared with the query engine (see there): a rewritten file is put in place alone. */
   lakeFiles: ReadWriteLock;
 }): LakePurger => ({
-  async purgeInstall(appId, serviceId) {
+  async purgeInstalls(appId, serviceIds) {
+    if (serviceIds.length === 0) return { filesRewritten: 0 };
     const connection = await options.duckdb.connect();
     const count = async (sql: string): Promise<number> =>
       Number((await connection.runAndReadAll(sql)).getRowsJS()[0]?.[0] ?? 0);
-    const id = sqlString(serviceId);
+    const ids = `(${serviceIds.map(sqlString).join(", ")})`;
     let filesRewritten = 0;
     try {
       // A file merged by a compaction while it was rewritten here is not put back: its rows
@@ -47,10 +48,11 @@ export const createDuckDbPurger = (options: {
             const source = `read_parquet(${sqlString(path)}, hive_partitioning = false)`;
             const rewritten = `${path}.purge`;
             try {
-              if ((await count(`SELECT count(*) FROM ${source} WHERE service_id = ${id}`)) === 0)
+              if ((await count(`SELECT count(*) FROM ${source} WHERE service_id IN ${ids}`)) === 0)
                 continue;
+              // NOT IN alone would be null for a row without a service id, and drop it.
               await connection.run(
-                `COPY (SELECT * FROM ${source} WHERE service_id IS DISTINCT FROM ${id})
+                `COPY (SELECT * FROM ${source} WHERE service_id IS NULL OR service_id NOT IN ${ids})
                  TO ${sqlString(rewritten)} (FORMAT parquet)`,
               );
             } catch (error) {
@@ -88,7 +90,7 @@ export const createDuckDbPurger = (options: {
           const holds = await count(
             // Another app's install may have the same id: its snapshots are not this purge's.
             `SELECT count(*) FROM read_parquet([${parts.join(", ")}])
-             WHERE app_id = ${sqlString(appId)} AND service_id = ${id}`,
+             WHERE app_id = ${sqlString(appId)} AND service_id IN ${ids}`,
           );
           // A page of a snapshot is whole or not at all: the snapshot goes, not the part.
           if (holds > 0) await rm(snapshot, { recursive: true, force: true });

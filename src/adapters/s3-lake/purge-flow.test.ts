@@ -6,6 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ListObjectVersionsCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { purgeEnv } from "../../config/aws-env.ts";
@@ -88,7 +89,7 @@ describe("the purge on AWS", () => {
     });
     expect(env.MIN_REQUEST_AGE_SECONDS).toBe(360);
     const { doc } = dynamo;
-    const completed = await purgeOpenRequests({
+    const { completed } = await purgeOpenRequests({
       deletions: createDeletionStore(doc, env.DELETIONS_TABLE),
       installs: createInstallStore(doc, env.INSTALLS_TABLE),
       customerUsers: createCustomerUserMap(doc, env.CUSTOMER_USERS_TABLE),
@@ -124,5 +125,61 @@ describe("the purge on AWS", () => {
     expect(await stores.installs.get(APP, "young")).toBeDefined();
     expect(await stores.customerUsers.get(APP, "user-young")).toBe("young");
     expect(await stores.installs.get(APP, "kept")).toBeDefined();
+  });
+
+  it("purges an app's requests in one pass over its files, each prefix listed once", async () => {
+    const app = "com.example.two";
+    const stores = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const requests = [
+      await requestDeletion(app, "first", stores.deletions, minutesAgo(30)),
+      await requestDeletion(app, "second", stores.deletions, minutesAgo(20)),
+    ];
+    const s3 = createVersionedS3({ versioned: [LAKE], pageSize: 2 });
+    const keys = ["01", "02", "03"].map(
+      (day) => `events/app_id=${app}/dt=2026-11-${day}/events-1-2026-11-${day}-10-00-00-abc`,
+    );
+    for (const key of keys) {
+      const ids = ["first", "kept", "second"];
+      s3.put(
+        LAKE,
+        key,
+        await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, ids, "INT96"), "INT96", 4),
+      );
+    }
+    const { doc } = dynamo;
+    const outcome = await purgeOpenRequests({
+      deletions: createDeletionStore(doc, LOCAL_TABLE_NAMES.deletions),
+      installs: createInstallStore(doc, LOCAL_TABLE_NAMES.installs),
+      customerUsers: createCustomerUserMap(doc, LOCAL_TABLE_NAMES.customerUsers),
+      attributions: createAttributionStore(doc, LOCAL_TABLE_NAMES.attributions),
+      outbox: createOutboxStore(doc, LOCAL_TABLE_NAMES.outbox),
+      deliveryLog: createDeliveryLog(doc, LOCAL_TABLE_NAMES.deliveryLog),
+      lake: createS3LakePurger({
+        s3: s3.client,
+        lakeBucket: LAKE,
+        resultsBucket: RESULTS,
+        snapshots: createSnapshotCatalog(doc, LOCAL_TABLE_NAMES.snapshots),
+      }),
+      flush: async () => {},
+      minAgeMs: 6 * 60_000,
+      now: () => NOW,
+    });
+
+    expect(outcome).toEqual({ completed: 2, deferred: 0 });
+    for (const request of requests) {
+      expect((await stores.deletions.get(request.request_id))?.status).toBe("completed");
+    }
+    for (const key of keys) {
+      const after = await readLakeFile(s3.bytes(LAKE, key) ?? new Uint8Array());
+      expect(after.rows.map((r) => r.service_id)).toEqual(["kept"]);
+    }
+    // A listing of a prefix starts once (its later pages go on from a marker).
+    const started = s3.mock
+      .commandCalls(ListObjectVersionsCommand)
+      .map((c) => c.args[0].input)
+      .filter((input) => input.KeyMarker === undefined)
+      .map((input) => input.Prefix);
+    expect(started.filter((prefix) => prefix === `events/app_id=${app}/`)).toHaveLength(1);
+    expect(new Set(started).size).toBe(started.length);
   });
 });

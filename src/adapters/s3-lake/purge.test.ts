@@ -4,15 +4,20 @@
  * hyparquet and DuckDB.
  */
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectVersionsCommand,
   PutObjectCommand,
+  type S3Client,
 } from "@aws-sdk/client-s3";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/lake-tables.ts";
+import { lakeEvent } from "../../../test/support/records.ts";
+import { readErrorObject } from "../../lake/error-records.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, errorPrefix } from "../../lake/lake-tables.ts";
 import type { AppSnapshots, SnapshotRef } from "../../ports/lake.ts";
 import {
   duckdbRows,
@@ -24,7 +29,7 @@ import {
   type TimestampEncoding,
 } from "./lake-files.test-support.ts";
 import { UnsupportedParquetError } from "./parquet-rewrite.ts";
-import { createS3LakePurger } from "./purge.ts";
+import { createS3LakePurger, KEYS_AT_ONCE } from "./purge.ts";
 import { createVersionedS3, type ServedRange } from "./versioned-s3.test-support.ts";
 
 const LAKE = "lake-bucket";
@@ -111,7 +116,7 @@ describe.each(["INT96", "INT64"] as const)("S3 lake purge, %s timestamps", (time
       lakeBucket: LAKE,
       resultsBucket: RESULTS,
       snapshots,
-    }).purgeInstall(APP, GONE, CLEAN_FROM);
+    }).purgeInstalls(APP, [GONE], CLEAN_FROM);
 
   it("rewrites a file holding the install with every other row, its schema and metadata", async () => {
     const key = eventsKey(APP, "01", 1);
@@ -297,17 +302,17 @@ describe("S3 lake purge, failing loudly", () => {
     const fake = createVersionedS3({ versioned: [LAKE] });
     const key = eventsKey(APP, "01", 1);
     const version = fake.put(LAKE, key, decimalFile(["a", GONE]));
-    await expect(purger(fake).purgeInstall(APP, GONE, CLEAN_FROM)).rejects.toThrow(
+    await expect(purger(fake).purgeInstalls(APP, [GONE], CLEAN_FROM)).rejects.toThrow(
       UnsupportedParquetError,
     );
-    await expect(purger(fake).purgeInstall(APP, GONE, CLEAN_FROM)).rejects.toThrow(
+    await expect(purger(fake).purgeInstalls(APP, [GONE], CLEAN_FROM)).rejects.toThrow(
       /cannot rewrite it unchanged: column price is OPTIONAL INT32 DECIMAL/,
     );
     expect(fake.versions(LAKE, key)).toEqual([version]);
     expect(fake.mock.commandCalls(PutObjectCommand)).toEqual([]);
     expect(fake.mock.commandCalls(DeleteObjectCommand)).toEqual([]);
     // Such a file is fine as long as it does not hold the install.
-    await expect(purger(fake).purgeInstall(APP, "someone-else", CLEAN_FROM)).resolves.toEqual({
+    await expect(purger(fake).purgeInstalls(APP, ["someone-else"], CLEAN_FROM)).resolves.toEqual({
       filesRewritten: 0,
     });
   });
@@ -325,7 +330,7 @@ describe("S3 lake purge, failing loudly", () => {
     const fake = createVersionedS3({ versioned: [LAKE], afterGet: onGet });
     const rows = lakeRows(EVENTS_TABLE, [GONE, "a"], "INT96");
     const first = fake.put(LAKE, key, await lakeFile(EVENTS_TABLE, rows, "INT96", 5));
-    await expect(purger(fake).purgeInstall(APP, GONE, CLEAN_FROM)).rejects.toThrow(
+    await expect(purger(fake).purgeInstalls(APP, [GONE], CLEAN_FROM)).rejects.toThrow(
       /pre-conditions/,
     );
     expect(fake.versions(LAKE, key)).toHaveLength(2);
@@ -346,7 +351,7 @@ describe("S3 lake purge, failing loudly", () => {
       other,
       await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, [GONE], "INT96"), "INT96", 5),
     );
-    await expect(purger(fake).purgeInstall(APP, GONE, CLEAN_FROM)).resolves.toEqual({
+    await expect(purger(fake).purgeInstalls(APP, [GONE], CLEAN_FROM)).resolves.toEqual({
       filesRewritten: 2,
     });
     const after = await readLakeFile(fake.bytes(LAKE, key) ?? new Uint8Array());
@@ -371,7 +376,7 @@ describe("S3 lake purge, failing loudly", () => {
     const old = eventsKey(APP, "01", 2);
     fake.put(LAKE, old, await file([GONE, "b"]), "null");
     const rewritten = fake.put(LAKE, old, await file(["b"]));
-    await purger(fake).purgeInstall(APP, GONE, CLEAN_FROM);
+    await purger(fake).purgeInstalls(APP, [GONE], CLEAN_FROM);
     expect(fake.versions(LAKE, current)).toHaveLength(1);
     expect(fake.versions(LAKE, current)).not.toContain("null");
     const after = await readLakeFile(fake.bytes(LAKE, current) ?? new Uint8Array());
@@ -384,7 +389,7 @@ describe("S3 lake purge, failing loudly", () => {
     fake.put(RESULTS, "athena/q9.csv", new Uint8Array([1]));
     const since = { ...snapshotRef(APP, "q9"), tombstoneVersion: CLEAN_FROM };
     const refs = [since];
-    await purger(fake, refs).purgeInstall(APP, GONE, CLEAN_FROM);
+    await purger(fake, refs).purgeInstalls(APP, [GONE], CLEAN_FROM);
     expect(fake.keys(RESULTS)).toEqual(["athena/q9.csv"]);
     expect(fake.mock.commandCalls(DeleteObjectCommand)).toEqual([]);
   });
@@ -392,9 +397,148 @@ describe("S3 lake purge, failing loudly", () => {
   it("refuses to delete a snapshot outside the results bucket", async () => {
     const fake = createVersionedS3({ versioned: [LAKE] });
     const stray = { ...snapshotRef(APP, "q1"), location: "s3://elsewhere/athena/q1.csv" };
-    await expect(purger(fake, [stray]).purgeInstall(APP, GONE, CLEAN_FROM)).rejects.toThrow(
+    await expect(purger(fake, [stray]).purgeInstalls(APP, [GONE], CLEAN_FROM)).rejects.toThrow(
       /outside results-bucket/,
     );
     expect(fake.mock.commandCalls(DeleteObjectCommand)).toEqual([]);
+  });
+});
+
+describe("S3 lake purge of an app with many files and several installs", () => {
+  const OTHER = "install-other";
+  const purger = (s3: S3Client) =>
+    createS3LakePurger({
+      s3,
+      lakeBucket: LAKE,
+      resultsBucket: RESULTS,
+      snapshots: memorySnapshots([]),
+    });
+
+  /** The client, each call answered after `ms`, counting the calls under way at once. */
+  const withLatency = (client: S3Client, ms: number) => {
+    const calls = { now: 0, most: 0 };
+    const send = async (command: Parameters<S3Client["send"]>[0]) => {
+      calls.now += 1;
+      calls.most = Math.max(calls.most, calls.now);
+      try {
+        await sleep(ms);
+        return await client.send(command);
+      } finally {
+        calls.now -= 1;
+      }
+    };
+    return { s3: { send } as unknown as S3Client, calls };
+  };
+
+  const idsIn = async (fake: ReturnType<typeof createVersionedS3>, key: string) =>
+    (await readLakeFile(fake.bytes(LAKE, key) ?? new Uint8Array())).rows.map((r) => r.service_id);
+
+  it("reads several files at once, no more than its bound, and purges each", async () => {
+    const fake = createVersionedS3({ versioned: [LAKE], pageSize: 10 });
+    const keys: string[] = [];
+    for (let day = 1; day <= 10; day++) {
+      for (let n = 1; n <= 4; n++) {
+        const key = eventsKey(APP, String(day).padStart(2, "0"), n);
+        const ids = n % 2 === 0 ? [GONE, `kept-${n}`] : [`kept-${n}`];
+        fake.put(
+          LAKE,
+          key,
+          await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, ids, "INT96"), "INT96", 5),
+        );
+        keys.push(key);
+      }
+    }
+    const { s3, calls } = withLatency(fake.client, 5);
+    expect(await purger(s3).purgeInstalls(APP, [GONE], CLEAN_FROM)).toEqual({
+      filesRewritten: 20,
+    });
+    expect(calls.most).toBeGreaterThan(1);
+    expect(calls.most).toBeLessThanOrEqual(KEYS_AT_ONCE);
+    for (const key of keys) {
+      expect(await idsIn(fake, key)).not.toContain(GONE);
+      expect(fake.versions(LAKE, key)).toHaveLength(1);
+    }
+  });
+
+  it("purges several installs of the app in one pass: each prefix listed once", async () => {
+    const fake = createVersionedS3({ versioned: [LAKE], pageSize: 2 });
+    const file = (ids: string[]) =>
+      lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, ids, "INT96"), "INT96", 5);
+    fake.put(LAKE, eventsKey(APP, "01", 1), await file([GONE, "a", OTHER]));
+    fake.put(LAKE, eventsKey(APP, "01", 2), await file([OTHER]));
+    fake.put(LAKE, eventsKey(APP, "02", 1), await file(["b", GONE]));
+    fake.put(LAKE, eventsKey(APP, "02", 2), await file(["c"]));
+    const attributions = attributionsKey(APP);
+    fake.put(
+      LAKE,
+      attributions,
+      await lakeFile(
+        ATTRIBUTIONS_TABLE,
+        lakeRows(ATTRIBUTIONS_TABLE, [OTHER, "d"], "INT96"),
+        "INT96",
+        5,
+      ),
+    );
+
+    expect(await purger(fake.client).purgeInstalls(APP, [GONE, OTHER], CLEAN_FROM)).toEqual({
+      filesRewritten: 4,
+    });
+    expect(await idsIn(fake, eventsKey(APP, "01", 1))).toEqual(["a"]);
+    expect(fake.keys(LAKE)).not.toContain(eventsKey(APP, "01", 2));
+    expect(await idsIn(fake, eventsKey(APP, "02", 1))).toEqual(["b"]);
+    expect(await idsIn(fake, attributions)).toEqual(["d"]);
+    // A listing starts once a prefix (its later pages go on from a marker).
+    const started = fake.mock
+      .commandCalls(ListObjectVersionsCommand)
+      .map((c) => c.args[0].input)
+      .filter((input) => input.KeyMarker === undefined)
+      .map((input) => input.Prefix);
+    expect(started.length).toBeGreaterThan(0);
+    expect(new Set(started).size).toBe(started.length);
+    expect(started).toContain(`events/app_id=${APP}/`);
+  });
+
+  describe("Firehose's error output", () => {
+    const errorKey = (name: string) =>
+      `${errorPrefix("events")}format-conversion-failed/2026-11-20/${name}`;
+    const document = (records: object[]) =>
+      JSON.stringify({
+        attemptsMade: 1,
+        errorCode: "DataFormatConversion.MalformedData",
+        rawData: Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join("")).toString(
+          "base64",
+        ),
+      });
+    const gone = lakeEvent({ app_id: APP, event_id: "gone", service_id: GONE });
+    const kept = lakeEvent({ app_id: APP, event_id: "kept", service_id: "install-kept" });
+    // Another app's install with the same id is not this purge's.
+    const othersGone = lakeEvent({ app_id: "com.other", event_id: "other", service_id: GONE });
+
+    it("takes the installs' records out of error objects and their old versions", async () => {
+      const fake = createVersionedS3({ versioned: [LAKE] });
+      const mixed = errorKey("mixed");
+      const lines = [document([gone, kept, othersGone]), document([gone]), "not a document"];
+      fake.put(LAKE, mixed, `${lines.join("\n")}\n`);
+      const only = errorKey("only");
+      fake.put(LAKE, only, `${document([gone])}\n`);
+      // A replay left the object's unreadable line alone: its old version still holds the install.
+      const replayed = errorKey("replayed");
+      fake.put(LAKE, replayed, `${document([gone, kept])}\nnot a document\n`);
+      const left = fake.put(LAKE, replayed, "not a document\n");
+      const untouched = errorKey("untouched");
+      const untouchedVersion = fake.put(LAKE, untouched, `${document([kept, othersGone])}\n`);
+
+      expect(await purger(fake.client).purgeInstalls(APP, [GONE], CLEAN_FROM)).toEqual({
+        filesRewritten: 3,
+      });
+      const text = fake.bytes(LAKE, mixed)?.toString("utf8") ?? "";
+      const read = readErrorObject(EVENTS_TABLE, text);
+      expect(read.records.map((r) => r.event_id)).toEqual(["kept", "other"]);
+      expect(read.kept.map((k) => k.line)).toEqual(["not a document"]);
+      expect(fake.versions(LAKE, mixed)).toHaveLength(1);
+      expect(fake.versions(LAKE, only)).toEqual([]);
+      expect(fake.versions(LAKE, replayed)).toEqual([left]);
+      expect(fake.versions(LAKE, untouched)).toEqual([untouchedVersion]);
+    });
   });
 });

@@ -1,22 +1,33 @@
 /**
- * Purging an install from the S3 lake (the AWS LakePurger). Every object under the app's
+ * Purging installs from the S3 lake (the AWS LakePurger). Every object under the app's
  * partitions of each lake table (`<table>/app_id=<app>/`) is a Parquet file Firehose wrote.
  * Every version of each is looked at, current or not: for each, only the footer and the
- * `service_id` column are read (Range GETs). A current file holding the install is read whole,
- * rewritten without its rows under its own schema (parquet-rewrite.ts), checked, and put back
- * under the same key, conditional on the ETag that was read (If-Match: a file replaced
+ * `service_id` column are read (Range GETs). A current file holding one of the installs is read
+ * whole, rewritten without their rows under its own schema (parquet-rewrite.ts), checked, and put
+ * back under the same key, conditional on the ETag that was read (If-Match: a file replaced
  * meanwhile fails this purge, which the next run retries); a file holding nothing else is
  * deleted. Either way the version that held the rows is then deleted by its VersionId: the
  * lake bucket is versioned, and a plain overwrite or delete would keep it for the
- * noncurrent-version lifetime (30 days). A noncurrent version that holds the install (a run
+ * noncurrent-version lifetime (30 days). A noncurrent version that holds an install (a run
  * stopped between putting the rewrite and deleting the old version) is deleted too.
  *
- * Export snapshots of the app made before the install's tombstone (Athena result CSVs, their
- * page checkpoint sidecars and Athena's `.metadata` file) are deleted: they may hold its
+ * All the installs of one app are purged in one pass, and files are read several at once: an
+ * app with traffic has thousands of files a month, each a HeadObject and two GETs or more,
+ * which one at a time would not fit in the purge function's timeout. The versions of one key
+ * are taken in turn (see keysUnder); whole files are held in memory a few at a time only.
+ *
+ * Firehose's error output (`firehose-errors/<table>/`, records it could not deliver, which
+ * `lake replay-errors` puts back) holds records of every app in JSON documents, and is purged
+ * the same way: the installs' records are taken out of each version holding them, and a
+ * document or an object left with none goes. It is kept for 30 days (lib/lake.ts), which no
+ * deletion should wait for.
+ *
+ * Export snapshots of the app made before the installs' tombstones (Athena result CSVs, their
+ * page checkpoint sidecars and Athena's `.metadata` file) are deleted: they may hold their
  * records, and they are a cache the export rebuilds on demand. Their catalog entries stay until
  * they expire, so that a later page of one is refused for its version (start again at offset
  * 0), never sliced from a new snapshot made in its place; a snapshot made since leaves the
- * install out, and its pages go on.
+ * installs out, and its pages go on.
  *
  * Each step is idempotent, so a run that fails or times out part-way is completed by the next.
  */
@@ -26,7 +37,13 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { INSTALL_TABLES, type LakeTable } from "../../lake/lake-tables.ts";
+import pLimit from "p-limit";
+import {
+  errorPrefix,
+  INSTALL_TABLES,
+  type LakeTable,
+  type LakeTableName,
+} from "../../lake/lake-tables.ts";
 import type { AppSnapshots, LakePurger } from "../../ports/lake.ts";
 import { sidecarOf } from "../athena/page-checkpoints.ts";
 import { parseS3Uri } from "../athena/s3-object.ts";
@@ -52,8 +69,8 @@ export interface S3LakePurgerOptions {
   readonly lakeBucket: string;
   readonly resultsBucket: string;
   readonly snapshots: AppSnapshots;
-  /** Default: every lake table. */
-  readonly tables?: readonly LakeTable[];
+  /** Default: every lake table whose rows name an install. */
+  readonly tables?: readonly LakeTable<LakeTableName>[];
 }
 
 /** One version of a lake file, as ListObjectVersions names it. */
@@ -67,36 +84,134 @@ interface ListedVersion {
 /** The column every lake table keys its rows by install with. */
 const SERVICE_ID = "service_id";
 
+/**
+ * Keys looked at at once. Most of a pass is waiting on S3 for small reads (a HeadObject, a
+ * footer, a column), each answered on its own: far under S3's request rate for a prefix
+ * (thousands a second), and their buffers small beside the function's memory.
+ */
+export const KEYS_AT_ONCE = 16;
+
+/**
+ * Whole objects held at once, each in memory about three times over (read, decoded, written
+ * again): a Firehose file is made of one buffer, at most 128 MiB, so two of them stay well
+ * within the purge function's 2 GB beside the small reads under way.
+ */
+const REWRITES_AT_ONCE = 2;
+
 /** `<table>/app_id=<app>/`: the Hive-style prefix Firehose writes the app's files under. */
 export const appPrefix = (table: LakeTable, appId: string): string =>
   `${table.name}/app_id=${appId}/`;
 
-const sameBytes = (value: unknown, target: Buffer): boolean =>
-  value instanceof Uint8Array &&
-  value.byteLength === target.byteLength &&
-  target.equals(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+/** A value's bytes as a string that compares as the bytes do (latin1 maps each byte to a char). */
+const bytesKey = (value: Uint8Array): string =>
+  Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("latin1");
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const parsedObject = (line: string): Record<string, unknown> | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(line);
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * An error object's text without the app's records of the installs, or undefined when it holds
+ * none. Each line is a document whose `rawData` (base64) holds lake records, a JSON object a line
+ * (src/lake/error-records.ts); a document left with no record goes. A line or a record that
+ * cannot be read is kept as it is, for the replay to name.
+ */
+const errorTextWithout = (
+  text: string,
+  installColumn: string,
+  appId: string,
+  serviceIds: ReadonlySet<string>,
+): string | undefined => {
+  const purged = (record: string): boolean => {
+    const parsed = parsedObject(record);
+    const id = parsed?.[installColumn];
+    return parsed?.app_id === appId && typeof id === "string" && serviceIds.has(id);
+  };
+  let removed = false;
+  const lines: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const document = parsedObject(line);
+    if (typeof document?.rawData !== "string") {
+      lines.push(line);
+      continue;
+    }
+    const records = Buffer.from(document.rawData, "base64")
+      .toString("utf8")
+      .split("\n")
+      .filter((record) => record.trim() !== "");
+    const kept = records.filter((record) => !purged(record));
+    if (kept.length === records.length) {
+      lines.push(line);
+      continue;
+    }
+    removed = true;
+    if (kept.length === 0) continue;
+    const rawData = Buffer.from(kept.map((record) => `${record}\n`).join(""), "utf8");
+    lines.push(JSON.stringify({ ...document, rawData: rawData.toString("base64") }));
+  }
+  return removed ? lines.map((line) => `${line}\n`).join("") : undefined;
+};
+
+/**
+ * Runs `work` on each item as the items come, at most `limit` at once. The first failure stops
+ * the taking of items; those under way end before it is thrown, so nothing of a failed pass
+ * writes once it has returned (a later run would race it).
+ */
+const eachAtMost = async <T>(
+  items: AsyncIterable<T>,
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> => {
+  const iterator = items[Symbol.asyncIterator]();
+  let failed: { error: unknown } | undefined;
+  const worker = async () => {
+    while (!failed) {
+      try {
+        const next = await iterator.next();
+        if (next.done) return;
+        await work(next.value);
+      } catch (error) {
+        failed ??= { error };
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: limit }, worker));
+  } finally {
+    await iterator.return?.();
+  }
+  if (failed) throw failed.error;
+};
 
 export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => {
   const { s3, lakeBucket, resultsBucket, snapshots } = options;
   const tables = options.tables ?? INSTALL_TABLES;
+  const rewrites = pLimit(REWRITES_AT_ONCE);
 
   /**
-   * Every version of every file under the prefix, a key's versions together and its current
-   * one last: an old version is gone before the current one, whose delete would bring the old
-   * one back as current meanwhile.
+   * Every version of each file under the prefix, a key at a time: its versions in the order
+   * they are purged in, its current one last. An old version is gone before the current one,
+   * whose delete would bring the old one back as current meanwhile.
    */
-  async function* versionsUnder(prefix: string): AsyncGenerator<ListedVersion> {
-    let key: string | undefined;
+  async function* keysUnder(prefix: string): AsyncGenerator<ListedVersion[]> {
     let versions: ListedVersion[] = [];
     for await (const version of listVersions(prefix)) {
-      if (version.key !== key) {
-        yield* versions.reverse();
-        key = version.key;
+      if (versions.length > 0 && version.key !== versions[0]?.key) {
+        yield versions.reverse();
         versions = [];
       }
       versions.push(version);
     }
-    yield* versions.reverse();
+    if (versions.length > 0) yield versions.reverse();
   }
 
   /** Every version of every file under the prefix as S3 lists them: a key's newest first. */
@@ -133,16 +248,44 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
     );
   };
 
-  /** Whether the version held the install (and so was rewritten or deleted). */
-  const purgeVersion = async (listed: ListedVersion, serviceId: Buffer): Promise<boolean> => {
-    // The current version is read as current: in a bucket that never had versioning, it has
-    // no version to name.
-    const object = await headObject(
-      s3,
-      lakeBucket,
-      listed.key,
-      listed.latest ? undefined : listed.versionId,
+  /**
+   * The version, the current one read as current: in a bucket that never had versioning it has
+   * no version to name.
+   */
+  const headOf = (listed: ListedVersion) =>
+    headObject(s3, lakeBucket, listed.key, listed.latest ? undefined : listed.versionId);
+
+  /**
+   * Puts `body` over the current version that was read, if it still is (If-Match), then deletes
+   * that version, so that it does not stay as a noncurrent one.
+   */
+  const replaceVersion = async (
+    object: S3ObjectVersion,
+    body: Uint8Array | string,
+    contentType: string,
+  ): Promise<void> => {
+    const put = await s3.send(
+      new PutObjectCommand({
+        Bucket: lakeBucket,
+        Key: object.key,
+        Body: body,
+        ContentType: contentType,
+        IfMatch: object.etag,
+      }),
     );
+    // Without versioning, or with it suspended (both write the "null" version), the overwrite
+    // replaced the old bytes, and deleting that version would delete the new object. Otherwise
+    // the old version, a "null" one from before versioning was on included, is still there.
+    if (put.VersionId === undefined || put.VersionId === object.versionId) return;
+    await deleteVersion(object);
+  };
+
+  /** Whether the version of a Parquet file held an install (and so was rewritten or deleted). */
+  const purgeVersion = async (
+    listed: ListedVersion,
+    serviceIds: ReadonlySet<string>,
+  ): Promise<boolean> => {
+    const object = await headOf(listed);
     const where = s3Uri(object);
     const ranged = s3AsyncBuffer(s3, object);
     const metadata = await readMetadata(ranged);
@@ -150,7 +293,9 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
       throw new Error(`${where}: no ${SERVICE_ID} column, so not a lake file`);
     }
     const ids = (await readColumns(ranged, metadata, [SERVICE_ID])).get(SERVICE_ID) ?? [];
-    const keep = ids.flatMap((id, row) => (sameBytes(id, serviceId) ? [] : [row]));
+    const keep = ids.flatMap((id, row) =>
+      id instanceof Uint8Array && serviceIds.has(bytesKey(id)) ? [] : [row],
+    );
     if (keep.length === ids.length) return false;
 
     // The other rows of a noncurrent version are in the current one already: it only goes.
@@ -158,27 +303,37 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
       // Checked before the whole file is fetched: a type that cannot be written back unchanged
       // fails the purge (and keeps the request open) rather than altering the lake.
       assertRewritable(metadata.schema, where);
-      const whole = memoryAsyncBuffer(await readRange(s3, object));
-      const columns = await readColumns(whole, metadata);
-      const bytes = await writeParquet(layoutOf(metadata), columns, keep);
-      await verifyRewrite(bytes, metadata, columns, keep, where);
-      const put = await s3.send(
-        new PutObjectCommand({
-          Bucket: lakeBucket,
-          Key: object.key,
-          Body: bytes,
-          ContentType: "application/octet-stream",
-          IfMatch: object.etag,
-        }),
-      );
-      // Without versioning, or with it suspended (both write the "null" version), the overwrite
-      // replaced the old bytes, and deleting that version would delete the new file. Otherwise
-      // the old version, a "null" one from before versioning was on included, is still there.
-      if (put.VersionId === undefined || put.VersionId === object.versionId) return true;
+      await rewrites(async () => {
+        const whole = memoryAsyncBuffer(await readRange(s3, object));
+        const columns = await readColumns(whole, metadata);
+        const bytes = await writeParquet(layoutOf(metadata), columns, keep);
+        await verifyRewrite(bytes, metadata, columns, keep, where);
+        await replaceVersion(object, bytes, "application/octet-stream");
+      });
+      return true;
     }
     await deleteVersion(object);
     return true;
   };
+
+  /** Whether the version of an error object held an install's record (and so was changed). */
+  const purgeErrorVersion = (
+    listed: ListedVersion,
+    installColumn: string,
+    appId: string,
+    serviceIds: ReadonlySet<string>,
+  ): Promise<boolean> =>
+    // Read whole: a JSON document holds records of any app and install.
+    rewrites(async () => {
+      const object = await headOf(listed);
+      const text = Buffer.from(await readRange(s3, object)).toString("utf8");
+      const left = errorTextWithout(text, installColumn, appId, serviceIds);
+      if (left === undefined) return false;
+      // A noncurrent version's other records were put back or are in the current one already.
+      if (listed.latest && left !== "") await replaceVersion(object, left, "application/json");
+      else await deleteVersion(object);
+      return true;
+    });
 
   const purgeSnapshots = async (appId: string, cleanFrom: number): Promise<void> => {
     for (const snapshot of await snapshots.listByApp(appId)) {
@@ -197,14 +352,31 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
   };
 
   return {
-    async purgeInstall(appId, serviceId, cleanFrom) {
-      const id = Buffer.from(serviceId, "utf8");
-      let filesRewritten = 0;
-      for (const table of tables) {
-        for await (const version of versionsUnder(appPrefix(table, appId))) {
-          if (await purgeVersion(version, id)) filesRewritten += 1;
+    async purgeInstalls(appId, serviceIds, cleanFrom) {
+      if (serviceIds.length === 0) return { filesRewritten: 0 };
+      const ids = new Set(serviceIds);
+      const idBytes = new Set(serviceIds.map((id) => bytesKey(Buffer.from(id, "utf8"))));
+      type Purge = (version: ListedVersion) => Promise<boolean>;
+      async function* work(): AsyncGenerator<{ versions: ListedVersion[]; purge: Purge }> {
+        for (const table of tables) {
+          const purge: Purge = (version) => purgeVersion(version, idBytes);
+          for await (const versions of keysUnder(appPrefix(table, appId))) {
+            yield { versions, purge };
+          }
+        }
+        for (const table of tables) {
+          const column = table.installColumn;
+          if (column === null) continue;
+          const purge: Purge = (version) => purgeErrorVersion(version, column, appId, ids);
+          for await (const versions of keysUnder(errorPrefix(table.name))) {
+            yield { versions, purge };
+          }
         }
       }
+      let filesRewritten = 0;
+      await eachAtMost(work(), KEYS_AT_ONCE, async ({ versions, purge }) => {
+        for (const version of versions) if (await purge(version)) filesRewritten += 1;
+      });
       await purgeSnapshots(appId, cleanFrom);
       return { filesRewritten };
     },

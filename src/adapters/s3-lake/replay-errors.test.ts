@@ -2,9 +2,13 @@
  * `lake replay-errors` over moto's S3 and Firehose (test/local-aws/moto.ts): the error objects
  * Firehose wrote under a table's error prefix are read back, their lake records put on the
  * table's stream (which names their partition again), and each object removed, or left holding
- * only what is not a lake record of the table.
+ * only what is not a lake record of the table. The deletion requests are in the embedded
+ * DynamoDB-compatible server, read as on AWS.
  */
 import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { FirehoseClient } from "@aws-sdk/client-firehose";
 import {
   GetObjectCommand,
@@ -23,6 +27,12 @@ import {
 } from "../../../test/local-aws/moto.ts";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { replayErrorsCommand } from "../../cli/commands/lake.ts";
+import { requestDeletion } from "../../deletion/deletions.ts";
+import {
+  type DynamoConnection,
+  LOCAL_TABLE_NAMES,
+  startLocalDynamoDb,
+} from "../../embedded/local-dynamodb.ts";
 import {
   EVENTS_TABLE,
   errorPrefix,
@@ -30,6 +40,7 @@ import {
   lakeDay,
   PARTITION_DAY_KEY,
 } from "../../lake/lake-tables.ts";
+import { createDeletionStore } from "../dynamodb/deletions.ts";
 
 reportNoMoto("the replay of the lake's error output (src/adapters/s3-lake/replay-errors.test.ts)");
 
@@ -54,6 +65,8 @@ describe.skipIf(motoDisabled)("replaying the lake's error output", () => {
   let moto: MotoServer;
   let s3: S3Client;
   let firehose: FirehoseClient;
+  let dir: string;
+  let dynamo: DynamoConnection;
   const bucket = `lake-${randomUUID()}`;
   const stream = `events-${randomUUID()}`;
 
@@ -62,11 +75,15 @@ describe.skipIf(motoDisabled)("replaying the lake's error output", () => {
     s3 = new S3Client(motoClientConfig(moto));
     firehose = new FirehoseClient(motoClientConfig(moto));
     await motoStreamIntoBucket({ s3, firehose }, { bucket, stream, prefix: DELIVERED });
+    dir = await mkdtemp(join(tmpdir(), "replay-errors-"));
+    dynamo = await startLocalDynamoDb(dir);
   });
   afterAll(async () => {
     s3?.destroy();
     firehose?.destroy();
     await moto?.stop();
+    await dynamo?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const keysUnder = async (prefix: string) =>
@@ -87,7 +104,14 @@ describe.skipIf(motoDisabled)("replaying the lake's error output", () => {
     return records;
   };
   const replay = (dryRun = false) =>
-    replayErrorsCommand({ table: "events", bucket, stream, dryRun, clients: { s3, firehose } });
+    replayErrorsCommand({
+      table: "events",
+      bucket,
+      stream,
+      deletionsTable: LOCAL_TABLE_NAMES.deletions,
+      dryRun,
+      clients: { s3, firehose, dynamo: dynamo.doc },
+    });
 
   it("puts every lake record back on the stream, once, and leaves only what is not one", async () => {
     const late = lakeEvent({
@@ -150,5 +174,40 @@ describe.skipIf(motoDisabled)("replaying the lake's error output", () => {
     // Nothing is put twice.
     expect(await replay()).toMatchObject({ objects: 1, records: 0 });
     expect(await delivered()).toHaveLength(3);
+  });
+
+  it("puts no record of an install whose data was deleted back, and keeps none", async () => {
+    const deletions = createDeletionStore(dynamo.doc, LOCAL_TABLE_NAMES.deletions);
+    // Its purge may have completed already: the replayed rows would land after it, for good.
+    const request = await requestDeletion(APP, "install-deleted", deletions);
+    await deletions.setStatus(request.request_id, "completed", new Date().toISOString());
+    await requestDeletion(APP, "install-pending", deletions);
+    const record = (eventId: string, serviceId: string, appId = APP) =>
+      JSON.stringify(lakeEvent({ app_id: appId, event_id: eventId, service_id: serviceId }));
+    const prefix = errorPrefix("events");
+    const key = `${prefix}DynamicPartitioning.ActivePartitionsLimitExceeded/2026-11-22/three`;
+    const lines = [
+      errorDocument([
+        record("deleted-1", "install-deleted"),
+        record("alive-1", "install-alive"),
+        // Another app's install with the same id has no deletion request.
+        record("other-app", "install-deleted", "com.example.other"),
+      ]),
+      errorDocument([record("deleted-2", "install-deleted"), record("pending", "install-pending")]),
+    ];
+    await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: key, Body: `${lines.join("\n")}\n` }),
+    );
+
+    // The first test left an object of lines that are not records: it is read again.
+    expect(await replay(true)).toMatchObject({ objects: 2, records: 2, dropped: 3 });
+    const done = await replay();
+    expect(done).toMatchObject({ objects: 2, records: 2, dropped: 3 });
+    expect(done.kept.filter((k) => k.key === key)).toEqual([]);
+    const ours = new Set(["deleted-1", "alive-1", "other-app", "deleted-2", "pending"]);
+    const records = (await delivered()).filter((r) => ours.has(String(r.event_id)));
+    expect(records.map((r) => r.event_id).sort()).toEqual(["alive-1", "other-app"]);
+    // Gone from the error output too, with the records put back.
+    expect(await keysUnder(prefix)).not.toContain(key);
   });
 });

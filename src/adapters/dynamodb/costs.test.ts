@@ -1,0 +1,91 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
+import type { CostRow } from "../../ports/costs.ts";
+import { COST_PUTS_AT_ONCE, createCostStore } from "./costs.ts";
+
+const row = (campaignId: string, amount = 10): CostRow => ({
+  appId: "com.costs.many",
+  day: "2026-11-02",
+  mediaSource: "meta_ads",
+  campaignId,
+  campaignName: null,
+  adsetId: null,
+  adsetName: null,
+  adId: null,
+  adName: null,
+  country: null,
+  amount,
+  currency: "EUR",
+  amountUsd: null,
+  impressions: null,
+  clicks: null,
+  receivedAt: "2026-11-03T08:00:00.000Z",
+});
+
+/** A table of items by key, each put answered after `ms`, counting the puts under way at once. */
+const slowTable = (ms: number) => {
+  const items = new Map<string, Record<string, unknown>>();
+  const puts = { now: 0, most: 0 };
+  const send = async (command: PutCommand) => {
+    puts.now += 1;
+    puts.most = Math.max(puts.most, puts.now);
+    try {
+      await sleep(ms);
+      const item = command.input.Item ?? {};
+      const key = String(item.costKey);
+      const old = items.get(key);
+      items.set(key, item);
+      return { Attributes: old };
+    } finally {
+      puts.now -= 1;
+    }
+  };
+  return { doc: { send } as unknown as DynamoDBDocumentClient, items, puts };
+};
+
+describe("DynamoDB cost store", () => {
+  it("sends an upload's puts several at once, within its bound, and writes every row", async () => {
+    const table = slowTable(5);
+    const costs = createCostStore(table.doc, "costs");
+    const rows = Array.from({ length: 200 }, (_, i) => row(`c-${i}`));
+    expect(await costs.put(rows)).toEqual({ replaced: 0 });
+    expect(table.puts.most).toBeGreaterThan(1);
+    expect(table.puts.most).toBeLessThanOrEqual(COST_PUTS_AT_ONCE);
+    expect(table.items.size).toBe(200);
+    expect(await costs.put(rows.slice(0, 50))).toEqual({ replaced: 50 });
+  });
+
+  it("puts rows of the same keys in their order, the last one standing", async () => {
+    const table = slowTable(1);
+    const costs = createCostStore(table.doc, "costs");
+    const rows = [
+      row("same", 1),
+      ...Array.from({ length: 30 }, (_, i) => row(`c-${i}`)),
+      row("same", 2),
+    ];
+    expect(await costs.put(rows)).toEqual({ replaced: 1 });
+    const stored = [...table.items.values()].map(
+      (item) => JSON.parse(String(item.body)) as CostRow,
+    );
+    expect(stored.filter((r) => r.campaignId === "same").map((r) => r.amount)).toEqual([2]);
+  });
+
+  it("fails once every put has ended", async () => {
+    const table = slowTable(2);
+    const failing = {
+      send: async (command: PutCommand) => {
+        if (command.input.Item?.body && String(command.input.Item.body).includes('"c-3"')) {
+          throw new Error("throttled");
+        }
+        return table.doc.send(command);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const costs = createCostStore(failing, "costs");
+    await expect(costs.put(Array.from({ length: 60 }, (_, i) => row(`c-${i}`)))).rejects.toThrow(
+      "throttled",
+    );
+    expect(table.puts.now).toBe(0);
+    expect(table.items.size).toBe(59);
+  });
+});
