@@ -7,8 +7,8 @@
  * file is CSV and that its header names the columns a cost row has.
  */
 import { parse } from "csv-parse/browser/esm/sync";
+import { costMatchKeyOf, costPages as pagesOf } from "../../src/costs/cost-requests.ts";
 import type { CostRowInput } from "./api.ts";
-import { costRowKey } from "./cost-key.ts";
 import { formatCount } from "./format.ts";
 
 /** Every column a cost row may have, in the order the page shows them. */
@@ -39,10 +39,6 @@ export const REQUIRED_COLUMNS: readonly CostColumn[] = [
 ];
 
 const NUMBERS: ReadonlySet<string> = new Set(["amount", "impressions", "clicks"]);
-
-/** POST /v1/costs takes 1,000 rows at most, and a body of at most 1 MiB. */
-export const COST_PAGE_ROWS = 1_000;
-const COST_PAGE_BYTES = 1_000_000;
 
 /** The largest file the page reads: bigger ones are for the CLI. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -92,19 +88,22 @@ const csvFault = (caught: unknown): string => {
 const keyText = (value: string | number | undefined): string | null =>
   value === undefined || String(value).trim() === "" ? null : String(value).trim();
 
-/** Each row with the day and keys of a row before it: its line, and the earlier one's. */
+/**
+ * Each row with the day and keys of a row before it, names whatever their case and Unicode form
+ * as the service takes them (src/costs/cost-requests.ts): its line, and the earlier one's.
+ */
 const sameKeyRows = (rows: readonly CostFileRow[]): { line: number; of: number }[] => {
   const firstLine = new Map<string, number>();
   const twice: { line: number; of: number }[] = [];
   for (const { row, line } of rows) {
-    const key = costRowKey({
+    const key = costMatchKeyOf({
       day: keyText(row.day) ?? "",
-      media_source: keyText(row.media_source) ?? "",
-      campaign_id: keyText(row.campaign_id) ?? "",
-      adset_id: keyText(row.adset_id),
-      adset_name: keyText(row.adset_name),
-      ad_id: keyText(row.ad_id),
-      ad_name: keyText(row.ad_name),
+      mediaSource: keyText(row.media_source) ?? "",
+      campaignId: keyText(row.campaign_id) ?? "",
+      adsetId: keyText(row.adset_id),
+      adsetName: keyText(row.adset_name),
+      adId: keyText(row.ad_id),
+      adName: keyText(row.ad_name),
       country: keyText(row.country),
     });
     const of = firstLine.get(key);
@@ -184,25 +183,12 @@ export const readCostCsv = (text: string): CostFileReading => {
   };
 };
 
-/** The requests' pages: at most 1,000 rows and about 1 MB each, in the file's order. */
-export const costPages = (rows: readonly CostFileRow[]): CostFileRow[][] => {
-  const encoder = new TextEncoder();
-  const pages: CostFileRow[][] = [];
-  let page: CostFileRow[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = encoder.encode(JSON.stringify(row.row)).length + 1;
-    if (page.length > 0 && (page.length >= COST_PAGE_ROWS || bytes + size > COST_PAGE_BYTES)) {
-      pages.push(page);
-      page = [];
-      bytes = 0;
-    }
-    page.push(row);
-    bytes += size;
-  }
-  if (page.length > 0) pages.push(page);
-  return pages;
-};
+/**
+ * The requests' pages, in the file's order, as the command line sends them: each of rows and
+ * bytes the route takes (src/costs/cost-requests.ts).
+ */
+export const costPages = (rows: readonly CostFileRow[]): CostFileRow[][] =>
+  pagesOf(rows, (row) => row.row);
 
 /** A problem the service named: of a row (its number in the file) and field, or of the file. */
 export interface CostProblem {

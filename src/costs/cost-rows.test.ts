@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
 import { COSTS_TABLE } from "../lake/lake-tables.ts";
+import type { CostRow } from "../ports/costs.ts";
+import { costMatchKeyOf } from "./cost-requests.ts";
 import {
   costKeyOf,
   costLakeRecord,
   costRowsOf,
   isTakenBack,
   mixedLevelWarnings,
+  standingCostRows,
 } from "./cost-rows.ts";
 
 const NOW = new Date("2026-11-29T12:00:00Z");
@@ -210,5 +213,61 @@ describe("cost rows", () => {
     expect(isTakenBack(takenBack[0] ?? row())).toBe(true);
     expect(mixedLevelWarnings([...takenBack, ...split], takenBack)).toEqual([]);
     expect(mixedLevelWarnings(rowsOf({}), takenBack)).toEqual([]);
+  });
+
+  it("refuses a body with two rows of one ad set or ad whose names differ only in case or Unicode form", () => {
+    const nfc = "Café".normalize("NFC");
+    const nfd = "Café".normalize("NFD");
+    expect(nfc).not.toBe(nfd);
+    expect(() =>
+      costRowsOf(
+        "com.a",
+        {
+          rows: [
+            row({ adset_name: nfc }),
+            row({ adset_name: nfd }),
+            row({ ad_name: "Ad One" }),
+            row({ ad_name: "AD ONE" }),
+          ],
+        },
+        FX,
+        NOW,
+      ),
+    ).toThrow(
+      "body.rows[1]: has the day, media source, campaign, ad set, ad and country of body.rows[0]: one row for them, in one currency; body.rows[3]: has the day, media source, campaign, ad set, ad and country of body.rows[2]: one row for them, in one currency",
+    );
+    // Ids whose case differs are two ad sets' (a network's ids may differ in case alone).
+    expect(
+      costRowsOf("com.a", { rows: [row({ adset_id: "a1" }), row({ adset_id: "A1" })] }, FX, NOW),
+    ).toHaveLength(2);
+  });
+
+  /** A row of one request, received at `at`. */
+  const sent = (at: string, overrides: Record<string, unknown>): CostRow => {
+    const [stored] = costRowsOf("com.a", { rows: [row(overrides)] }, FX, new Date(at));
+    if (!stored) throw new Error("no row");
+    return stored;
+  };
+
+  it("keys a stored row by its names as sent, and its spend by them as the reports match them", () => {
+    const first = sent("2026-11-28T10:00:00Z", { adset_name: "Set A" });
+    const again = sent("2026-11-29T10:00:00Z", { adset_name: " SET A " });
+    // Rows stored so far are keyed as sent: one sent again as it was replaces its own.
+    expect(costKeyOf(again)).not.toBe(costKeyOf(first));
+    expect(costMatchKeyOf(again)).toBe(costMatchKeyOf(first));
+  });
+
+  it("reads one spend stored under two spellings as its latest row, and a take-back in either as none", () => {
+    const first = sent("2026-11-28T10:00:00Z", { adset_name: "Été", amount: 100 });
+    const again = sent("2026-11-29T10:00:00Z", { adset_name: "ÉTÉ", amount: 80 });
+    const other = sent("2026-11-28T10:00:00Z", { adset_name: "Hiver", amount: 5 });
+    // In the order a store lists them (by key), the later either side.
+    expect(standingCostRows([again, other, first])).toEqual([again, other]);
+    expect(standingCostRows([first, other, again])).toEqual([again, other]);
+    const nfd = sent("2026-11-29T11:00:00Z", { adset_name: "été".normalize("NFD"), amount: 0 });
+    expect(standingCostRows([first, again, nfd, other])).toEqual([other]);
+    // A take-back received before the row sent again takes back no more than its own.
+    const early = sent("2026-11-28T11:00:00Z", { adset_name: "été", amount: 0 });
+    expect(standingCostRows([first, early, again])).toEqual([again]);
   });
 });

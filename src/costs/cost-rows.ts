@@ -12,15 +12,14 @@
 import { createHash } from "node:crypto";
 import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
-import { DAY_MS } from "../domain/time.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { CostRow } from "../ports/costs.ts";
-import { dayOf } from "../reports/days.ts";
 import { formatIssues, plainWords, requiredOr } from "../validation/issues.ts";
 import { unicodeText, withoutControlCharacters } from "../validation/text.ts";
+import { COST_LIMITS, type CostKeys, costDayProblem, costMatchKeyOf } from "./cost-requests.ts";
 import { currencyCode } from "./touch-cost.ts";
 
-export const COST_LIMITS = { maxRows: 1_000, maxDaysBack: 90, maxText: 200 } as const;
+export { COST_LIMITS };
 
 /**
  * A name as a network gives it, without the spaces around it: the CSV uploads trim their cells,
@@ -111,18 +110,10 @@ export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date)
     }));
     throw new ValidationError(formatIssues(issues, "body"));
   }
-  const today = dayOf(now);
-  const earliest = dayOf(new Date(now.getTime() - COST_LIMITS.maxDaysBack * DAY_MS));
   const problems: string[] = [];
   const rows = parsed.data.rows.map((row, index): CostRow => {
-    const at = `body.rows[${index}]`;
-    const dayProblem =
-      row.day > today
-        ? `${at}.day: must not be after today (${today}, UTC)`
-        : row.day < earliest
-          ? `${at}.day: must be within ${COST_LIMITS.maxDaysBack} days (from ${earliest})`
-          : undefined;
-    if (dayProblem) problems.push(dayProblem);
+    const dayProblem = costDayProblem(row.day, now);
+    if (dayProblem) problems.push(`body.rows[${index}].day: ${dayProblem}`);
     return {
       appId,
       day: row.day,
@@ -156,15 +147,14 @@ const namedBy = (id: string | null, name: string | null) =>
   id !== null ? ["id", id] : name !== null ? ["name", name] : null;
 
 /**
- * What makes a row the same row: its day and keys, a second one replacing the first. A digest of
- * them: four names of 200 characters are more bytes than a DynamoDB key holds.
+ * The key a row is stored under: its day and keys as sent, a row sent again under the same key
+ * replacing the first. A digest of them: four names of 200 characters are more bytes than a
+ * DynamoDB key holds. Names are keyed as sent, not as the reports match them
+ * (./cost-requests.ts's costMatchKeyOf): the rows stored before are keyed so, and a row sent
+ * again as it was sent then must still replace its own. Rows of one spend stored under two
+ * spellings are read as one by standingCostRows.
  */
-export const costKeyOf = (
-  row: Pick<
-    CostRow,
-    "day" | "mediaSource" | "campaignId" | "adsetId" | "adsetName" | "adId" | "adName" | "country"
-  >,
-) =>
+export const costKeyOf = (row: CostKeys) =>
   createHash("sha256")
     .update(
       JSON.stringify([
@@ -178,10 +168,8 @@ export const costKeyOf = (
     )
     .digest("base64url");
 
-type KeyedRow = Parameters<typeof costKeyOf>[0];
-
 /** A row of the body's schema by the keys a stored row has (src/cli's files read so). */
-export const keysOfRequestRow = (row: CostRequestRow): KeyedRow => ({
+export const keysOfRequestRow = (row: CostRequestRow): CostKeys => ({
   day: row.day,
   mediaSource: row.media_source,
   campaignId: row.campaign_id,
@@ -194,17 +182,18 @@ export const keysOfRequestRow = (row: CostRequestRow): KeyedRow => ({
 
 /**
  * A problem for each row of the same day and keys as an earlier one, naming both (`where` says
- * where the row of an index is). Stored, they would replace each other, the last one standing:
- * which is the spend (the same row in two currencies, a total sent twice) is the sender's to say.
+ * where the row of an index is); names are the same whatever their case and Unicode form, as the
+ * reports match them. Stored, they would replace each other, the last one standing: which is the
+ * spend (the same row in two currencies, a total sent twice) is the sender's to say.
  */
 export const sameKeyProblems = (
-  rows: readonly KeyedRow[],
+  rows: readonly CostKeys[],
   where: (index: number) => string,
 ): string[] => {
   const firstOfKey = new Map<string, number>();
   const problems: string[] = [];
   rows.forEach((row, index) => {
-    const key = costKeyOf(row);
+    const key = costMatchKeyOf(row);
     const first = firstOfKey.get(key);
     if (first === undefined) firstOfKey.set(key, index);
     else {
@@ -222,6 +211,29 @@ export const sameKeyProblems = (
  * carry. The row is kept, as sent, and listed with its 0.
  */
 export const isTakenBack = (row: Pick<CostRow, "amount">): boolean => row.amount === 0;
+
+/**
+ * Of rows of one spend (costMatchKeyOf: names whatever their case and Unicode form), the one
+ * received last; of two received at once, the later in `rows`. A spend sent in two spellings is
+ * stored under a key for each (costKeyOf, the names as sent): each row is a version of the one
+ * spend, not a spend of its own.
+ */
+const latestOfEachKey = (rows: readonly CostRow[]): CostRow[] => {
+  const latest = new Map<string, CostRow>();
+  for (const row of rows) {
+    const key = costMatchKeyOf(row);
+    const found = latest.get(key);
+    if (found === undefined || row.receivedAt >= found.receivedAt) latest.set(key, row);
+  }
+  return [...latest.values()];
+};
+
+/**
+ * The stored rows that are spend: the latest of each spend, and none of one whose latest took
+ * it back (a row with amount 0 in any spelling takes back the rows of its spend sent before).
+ */
+export const standingCostRows = (stored: readonly CostRow[]): CostRow[] =>
+  latestOfEachKey(stored).filter((row) => !isTakenBack(row));
 
 /** What a row names beyond its campaign: its level of detail, in words. */
 const levelOf = (row: CostRow): string => {
@@ -249,12 +261,15 @@ export const mixedLevelWarnings = (
   const keyOf = (row: CostRow) => JSON.stringify([row.day, row.mediaSource, row.campaignId]);
   const touched = new Set(uploaded.map(keyOf));
   // What is stored read through an index may not hold the upload's own writes yet (DynamoDB's
-  // indexes follow their table): the upload's rows are stored whatever it gives.
-  const current = new Map(stored.map((row) => [costKeyOf(row), row]));
-  for (const row of uploaded) current.set(costKeyOf(row), row);
+  // indexes follow their table): the upload's rows are stored whatever it gives, and stand over
+  // the stored rows of their spend, as the reports read them.
+  const uploadedKeys = new Set(uploaded.map(costMatchKeyOf));
+  const current = standingCostRows([
+    ...stored.filter((row) => !uploadedKeys.has(costMatchKeyOf(row))),
+    ...uploaded,
+  ]);
   const levels = new Map<string, { row: CostRow; levels: Set<string> }>();
-  for (const row of current.values()) {
-    if (isTakenBack(row)) continue;
+  for (const row of current) {
     const key = keyOf(row);
     if (!touched.has(key)) continue;
     const entry = levels.get(key) ?? { row, levels: new Set<string>() };

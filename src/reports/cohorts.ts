@@ -30,6 +30,7 @@ import type { CostRow } from "../ports/costs.ts";
 import type { CohortCostKey, CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
 import { COHORT_DAYS } from "./cohort-query.ts";
 import { addDays, daysSpanned } from "./days.ts";
+import { idKey, nameKey } from "./name-keys.ts";
 import { ORGANIC } from "./queries.ts";
 
 /** Whether day N since `day` is over by `today` (UTC days): today itself is still under way. */
@@ -205,21 +206,6 @@ interface Named {
   readonly id: string | null | undefined;
   readonly name: string | null | undefined;
 }
-
-/**
- * A name as the two sides are matched on it: trimmed, in one Unicode form (NFC: "é" typed as
- * one character or as "e" and an accent) and case folded (upper then lower case, so that "ß"
- * and "SS" meet as Unicode's full folding has them). A network's report and a link typed by
- * hand spell a campaign apart in just these ways; nothing else is taken as the same name.
- */
-const nameKey = (name: string): string =>
-  name.normalize("NFC").trim().toUpperCase().toLowerCase().normalize("NFC");
-
-/**
- * An id as the two sides are matched on it: trimmed and in one Unicode form, its case kept,
- * since a network's ids may differ in case alone.
- */
-const idKey = (id: string): string => id.normalize("NFC").trim();
 
 /** Whether two namings are of one thing: by id when both have one, else by name. */
 const sameNamed = (a: Named, b: Named): boolean =>

@@ -80,6 +80,16 @@ const deepLinkPathOf: Record<Dialect, (params: string) => string> = {
 };
 
 /**
+ * The value of the row with the greatest `order`, null when that row's is: DuckDB's `max_by`
+ * skips null values (an install's earlier click would stand for its later attribution of no
+ * click), its `arg_max_null` does not; Trino's `max_by` takes the row as it is.
+ */
+const latestBy: Record<Dialect, (value: string, order: string) => string> = {
+  duckdb: (value, order) => `arg_max_null(${value}, ${order})`,
+  athena: (value, order) => `max_by(${value}, ${order})`,
+};
+
+/**
  * The `dt` partitions holding a table's rows of the days `from` to `to`: a row lies in its own
  * day's partition or, taken late, in one of the LAKE_LATE_DAYS after it (`lakeDay`).
  */
@@ -241,8 +251,8 @@ ${rows}
 ),
 window_installs AS (
   SELECT service_id,
-    max_by(match_status, attributed_at) AS match_status,
-    max_by(click_id, attributed_at) AS click_id
+    ${latestBy[dialect]("match_status", "attributed_at")} AS match_status,
+    ${latestBy[dialect]("click_id", "attributed_at")} AS click_id
   FROM ${sources.attributions} AS attributions
   WHERE app_id = ${app}
     AND service_id IN (

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { costRowsOf } from "../costs/cost-rows.ts";
+import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { CostRow } from "../ports/costs.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
 import { recordingEngine } from "./recording-engine.test-support.ts";
@@ -162,5 +164,49 @@ describe("the reports", () => {
       media_source: "meta_ads",
     });
     expect(after.totals.cost_usd).toBeNull();
+  });
+
+  it("count one ad set's spend sent again in another case or Unicode form once, at its latest", async () => {
+    const fx = parseEcbRates("Date,USD,\n2026-11-27,1.05,\n");
+    /** A row of one request, as the service stored it when it came. */
+    const sent = (at: string, adsetName: string, amount: number): CostRow[] =>
+      costRowsOf(
+        "com.example.game",
+        {
+          rows: [
+            {
+              day: "2026-11-27",
+              media_source: "net",
+              campaign_id: "c1",
+              adset_name: adsetName,
+              amount,
+              currency: "USD",
+            },
+          ],
+        },
+        fx,
+        new Date(at),
+      );
+    const cohortsOf = async (stored: CostRow[]) =>
+      createReports({
+        engine: recordingEngine(CLICKS).engine,
+        deletions,
+        costs: { listByApp: async () => stored },
+        now: () => new Date("2026-11-28T12:00:00Z"),
+      }).cohorts("com.example.game", {
+        from: "2026-11-27",
+        to: "2026-11-27",
+        group_by: "adset",
+      });
+    const first = sent("2026-11-27T20:00:00Z", "Set A", 100);
+    const again = sent("2026-11-28T08:00:00Z", "SET A", 80);
+    // Stored under keys of their own (the names as sent), listed in the store's order.
+    expect((await cohortsOf([...again, ...first])).totals.cost_usd).toBe(80);
+    const nfc = sent("2026-11-27T20:00:00Z", "Café".normalize("NFC"), 100);
+    const nfd = sent("2026-11-28T08:00:00Z", "Café".normalize("NFD"), 100);
+    expect((await cohortsOf([...nfc, ...nfd])).totals.cost_usd).toBe(100);
+    // Taken back in another spelling: no cost row names the day any more.
+    const takenBack = sent("2026-11-28T09:00:00Z", "set a", 0);
+    expect((await cohortsOf([...first, ...takenBack, ...again])).totals.cost_usd).toBeNull();
   });
 });

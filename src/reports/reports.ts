@@ -4,7 +4,7 @@
  * installs of the app's deletion requests, from the moment a request is made, before their
  * rows are purged from the lake, and after.
  */
-import { isTakenBack } from "../costs/cost-rows.ts";
+import { standingCostRows } from "../costs/cost-rows.ts";
 import type { CostStore } from "../ports/costs.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { OverviewReport, ReportEngine } from "../ports/reports.ts";
@@ -70,7 +70,9 @@ export const createReports = (deps: ReportsDeps) => {
         excluded(appId),
         deps.costs.listByApp(appId, { from, to }),
       ]);
-      const costs = stored.filter((row) => !isTakenBack(row));
+      // One spend stored under two spellings of a name (sent again in another case, say) is
+      // counted once, at its latest; a latest row taken back counts as none.
+      const costs = standingCostRows(stored);
       const rows = await deps.engine.cohorts({
         appId,
         from,

@@ -1,9 +1,16 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
 import { contractTouch } from "../adapters/contracts/touch-store.test-support.ts";
+import { createReadWriteLock } from "../adapters/duckdb/read-write-lock.ts";
+import { createDuckDbReportEngine } from "../adapters/duckdb/reports.ts";
+import { createLocalDeliveryStream } from "../adapters/local-stream/delivery-stream.ts";
 import { installFacts } from "../attribution/facts.ts";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
-import type { LakeRecord } from "../lake/lake-tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord } from "../lake/lake-tables.ts";
 import type { App } from "../ports/apps.ts";
 import type {
   AttributionRecord,
@@ -13,7 +20,8 @@ import type {
 import type { Install } from "../ports/installs.ts";
 import type { Touch } from "../ports/touches.ts";
 import type { PostbackTriggers } from "../postbacks/triggers.ts";
-import { createAttributionWorker } from "./attribution-worker.ts";
+import { EXPORT_COLUMNS } from "../record/columns.ts";
+import { type AttributionDeps, createAttributionWorker } from "./attribution-worker.ts";
 
 const APP: App = {
   appId: "com.example.game",
@@ -84,6 +92,8 @@ const setup = (
     claimedBy?: (string | null)[];
     /** The event rows' first writes fail. */
     eventWritesFail?: number;
+    /** The lake's streams, instead of lists of the rows put. */
+    lake?: AttributionDeps["lake"];
   } = {},
 ) => {
   const install = options.install ?? INSTALL;
@@ -112,7 +122,7 @@ const setup = (
         return "this_install" as const;
       },
     },
-    lake: {
+    lake: options.lake ?? {
       attributions: { put: async (records) => void rows.attributions.push(...records) },
       events: {
         put: async (records) => {
@@ -207,8 +217,52 @@ describe("the attribution worker", () => {
     expect(await attributions.get(APP.appId, INSTALL.serviceId)).toMatchObject({
       result: { status: "skipped", mediaSource: null },
     });
-    expect(rows.attributions).toEqual([]);
+    // Its attribution row says skipped, and exports nothing: every exported field null, as an
+    // install with no row exports them.
+    expect(rows.attributions).toEqual([
+      expect.objectContaining({ service_id: INSTALL.serviceId, match_status: "skipped" }),
+    ]);
+    const exported = EXPORT_COLUMNS.filter((column) => column.source === "attribution");
+    expect(exported.length).toBeGreaterThan(0);
+    for (const { name } of exported) expect(rows.attributions[0]?.[name], name).toBeNull();
     expect(rows.events).toEqual([expect.objectContaining({ event_name: "service_install" })]);
+  });
+
+  it("leaves an install of an app with attribution off skipped in the overview, not pending", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "attribution-worker-"));
+    const duckdb = await DuckDBInstance.create(":memory:");
+    try {
+      const lakeDir = join(dir, "lake");
+      const stream = (table: typeof EVENTS_TABLE | typeof ATTRIBUTIONS_TABLE) =>
+        createLocalDeliveryStream({ table, duckdb, lakeDir, walDir: join(dir, "wal") });
+      const lake = {
+        attributions: await stream(ATTRIBUTIONS_TABLE),
+        events: await stream(EVENTS_TABLE),
+      };
+      const { attributions, worker, job } = setup({
+        app: { ...APP, attribution: { enabled: false } },
+        lake,
+      });
+      await pending(attributions);
+      await worker(job());
+      await Promise.all([lake.attributions.close(), lake.events.close()]);
+      const engine = createDuckDbReportEngine({
+        duckdb,
+        lakeDir,
+        lakeFiles: createReadWriteLock(),
+      });
+      const report = await engine.overview({
+        appId: APP.appId,
+        from: "2026-11-01",
+        to: "2026-11-01",
+        excludeServiceIds: [],
+      });
+      expect(report.match_status).toEqual([{ status: "skipped", installs: 1 }]);
+      expect(report.match_method).toEqual([{ method: "skipped", installs: 1 }]);
+    } finally {
+      duckdb.closeSync();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("stops asking Apple about a token older than its 24 hours", async () => {

@@ -69,10 +69,9 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       : await Promise.all([deps.apps.get(job.appId), deps.installs.get(job.appId, job.serviceId)]);
     if (!app || !install) return;
     await Promise.all([
-      // A skipped install has no attribution to join; its install event is exported all the same.
-      result.status === "skipped"
-        ? Promise.resolve()
-        : deps.lake.attributions.put([attributionRow(install, result, deps.fx)]),
+      // A skipped install's row too: the reports tell it from one not attributed yet by its
+      // status, and its exported fields are all null, as an install of no row exports them.
+      deps.lake.attributions.put([attributionRow(install, result, deps.fx)]),
       deps.lake.events.put([installEventRow(app, install)]),
     ]);
     await deps.postbacks?.installResolved({

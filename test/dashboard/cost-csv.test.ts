@@ -1,6 +1,12 @@
 /** The service's refusal of an upload's page as the Cost page says it beside the file's rows. */
 import { describe, expect, it } from "vitest";
-import { type CostFileRow, costProblems, readCostCsv } from "../../dashboard/src/cost-csv.ts";
+import {
+  type CostFileRow,
+  costPages,
+  costProblems,
+  readCostCsv,
+} from "../../dashboard/src/cost-csv.ts";
+import { INGEST_LIMITS } from "../../src/ingest/limits.ts";
 
 const fileRow = (number: number): CostFileRow => ({
   number,
@@ -53,5 +59,39 @@ describe("readCostCsv", () => {
     const text = [header, "2026-11-27,net,c1,DE,10,EUR", "2026-11-27,net,c1,FR,10,EUR"];
     const reading = readCostCsv(text.join("\n"));
     expect(reading.ok && reading.file.rows.length).toBe(2);
+  });
+
+  it("refuses a file with two rows of one ad set whose names differ only in case or Unicode form", () => {
+    const text = [
+      "day,media_source,campaign_id,adset_name,amount,currency",
+      `2026-11-27,net,c1,${"Café".normalize("NFC")},10,EUR`,
+      "2026-11-27,net,c1,Set A,10,EUR",
+      `2026-11-27,net,c1,${"CAFÉ".normalize("NFD")},11,USD`,
+    ];
+    expect(readCostCsv(text.join("\n"))).toEqual({
+      ok: false,
+      problem:
+        "Line 4 has the day, media source, campaign, ad set, ad and country of line 2: one row for them, in one currency.",
+    });
+  });
+});
+
+describe("costPages", () => {
+  it("sends each request within the route's body limit, as the command line does", () => {
+    const long = "広告キャンペーン".repeat(15);
+    const header = "day,media_source,campaign_id,campaign_name,adset_name,ad_name,amount,currency";
+    const lines = Array.from(
+      { length: 1_000 },
+      (_, n) => `2026-11-27,net,c${n},${long}${n},${long}${n},${long}${n},1.5,USD`,
+    );
+    const reading = readCostCsv([header, ...lines].join("\n"));
+    if (!reading.ok) throw new Error(reading.problem);
+    const pages = costPages(reading.file.rows);
+    expect(pages.length).toBeGreaterThan(1);
+    for (const page of pages) {
+      const body = JSON.stringify({ rows: page.map((row) => row.row) });
+      expect(new TextEncoder().encode(body).length).toBeLessThanOrEqual(INGEST_LIMITS.maxBodyBytes);
+    }
+    expect(pages.flat()).toEqual(reading.file.rows);
   });
 });

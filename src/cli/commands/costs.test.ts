@@ -1,9 +1,63 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { costRequestSchema } from "../../costs/cost-rows.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { costRequestSchema, costRowsOf } from "../../costs/cost-rows.ts";
+import { parseEcbRates } from "../../fx/ecb-rates.ts";
+import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { costRowsOfCsv, importCostsCommand } from "./costs.ts";
+
+/** The service's clock in these tests. */
+const NOW = new Date("2026-11-29T12:00:00Z");
+const FX = parseEcbRates("Date,USD,\n2026-11-27,1.05,\n");
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+/** A CSV file of the lines given, in a folder of its own, for `use`. */
+const withFile = async (lines: readonly string[], use: (file: string) => Promise<void>) => {
+  const dir = await mkdtemp(join(tmpdir(), "costs-import-"));
+  try {
+    const file = join(dir, "costs.csv");
+    await writeFile(file, `${lines.join("\n")}\n`);
+    await use(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
+
+/**
+ * The service's POST /v1/costs in front of fetch: a body over the route's limit is a 413, one
+ * with a row at fault a 422 naming it (src/costs/cost-rows.ts's rules), else its rows stored.
+ */
+const serviceStub = (
+  options: { now?: Date; refuse?: (page: number) => string | undefined } = {},
+) => {
+  const bodies: number[] = [];
+  const stored: unknown[] = [];
+  vi.stubGlobal("fetch", async (_url: string, init: { body: string }) => {
+    const bytes = Buffer.byteLength(init.body, "utf8");
+    bodies.push(bytes);
+    if (bytes > INGEST_LIMITS.maxBodyBytes) {
+      return Response.json({ detail: `The body is ${bytes} bytes` }, { status: 413 });
+    }
+    const refusal = options.refuse?.(bodies.length);
+    if (refusal) return Response.json({ detail: refusal }, { status: 422 });
+    try {
+      const rows = costRowsOf("app", JSON.parse(init.body), FX, options.now ?? NOW);
+      stored.push(...rows);
+      return Response.json({ accepted: rows.length, replaced: 0, warnings: [] });
+    } catch (error) {
+      return Response.json({ detail: (error as Error).message }, { status: 422 });
+    }
+  });
+  vi.spyOn(console, "log").mockImplementation(() => {});
+  return { bodies, stored };
+};
+
+const HEADER = "day,media_source,campaign_id,campaign_name,adset_name,ad_name,amount,currency";
 
 describe("costs import's CSV", () => {
   it("reads numbers as numbers, leaves empty cells out, and keeps a number column's text that is none", () => {
@@ -55,12 +109,112 @@ describe("costs import's CSV", () => {
       );
       // No service listens there: the file is refused before anything is sent.
       await expect(
-        importCostsCommand({ file, url: "http://127.0.0.1:9", key: "k" }),
+        importCostsCommand({ file, url: "http://127.0.0.1:9", key: "k", now: () => NOW }),
       ).rejects.toThrow(
         `${file}: line 4: has the day, media source, campaign, ad set, ad and country of line 2: one row for them, in one currency`,
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("refuses a file with two rows of one ad set whose names differ only in case or Unicode form", async () => {
+    await withFile(
+      [
+        HEADER,
+        `2026-11-27,net,c1,,${"Café".normalize("NFC")},,1,USD`,
+        `2026-11-27,net,c1,,${"Café".normalize("NFD")},,2,USD`,
+        "2026-11-27,net,c1,,Set A,,1,USD",
+        "2026-11-27,net,c1,,SET A,,2,USD",
+      ],
+      async (file) => {
+        const { bodies } = serviceStub();
+        await expect(
+          importCostsCommand({ file, url: "http://svc", key: "k", now: () => NOW }),
+        ).rejects.toThrow(
+          `${file}: line 3: has the day, media source, campaign, ad set, ad and country of line 2: one row for them, in one currency; line 5: has the day, media source, campaign, ad set, ad and country of line 4: one row for them, in one currency`,
+        );
+        expect(bodies).toEqual([]);
+      },
+    );
+  });
+});
+
+describe("costs import's requests", () => {
+  it("each fit the route's body limit, however long the names (1,000 rows of 120 Japanese characters)", async () => {
+    const name = (n: number, what: string) => `${what}${n}-${"広告キャンペーン".repeat(15)}`;
+    const lines = [HEADER];
+    for (let n = 0; n < 1_000; n++) {
+      lines.push(`2026-11-27,net,c${n},${name(n, "c")},${name(n, "s")},${name(n, "a")},1.5,USD`);
+    }
+    await withFile(lines, async (file) => {
+      const { bodies, stored } = serviceStub();
+      await expect(
+        importCostsCommand({ file, url: "http://svc", key: "k", now: () => NOW }),
+      ).resolves.toBeUndefined();
+      expect(bodies.length).toBeGreaterThan(1);
+      expect(Math.max(...bodies)).toBeLessThanOrEqual(INGEST_LIMITS.maxBodyBytes);
+      expect(stored).toHaveLength(1_000);
+    });
+  });
+
+  it("send nothing of a file with a day the service refuses, wherever in the file it is", async () => {
+    const lines = ["day,media_source,campaign_id,amount,currency"];
+    for (let n = 0; n < 1_000; n++) lines.push(`2026-11-27,net,c${n},1.5,USD`);
+    lines.push("2026-07-01,net,late,1.5,USD", "2026-11-30,net,early,1.5,USD");
+    await withFile(lines, async (file) => {
+      const { bodies, stored } = serviceStub();
+      await expect(
+        importCostsCommand({ file, url: "http://svc", key: "k", now: () => NOW }),
+      ).rejects.toThrow(
+        `${file}: line 1002, day: must be within 90 days (from 2026-08-31); line 1003, day: must not be after today (2026-11-29, UTC)`,
+      );
+      expect(bodies).toEqual([]);
+      expect(stored).toEqual([]);
+    });
+  });
+
+  it("say which rows were stored when the service refuses a later page", async () => {
+    const lines = ["day,media_source,campaign_id,amount,currency"];
+    for (let n = 0; n < 1_500; n++) lines.push(`2026-11-27,net,c${n},1.5,USD`);
+    await withFile(lines, async (file) => {
+      // A rule the service applies that the command could not (another clock than this one's).
+      const { bodies, stored } = serviceStub({
+        refuse: (page) => (page === 2 ? "body.rows[3].day: must be within 90 days" : undefined),
+      });
+      await expect(
+        importCostsCommand({ file, url: "http://svc", key: "k", now: () => NOW }),
+      ).rejects.toThrow(
+        "The rows of lines 2 to 1001 were stored (0 replaced an earlier one); the service refused the rows of lines 1002 to 1501 (422): line 1005, day: must be within 90 days. Nothing after them was sent. Import the whole file again once it is fixed: a row stored again replaces itself.",
+      );
+      expect(bodies).toHaveLength(2);
+      expect(stored).toHaveLength(1_000);
+    });
+    // The service gone after the first page: its rows stored, and said so.
+    await withFile(lines, async (file) => {
+      const { stored } = serviceStub();
+      const answer = globalThis.fetch;
+      let calls = 0;
+      vi.stubGlobal("fetch", async (url: string, init: { body: string }) => {
+        calls += 1;
+        if (calls > 1) throw Object.assign(new Error("fetch failed"), { code: "ECONNREFUSED" });
+        return answer(url, init);
+      });
+      await expect(
+        importCostsCommand({ file, url: "http://svc", key: "k", now: () => NOW }),
+      ).rejects.toThrow(
+        "The service at http://svc did not answer (ECONNREFUSED): is `attribution start` running, and is --url its address? The rows of lines 2 to 1001 were stored (0 replaced an earlier one); nothing after them was sent. Import the whole file again once it answers: a row stored again replaces itself.",
+      );
+      expect(stored).toHaveLength(1_000);
+    });
+    // Refused at the first page: nothing stored, and said so.
+    await withFile(lines.slice(0, 3), async (file) => {
+      serviceStub({ refuse: () => "body.rows[1].amount: must be at least 0" });
+      await expect(
+        importCostsCommand({ file, url: "http://svc", key: "k", now: () => NOW }),
+      ).rejects.toThrow(
+        "Nothing was stored: the service refused the rows of lines 2 to 3 (422): line 3, amount: must be at least 0",
+      );
+    });
   });
 });

@@ -2,16 +2,18 @@
  * `attribution costs import --file costs.csv`: what campaigns cost, from a CSV of the cost
  * API's rows (a header of its field names: day, media_source, campaign_id, amount, currency,
  * and any of campaign_name, adset_id, adset_name, ad_id, ad_name, country, impressions,
- * clicks), posted to `POST /v1/costs` a thousand rows at a time with a server key, so the
- * service checks and converts them as it does every row. A file with a row at fault posts
- * nothing: every page is checked first (`--dry-run` stops there).
+ * clicks), posted to `POST /v1/costs` with a server key in pages the route takes (1,000 rows and
+ * its body's bytes at most), so the service checks and converts them as it does every row. A
+ * file with a row at fault posts nothing: every row is checked first by the service's rules, its
+ * day too (`--dry-run` stops there). Should the service still refuse a page (its clock past
+ * midnight before this one's, say), the command says which rows the pages before stored.
  */
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
+import { costDayProblem, costPages } from "../../costs/cost-requests.ts";
 import {
-  COST_LIMITS,
   type CostRequestRow,
-  costRequestSchema,
+  costRowSchema,
   keysOfRequestRow,
   sameKeyProblems,
 } from "../../costs/cost-rows.ts";
@@ -51,37 +53,48 @@ export const costRowsOfCsv = (
   };
 };
 
+/** An answer's body read as JSON; nothing of one that is not (a gateway's own page, say). */
+const answerOf = async (response: Response): Promise<Record<string, unknown>> => {
+  const text = await response.text();
+  try {
+    const body: unknown = JSON.parse(text);
+    return typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
 export const importCostsCommand = async (options: {
   file: string;
   url: string;
   key: string;
   dryRun?: boolean;
+  /** The clock the days are checked by. */
+  now?: () => Date;
 }) => {
   const { rows, lines } = costRowsOfCsv(await readFile(options.file, "utf8"));
-  const lineOf = (row: number) => `line ${lines[row] ?? row + 2}`;
+  const lineNumber = (row: number) => lines[row] ?? row + 2;
+  const lineOf = (row: number) => `line ${lineNumber(row)}`;
   if (rows.length === 0) throw new ValidationError(`${options.file} holds no rows`);
-  const pages: Record<string, unknown>[][] = [];
-  for (let start = 0; start < rows.length; start += COST_LIMITS.maxRows) {
-    pages.push(rows.slice(start, start + COST_LIMITS.maxRows));
-  }
-  // Every page's shape checked before any is sent: a file at fault changes nothing. The days
-  // and the rates are the service's to judge.
+  const now = (options.now ?? (() => new Date()))();
+  // Every row checked by the service's rules before any is sent: its shape, and its day, which
+  // the service would otherwise refuse only once the pages before it were stored.
+  const problems: string[] = [];
   const checked: CostRequestRow[] = [];
-  pages.forEach((page, index) => {
-    const parsed = costRequestSchema.safeParse({ rows: page });
+  rows.forEach((row, index) => {
+    const parsed = costRowSchema.safeParse(row);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => {
-        const [, row, ...field] = issue.path;
-        const where =
-          typeof row === "number"
-            ? `${lineOf(index * COST_LIMITS.maxRows + row)}${field.length > 0 ? `, ${field.join(".")}` : ""}`
-            : options.file;
-        return `${where}: ${issue.message}`;
-      });
-      throw new ValidationError(`${options.file}: ${joinProblems(problems)}`);
+      for (const issue of parsed.error.issues) {
+        const field = issue.path.join(".");
+        problems.push(`${lineOf(index)}${field === "" ? "" : `, ${field}`}: ${issue.message}`);
+      }
+      return;
     }
-    checked.push(...parsed.data.rows);
+    const dayProblem = costDayProblem(parsed.data.day, now);
+    if (dayProblem) problems.push(`${lineOf(index)}, day: ${dayProblem}`);
+    checked.push(parsed.data);
   });
+  if (problems.length > 0) throw new ValidationError(`${options.file}: ${joinProblems(problems)}`);
   // The service refuses a page with two rows of one day and keys; two in different pages would
   // replace each other, the later one standing. Either is for the file's sender to settle.
   const twice = sameKeyProblems(checked.map(keysOfRequestRow), lineOf);
@@ -90,31 +103,62 @@ export const importCostsCommand = async (options: {
     console.log(`${rows.length} rows of ${options.file} are well formed; nothing sent.`);
     return;
   }
+  // Pages the route takes: at most 1,000 rows, and a body within its bytes (long names in a
+  // script of several bytes a character make 1,000 rows more than that).
+  const pages = costPages(
+    rows.map((row, index) => ({ row, index })),
+    ({ row }) => row,
+  );
   let accepted = 0;
   let replaced = 0;
+  /** The file's rows stored so far: those of the pages before. */
+  let stored = 0;
   const warnings: string[] = [];
+  const linesOf = (from: number, to: number) =>
+    from === to ? `line ${lineNumber(from)}` : `lines ${lineNumber(from)} to ${lineNumber(to)}`;
+  // What a stop after some pages leaves: those rows are stored, and the file sent again
+  // replaces them rather than adding to them.
+  const storedSoFar = () =>
+    `The rows of ${linesOf(0, stored - 1)} were stored (${replaced} replaced an earlier one)`;
+  const again = (when: string) =>
+    `Import the whole file again ${when}: a row stored again replaces itself.`;
   for (const page of pages) {
+    const from = page[0]?.index ?? stored;
+    const to = page.at(-1)?.index ?? stored;
     const response = await fetch(`${options.url}/v1/costs`, {
       method: "POST",
       headers: { authorization: options.key, "content-type": "application/json" },
-      body: JSON.stringify({ rows: page }),
+      body: JSON.stringify({ rows: page.map(({ row }) => row) }),
     }).catch((error: unknown) => {
-      throw unreachable(options.url, error);
-    });
-    const body = (await response.json()) as {
-      accepted?: number;
-      replaced?: number;
-      warnings?: string[];
-      detail?: string;
-    };
-    if (response.status !== 200) {
+      const cause = unreachable(options.url, error);
+      if (stored === 0) throw cause;
       throw new Error(
-        `The service refused rows ${accepted + 1} to ${accepted + page.length} (${response.status}): ${body.detail ?? ""}`,
+        `${cause.message} ${storedSoFar()}; nothing after them was sent. ${again("once it answers")}`,
+        { cause },
+      );
+    });
+    const body = await answerOf(response);
+    if (response.status !== 200) {
+      // The service names a row by its place in the page (body.rows[3].day): the file's line
+      // here (line 1005, day), as the checks above name it.
+      const detail = String(body.detail ?? body.error ?? "").replace(
+        /body\.rows\[(\d+)\](\.)?/g,
+        (named, index: string, field: string | undefined) => {
+          const row = page[Number(index)];
+          return row ? `${lineOf(row.index)}${field ? ", " : ""}` : named;
+        },
+      );
+      const refused = `the service refused the rows of ${linesOf(from, to)} (${response.status}): ${detail}`;
+      throw new Error(
+        stored === 0
+          ? `Nothing was stored: ${refused}`
+          : `${storedSoFar()}; ${refused}. Nothing after them was sent. ${again("once it is fixed")}`,
       );
     }
-    accepted += body.accepted ?? 0;
-    replaced += body.replaced ?? 0;
-    warnings.push(...(body.warnings ?? []));
+    stored += page.length;
+    accepted += Number(body.accepted ?? 0);
+    replaced += Number(body.replaced ?? 0);
+    if (Array.isArray(body.warnings)) warnings.push(...body.warnings.map(String));
   }
   console.log(
     `Imported ${accepted} cost rows (${replaced} replaced rows of the same day and keys).`,

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { INGEST_LIMITS } from "../ingest/limits.ts";
+import { COST_BODY_BYTES, COST_LIMITS, costDayProblem, costPages } from "./cost-requests.ts";
+
+const bodyBytes = (page: readonly unknown[]) =>
+  Buffer.byteLength(JSON.stringify({ rows: page }), "utf8");
+
+describe("the pages of a cost upload", () => {
+  it("are at most the route's body limit, however long the names, and the rows in order", () => {
+    expect(COST_BODY_BYTES).toBe(INGEST_LIMITS.maxBodyBytes);
+    // 120 characters of three bytes each, in three names: some 1,100 bytes a row.
+    const long = "広告キャンペーン".repeat(15);
+    const rows = Array.from({ length: 2_500 }, (_, n) => ({
+      day: "2026-11-27",
+      media_source: "net",
+      campaign_id: `c${n}`,
+      campaign_name: `${long}${n}`,
+      adset_name: `${long}${n}`,
+      ad_name: `${long}${n}`,
+      amount: 1.5,
+      currency: "USD",
+    }));
+    const pages = costPages(rows, (row) => row);
+    for (const page of pages) {
+      expect(bodyBytes(page)).toBeLessThanOrEqual(INGEST_LIMITS.maxBodyBytes);
+      expect(page.length).toBeLessThanOrEqual(COST_LIMITS.maxRows);
+    }
+    // Not 1,000 rows a page: that body would be over the limit.
+    expect(bodyBytes(rows.slice(0, COST_LIMITS.maxRows))).toBeGreaterThan(COST_BODY_BYTES);
+    expect(pages.flat()).toEqual(rows);
+  });
+
+  it("fill a page up to the limit exactly, and to 1,000 rows of short ones", () => {
+    const short = Array.from({ length: 2_001 }, (_, n) => ({ n }));
+    expect(costPages(short, (row) => row).map((page) => page.length)).toEqual([1_000, 1_000, 1]);
+    // Two rows whose body is the limit to the byte share a page; a byte more parts them.
+    const frame = bodyBytes([]);
+    const half = (COST_BODY_BYTES - frame - 1) / 2;
+    const row = (size: number) => "x".repeat(size - 2);
+    expect(bodyBytes([row(half), row(half)])).toBe(COST_BODY_BYTES);
+    expect(costPages([row(half), row(half)], (r) => r)).toHaveLength(1);
+    expect(costPages([row(half), row(half + 1)], (r) => r)).toHaveLength(2);
+  });
+
+  it("measure the body as sent: each row as its sender gives it", () => {
+    const pages = costPages(
+      Array.from({ length: 3 }, (_, n) => ({ n, body: "y".repeat(COST_BODY_BYTES / 2) })),
+      (row) => row.body,
+    );
+    expect(pages.map((page) => page.map((row) => row.n))).toEqual([[0], [1], [2]]);
+  });
+});
+
+describe("the days a cost row may be of", () => {
+  const now = new Date("2026-11-29T23:59:59Z");
+  it("are today and the 90 days before, UTC", () => {
+    expect(costDayProblem("2026-11-29", now)).toBeUndefined();
+    expect(costDayProblem("2026-08-31", now)).toBeUndefined();
+    expect(costDayProblem("2026-11-30", now)).toBe("must not be after today (2026-11-29, UTC)");
+    expect(costDayProblem("2026-08-30", now)).toBe("must be within 90 days (from 2026-08-31)");
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The rules of `POST /v1/costs` a client applies before it sends anything, one definition for
+ * the service (./cost-rows.ts) and its clients (the CLI's `costs import`, the dashboard's Cost
+ * page): the request's limits and the pages a file is sent in, the days a row may be of, and
+ * when two rows are one. A file is sent page by page, and the service stores each page it takes:
+ * a rule only the service applied would refuse a later page after the earlier ones were stored.
+ * Nothing here needs Node, so that the dashboard's bundle takes it as it is.
+ */
+import { DAY_MS } from "../domain/time.ts";
+import { INGEST_LIMITS } from "../ingest/limits.ts";
+import type { CostRow } from "../ports/costs.ts";
+import { dayOf } from "../reports/days.ts";
+import { idKey, nameKey } from "../reports/name-keys.ts";
+
+export const COST_LIMITS = { maxRows: 1_000, maxDaysBack: 90, maxText: 200 } as const;
+
+/**
+ * The largest body the route reads (src/http/json-body.ts refuses a larger one, a 413): a page
+ * of 1,000 rows of long names in a script of three bytes a character is larger.
+ */
+export const COST_BODY_BYTES = INGEST_LIMITS.maxBodyBytes;
+
+const utf8 = new TextEncoder();
+
+/** `{"rows":[` and `]}` around the rows, which commas part. */
+const BODY_FRAME_BYTES = utf8.encode(JSON.stringify({ rows: [] })).length;
+
+/**
+ * The requests' pages, in the rows' order: each of at most COST_LIMITS.maxRows rows whose body
+ * (`{"rows":[…]}`, each row as `bodyRowOf` gives it) is at most COST_BODY_BYTES in UTF-8. A row
+ * too large for any body goes on a page of its own, which the service refuses.
+ */
+export const costPages = <T>(rows: readonly T[], bodyRowOf: (row: T) => unknown): T[][] => {
+  const pages: T[][] = [];
+  let page: T[] = [];
+  let bytes = BODY_FRAME_BYTES;
+  for (const row of rows) {
+    const size = utf8.encode(JSON.stringify(bodyRowOf(row))).length;
+    // A row after the first adds its comma.
+    if (
+      page.length > 0 &&
+      (page.length >= COST_LIMITS.maxRows || bytes + 1 + size > COST_BODY_BYTES)
+    ) {
+      pages.push(page);
+      page = [];
+      bytes = BODY_FRAME_BYTES;
+    }
+    bytes += (page.length > 0 ? 1 : 0) + size;
+    page.push(row);
+  }
+  if (page.length > 0) pages.push(page);
+  return pages;
+};
+
+/**
+ * Why a row's day is not taken, or undefined: days up to COST_LIMITS.maxDaysBack back are
+ * (AppsFlyer lets cost be corrected that long), a day ahead of today (UTC) is not.
+ */
+export const costDayProblem = (day: string, now: Date): string | undefined => {
+  const today = dayOf(now);
+  const earliest = dayOf(new Date(now.getTime() - COST_LIMITS.maxDaysBack * DAY_MS));
+  if (day > today) return `must not be after today (${today}, UTC)`;
+  if (day < earliest) return `must be within ${COST_LIMITS.maxDaysBack} days (from ${earliest})`;
+  return undefined;
+};
+
+/** What makes two rows one: their day and keys. */
+export type CostKeys = Pick<
+  CostRow,
+  "day" | "mediaSource" | "campaignId" | "adsetId" | "adsetName" | "adId" | "adName" | "country"
+>;
+
+/**
+ * An ad set or ad as the reports take it: by its id when the row has one, else by its name,
+ * tagged, so that an id and a name never meet.
+ */
+const matchedBy = (id: string | null, name: string | null) =>
+  id !== null ? ["id", idKey(id)] : name !== null ? ["name", nameKey(name)] : null;
+
+/**
+ * The spend a row is of, as the reports read it: its day, media source, campaign (by its id,
+ * which a row always has), ad set, ad and country, names whatever their case and Unicode form
+ * (src/reports/name-keys.ts). Two rows of one key are one spend: a body may not hold both, and
+ * of those stored, the one received last stands (./cost-rows.ts's standingCostRows), whatever
+ * spelling each was stored under.
+ */
+export const costMatchKeyOf = (row: CostKeys): string =>
+  JSON.stringify([
+    row.day,
+    row.mediaSource,
+    idKey(row.campaignId),
+    matchedBy(row.adsetId, row.adsetName),
+    matchedBy(row.adId, row.adName),
+    row.country,
+  ]);

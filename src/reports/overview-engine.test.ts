@@ -1,0 +1,117 @@
+/**
+ * The overview on DuckDB over a lake of files, where an engine's own reading of the query
+ * shows: an install's latest attribution is read as it is, its nulls included, as Athena's
+ * `max_by` reads it.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lakeAttribution, lakeEvent } from "../../test/support/records.ts";
+import { createReadWriteLock } from "../adapters/duckdb/read-write-lock.ts";
+import { createDuckDbReportEngine } from "../adapters/duckdb/reports.ts";
+import { createLocalDeliveryStream } from "../adapters/local-stream/delivery-stream.ts";
+import {
+  ATTRIBUTIONS_TABLE,
+  EVENTS_TABLE,
+  type LakeRecord,
+  type LakeTable,
+  nullColumns,
+  TOUCHES_TABLE,
+} from "../lake/lake-tables.ts";
+
+const APP = "com.example.latest";
+
+describe("the overview on DuckDB", () => {
+  let dir = "";
+  let duckdb: DuckDBInstance;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "overview-engine-"));
+    duckdb = await DuckDBInstance.create(":memory:");
+    const lay = async (table: LakeTable, records: LakeRecord[]) => {
+      const stream = await createLocalDeliveryStream({
+        table,
+        duckdb,
+        lakeDir: join(dir, "lake"),
+        walDir: join(dir, "wal"),
+      });
+      await stream.put(records);
+      await stream.close();
+    };
+    const install = (serviceId: string) =>
+      lakeEvent({
+        app_id: APP,
+        event_id: `i-${serviceId}`,
+        service_id: serviceId,
+        event_name: "service_install",
+        event_time: "2026-11-10T12:00:00.000Z",
+      });
+    const byLink = (serviceId: string, at: string) =>
+      lakeAttribution({
+        app_id: APP,
+        service_id: serviceId,
+        media_source: "link",
+        match_status: "matched",
+        matching_type: "network",
+        click_id: `c-${serviceId}`,
+        attributed_at: at,
+      });
+    const byAppleAds = (serviceId: string, at: string) =>
+      lakeAttribution({
+        app_id: APP,
+        service_id: serviceId,
+        media_source: "apple_search_ads",
+        match_status: "matched_no_params",
+        matching_type: "search_ads",
+        click_id: null,
+        attributed_at: at,
+      });
+    // s-1: a link's click with a deep link path won it first, Apple Ads (no click id) later;
+    // s-2: the other way round.
+    await lay(EVENTS_TABLE, [install("s-1"), install("s-2")]);
+    await lay(ATTRIBUTIONS_TABLE, [
+      byLink("s-1", "2026-11-10T12:00:01.000Z"),
+      byAppleAds("s-1", "2026-11-10T12:05:00.000Z"),
+      byAppleAds("s-2", "2026-11-10T12:00:01.000Z"),
+      byLink("s-2", "2026-11-10T12:05:00.000Z"),
+    ]);
+    const click = (serviceId: string, path: string): LakeRecord => ({
+      ...nullColumns(TOUCHES_TABLE),
+      app_id: APP,
+      click_id: `c-${serviceId}`,
+      touch_type: "click",
+      touch_time: "2026-11-10T11:00:00.000Z",
+      received_at: "2026-11-10T11:00:00.000Z",
+      source: "link",
+      params: JSON.stringify({ deep_link_path: path }),
+    });
+    await lay(TOUCHES_TABLE, [click("s-1", "/shop"), click("s-2", "/levels/7")]);
+  });
+  afterAll(async () => {
+    duckdb?.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("reads each install's latest attribution whole: no deep link path of an earlier click", async () => {
+    const engine = createDuckDbReportEngine({
+      duckdb,
+      lakeDir: join(dir, "lake"),
+      lakeFiles: createReadWriteLock(),
+    });
+    const report = await engine.overview({
+      appId: APP,
+      from: "2026-11-10",
+      to: "2026-11-10",
+      excludeServiceIds: [],
+    });
+    // s-1's latest attribution has no click: the link's earlier click names no path of it.
+    expect(report.deep_link_paths).toEqual([{ deep_link_path: "/levels/7", installs: 1 }]);
+    expect(new Map(report.match_status.map((row) => [row.status, row.installs]))).toEqual(
+      new Map([
+        ["matched", 1],
+        ["matched_no_params", 1],
+      ]),
+    );
+  });
+});
