@@ -163,6 +163,29 @@ export const describePostbackStoresContract = (
       expect(await outbox.get(`${app}-none`)).toBeUndefined();
     });
 
+    it("keeps an event send's whole subject: the customer user id its webhook names the user by", async () => {
+      const { outbox } = stores();
+      const app = freshApp();
+      const event = {
+        kind: "event",
+        serviceId: "svc-1",
+        eventId: "evt-1",
+        name: "service_purchase",
+        time: "2026-11-24T11:00:00.000Z",
+        revenue: null,
+        ip: null,
+        userAgent: null,
+      } as const;
+      await outbox.add(row(app, `${app}-user`, { subject: { ...event, customerUserId: "u-42" } }));
+      expect((await outbox.get(`${app}-user`))?.subject).toEqual({
+        ...event,
+        customerUserId: "u-42",
+      });
+      // A send queued with no id names none.
+      await outbox.add(row(app, `${app}-none`, { subject: event }));
+      expect((await outbox.get(`${app}-none`))?.subject).toEqual(event);
+    });
+
     it("claims each attempt for one holder, and settles it only for that holder", async () => {
       const { outbox } = stores();
       const app = freshApp();
