@@ -666,6 +666,30 @@ describe("probabilistic matching", () => {
     );
   });
 
+  it("counts a network's touches that carry an advertising id but no agent as phones there", async () => {
+    const mine = touch(5 * MINUTE);
+    // Impressions or clicks a network reported server to server: an address and a phone's
+    // advertising id, no agent to read a device from.
+    const reported = Array.from({ length: 5 }, (_, i) =>
+      touch(3 * HOUR, {
+        source: "network",
+        userAgent: null,
+        platform: "other",
+        osVersion: null,
+        deviceModel: null,
+        maid: `38400000-8cf0-11bd-b23e-10b96e4000${10 + i}`,
+      }),
+    );
+    expect(await match(install(), [mine, ...reported])).toMatchObject({ confidence: "low" });
+    // A desktop's tap (the landing page's QR code) is still no other phone.
+    const desktop = touch(3 * HOUR, { userAgent: AGENTS.desktop, platform: "other" });
+    const alone = await match(install(), [mine]);
+    expect(alone.kind).toBe("matched");
+    expect(await match(install(), [mine, desktop])).toMatchObject({
+      confidence: (alone as { confidence?: string }).confidence,
+    });
+  });
+
   describe("an address where many use the app and few tapped", () => {
     /** Installs of the app that sent from the install's address `before` ms before its open. */
     const seen = (count: number, before = 3 * HOUR): Sighting[] =>

@@ -460,8 +460,11 @@ const probabilistically = async (
       elapsedMs: firstOpen - timeOf(found.winner.touchTime),
       device: deviceEvidence(found.winner, facts),
       // Phones only: a laptop's tap of the same link (the landing page's QR code) is its
-      // owner's, not another person's at the address.
-      devices: new Set(day.filter((touch) => touch.platform !== "other").map(deviceKey)).size,
+      // owner's, not another person's at the address. A network's touch with an advertising
+      // id and no agent is a phone's all the same.
+      devices: new Set(
+        day.filter((touch) => touch.platform !== "other" || touch.maid !== null).map(deviceKey),
+      ).size,
       installs,
       rivals: new Set(compatible.map(deviceKey).filter((key) => key !== mine)).size,
     });

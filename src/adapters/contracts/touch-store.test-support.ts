@@ -276,8 +276,10 @@ export const describeTouchStoreContract = (
         expect(await claim("install-2", "device-a")).toBe("same_device");
         expect(await claim("install-3", "device-b")).toBe("another_install");
         expect(await claim("install-4", null)).toBe("another_install");
-        // The holder's own claim again, whatever device it names now.
+        // The holder's own claim again, whatever device it names now; the device it claimed
+        // with stays the claim's (a retried job after consent was withdrawn names none).
         expect(await claim("install-1", null)).toBe("this_install");
+        expect(await claim("install-5", "device-a")).toBe("same_device");
       }),
     );
 

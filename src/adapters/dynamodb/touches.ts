@@ -218,8 +218,9 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
               ...(claim.device ? { device: claim.device } : {}),
               expiresTtl: touchExpirySeconds(claim.touchTime),
             },
-            ConditionExpression: "attribute_not_exists(clickId) OR holder = :holder",
-            ExpressionAttributeValues: { ":holder": holder },
+            // Only a first claim writes: the holder's own again (a retried job) must not
+            // replace the device it claimed with, which tells a reinstall of that device.
+            ConditionExpression: "attribute_not_exists(clickId)",
           }),
         ),
       );
@@ -227,6 +228,7 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
       const { Item } = await doc.send(
         new GetCommand({ TableName: table, Key: { clickId }, ConsistentRead: true }),
       );
+      if (Item?.holder === holder) return "this_install";
       return claim.device && Item?.device === claim.device ? "same_device" : "another_install";
     },
     async reap(cutoff) {
