@@ -36,8 +36,10 @@ export const AWS_RUNTIME: Runtime = {
   hotLinks: (links) => cachedLinkStore(links, DEFAULT_APP_CACHE_MS),
   hotPostbackConfigs: (configs) => cachedPostbackConfigs(configs, DEFAULT_APP_CACHE_MS),
   links: (links) => links,
-  // Apple's and Google's fetchers cache the files themselves.
-  allApps: (apps) => cachedValue(() => apps.list(), 60_000),
+  // The link host reads every app's link hosts on each tap (whose host a tap came on), so an
+  // app taking or giving up a host reaches taps as soon as a link change does; Apple's and
+  // Google's fetchers of the `.well-known` files cache them themselves.
+  allApps: (apps) => cachedValue(() => apps.list(), DEFAULT_APP_CACHE_MS),
   // The touch store's item is the tap's one write: the touches table's stream feeds the lake
   // (src/touches/tap-lake.ts).
   clicks: (touches) => ({ record: (click) => touches.put([click]) }),
