@@ -734,15 +734,27 @@ describe("the dashboard in a browser", () => {
     );
     await screenshot(page, "links-preview");
 
-    // The form starts from what is stored; an emptied title is cleared, the rest stays.
+    // The form starts from what is stored; an emptied title is cleared, the rest stays. The
+    // landing page for every tap is switched on here too, and off again.
     await edit.click();
     expect(await form.getByLabel("Preview title").inputValue()).toBe(
       "Spring launch: level 7 is open",
     );
+    const landing = form.getByLabel("Landing page for every tap", { exact: false });
+    expect(await landing.isChecked()).toBe(false);
     await form.getByLabel("Preview title").fill("");
+    await landing.check();
     await form.getByRole("button", { name: "Save preview" }).click();
     await saved.waitFor(WITHIN);
+    await expect.poll(async () => (await stored()).landing_page, WITHIN).toBe(true);
+    await edit.click();
+    expect(await landing.isChecked()).toBe(true);
+    await landing.uncheck();
+    await form.getByRole("button", { name: "Save preview" }).click();
+    await saved.waitFor(WITHIN);
+    await expect.poll(async () => (await stored()).landing_page, WITHIN).toBe(false);
     expect(await stored()).toMatchObject({
+      landing_page: false,
       preview_title: null,
       preview_description: "Race your friends through the meadow.",
       preview_image_url: "https://cdn.example.com/spring.png",

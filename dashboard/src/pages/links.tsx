@@ -647,6 +647,7 @@ function LinkPreviewForm(props: {
 }) {
   const { appId, link, onSaved, onCancel } = props;
   const [values, setValues] = useState<PreviewValues>(() => previewValuesOf(link));
+  const [landingPage, setLandingPage] = useState(link.landing_page);
   const [busy, setBusy] = useState(false);
   const [problems, setProblems] = useState<FormProblem[]>([]);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -662,6 +663,7 @@ function LinkPreviewForm(props: {
     event.preventDefault();
     setProblems([]);
     const patch = previewPatch(link, values);
+    if (landingPage !== link.landing_page) patch.landing_page = landingPage;
     if (Object.keys(patch).length === 0) {
       onSaved(null);
       return;
@@ -691,6 +693,15 @@ function LinkPreviewForm(props: {
         aria-describedby={errorId}
         aria-busy={busy}
       >
+        <label class="check">
+          <input
+            type="checkbox"
+            name="landing_page"
+            checked={landingPage}
+            onChange={(event) => setLandingPage(event.currentTarget.checked)}
+          />
+          <span>Landing page for every tap (store buttons, a QR code on a desktop)</span>
+        </label>
         <p>What chats and feeds show of this link. An empty field shows the app's default.</p>
         <PreviewFields
           values={values}
