@@ -3,11 +3,11 @@
  * within the time the README states for a changed link.
  */
 import { afterEach, expect, it, vi } from "vitest";
-import { AWS_RUNTIME } from "./lambda.ts";
 import { testLink } from "../links/link.test-support.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { LinkStore } from "../ports/links.ts";
 import { createClickRecorder } from "../touches/clicks.ts";
+import { AWS_RUNTIME } from "./lambda.ts";
 
 afterEach(() => vi.useRealTimers());
 
