@@ -21,6 +21,7 @@ import {
   CLAIM_KEY_PREFIX,
   type IndexName,
   indexesOf,
+  PURGED_CUSTOMER_USER_PREFIX,
   perTable,
   SIGHTING_KEY_PREFIX,
   type TableDefinition,
@@ -211,6 +212,12 @@ const TABLE_GRANTS: {
     purge: [
       { actions: QUERY, on: indexes("customerUsers", "byInstall") },
       { actions: ["dynamodb:DeleteItem"], on: whole("customerUsers") },
+      // The mark a purged mapping leaves, so a server's later event for the user is ignored.
+      {
+        actions: ["dynamodb:PutItem"],
+        on: whole("customerUsers"),
+        keysStartWith: PURGED_CUSTOMER_USER_PREFIX,
+      },
     ],
   },
   deletions: {

@@ -137,6 +137,12 @@ describe("purge job", () => {
       },
       {
         Effect: "Allow",
+        Action: "dynamodb:PutItem",
+        Resource: resolve(tables.table.customerUsers.tableArn),
+        Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["#purged#*"] } },
+      },
+      {
+        Effect: "Allow",
         Action: "s3:ListBucketVersions",
         Resource: resolve(lake.bucket.bucketArn),
         Condition: {
@@ -176,7 +182,12 @@ describe("purge job", () => {
     const all = statementsOfRole(template, stack.purge.function.role);
     const actions = all.flatMap(actionsOf);
     expect(actions.filter((a) => a.includes("*"))).toEqual([]);
-    expect(actions.filter((a) => /Scan|Batch|PutItem/.test(a))).toEqual([]);
+    expect(actions.filter((a) => /Scan|Batch/.test(a))).toEqual([]);
+    // One write: the marks of purged customer user mappings, by their key's prefix.
+    const writes = all.filter((statement) => actionsOf(statement).includes("dynamodb:PutItem"));
+    expect(writes.map((statement) => statement.Condition)).toEqual([
+      { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["#purged#*"] } },
+    ]);
     // One read: the tombstones items of the deletions table, by their key's prefix.
     const reads = all.filter((statement) => actionsOf(statement).includes("dynamodb:GetItem"));
     expect(reads.map((statement) => statement.Condition)).toEqual([

@@ -100,7 +100,7 @@ const expectAcceptedEvent = (event: unknown, label: string) => {
   if (sanitized.ok) {
     // Hashed and sealed PII comes through untouched: nothing is hashed twice or refused.
     const pii = protectPii(sanitized.parameters, isSealed);
-    expect(pii.problems, label).toEqual([]);
+    expect(pii.warnings, label).toEqual([]);
     expect(pii.parameters, label).toEqual(sanitized.parameters);
   }
 };

@@ -146,6 +146,8 @@ const purgeApp = async (
     try {
       await deps.deletions.setStatus(request.requestId, "in_progress", now().toISOString());
       await deps.installs.delete(request.appId, request.serviceId);
+      // Leaves a mark of the install under each id it used (no id in clear), so that a server's
+      // events for its user stay ignored after the purge, as they were before it.
       await deps.customerUsers.deleteInstall(request.appId, request.serviceId);
       await deps.attributions.delete(request.appId, request.serviceId);
       await deps.outbox.purgeInstall(request.appId, request.serviceId);

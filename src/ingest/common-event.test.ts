@@ -107,6 +107,8 @@ const customerUserId = field(
       "a".repeat(INGEST_LIMITS.maxCustomerUserIdLength),
       "a".repeat(INGEST_LIMITS.maxCustomerUserIdLength + 1),
       "u\udc00",
+      "u\u0000x",
+      "a\nb",
       undefined,
       42,
       {},
@@ -226,11 +228,14 @@ describe("commonEvent", () => {
       sdk({ event_id: "a".repeat(INGEST_LIMITS.maxIdLength + 1) }),
       sdk({ customer_user_id: "" }),
       sdk({ customer_user_id: "😀".repeat(INGEST_LIMITS.maxCustomerUserIdLength) }),
+      sdk({ customer_user_id: "u\u0000x" }),
+      sdk({ customer_user_id: "u\u007f" }),
       sdk({ parameters: [] }),
     ];
     for (const event of leaveSdk) expect(commonEvent(event, false)).toBeUndefined();
     expect(commonEvent(s2s({ service_id: "svc-1" }), true)).toBeUndefined();
     expect(commonEvent(s2s({ customer_user_id: null }), true)).toBeUndefined();
+    expect(commonEvent(s2s({ customer_user_id: "u\u0001" }), true)).toBeUndefined();
     expect(commonEvent(sdk({}), true)).toBeUndefined();
   });
 });

@@ -10,6 +10,7 @@
  * yes with the same values, which common-event.test.ts holds it to against zod itself.
  */
 import { EVENT_TYPES, toSnakeCase } from "../domain/event-types.ts";
+import { hasControlCharacter } from "../validation/text.ts";
 import type { IncomingEventFields, IncomingS2sEventFields } from "./event-schema.ts";
 import { isIdentifier, missing } from "./fields.ts";
 import { INGEST_LIMITS } from "./limits.ts";
@@ -39,6 +40,10 @@ const sdkTimeMs = (value: unknown): number => {
   if (Number.isNaN(ms)) return ms;
   return value.slice(8, 10) <= "28" || new Date(ms).toISOString() === value ? ms : Number.NaN;
 };
+
+/** A customer user id as `customerUserIdField` takes it. */
+const isCustomerUserId = (value: unknown): value is string =>
+  isText(value, 1, INGEST_LIMITS.maxCustomerUserIdLength) && !hasControlCharacter(value);
 
 /** The CUSTOM name rule of event-schema.ts, for a name that is already a string or absent. */
 const hasGoodName = (type: unknown, name: string | null | undefined): boolean => {
@@ -71,7 +76,7 @@ const isCommonSdkEvent = (
   return (
     hasCommonShared(map) &&
     isIdentifier(map.service_id) &&
-    (missing(user) || isText(user, 1, INGEST_LIMITS.maxCustomerUserIdLength))
+    (missing(user) || isCustomerUserId(user))
   );
 };
 
@@ -79,9 +84,7 @@ const isCommonSdkEvent = (
 const isCommonS2sEvent = (
   map: Record<string, unknown>,
 ): map is Record<string, unknown> & IncomingS2sEventFields =>
-  hasCommonShared(map) &&
-  missing(map.service_id) &&
-  isText(map.customer_user_id, 1, INGEST_LIMITS.maxCustomerUserIdLength);
+  hasCommonShared(map) && missing(map.service_id) && isCustomerUserId(map.customer_user_id);
 
 export interface CommonEvent {
   /** The map itself, as zod would have passed it. */

@@ -62,8 +62,9 @@ const commonFields = {
       description:
         `The custom event's name: required and non-blank for CUSTOM, at most ${INGEST_LIMITS.maxEventNameLength} ` +
         "characters, with at least one letter or digit of any script (it is exported as " +
-        "`service_<name in snake_case>`). Ignored, and not stored, for the standard types " +
-        "(where it need only be a string or null).",
+        "`service_<name in snake_case>`). A CUSTOM event whose name is exported as " +
+        "`service_install` (`Install`, `install`) is a manual install: ignored as an INSTALL is. " +
+        "Ignored, and not stored, for the standard types (where it need only be a string or null).",
       example: "Boss Defeated",
     }),
   parameters: parametersField(),
@@ -76,7 +77,11 @@ const commonFields = {
   }),
 };
 
-/** A CUSTOM event needs a name that survives the export's snake-casing. */
+/**
+ * A CUSTOM event needs a name that survives the export's snake-casing. (One that comes out as
+ * the install's own `install` never gets here: `judgeEvents` ignores it first, as it does an
+ * INSTALL, whichever path would judge its fields.)
+ */
 const customNameRule = (
   event: { event_type: string; event_name?: string | null | undefined },
   ctx: z.core.$RefinementCtx,

@@ -69,15 +69,24 @@ export const S2S_EVENTS: EventSource = {
   s2s: true,
   userOf: (event) => event.customerUserId ?? "",
   async target(customerUserId, lookups) {
-    const serviceId = await lookups.customerUsers.get(lookups.app.appId, customerUserId);
-    const install = serviceId ? await lookups.installOf(serviceId) : undefined;
-    if (!install) {
-      // Often only not yet: a server sends a purchase as the user signs up, before the app's
-      // first event with the id arrives. Its retry is then taken.
-      return { error: "Conflict", detail: CUSTOMER_USER_UNKNOWN(customerUserId), retryable: true };
+    const { customerUsers, app } = lookups;
+    // An id no install uses now may be one whose install was deleted and purged since.
+    const serviceId =
+      (await customerUsers.get(app.appId, customerUserId)) ??
+      (await customerUsers.get(app.appId, customerUserId, { purged: true }));
+    if (serviceId) {
+      // The deletion first: once purged the install is gone, and its user's events stay
+      // ignored as they were before the purge.
+      const [install, deleted] = await Promise.all([
+        lookups.installOf(serviceId),
+        lookups.deletedOf(serviceId),
+      ]);
+      if (deleted) return { ignored: "install_deleted" };
+      if (install) return { install };
     }
-    if (await lookups.deletedOf(install.serviceId)) return { ignored: "install_deleted" };
-    return { install };
+    // Often only not yet: a server sends a purchase as the user signs up, before the app's
+    // first event with the id arrives. Its retry is then taken.
+    return { error: "Conflict", detail: CUSTOMER_USER_UNKNOWN(customerUserId), retryable: true };
   },
   // A server-to-server call comes from the app's servers, not the user's device.
   countryOf: (install) => install.country,

@@ -3,7 +3,7 @@
  * author who reads it in a verdict's `detail`, after the field's path (`event_id: is required`).
  */
 import * as z from "zod";
-import { unicodeText } from "../validation/text.ts";
+import { unicodeText, withoutControlCharacters } from "../validation/text.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 
 /** Absent and null are one case on the wire: SDKs serialise unset nullable fields as null. */
@@ -52,12 +52,19 @@ export const serviceIdField = () =>
     example: "3f2b9c1e-7a4d-4e8b-9c0a-1d2e3f4a5b6c",
   });
 
+/**
+ * The app's own user id. Any text but control characters: it is a join key across the export's
+ * formats, and XML 1.0 cannot carry most of them (the XML export would write another key than
+ * the JSON one), nor can a NUL reach the query engines' SQL.
+ */
 export const customerUserIdField = () =>
-  text()
-    .min(1, { error: `must be 1 to ${INGEST_LIMITS.maxCustomerUserIdLength} characters` })
-    .max(INGEST_LIMITS.maxCustomerUserIdLength, {
-      error: `must be 1 to ${INGEST_LIMITS.maxCustomerUserIdLength} characters`,
-    });
+  withoutControlCharacters(
+    text()
+      .min(1, { error: `must be 1 to ${INGEST_LIMITS.maxCustomerUserIdLength} characters` })
+      .max(INGEST_LIMITS.maxCustomerUserIdLength, {
+        error: `must be 1 to ${INGEST_LIMITS.maxCustomerUserIdLength} characters`,
+      }),
+  );
 
 /** An optional free text of at most `max` characters. */
 export const shortText = (max: number) =>

@@ -4,9 +4,11 @@
  */
 export const IGNORED = {
   install_event:
-    "INSTALL is tracked by the SDK itself through POST /v1/installs: a manual install event is counted and not stored.",
+    "INSTALL is tracked by the SDK itself through POST /v1/installs: a manual install event (an INSTALL, or a CUSTOM event named Install, which would be exported as service_install) is counted and not stored.",
   app_disabled: "The app is disabled in its remote configuration; nothing was stored.",
   install_deleted: "The install's data was deleted on request; its events are not taken in.",
+  duplicate_event:
+    "An event with the same event_id for the same install came earlier in this request: only the first is kept.",
 } as const;
 
 export type IgnoredReason = keyof typeof IGNORED;

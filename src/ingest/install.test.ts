@@ -130,6 +130,31 @@ describe("parseInstallRequest", () => {
     expect(detailOf({ ...fast, sent_at: "yesterday" })).toMatch(/^sent_at: must be an ISO 8601/);
   });
 
+  it("names the field at fault for a first open before 1970, by whether sent_at came", () => {
+    expect(detailOf({ ...minimal, first_open_time: "1969-12-31T23:00:00Z" })).toBe(
+      "first_open_time: is before 1970",
+    );
+    // A phone whose clock says it is decades later than it is.
+    expect(
+      detailOf({
+        ...minimal,
+        first_open_time: "2026-09-16T10:00:00Z",
+        sent_at: "2090-01-01T00:00:00Z",
+      }),
+    ).toBe("sent_at: is so far after first_open_time that it puts the first open before 1970");
+  });
+
+  it("refuses a customer_user_id with a control character, as events do", () => {
+    for (const customer_user_id of ["u\u0000", "a\nb", "\u009f"]) {
+      expect(detailOf({ ...minimal, customer_user_id })).toBe(
+        "customer_user_id: must not contain control characters",
+      );
+    }
+    expect(requestOf({ ...minimal, customer_user_id: "user 1 ü" }).customer_user_id).toBe(
+      "user 1 ü",
+    );
+  });
+
   it("checks the consent's answers and TCF string", () => {
     expect(requestOf({ ...minimal, consent: {} }).consent).toEqual({});
     expect(detailOf({ ...minimal, consent: { ad_user_data: "granted" } })).toBe(

@@ -230,11 +230,14 @@ export const parseInstallRequest = (
   const offset = deviceClockOffsetMs(options.now, sentAt);
   const corrected = Date.parse(firstOpen) + offset;
   const skew = corrected - options.now.getTime();
-  // Before 1970 is no time the lake holds (nor a phone's first open): a sent_at years ahead.
+  // Before 1970 is no time the lake holds (nor a phone's first open): a sent_at years ahead, or
+  // without one the time itself. The detail names the field the sender has to look at.
   if (corrected < 0) {
     return {
       ok: false,
-      detail: "sent_at: is so far after first_open_time that it puts the first open before 1970",
+      detail: sentAt
+        ? "sent_at: is so far after first_open_time that it puts the first open before 1970"
+        : "first_open_time: is before 1970",
     };
   }
   if (skew > INGEST_LIMITS.maxFutureSkewHours * HOUR_MS) {

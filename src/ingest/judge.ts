@@ -1,11 +1,11 @@
 /**
  * The verdict on each event of a batch (docs/api.md#rules): accepted with its stored form,
- * ignored (a manual INSTALL), or rejected with the reason. One event's fault never costs the
+ * ignored (a manual install), or rejected with the reason. One event's fault never costs the
  * others, and nothing here throws on any input: the body is untrusted JSON.
  */
 import type * as z from "zod";
 import { deviceClockOffsetMs, keptDeviceTime } from "../domain/device-clock.ts";
-import type { EventType } from "../domain/event-types.ts";
+import { type EventType, toSnakeCase } from "../domain/event-types.ts";
 import { DAY_MS, HOUR_MS } from "../domain/time.ts";
 import { formatIssues, joinProblems, UNPROCESSABLE } from "../validation/issues.ts";
 import { commonEvent } from "./common-event.ts";
@@ -45,7 +45,10 @@ export interface ValidEvent {
   readonly parametersJson: string | null;
   /** Null when the event carries no revenue, or revenue without a currency. */
   readonly revenue: Revenue | null;
-  /** What was accepted but not kept as sent (ignored keys, revenue without currency). */
+  /**
+   * What was accepted but not kept as sent (ignored keys, a PII value dropped, revenue without
+   * currency).
+   */
   readonly warnings: readonly string[];
 }
 
@@ -99,6 +102,22 @@ const ignoredKeysWarning = (raw: Record<string, unknown>, known: ReadonlySet<str
   const more =
     unknown.length > MAX_KEYS_NAMED ? ` and ${unknown.length - MAX_KEYS_NAMED} more` : "";
   return `ignored unknown keys: ${named.join(", ")}${more}`;
+};
+
+/** What the export names the install's own event, `service_install`, but for its prefix. */
+const INSTALL_NAME = toSnakeCase("INSTALL");
+
+/**
+ * An install sent as an event: an INSTALL, or a CUSTOM event whose name the export would write
+ * as the install's own `service_install`. The reports count installs by that name, so a custom
+ * "Install" stored would count one more install with each event; it is the same manual install.
+ */
+const isManualInstall = (map: Record<string, unknown>): boolean => {
+  const type = ownValue(map, "event_type");
+  if (type === "INSTALL") return true;
+  if (type !== "CUSTOM") return false;
+  const name = ownValue(map, "event_name");
+  return typeof name === "string" && toSnakeCase(name) === INSTALL_NAME;
 };
 
 const hasUnknownKey = (raw: Record<string, unknown>, known: ReadonlySet<string>): boolean => {
@@ -196,7 +215,7 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
   const eventId = echoedEventId(raw);
 
   // Nothing of a manual install is stored, so nothing else of it needs checking.
-  if (map && ownValue(map, "event_type") === "INSTALL") {
+  if (map && isManualInstall(map)) {
     return { kind: "ignored", index, eventId, ...ignoredAs("install_event") };
   }
   if (!map) return rejected(index, eventId, "event: must be a JSON object");
@@ -218,7 +237,6 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
   if (!sanitized.ok) return rejected(index, eventId, joinProblems(sanitized.problems));
 
   const pii = protectPii(sanitized.parameters, batch.isSealed);
-  if (pii.problems.length > 0) return rejected(index, eventId, joinProblems(pii.problems));
   const parameters = pii.parameters;
 
   // `revenue` and `currency` are not PII keys, so reading them after hashing sees them as sent.

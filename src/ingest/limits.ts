@@ -14,7 +14,7 @@ export const INGEST_LIMITS = {
   maxEventsPerRequest: 100,
   /** `service_id` and `event_id`: 1 to 128 characters of `A-Z a-z 0-9 . _ : -`. */
   maxIdLength: 128,
-  /** `customer_user_id`: 1 to 256 characters, the app's own identifier, any characters. */
+  /** `customer_user_id`: 1 to 256 characters, the app's own identifier; no control characters. */
   maxCustomerUserIdLength: 256,
   /** A CUSTOM event's `event_name`, in characters. */
   maxEventNameLength: 100,

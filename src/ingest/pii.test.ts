@@ -63,7 +63,6 @@ describe("protectPii", () => {
     );
     expect(result).toEqual({
       parameters: { email: TEST_EMAIL, phone_number: PHONE_15550109999, other: "kept" },
-      problems: [],
       warnings: [],
     });
     expect(protectPii({ name: "John Smith" }, isSealed).parameters.name).toBe(
@@ -112,20 +111,25 @@ describe("protectPii", () => {
     });
   });
 
-  it("refuses a value that is not a string or number, and a bad date of birth", () => {
-    expect(protectPii({ email: ["a@b.c"], gender: true }, isSealed).problems).toEqual([
-      "parameters.email: must be a string (in clear or sealed)",
-      "parameters.gender: must be a string (in clear or sealed)",
-    ]);
-    expect(protectPii({ date_of_birth: "31.01.1990" }, isSealed).problems).toEqual([
-      "parameters.date_of_birth: must be a date as YYYY-MM-DD or YYYYMMDD, e.g. 1990-01-31",
-    ]);
+  it("drops a value that is not a string or number, and a bad date of birth, with a warning", () => {
+    expect(
+      protectPii(
+        { email: ["a@b.c"], gender: true, date_of_birth: "31.01.1990", name: "Ann", other: 1 },
+        isSealed,
+      ),
+    ).toEqual({
+      parameters: { name: sha256Marked("ann"), other: 1 },
+      warnings: [
+        "parameters.email was dropped: it must be a string or a number (in clear or sealed)",
+        "parameters.date_of_birth was dropped: it must be a date as YYYY-MM-DD or YYYYMMDD, e.g. 1990-01-31",
+        "parameters.gender was dropped: it must be a string or a number (in clear or sealed)",
+      ],
+    });
   });
 
   it("drops a value that is empty once normalised, with a warning", () => {
     expect(protectPii({ phone_number: "n/a", email: "  " }, isSealed)).toEqual({
       parameters: {},
-      problems: [],
       warnings: [
         "parameters.email was dropped: it is empty once normalised",
         "parameters.phone_number was dropped: it is empty once normalised",

@@ -81,7 +81,7 @@ export const sha256Marked = (value: string): string =>
 
 export interface PiiResult {
   readonly parameters: ParameterMap;
-  readonly problems: readonly string[];
+  /** Each value dropped with its key, and why. */
   readonly warnings: readonly string[];
 }
 
@@ -89,6 +89,10 @@ export interface PiiResult {
  * Replaces each clear matching-PII value by its hash. `isSealed` tells a sealed envelope from a
  * clear string; when it cannot tell (it throws), the value is hashed: a hashed envelope is
  * useless but private, a clear value kept would not be.
+ *
+ * A value that cannot be normalised (not a string or a number, no date for `date_of_birth`) is
+ * dropped with its key and a warning, as the SDKs drop it on the device (pii.json): it cannot
+ * be stored in clear, its hash would match nothing, and the event around it is still good.
  */
 export const protectPii = (
   parameters: ParameterMap,
@@ -96,18 +100,21 @@ export const protectPii = (
 ): PiiResult => {
   // Most events carry none: they keep their parameters object as it is.
   if (!PII_KEYS.some((key) => Object.hasOwn(parameters, key))) {
-    return { parameters, problems: [], warnings: [] };
+    return { parameters, warnings: [] };
   }
   const kept: Record<string, ParameterValue> = { ...parameters };
-  const problems: string[] = [];
   const warnings: string[] = [];
+  const drop = (key: PiiKey, why: string) => {
+    delete kept[key];
+    warnings.push(`parameters.${key} was dropped: ${why}`);
+  };
   for (const key of PII_KEYS) {
     if (!Object.hasOwn(parameters, key)) continue;
     const raw = parameters[key];
     // A phone number or a date of birth sent as a JSON number is still that number's digits.
     const value = typeof raw === "number" ? String(raw) : raw;
     if (typeof value !== "string") {
-      problems.push(`parameters.${key}: must be a string (in clear or sealed)`);
+      drop(key, "it must be a string or a number (in clear or sealed)");
       continue;
     }
     const preHashed = HEX_64.exec(value);
@@ -119,18 +126,17 @@ export const protectPii = (
     if (sealed(value, isSealed)) continue;
     const normalised = normalisePii(key, value);
     if (!normalised.ok) {
-      problems.push(`parameters.${key}: ${normalised.message}`);
+      drop(key, `it ${normalised.message}`);
       continue;
     }
     if (normalised.value === "") {
       // A hash of nothing would match every other empty value: worse than no value.
-      delete kept[key];
-      warnings.push(`parameters.${key} was dropped: it is empty once normalised`);
+      drop(key, "it is empty once normalised");
       continue;
     }
     kept[key] = sha256Marked(normalised.value);
   }
-  return { parameters: kept, problems, warnings };
+  return { parameters: kept, warnings };
 };
 
 const sealed = (value: string, isSealed: (value: string) => boolean): boolean => {

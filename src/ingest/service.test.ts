@@ -7,6 +7,7 @@ import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { AddressSighting } from "../ports/address-crowds.ts";
 import type { App } from "../ports/apps.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
+import type { AcceptedInstallEvent } from "../postbacks/triggers.ts";
 import { S2S_EVENTS, SDK_EVENTS } from "./event-sources.ts";
 import { ignoredAs } from "./ignored.ts";
 import { NOW, s2sEvent, sdkEvent } from "./ingest.test-support.ts";
@@ -207,5 +208,152 @@ describe("which installs send from an address", () => {
       service_id: "new-1",
     });
     expect(steps).toEqual(["queued"]);
+  });
+});
+
+describe("one request's events", () => {
+  /** Ingestion over stores in memory: what reached the lake and the postbacks. */
+  const ingestionOf = (options: {
+    installs: readonly string[];
+    customerUsers?: Readonly<Record<string, string>>;
+    /** The ids whose mappings a purge removed, and the install each named. */
+    purgedUsers?: Readonly<Record<string, string>>;
+    deleted?: readonly string[];
+  }) => {
+    const stored: LakeRecord[] = [];
+    const sent: AcceptedInstallEvent[] = [];
+    const known = new Map(options.installs.map((serviceId) => [serviceId, install(serviceId)]));
+    const deletion = (serviceId: string): DeletionRequest => ({
+      requestId: `r-${serviceId}`,
+      appId: APP.appId,
+      serviceId,
+      status: "completed",
+      requestedAt: "2026-09-10T00:00:00.000Z",
+      completedAt: "2026-09-10T00:01:00.000Z",
+    });
+    const ingestion = createIngestion({
+      apps: {
+        get: async () => APP,
+        create: async () => undefined,
+        list: async () => [APP],
+        save: async () => undefined,
+      },
+      installs: {
+        get: async (_, serviceId) => known.get(serviceId),
+        putIfAbsent: async (found) => ({ install: found, created: true }),
+        setConsent: async () => undefined,
+        delete: async () => undefined,
+      },
+      customerUsers: {
+        get: async (_, customerUserId, which) =>
+          (which?.purged ? options.purgedUsers : options.customerUsers)?.[customerUserId],
+        put: async (_, __, serviceId, seenAt) => ({ serviceId, seenAt }),
+        deleteInstall: async () => undefined,
+      },
+      events: { put: async (records) => void stored.push(...records) },
+      countries: { countryOf: () => null },
+      fx: parseEcbRates("Date,USD\n2026-09-15,1.1\n"),
+      keyrings: async () => staticKeyring({}),
+      attribution: {
+        store: { createPending: async () => true },
+        queue: { send: async () => undefined },
+      },
+      postbacks: {
+        triggers: {
+          eventsAccepted: async (_, events) => {
+            sent.push(...events);
+            return events.length;
+          },
+        },
+        attributions: { get: async () => undefined },
+      },
+      deletions: {
+        listByInstall: async (_, serviceId) =>
+          options.deleted?.includes(serviceId) ? [deletion(serviceId)] : [],
+      },
+      sightings: { recordSightings: async () => undefined },
+      now: () => NOW,
+    });
+    const caller = { appId: APP.appId, sourceIp: null, headers: {} };
+    return { ingestion, caller, stored, sent };
+  };
+
+  const purchase = (revenue: number, overrides: Record<string, unknown> = {}) => ({
+    event_id: "dup-1",
+    event_type: "PURCHASE",
+    event_time: "2026-09-16T10:00:00.250Z",
+    parameters: { revenue, currency: "EUR" },
+    ...overrides,
+  });
+
+  it("keeps the first of an install's events sent twice under one event_id, and ignores the repeat", async () => {
+    const { ingestion, caller, stored, sent } = ingestionOf({ installs: ["svc-1", "svc-2"] });
+    const answer = await ingestion.recordEvents(
+      caller,
+      {
+        events: [
+          sdkEvent(purchase(1, { service_id: "svc-1" })),
+          sdkEvent(purchase(1000, { service_id: "svc-1" })),
+          // Another install's event of the same id is its own.
+          sdkEvent(purchase(5, { service_id: "svc-2" })),
+        ],
+      },
+      SDK_EVENTS,
+    );
+    expect(answer.accepted).toBe(2);
+    expect(answer.ignored).toEqual([
+      { index: 1, event_id: "dup-1", ...ignoredAs("duplicate_event") },
+    ]);
+    expect(stored.map((r) => [r.service_id, r.event_id, r.revenue])).toEqual([
+      ["svc-1", "dup-1", 1],
+      ["svc-2", "dup-1", 5],
+    ]);
+    expect(sent.map((s) => [s.serviceId, s.event.revenue?.amount])).toEqual([
+      ["svc-1", 1],
+      ["svc-2", 5],
+    ]);
+  });
+
+  it("keeps the first of a server's events under one event_id for one install, whichever user named it", async () => {
+    const { ingestion, caller, stored } = ingestionOf({
+      installs: ["svc-1"],
+      customerUsers: { "user-1": "svc-1", "user-1-alias": "svc-1" },
+    });
+    const answer = await ingestion.recordEvents(
+      caller,
+      {
+        events: [
+          s2sEvent(purchase(1)),
+          s2sEvent(purchase(2)),
+          s2sEvent(purchase(3, { customer_user_id: "user-1-alias" })),
+        ],
+      },
+      S2S_EVENTS,
+    );
+    expect(answer.accepted).toBe(1);
+    expect(answer.ignored.map((i) => [i.index, i.reason])).toEqual([
+      [1, "duplicate_event"],
+      [2, "duplicate_event"],
+    ]);
+    expect(stored.map((r) => r.revenue)).toEqual([1]);
+  });
+
+  it("ignores a server's event for a user whose install was purged, as before its purge", async () => {
+    // The purge removed the install and the mapping; the mapping's mark still names it.
+    const { ingestion, caller, stored } = ingestionOf({
+      installs: [],
+      purgedUsers: { "gone-user": "svc-gone" },
+      deleted: ["svc-gone"],
+    });
+    const answer = await ingestion.recordEvents(
+      caller,
+      { events: [s2sEvent({ customer_user_id: "gone-user" })] },
+      S2S_EVENTS,
+    );
+    expect(answer).toMatchObject({ accepted: 0, rejected: [] });
+    expect(answer.ignored).toEqual([
+      { index: 0, event_id: "evt-1", ...ignoredAs("install_deleted") },
+    ]);
+    expect(stored).toEqual([]);
   });
 });

@@ -235,6 +235,10 @@ export const createIngestion = (deps: IngestionDeps) => {
       const latestUses = new Map<string, { serviceId: string; seenAt: string }>();
       const callerCountry = deps.countries.countryOf(caller);
       const installsSent = new Set<string>();
+      // An event_id is the event's identity within its install: the export keeps one row of it
+      // and the outbox one send. Two events of one request under one id (a client's bug) would
+      // leave which of them counts to chance, so the first is kept and the repeat ignored.
+      const eventsKept = new Set<string>();
       const sends: AcceptedInstallEvent[] = [];
       // A phone's request says where the device is and what it runs; a server's says neither.
       const device = source.s2s
@@ -251,6 +255,13 @@ export const createIngestion = (deps: IngestionDeps) => {
           answer.rejected.push({ index, event_id: event.eventId, ...target });
           continue;
         }
+        // Both are identifiers (letters, digits and ".", "_", ":", "-"): a space joins them apart.
+        const keptAs = `${target.install.serviceId} ${event.eventId}`;
+        if (eventsKept.has(keptAs)) {
+          answer.ignored.push({ index, event_id: event.eventId, ...ignoredAs("duplicate_event") });
+          continue;
+        }
+        eventsKept.add(keptAs);
         if (event.warnings.length > 0) {
           answer.warnings.push({
             index,

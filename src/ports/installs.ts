@@ -81,6 +81,19 @@ export interface CustomerUserMap {
     serviceId: string,
     seenAt: string,
   ): Promise<CustomerUserUse>;
-  get(appId: string, customerUserId: string): Promise<string | undefined>;
+  /**
+   * The install that last used the id. With `purged`, instead the install whose purge removed
+   * the id's mapping (from the mark `deleteInstall` leaves), so that a server naming a deleted
+   * user is told so rather than that the user is not known yet.
+   */
+  get(
+    appId: string,
+    customerUserId: string,
+    options?: { readonly purged?: boolean },
+  ): Promise<string | undefined>;
+  /**
+   * Removes the mappings that still name the install (the purge). Each leaves a mark naming the
+   * install, found by the customer user id but keeping no id in clear.
+   */
   deleteInstall(appId: string, serviceId: string): Promise<void>;
 }

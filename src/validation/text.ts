@@ -19,8 +19,11 @@ export const unicodeText = <T extends z.ZodType<string>>(schema: T) =>
  */
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
+/** True when `value` holds a control character: what `withoutControlCharacters` refuses. */
+export const hasControlCharacter = (value: string): boolean => CONTROL_CHARACTER.test(value);
+
 /** Text a person or a network named, refused when it holds a control character. */
 export const withoutControlCharacters = <T extends z.ZodType<string>>(schema: T) =>
-  schema.refine((value) => !CONTROL_CHARACTER.test(value), {
+  schema.refine((value) => !hasControlCharacter(value), {
     error: "must not contain control characters",
   });

@@ -63,7 +63,9 @@ export const cachedCustomerUserMap = (
       }
       return stands;
     },
-    async get(appId, customerUserId) {
+    async get(appId, customerUserId, options) {
+      // A purged mapping's mark is read only for an id no install uses, a server's rare miss.
+      if (options?.purged) return store.get(appId, customerUserId, options);
       const key = keyOf(appId, customerUserId);
       const known = entries.get(key);
       if (known) return known.serviceId;

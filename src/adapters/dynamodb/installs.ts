@@ -2,6 +2,8 @@
  * Installs and the customer-user mapping on DynamoDB. Both are keyed by app first, so a
  * service id or customer user id of one app is unknown to every other.
  */
+
+import { createHash } from "node:crypto";
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -19,11 +21,20 @@ import type {
 } from "../../ports/installs.ts";
 import { conditionHolds, unlessConditionFails } from "./conditional.ts";
 import { queryIndex } from "./query-index.ts";
-import { indexOf } from "./table-definitions.ts";
+import { indexOf, PURGED_CUSTOMER_USER_PREFIX } from "./table-definitions.ts";
 
 const installKey = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
 const customerUserKey = (appId: string, customerUserId: string) => `${appId}#${customerUserId}`;
 const BY_INSTALL_INDEX = indexOf("customerUsers", "byInstall").name;
+
+/**
+ * The mark of a purged mapping, keyed by the SHA-256 of the mapping's key: the purge removes the
+ * customer user id, and the mark must not keep it in clear, only answer for it when named again.
+ */
+const purgedKey = (appId: string, mappingKey: string) =>
+  `${PURGED_CUSTOMER_USER_PREFIX}${appId}#${createHash("sha256").update(mappingKey).digest("hex")}`;
+
+const serviceIdItem = z.object({ serviceId: z.string() }).optional();
 
 const installItem = z.object({
   appId: z.string(),
@@ -168,14 +179,15 @@ export const createCustomerUserMap = (
     }
     throw new Error("A customer-user mapping changed under every attempt to write it");
   },
-  async get(appId, customerUserId) {
+  async get(appId, customerUserId, options) {
+    const key = customerUserKey(appId, customerUserId);
     const { Item } = await doc.send(
       new GetCommand({
         TableName: table,
-        Key: { customerUserKey: customerUserKey(appId, customerUserId) },
+        Key: { customerUserKey: options?.purged ? purgedKey(appId, key) : key },
       }),
     );
-    return z.object({ serviceId: z.string() }).optional().parse(Item)?.serviceId;
+    return serviceIdItem.parse(Item)?.serviceId;
   },
   async deleteInstall(appId, serviceId) {
     const keys = await queryIndex(
@@ -183,9 +195,20 @@ export const createCustomerUserMap = (
       { table, index: BY_INSTALL_INDEX, key: "installKey", value: installKey(appId, serviceId) },
       (item) => z.object({ customerUserKey: z.string() }).parse(item).customerUserKey,
     );
-    // The index may lag behind a mapping moved to another install since: only one that still
-    // names this install goes.
     for (const customerUserKey of keys) {
+      // The mark before the delete: a purge cut off between the two is run again, and its
+      // query then still finds the mapping. It carries no installKey, so the by-install index
+      // never lists it and no later purge deletes it. A mark left for a mapping that has moved
+      // on (the delete below does not hold) is harmless: a mark is read only for an id that no
+      // install uses now, and the purge of the install that does mark it again.
+      await doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { customerUserKey: purgedKey(appId, customerUserKey), serviceId },
+        }),
+      );
+      // The index may lag behind a mapping moved to another install since: only one that still
+      // names this install goes.
       await conditionHolds(() =>
         doc.send(
           new DeleteCommand({

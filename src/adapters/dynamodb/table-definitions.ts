@@ -218,6 +218,12 @@ export const CLAIM_KEY_PREFIX = "claim#";
  */
 export const SIGHTING_KEY_PREFIX = "seen#";
 
+/**
+ * How the key of a purged customer user mapping's mark begins (./installs.ts): never a mapping's
+ * key, whose app id starts with a letter or a digit. The store keeps it; IAM grants name it.
+ */
+export const PURGED_CUSTOMER_USER_PREFIX = "#purged#";
+
 export type TableId = keyof typeof TABLE_DEFINITIONS;
 export type TableNames = Record<TableId, string>;
 

@@ -106,9 +106,11 @@ const eventVerdicts = batchVerdicts({
   noun: "event",
   id: "event_id",
   reasons:
-    "`install_event` (installs are reported through POST /v1/installs), `app_disabled` (the " +
-    "app is switched off in its remote configuration), `install_deleted` (the install's data " +
-    "was deleted on request, DELETE /v1/installs/{service_id}).",
+    "`install_event` (installs are reported through POST /v1/installs; a CUSTOM event named " +
+    "Install is one too), `app_disabled` (the app is switched off in its remote " +
+    "configuration), `install_deleted` (the install's data was deleted on request, DELETE " +
+    "/v1/installs/{service_id}), `duplicate_event` (an event of the same install and " +
+    "`event_id` came earlier in the request).",
   errors:
     "`Unprocessable Entity` for an event that breaks a rule; `Conflict` (retryable) for an SDK " +
     "event whose install is not recorded yet, or a server's event whose `customer_user_id` no " +
@@ -132,8 +134,8 @@ export const eventsAnswerSchema = tiedTo<EventsAnswer>()(
             detail: z.string().meta({
               description:
                 "What of the event was not kept as sent, each part separated by `; `: unknown " +
-                "keys ignored, revenue without a currency kept as a plain parameter, PII left " +
-                "sealed.",
+                "keys ignored, a PII value dropped (not normalisable, or empty once " +
+                "normalised), revenue without a currency kept as a plain parameter.",
               example:
                 "parameters.revenue was not recorded as revenue: parameters.currency (ISO 4217, " +
                 "e.g. USD) is missing",

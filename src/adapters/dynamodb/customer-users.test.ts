@@ -1,0 +1,122 @@
+/**
+ * The customer-user mapping's purge against a real DynamoDB-compatible server (dynalite on
+ * disk): what it removes, and the mark it leaves for server-to-server lookups.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type DynamoConnection,
+  LOCAL_TABLE_NAMES,
+  startLocalDynamoDb,
+} from "../../embedded/local-dynamodb.ts";
+import { cachedCustomerUserMap } from "../cache/cached-customer-users.ts";
+import { createCustomerUserMap } from "./installs.ts";
+import { indexOf, PURGED_CUSTOMER_USER_PREFIX } from "./table-definitions.ts";
+
+const TABLE = LOCAL_TABLE_NAMES.customerUsers;
+
+describe("DynamoDB customer-user mapping: the purge", () => {
+  let dir: string;
+  let dynamo: DynamoConnection;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "dynamo-users-"));
+    dynamo = await startLocalDynamoDb(dir);
+  });
+
+  afterAll(async () => {
+    await dynamo.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const items = async () =>
+    (await dynamo.doc.send(new ScanCommand({ TableName: TABLE, ConsistentRead: true }))).Items ??
+    [];
+
+  const listedUnder = async (appId: string, serviceId: string) =>
+    (
+      await dynamo.doc.send(
+        new QueryCommand({
+          TableName: TABLE,
+          IndexName: indexOf("customerUsers", "byInstall").name,
+          KeyConditionExpression: "installKey = :install",
+          ExpressionAttributeValues: { ":install": `${appId}#${serviceId}` },
+        }),
+      )
+    ).Items ?? [];
+
+  const PURGED = { purged: true } as const;
+
+  it("removes the mapping and leaves a mark of the install that keeps no id in clear", async () => {
+    const users = createCustomerUserMap(dynamo.doc, TABLE);
+    await users.put("com.p", "secret-user-77", "s1", "2026-11-01T10:00:00.000Z");
+    await users.put("com.p", "other-user", "s9", "2026-11-01T10:00:00.000Z");
+    expect(await users.get("com.p", "secret-user-77", PURGED)).toBeUndefined();
+    await users.deleteInstall("com.p", "s1");
+
+    expect(await users.get("com.p", "secret-user-77")).toBeUndefined();
+    // So that a server naming the user is told the install was deleted, not "not known yet".
+    expect(await users.get("com.p", "secret-user-77", PURGED)).toBe("s1");
+    expect(await users.get("com.p", "other-user")).toBe("s9");
+    expect(await users.get("com.p", "other-user", PURGED)).toBeUndefined();
+    // Nothing of the id is left in clear, and the mark is keyed apart from every mapping.
+    const stored = JSON.stringify(await items());
+    expect(stored).not.toContain("secret-user-77");
+    const marks = (await items()).filter((item) =>
+      String(item.customerUserKey).startsWith(PURGED_CUSTOMER_USER_PREFIX),
+    );
+    expect(marks).toEqual([
+      { customerUserKey: expect.stringMatching(/^#purged#com\.p#[0-9a-f]{64}$/), serviceId: "s1" },
+    ]);
+    // The by-install index lists no mark, so no later purge takes one for a mapping.
+    expect(await listedUnder("com.p", "s1")).toEqual([]);
+    // An id of another app, or never used, is as unknown as before.
+    expect(await users.get("com.q", "secret-user-77", PURGED)).toBeUndefined();
+    expect(await users.get("com.p", "never-used", PURGED)).toBeUndefined();
+  });
+
+  it("lets a later use by another install take over, and marks that one at its own purge", async () => {
+    const users = createCustomerUserMap(dynamo.doc, TABLE);
+    await users.put("com.r", "u1", "s1", "2026-11-01T10:00:00.000Z");
+    await users.deleteInstall("com.r", "s1");
+    expect(await users.get("com.r", "u1", PURGED)).toBe("s1");
+    // The person signs in on a new install: even an event earlier than the purged use counts.
+    expect(await users.put("com.r", "u1", "s2", "2026-10-01T10:00:00.000Z")).toEqual({
+      serviceId: "s2",
+      seenAt: "2026-10-01T10:00:00.000Z",
+    });
+    expect(await users.get("com.r", "u1")).toBe("s2");
+    await users.deleteInstall("com.r", "s2");
+    expect(await users.get("com.r", "u1")).toBeUndefined();
+    expect(await users.get("com.r", "u1", PURGED)).toBe("s2");
+    // A purge run again finds nothing more to do.
+    await users.deleteInstall("com.r", "s1");
+    expect(await users.get("com.r", "u1", PURGED)).toBe("s2");
+  });
+
+  it("keeps a mapping that moved to another install before the purge", async () => {
+    const users = createCustomerUserMap(dynamo.doc, TABLE);
+    await users.put("com.m", "u1", "s1", "2026-11-01T10:00:00.000Z");
+    await users.put("com.m", "u1", "s2", "2026-11-02T10:00:00.000Z");
+    await users.deleteInstall("com.m", "s1");
+    expect(await users.get("com.m", "u1")).toBe("s2");
+    await users.deleteInstall("com.m", "s2");
+    expect(await users.get("com.m", "u1", PURGED)).toBe("s2");
+  });
+
+  it("answers the same through the embedded runtime's cache, across the purge", async () => {
+    const users = cachedCustomerUserMap(createCustomerUserMap(dynamo.doc, TABLE));
+    await users.put("com.c", "u1", "s1", "2026-11-01T10:00:00.000Z");
+    expect(await users.get("com.c", "u1")).toBe("s1");
+    await users.deleteInstall("com.c", "s1");
+    expect(await users.get("com.c", "u1")).toBeUndefined();
+    expect(await users.get("com.c", "u1", PURGED)).toBe("s1");
+    // The mark's answer is not kept as the mapping in use.
+    expect(await users.get("com.c", "u1")).toBeUndefined();
+    await users.put("com.c", "u1", "s2", "2026-11-01T11:00:00.000Z");
+    expect(await users.get("com.c", "u1")).toBe("s2");
+  });
+});
