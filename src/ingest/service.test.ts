@@ -211,6 +211,78 @@ describe("which installs send from an address", () => {
   });
 });
 
+describe("an install reported again after a failure part-way", () => {
+  it("is matched as of its first report, not its retry", async () => {
+    const stored = new Map<string, Awaited<ReturnType<IngestionDeps["installs"]["get"]>>>();
+    const pendings: { receivedAt: string; clockOffsetMs: number | null }[] = [];
+    let clock = new Date("2026-09-16T12:00:00.000Z");
+    let failNext = true;
+    const ingestion = createIngestion({
+      apps: {
+        get: async () => APP,
+        create: async () => undefined,
+        list: async () => [APP],
+        save: async () => undefined,
+      },
+      installs: {
+        get: async (_, serviceId) => stored.get(serviceId),
+        putIfAbsent: async (found) => {
+          const first = stored.get(found.serviceId);
+          if (first) return { install: first, created: false };
+          stored.set(found.serviceId, found);
+          return { install: found, created: true };
+        },
+        setConsent: async () => undefined,
+        delete: async () => undefined,
+      },
+      customerUsers: {
+        get: async () => undefined,
+        put: async (_, __, serviceId, seenAt) => ({ serviceId, seenAt }),
+        deleteInstall: async () => undefined,
+      },
+      events: { put: async () => undefined },
+      countries: { countryOf: () => null },
+      fx: parseEcbRates("Date,USD\n2026-09-15,1.1\n"),
+      keyrings: async () => staticKeyring({}),
+      attribution: {
+        store: {
+          createPending: async ({ facts }) => {
+            if (failNext) {
+              failNext = false;
+              throw new Error("attributions table unreachable");
+            }
+            pendings.push({ receivedAt: facts.receivedAt, clockOffsetMs: facts.clockOffsetMs });
+            return true;
+          },
+        },
+        queue: { send: async () => undefined },
+      },
+      deletions: { listByInstall: async () => [] },
+      sightings: { recordSightings: async () => undefined },
+      now: () => clock,
+    });
+    const report = (sentAt: string) =>
+      ingestion.recordInstall(
+        { appId: APP.appId, sourceIp: "81.2.69.142", headers: {} },
+        {
+          service_id: "retried-1",
+          os: "android",
+          sdk_platform: "kotlin",
+          sdk_version: "1.11.0",
+          first_open_time: "2026-09-16T11:59:00Z",
+          sent_at: sentAt,
+        },
+      );
+    await expect(report("2026-09-16T12:00:00Z")).rejects.toThrow("unreachable");
+    // Sent again ten minutes on, by a phone whose clock runs two minutes fast.
+    clock = new Date("2026-09-16T12:10:00.000Z");
+    await report("2026-09-16T12:12:00Z");
+    // A touch a network reports between the two requests came after the install was reported;
+    // the phone's offset is this request's own.
+    expect(pendings).toEqual([{ receivedAt: "2026-09-16T12:00:00.000Z", clockOffsetMs: -120_000 }]);
+  });
+});
+
 describe("one request's events", () => {
   /** Ingestion over stores in memory: what reached the lake and the postbacks. */
   const ingestionOf = (options: {

@@ -137,17 +137,22 @@ export const createIngestion = (deps: IngestionDeps) => {
       ]);
       // On every report, so a retry after a failure part-way still queues the job; a repeat
       // finds the pending attribution made and queues nothing (a job lost in between is the
-      // sweeper's). The facts are the stored install's: the first report wins.
+      // sweeper's). The facts are the stored install's: the first report wins, its time too
+      // (a touch reported after it never wins it), while the phone's clock offset is this
+      // request's own.
       const pending = await deps.attribution.store.createPending({
         appId: app.appId,
         serviceId: stored.serviceId,
-        facts: installFacts(stored, {
-          ip: caller.sourceIp,
-          userAgent: caller.headers["user-agent"] ?? null,
-          platformAdsToken: parsed.value.platform_ads_token,
-          receivedAt,
-          sentAt: parsed.value.sent_at,
-        }),
+        facts: {
+          ...installFacts(stored, {
+            ip: caller.sourceIp,
+            userAgent: caller.headers["user-agent"] ?? null,
+            platformAdsToken: parsed.value.platform_ads_token,
+            receivedAt,
+            sentAt: parsed.value.sent_at,
+          }),
+          receivedAt: stored.receivedAt,
+        },
         requestedAt: receivedAt.toISOString(),
       });
       if (pending) {
