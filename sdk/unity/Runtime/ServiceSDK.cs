@@ -63,7 +63,8 @@ namespace Service.Unity
 
         /// <summary>
         /// Parses a link of the service (callable before Configure). A recognised link also goes
-        /// to <see cref="DeepLinkReceived"/> as a direct deep link. On iOS, a URL an
+        /// to <see cref="DeepLinkReceived"/> as a direct deep link, and the first one before the
+        /// install is sent goes with the install as its `open_url`. On iOS, a URL an
         /// AdAttributionKit re-engagement opened the app with (its query names
         /// `AdAttributionKitReengagementOpen`), of any host, allowed or not, makes the one
         /// conversion value update Apple needs to send the re-engagement's postback.
@@ -76,7 +77,9 @@ namespace Service.Unity
                 // Whatever the host: a re-engagement opens the app with any of its universal
                 // links, often on the app's own domain rather than the link host.
                 NoteReengagementOpen(url);
-                if (link != null) Listeners.RaiseDeepLink(DeepLinks.Direct(link));
+                if (link == null) return null;
+                NoteOpenUrl(url);
+                Listeners.RaiseDeepLink(DeepLinks.Direct(link));
                 return link;
             });
         }
@@ -84,7 +87,8 @@ namespace Service.Unity
         /// <summary>
         /// A link that opened the app, from any scheme (the app's own `myapp://…` too), to
         /// <see cref="DeepLinkReceived"/> as a direct deep link; also returned. Callable before
-        /// Configure. Text that is no URL gives null and nothing is delivered. On iOS, an
+        /// Configure. The first http(s) one before the install is sent goes with the install as
+        /// its `open_url`. Text that is no URL gives null and nothing is delivered. On iOS, an
         /// AdAttributionKit re-engagement open makes its update, as with HandleUniversalLink.
         /// </summary>
         public static ServiceDeepLink HandleDeepLink(string url)
@@ -93,7 +97,10 @@ namespace Service.Unity
             {
                 NoteReengagementOpen(url);
                 var link = DeepLinks.Parse(url);
-                if (link != null) Listeners.RaiseDeepLink(link);
+                if (link == null) return null;
+                // An http(s) link alone: a custom scheme is the app's own, with no click id.
+                NoteOpenUrl(url);
+                Listeners.RaiseDeepLink(link);
                 return link;
             });
         }
@@ -233,6 +240,29 @@ namespace Service.Unity
             SdkCore current;
             lock (Gate) current = setup == null ? null : Core;
             if (current != null) current.NoteReengagementOpen(url);
+        }
+
+        /// <summary>
+        /// A link that opened the app, to the core, which keeps the first http(s) one as the
+        /// install's `open_url` (Runtime/Core/SdkCore.cs); any other is dropped here, before an
+        /// SDK is made for it. From HandleUniversalLink and HandleDeepLink, and from the
+        /// Unity layer, which hands over the link Unity opened the app with. What fails here is
+        /// logged, never thrown: the link is still parsed and delivered, and Unity's own calls
+        /// (deepLinkActivated) must not meet an SDK's failure.
+        /// </summary>
+        internal static void NoteOpenUrl(string url)
+        {
+            if (!SdkCore.IsWebLink(url)) return;
+            try
+            {
+                SdkCore current;
+                lock (Gate) current = setup == null ? null : Core;
+                if (current != null) current.NoteOpenUrl(url);
+            }
+            catch (Exception error)
+            {
+                Failed("NoteOpenUrl", error);
+            }
         }
 
         private static SdkCore Existing

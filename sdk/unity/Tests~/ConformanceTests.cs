@@ -184,15 +184,26 @@ namespace Service.Unity.Tests
             var input = vector["input"];
             var device = input["device"].ToObject<DeviceSignals>();
             device.InstallReferrer = input["installReferrer"].Type == JTokenType.Null ? null : input["installReferrer"].ToObject<InstallReferrer>();
-            device.OpenUrl = (string)input["openUrl"];
             var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
-            var core = new SdkCore(Setups.For("http://service.test", backend, device: new FixedDevice { Signals = device }, tcf: Tcf(input["tcf"])));
-            if (input["consent"] is JObject) core.SetConsent(Consent(input["consent"]));
-            if (input.Value<bool?>("anonymous") == true) core.SetAnonymous(true);
-            core.Configure("sdk_key", 1, (string)input["customerUserId"]);
-            core.Idle().Wait();
-            var install = backend.Requests.Single(r => r.Key == "POST /v1/installs");
-            AssertMatches(OwnPlatform(vector, vector["request"]["body"]), install.Value, core.ServiceId);
+            // The device gives no link of its own: the one that opened the app comes as an app
+            // hands it over, through HandleUniversalLink before Configure.
+            ServiceSDK.UsePlatform(Setups.For("http://service.test", backend, device: new FixedDevice { Signals = device }, tcf: Tcf(input["tcf"])));
+            try
+            {
+                var openUrl = (string)input["openUrl"];
+                if (openUrl != null) Assert.IsNotNull(ServiceSDK.HandleUniversalLink(openUrl));
+                var core = ServiceSDK.Core;
+                if (input["consent"] is JObject) core.SetConsent(Consent(input["consent"]));
+                if (input.Value<bool?>("anonymous") == true) core.SetAnonymous(true);
+                core.Configure("sdk_key", 1, (string)input["customerUserId"]);
+                core.Idle().Wait();
+                var install = backend.Requests.Single(r => r.Key == "POST /v1/installs");
+                AssertMatches(OwnPlatform(vector, vector["request"]["body"]), install.Value, core.ServiceId);
+            }
+            finally
+            {
+                ServiceSDK.UsePlatform(null);
+            }
         }
 
         /// <summary>

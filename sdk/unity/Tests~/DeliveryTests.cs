@@ -880,7 +880,7 @@ namespace Service.Unity.Tests
         }
 
         [Test]
-        public void ARejectedKeyOnTheConfigurationDropsTheQueueWithTheReasonDisabled()
+        public void ARejectedKeyOnTheConfigurationIsAConfigurationErrorThenDropsTheQueueWithTheReasonDisabled()
         {
             var rig = new Rig();
             rig.Other = (key, body) => key.StartsWith("GET /v1/config") ? Error(401) : ScriptedBackend.Usual(key, body);
@@ -889,8 +889,41 @@ namespace Service.Unity.Tests
             rig.Configure();
             rig.Settle();
             Assert.IsTrue(rig.Core.IsSdkDisabled);
-            CollectionAssert.AreEqual(new[] { "events_dropped disabled 2" }, rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + " " + e.Count));
+            CollectionAssert.AreEqual(
+                new[] { "configuration 401 1", "events_dropped disabled 2" },
+                rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + e.Code + " " + e.Count),
+                "the app hears why first, as with a Configure without an address");
+            StringAssert.Contains("rejected", rig.Heard.Errors[0].Message);
             Assert.IsEmpty(rig.Backend.To("POST"));
+        }
+
+        [Test]
+        public void ARejectedKeyWithNothingQueuedIsToldToTheAppOnceAProcess()
+        {
+            var rig = new Rig();
+            rig.Other = (key, body) => key.StartsWith("GET /v1/config") ? Error(401) : ScriptedBackend.Usual(key, body);
+            rig.Configure();
+            rig.Settle();
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            CollectionAssert.AreEqual(
+                new[] { "configuration 401 1" },
+                rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + e.Code + " " + e.Count),
+                "nothing was queued: no drop, but the app is told its key was refused");
+            Assert.AreEqual(ServiceErrorKind.Configuration, rig.Heard.Errors[0].Kind);
+            Assert.IsNull(rig.Heard.Errors[0].Reason);
+
+            // A Stop and Start reads the configuration again and meets the same answer: told once.
+            rig.Core.Stop();
+            rig.Core.Start();
+            rig.Settle();
+            Assert.AreEqual(2, rig.Backend.To("GET /v1/config").Count, "read again at Start");
+            Assert.AreEqual(1, rig.Heard.Errors.Count(e => e.Kind == ServiceErrorKind.Configuration));
+
+            // The next process is told again: the key may still be the wrong one.
+            rig.Launch();
+            rig.Configure();
+            rig.Settle();
+            Assert.AreEqual(1, rig.Heard.Errors.Count(e => e.Kind == ServiceErrorKind.Configuration));
         }
 
         [Test]

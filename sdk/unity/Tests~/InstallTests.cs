@@ -125,6 +125,85 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1789552760, (long)install["install_referrer"]["install_begin_timestamp"]);
         }
 
+        private const string OpenedWith = "https://go.example.com/Kx3v9QpZ2aQ?service_click_id=4fQx0ZsR8kT2mB7nW1cY9d";
+
+        [Test]
+        public void TheFirstLinkHandedToHandleUniversalLinkBeforeConfigureIsTheInstallsOpenUrl()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            ServiceSDK.UsePlatform(Setups.For("http://service.test", backend));
+            try
+            {
+                // The app's own scheme is no link of the link host: not noted.
+                Assert.IsNotNull(ServiceSDK.HandleDeepLink("myapp://open?deep_link_path=%2Fshop"));
+                // A host the app does not allow gives no link: not noted either.
+                Assert.IsNull(ServiceSDK.HandleUniversalLink("https://elsewhere.example.com/Zz?service_click_id=aaaaaaaaaaaaaaaaaaaaaa", new[] { "go.example.com" }));
+                Assert.IsNotNull(ServiceSDK.HandleUniversalLink(OpenedWith, new[] { "go.example.com" }));
+                // Later links, either way, do not replace the one that opened the app.
+                ServiceSDK.HandleUniversalLink("https://go.example.com/Second00001?service_click_id=bbbbbbbbbbbbbbbbbbbbbb");
+                ServiceSDK.HandleDeepLink("https://go.example.com/Third000001?service_click_id=cccccccccccccccccccccc");
+                ServiceSDK.Configure("sdk_key");
+                ServiceSDK.Core.Idle().Wait();
+                Assert.AreEqual(OpenedWith, (string)Install(backend)["open_url"]);
+            }
+            finally
+            {
+                ServiceSDK.UsePlatform(null);
+            }
+        }
+
+        [Test]
+        public void AnHttpsLinkHandedToHandleDeepLinkIsTheOpenUrlAndACustomSchemeNever()
+        {
+            var web = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            ServiceSDK.UsePlatform(Setups.For("http://service.test", web));
+            try
+            {
+                ServiceSDK.HandleDeepLink("myapp://open?service_click_id=4fQx0ZsR8kT2mB7nW1cY9d");
+                ServiceSDK.HandleDeepLink(OpenedWith);
+                ServiceSDK.Configure("sdk_key");
+                ServiceSDK.Core.Idle().Wait();
+                Assert.AreEqual(OpenedWith, (string)Install(web)["open_url"]);
+
+                var custom = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+                ServiceSDK.UsePlatform(Setups.For("http://service.test", custom));
+                ServiceSDK.HandleDeepLink("myapp://open?deep_link_path=%2Fshop&service_click_id=4fQx0ZsR8kT2mB7nW1cY9d");
+                ServiceSDK.Configure("sdk_key");
+                ServiceSDK.Core.Idle().Wait();
+                Assert.AreEqual(JTokenType.Null, Install(custom)["open_url"].Type);
+            }
+            finally
+            {
+                ServiceSDK.UsePlatform(null);
+            }
+        }
+
+        [Test]
+        public void ALinkNotedAfterAFailedTryGoesWithTheInstallAndTheDevicesOwnLinkWins()
+        {
+            var store = new MemoryStore();
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual, Offline = true };
+            var timers = new ManualTimers();
+            var core = new SdkCore(Setups.For("http://service.test", backend, store, scheduler: timers));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            core.NoteOpenUrl(OpenedWith);
+            backend.Offline = false;
+            timers.FireUpTo(TimeSpan.FromMinutes(1));
+            core.Idle().Wait();
+            Assert.AreEqual(OpenedWith, (string)Install(backend)["open_url"]);
+
+            // The device's own link, had it one, is the install's.
+            var device = new FixedDevice();
+            device.Signals.OpenUrl = "https://go.example.com/FromDevice1";
+            var other = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var withDevice = new SdkCore(Setups.For("http://service.test", other, device: device));
+            withDevice.NoteOpenUrl(OpenedWith);
+            withDevice.Configure("sdk_key", 1, null);
+            withDevice.Idle().Wait();
+            Assert.AreEqual("https://go.example.com/FromDevice1", (string)Install(other)["open_url"]);
+        }
+
         /// <summary>Google Play's referrer service: it cannot answer the first times asked, then answers.</summary>
         private sealed class PlayStore : IInstallReferrerSource
         {

@@ -436,6 +436,34 @@ namespace Service.Unity.Tests
             }
         }
 
+        [TestCase("https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=", "Kx3v9QpZ2aQ")]
+        [TestCase("myapp://open?deep_link_path=", null)]
+        public void AnEmptyDeepLinkPathOfADirectLinkIsNoPathButStaysAParameter(string url, string deeplinkId)
+        {
+            var main = new QueuedMainThread();
+            ServiceSDK.UsePlatform(Setups.For("http://service.test", new ScriptedBackend { Answer = ScriptedBackend.Usual }, mainThread: main));
+            var heard = new List<ServiceDeepLink>();
+            Action<ServiceDeepLink> listener = heard.Add;
+            ServiceSDK.DeepLinkReceived += listener;
+            try
+            {
+                var returned = ServiceSDK.HandleDeepLink(url);
+                if (deeplinkId != null) ServiceSDK.HandleUniversalLink(url);
+                main.Drain();
+                Assert.AreEqual(deeplinkId == null ? 1 : 2, heard.Count);
+                foreach (var link in heard.Concat(new[] { returned }))
+                {
+                    Assert.IsNull(link.Path, "an empty path leads nowhere, as a deferred link's empty path");
+                    Assert.AreEqual(deeplinkId, link.DeeplinkId);
+                    CollectionAssert.AreEquivalent(new Dictionary<string, string> { { "deep_link_path", "" } }, link.Params);
+                }
+            }
+            finally
+            {
+                ServiceSDK.DeepLinkReceived -= listener;
+            }
+        }
+
         [Test]
         public void TheMostRecentDirectLinksBeforeAnyListenerAreDeliveredInOrderTheOldestDropped()
         {

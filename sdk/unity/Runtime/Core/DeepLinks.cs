@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 
 namespace Service.Unity
 {
@@ -9,9 +10,20 @@ namespace Service.Unity
         public static ServiceDeepLink Direct(ServiceLinkResult link)
         {
             var parameters = link.QueryParams;
+            return new ServiceDeepLink(ServiceDeepLinkKind.Direct, link.DeeplinkId, PathOf(parameters), parameters, link.Url);
+        }
+
+        /// <summary>
+        /// The link's `deep_link_path`, null when it names none or an empty one
+        /// (`?deep_link_path=`): an empty path leads nowhere, as a deferred link's empty path is
+        /// none on every SDK, and the iOS SDK reads a direct link's so. The parameter itself
+        /// stays in the link's parameters as written.
+        /// </summary>
+        private static string PathOf(Dictionary<string, string> parameters)
+        {
             string path;
             parameters.TryGetValue(SdkCore.DeepLinkPath, out path);
-            return new ServiceDeepLink(ServiceDeepLinkKind.Direct, link.DeeplinkId, path, parameters, link.Url);
+            return string.IsNullOrEmpty(path) ? null : path;
         }
 
         /// <summary>Any absolute URL: a service link as HandleUniversalLink reads it, another scheme by its query alone.</summary>
@@ -31,9 +43,7 @@ namespace Service.Unity
                 return link == null ? null : Direct(link);
             }
             var parameters = LinkParser.Query(url);
-            string path;
-            parameters.TryGetValue(SdkCore.DeepLinkPath, out path);
-            return new ServiceDeepLink(ServiceDeepLinkKind.Direct, null, path, parameters, url);
+            return new ServiceDeepLink(ServiceDeepLinkKind.Direct, null, PathOf(parameters), parameters, url);
         }
     }
 }

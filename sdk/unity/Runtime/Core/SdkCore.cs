@@ -213,6 +213,16 @@ namespace Service.Unity
         /// as in the iOS SDK: Apple was told, and said no.
         /// </summary>
         private string lastReengagementOpen;
+        /// <summary>
+        /// The first http(s) link that opened the app before the install was sent, under
+        /// <see cref="gate"/>: the install's `open_url`, whose click id is the service's first
+        /// attribution method (docs/attribution.md), and on iOS, with no install referrer, the
+        /// only one a Universal Link gives. The first one wins, as in the Kotlin and iOS SDKs: it
+        /// is the link that brought the user; a later tap in the same launch is no part of the install.
+        /// </summary>
+        private string openUrl;
+        /// <summary>The rejected key (401 on GET /v1/config) was told to the error listener in this process.</summary>
+        private bool keyRejectionReported;
 
         private readonly IScheduler scheduler;
 
@@ -990,7 +1000,7 @@ namespace Service.Unity
                 // The service rejects a key with 401. A 403 here comes from something in the way
                 // (a firewall's block of the phone's address): a failed read, below, which keeps
                 // the configuration in force and the queue.
-                SwitchOff("the SDK key was rejected (" + error.Code + ")");
+                KeyRejected(error.Code);
                 return;
             }
             catch (Exception error)
@@ -1193,6 +1203,36 @@ namespace Service.Unity
             else Reengage(url);
         }
 
+        /// <summary>An http(s) URL with a host: the only kind of link the install's `open_url` takes.</summary>
+        internal static bool IsWebLink(string url)
+        {
+            if (Blank(url)) return false;
+            Uri uri;
+            if (!Uri.TryCreate(url.Trim(), UriKind.Absolute, out uri)) return false;
+            var scheme = uri.Scheme.ToLowerInvariant();
+            return (scheme == "http" || scheme == "https") && uri.Host.Length > 0;
+        }
+
+        /// <summary>
+        /// A link that opened the app (HandleUniversalLink when it returns a link, HandleDeepLink),
+        /// kept as the install's `open_url` when it is the first http(s) one and the install is
+        /// not sent yet; callable before Configure, as the cold start's link comes then. A custom
+        /// scheme (`myapp://…`) is not noted: it is the app's own, and the service reads a click
+        /// id only from a link of its link host.
+        /// </summary>
+        public void NoteOpenUrl(string url)
+        {
+            if (!IsWebLink(url)) return;
+            // Once the install is recorded, no later request carries an open_url.
+            if (store.Get(InstallTrackedKey) == "true") return;
+            lock (gate)
+            {
+                if (openUrl != null) return;
+                openUrl = url;
+            }
+            Write(LogLevel.Debug, "the link that opened the app goes with the install as its open_url");
+        }
+
         /// <summary>
         /// The launch's first remote configuration is applied: the re-engagement open that waited
         /// for it is told, unless it switched the SDK off (or a key was rejected), which drops it.
@@ -1264,6 +1304,30 @@ namespace Service.Unity
             public string Name { get; }
             public IDictionary<string, object> Parameters { get; }
             public DateTime Time { get; }
+        }
+
+        /// <summary>
+        /// GET /v1/config answered 401: the key is wrong or revoked, and the SDK is off for the
+        /// run. The app is told, not only the log, as Kotlin's InitListener.onError and the Flutter
+        /// plugin's onError tell it: a configuration error with the status, once a process (a
+        /// Start reads the configuration again and may meet the same answer), before what was
+        /// queued is dropped as `disabled`, as a Configure without an address is told.
+        /// </summary>
+        private void KeyRejected(int code)
+        {
+            var why = "the SDK key was rejected (" + code + ")";
+            bool report;
+            lock (gate)
+            {
+                report = !keyRejectionReported;
+                keyRejectionReported = true;
+            }
+            if (report)
+            {
+                listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1,
+                    why + " on GET /v1/config (a wrong or revoked SDK key?): the SDK is off and sends nothing until a launch whose key the service takes"));
+            }
+            SwitchOff(why);
         }
 
         private void SwitchOff(string why)
@@ -1466,6 +1530,13 @@ namespace Service.Unity
         private DeviceSignals Signals()
         {
             if (deviceSignals == null) deviceSignals = setup.Device.Read();
+            // A device that names no link (the Unity layer's never does: links come through
+            // NoteOpenUrl) takes the one noted, at each try: a link noted after a try that
+            // failed still goes with the install.
+            if (Blank(deviceSignals.OpenUrl))
+            {
+                lock (gate) deviceSignals.OpenUrl = openUrl;
+            }
             var source = setup.InstallReferrer;
             if (source == null || referrerRead) return deviceSignals;
             try

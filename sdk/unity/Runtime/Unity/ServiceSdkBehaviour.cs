@@ -59,6 +59,15 @@ namespace Service.Unity
             setup.Transport = new UnityWebRequestTransport();
 #endif
             ServiceSDK.UsePlatform(setup);
+#if (UNITY_ANDROID || UNITY_IOS) && !UNITY_EDITOR
+            // The link that opened the app, for the install's open_url, whether or not the app
+            // hands it to HandleUniversalLink or HandleDeepLink: Unity gives a cold start's link
+            // in absoluteURL alone, and raises deepLinkActivated for those that come later (an
+            // iOS Universal Link may come just after load). The core keeps the first http(s) one
+            // before the install is sent. Not on WebGL, whose absoluteURL is the page's address.
+            ServiceSDK.NoteOpenUrl(Application.absoluteURL);
+            Application.deepLinkActivated += ServiceSDK.NoteOpenUrl;
+#endif
         }
 
         public void Post(Action action)
