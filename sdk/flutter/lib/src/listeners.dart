@@ -105,7 +105,8 @@ final class ServiceDeepLink {
   /// path has none or more than one, and a deferred deep link.
   final String? deeplinkId;
 
-  /// The link's `deep_link_path`, where the app should go; null when it carries none.
+  /// The link's `deep_link_path`, where the app should go; null when it carries none or an
+  /// empty one.
   final String? path;
 
   /// The link's parameters: a direct link's query parameters, a deferred link's custom
@@ -178,7 +179,7 @@ ServiceDeepLink? directDeepLink(Uri url) {
   return ServiceDeepLink(
     kind: ServiceDeepLinkKind.direct,
     deeplinkId: null,
-    path: params['deep_link_path'],
+    path: _pathOf(params),
     params: params,
     url: url,
   );
@@ -188,10 +189,18 @@ ServiceDeepLink? directDeepLink(Uri url) {
 ServiceDeepLink directDeepLinkOf(ServiceLinkResult link) => ServiceDeepLink(
       kind: ServiceDeepLinkKind.direct,
       deeplinkId: link.deeplinkId,
-      path: link.queryParams['deep_link_path'],
+      path: _pathOf(link.queryParams),
       params: link.queryParams,
       url: link.url,
     );
+
+/// A direct link's `deep_link_path`, null when it has none or an empty one (`?deep_link_path=`):
+/// an empty path is no place to go, as an empty one in the attribution gives no deferred deep
+/// link, and the native SDKs give null for it too.
+String? _pathOf(Map<String, String> params) {
+  final path = params['deep_link_path'];
+  return path == null || path.isEmpty ? null : path;
+}
 
 /// An error the SDK reports on [ServicePlugin.onError].
 final class ServiceError {

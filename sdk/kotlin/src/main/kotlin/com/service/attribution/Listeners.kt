@@ -33,10 +33,10 @@ enum class DeepLinkKind(val wire: String) {
 }
 
 /**
- * A deep link: [path] is its `deep_link_path`, [params] its custom parameters
- * (`deep_link_path` included), [deeplinkId] the link's id (a direct link of the link host only),
- * [url] the tapped URL (a direct link only; null for a deferred one, which has no URL on the
- * device).
+ * A deep link: [path] is its `deep_link_path` (null when it has none or an empty one),
+ * [params] its custom parameters (`deep_link_path` included), [deeplinkId] the link's id (a
+ * direct link of the link host only), [url] the tapped URL (a direct link only; null for a
+ * deferred one, which has no URL on the device).
  */
 data class DeepLink(
     val kind: DeepLinkKind,

@@ -34,6 +34,11 @@ internal data class BatchVerdict(
     val unplaced: List<String> = emptyList(),
     /** Entries naming an item another entry named already: left out of every count above. */
     val namedAgain: Int = 0,
+    /**
+     * Items ignored as `duplicate_event`: each repeats the id of an earlier item of the same
+     * request, which the backend stored. The event is delivered, so a repeat is no drop.
+     */
+    val repeated: Int = 0,
 )
 
 /**
@@ -117,6 +122,7 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
             }
         }
         val ignored = LinkedHashMap<DropReason, Int>()
+        var repeated = 0
         for (verdict in (answer["ignored"] as? List<*>).orEmpty().mapNotNull { it as? Map<*, *> }) {
             val reason = verdict["reason"] as? String
             val index = itemIndex(verdict, items.size)
@@ -129,7 +135,9 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
                 continue
             }
             val drop = reason?.let(IGNORED_AS::get)
-            if (drop != null) {
+            if (reason == DUPLICATE) {
+                repeated++
+            } else if (drop != null) {
                 ignored[drop] = (ignored[drop] ?: 0) + 1
             } else {
                 unexplained += "ignored by the backend (${reason ?: "no reason"}): ${verdict["detail"] as? String ?: "no detail"}"
@@ -144,6 +152,7 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
             unexplained = unexplained,
             unplaced = unplaced,
             namedAgain = namedAgain,
+            repeated = repeated,
         )
     }
 
@@ -201,7 +210,16 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
 
 /**
  * The backend's reasons for an ignored event or session that are drops on the device: the
- * install's data deleted, the app switched off. (A manual INSTALL, also ignored, is never sent.)
- * Any other reason is a drop the SDK cannot name: reported as refused, in the backend's words.
+ * install's data deleted, the app switched off (sdk/conformance/delivery.json's `ignoredReasons`).
+ * [DUPLICATE] is none: the item it names was delivered. (A manual INSTALL, also ignored, is
+ * never sent.) Any other reason is a drop the SDK cannot name: reported as refused, in the
+ * backend's words.
  */
 private val IGNORED_AS = mapOf("install_deleted" to DropReason.DELETED, "app_disabled" to DropReason.DISABLED)
+
+/**
+ * A repeat of an item under an id an earlier item of the same request carried: the backend
+ * stored that first copy, so the event is delivered. Reporting the repeat as dropped would tell
+ * the app of a loss that did not happen, and count it on the device.
+ */
+private const val DUPLICATE = "duplicate_event"

@@ -108,6 +108,10 @@ internal class BatchDelivery(
         }
         // Taken and not stored (the install's data deleted, the app switched off): not sent again.
         for (reason in listOf(DropReason.DELETED, DropReason.DISABLED)) drops.report(reason, verdict.ignored[reason] ?: 0)
+        if (verdict.repeated > 0) {
+            // The backend stored the first copy: delivered, not dropped, whatever put the copy in the queue.
+            log.info("${verdict.repeated} ${noun}${if (verdict.repeated == 1) "" else "s"} repeated an id sent earlier in the same request: the backend kept the first")
+        }
         reportUnexplained(verdict, removed)
         // The install's data was deleted: nothing more is to be sent for it, the items kept for a retry included.
         if ((verdict.ignored[DropReason.DELETED] ?: 0) > 0) return Result.InstallDeleted
@@ -122,15 +126,16 @@ internal class BatchDelivery(
     }
 
     /**
-     * Every item the answer took off the queue that it neither accepted nor let the SDK count
-     * as a drop above (an ignored reason the SDK does not know, a refusal naming no item of the
-     * request, fewer items accepted than the answer leaves unnamed) is dropped too: refused,
-     * logged, counted and reported like any other, in the backend's words, never lost unsaid.
+     * Every item the answer took off the queue that it neither accepted, named as a repeat, nor
+     * let the SDK count as a drop above (an ignored reason the SDK does not know, a refusal
+     * naming no item of the request, fewer items accepted than the answer leaves unnamed) is
+     * dropped too: refused, logged, counted and reported like any other, in the backend's words,
+     * never lost unsaid.
      * An item is never counted twice: an entry naming no item can only speak of one that no
      * entry named, so such entries count up to those items and no further.
      */
     private fun reportUnexplained(verdict: BatchVerdict, removed: Int) {
-        val named = verdict.refused.size + verdict.ignored.values.sum() + verdict.unexplained.size
+        val named = verdict.refused.size + verdict.ignored.values.sum() + verdict.unexplained.size + verdict.repeated
         // Taken off the queue, named by no entry; of those, the ones not accepted either.
         val notNamed = maxOf(0, removed - named)
         val notAccepted = maxOf(0, notNamed - verdict.accepted)
@@ -140,7 +145,7 @@ internal class BatchDelivery(
             // A backend or a proxy answering out of contract: the counts below are the SDK's best reading.
             log.warn(
                 "the backend's answer does not add up: of the $removed ${noun}s taken off the queue it accepts " +
-                    "${verdict.accepted}, names $named as not stored and has ${verdict.unplaced.size} " +
+                    "${verdict.accepted}, names $named as not stored or repeated and has ${verdict.unplaced.size} " +
                     "verdict${if (verdict.unplaced.size == 1) "" else "s"} naming no item of the request" +
                     (if (verdict.namedAgain > 0) "; ${verdict.namedAgain} more name an item named already" else ""),
             )

@@ -1220,8 +1220,13 @@ internal class SdkCore(
     /** handleAppLink parsed [parsed] from [url]: delivered as a direct deep link. */
     fun deliverAppLink(parsed: ParsedLink, url: String) = deliverDeepLink(directLink(parsed, url))
 
+    /**
+     * An empty `deep_link_path` (`?deep_link_path=`) gives no path: it is no place to go (an app's
+     * `link.path?.let { navigate(it) }` would navigate to ""), as an empty one in the attribution
+     * gives no deferred deep link; the iOS SDK gives none for it either.
+     */
     private fun directLink(parsed: ParsedLink, url: String) =
-        DeepLink(DeepLinkKind.DIRECT, parsed.deeplinkId, parsed.queryParams[DEEP_LINK_PATH], parsed.queryParams, url)
+        DeepLink(DeepLinkKind.DIRECT, parsed.deeplinkId, parsed.queryParams[DEEP_LINK_PATH]?.ifEmpty { null }, parsed.queryParams, url)
 
     /** Stops sending: what is queued is dropped (reason `stopped`), nothing is sent or queued until start(); kept on the device. */
     fun stop() {

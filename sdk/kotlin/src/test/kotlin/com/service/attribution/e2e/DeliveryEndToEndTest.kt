@@ -6,10 +6,13 @@ import com.service.attribution.EventType
 import com.service.attribution.LogLevel
 import com.service.attribution.ServiceError
 import com.service.attribution.ServiceErrorKind
+import com.service.attribution.core.Draft
 import com.service.attribution.core.Json
 import com.service.attribution.core.Platform
+import com.service.attribution.core.Requests
 import com.service.attribution.core.SdkCore
 import com.service.attribution.core.SdkSettings
+import com.service.attribution.core.StoredQueue
 import com.service.attribution.core.TcfSource
 import com.service.attribution.core.TcfValues
 import com.service.attribution.core.UrlConnectionTransport
@@ -25,6 +28,7 @@ import org.junit.Assert.assertEquals
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import java.util.Collections
+import java.util.UUID
 
 /**
  * delivery.json's scenarios and the consent route end to end: the core against the real
@@ -169,5 +173,29 @@ class DeliveryEndToEndTest {
         val records = Service.exportUntil(app, since) { "service_search" in names(it) }
         assertTrue(names(records).contains("service_search"))
         assertEquals(emptyList<ServiceError>(), launch.errors.toList())
+    }
+
+    @Test
+    fun `an event the queue holds twice is stored once, and the repeat the service ignores is no drop`() {
+        val app = Service.createApp("repeat")
+        val store = MemoryStore()
+        val first = Launch(store).configure(app.sdkKey)
+        assertTrue(eventually { first.transport.requests("POST", "/v1/installs").any { it.second?.code == 202 } })
+        val serviceId = Json.parseObject(first.transport.requests("POST", "/v1/installs").first().first.body!!)["service_id"] as String
+        first.core.close()
+
+        // The same event twice in the queue kept on the device: one request carries both.
+        val event = Requests.event(Draft(UUID.randomUUID().toString(), EventType.LOGIN, null, emptyMap(), System.currentTimeMillis(), null), emptyMap(), serviceId)
+        store.put(StoredQueue.EVENTS, Json.write(listOf(event, event)))
+        val next = Launch(store).configure(app.sdkKey)
+        assertTrue(eventually { next.accepted() >= 1 && next.core.queuedCount() == 0 })
+        val answer = next.transport.requests("POST", "/v1/events").single().second!!.body
+        assertTrue(answer, "duplicate_event" in answer)
+
+        // Delivered: nothing dropped, counted or told to the app.
+        assertEquals(emptyList<ServiceError>(), next.errors.toList())
+        assertEquals(0L, next.core.getDroppedEventCount())
+        val records = Service.exportUntil(app, since) { "service_login" in names(it) }
+        assertEquals(1, names(records).count { it == "service_login" })
     }
 }
