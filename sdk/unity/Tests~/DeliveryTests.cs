@@ -1072,6 +1072,32 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ARepeatTheServiceStoredOnceIsDeliveredNotDropped()
+        {
+            var rig = new Rig();
+            rig.Events = (numbers, body) => Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", numbers.Count - 1 },
+                {
+                    "ignored", new JArray(new JObject
+                    {
+                        { "index", 1 }, { "event_id", body["events"][1]["event_id"] }, { "reason", "duplicate_event" },
+                        { "detail", "an event of this install with this event_id came earlier in the request" },
+                    })
+                },
+                { "rejected", new JArray() },
+            });
+            rig.Configure();
+            rig.QueueOffline(2);
+            rig.Settle();
+
+            Assert.AreEqual(0, rig.Core.Queued);
+            Assert.IsEmpty(Reported(rig), "the service kept the event: nothing was lost");
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+            Assert.IsEmpty(rig.Log.At(LogLevel.Warn, "answer"), "no word of an answer that does not add up");
+        }
+
+        [Test]
         public void AnAnswerThatAddsUpReportsNothingMore()
         {
             var rig = new Rig();

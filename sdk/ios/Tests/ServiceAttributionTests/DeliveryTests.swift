@@ -153,6 +153,20 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.core.droppedEventCount, 3)
     }
 
+    func testARepeatTheServiceStoredOnceIsDeliveredNotDropped() throws {
+        let harness = Harness(store: try Harness.given(queued: 2))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events" else { return nil }
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":1,"ignored":[{"index":1,"event_id":"b","reason":"duplicate_event","detail":"an event of this install with this event_id came earlier in the request"}],"rejected":[],"warnings":[]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("the batch answered") { harness.queuedIndexes.isEmpty }
+        XCTAssertTrue(heard.errors.isEmpty, "the service kept the event: nothing was lost")
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+    }
+
     func testADeletionMadeThroughTheServicesApiIsLearnedFromItsAnswersAndKept() throws {
         let harness = Harness()
         let heard = Heard()

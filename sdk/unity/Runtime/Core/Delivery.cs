@@ -134,11 +134,18 @@ namespace Service.Unity
                     + " " + Plural + " for good: " + string.Join("; ", verdict.Refused.Select(r => kind.Describe(batch[r.Key]) + ": " + r.Value)));
             }
             // Ignored: the service will not keep them (`app_disabled`: the app switched off;
-            // `install_deleted`: the install's data deleted). Any other reason is none this SDK
-            // sends for (`install_event`: it never sends an INSTALL event): refused, in the service's words.
+            // `install_deleted`: the install's data deleted), or keeps them already
+            // (`duplicate_event`: a repeat of an event stored from the same request, delivered).
+            // Any other reason is none this SDK sends for (`install_event`: it never sends an
+            // INSTALL event): refused, in the service's words.
             var deletedOnes = verdict.Ignored.Where(r => r.Reason == "install_deleted").ToList();
             var offOnes = verdict.Ignored.Where(r => r.Reason == "app_disabled").ToList();
-            var otherOnes = verdict.Ignored.Except(deletedOnes).Except(offOnes).ToList();
+            var repeatedOnes = verdict.Ignored.Where(r => r.Reason == "duplicate_event").ToList();
+            var otherOnes = verdict.Ignored.Except(deletedOnes).Except(offOnes).Except(repeatedOnes).ToList();
+            if (repeatedOnes.Count > 0)
+            {
+                write(LogLevel.Info, "the service stored " + repeatedOnes.Count + " of " + batch.Count + " " + Plural + " once though they were in the request twice");
+            }
             if (deletedOnes.Count > 0)
             {
                 drops.Drop(ServiceDropReason.Deleted, deletedOnes.Count, "the service ignored them: " + deletedOnes[0].Detail);

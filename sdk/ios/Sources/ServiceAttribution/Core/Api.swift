@@ -29,6 +29,9 @@ struct BatchVerdict: Equatable {
     /// The service's reasons for an ignored item that are drops on the device. (A manual
     /// INSTALL, also ignored, is never sent.)
     static let ignoredAs: [String: ServiceError.DropReason] = ["install_deleted": .deleted, "app_disabled": .disabled]
+    /// The reason the service gives for a repeat of an event it stored from the same request
+    /// (delivery.json's `ignoredReasons`): delivered, not a drop.
+    static let repeatedReason = "duplicate_event"
 }
 
 /// A 2xx whose body is not what the route's contract says (not JSON, or JSON of another
@@ -134,6 +137,8 @@ final class Api {
         var ignored: [ServiceError.DropReason: Int] = [:]
         for verdict in (answer["ignored"]?.arrayValue ?? []).compactMap({ $0.objectValue }) {
             let reason = verdict["reason"]?.stringValue
+            // A repeat of an event the service stored from the same request: delivered, no drop.
+            if reason == BatchVerdict.repeatedReason { continue }
             if let drop = reason.flatMap({ BatchVerdict.ignoredAs[$0] }) {
                 ignored[drop, default: 0] += 1
             } else {
