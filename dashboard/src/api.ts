@@ -368,6 +368,46 @@ const withQuery = (path: string, query?: Query): string => {
 
 const segment = encodeURIComponent;
 
+/**
+ * The reason phrases of the statuses a proxy or CDN in front of the service answers with: over
+ * HTTP/2, as CloudFront serves the page, a response has no status text of its own.
+ */
+const REASONS: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  403: "Forbidden",
+  404: "Not Found",
+  408: "Request Timeout",
+  413: "Content Too Large",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+/** A plain-text body at most this long is a message a person can read; a longer one is a page. */
+const PLAIN_TEXT_LIMIT = 200;
+
+/**
+ * What to say of an answer whose body is not the service's JSON: a short plain-text body as it
+ * is, else the status in words. A proxy's or CloudFront's error page is HTML (or a long text)
+ * that would show as markup, so it is never shown.
+ */
+export const plainErrorDetail = (
+  status: number,
+  statusText: string,
+  contentType: string | null,
+  body: string,
+): string => {
+  const text = body.trim();
+  const plain = (contentType ?? "").split(";")[0]?.trim().toLowerCase() === "text/plain";
+  if (plain && text !== "" && text.length <= PLAIN_TEXT_LIMIT) return text;
+  const reason = statusText.trim() || REASONS[status] || "";
+  const answered = `The service answered ${reason ? `${status} ${reason}` : `HTTP ${status}`}.`;
+  // A server-side failure or a gateway's time-out may pass; a refusal of the request will not.
+  return status >= 500 || status === 408 || status === 429 ? `${answered} Try again.` : answered;
+};
+
 const readError = async (response: Response): Promise<ApiError> => {
   const text = await response.text().catch(() => "");
   try {
@@ -383,7 +423,16 @@ const readError = async (response: Response): Promise<ApiError> => {
   } catch {
     // not JSON: fall through
   }
-  return new ApiError(response.status, response.statusText || `HTTP ${response.status}`, text);
+  return new ApiError(
+    response.status,
+    response.statusText || REASONS[response.status] || `HTTP ${response.status}`,
+    plainErrorDetail(
+      response.status,
+      response.statusText,
+      response.headers.get("Content-Type"),
+      text,
+    ),
+  );
 };
 
 interface CallOptions {

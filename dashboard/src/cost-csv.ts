@@ -3,11 +3,18 @@
  * (src/cli/commands/costs.ts), read by the same parser (csv-parse, its browser build) with the
  * same options, each row as POST /v1/costs takes it (numbers as numbers, empty cells left out);
  * the requests' pages; and the service's refusal (`body.rows[3].day: …`) as each row's problem.
- * The rows' rules are the service's (src/costs/cost-rows.ts): the page checks only that the
- * file is CSV and that its header names the columns a cost row has.
+ * The rows' rules are the service's (src/costs/cost-requests.ts), and the page checks every row
+ * by them before it sends the first request, as the command line does: the service stores each
+ * request it takes, so a row it refused in a later request would leave the earlier ones stored.
  */
 import { parse } from "csv-parse/browser/esm/sync";
-import { costMatchKeyOf, costPages as pagesOf } from "../../src/costs/cost-requests.ts";
+import {
+  costDayProblem,
+  costMatchKeyOf,
+  costRowSchema,
+  costPages as pagesOf,
+} from "../../src/costs/cost-requests.ts";
+import { plainWords } from "../../src/validation/issues.ts";
 import type { CostRowInput } from "./api.ts";
 import { formatCount } from "./format.ts";
 
@@ -183,6 +190,44 @@ export const readCostCsv = (text: string): CostFileReading => {
   };
 };
 
+/** A required cell left empty, as the page says it rather than in the validation's words. */
+const EMPTY_CELL = "is empty: every row needs one";
+
+/** The problems a refusal at the file input lists; more are counted. */
+const PROBLEMS_SAID = 5;
+
+/**
+ * Why the file's rows cannot all be sent, or null: each row checked by the service's schema and
+ * its day by the service's rule at `now`, before any request. A file with a row at fault is
+ * refused whole, as the command line refuses it: sent request by request, the rows before it
+ * would be stored and the rest not.
+ */
+export const costRowsProblem = (rows: readonly CostFileRow[], now: Date): string | null => {
+  const problems: string[] = [];
+  for (const { row, line } of rows) {
+    const where = `line ${formatCount(line)}`;
+    const parsed = costRowSchema.safeParse(row, { error: plainWords });
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const field = issue.path.map(String).join(".");
+        const message = field !== "" && !(field in row) ? EMPTY_CELL : issue.message;
+        problems.push(`${where}${field === "" ? "" : `, ${field}`}: ${message}`);
+      }
+      continue;
+    }
+    const dayProblem = costDayProblem(parsed.data.day, now);
+    if (dayProblem) problems.push(`${where}, day: ${dayProblem}`);
+  }
+  if (problems.length === 0) return null;
+  const said = problems.slice(0, PROBLEMS_SAID).join("; ");
+  const more =
+    problems.length > PROBLEMS_SAID
+      ? `; and ${formatCount(problems.length - PROBLEMS_SAID)} more`
+      : "";
+  const text = `${said}${more}.`;
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)} Nothing was sent: correct the file and choose it again.`;
+};
+
 /**
  * The requests' pages, in the file's order, as the command line sends them: each of rows and
  * bytes the route takes (src/costs/cost-requests.ts).
@@ -234,7 +279,7 @@ export const costProblems = (
     problems.push({
       row: at.number,
       column,
-      message: empty ? "is empty: every row needs one" : message,
+      message: empty ? EMPTY_CELL : message,
     });
   }
   return { problems, more };

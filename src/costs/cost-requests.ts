@@ -1,18 +1,86 @@
 /**
  * The rules of `POST /v1/costs` a client applies before it sends anything, one definition for
  * the service (./cost-rows.ts) and its clients (the CLI's `costs import`, the dashboard's Cost
- * page): the request's limits and the pages a file is sent in, the days a row may be of, and
- * when two rows are one. A file is sent page by page, and the service stores each page it takes:
+ * page): the request's limits and the pages a file is sent in, a row's shape, the days a row
+ * may be of, and when two rows are one. A file is sent page by page, and the service stores each page it takes:
  * a rule only the service applied would refuse a later page after the earlier ones were stored.
  * Nothing here needs Node, so that the dashboard's bundle takes it as it is.
  */
+import * as z from "zod";
 import { DAY_MS } from "../domain/time.ts";
 import { INGEST_LIMITS } from "../ingest/limits.ts";
 import type { CostRow } from "../ports/costs.ts";
 import { dayOf } from "../reports/days.ts";
 import { idKey, nameKey } from "../reports/name-keys.ts";
+import { requiredOr } from "../validation/issues.ts";
+import { unicodeText, withoutControlCharacters } from "../validation/text.ts";
+import { currencyCode } from "./touch-cost.ts";
 
 export const COST_LIMITS = { maxRows: 1_000, maxDaysBack: 90, maxText: 200 } as const;
+
+/**
+ * A name as a network gives it, without the spaces around it: the CSV uploads trim their cells,
+ * and a name sent with a space more than the touches' would be another campaign's to the
+ * reports, and another row's key. A control character is in no such name; a NUL would end the
+ * reports' filters on it and the lake's text, so it is refused here, before anything is stored.
+ */
+const trimmedText = (description: string, rules: (text: z.ZodString) => z.ZodString) =>
+  unicodeText(
+    withoutControlCharacters(
+      rules(z.string({ error: requiredOr("must be a string") }).trim()).max(COST_LIMITS.maxText, {
+        error: `must be at most ${COST_LIMITS.maxText} characters`,
+      }),
+    ),
+  ).meta({ description });
+
+const text = (description: string) =>
+  trimmedText(description, (name) => name.min(1, { error: "must not be empty" }));
+
+/** An optional name: one of nothing but spaces is none, as an empty cell of a CSV upload is. */
+const optionalText = (description: string) => trimmedText(description, (name) => name).nullish();
+
+const count = (description: string) =>
+  z
+    .int({ error: "must be a whole number" })
+    .min(0, { error: "must be at least 0" })
+    // The lake's column is a 32-bit integer.
+    .max(2_147_483_647, { error: "must be at most 2147483647" })
+    .nullish()
+    .meta({ description });
+
+/**
+ * A row of the body (./cost-rows.ts's costRequestSchema): the schema the service checks each row
+ * by, and the CLI and the Cost page check a file's rows by before they send any.
+ */
+export const costRowSchema = z
+  .strictObject({
+    day: z.iso
+      .date({ error: requiredOr("must be a UTC day, YYYY-MM-DD") })
+      .meta({ example: "2026-11-28" }),
+    media_source: text("The network, as links and touches name it.").meta({
+      example: "facebook_ads",
+    }),
+    campaign_id: text("The campaign's id.").meta({ example: "123" }),
+    campaign_name: optionalText("The campaign's name."),
+    adset_id: optionalText("The ad set's id: a row of one ad set."),
+    adset_name: optionalText("The ad set's name."),
+    ad_id: optionalText("The ad's id: a row of one ad."),
+    ad_name: optionalText("The ad's name."),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, { error: "must be an ISO 3166-1 alpha-2 code (DE)" })
+      .nullish()
+      .meta({ description: "A row of one country; none for every country together." }),
+    amount: z
+      .number({ error: requiredOr("must be a number") })
+      .min(0, { error: "must be at least 0" })
+      .max(1e12, { error: "must be at most 1000000000000" })
+      .meta({ example: 1250.5 }),
+    currency: currencyCode().meta({ example: "EUR" }),
+    impressions: count("Impressions the network reports for the row."),
+    clicks: count("Clicks the network reports for the row."),
+  })
+  .meta({ id: "CostRow" });
 
 /**
  * The largest body the route reads (src/http/json-body.ts refuses a larger one, a 413): a page

@@ -282,6 +282,31 @@ describe("the dashboard in a browser", () => {
       expect(await again.getByRole("img").count()).toBe(0);
       await screenshot(again, "sign-in-totp");
 
+      // A sign-in the service says is over (its fifth wrong code, answered here without counting
+      // five against the owner's address) goes back to the password, with the service's words.
+      const over = "Too many wrong codes: sign in again with your password.";
+      await again.route("**/v1/session", (route) =>
+        route.request().method() === "POST" &&
+        (route.request().postData() ?? "").includes("challenge_token")
+          ? route.fulfill({
+              status: 401,
+              contentType: "application/json",
+              body: JSON.stringify({ error: "Unauthorized", detail: over }),
+            })
+          : route.continue(),
+      );
+      await again.getByLabel("Code").fill("123456");
+      await again.getByRole("button", { name: "Sign in" }).click();
+      await again.getByLabel("Password").waitFor(WITHIN);
+      await expect.poll(() => again.locator("#sign-in-error").textContent(), WITHIN).toBe(over);
+      expect(await again.getByLabel("Code").count()).toBe(0);
+      expect(await again.getByLabel("Email").inputValue()).toBe(email);
+      await expect
+        .poll(() => again.evaluate("document.activeElement?.name"), WITHIN)
+        .toBe("password");
+      await again.unroute("**/v1/session");
+
+      await signInWithPassword();
       await again.getByRole("button", { name: "Start again" }).click();
       await again.getByLabel("Password").waitFor();
       await signInWithPassword();
@@ -600,6 +625,17 @@ describe("the dashboard in a browser", () => {
     await answer.body?.cancel();
     expect(answer.status).toBe(200);
     await screenshot(page, "keys-copied");
+
+    // A second key: a field of its own, which says nothing of a copy until it is copied.
+    await page.getByRole("button", { name: "Create server key" }).click();
+    await expect.poll(() => field.inputValue(), WITHIN).not.toBe(key);
+    const second = await field.inputValue();
+    expect(second).toMatch(/^srv_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+    const copiedSaid = page.getByRole("status").filter({ hasText: "Copied the new key." });
+    await expect.poll(() => copiedSaid.count(), WITHIN).toBe(0);
+    await page.getByRole("button", { name: "Copy the new key" }).click();
+    await copiedSaid.waitFor(WITHIN);
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(second);
   });
 
   it("4. creates a link with its QR code; a phone's tap on it shows as a click", async () => {
@@ -960,6 +996,8 @@ describe("the dashboard in a browser", () => {
     await nextPage.release();
     await expect.poll(() => rows.count(), WITHIN).toBe(count);
     await expect.poll(() => more.count(), WITHIN).toBe(0);
+    // The button went with the last page, and the focus it had to the list's heading.
+    await expect.poll(() => focused(page), WITHIN).toBe("link-list-heading");
     expect(nextPage.held()).toBe(1);
     const ids = await rows.evaluateAll((found) =>
       found.map((row) => row.getAttribute("data-deeplink-id")),
@@ -1570,6 +1608,49 @@ describe("the dashboard in a browser", () => {
     );
     expect(await groups.count()).toBe(0);
 
+    // Spend on days without installs: its cost, and the table by media source, still shown.
+    const spent = dayBefore(days.first, 30);
+    const costed = await rt.post(
+      "/v1/costs",
+      {
+        rows: [
+          {
+            day: spent,
+            media_source: COHORT_NETWORK,
+            campaign_id: "idle",
+            campaign_name: "Idle Campaign",
+            amount: 12.5,
+            currency: "USD",
+            impressions: 4000,
+            clicks: 20,
+          },
+        ],
+      },
+      cohortWorld().serverKey,
+    );
+    await costed.body?.cancel();
+    expect(costed.status).toBe(200);
+    // By campaign (cost rows name no platform), and a range never asked for before, so that no
+    // answer of it is kept.
+    await page.getByLabel("Group by", { exact: true }).selectOption("campaign");
+    await page.getByLabel("From").fill(dayBefore(spent, 2));
+    await page.getByLabel("To", { exact: true }).fill(dayBefore(spent, -2));
+    await expect.poll(() => figure("cost").getAttribute("data-value"), WITHIN).toBe("12.5");
+    expect(await figure("cost").innerText()).toBe("$12.50");
+    expect(await figure("impressions").innerText()).toBe("4,000");
+    expect(await figure("clicks").innerText()).toBe("20");
+    expect(await figure("installs").innerText()).toBe("0");
+    expect(await empty.innerText()).toMatch(
+      /^No installs in this range: the cost, impressions and clicks below won none, so there is no revenue or retention to show\./,
+    );
+    const idle = groups.locator("tbody tr").filter({ hasText: "Idle Campaign" });
+    expect(await idle.count()).toBe(1);
+    expect(await idle.innerText()).toContain("$12.50");
+    // No install day, so no revenue, retention or cohort table.
+    expect(await figure("revenue").count()).toBe(0);
+    expect(await figure("retention-d1").count()).toBe(0);
+    expect(await page.getByTestId("cohort-table").count()).toBe(0);
+
     // Wide and narrow: the page never scrolls sideways, the wide tables scroll in their cards.
     for (const viewport of [{ width: 1440, height: 900 }, PHONE]) {
       const context = await browser.newContext({
@@ -1931,27 +2012,79 @@ describe("the dashboard in a browser", () => {
     expect(cost).toBeCloseTo(costBefore + 25, 2);
     expect(cost).toBeCloseTo(await cohortCost("campaign"), 2);
 
-    // A file with a row the service refuses: the reason beside that row, nothing stored.
+    // A file of two requests whose last row is of tomorrow: refused whole at the file input,
+    // before any request, so that the first request's rows are not stored without the rest.
     await navLink(page, "Cost").click();
     await heading(page, "Cost").waitFor();
     const tomorrow = dayBefore(today(), -1);
+    let costPosts = 0;
+    const countPosts = (request: { method(): string; url(): string }) => {
+      if (request.method() === "POST" && new URL(request.url()).pathname === "/v1/costs") {
+        costPosts += 1;
+      }
+    };
+    page.on("request", countPosts);
+    const late = Buffer.from(
+      [
+        "day,media_source,campaign_id,amount,currency",
+        ...Array.from({ length: 1_000 }, (_, n) => `${range.from},${source},csv-late-${n},1,USD`),
+        `${tomorrow},${source},csv-late-last,1,USD`,
+        "",
+      ].join("\n"),
+    );
+    await fileInput.setInputFiles({ name: "late.csv", mimeType: "text/csv", buffer: late });
+    const fileProblem = page.locator("#cost-file-error");
+    await expect
+      .poll(() => fileProblem.innerText(), WITHIN)
+      .toBe(
+        `Line 1,002, day: must not be after today (${today()}, UTC). Nothing was sent: correct the file and choose it again.`,
+      );
+    expect(await fileProblem.getAttribute("role")).toBe("alert");
+    expect(await fileInput.getAttribute("aria-invalid")).toBe("true");
+    expect(await fileInput.getAttribute("aria-describedby")).toBe("cost-file-error");
+    expect(await page.getByRole("button", { name: /^Upload / }).count()).toBe(0);
+    expect(await page.getByTestId("cost-preview").count()).toBe(0);
+    expect(costPosts).toBe(0);
+    page.off("request", countPosts);
+    expect((await stored()).filter((row) => row.campaign_id.startsWith("csv-late"))).toEqual([]);
+
+    // A row the service refuses all the same (its clock a day behind this browser's, answered
+    // here): the reason beside that row, nothing stored.
+    const serviceDay = dayBefore(today(), 1);
+    const reason = `day: must not be after today (${serviceDay}, UTC)`;
+    /** The service's 422 of the fourth row of a request, for every upload on `on`. */
+    const refuseFourthRow = (on: Page) =>
+      on.route("**/v1/costs?*", (route) =>
+        route.request().method() === "POST"
+          ? route.fulfill({
+              status: 422,
+              contentType: "application/json",
+              body: JSON.stringify({
+                error: "Unprocessable Entity",
+                detail: `body.rows[3].${reason}`,
+              }),
+            })
+          : route.continue(),
+      );
     const refused = Buffer.from(
       [
         "day,media_source,campaign_id,amount,currency",
         `${range.from},${source},csv-refused-1,1,USD`,
         `${range.from},${source},csv-refused-2,1,USD`,
         `${range.to},${source},csv-refused-3,1,USD`,
-        `${tomorrow},${source},csv-refused-4,1,USD`,
+        `${today()},${source},csv-refused-4,1,USD`,
         "",
       ].join("\n"),
     );
-    await fileInput.setInputFiles({ name: "late.csv", mimeType: "text/csv", buffer: refused });
+    await refuseFourthRow(page);
+    await fileInput.setInputFiles({ name: "refused.csv", mimeType: "text/csv", buffer: refused });
+    expect(await fileInput.getAttribute("aria-invalid")).toBeNull();
     await page.getByRole("button", { name: "Upload 4 rows", exact: true }).click();
-    const reason = `day: must not be after today (${today()}, UTC)`;
     const refusal = page.getByTestId("cost-refusal").getByRole("alert");
     await expect
       .poll(() => refusal.innerText(), WITHIN)
       .toBe(`Nothing was stored. The service refused the file: Row 4 (line 5), ${reason}.`);
+    await page.unroute("**/v1/costs?*");
     const fourth = preview.locator('tr[data-row="4"]');
     const beside = page.locator(
       `[id="${await fourth.locator("th").getAttribute("aria-describedby")}"]`,
@@ -1965,7 +2098,7 @@ describe("the dashboard in a browser", () => {
             .textContent,
       ),
     ).toBe(reason);
-    expect(await fourth.locator('td[data-refused="day"]').innerText()).toBe(tomorrow);
+    expect(await fourth.locator('td[data-refused="day"]').innerText()).toBe(today());
     expect(await preview.getByTestId("row-problem").count()).toBe(1);
     // Focus moves on the frame after the refusal is drawn, which a busy machine may delay.
     await expect
@@ -2024,9 +2157,10 @@ describe("the dashboard in a browser", () => {
         await open(on, `/apps/${appId}/cost?${window}`);
         await heading(on, "Cost").waitFor();
         await on.getByTestId("cost-rows").waitFor(WITHIN);
+        await refuseFourthRow(on);
         await on
           .getByLabel("CSV file of cost rows")
-          .setInputFiles({ name: "late.csv", mimeType: "text/csv", buffer: refused });
+          .setInputFiles({ name: "refused.csv", mimeType: "text/csv", buffer: refused });
         await on.getByRole("button", { name: "Upload 4 rows", exact: true }).click();
         await on.getByTestId("row-problem").waitFor(WITHIN);
         const { scrollWidth, innerWidth } = await documentWidth(on);
@@ -2533,6 +2667,17 @@ describe("the dashboard in a browser", () => {
       .getByRole("region", { name: "Delivery log", exact: true })
       .getByText("No attempts yet.")
       .waitFor();
+
+    // Closing the test panel, or the partner's form, gives the focus back to the button that
+    // opened it.
+    await panel.getByRole("button", { name: "Close" }).click();
+    await expect.poll(() => panel.count(), WITHIN).toBe(0);
+    await expect.poll(() => focused(page), WITHIN).toBe("Send a test postback to examplenet");
+    await row.getByRole("button", { name: "Edit partner examplenet" }).click();
+    const editForm = page.getByRole("form", { name: "Partner examplenet" });
+    await editForm.getByRole("button", { name: "Cancel" }).click();
+    await expect.poll(() => editForm.count(), WITHIN).toBe(0);
+    await expect.poll(() => focused(page), WITHIN).toBe("Edit partner examplenet");
   });
 
   /** The backend's webhook URL carries a token, which the API and the page show masked. */
@@ -2604,6 +2749,8 @@ describe("the dashboard in a browser", () => {
     ).toMatchObject({ ok: true });
     await expect.poll(() => panel.getByTestId("test-status").innerText(), WITHIN).toBe("200");
     expect(await panel.getByTestId("test-method").innerText()).toBe("POST");
+    await panel.getByRole("button", { name: "Close" }).click();
+    await expect.poll(() => focused(page), WITHIN).toBe("Send a test delivery to webhook backend");
 
     // A real install, organic (its address tapped nothing): the webhook hears of it once its
     // attribution is resolved; the partner, whose media source did not win it, does not.
@@ -2627,12 +2774,19 @@ describe("the dashboard in a browser", () => {
       .toBe(1);
     expect(mock.to("/partner")).toHaveLength(2);
 
-    await page
+    const refresh = page
       .getByRole("region", { name: "Delivery log", exact: true })
-      .getByRole("button", { name: "Refresh" })
-      .click();
+      .getByRole("button", { name: "Refresh" });
+    await refresh.click();
     const attempts = page.getByRole("table", { name: "Delivery log" }).locator("tbody tr");
     await attempts.first().waitFor(WITHIN);
+    // The log read again in place: Refresh keeps the keyboard's focus.
+    await expect
+      .poll(
+        () => refresh.evaluate((button) => button === button.ownerDocument.activeElement),
+        WITHIN,
+      )
+      .toBe(true);
     expect(await attempts.count()).toBe(1);
     const cells = await attempts.first().locator("td").allInnerTexts();
     expect(cells[0]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
@@ -2668,6 +2822,15 @@ describe("the dashboard in a browser", () => {
     // gone, the list's heading has it.
     await navLink(page, "Partners").click();
     await heading(page, "Partners").waitFor();
+    // Cancel gives the focus back to the button that opened the form.
+    await page.getByRole("button", { name: "Add a webhook" }).click();
+    await page
+      .getByRole("form", { name: "Add a webhook" })
+      .getByRole("button", { name: "Cancel" })
+      .click();
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.textContent"), WITHIN)
+      .toBe("Add a webhook");
     await page.getByRole("button", { name: "Add a webhook" }).click();
     const spareForm = page.getByRole("form", { name: "Add a webhook" });
     await spareForm.getByLabel("Webhook id").fill("spare");
@@ -2986,6 +3149,31 @@ describe("the dashboard in a browser", () => {
       expect.any(String),
     ]);
     expect(await noApp.locator("tbody tr").count()).toBe(1);
+
+    // The same App Store id for another app: the service's conflict said beside the input.
+    await open(page, `/apps/${APP_ID}/settings`);
+    await heading(page, "Settings").waitFor();
+    const taken = page.getByLabel("App Store id");
+    await expect
+      .poll(() => page.getByLabel("Name", { exact: true }).inputValue(), WITHIN)
+      .not.toBe("");
+    await taken.fill(APP_STORE_ID);
+    const [conflict] = await Promise.all([
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === "PATCH" && response.url().endsWith(`/v1/apps/${APP_ID}`),
+      ),
+      page.getByRole("button", { name: "Save settings" }).click(),
+    ]);
+    expect(conflict.status()).toBe(409);
+    await refusedBeside(
+      taken,
+      `App Store id ${APP_STORE_ID} is app ${IOS_APP_ID}'s already: Apple's postbacks name their app by it, so it can be one app's only.`,
+      page.locator("#settings-error"),
+    );
+    await taken.fill("");
+    expect(await taken.getAttribute("aria-invalid")).toBeNull();
+    expect((await rt.stores.apps.get(APP_ID))?.links?.appStoreId).toBeUndefined();
   });
 
   it("9e. shows a viewer the reports, settings, links and partners of the apps granted, and no control that would change them", async () => {

@@ -4,6 +4,7 @@ import {
   type CostFileRow,
   costPages,
   costProblems,
+  costRowsProblem,
   readCostCsv,
 } from "../../dashboard/src/cost-csv.ts";
 import { INGEST_LIMITS } from "../../src/ingest/limits.ts";
@@ -93,5 +94,51 @@ describe("costPages", () => {
       expect(new TextEncoder().encode(body).length).toBeLessThanOrEqual(INGEST_LIMITS.maxBodyBytes);
     }
     expect(pages.flat()).toEqual(reading.file.rows);
+  });
+});
+
+describe("costRowsProblem", () => {
+  const now = new Date("2026-11-29T12:00:00Z");
+  const rowsOf = (lines: string[]) => {
+    const reading = readCostCsv(
+      ["day,media_source,campaign_id,amount,currency", ...lines].join("\n"),
+    );
+    if (!reading.ok) throw new Error(reading.problem);
+    return reading.file.rows;
+  };
+
+  it("refuses a file whose last row, a request after the first, is of tomorrow, before any is sent", () => {
+    const rows = rowsOf([
+      ...Array.from({ length: 1_000 }, (_, n) => `2026-11-28,net,c${n},1,USD`),
+      "2026-11-30,net,late,1,USD",
+    ]);
+    expect(costPages(rows).length).toBe(2);
+    expect(costRowsProblem(rows, now)).toBe(
+      "Line 1,002, day: must not be after today (2026-11-29, UTC). Nothing was sent: correct the file and choose it again.",
+    );
+  });
+
+  it("refuses rows the service's schema refuses, an empty required cell in the page's words", () => {
+    const rows = rowsOf([
+      "2026-11-28,net,c1,lots,USD",
+      "2026-11-28,net,c2,1,",
+      "2026-08-01,net,c3,1,XXX",
+    ]);
+    expect(costRowsProblem(rows, now)).toBe(
+      "Line 2, amount: must be a number; line 3, currency: is empty: every row needs one; line 4, currency: must be an ISO 4217 currency code. Nothing was sent: correct the file and choose it again.",
+    );
+  });
+
+  it("counts the problems past the first five", () => {
+    const rows = rowsOf(Array.from({ length: 7 }, (_, n) => `2026-12-0${n + 1},net,c${n},1,USD`));
+    expect(costRowsProblem(rows, now)).toMatch(
+      /^Line 2, day: .*; line 6, day: [^;]*; and 2 more\. /,
+    );
+  });
+
+  it("takes a file of days from 90 days back to today", () => {
+    expect(
+      costRowsProblem(rowsOf(["2026-08-31,net,c1,1,USD", "2026-11-29,net,c2,1,USD"]), now),
+    ).toBe(null);
   });
 });

@@ -27,13 +27,20 @@ const inSentence = (label: string): string =>
  */
 export function CopyField(props: { value: string; label: string; describedBy?: string }) {
   const input = useRef<HTMLInputElement>(null);
-  const [message, setMessage] = useState<string | null>(null);
+  /**
+   * What the last press did, with the value it did it to: a new value in the field (a second
+   * key made) was not copied, so the message of the one before must not stay beside it.
+   */
+  const [said, setSaid] = useState<{ value: string; message: string } | null>(null);
+  const message = said?.value === props.value ? said.message : null;
   const what = inSentence(props.label);
 
   const copy = async () => {
+    const value = props.value;
+    const setMessage = (text: string) => setSaid({ value, message: text });
     try {
       if (!navigator.clipboard) throw new Error("no clipboard");
-      await navigator.clipboard.writeText(props.value);
+      await navigator.clipboard.writeText(value);
       setMessage(`Copied the ${what}.`);
     } catch {
       if (copySelected(input.current)) {

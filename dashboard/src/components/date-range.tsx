@@ -3,8 +3,9 @@
  * to today, the presets, and the range's rules (src/reports/params.ts) checked before any call,
  * the reason said beside the dates (docs/dashboard.md#the-overviews-range).
  */
-import { ApiError, errorMessage } from "../api.ts";
 import { addDays, daysSpanned, formatCount, isDay, today } from "../format.ts";
+
+export { refusalOf } from "../refusal.ts";
 
 export type Range = { from: string; to: string };
 
@@ -70,19 +71,6 @@ export const rangeProblem = (range: Range, latest: string): RangeProblem | null 
     };
   }
   return null;
-};
-
-/** The service's refusal of a range, should it refuse one the page let through, in words. */
-export const refusalOf = (caught: unknown): string => {
-  if (!(caught instanceof ApiError) || caught.status !== 422) return errorMessage(caught);
-  const problems = (caught.detail || caught.error).split("; ").map((problem) =>
-    problem
-      .replace(/^from:\s*/, "The start date ")
-      .replace(/^to:\s*/, "The end date ")
-      .replace(/`from`/g, "the start date")
-      .replace(/`to`/g, "the end date"),
-  );
-  return `These dates cannot be shown. ${problems.join(". ")}.`;
 };
 
 const RANGE_ERROR = "range-error";

@@ -4,23 +4,10 @@
  * row, and the *Download CSV* button beside it.
  */
 import { UNKNOWN } from "../format.ts";
+import type { TextTable } from "../text-table.ts";
 import { TableScroll } from "./page.tsx";
 
-/** A table as text, header first: what the page shows and its CSV holds, cell for cell. */
-export interface TextTable {
-  readonly head: string[];
-  readonly body: { key: string; cells: string[] }[];
-  readonly foot: string[];
-  /** Which columns hold numbers (set right). */
-  readonly numeric: boolean[];
-}
-
-/** The table's records for saveCsv: the header, the rows, the total row. */
-export const csvOf = (table: TextTable): string[][] => [
-  table.head,
-  ...table.body.map((row) => row.cells),
-  table.foot,
-];
+export { csvOf, type TextTable } from "../text-table.ts";
 
 /** "Download CSV", named for screen readers by what it saves. */
 export function DownloadCsv(props: { of: string; onDownload: () => void }) {

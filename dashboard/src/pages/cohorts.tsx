@@ -20,6 +20,7 @@ import type {
   CohortRow,
   ReportFilters,
 } from "../api.ts";
+import { hasAcquisition, noSessionsSeen } from "../cohort-figures.ts";
 import { ChartFigure, seriesColour } from "../components/chart.tsx";
 import { type Range, RangeForm, rangeProblem } from "../components/date-range.tsx";
 import { useDefinition } from "../components/definition.tsx";
@@ -254,18 +255,32 @@ function CohortsBody(props: {
   const { report } = props;
   if (report.totals.installs === 0) {
     const filtered = filtersInWords(report.filters) !== "";
+    // Spend, impressions or clicks that won no install are worth seeing most of all: the
+    // acquisition figures and the table by media source stay, the install-day figures go.
+    const acquisition = hasAcquisition(report.totals);
     return (
       <div class="cohorts" aria-busy={props.busy}>
         <section class="card" aria-label="No installs">
-          <p class="empty" data-testid="cohorts-empty">
-            No installs in this range{filtered ? " with these filters" : ""}, so there is nothing to
-            show. Installs are the SDKs' first opens; retention also needs the sessions the SDKs
-            send (POST /v1/sessions), and cost needs cost rows, sent with POST /v1/costs or the
-            CLI's <code>attribution costs import</code>.
-          </p>
+          {acquisition ? (
+            <p class="empty" data-testid="cohorts-empty">
+              No installs in this range{filtered ? " with these filters" : ""}: the cost,
+              impressions and clicks below won none, so there is no revenue or retention to show.
+              Installs are the SDKs' first opens; retention also needs the sessions the SDKs send
+              (POST /v1/sessions).
+            </p>
+          ) : (
+            <p class="empty" data-testid="cohorts-empty">
+              No installs in this range{filtered ? " with these filters" : ""}, so there is nothing
+              to show. Installs are the SDKs' first opens; retention also needs the sessions the
+              SDKs send (POST /v1/sessions), and cost needs cost rows, sent with POST /v1/costs or
+              the CLI's <code>attribution costs import</code>.
+            </p>
+          )}
         </section>
+        {acquisition ? <Totals report={report} only="acquisition" /> : null}
         {/* Installs of earlier days may still have been active in the range. */}
         {report.active_users.range > 0 ? <ActiveUsersFigures active={report.active_users} /> : null}
+        {acquisition ? <GroupsTable appId={props.appId} report={report} /> : null}
       </div>
     );
   }
@@ -350,7 +365,11 @@ const unconvertedRevenueLine = (report: CohortReport): string | null => {
     : `${formatCount(events)} revenue events of these installs are left out of revenue, ARPU and ROAS: no rate of their day converts their currency to US dollars (${amounts}).`;
 };
 
-function Totals(props: { report: CohortReport }) {
+function Totals(props: {
+  report: CohortReport;
+  /** One row of cards alone: acquisition, for a range without installs. */
+  only?: "acquisition";
+}) {
   const { totals: t, cohorts, filters } = props.report;
   const noCost = whyUnknown.cost(filters);
   const costed = costedNote(t);
@@ -473,12 +492,11 @@ function Totals(props: { report: CohortReport }) {
   ];
   const unconverted = props.report.cost_rows_unconverted ?? 0;
   const revenueLeftOut = unconvertedRevenueLine(props.report);
-  const noSessions = cohorts.every((cohort) =>
-    cohort.retention.every((share) => share === null || share === 0),
-  );
+  const noSessions = noSessionsSeen(cohorts);
+  const shown = props.only ? groups.filter((group) => group.id === props.only) : groups;
   return (
     <>
-      {groups.map((group) => (
+      {shown.map((group) => (
         <section key={group.id} class="figure-group" aria-labelledby={`${group.id}-heading`}>
           <h2 id={`${group.id}-heading`}>{group.title}</h2>
           <div class="totals">

@@ -10,7 +10,7 @@ import { useLocation } from "wouter-preact";
 import { ApiError, type CostRow, errorMessage, listCosts, putCosts } from "../api.ts";
 import { type Range, RangeForm, rangeProblem, refusalOf } from "../components/date-range.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
-import { csvOf, DownloadCsv, type TextTable, TextTableView } from "../components/text-table.tsx";
+import { csvOf, DownloadCsv, TextTableView } from "../components/text-table.tsx";
 import {
   COST_COLUMNS,
   type CostFile,
@@ -18,15 +18,16 @@ import {
   type CostProblem,
   costPages,
   costProblems,
+  costRowsProblem,
   MAX_FILE_BYTES,
   problemLine,
   problemText,
   REQUIRED_COLUMNS,
   readCostCsv,
 } from "../cost-csv.ts";
-import { costRowKey } from "../cost-key.ts";
+import { costTable, rowsWord } from "../cost-table.ts";
 import { saveCsv } from "../download.ts";
-import { formatCount, formatKnownUsd, formatTime, today, UNKNOWN } from "../format.ts";
+import { formatCount, today, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
 import { forgetReports } from "../report-cache.ts";
 import { rangeOf } from "../report-query.ts";
@@ -34,8 +35,6 @@ import { appPath, useViewOnly } from "../session.tsx";
 
 /** The preview's first rows; rows the service refused are shown wherever they are. */
 const PREVIEW_ROWS = 20;
-
-const rowsWord = (count: number) => `${formatCount(count)} ${count === 1 ? "row" : "rows"}`;
 
 export function CostPage(props: { appId: string }) {
   const { appId } = props;
@@ -165,6 +164,7 @@ function CostUpload(props: {
   const [fileProblem, setFileProblem] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const summary = useRef<HTMLDivElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
 
   const choose = async (picked: File | undefined) => {
     setOutcome(null);
@@ -179,12 +179,27 @@ function CostUpload(props: {
       return;
     }
     const reading = readCostCsv(await picked.text());
-    if (reading.ok) setFile(reading.file);
-    else setFileProblem(reading.problem);
+    if (!reading.ok) {
+      setFileProblem(reading.problem);
+      return;
+    }
+    // Every row checked before any is sent, so that a file is stored whole or not at all.
+    const problem = costRowsProblem(reading.file.rows, new Date());
+    if (problem) setFileProblem(problem);
+    else setFile(reading.file);
   };
 
   const upload = async () => {
     if (!file) return;
+    // Again at the upload: a day taken when the file was chosen may be over 90 days back now,
+    // or today may have begun since.
+    const problem = costRowsProblem(file.rows, new Date());
+    if (problem) {
+      setFile(null);
+      setFileProblem(problem);
+      fileInput.current?.focus();
+      return;
+    }
     const pages = costPages(file.rows);
     let accepted = 0;
     let replaced = 0;
@@ -265,6 +280,7 @@ function CostUpload(props: {
         <div class="field">
           <label for="cost-file">CSV file of cost rows</label>
           <input
+            ref={fileInput}
             id="cost-file"
             type="file"
             name="file"
@@ -444,90 +460,6 @@ function CostPreview(props: {
     </div>
   );
 }
-
-const count = (value: number | null) => (value === null ? "" : formatCount(value));
-const amount = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
-
-export const costTable = (rows: readonly CostRow[]): TextTable => {
-  const sum = (of: (row: CostRow) => number | null) =>
-    rows.reduce((total, row) => total + (of(row) ?? 0), 0);
-  /** Null when no row has the figure: rows none of whose currency converts total "—", not $0. */
-  const knownSum = (of: (row: CostRow) => number | null) =>
-    rows.some((row) => of(row) !== null) ? sum(of) : null;
-  return {
-    head: [
-      "Day",
-      "Media source",
-      "Campaign id",
-      "Campaign name",
-      "Ad set id",
-      "Ad set name",
-      "Ad id",
-      "Ad name",
-      "Country",
-      "Amount",
-      "Currency",
-      "Amount USD",
-      "Impressions",
-      "Clicks",
-      "Received",
-    ],
-    body: rows.map((row) => ({
-      key: costRowKey(row),
-      cells: [
-        row.day,
-        row.media_source,
-        row.campaign_id,
-        row.campaign_name ?? "",
-        row.adset_id ?? "",
-        row.adset_name ?? "",
-        row.ad_id ?? "",
-        row.ad_name ?? "",
-        row.country ?? "",
-        amount.format(row.amount),
-        row.currency,
-        formatKnownUsd(row.amount_usd),
-        count(row.impressions),
-        count(row.clicks),
-        formatTime(row.received_at),
-      ],
-    })),
-    foot: [
-      "Total",
-      rowsWord(rows.length),
-      "",
-      "",
-      "",
-      "",
-      "",
-      "",
-      "",
-      "",
-      "",
-      formatKnownUsd(knownSum((row) => row.amount_usd)),
-      formatCount(sum((row) => row.impressions)),
-      formatCount(sum((row) => row.clicks)),
-      "",
-    ],
-    numeric: [
-      false,
-      false,
-      false,
-      false,
-      false,
-      false,
-      false,
-      false,
-      false,
-      true,
-      false,
-      true,
-      true,
-      true,
-      false,
-    ],
-  };
-};
 
 function CostTable(props: {
   appId: string;

@@ -215,7 +215,13 @@ function NewKey(props: {
           <h3 ref={props.headingRef} tabIndex={-1}>
             Your new {KIND_NAMES[created.kind]} key
           </h3>
-          <CopyField value={created.key} label="New key" describedBy="new-key-warning" />
+          {/* One field per key made: nothing of the last key's field stays with the next. */}
+          <CopyField
+            key={created.key_id}
+            value={created.key}
+            label="New key"
+            describedBy="new-key-warning"
+          />
           <p id="new-key-warning" class="warning">
             Copy it now: this key will not be shown again.
           </p>

@@ -163,6 +163,7 @@ export function LinksPage(props: { appId: string }) {
   // presses before the page renders again both see the state as it was).
   const [loadingMore, setLoadingMore] = useState(false);
   const moreOnItsWay = useRef(false);
+  const moreButton = useRef<HTMLButtonElement>(null);
   const loadMore = async () => {
     if (!cursor || moreOnItsWay.current) return;
     moreOnItsWay.current = true;
@@ -171,6 +172,11 @@ export function LinksPage(props: { appId: string }) {
       const page = await listLinks(appId, { limit: PAGE_SIZE, cursor });
       setLinks((current) => [...(current ?? []), ...page.data]);
       setCursor(page.next_cursor);
+      // The last page takes the button away, and the focus it had with it: the list's heading
+      // takes it, rather than the page's start.
+      if (page.next_cursor === null && document.activeElement === moreButton.current) {
+        requestAnimationFrame(() => document.getElementById("link-list-heading")?.focus());
+      }
     } catch (caught) {
       setError(errorMessage(caught));
     } finally {
@@ -248,7 +254,8 @@ export function LinksPage(props: { appId: string }) {
   return (
     <Page title="Links" subtitle={appId}>
       {viewOnly ? null : <CreateLinkForm appId={appId} onCreated={onCreated} />}
-      {created ? <CreatedLink link={created} /> : null}
+      {/* One card per link made: nothing of the last link's copy field stays with the next. */}
+      {created ? <CreatedLink key={created.deeplink_id} link={created} /> : null}
       {editing && !viewOnly ? (
         <LinkPreviewForm
           key={editing.deeplink_id}
@@ -396,7 +403,13 @@ export function LinksPage(props: { appId: string }) {
         )}
         {cursor ? (
           <div class="actions">
-            <button type="button" class="secondary" onClick={loadMore} aria-disabled={loadingMore}>
+            <button
+              ref={moreButton}
+              type="button"
+              class="secondary"
+              onClick={loadMore}
+              aria-disabled={loadingMore}
+            >
               Load more links
             </button>
           </div>

@@ -65,6 +65,13 @@ interface Testing {
 
 const targetWord = (target: PostbackTarget) => (target === "partners" ? "partner" : "webhook");
 
+const headingOf = (target: PostbackTarget) =>
+  target === "partners" ? "partners-heading" : "webhooks-heading";
+
+/** The `data-opens` of the button that opens a form: Add, or a row's Edit. */
+const editingOpener = (editing: Editing) =>
+  `${editing.config ? "edit" : "add"}:${editing.target}${editing.config ? `:${editing.config.id}` : ""}`;
+
 export function PartnersPage(props: { appId: string }) {
   const { appId } = props;
   const { apps } = useSession();
@@ -118,23 +125,43 @@ export function PartnersPage(props: { appId: string }) {
     setTesting(next);
   };
 
-  /** Where focus goes once a form it was in closes: its list's heading. */
+  /** Where focus goes once a form it was in closes, when nothing better holds it: its list's heading. */
   const focusHeading = (id: string) =>
     requestAnimationFrame(() => document.getElementById(id)?.focus());
 
-  const onPartnerSaved = (saved: PartnerConfig) => {
+  /**
+   * Back to the button that opened a form or a test panel (`data-opens`), once it closes, which
+   * had the focus; to its list's heading when that button went with its row.
+   */
+  const focusOpener = (opens: string, target: PostbackTarget) =>
+    requestAnimationFrame(() => {
+      const button = document.querySelector<HTMLElement>(`[data-opens="${CSS.escape(opens)}"]`);
+      (button ?? document.getElementById(headingOf(target)))?.focus();
+    });
+
+  const closeEditing = () => {
+    if (editing) focusOpener(editingOpener(editing), editing.target);
     setEditing(null);
+  };
+
+  const closeTesting = () => {
+    if (testing) focusOpener(`test:${testing.target}:${testing.id}`, testing.target);
+    setTesting(null);
+  };
+
+  const onPartnerSaved = (saved: PartnerConfig) => {
+    closeEditing();
     setStatus(`Partner configuration ${saved.id} saved.`);
-    focusHeading("partners-heading");
     reload();
   };
 
   const onWebhookSaved = (saved: Webhook) => {
-    setEditing(null);
+    // A new secret's card takes focus itself: the secret is to be copied before anything else.
+    if (saved.secret) {
+      setEditing(null);
+      setNewSecret({ id: saved.id, secret: saved.secret });
+    } else closeEditing();
     setStatus(`Webhook ${saved.id} saved.`);
-    // A new secret's card takes focus itself.
-    if (saved.secret) setNewSecret({ id: saved.id, secret: saved.secret });
-    else focusHeading("webhooks-heading");
     reload();
   };
 
@@ -156,7 +183,7 @@ export function PartnersPage(props: { appId: string }) {
       await deletePostbackConfig(appId, target, id);
       setConfirming(null);
       // Its row goes, and the focus with it: to the list's heading.
-      focusHeading(target === "partners" ? "partners-heading" : "webhooks-heading");
+      focusHeading(headingOf(target));
       if (testing?.id === id && testing.target === target) setTesting(null);
       setStatus(`${target === "partners" ? "Partner configuration" : "Webhook"} ${id} deleted.`);
       await reload();
@@ -277,6 +304,7 @@ export function PartnersPage(props: { appId: string }) {
             <button
               type="button"
               disabled={catalog === null}
+              data-opens={editingOpener({ target: "partners", config: null })}
               onClick={() => startEditing({ target: "partners", config: null })}
             >
               Add a partner
@@ -345,6 +373,7 @@ export function PartnersPage(props: { appId: string }) {
                             type="button"
                             class="secondary"
                             aria-label={`Send a test postback to ${config.id}`}
+                            data-opens={`test:partners:${config.id}`}
                             onClick={() => startTesting({ target: "partners", id: config.id })}
                           >
                             Send a test postback
@@ -354,6 +383,7 @@ export function PartnersPage(props: { appId: string }) {
                             class="secondary"
                             aria-label={`Edit partner ${config.id}`}
                             disabled={catalog === null}
+                            data-opens={editingOpener({ target: "partners", config })}
                             onClick={() => startEditing({ target: "partners", config })}
                           >
                             Edit
@@ -378,10 +408,7 @@ export function PartnersPage(props: { appId: string }) {
           config={editing.config}
           takenIds={postbacks.partners.map((config) => config.id)}
           onSaved={onPartnerSaved}
-          onCancel={() => {
-            setEditing(null);
-            focusHeading("partners-heading");
-          }}
+          onCancel={closeEditing}
         />
       ) : null}
       {testedPartner ? (
@@ -402,10 +429,7 @@ export function PartnersPage(props: { appId: string }) {
               : (partnerOf(testedPartner.partner)?.takes_installs ?? true)
           }
           platform={platform}
-          onClose={() => {
-            setTesting(null);
-            focusHeading("partners-heading");
-          }}
+          onClose={closeTesting}
         />
       ) : null}
 
@@ -417,6 +441,7 @@ export function PartnersPage(props: { appId: string }) {
           {viewOnly ? null : (
             <button
               type="button"
+              data-opens={editingOpener({ target: "webhooks", config: null })}
               onClick={() => startEditing({ target: "webhooks", config: null })}
             >
               Add a webhook
@@ -460,6 +485,7 @@ export function PartnersPage(props: { appId: string }) {
                             type="button"
                             class="secondary"
                             aria-label={`Send a test delivery to webhook ${webhook.id}`}
+                            data-opens={`test:webhooks:${webhook.id}`}
                             onClick={() => startTesting({ target: "webhooks", id: webhook.id })}
                           >
                             Send a test delivery
@@ -468,6 +494,7 @@ export function PartnersPage(props: { appId: string }) {
                             type="button"
                             class="secondary"
                             aria-label={`Edit webhook ${webhook.id}`}
+                            data-opens={editingOpener({ target: "webhooks", config: webhook })}
                             onClick={() => startEditing({ target: "webhooks", config: webhook })}
                           >
                             Edit
@@ -483,7 +510,10 @@ export function PartnersPage(props: { appId: string }) {
           </TableScroll>
         )}
       </section>
-      {newSecret ? <NewSecret id={newSecret.id} secret={newSecret.secret} /> : null}
+      {/* One card per secret made, focused as it comes: a second webhook's is a new card. */}
+      {newSecret ? (
+        <NewSecret key={newSecret.secret} id={newSecret.id} secret={newSecret.secret} />
+      ) : null}
       {editing?.target === "webhooks" && postbacks && !viewOnly ? (
         <WebhookForm
           key={editing.config?.id ?? "new"}
@@ -491,10 +521,7 @@ export function PartnersPage(props: { appId: string }) {
           webhook={editing.config}
           takenIds={postbacks.webhooks.map((webhook) => webhook.id)}
           onSaved={onWebhookSaved}
-          onCancel={() => {
-            setEditing(null);
-            focusHeading("webhooks-heading");
-          }}
+          onCancel={closeEditing}
         />
       ) : null}
       {testedWebhook ? (
@@ -506,10 +533,7 @@ export function PartnersPage(props: { appId: string }) {
           events={[]}
           takesInstalls
           platform={platform}
-          onClose={() => {
-            setTesting(null);
-            focusHeading("webhooks-heading");
-          }}
+          onClose={closeTesting}
         />
       ) : null}
 
@@ -523,7 +547,7 @@ export function PartnersPage(props: { appId: string }) {
       ) : null}
 
       <DeliveryLog
-        key={logVersion}
+        version={logVersion}
         appId={appId}
         onRefresh={() => {
           setLogVersion((version) => version + 1);
@@ -792,34 +816,61 @@ function SettingsForm(props: {
   );
 }
 
-/** The delivery log: the latest attempts, newest first, a page at a time. */
-function DeliveryLog(props: { appId: string; onRefresh: () => void }) {
-  const { appId } = props;
+/**
+ * The delivery log: the latest attempts, newest first, a page at a time. `version` bumped reads
+ * the first page again in place: the log stays mounted, so Refresh keeps the keyboard's focus.
+ */
+function DeliveryLog(props: { appId: string; version: number; onRefresh: () => void }) {
+  const { appId, version } = props;
   const [entries, setEntries] = useState<DeliveryAttempt[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** Each reading of the first page: a page asked for before the latest one is not shown. */
+  const reading = useRef(0);
+  const moreButton = useRef<HTMLButtonElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
+    // `version` is read again on Refresh.
+    void version;
+    const asked = ++reading.current;
+    setError(null);
     getDeliveryLog(appId, { limit: LOG_PAGE }).then(
       (page) => {
+        if (asked !== reading.current) return;
         setEntries(page.data);
         setCursor(page.next_cursor);
       },
-      (caught: unknown) => setError(errorMessage(caught)),
+      (caught: unknown) => {
+        if (asked === reading.current) setError(errorMessage(caught));
+      },
     );
-  }, [appId]);
+  }, [appId, version]);
 
+  // A second press while a page is on its way would ask for the same page again (a ref: two
+  // presses before the log renders again both see the state as it was).
+  const moreOnItsWay = useRef(false);
   const loadMore = async () => {
-    if (!cursor) return;
+    if (!cursor || moreOnItsWay.current) return;
+    moreOnItsWay.current = true;
+    const asked = reading.current;
     setBusy(true);
     try {
       const page = await getDeliveryLog(appId, { limit: LOG_PAGE, cursor });
+      // A Refresh since: the first page read again, which this page does not follow.
+      if (asked !== reading.current) return;
       setEntries((current) => [...(current ?? []), ...page.data]);
       setCursor(page.next_cursor);
+      // The last page takes the button away, and the focus it had with it: the log's heading
+      // takes it, rather than the page's start.
+      if (page.next_cursor === null && document.activeElement === moreButton.current) {
+        requestAnimationFrame(() => heading.current?.focus());
+      }
     } catch (caught) {
       setError(errorMessage(caught));
     } finally {
+      moreOnItsWay.current = false;
       setBusy(false);
     }
   };
@@ -827,7 +878,9 @@ function DeliveryLog(props: { appId: string; onRefresh: () => void }) {
   return (
     <section class="card" aria-labelledby="delivery-log-heading">
       <div class="section-head">
-        <h2 id="delivery-log-heading">Delivery log</h2>
+        <h2 id="delivery-log-heading" ref={heading} tabIndex={-1}>
+          Delivery log
+        </h2>
         <button type="button" class="secondary" onClick={props.onRefresh}>
           Refresh
         </button>
@@ -902,7 +955,14 @@ function DeliveryLog(props: { appId: string; onRefresh: () => void }) {
       )}
       {cursor ? (
         <div class="actions">
-          <button type="button" class="secondary" disabled={busy} onClick={loadMore}>
+          {/* aria-disabled, not disabled: a disabled button would let the focus go. */}
+          <button
+            ref={moreButton}
+            type="button"
+            class="secondary"
+            aria-disabled={busy}
+            onClick={loadMore}
+          >
             Load more attempts
           </button>
         </div>

@@ -191,6 +191,18 @@ export const settingsProblemsOf = (detail: string, items: ListItems): Problem[] 
     return { field: named.field, text: `${label}: ${which} ${message}` };
   });
 
+/** The inputs whose values the service may find another app has (a 409). */
+const CONFLICT_FIELDS = ["app_store_id"] as const;
+
+/**
+ * A 409's detail as the form's problem: the service's conflicts of an app's settings name the
+ * setting first ("App Store id 123 is app com.example.other's already: …"), the input it is of.
+ */
+export const conflictProblemOf = (detail: string): Problem => ({
+  field: CONFLICT_FIELDS.find((name) => detail.startsWith(`${FIELD_LABELS[name]} `)) ?? null,
+  text: capitalised(detail),
+});
+
 /** The first problem of each input, beside it. */
 const besideByField = (problems: readonly Problem[]): Record<string, string> => {
   const fields: Record<string, string> = {};
@@ -278,6 +290,11 @@ export function SettingsPage(props: { appId: string }) {
             languages: patch.links?.languages ?? [],
           }),
         );
+        focusFirstRefused(form.current);
+      } else if (caught instanceof ApiError && caught.status === 409) {
+        // An App Store id another app has (src/links/app-settings.ts): the input's value, so
+        // it is said beside the input, as a 422 of it would be.
+        setProblems([conflictProblemOf(caught.detail || caught.error)]);
         focusFirstRefused(form.current);
       } else {
         setProblems([{ field: null, text: errorMessage(caught) }]);

@@ -11,6 +11,7 @@ import {
 } from "../api.ts";
 import { CopyField } from "../components/copy-field.tsx";
 import { ErrorText, Page } from "../components/page.tsx";
+import { codeRefusal } from "../sign-in-step.ts";
 
 /** What the sign-in says when a session ended under the person: the page they were on is gone. */
 export const SESSION_ENDED = "Your session ended: sign in again. Changes not saved were lost.";
@@ -18,8 +19,9 @@ export const SESSION_ENDED = "Your session ended: sign in again. Changes not sav
 /**
  * Signing in: the email and password, then, for a person with a TOTP (or an admin who must set
  * one up first), the code of their authenticator app. A wrong code keeps the code step, with
- * the service's reason; "Start again" goes back to the password. `expired`: the session ended
- * under the person, which the page says first.
+ * the service's reason; a sign-in the service says is over (too many wrong codes, or its time
+ * gone) goes back to the password with that reason, as "Start again" does without one.
+ * `expired`: the session ended under the person, which the page says first.
  */
 export function SignInPage(props: { onSignedIn: (session: Session) => void; expired?: boolean }) {
   const [email, setEmail] = useState("");
@@ -28,6 +30,13 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void; expi
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [ended, setEnded] = useState<string | null>(null);
+  const passwordInput = useRef<HTMLInputElement>(null);
+  /** Counts the returns from the code step to the password, each of which focuses it. */
+  const [backToPassword, setBackToPassword] = useState(0);
+
+  useEffect(() => {
+    if (backToPassword > 0) passwordInput.current?.focus();
+  }, [backToPassword]);
 
   // Put in the live region once it is there, so that a screen reader reads it out.
   useEffect(() => {
@@ -62,9 +71,12 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void; expi
     }
   };
 
-  const startAgain = () => {
+  /** Back to the password: the email kept, the reason the code step ended said, if any. */
+  const startAgain = (reason: string | null = null) => {
     setChallenge(null);
-    setError(null);
+    setError(reason);
+    setBusy(false);
+    setBackToPassword((count) => count + 1);
   };
 
   return (
@@ -73,7 +85,12 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void; expi
         {ended}
       </div>
       {challenge ? (
-        <CodeStep challenge={challenge} onSignedIn={props.onSignedIn} onStartAgain={startAgain} />
+        <CodeStep
+          challenge={challenge}
+          onSignedIn={props.onSignedIn}
+          onStartAgain={() => startAgain()}
+          onSignInOver={startAgain}
+        />
       ) : (
         <form class="card narrow stack" onSubmit={submit} aria-describedby="sign-in-error">
           <label class="field">
@@ -90,6 +107,7 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void; expi
           <label class="field">
             <span>Password</span>
             <input
+              ref={passwordInput}
               type="password"
               name="password"
               autocomplete="current-password"
@@ -114,6 +132,8 @@ function CodeStep(props: {
   challenge: SignInChallenge;
   onSignedIn: (session: Session) => void;
   onStartAgain: () => void;
+  /** The service ended the sign-in: back to the password, with its reason. */
+  onSignInOver: (reason: string) => void;
 }) {
   const { challenge } = props;
   const setup = challenge.challenge === "totp_setup";
@@ -143,8 +163,14 @@ function CodeStep(props: {
     try {
       props.onSignedIn(await answerChallenge(challenge.challenge_token, code));
     } catch (caught) {
-      // The service says why: a wrong code (try the next), or a sign-in that is over.
-      setError(errorMessage(caught));
+      // The service says why: a wrong code (try the next), or a sign-in that is over, which no
+      // code would finish: the password again.
+      const refusal = codeRefusal(caught);
+      if (refusal.signInOver) {
+        props.onSignInOver(refusal.message);
+        return;
+      }
+      setError(refusal.message);
       setCode("");
       setBusy(false);
       input.current?.focus();
