@@ -1,8 +1,6 @@
 import { setImmediate as tick } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
-import { staticKeyring } from "../crypto/keyring.ts";
-import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { AddressSighting } from "../ports/address-crowds.ts";
 import type { App } from "../ports/apps.ts";
@@ -10,7 +8,7 @@ import type { DeletionRequest } from "../ports/deletions.ts";
 import type { AcceptedInstallEvent } from "../postbacks/triggers.ts";
 import { S2S_EVENTS, SDK_EVENTS } from "./event-sources.ts";
 import { ignoredAs } from "./ignored.ts";
-import { NOW, s2sEvent, sdkEvent } from "./ingest.test-support.ts";
+import { ingestionDeps, NOW, s2sEvent, sdkEvent } from "./ingest.test-support.ts";
 import { createIngestion, type IngestionDeps } from "./service.ts";
 
 const APP: App = {
@@ -65,45 +63,24 @@ describe("recordEvents", () => {
             requestedAt: "2026-09-16T09:00:00.000Z",
             completedAt: null,
           };
-    const ingestion = createIngestion({
-      apps: {
-        get: async () => APP,
-        create: async () => undefined,
-        list: async () => [APP],
-        save: async () => undefined,
-      },
-      installs: {
-        get: (_, serviceId) => installs.call(known.get(serviceId)),
-        putIfAbsent: async (found) => ({ install: found, created: true }),
-        setConsent: async () => undefined,
-        delete: async () => undefined,
-      },
-      customerUsers: {
-        get: async () => undefined,
-        put: async (_, __, serviceId, seenAt) => ({ serviceId, seenAt }),
-        deleteInstall: async () => undefined,
-      },
-      events: {
-        put: async (records) => {
-          stored.push(...records);
+    const ingestion = createIngestion(
+      ingestionDeps(APP, {
+        installs: { get: (_, serviceId) => installs.call(known.get(serviceId)) },
+        events: {
+          put: async (records) => {
+            stored.push(...records);
+          },
         },
-      },
-      countries: { countryOf: () => null },
-      fx: parseEcbRates("Date,USD\n2026-09-15,1.1\n"),
-      keyrings: async () => staticKeyring({}),
-      attribution: {
-        store: { createPending: async () => true },
-        queue: { send: async () => undefined },
-      },
-      deletions: {
-        listByInstall: (_, serviceId) =>
-          deletions.call(
-            serviceId.startsWith("deleted") || serviceId === "known-2" ? [request(serviceId)] : [],
-          ),
-      },
-      sightings: { recordSightings: async () => undefined },
-      now: () => NOW,
-    });
+        deletions: {
+          listByInstall: (_, serviceId) =>
+            deletions.call(
+              serviceId.startsWith("deleted") || serviceId === "known-2"
+                ? [request(serviceId)]
+                : [],
+            ),
+        },
+      }),
+    );
     const ids = ["known-1", "deleted-1", "known-2", "new-1", "deleted-2", "known-1", "new-1"];
     const answer = await ingestion.recordEvents(
       { appId: APP.appId, sourceIp: null, headers: {} },
@@ -140,33 +117,10 @@ describe("which installs send from an address", () => {
     const sightings: AddressSighting[] = [];
     const steps: string[] = [];
     const known = new Map([["known-1", install("known-1")]]);
-    const deps: IngestionDeps = {
-      apps: {
-        get: async () => APP,
-        create: async () => undefined,
-        list: async () => [APP],
-        save: async () => undefined,
-      },
-      installs: {
-        get: async (_, serviceId) => known.get(serviceId),
-        putIfAbsent: async (found) => ({ install: found, created: true }),
-        setConsent: async () => undefined,
-        delete: async () => undefined,
-      },
-      customerUsers: {
-        get: async () => "known-1",
-        put: async (_, __, serviceId, seenAt) => ({ serviceId, seenAt }),
-        deleteInstall: async () => undefined,
-      },
-      events: { put: async () => undefined },
-      countries: { countryOf: () => null },
-      fx: parseEcbRates("Date,USD\n2026-09-15,1.1\n"),
-      keyrings: async () => staticKeyring({}),
-      attribution: {
-        store: { createPending: async () => true },
-        queue: { send: async () => void steps.push("queued") },
-      },
-      deletions: { listByInstall: async () => [] },
+    const deps = ingestionDeps(APP, {
+      installs: { get: async (_, serviceId) => known.get(serviceId) },
+      customerUsers: { get: async () => "known-1" },
+      attribution: { queue: { send: async () => void steps.push("queued") } },
       sightings: {
         recordSightings: async (batch) => {
           if (options.sightingsFail) throw new Error("touch store down");
@@ -174,8 +128,7 @@ describe("which installs send from an address", () => {
           steps.push("sighted");
         },
       },
-      now: () => NOW,
-    };
+    });
     return { ingestion: createIngestion(deps), sightings, steps };
   };
   const from = (sourceIp: string | null) => ({ appId: APP.appId, sourceIp, headers: {} });
@@ -217,50 +170,32 @@ describe("an install reported again after a failure part-way", () => {
     const pendings: { receivedAt: string; clockOffsetMs: number | null }[] = [];
     let clock = new Date("2026-09-16T12:00:00.000Z");
     let failNext = true;
-    const ingestion = createIngestion({
-      apps: {
-        get: async () => APP,
-        create: async () => undefined,
-        list: async () => [APP],
-        save: async () => undefined,
-      },
-      installs: {
-        get: async (_, serviceId) => stored.get(serviceId),
-        putIfAbsent: async (found) => {
-          const first = stored.get(found.serviceId);
-          if (first) return { install: first, created: false };
-          stored.set(found.serviceId, found);
-          return { install: found, created: true };
-        },
-        setConsent: async () => undefined,
-        delete: async () => undefined,
-      },
-      customerUsers: {
-        get: async () => undefined,
-        put: async (_, __, serviceId, seenAt) => ({ serviceId, seenAt }),
-        deleteInstall: async () => undefined,
-      },
-      events: { put: async () => undefined },
-      countries: { countryOf: () => null },
-      fx: parseEcbRates("Date,USD\n2026-09-15,1.1\n"),
-      keyrings: async () => staticKeyring({}),
-      attribution: {
-        store: {
-          createPending: async ({ facts }) => {
-            if (failNext) {
-              failNext = false;
-              throw new Error("attributions table unreachable");
-            }
-            pendings.push({ receivedAt: facts.receivedAt, clockOffsetMs: facts.clockOffsetMs });
-            return true;
+    const ingestion = createIngestion(
+      ingestionDeps(APP, {
+        installs: {
+          get: async (_, serviceId) => stored.get(serviceId),
+          putIfAbsent: async (found) => {
+            const first = stored.get(found.serviceId);
+            if (first) return { install: first, created: false };
+            stored.set(found.serviceId, found);
+            return { install: found, created: true };
           },
         },
-        queue: { send: async () => undefined },
-      },
-      deletions: { listByInstall: async () => [] },
-      sightings: { recordSightings: async () => undefined },
-      now: () => clock,
-    });
+        attribution: {
+          store: {
+            createPending: async ({ facts }) => {
+              if (failNext) {
+                failNext = false;
+                throw new Error("attributions table unreachable");
+              }
+              pendings.push({ receivedAt: facts.receivedAt, clockOffsetMs: facts.clockOffsetMs });
+              return true;
+            },
+          },
+        },
+        now: () => clock,
+      }),
+    );
     const report = (sentAt: string) =>
       ingestion.recordInstall(
         { appId: APP.appId, sourceIp: "81.2.69.142", headers: {} },
@@ -303,49 +238,29 @@ describe("one request's events", () => {
       requestedAt: "2026-09-10T00:00:00.000Z",
       completedAt: "2026-09-10T00:01:00.000Z",
     });
-    const ingestion = createIngestion({
-      apps: {
-        get: async () => APP,
-        create: async () => undefined,
-        list: async () => [APP],
-        save: async () => undefined,
-      },
-      installs: {
-        get: async (_, serviceId) => known.get(serviceId),
-        putIfAbsent: async (found) => ({ install: found, created: true }),
-        setConsent: async () => undefined,
-        delete: async () => undefined,
-      },
-      customerUsers: {
-        get: async (_, customerUserId, which) =>
-          (which?.purged ? options.purgedUsers : options.customerUsers)?.[customerUserId],
-        put: async (_, __, serviceId, seenAt) => ({ serviceId, seenAt }),
-        deleteInstall: async () => undefined,
-      },
-      events: { put: async (records) => void stored.push(...records) },
-      countries: { countryOf: () => null },
-      fx: parseEcbRates("Date,USD\n2026-09-15,1.1\n"),
-      keyrings: async () => staticKeyring({}),
-      attribution: {
-        store: { createPending: async () => true },
-        queue: { send: async () => undefined },
-      },
-      postbacks: {
-        triggers: {
-          eventsAccepted: async (_, events) => {
-            sent.push(...events);
-            return events.length;
-          },
+    const ingestion = createIngestion(
+      ingestionDeps(APP, {
+        installs: { get: async (_, serviceId) => known.get(serviceId) },
+        customerUsers: {
+          get: async (_, customerUserId, which) =>
+            (which?.purged ? options.purgedUsers : options.customerUsers)?.[customerUserId],
         },
-        attributions: { get: async () => undefined },
-      },
-      deletions: {
-        listByInstall: async (_, serviceId) =>
-          options.deleted?.includes(serviceId) ? [deletion(serviceId)] : [],
-      },
-      sightings: { recordSightings: async () => undefined },
-      now: () => NOW,
-    });
+        events: { put: async (records) => void stored.push(...records) },
+        postbacks: {
+          triggers: {
+            eventsAccepted: async (_, events) => {
+              sent.push(...events);
+              return events.length;
+            },
+          },
+          attributions: { get: async () => undefined },
+        },
+        deletions: {
+          listByInstall: async (_, serviceId) =>
+            options.deleted?.includes(serviceId) ? [deletion(serviceId)] : [],
+        },
+      }),
+    );
     const caller = { appId: APP.appId, sourceIp: null, headers: {} };
     return { ingestion, caller, stored, sent };
   };

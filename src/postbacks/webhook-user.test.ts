@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
-import { staticKeyring } from "../crypto/keyring.ts";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
 import { S2S_EVENTS, SDK_EVENTS } from "../ingest/event-sources.ts";
+import { ingestionDeps } from "../ingest/ingest.test-support.ts";
 import { createIngestion } from "../ingest/service.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { App } from "../ports/apps.ts";
@@ -56,41 +56,20 @@ const webhookOfEvent = async (
     queue: { send: async () => undefined },
     now: () => NOW,
   });
-  const ingestion = createIngestion({
-    apps: {
-      get: async () => APP,
-      create: async () => undefined,
-      list: async () => [APP],
-      save: async () => undefined,
-    },
-    installs: {
-      get: async () => install,
-      putIfAbsent: async (found) => ({ install: found, created: true }),
-      setConsent: async () => undefined,
-      delete: async () => undefined,
-    },
-    customerUsers: {
-      get: async () => install.serviceId,
-      put: async (_app, _user, serviceId, seenAt) => ({ serviceId, seenAt }),
-      deleteInstall: async () => undefined,
-    },
-    events: {
-      put: async (records) => {
-        lake.push(...records);
+  const ingestion = createIngestion(
+    ingestionDeps(APP, {
+      installs: { get: async () => install },
+      customerUsers: { get: async () => install.serviceId },
+      events: {
+        put: async (records) => {
+          lake.push(...records);
+        },
       },
-    },
-    countries: { countryOf: () => null },
-    fx: parseEcbRates("Date,USD\n2026-11-01,1.1\n"),
-    keyrings: async () => staticKeyring({}),
-    attribution: {
-      store: { createPending: async () => true },
-      queue: { send: async () => undefined },
-    },
-    deletions: { listByInstall: async () => [] },
-    sightings: { recordSightings: async () => undefined },
-    postbacks: { triggers, attributions: { get: async () => undefined } },
-    now: () => NOW,
-  });
+      fx: parseEcbRates("Date,USD\n2026-11-01,1.1\n"),
+      postbacks: { triggers, attributions: { get: async () => undefined } },
+      now: () => NOW,
+    }),
+  );
   await ingestion.recordEvents(
     { appId: APP.appId, sourceIp: null, headers: {} },
     { events: [event] },
