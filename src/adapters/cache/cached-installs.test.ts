@@ -89,17 +89,19 @@ describe("cached install store", () => {
     expect(await cached.setConsent("com.a", "unknown", consent)).toBeUndefined();
   });
 
+  /** A consent withdrawn after the install was read. */
+  const withdrawn = {
+    gdprApplies: true,
+    adUserData: false,
+    adPersonalization: false,
+    tcfString: null,
+    updatedAt: "2026-11-02T10:00:00.000Z",
+  };
+
   it("does not keep what a read found when a consent change overlapped it", async () => {
     const { store, gate } = memoryStore();
     const cached = cachedInstallStore(store, 10);
     await store.putIfAbsent(install("s1"));
-    const withdrawn = {
-      gdprApplies: true,
-      adUserData: false,
-      adPersonalization: false,
-      tcfString: null,
-      updatedAt: "2026-11-02T10:00:00.000Z",
-    };
     const release = gate.hold();
     // The read finds the install's consent as it was, then the withdrawal is stored before
     // the read returns.
@@ -114,13 +116,6 @@ describe("cached install store", () => {
     const { store, gate } = memoryStore();
     const cached = cachedInstallStore(store, 10);
     await store.putIfAbsent(install("s1"));
-    const withdrawn = {
-      gdprApplies: true,
-      adUserData: false,
-      adPersonalization: false,
-      tcfString: null,
-      updatedAt: "2026-11-02T10:00:00.000Z",
-    };
     const release = gate.hold();
     // An SDK's retry of its first open finds the install as it was; the withdrawal lands first.
     const retried = cached.putIfAbsent(install("s1"));
