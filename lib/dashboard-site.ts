@@ -21,10 +21,14 @@ import {
 import { RestApiOrigin, S3BucketOrigin } from "aws-cdk-lib/aws-cloudfront-origins";
 import type { IRole } from "aws-cdk-lib/aws-iam";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
-import { BucketDeployment, Source } from "aws-cdk-lib/aws-s3-deployment";
+import { BucketDeployment, CacheControl, Source } from "aws-cdk-lib/aws-s3-deployment";
 import { Construct } from "constructs";
 import { dashboardDist } from "../dashboard/dist-path.ts";
-import { CONTENT_SECURITY_POLICY } from "../src/http/dashboard-headers.ts";
+import {
+  CONTENT_SECURITY_POLICY,
+  dashboardCacheControl,
+  DASHBOARD_PAGE as PAGE,
+} from "../src/http/dashboard-headers.ts";
 import { acknowledge, acknowledgeWildcardResource } from "./nag.ts";
 
 export interface DashboardSiteProps {
@@ -131,7 +135,7 @@ export class DashboardSite extends Construct {
     const api = new RestApiOrigin(props.api, { readTimeout: Duration.seconds(60) });
     this.distribution = new Distribution(this, "Distribution", {
       comment: "Attribution service dashboard",
-      defaultRootObject: "index.html",
+      defaultRootObject: PAGE,
       defaultBehavior: {
         origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
@@ -157,15 +161,31 @@ export class DashboardSite extends Construct {
       logFilePrefix: "dashboard-cdn/",
     });
 
-    const deployment = new BucketDeployment(this, "Deploy", {
-      // Built at `npm install`.
-      sources: [Source.asset(dashboardDist)],
+    // Built at `npm install`, and sent with the embedded runtime's Cache-Control. The page's
+    // script, style and icon go first; then the page. In that order, a new page never asks for a hash whose file is not there yet, which the
+    // edge would otherwise keep, old, under the new hash for a day.
+    const source = Source.asset(dashboardDist);
+    const hashedFiles = new BucketDeployment(this, "Deploy", {
+      sources: [source],
       destinationBucket: this.bucket,
-      distribution: this.distribution,
-      distributionPaths: ["/index.html"],
+      exclude: [PAGE],
+      cacheControl: [CacheControl.fromString(dashboardCacheControl("app.js"))],
     });
-    this.deploymentRole = deployment.handlerRole;
-    acknowledgeDeployment(this, deployment);
+    const page = new BucketDeployment(this, "DeployPage", {
+      sources: [source],
+      destinationBucket: this.bucket,
+      exclude: ["*"],
+      include: [PAGE],
+      // The files deployment prunes; this one must not remove what it leaves out.
+      prune: false,
+      cacheControl: [CacheControl.fromString(dashboardCacheControl(PAGE))],
+      distribution: this.distribution,
+      // The edge keeps the default root object under the root's path as well as its own.
+      distributionPaths: ["/", `/${PAGE}`],
+    });
+    page.node.addDependency(hashedFiles);
+    this.deploymentRole = hashedFiles.handlerRole;
+    acknowledgeDeployment(this, hashedFiles);
 
     acknowledge(
       this.distribution,

@@ -122,6 +122,29 @@ describe("the dashboard's site", () => {
     expect(page).toMatch(/href="\/app\.css\?v=[0-9a-f]+"/);
   });
 
+  it("deploys the page after the files it names, so browsers ask for it again and keep the rest", () => {
+    const deployments = Object.entries(template.findResources("Custom::CDKBucketDeployment")) as [
+      string,
+      { Properties: Record<string, unknown>; DependsOn?: string[] },
+    ][];
+    const [filesId, files] = deployments.find(([, d]) => d.Properties.Include === undefined) ?? [];
+    const [, page] = deployments.find(([, d]) => d.Properties.Include !== undefined) ?? [];
+    expect(files?.Properties).toMatchObject({
+      Exclude: ["index.html"],
+      Prune: true,
+      SystemMetadata: { "cache-control": "public, max-age=31536000, immutable" },
+    });
+    expect(page?.Properties).toMatchObject({
+      Exclude: ["*"],
+      Include: ["index.html"],
+      // The files' deployment removes what a build no longer has; this one keeps them.
+      Prune: false,
+      SystemMetadata: { "cache-control": "no-cache" },
+      DistributionPaths: ["/", "/index.html"],
+    });
+    expect(page?.DependsOn).toContain(filesId);
+  });
+
   it("takes the CloudFront web ACL it is given, and none unless given one", () => {
     expect(distributionConfig(template, stack).WebACLId).toBeUndefined();
     const acl = "arn:aws:wafv2:us-east-1:123456789012:global/webacl/attribution/abc";

@@ -7,7 +7,11 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
-import { DASHBOARD_SECURITY_HEADERS } from "../http/dashboard-headers.ts";
+import {
+  DASHBOARD_PAGE,
+  DASHBOARD_SECURITY_HEADERS,
+  dashboardCacheControl,
+} from "../http/dashboard-headers.ts";
 import type { HttpResponse } from "../http/middleware.ts";
 
 /** The build writes text files only. */
@@ -31,13 +35,11 @@ export const loadDashboardFiles = async (dir: string): Promise<DashboardFiles> =
       const type = TYPES[extname(name)];
       if (!type) continue;
       const body = await readFile(join(dir, name), "utf8");
-      files.set(name === "index.html" ? "/" : `/${name}`, {
+      files.set(name === DASHBOARD_PAGE ? "/" : `/${name}`, {
         statusCode: 200,
         headers: {
           "content-type": type,
-          // The page names its files with a content hash, so only the page itself is re-read.
-          "cache-control":
-            name === "index.html" ? "no-cache" : "public, max-age=31536000, immutable",
+          "cache-control": dashboardCacheControl(name),
           ...DASHBOARD_SECURITY_HEADERS,
         },
         body,
@@ -46,6 +48,6 @@ export const loadDashboardFiles = async (dir: string): Promise<DashboardFiles> =
   }
   return ({ method, path }) =>
     method === "GET" || method === "HEAD"
-      ? files.get(path === "/index.html" ? "/" : path)
+      ? files.get(path === `/${DASHBOARD_PAGE}` ? "/" : path)
       : undefined;
 };

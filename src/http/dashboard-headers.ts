@@ -22,3 +22,14 @@ export const DASHBOARD_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "x-frame-options": "DENY",
   "referrer-policy": "same-origin",
 };
+
+/** The dashboard's page, which names every other file with its content's hash (`?v=`). */
+export const DASHBOARD_PAGE = "index.html";
+
+/**
+ * How browsers keep the dashboard's files, on both runtimes: the page is asked for again each
+ * visit, so a new version reaches a returning person at once; the files it names by their hash
+ * are kept for a year.
+ */
+export const dashboardCacheControl = (name: string): string =>
+  name === DASHBOARD_PAGE ? "no-cache" : "public, max-age=31536000, immutable";
