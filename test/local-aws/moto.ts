@@ -266,3 +266,9 @@ export const motoStreamIntoBucket = async (
     }),
   );
 };
+
+// `npx tsx test/local-aws/moto.ts install` installs moto ahead of the suites that start it: CI
+// does so while the type check takes one core of two.
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === "install") {
+  await ensureInstalled();
+}
