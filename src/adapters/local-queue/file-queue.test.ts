@@ -80,6 +80,24 @@ describe("the folder queue", () => {
     ]);
   });
 
+  it("keeps a message it hands out or puts back when that line is the one that rewrites the journal", async () => {
+    // Long enough after one line to be written anew: the taking's line rewrites it.
+    const taking = await open(3, 1);
+    await taking.send([{ n: 1 }]);
+    expect(await taking.take(1)).toHaveLength(1);
+    // Reopened as after a kill -9 (not closed): what was handed out comes again.
+    expect((await (await open(3, 1)).take(1)).map((m) => [m.body.n, m.attempt])).toEqual([[1, 2]]);
+
+    await rm(dir, { recursive: true, force: true });
+    // Two lines: the putting back's line rewrites it.
+    const failing = await open(3, 2);
+    await failing.send([{ n: 2 }]);
+    const [taken] = await failing.take(1);
+    expect(await failing.fail(taken?.id ?? "", new Error("down"), 60)).toBe("retried");
+    clock += 60_000;
+    expect((await (await open(3, 2)).take(1)).map((m) => [m.body.n, m.attempt])).toEqual([[2, 2]]);
+  });
+
   it("keeps a delayed message back until its time", async () => {
     const queue = await open();
     await queue.send([{ n: 1 }], { delaySeconds: 30 });

@@ -322,8 +322,9 @@ export const openFileQueue = async <T>(options: {
           await bury({ ...delivered, lastError: String(error) });
           continue;
         }
-        append(`${JSON.stringify({ t: stored.id })}\n`, 1);
+        // Held before its line is written: a journal that line rewrites keeps it.
         taken.set(stored.id, delivered);
+        append(`${JSON.stringify({ t: stored.id })}\n`, 1);
         handed.push(message);
       }
       return handed;
@@ -346,8 +347,8 @@ export const openFileQueue = async <T>(options: {
         return "dead";
       }
       const again = { ...stored, lastError, visibleAt: now() + delaySeconds * 1000 };
-      append(storedLine(again), 1);
       ready.set(id, again);
+      append(storedLine(again), 1);
       return "retried";
     },
 
