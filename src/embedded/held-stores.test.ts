@@ -5,6 +5,7 @@
  * token, and no method outside its list.
  */
 import { mkdtemp, rm } from "node:fs/promises";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,6 +66,23 @@ describe("the held stores' bridge", () => {
 
   it("answers no caller without the token of this start", async () => {
     expect((await post("/deliveryLog/counts", "another-token")).status).toBe(401);
+    expect((await post("/deliveryLog/counts", served.token)).status).toBe(200);
+  });
+
+  it("answers a token of the right length in other bytes 401, and goes on answering", async () => {
+    // One character of Latin-1 a header byte: as many characters as the token, more bytes.
+    const given = Buffer.from(`Bearer ${"\u00e9".repeat(served.token.length)}`, "latin1");
+    const socket = connect(Number(new URL(served.url).port), "127.0.0.1");
+    socket.end(
+      Buffer.concat([
+        Buffer.from("POST /deliveryLog/counts HTTP/1.1\r\nHost: held\r\nAuthorization: "),
+        given,
+        Buffer.from("\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+      ]),
+    );
+    let reply = "";
+    for await (const chunk of socket) reply += String(chunk);
+    expect(reply).toMatch(/^HTTP\/1\.1 401 /);
     expect((await post("/deliveryLog/counts", served.token)).status).toBe(200);
   });
 

@@ -6,11 +6,12 @@
  * method's result, or its error (a ValidationError stays one, for the CLI to print). What the
  * embedded DynamoDB's endpoint is for the tables it keeps; on AWS every store is a table.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ValidationError } from "../domain/errors.ts";
+import { tokensMatch } from "../domain/sessions.ts";
 import { DELIVERY_LOG_METHODS, type DeliveryLog } from "../ports/postbacks.ts";
 
 /** Each held store, and the methods of it the CLI may call. */
@@ -48,9 +49,6 @@ const readBody = async (request: IncomingMessage): Promise<string | undefined> =
   return Buffer.concat(chunks).toString("utf8");
 };
 
-const sameToken = (given: string, token: string) =>
-  given.length === token.length && timingSafeEqual(Buffer.from(given), Buffer.from(token));
-
 /** Serves the stores on loopback until `close`. */
 export const serveHeldStores = async (
   stores: HeldStores,
@@ -66,7 +64,7 @@ export const serveHeldStores = async (
       store !== undefined && Object.hasOwn(HELD, store)
         ? HELD[store as keyof typeof HELD]
         : undefined;
-    if (!sameToken(request.headers.authorization ?? "", `Bearer ${token}`)) {
+    if (!tokensMatch(request.headers.authorization, `Bearer ${token}`)) {
       answer(401, { error: "not this service's CLI" });
       return;
     }
