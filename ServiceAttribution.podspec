@@ -15,7 +15,7 @@ Pod::Spec.new do |s|
     schema. Swift, no third-party dependency.
   DESC
   s.homepage         = 'https://github.com/service-attribution/service-attribution/tree/main/sdk/ios'
-  s.license          = { :type => 'Apache-2.0' }
+  s.license          = { :type => 'Apache-2.0', :file => 'LICENSE' }
   s.author           = { 'Service Attribution' => 'sdk@service-attribution.invalid' }
   # The same plain version tags SwiftPM reads (SwiftPM takes no prefixed tag as a version).
   s.source           = { :git => 'https://github.com/service-attribution/service-attribution.git', :tag => s.version.to_s }

@@ -80,6 +80,12 @@ publishing {
             pom {
                 name.set("Attribution SDK for Android")
                 description.set("Install and in-app event attribution for Android apps.")
+                licenses {
+                    license {
+                        name.set("The Apache License, Version 2.0")
+                        url.set("https://www.apache.org/licenses/LICENSE-2.0.txt")
+                    }
+                }
             }
         }
     }

@@ -11,7 +11,7 @@ Pod::Spec.new do |s|
     and parses the service's links, through the ServiceAttribution iOS SDK.
   DESC
   s.homepage         = 'https://github.com/service-attribution/service-attribution/tree/main/sdk/flutter'
-  s.license          = { :type => 'Apache-2.0' }
+  s.license          = { :type => 'Apache-2.0', :file => '../LICENSE' }
   s.author           = { 'Service Attribution' => 'sdk@service-attribution.invalid' }
   s.source           = { :path => '.' }
   # The sources and the privacy manifest are where the Swift package (service_attribution/) has them.

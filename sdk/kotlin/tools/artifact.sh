@@ -38,6 +38,10 @@ build_artifact() {
   local name description
   name="$(sed -nE 's/.*name\.set\("([^"]*)"\).*/\1/p' "$kotlin_sdk/build.gradle.kts" | head -1)"
   description="$(sed -nE 's/.*description\.set\("([^"]*)"\).*/\1/p' "$kotlin_sdk/build.gradle.kts" | head -1)"
+  # The licence block's name and URL (the first name.set is the POM's own).
+  local license_name license_url
+  license_name="$(sed -nE '/license \{/,/\}/ s/.*name\.set\("([^"]*)"\).*/\1/p' "$kotlin_sdk/build.gradle.kts")"
+  license_url="$(sed -nE '/license \{/,/\}/ s/.*url\.set\("([^"]*)"\).*/\1/p' "$kotlin_sdk/build.gradle.kts")"
   {
     echo '<?xml version="1.0" encoding="UTF-8"?>'
     echo '<project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">'
@@ -48,6 +52,12 @@ build_artifact() {
     echo '  <packaging>aar</packaging>'
     echo "  <name>$name</name>"
     echo "  <description>$description</description>"
+    echo '  <licenses>'
+    echo '    <license>'
+    echo "      <name>$license_name</name>"
+    echo "      <url>$license_url</url>"
+    echo '    </license>'
+    echo '  </licenses>'
     echo '  <dependencies>'
     local coordinates scope g a v
     while read -r coordinates scope; do
