@@ -314,6 +314,10 @@ const TABLE_GRANTS: {
     ],
     // A postback's winning touch, by its click id.
     get: [{ actions: ["dynamodb:GetItem"], on: whole("touches") }],
+    // A deleted install's claim let go (a conditional delete of a claim's item, never a touch).
+    purge: [
+      { actions: ["dynamodb:DeleteItem"], on: whole("touches"), keysStartWith: CLAIM_KEY_PREFIX },
+    ],
   },
   attributions: {
     // A new install's pending record (a conditional put), and one read: an event's postbacks
@@ -323,7 +327,8 @@ const TABLE_GRANTS: {
     work: [{ actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], on: whole("attributions") }],
     get: [{ actions: ["dynamodb:GetItem"], on: whole("attributions") }],
     sweep: [{ actions: QUERY, on: indexes("attributions", "open") }],
-    purge: [{ actions: ["dynamodb:DeleteItem"], on: whole("attributions") }],
+    // The install's attribution read (the click whose claim goes with it), then deleted.
+    purge: [{ actions: ["dynamodb:GetItem", "dynamodb:DeleteItem"], on: whole("attributions") }],
   },
   postbackConfigs: {
     // An app's configurations by the by-app index, one by key.

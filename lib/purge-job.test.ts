@@ -58,6 +58,7 @@ describe("purge job", () => {
         INSTALLS_TABLE: resolve(stack.tables.table.installs.tableName),
         CUSTOMER_USERS_TABLE: resolve(stack.tables.table.customerUsers.tableName),
         ATTRIBUTIONS_TABLE: resolve(stack.tables.table.attributions.tableName),
+        TOUCHES_TABLE: resolve(stack.tables.table.touches.tableName),
         SNAPSHOTS_TABLE: resolve(stack.tables.table.snapshots.tableName),
         OUTBOX_TABLE: resolve(stack.tables.table.outbox.tableName),
         DELIVERY_LOG_TABLE: resolve(stack.tables.table.deliveryLog.tableName),
@@ -130,7 +131,6 @@ describe("purge job", () => {
         Resource: [
           resolve(tables.table.installs.tableArn),
           resolve(tables.table.customerUsers.tableArn),
-          resolve(tables.table.attributions.tableArn),
           resolve(tables.table.outbox.tableArn),
           resolve(tables.table.deliveryLog.tableArn),
         ],
@@ -140,6 +140,18 @@ describe("purge job", () => {
         Action: "dynamodb:PutItem",
         Resource: resolve(tables.table.customerUsers.tableArn),
         Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["#purged#*"] } },
+      },
+      // The install's attribution names the click whose claim it lets go.
+      {
+        Effect: "Allow",
+        Action: ["dynamodb:GetItem", "dynamodb:DeleteItem"],
+        Resource: resolve(tables.table.attributions.tableArn),
+      },
+      {
+        Effect: "Allow",
+        Action: "dynamodb:DeleteItem",
+        Resource: resolve(tables.table.touches.tableArn),
+        Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["claim#*"] } },
       },
       {
         Effect: "Allow",
@@ -188,10 +200,15 @@ describe("purge job", () => {
     expect(writes.map((statement) => statement.Condition)).toEqual([
       { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["#purged#*"] } },
     ]);
-    // One read: the tombstones items of the deletions table, by their key's prefix.
+    // Two reads: the tombstones items of the deletions table, by their key's prefix, and an
+    // install's attribution by its key.
     const reads = all.filter((statement) => actionsOf(statement).includes("dynamodb:GetItem"));
-    expect(reads.map((statement) => statement.Condition)).toEqual([
-      { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["app#*"] } },
+    expect(reads.map((statement) => [statement.Resource, statement.Condition])).toEqual([
+      [
+        resolve(stack.tables.table.deletions.tableArn),
+        { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["app#*"] } },
+      ],
+      [resolve(stack.tables.table.attributions.tableArn), undefined],
     ]);
     const others = actions.filter((a) => !a.startsWith("dynamodb:") && !a.startsWith("s3:"));
     expect(new Set(others.map((a) => a.split(":")[0]))).toEqual(new Set(["logs", "xray", "sqs"]));

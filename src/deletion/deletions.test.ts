@@ -35,7 +35,8 @@ const memoryDeletions = () => {
 };
 
 const noopStores = {
-  attributions: { delete: async () => undefined },
+  attributions: { get: async () => undefined, delete: async () => undefined },
+  claims: { releaseClaim: async () => undefined },
   outbox: { purgeInstall: async () => 0 },
   deliveryLog: { purgeInstall: async () => 0 },
   installs: {

@@ -11,6 +11,7 @@ import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
 import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
 import type { LakePurger } from "../ports/lake.ts";
 import type { DeliveryLog, OutboxStore } from "../ports/postbacks.ts";
+import type { TouchStore } from "../ports/touches.ts";
 
 export interface DeletionAnswer {
   request_id: string;
@@ -74,7 +75,9 @@ export interface PurgeDeps {
   readonly installs: InstallStore;
   readonly customerUsers: CustomerUserMap;
   /** The install's attribution: its result, and while pending what matching needed. */
-  readonly attributions: Pick<AttributionStore, "delete">;
+  readonly attributions: Pick<AttributionStore, "get" | "delete">;
+  /** Its claim on the click it was credited to. */
+  readonly claims: Pick<TouchStore, "releaseClaim">;
   /** Its postbacks' and webhooks' sends, and their attempts' records (URLs may hold its ids). */
   readonly outbox: Pick<OutboxStore, "purgeInstall">;
   readonly deliveryLog: Pick<DeliveryLog, "purgeInstall">;
@@ -149,6 +152,20 @@ const purgeApp = async (
       // Leaves a mark of the install under each id it used (no id in clear), so that a server's
       // events for its user stay ignored after the purge, as they were before it.
       await deps.customerUsers.deleteInstall(request.appId, request.serviceId);
+      // The claim first, while the attribution still names its click: after it, a later
+      // install of the device from the same click is a new one, as the install is gone.
+      const attribution = await deps.attributions.get(request.appId, request.serviceId);
+      if (attribution?.state === "resolved") {
+        const { clickId, touchTime } = attribution.result;
+        if (clickId !== null && touchTime !== null) {
+          await deps.claims.releaseClaim({
+            appId: request.appId,
+            clickId,
+            serviceId: request.serviceId,
+            touchTime,
+          });
+        }
+      }
       await deps.attributions.delete(request.appId, request.serviceId);
       await deps.outbox.purgeInstall(request.appId, request.serviceId);
       await deps.deliveryLog.purgeInstall(request.appId, request.serviceId);

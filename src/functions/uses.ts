@@ -45,13 +45,15 @@ export interface TableAccess {
    * record: put touches (and take back a failed request's); tap: put one touch, nothing else
    * (the link host's click); sight: record the installs sending from an address (sightings'
    * items only); match: the matcher's lookups, and its claim of the winning click for the
-   * install; get: one by click id (a postback's winning touch).
+   * install; get: one by click id (a postback's winning touch); purge: a deleted install's
+   * claim let go.
    */
-  readonly touches: "record" | "tap" | "sight" | "match" | "get";
+  readonly touches: "record" | "tap" | "sight" | "match" | "get" | "purge";
   /**
    * request: a new install's pending record, and one read (whether an event's install is
    * attributed yet, for its postbacks); work: read and resolve one (the worker); get: read one
-   * (the SDKs, the postback worker); sweep: find unfinished ones; purge: delete by key.
+   * (the SDKs, the postback worker); sweep: find unfinished ones; purge: read one (the click
+   * whose claim it lets go) and delete it.
    */
   readonly attributions: "request" | "work" | "get" | "sweep" | "purge";
   /** read: one user by email (a session's owner); grant: add an app to a user's apps. */

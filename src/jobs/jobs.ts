@@ -62,6 +62,7 @@ export const JOBS = [
           customerUsers: "purge",
           snapshots: "purge",
           attributions: "purge",
+          touches: "purge",
           outbox: "purge",
           deliveryLog: "purge",
         },

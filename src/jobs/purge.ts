@@ -31,6 +31,7 @@ export const purgeJob = /* @__PURE__ */ composition(
         installs: tables.installs,
         customerUsers: tables.customerUsers,
         attributions: tables.attributions,
+        claims: tables.touches,
         outbox: tables.outbox,
         deliveryLog: tables.deliveryLog,
         lake: lakePurger,

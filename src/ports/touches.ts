@@ -96,6 +96,14 @@ export interface TouchStore extends AddressCrowds {
    */
   claimClick(claim: ClickClaim): Promise<ClickHolder>;
   /**
+   * Lets go of the install's claim on a click, if it holds it (a deleted install): a later
+   * install credited to the click is new, not this one's device installing again, and the
+   * claim's tag of the device is gone with the rest of the install.
+   */
+  releaseClaim(
+    claim: Pick<ClickClaim, "appId" | "clickId" | "serviceId" | "touchTime">,
+  ): Promise<void>;
+  /**
    * Deletes what expired before the cutoff (DynamoDB's TTL does it on AWS): touches, with the
    * claims and sightings that expire with them; how many items.
    */

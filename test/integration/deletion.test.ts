@@ -8,6 +8,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SNAPSHOT_HEADER } from "../../src/export/paging.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
+import { installRequest } from "../support/installs.ts";
 import { lakeAttribution, lakeEvent } from "../support/records.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
@@ -379,6 +380,78 @@ describe("a purge beside the rest of the service's work", () => {
     await rt.flush();
     expect(await lakeRowsOf(app, doomed)).toBe(0);
     expect(await rt.stores.customerUsers.get(app, "user-while-deleting")).toBeUndefined();
+  });
+
+  it("counts a deleted install's device installing again from the same click as a new install", async () => {
+    const app = "com.example.deleting.ios";
+    const ios = await rt.createApp(app, "ios");
+    const idfa = "3D4A6C2E-8F1B-4E7A-9C5D-2B6E8A4F1C3D";
+    const reported = await rt.post(
+      "/v1/touches",
+      {
+        touches: [
+          {
+            touch_type: "click",
+            touch_time: minutesAgo(120),
+            media_source: "network_b",
+            campaign_name: "Spring",
+            maid: idfa,
+          },
+        ],
+      },
+      ios.serverKey,
+    );
+    expect(reported.status).toBe(202);
+    const install = async (serviceId: string) => {
+      const response = await rt.post(
+        "/v1/installs",
+        installRequest(serviceId, {
+          maid: idfa,
+          att_status: "authorized",
+          first_open_time: minutesAgo(30),
+        }),
+        ios.sdkKey,
+      );
+      expect(response.status).toBe(202);
+      expect(await rt.attributionOf(serviceId, ios.sdkKey)).toMatchObject({
+        media_source: "network_b",
+      });
+    };
+    const installTypes = async () => {
+      await rt.workers.idle();
+      await rt.flush();
+      const response = await rt.get(
+        `/api/v1/export?timestamp=${(Date.now() / 1000 - 7_200) | 0}`,
+        ios.serverKey,
+      );
+      const { data } = (await response.json()) as { data: ExportRecord[] };
+      return Object.fromEntries(
+        data
+          .filter((record) => record.event_name === "service_install")
+          .map((record) => [record.service_id, record.install_type]),
+      );
+    };
+
+    await install("ios-first");
+    // The phone installs again while its first install stands: that install holds the click.
+    await install("ios-again");
+    expect(await installTypes()).toEqual({
+      "ios-first": "new_install",
+      "ios-again": "reinstall_same_device",
+    });
+
+    for (const serviceId of ["ios-first", "ios-again"]) {
+      const requested = await rt.fetch(
+        `/v1/installs/${serviceId}`,
+        { method: "DELETE" },
+        ios.sdkKey,
+      );
+      await completed(ios, ((await requested.json()) as Deletion).request_id);
+    }
+    // Both gone, as docs/attribution.md says of a deleted install: the phone's next install
+    // from the same click is new, and pays the click's price again.
+    await install("ios-after");
+    expect(await installTypes()).toEqual({ "ios-after": "new_install" });
   });
 
   it("leaves another app's export alone when its install has the deleted install's id", async () => {

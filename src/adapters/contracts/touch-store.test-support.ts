@@ -284,6 +284,38 @@ export const describeTouchStoreContract = (
     );
 
     it(
+      "lets go of a deleted install's claim only: a later install of its device holds the click anew",
+      withStore(async (store) => {
+        const app = freshApp();
+        const click = contractTouch(app, T0);
+        await store.put([click]);
+        const claim = (serviceId: string) =>
+          store.claimClick({
+            appId: app,
+            clickId: click.clickId,
+            serviceId,
+            touchTime: click.touchTime,
+            device: "device-a",
+          });
+        const release = (serviceId: string) =>
+          store.releaseClaim({
+            appId: app,
+            clickId: click.clickId,
+            serviceId,
+            touchTime: click.touchTime,
+          });
+        expect(await claim("install-1")).toBe("this_install");
+        // Another install's release, or one of a click never claimed, leaves the claim.
+        await release("install-2");
+        await store.releaseClaim({ ...click, appId: app, serviceId: "install-1", clickId: "x" });
+        expect(await claim("install-2")).toBe("same_device");
+        await release("install-1");
+        expect(await claim("install-2")).toBe("this_install");
+        expect(await store.get(click.clickId)).toEqual(click);
+      }),
+    );
+
+    it(
       "forgets deleted touches in every lookup, and keeps the rest",
       withStore(async (store) => {
         const app = freshApp();

@@ -15,6 +15,7 @@ import {
   BatchWriteCommand,
   type BatchWriteCommandInput,
   type BatchWriteCommandOutput,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -230,6 +231,19 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
       );
       if (Item?.holder === holder) return "this_install";
       return claim.device && Item?.device === claim.device ? "same_device" : "another_install";
+    },
+    async releaseClaim(claim) {
+      // Only the holder's own: another install's claim on the click stays.
+      await conditionHolds(() =>
+        doc.send(
+          new DeleteCommand({
+            TableName: table,
+            Key: { clickId: `${CLAIM_KEY_PREFIX}${claim.appId}#${claim.clickId}` },
+            ConditionExpression: "holder = :holder",
+            ExpressionAttributeValues: { ":holder": installTag(claim.appId, claim.serviceId) },
+          }),
+        ),
+      );
     },
     async reap(cutoff) {
       const expired: string[] = [];

@@ -268,6 +268,19 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
         return "this_install";
       }),
 
+    releaseClaim: (claim) =>
+      inTurn(async () => {
+        const key = claimKey(claim.appId, claim.clickId);
+        const [held] = await db.getMany([key]);
+        // Only the holder's own.
+        if (held === undefined || claimOf(held).holder !== installTag(claim.appId, claim.serviceId))
+          return;
+        const batch = db.batch();
+        batch.del(key);
+        batch.del(expiryKey(touchExpirySeconds(claim.touchTime), key));
+        await batch.write();
+      }),
+
     async reap(cutoff) {
       // DynamoDB's TTL takes an item whose expiry is before the cutoff's second.
       const end = expiryPrefix(Math.floor(cutoff.getTime() / 1000));

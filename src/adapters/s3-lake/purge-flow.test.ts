@@ -23,6 +23,7 @@ import { createDeletionStore } from "../dynamodb/deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "../dynamodb/installs.ts";
 import { createDeliveryLog, createOutboxStore } from "../dynamodb/postbacks.ts";
 import { createDynamoStores, createSnapshotCatalog } from "../dynamodb/stores.ts";
+import { createTouchStore } from "../dynamodb/touches.ts";
 import { lakeFile, lakeRows, readLakeFile } from "./lake-files.test-support.ts";
 import { createS3LakePurger } from "./purge.ts";
 import { createVersionedS3 } from "./versioned-s3.test-support.ts";
@@ -81,6 +82,7 @@ describe("the purge on AWS", () => {
       INSTALLS_TABLE: LOCAL_TABLE_NAMES.installs,
       CUSTOMER_USERS_TABLE: LOCAL_TABLE_NAMES.customerUsers,
       ATTRIBUTIONS_TABLE: LOCAL_TABLE_NAMES.attributions,
+      TOUCHES_TABLE: LOCAL_TABLE_NAMES.touches,
       SNAPSHOTS_TABLE: LOCAL_TABLE_NAMES.snapshots,
       OUTBOX_TABLE: LOCAL_TABLE_NAMES.outbox,
       DELIVERY_LOG_TABLE: LOCAL_TABLE_NAMES.deliveryLog,
@@ -94,6 +96,7 @@ describe("the purge on AWS", () => {
       installs: createInstallStore(doc, env.INSTALLS_TABLE),
       customerUsers: createCustomerUserMap(doc, env.CUSTOMER_USERS_TABLE),
       attributions: createAttributionStore(doc, env.ATTRIBUTIONS_TABLE),
+      claims: createTouchStore(doc, env.TOUCHES_TABLE),
       outbox: createOutboxStore(doc, env.OUTBOX_TABLE),
       deliveryLog: createDeliveryLog(doc, env.DELIVERY_LOG_TABLE),
       lake: createS3LakePurger({
@@ -152,6 +155,7 @@ describe("the purge on AWS", () => {
       installs: createInstallStore(doc, LOCAL_TABLE_NAMES.installs),
       customerUsers: createCustomerUserMap(doc, LOCAL_TABLE_NAMES.customerUsers),
       attributions: createAttributionStore(doc, LOCAL_TABLE_NAMES.attributions),
+      claims: createTouchStore(doc, LOCAL_TABLE_NAMES.touches),
       outbox: createOutboxStore(doc, LOCAL_TABLE_NAMES.outbox),
       deliveryLog: createDeliveryLog(doc, LOCAL_TABLE_NAMES.deliveryLog),
       lake: createS3LakePurger({
