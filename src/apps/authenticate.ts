@@ -3,6 +3,7 @@
  * the apps its person may see; nothing when neither is valid now.
  */
 
+import { holdsFor } from "../dashboard/session-generation.ts";
 import { keyIdOf, keyMatches, type Scope } from "../domain/keys.ts";
 import {
   SESSION_SCOPES,
@@ -53,7 +54,8 @@ export const authenticateSession = async (
   const session = await stores.sessions.get(sessionKeyOf(token));
   if (!session) return undefined;
   const user = await stores.users.get(session.email);
-  if (!user) return undefined;
+  // A person removed, or whose password was set, since the session began: it is over.
+  if (!user || !holdsFor(user, session)) return undefined;
   const refused: Principal = {
     keyId: "session",
     appId: "",

@@ -1,10 +1,15 @@
 /**
  * The dashboard's accounts: the owner made on the embedded runtime's first start (its password
  * printed once, as self-hosted tools do), and the people an admin adds (`attribution users`).
+ *
+ * Ending a person's access ends their sessions: setting their password, or removing them,
+ * ends every session and pending sign-in they had (./session-generation.ts), and an account
+ * made again for the same email starts with none of the old one's.
  */
-import { ValidationError } from "../domain/errors.ts";
+import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import { generatePassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../domain/passwords.ts";
 import type { Credentials, User, UserStore } from "../ports/users.ts";
+import { newSessionGeneration } from "./session-generation.ts";
 import { normalEmail } from "./sessions.ts";
 
 export interface AccountDeps {
@@ -46,6 +51,7 @@ export const addUser = async (
     appIds: [...new Set(input.appIds ?? [])],
     createdAt: now.toISOString(),
     ...(input.viewer ? { viewer: true } : {}),
+    sessionGeneration: newSessionGeneration(),
   };
   if (user.admin && user.viewer) {
     throw new ValidationError("An admin changes every app: a viewer cannot be one.");
@@ -55,13 +61,23 @@ export const addUser = async (
   return { user: (await deps.users.get(email)) ?? user, password };
 };
 
+/** Sets (or resets) a person's password, and ends their sessions and pending sign-ins. */
 export const setPassword = async (deps: AccountDeps, email: string, password: string) => {
   checkPassword(password);
-  await deps.credentials.set(normalEmail(email), password);
+  const key = normalEmail(email);
+  await deps.credentials.set(key, password);
+  // Only once the new password holds: a sign-in that checked the old one read the generation
+  // before its check, so it is the old generation, and its session ends with the others.
+  await deps.users.renewSessionGeneration(key, newSessionGeneration());
 };
 
+/** Removes a person: their password, their record, and so their sessions and sign-ins. */
 export const removeUser = async (deps: AccountDeps, email: string) => {
   const key = normalEmail(email);
+  // First, so that the sessions end even if the removal stops halfway.
+  await deps.users.renewSessionGeneration(key, newSessionGeneration()).catch((error: unknown) => {
+    if (!(error instanceof NotFoundError)) throw error;
+  });
   await deps.credentials.remove(key);
   await deps.users.remove(key);
 };

@@ -1,4 +1,5 @@
 /** The users and sessions stores in memory, for the sign-in's unit tests. */
+import { NotFoundError } from "../domain/errors.ts";
 import type { PendingSignIn, Session, SessionStore, User, UserStore } from "../ports/users.ts";
 
 export const memoryUserStore = (initial: readonly User[] = []): UserStore => {
@@ -18,7 +19,21 @@ export const memoryUserStore = (initial: readonly User[] = []): UserStore => {
       if (user) users.set(email, { ...user, appIds: [...user.appIds, appId] });
     },
     async save(user) {
-      users.set(user.email, user);
+      const stored = users.get(user.email);
+      if (!stored) throw new NotFoundError(`No user ${user.email}.`);
+      // As the tables do: the generation is the stored one, which only a renewal changes.
+      const { sessionGeneration: _given, ...rest } = user;
+      users.set(user.email, {
+        ...rest,
+        ...(stored.sessionGeneration !== undefined && {
+          sessionGeneration: stored.sessionGeneration,
+        }),
+      });
+    },
+    async renewSessionGeneration(email, generation) {
+      const stored = users.get(email);
+      if (!stored) throw new NotFoundError(`No user ${email}.`);
+      users.set(email, { ...stored, sessionGeneration: generation });
     },
     async remove(email) {
       users.delete(email);

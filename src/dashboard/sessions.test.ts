@@ -7,14 +7,16 @@ import { describe, expect, it } from "vitest";
 import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
 import { MINUTE_MS } from "../domain/time.ts";
 import type { User } from "../ports/users.ts";
+import { setPassword } from "./accounts.ts";
 import { memorySessionStore, memoryUserStore } from "./memory-stores.test-support.ts";
 import { answerChallenge, currentSession, signIn } from "./sessions.ts";
-import { createSignInGuard } from "./sign-in-guard.ts";
+import { createSignInGuard, LOCKED_OUT } from "./sign-in-guard.ts";
 import { MAX_CODE_FAILURES, PENDING_SIGN_IN_LIFETIME_MS, totpCode } from "./totp.ts";
 
 const ADMIN = "admin@example.com";
 const VIEWER = "viewer@example.com";
 const PASSWORD = "a long enough password";
+const HERE = "203.0.113.7";
 /** Now: the sessions made are read back against the real clock. */
 const START = Date.now();
 
@@ -176,5 +178,100 @@ describe("signing in with a TOTP", () => {
     await expect(answerChallenge(t.deps, "made-up", "123456", t.now())).rejects.toThrow(
       /sign-in is over/,
     );
+  });
+});
+
+describe("the lockout under concurrent guesses", () => {
+  /** The setup's credentials, counting the passwords they were asked to check. */
+  const counting = async () => {
+    const t = await setUp({ adminsNeedTotp: false });
+    let verified = 0;
+    const { credentials } = t.deps;
+    const deps = {
+      ...t.deps,
+      credentials: {
+        ...credentials,
+        adminsNeedTotp: credentials.adminsNeedTotp,
+        verify: (email: string, password: string) => {
+          verified += 1;
+          return credentials.verify(email, password);
+        },
+      },
+    };
+    return { ...t, deps, verified: () => verified };
+  };
+
+  const outcomes = async (attempts: readonly Promise<unknown>[]) => {
+    const settled = await Promise.allSettled(attempts);
+    const reasons = settled.map((result) =>
+      result.status === "rejected" ? String((result.reason as Error).message) : "signed in",
+    );
+    return {
+      wrong: reasons.filter((reason) => reason === "The email or the password is wrong.").length,
+      lockedOut: reasons.filter((reason) => reason.startsWith(LOCKED_OUT)).length,
+    };
+  };
+
+  it("checks no more of one person's passwords from one address than the limit, however many come at once", async () => {
+    const t = await counting();
+    const guesses = Array.from({ length: 40 }, (_, i) =>
+      signIn(t.deps, VIEWER, `guess ${i}`, t.now(), HERE),
+    );
+    expect(await outcomes(guesses)).toEqual({ wrong: 10, lockedOut: 30 });
+    expect(t.verified()).toBe(10);
+    // The right password is refused too, unchecked, while the lockout holds.
+    await expect(signIn(t.deps, VIEWER, PASSWORD, t.now(), HERE)).rejects.toThrow(LOCKED_OUT);
+    expect(t.verified()).toBe(10);
+  });
+
+  it("checks no more of one address's passwords than its limit, whatever accounts they name", async () => {
+    const t = await counting();
+    const guesses = Array.from({ length: 60 }, (_, i) =>
+      signIn(t.deps, `person${i}@example.com`, "a guess", t.now(), HERE),
+    );
+    expect(await outcomes(guesses)).toEqual({ wrong: 50, lockedOut: 10 });
+    expect(t.verified()).toBe(50);
+  });
+
+  it("does not count a right password, even among wrong ones at once", async () => {
+    const t = await counting();
+    const attempts = [
+      ...Array.from({ length: 9 }, (_, i) => signIn(t.deps, VIEWER, `guess ${i}`, t.now(), HERE)),
+      signIn(t.deps, VIEWER, PASSWORD, t.now(), HERE),
+    ];
+    const settled = await Promise.allSettled(attempts);
+    expect(settled.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    // Its completed sign-in cleared the person's failures at the address: ten more are checked.
+    const more = Array.from({ length: 11 }, (_, i) =>
+      signIn(t.deps, VIEWER, `more ${i}`, t.now(), HERE),
+    );
+    expect(await outcomes(more)).toEqual({ wrong: 10, lockedOut: 1 });
+  });
+});
+
+describe("a password set while a sign-in checks the old one", () => {
+  it("ends the session that sign-in gives, as it ends the others", async () => {
+    const t = await setUp({ adminsNeedTotp: false });
+    const accounts = { users: t.users, credentials: t.deps.credentials };
+    const { credentials } = t.deps;
+    const deps = {
+      ...t.deps,
+      credentials: {
+        ...credentials,
+        adminsNeedTotp: credentials.adminsNeedTotp,
+        // The old password proves right, and the new one is set before the answer comes back.
+        verify: async (email: string, password: string) => {
+          const check = await credentials.verify(email, password);
+          await setPassword(accounts, email, "the new long password");
+          return check;
+        },
+      },
+    };
+    const result = await signIn(deps, VIEWER, PASSWORD, t.now());
+    const token = result.signedIn?.token;
+    expect(token).toBeDefined();
+    await expect(currentSession(t.deps, token)).rejects.toThrow(/session is over/);
+    const fresh = await signIn(t.deps, VIEWER, "the new long password", t.now());
+    expect((await currentSession(t.deps, fresh.signedIn?.token)).user.email).toBe(VIEWER);
   });
 });

@@ -7,6 +7,9 @@
  * password alone: the sign-in is kept pending (a few minutes, under a challenge token the page
  * sends back) until the person's code is right, after setting up a TOTP first when they have
  * none. Wrong codes count as failed sign-ins do, and a few of them end the pending sign-in.
+ *
+ * A session, and a pending sign-in, holds only while the person's record has the generation it
+ * began under (./session-generation.ts): setting the password or removing the person ends them.
  */
 import { UnauthorizedError } from "../domain/errors.ts";
 import { newSession, SESSION_LIFETIME_MS, sessionKeyOf } from "../domain/sessions.ts";
@@ -19,7 +22,8 @@ import type {
   User,
   UserStore,
 } from "../ports/users.ts";
-import type { SignInGuard } from "./sign-in-guard.ts";
+import { holdsFor } from "./session-generation.ts";
+import type { SignInAttempt, SignInGuard } from "./sign-in-guard.ts";
 import { MAX_CODE_FAILURES, otpauthUri, PENDING_SIGN_IN_LIFETIME_MS } from "./totp.ts";
 
 export interface SessionDeps {
@@ -64,9 +68,11 @@ const startSession = async (
   deps: SessionDeps,
   user: User,
   now: Date,
-  address: string,
+  attempt: SignInAttempt | undefined,
+  /** The person's generation when the sign-in began (not now's: one renewed since ends it). */
+  generation: string | undefined,
 ): Promise<{ signedIn: SignedIn }> => {
-  deps.guard?.succeeded(user.email, address);
+  attempt?.succeeded();
   const session = newSession();
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   await deps.sessions.put({
@@ -75,6 +81,7 @@ const startSession = async (
     csrfToken: session.csrfToken,
     createdAt: now.toISOString(),
     expiresAt: expiresAt.toISOString(),
+    ...(generation !== undefined && { generation }),
   });
   return { signedIn: { user, token: session.token, csrfToken: session.csrfToken, expiresAt } };
 };
@@ -85,6 +92,7 @@ const challenge = async (
   step: TotpStep,
   state: string,
   now: Date,
+  generation: string | undefined,
 ): Promise<{ challenge: Challenge }> => {
   const setup = step === "totp-setup" ? await deps.credentials.startTotpSetup(email, state) : null;
   // The same random token and hash as a session's; stored apart, under the hash.
@@ -97,6 +105,7 @@ const challenge = async (
     state: setup ? setup.state : state,
     failures: 0,
     expiresAt: expiresAt.toISOString(),
+    ...(generation !== undefined && { generation }),
   });
   return {
     challenge: {
@@ -111,6 +120,8 @@ const challenge = async (
 /**
  * A password for a session, or for a TOTP challenge when the person has a TOTP or must set one
  * up. A right password alone does not clear the person's failed sign-ins while a code is due.
+ * The attempt counts as a failed one from its start (./sign-in-guard.ts), and is taken back
+ * once the password proved right.
  */
 export const signIn = async (
   deps: SessionDeps,
@@ -121,18 +132,23 @@ export const signIn = async (
   address = "",
 ): Promise<SignInResult> => {
   const key = normalEmail(email);
-  deps.guard?.check(key, address);
+  const attempt = deps.guard?.attempt(key, address);
+  // Read before the password is checked: a password set meanwhile renews the generation only
+  // after the new password holds, so a sign-in that checked the old one began under a
+  // generation that is over by then, and its session is refused.
+  const user = await deps.users.get(key);
   const check = await deps.credentials.verify(key, password);
-  const user = check.outcome === "refused" ? undefined : await deps.users.get(key);
-  if (!user || check.outcome === "refused") {
-    deps.guard?.failed(key, address);
-    throw new UnauthorizedError(REFUSED);
+  if (!user || check.outcome === "refused") throw new UnauthorizedError(REFUSED);
+  const generation = user.sessionGeneration;
+  if (check.outcome === "code") {
+    attempt?.release();
+    return challenge(deps, key, check.step, check.state, now, generation);
   }
-  if (check.outcome === "code") return challenge(deps, key, check.step, check.state, now);
   if (user.admin && deps.credentials.adminsNeedTotp) {
-    return challenge(deps, key, "totp-setup", check.state, now);
+    attempt?.release();
+    return challenge(deps, key, "totp-setup", check.state, now, generation);
   }
-  return startSession(deps, user, now, address);
+  return startSession(deps, user, now, attempt, generation);
 };
 
 /** A pending sign-in's code (`challengeToken` from `signIn`) for a session. */
@@ -146,19 +162,24 @@ export const answerChallenge = async (
   const challengeKey = sessionKeyOf(challengeToken);
   const pending = await deps.sessions.getPending(challengeKey, now);
   if (!pending) throw new UnauthorizedError(SIGN_IN_OVER);
-  deps.guard?.check(pending.email, address);
-  const check = await deps.credentials.checkCode(pending.email, pending.step, pending.state, code);
-  if (check.outcome === "accepted") {
-    await deps.sessions.removePending(challengeKey);
-    const user = await deps.users.get(pending.email);
-    if (!user) throw new UnauthorizedError(REFUSED);
-    return startSession(deps, user, now, address);
-  }
-  if (check.outcome === "expired") {
+  const attempt = deps.guard?.attempt(pending.email, address);
+  // A person removed, or whose password was set, since the password was checked: it is over.
+  const user = await deps.users.get(pending.email);
+  if (!user || !holdsFor(user, pending)) {
+    attempt?.release();
     await deps.sessions.removePending(challengeKey);
     throw new UnauthorizedError(SIGN_IN_OVER);
   }
-  deps.guard?.failed(pending.email, address);
+  const check = await deps.credentials.checkCode(pending.email, pending.step, pending.state, code);
+  if (check.outcome === "accepted") {
+    await deps.sessions.removePending(challengeKey);
+    return startSession(deps, user, now, attempt, pending.generation);
+  }
+  if (check.outcome === "expired") {
+    attempt?.release();
+    await deps.sessions.removePending(challengeKey);
+    throw new UnauthorizedError(SIGN_IN_OVER);
+  }
   await failedCode(deps, pending);
   throw new UnauthorizedError(
     pending.failures + 1 >= MAX_CODE_FAILURES ? TOO_MANY_CODES : WRONG_CODE,
@@ -179,7 +200,9 @@ export const currentSession = async (
 ): Promise<{ user: User; csrfToken: string }> => {
   const session = token ? await deps.sessions.get(sessionKeyOf(token)) : undefined;
   const user = session ? await deps.users.get(session.email) : undefined;
-  if (!session || !user) throw new UnauthorizedError("Not signed in, or the session is over.");
+  if (!session || !user || !holdsFor(user, session)) {
+    throw new UnauthorizedError("Not signed in, or the session is over.");
+  }
   return { user, csrfToken: session.csrfToken };
 };
 

@@ -10,35 +10,53 @@ describe("the sign-in guard", () => {
     let clock = 0;
     const guard = createSignInGuard({ maxFailures: 3, windowMs: 15 * MINUTE_MS, now: () => clock });
     for (let i = 0; i < 3; i += 1) {
-      expect(() => guard.check("a@example.com", HERE)).not.toThrow();
-      guard.failed("a@example.com", HERE);
+      expect(() => guard.attempt("a@example.com", HERE)).not.toThrow();
       clock += MINUTE_MS;
     }
-    expect(() => guard.check("a@example.com", HERE)).toThrow(
+    expect(() => guard.attempt("a@example.com", HERE)).toThrow(
       "Too many failed sign-ins for this account from your address: try again in 12 minutes.",
     );
     // The same person from elsewhere, and another person, are not locked out by these failures.
-    expect(() => guard.check("a@example.com", THERE)).not.toThrow();
-    expect(() => guard.check("b@example.com", HERE)).not.toThrow();
+    expect(() => guard.attempt("a@example.com", THERE)).not.toThrow();
+    expect(() => guard.attempt("b@example.com", HERE)).not.toThrow();
     clock = 15 * MINUTE_MS + 1;
-    expect(() => guard.check("a@example.com", HERE)).not.toThrow();
+    expect(() => guard.attempt("a@example.com", HERE)).not.toThrow();
   });
 
   it("locks an address out that tries many accounts", () => {
     const guard = createSignInGuard({ maxFailures: 10, maxAddressFailures: 4, now: () => 0 });
-    for (const person of ["a", "b", "c", "d"]) guard.failed(`${person}@example.com`, HERE);
-    expect(() => guard.check("e@example.com", HERE)).toThrow(
+    for (const person of ["a", "b", "c", "d"]) guard.attempt(`${person}@example.com`, HERE);
+    expect(() => guard.attempt("e@example.com", HERE)).toThrow(
       "Too many failed sign-ins from your address: try again in 15 minutes.",
     );
-    expect(() => guard.check("e@example.com", THERE)).not.toThrow();
+    expect(() => guard.attempt("e@example.com", THERE)).not.toThrow();
   });
 
-  it("forgets a person's failures at an address at a right password", () => {
+  it("counts an attempt from its start: no more attempts begin at once than the limit", () => {
+    const guard = createSignInGuard({ maxFailures: 3, now: () => 0 });
+    // None of them over yet, as when their passwords are all being checked at once.
+    const started = [0, 1, 2].map(() => guard.attempt("a@example.com", HERE));
+    expect(started).toHaveLength(3);
+    expect(() => guard.attempt("a@example.com", HERE)).toThrow(/Too many failed sign-ins/);
+  });
+
+  it("takes an attempt back that proved right, once", () => {
+    const guard = createSignInGuard({ maxFailures: 2, maxAddressFailures: 2, now: () => 0 });
+    guard.attempt("a@example.com", HERE);
+    const right = guard.attempt("a@example.com", HERE);
+    right.release();
+    right.release();
+    // One failure left at the person and at the address: one more attempt, not two.
+    expect(() => guard.attempt("a@example.com", HERE)).not.toThrow();
+    expect(() => guard.attempt("a@example.com", HERE)).toThrow(/Too many failed sign-ins/);
+  });
+
+  it("forgets a person's failures at an address at a completed sign-in", () => {
     const guard = createSignInGuard({ maxFailures: 2, now: () => 0 });
-    guard.failed("a@example.com", HERE);
-    guard.succeeded("a@example.com", HERE);
-    guard.failed("a@example.com", HERE);
-    expect(() => guard.check("a@example.com", HERE)).not.toThrow();
+    guard.attempt("a@example.com", HERE);
+    guard.attempt("a@example.com", HERE).succeeded();
+    guard.attempt("a@example.com", HERE);
+    expect(() => guard.attempt("a@example.com", HERE)).not.toThrow();
   });
 
   it("remembers at most maxKeys, the oldest forgotten first", () => {
@@ -48,9 +66,10 @@ describe("the sign-in guard", () => {
       maxKeys: 3,
       now: () => 0,
     });
-    guard.failed("a@example.com", HERE);
-    guard.failed("b@example.com", THERE);
-    expect(() => guard.check("a@example.com", HERE)).not.toThrow();
-    expect(() => guard.check("b@example.com", THERE)).toThrow();
+    guard.attempt("a@example.com", HERE);
+    // Its person's and its address's count: the fourth key, for which a@example.com's goes.
+    guard.attempt("b@example.com", THERE);
+    expect(() => guard.attempt("b@example.com", THERE)).toThrow();
+    expect(() => guard.attempt("a@example.com", HERE)).not.toThrow();
   });
 });

@@ -23,6 +23,14 @@ export interface User {
    * Cognito keeps it.
    */
   readonly totpSecret?: string;
+  /**
+   * Which of the person's sessions and pending sign-ins hold: those that carry this value. A
+   * new random one is given when the account is made and whenever its password is set, so
+   * those begun before end at their next request, and a removed person's never come back if
+   * the same email is added again. Unset on an account made before it was kept, whose sessions
+   * (none carrying one) hold until its password is set.
+   */
+  readonly sessionGeneration?: string;
 }
 
 export interface UserStore {
@@ -32,8 +40,15 @@ export interface UserStore {
   list(): Promise<User[]>;
   /** Adds an app to the user's apps (once). */
   grantApp(email: string, appId: string): Promise<void>;
-  /** Replaces an existing user; rejects with NotFoundError when there is none. */
+  /**
+   * Replaces an existing user's record but for its `sessionGeneration`, which only
+   * `renewSessionGeneration` changes: a record read before a renewal and saved after it (a TOTP
+   * kept, a password hashed) must not bring the ended sessions back. Rejects with NotFoundError
+   * when there is none.
+   */
   save(user: User): Promise<void>;
+  /** Sets an existing user's `sessionGeneration`; rejects with NotFoundError when there is none. */
+  renewSessionGeneration(email: string, generation: string): Promise<void>;
   remove(email: string): Promise<void>;
 }
 
@@ -44,6 +59,8 @@ export interface Session {
   readonly csrfToken: string;
   readonly createdAt: string;
   readonly expiresAt: string;
+  /** The person's `sessionGeneration` when the sign-in began: the session holds while it is theirs. */
+  readonly generation?: string;
 }
 
 /** What a sign-in whose password was right still awaits: a TOTP code. */
@@ -67,6 +84,8 @@ export interface PendingSignIn {
   /** Wrong codes so far: past a few, the sign-in starts again from the password. */
   readonly failures: number;
   readonly expiresAt: string;
+  /** The person's `sessionGeneration` when the sign-in began: it goes on while it is theirs. */
+  readonly generation?: string;
 }
 
 export interface SessionStore {

@@ -164,6 +164,41 @@ describe("the dashboard's sessions", () => {
     await signIn(rt.url, "second@example.com", "second person's password");
   });
 
+  it("lets no more than ten wrong passwords through when they all come at once", async () => {
+    await addUser(
+      { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },
+      { email: "burst@example.com", password: "the right password" },
+    );
+    const from = { "x-forwarded-for": "203.0.113.51" };
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        rt.post(
+          "/v1/session",
+          { email: "burst@example.com", password: `no ${i}` },
+          undefined,
+          from,
+        ),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 401));
+    const details = await Promise.all(
+      answers.map(async (answer) => ((await answer.json()) as { detail: string }).detail),
+    );
+    expect(
+      details.filter((detail) => detail === "The email or the password is wrong."),
+    ).toHaveLength(10);
+    expect(details.filter((detail) => detail.startsWith("Too many failed sign-ins"))).toHaveLength(
+      30,
+    );
+    const right = await rt.post(
+      "/v1/session",
+      { email: "burst@example.com", password: "the right password" },
+      undefined,
+      from,
+    );
+    expect(right.status).toBe(401);
+  });
+
   it("lets a viewer read its app's reports, settings and exports, and change nothing", async () => {
     await addUser(
       { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },

@@ -3,6 +3,10 @@
  * server). A session item carries DynamoDB's TTL attribute; reads also check its expiry, as the
  * TTL reaps only eventually and the embedded server not at all. Sign-ins awaiting a TOTP code
  * are kept in the sessions table too, under keys no session has.
+ *
+ * A user's `sessionGeneration` is written only when the user is made and by
+ * `renewSessionGeneration`, each a write of that attribute alone: `save` updates every other
+ * attribute in place, so a record read before a renewal cannot put the old generation back.
  */
 import {
   DeleteCommand,
@@ -13,7 +17,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
-import type { SessionStore, UserStore } from "../../ports/users.ts";
+import type { SessionStore, User, UserStore } from "../../ports/users.ts";
 import { conditionHolds, putWhen } from "./conditional.ts";
 import { scanAll } from "./query-index.ts";
 
@@ -25,7 +29,13 @@ const userItem = z.object({
   createdAt: z.string(),
   passwordHash: z.string().optional(),
   totpSecret: z.string().optional(),
+  sessionGeneration: z.string().optional(),
 });
+
+/** What `save` writes: every attribute but the key and the generation. */
+const SAVED = Object.keys(userItem.shape).filter(
+  (name) => name !== "email" && name !== "sessionGeneration",
+) as (keyof User)[];
 
 const sessionItem = z.object({
   sessionKey: z.string(),
@@ -33,6 +43,7 @@ const sessionItem = z.object({
   csrfToken: z.string(),
   createdAt: z.string(),
   expiresAt: z.string(),
+  generation: z.string().optional(),
 });
 
 const pendingItem = z.object({
@@ -41,6 +52,7 @@ const pendingItem = z.object({
   state: z.string(),
   failures: z.number(),
   expiresAt: z.string(),
+  generation: z.string().optional(),
 });
 
 /**
@@ -78,8 +90,42 @@ export const createUserStore = (doc: DynamoDBDocumentClient, table: string): Use
     if (!granted && !(await this.get(email))) throw new NotFoundError(`No user ${email}.`);
   },
   async save(user) {
-    const saved = await putWhen(doc, table, { ...user }, "email", "present");
+    const set = SAVED.filter((name) => user[name] !== undefined);
+    const removed = SAVED.filter((name) => user[name] === undefined);
+    const saved = await conditionHolds(() =>
+      doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { email: user.email },
+          UpdateExpression: [
+            `SET ${set.map((name) => `#${name} = :${name}`).join(", ")}`,
+            ...(removed.length > 0
+              ? [`REMOVE ${removed.map((name) => `#${name}`).join(", ")}`]
+              : []),
+          ].join(" "),
+          ConditionExpression: "attribute_exists(email)",
+          ExpressionAttributeNames: Object.fromEntries(SAVED.map((name) => [`#${name}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(
+            set.map((name) => [`:${name}`, user[name]]),
+          ),
+        }),
+      ),
+    );
     if (!saved) throw new NotFoundError(`No user ${user.email}.`);
+  },
+  async renewSessionGeneration(email, generation) {
+    const renewed = await conditionHolds(() =>
+      doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { email },
+          UpdateExpression: "SET sessionGeneration = :generation",
+          ConditionExpression: "attribute_exists(email)",
+          ExpressionAttributeValues: { ":generation": generation },
+        }),
+      ),
+    );
+    if (!renewed) throw new NotFoundError(`No user ${email}.`);
   },
   async remove(email) {
     await doc.send(new DeleteCommand({ TableName: table, Key: { email } }));

@@ -7,6 +7,7 @@ import { normalEmail } from "../../dashboard/sessions.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import { generatePassword } from "../../domain/passwords.ts";
 import { markAdminChange } from "../../embedded/admin-changes.ts";
+import type { User } from "../../ports/users.ts";
 import { type AdminStores, appMustExist, withAdminStores } from "../admin-stores.ts";
 
 const accountDeps = (stores: AdminStores) => ({
@@ -37,17 +38,32 @@ export const addUserCommand = async (options: {
   }
 };
 
+/**
+ * What the list shows of a person: named fields only, so that a secret kept on the record (a
+ * password's hash, a TOTP's key, whatever is added later) is never printed; of a TOTP, only
+ * whether one is set.
+ */
+const listedUser = (user: User) => ({
+  email: user.email,
+  admin: user.admin,
+  viewer: user.viewer === true,
+  appIds: user.appIds,
+  createdAt: user.createdAt,
+  totp: user.totpSecret !== undefined,
+});
+
 export const listUsersCommand = async (options: { dataDir: string; json?: boolean }) => {
   const users = await withAdminStores(options.dataDir, (stores) => stores.users().list());
-  // Password hashes stay inside.
-  const listed = users.map(({ passwordHash: _hash, ...user }) => user);
+  const listed = users.map(listedUser);
   if (options.json) {
     console.log(JSON.stringify(listed, null, 2));
     return;
   }
   for (const user of listed) {
     const sees = user.admin ? "every app (admin)" : user.appIds.join(", ") || "no app yet";
-    console.log(`${user.email.padEnd(40)} ${sees}${user.viewer ? " (viewer)" : ""}`);
+    console.log(
+      `${user.email.padEnd(40)} ${sees}${user.viewer ? " (viewer)" : ""}${user.totp ? " (TOTP)" : ""}`,
+    );
   }
 };
 
@@ -72,7 +88,7 @@ export const userPasswordCommand = async (options: {
     await setPassword(accountDeps(stores), email, next);
     return next;
   });
-  console.log(`Set the password of ${normalEmail(options.email)}.`);
+  console.log(`Set the password of ${normalEmail(options.email)}; their sessions have ended.`);
   if (!options.password) {
     console.log("It is shown this once:");
     console.log(`  ${password}`);

@@ -1,0 +1,86 @@
+/**
+ * `attribution users list`: what it prints of each person, in its table and as JSON. A secret
+ * (a password's hash, a TOTP's key) never leaves the store: the list says only whether a TOTP
+ * is set.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { withAdminStores } from "../admin-stores.ts";
+import { addUserCommand, listUsersCommand } from "./users.ts";
+
+const SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+
+describe("attribution users list", () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "users-list-"));
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    await addUserCommand({ email: "two-step@example.com", password: "a long password", dataDir });
+    await addUserCommand({
+      email: "reader@example.com",
+      password: "another long password",
+      viewer: true,
+      dataDir,
+    });
+    await withAdminStores(dataDir, async (stores) => {
+      const user = await stores.users().get("two-step@example.com");
+      if (!user) throw new Error("no user");
+      await stores.users().save({ ...user, totpSecret: SECRET });
+    });
+    vi.restoreAllMocks();
+  }, 60_000);
+
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  const printed = async (json: boolean) => {
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+      lines.push(String(line));
+    });
+    await listUsersCommand({ dataDir, json });
+    return lines.join("\n");
+  };
+
+  it("prints each person's fields as JSON, whether a TOTP is set, and no secret", async () => {
+    const text = await printed(true);
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain("scrypt");
+    const listed = JSON.parse(text) as Record<string, unknown>[];
+    expect(listed).toEqual([
+      {
+        email: "reader@example.com",
+        admin: false,
+        viewer: true,
+        appIds: [],
+        createdAt: expect.any(String),
+        totp: false,
+      },
+      {
+        email: "two-step@example.com",
+        admin: false,
+        viewer: false,
+        appIds: [],
+        createdAt: expect.any(String),
+        totp: true,
+      },
+    ]);
+  });
+
+  it("says in the table who has a TOTP, and prints no secret", async () => {
+    const text = await printed(false);
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain("scrypt");
+    const lines = text.split("\n");
+    expect(lines.find((line) => line.startsWith("two-step@example.com"))).toContain("(TOTP)");
+    expect(lines.find((line) => line.startsWith("reader@example.com"))).not.toContain("TOTP");
+  });
+});
