@@ -6,8 +6,9 @@
 # compiled against compile-only declarations (UnityStubs~/). Then the package as Unity reads it
 # (Tools~/check-package.mjs):
 # every asset's .meta, the External Dependency Manager's declarations, the iOS plugins parsed as
-# Objective-C and Swift. Unity never imports a folder whose name ends in ~, so the declarations, the
-# checks, the tests and the build output (build~/) stay out of an app.
+# Objective-C and Swift, their privacy manifest against the iOS SDK's, the license. Unity never
+# imports a folder whose name ends in ~, so the declarations, the checks, the tests and the build
+# output (build~/) stay out of an app.
 # Ends with one line: `N passed, N failed`, over the tests and the package checks.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -7,19 +7,22 @@ using UnityEditor.iOS.Xcode;
 namespace Service.Unity.Editor
 {
     /// <summary>
-    /// Links the iOS plugin's newer system frameworks weakly into the generated Xcode project:
-    /// AppTrackingTransparency (iOS 14), AdServices (iOS 14.3) and AdAttributionKit (iOS 17.4)
-    /// are missing on the older iOS versions Unity builds for, where a required link would stop
-    /// the app at launch. The plugin importers' framework lists (the .meta files) have no weak
-    /// link, so they name only what every supported iOS has: AdSupport, StoreKit. The Swift
-    /// plugin (ServiceSdkConversionValues.swift) is built into UnityFramework too: a target
-    /// that names no Swift version gets Swift 5's.
+    /// Links the Objective-C plugin's newer system frameworks weakly into the generated Xcode
+    /// project: AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3) are missing on the
+    /// older iOS versions Unity builds for, where a required link would stop the app at launch.
+    /// The plugin importers' framework lists (the .meta files) have no weak link, so they name
+    /// only what every supported iOS has: AdSupport, StoreKit. AdAttributionKit (iOS 17.4) is
+    /// not named here: the SDKs of Xcode before 15.3 do not have it, and naming it would fail
+    /// their link (`ld: framework not found AdAttributionKit`); the Swift plugin imports it only
+    /// where the SDK has it (`#if canImport`), with `@_weakLinked import`, so the compiler links
+    /// it there, weakly. The Swift plugin (ServiceSdkConversionValues.swift) is built into
+    /// UnityFramework too: a target that names no Swift version gets Swift 5's.
     /// </summary>
     public sealed class ServiceSdkXcodeFrameworks : IPostprocessBuildWithReport
     {
         public static readonly string[] WeakFrameworks =
         {
-            "AppTrackingTransparency.framework", "AdServices.framework", "AdAttributionKit.framework",
+            "AppTrackingTransparency.framework", "AdServices.framework",
         };
 
         public int callbackOrder

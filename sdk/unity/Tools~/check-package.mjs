@@ -12,7 +12,14 @@
 //   PostbackUpdate (iOS 18 SDK) only under #if compiler(>=6.0), and makes the re-engagement's
 //   update as the iOS SDK does (fine value 0, unlocked, `[.reengagement]` alone); each framework
 //   they import is linked: by the plugin's importer settings, or weakly by the Editor's
-//   post-build step where older iOS versions lack it;
+//   post-build step where older iOS versions lack it, or, where older Xcode SDKs lack it too
+//   (AdAttributionKit), by a `@_weakLinked import` under `#if canImport` alone, never by name;
+// - the iOS plugin ships Apple's privacy manifest (Runtime/Plugins/iOS/PrivacyInfo.xcprivacy,
+//   copied into the Xcode project for iOS), declaring exactly what the iOS SDK's does
+//   (sdk/ios/Sources/ServiceAttribution/PrivacyInfo.xcprivacy; both parsed as property lists),
+//   the plugins' required-reason and identifier reads among it;
+// - package.json's license is the one the repository's podspecs declare, and LICENSE.md holds
+//   its text;
 // - what the SDK reaches only by reflection is kept from code stripping: [Preserve] on the
 //   items Newtonsoft reads back, on AndroidJavaProxy's callbacks and on the behaviour's messages,
 //   and Runtime/link.xml, which names only the SDK's own types and which an Editor linker step
@@ -67,7 +74,9 @@ const importerOf = (path, folder) => {
   if (path === "package.json") return "PackageManifestImporter";
   if (path.endsWith(".cs")) return "MonoImporter";
   if (path.endsWith(".asmdef")) return "AssemblyDefinitionImporter";
-  if (/\.(m|mm|h|a|aar|jar|so|swift)$/.test(path)) return "PluginImporter";
+  // A privacy manifest is a plug-in file too: Unity copies what a PluginImporter enables for iOS
+  // into the Xcode project, where Xcode's build reads it.
+  if (/\.(m|mm|h|a|aar|jar|so|swift|xcprivacy)$/.test(path)) return "PluginImporter";
   if (/\.(md|txt|xml|json)$/.test(path)) return "TextScriptImporter";
   return "DefaultImporter";
 };
@@ -209,7 +218,8 @@ check(
 
 const objcPlugins = all.filter(([path]) => path.endsWith(".m")).map(([path]) => path);
 const swiftPlugins = all.filter(([path]) => path.endsWith(".swift")).map(([path]) => path);
-const plugins = [...objcPlugins, ...swiftPlugins];
+const privacyManifests = all.filter(([path]) => path.endsWith(".xcprivacy")).map(([path]) => path);
+const plugins = [...objcPlugins, ...swiftPlugins, ...privacyManifests];
 const pluginProblems = [];
 for (const path of plugins) {
   const { lines } = parseMeta(read(`${path}.meta`));
@@ -228,7 +238,7 @@ for (const path of plugins) {
     if (platform(other) === "1") pluginProblems.push(`${path}.meta: enabled for ${other}`);
   }
 }
-check("the iOS plugins are built for iOS only", pluginProblems);
+check("the iOS plugins and their privacy manifest are built for iOS only", pluginProblems);
 
 await Parser.init();
 const objc = await Language.load(
@@ -253,6 +263,17 @@ const FRAMEWORK_SINCE = {
   StoreKit: [3, 0],
   Foundation: [2, 0],
   UIKit: [2, 0],
+};
+/**
+ * Frameworks the SDKs of some Xcode versions Unity builds with do not have, with the first Xcode
+ * whose SDK does: a link that names one (the Editor's post-build step) fails with the older ones
+ * (`ld: framework not found`). A plugin imports such a framework only where the SDK has it
+ * (`#if canImport`), with `@_weakLinked import`, which has the compiler link it, weakly, there.
+ */
+const NOT_IN_EVERY_XCODE = { AdAttributionKit: "Xcode 15.3 (the iOS 17.4 SDK)" };
+/** The types of those frameworks the plugins name. */
+const FRAMEWORK_TYPES = {
+  AdAttributionKit: ["Postback", "PostbackUpdate", "CoarseConversionValue"],
 };
 /** Frameworks every Unity iOS player links already (it is a UIKit app): no plugin declares them. */
 const ALWAYS_LINKED = ["Foundation", "UIKit"];
@@ -398,6 +419,9 @@ const swiftConditions = (text) => {
     return [...stack];
   });
 };
+/** Whether one of these `#if` conditions holds only where the SDK has the framework. */
+const underCanImport = (conditions, framework) =>
+  conditions.some((c) => new RegExp(`(^|[^!\\w])canImport\\(${framework}\\)`).test(c));
 /** The iOS version each of Apple's conversion value calls needs, from the call's text. */
 const swiftSince = (call) => {
   if (call.startsWith("PostbackUpdate(")) return [18, 0];
@@ -497,17 +521,29 @@ for (const path of swiftPlugins) {
     `${path} makes the re-engagement's update as the iOS SDK does (fine value 0, unlocked, [.reengagement], iOS 18)`,
     reengageProblems,
   );
-  const frameworks = [...read(path).matchAll(/^import (\w+)$/gm)].map((m) => m[1]);
+  const imports = source
+    .split("\n")
+    .map((line, row) => [/^\s*(@_weakLinked\s+)?import\s+(\w+)\s*$/.exec(line), row])
+    .filter(([match]) => match)
+    .map(([match, row]) => ({ framework: match[2], weakImport: Boolean(match[1]), row }));
+  const frameworks = imports.map((i) => i.framework);
   for (const framework of frameworks) importedFrameworks.add(framework);
   const linkProblems = [];
-  for (const framework of frameworks) {
+  for (const { framework, weakImport, row } of imports) {
     const since = FRAMEWORK_SINCE[framework];
+    const at = `${path}:${row + 1}`;
     if (!since) linkProblems.push(`${framework}: not a framework these checks know`);
     else if (ALWAYS_LINKED.includes(framework)) continue;
-    else if (before(MIN_IOS, since)) {
-      if (!weak.includes(framework))
+    else if (NOT_IN_EVERY_XCODE[framework]) {
+      if (!weakImport) linkProblems.push(`${at}: import ${framework} is not @_weakLinked`);
+      if (!underCanImport(conditions[row], framework))
         linkProblems.push(
-          `${framework} (iOS ${since.join(".")}) is not weak-linked by the Editor's post-build step`,
+          `${at}: ${framework} is imported outside #if canImport(${framework}) (only ${NOT_IN_EVERY_XCODE[framework]} and later have it)`,
+        );
+    } else if (before(MIN_IOS, since)) {
+      if (!weak.includes(framework) && !weakImport)
+        linkProblems.push(
+          `${framework} (iOS ${since.join(".")}) is neither weak-linked by the Editor's post-build step nor imported @_weakLinked`,
         );
     } else if (!frameworksOf(path).includes(framework)) {
       linkProblems.push(`${framework} is not in the plugin's FrameworkDependencies`);
@@ -528,6 +564,25 @@ for (const path of swiftPlugins) {
   check(
     `${path}'s frameworks are linked (${frameworks.join(", ")}), the newer ones weakly`,
     linkProblems,
+  );
+  // What only newer Xcode SDKs have is used only where the SDK has it: built with an older
+  // Xcode, the plugin compiles without it (and calls SKAdNetwork alone).
+  const unguarded = [];
+  for (const [framework, xcode] of Object.entries(NOT_IN_EVERY_XCODE)) {
+    const types = FRAMEWORK_TYPES[framework] ?? [];
+    source.split("\n").forEach((line, row) => {
+      if (line.trim().startsWith("//")) return;
+      // A type qualified by another one (SKAdNetwork.CoarseConversionValue) is not this one.
+      const used = types.find((type) => new RegExp(`(?<![.\\w])${type}\\b`).test(line));
+      if (used && !underCanImport(conditions[row], framework))
+        unguarded.push(
+          `${path}:${row + 1}: ${used} (${framework}) outside #if canImport(${framework}); ${xcode} and later only have it`,
+        );
+    });
+  }
+  check(
+    `${path} uses ${Object.keys(NOT_IN_EVERY_XCODE).join(", ")} only under #if canImport (older Xcode SDKs lack it)`,
+    unguarded,
   );
 }
 
@@ -561,6 +616,197 @@ check(
     .filter((framework) => !importedFrameworks.has(framework))
     .map((f) => `${f} is weak-linked but not used`),
 );
+check(
+  "the Editor's post-build step names no framework that older Xcode SDKs lack (their link would fail)",
+  weak
+    .filter((framework) => NOT_IN_EVERY_XCODE[framework])
+    .map(
+      (f) =>
+        `${f}.framework: only ${NOT_IN_EVERY_XCODE[f]} and later have it; older Xcode stops at \`ld: framework not found ${f}\``,
+    ),
+);
+
+// ---- the iOS privacy manifest ------------------------------------------------------------
+
+// Apple asks each SDK in an app for its own privacy manifest, and Unity's plug-ins and packages
+// bring theirs: the plugin reads the IDFA, the IDFV, the AdServices token and NSUserDefaults
+// (a required-reason API) as the iOS SDK does, so it declares what the iOS SDK's manifest does.
+// Both are parsed as property lists and compared value for value; the order of an array's
+// items is not a declaration, so arrays compare as sets.
+const PRIVACY_MANIFEST = "Runtime/Plugins/iOS/PrivacyInfo.xcprivacy";
+const IOS_PRIVACY_MANIFEST = "../ios/Sources/ServiceAttribution/PrivacyInfo.xcprivacy";
+
+/** A property list's value, from fast-xml-parser's ordered nodes; throws on what is not one. */
+const plistValue = (node) => {
+  const tag = Object.keys(node).find((key) => key !== ":@");
+  const children = (node[tag] ?? []).filter((child) => !("#text" in child) || tag !== "dict");
+  const text = () => (node[tag] ?? []).map((child) => child["#text"] ?? "").join("");
+  switch (tag) {
+    case "dict": {
+      const out = {};
+      for (let i = 0; i < children.length; i += 2) {
+        const key = children[i];
+        if (!("key" in key)) throw new Error("a <dict> item without its <key>");
+        if (i + 1 >= children.length)
+          throw new Error(`<key>${plistValue(key)}</key> with no value`);
+        const name = plistValue(key);
+        if (name in out) throw new Error(`<key>${name}</key> twice in one <dict>`);
+        out[name] = plistValue(children[i + 1]);
+      }
+      return out;
+    }
+    case "array":
+      return children.filter((child) => !("#text" in child)).map(plistValue);
+    case "key":
+    case "string":
+      return String(text());
+    case "integer":
+    case "real":
+      return Number(text());
+    case "true":
+      return true;
+    case "false":
+      return false;
+    default:
+      throw new Error(`<${tag}> is not a property list value`);
+  }
+};
+/** A property list file's root value, or the reason it is not one. */
+const readPlist = (text) => {
+  const valid = XMLValidator.validate(text);
+  if (valid !== true)
+    return { error: `${valid.err.code}: ${valid.err.msg} (line ${valid.err.line})` };
+  const nodes = new XMLParser({
+    preserveOrder: true,
+    ignoreDeclaration: true,
+    parseTagValue: false,
+    trimValues: true,
+  }).parse(text);
+  const plist = nodes.find((node) => "plist" in node);
+  const values = (plist?.plist ?? []).filter((node) => !("#text" in node));
+  if (values.length !== 1) return { error: "not one <plist> holding one value" };
+  try {
+    return { value: plistValue(values[0]) };
+  } catch (error) {
+    return { error: error.message };
+  }
+};
+/** A value in one canonical text: a dict's keys sorted, an array's items sorted. */
+const canonical = (value) => {
+  if (Array.isArray(value)) return `[${value.map(canonical).sort().join(",")}]`;
+  if (value && typeof value === "object")
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(",")}}`;
+  return JSON.stringify(value);
+};
+/** Where two manifests differ: each top-level key, and each collected data type by its name. */
+const manifestDifferences = (ours, theirs) => {
+  const problems = [];
+  const keys = [...new Set([...Object.keys(theirs), ...Object.keys(ours)])].sort();
+  for (const key of keys) {
+    if (!(key in ours)) problems.push(`${key}: declared by the iOS SDK, missing here`);
+    else if (!(key in theirs)) problems.push(`${key}: declared here, not by the iOS SDK`);
+    else if (canonical(ours[key]) === canonical(theirs[key])) continue;
+    else if (key === "NSPrivacyCollectedDataTypes" || key === "NSPrivacyAccessedAPITypes") {
+      const name =
+        key === "NSPrivacyCollectedDataTypes"
+          ? "NSPrivacyCollectedDataType"
+          : "NSPrivacyAccessedAPIType";
+      const byName = (list) =>
+        new Map((Array.isArray(list) ? list : []).map((item) => [item?.[name], canonical(item)]));
+      const [mine, sdk] = [byName(ours[key]), byName(theirs[key])];
+      for (const type of new Set([...sdk.keys(), ...mine.keys()])) {
+        if (!mine.has(type)) problems.push(`${key}: ${type} missing here`);
+        else if (!sdk.has(type)) problems.push(`${key}: ${type} not declared by the iOS SDK`);
+        else if (mine.get(type) !== sdk.get(type))
+          problems.push(
+            `${key}: ${type} declared differently: ${mine.get(type)} here, ${sdk.get(type)} in the iOS SDK`,
+          );
+      }
+      if (problems.length === 0) problems.push(`${key}: differs from the iOS SDK's`);
+    } else {
+      problems.push(
+        `${key}: ${canonical(ours[key])} here, ${canonical(theirs[key])} in the iOS SDK`,
+      );
+    }
+  }
+  return problems;
+};
+
+const ourManifest = existsSync(join(root, PRIVACY_MANIFEST))
+  ? readPlist(read(PRIVACY_MANIFEST))
+  : { error: `no ${PRIVACY_MANIFEST}` };
+const sdkManifest = existsSync(join(root, IOS_PRIVACY_MANIFEST))
+  ? readPlist(read(IOS_PRIVACY_MANIFEST))
+  : { error: `no ${IOS_PRIVACY_MANIFEST}` };
+check(`${PRIVACY_MANIFEST} is a property list, as the iOS SDK's manifest is`, [
+  ...(ourManifest.error ? [`${PRIVACY_MANIFEST}: ${ourManifest.error}`] : []),
+  ...(sdkManifest.error ? [`the iOS SDK's manifest: ${sdkManifest.error}`] : []),
+  ...(privacyManifests.length === 1 && privacyManifests[0] === PRIVACY_MANIFEST
+    ? []
+    : [
+        `the package's privacy manifests are [${privacyManifests.join(", ")}], not [${PRIVACY_MANIFEST}]`,
+      ]),
+]);
+check(
+  `${PRIVACY_MANIFEST} declares exactly what the iOS SDK's does (tracking, data types, required-reason APIs)`,
+  ourManifest.value && sdkManifest.value
+    ? manifestDifferences(ourManifest.value, sdkManifest.value)
+    : ["not both manifests could be read"],
+);
+// What the plugins read, against the manifest itself: NSUserDefaults (required reason CA92.1,
+// the app's own values: the TCF strings the consent platform writes) and the IDFA (a device id
+// for tracking, NSPrivacyTracking).
+const pluginSources = [...objcPlugins, ...swiftPlugins].map(read).join("\n");
+const declared = ourManifest.value ?? {};
+const readsProblems = [];
+if (/\b(NSUserDefaults|UserDefaults)\b/.test(pluginSources)) {
+  const userDefaults = (declared.NSPrivacyAccessedAPITypes ?? []).find(
+    (item) => item?.NSPrivacyAccessedAPIType === "NSPrivacyAccessedAPICategoryUserDefaults",
+  );
+  if (!(userDefaults?.NSPrivacyAccessedAPITypeReasons ?? []).includes("CA92.1"))
+    readsProblems.push(
+      "the plugins read NSUserDefaults: NSPrivacyAccessedAPICategoryUserDefaults with CA92.1 is not declared",
+    );
+}
+if (/\bASIdentifierManager\b/.test(pluginSources)) {
+  const deviceId = (declared.NSPrivacyCollectedDataTypes ?? []).find(
+    (item) => item?.NSPrivacyCollectedDataType === "NSPrivacyCollectedDataTypeDeviceID",
+  );
+  if (!deviceId?.NSPrivacyCollectedDataTypeTracking)
+    readsProblems.push(
+      "the plugins read the IDFA: NSPrivacyCollectedDataTypeDeviceID for tracking is not declared",
+    );
+  if (declared.NSPrivacyTracking !== true)
+    readsProblems.push("the plugins read the IDFA: NSPrivacyTracking is not true");
+}
+check(
+  `${PRIVACY_MANIFEST} declares what the plugins read (NSUserDefaults, the IDFA)`,
+  readsProblems,
+);
+
+// ---- the license ---------------------------------------------------------------------------
+
+// The repository's podspecs declare its license; the package says the same to the Package
+// Manager (package.json's `license`, an SPDX id) and carries the text (LICENSE.md).
+const podspec = existsSync(join(root, "../../ServiceAttribution.podspec"))
+  ? readFileSync(join(root, "../../ServiceAttribution.podspec"), "utf8")
+  : "";
+const podLicense = /s\.license\s*=\s*\{[^}]*:type\s*=>\s*'([^']+)'/.exec(podspec)?.[1];
+const licenseText = read("LICENSE.md").replace(/\s+/g, " ").trim();
+check(`package.json's license is the podspecs' (${podLicense}) and LICENSE.md holds its text`, [
+  ...(podLicense ? [] : ["ServiceAttribution.podspec declares no license type"]),
+  ...(manifest.license === podLicense ? [] : [`package.json's license is ${manifest.license}`]),
+  ...(podLicense !== "Apache-2.0" ||
+  (licenseText.startsWith(
+    "Apache License Version 2.0, January 2004 http://www.apache.org/licenses/",
+  ) &&
+    licenseText.includes("END OF TERMS AND CONDITIONS"))
+    ? []
+    : ["LICENSE.md is not the Apache License 2.0's text"]),
+]);
 
 // ---- the External Dependency Manager's declarations --------------------------------------
 

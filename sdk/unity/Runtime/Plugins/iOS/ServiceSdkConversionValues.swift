@@ -20,14 +20,20 @@
 //   the re-engagement's conversions alone (`conversionTypes: [.reengagement]`), as the iOS SDK
 //   does. Below iOS 18, or in an app built with an older Xcode, nothing.
 //
-// AdAttributionKit (iOS 17.4) is weak-linked by the Editor's post-build step
-// (Editor/ServiceSdkXcodeFrameworks.cs); every use is behind #available. Its calls are
-// asynchronous: each waits for the one before, so that they reach Apple in the order the core
-// made them (a lower value never after a higher one, nor an update after the lock).
+// AdAttributionKit (iOS 17.4) is linked weakly by its import below, as in the iOS SDK, and every
+// use is behind #available, so the app still launches on older iOS. Its calls are asynchronous:
+// each waits for the one before, so that they reach Apple in the order the core made them (a
+// lower value never after a higher one, nor an update after the lock).
 import Foundation
 import StoreKit
 #if canImport(AdAttributionKit)
-import AdAttributionKit
+// Weakly linked (LC_LOAD_WEAK_DYLIB): AdAttributionKit exists from iOS 17.4 only, and a
+// Swift-only framework may otherwise be linked strongly, which would keep the app from launching
+// before 17.4. The framework is named nowhere else (not in the Editor's post-build step): the
+// SDKs of Xcode before 15.3 do not have it, and a link that names it fails there (`ld:
+// framework not found AdAttributionKit`); with those, this file builds without it and calls
+// SKAdNetwork alone. (Its SDK needs Xcode 15.3, whose Swift 5.10 knows `@_weakLinked import`.)
+@_weakLinked import AdAttributionKit
 #endif
 
 /// Apple's refusal, as a NUL-terminated UTF-8 string valid for the call only.
