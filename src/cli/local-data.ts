@@ -45,7 +45,7 @@ export const withLocalStores = async <T>(
 ): Promise<T> => {
   const running = await runningService(dataDir);
   const connection = running
-    ? connectDynamoDb(running.dynamodbEndpoint)
+    ? connectDynamoDb(running.dynamodbEndpoint, running.dynamodbToken)
     : await startLocalDynamoDb(dataPaths(dataDir).dynamodb);
   // Opened only if used, and only when no service holds it.
   const ownLog = lazyDeliveryLog(dataPaths(dataDir).deliveryLog);

@@ -21,6 +21,7 @@ const info = (pid: number): RuntimeInfo => ({
   linkUrl: "http://127.0.0.1:2",
   linkBaseUrl: "https://go.example.com",
   dynamodbEndpoint: "http://127.0.0.1:3",
+  dynamodbToken: "d",
   heldStores: { url: "http://127.0.0.1:4", token: "t" },
   trustProxy: false,
   postbacksAllowLoopback: false,

@@ -60,6 +60,8 @@ const runtimeInfo = z.object({
    */
   linkBaseUrl: z.string(),
   dynamodbEndpoint: z.string(),
+  /** What the DynamoDB endpoint asks of every request (./local-dynamodb.ts). */
+  dynamodbToken: z.string(),
   /** Where the CLI reaches the stores this process holds open (./held-stores.ts). */
   heldStores: z.object({ url: z.string(), token: z.string() }),
   /** Whose X-Forwarded-For it believes (ATTRIBUTION_TRUST_PROXY): every peer, none, or these. */
@@ -72,8 +74,8 @@ const runtimeInfo = z.object({
 });
 export type RuntimeInfo = z.infer<typeof runtimeInfo>;
 
-// Only for this user: the local DynamoDB endpoint it names takes any request, and the held
-// stores' token is in it.
+// Only for this user: the tokens of the local DynamoDB endpoint and of the held stores are in
+// it, and either opens the service's data to whoever reads them.
 export const writeRuntimeInfo = (dataDir: string, info: RuntimeInfo) =>
   writeFile(dataPaths(dataDir).runtimeFile, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
 

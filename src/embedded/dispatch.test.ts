@@ -12,6 +12,7 @@ import type { HttpResponse } from "../http/middleware.ts";
 import type { Route } from "../http/routes.ts";
 import type { TrustProxy } from "../http/trust-proxy.ts";
 import { type Authorizer, createDispatch, type GatewayRequest } from "./gateway.ts";
+import { type BodyBudget, createBodyBudget, DRAINED_BODY_BYTES } from "./request-body.ts";
 
 const keyed: Route = {
   id: "thing",
@@ -52,7 +53,10 @@ const authorizer: Authorizer = async (event) => {
   };
 };
 
-const gateway = (options: { trustProxy?: TrustProxy; maxBodyBytes?: number } = {}) => {
+const gateway = (
+  options: { trustProxy?: TrustProxy; maxBodyBytes?: number; bodyBudget?: BodyBudget } = {},
+) => {
+  const { maxBodyBytes = 1024, ...rest } = options;
   const seen: APIGatewayProxyEvent[] = [];
   const answer = (event: APIGatewayProxyEvent): HttpResponse => {
     seen.push(event);
@@ -60,9 +64,10 @@ const gateway = (options: { trustProxy?: TrustProxy; maxBodyBytes?: number } = {
   };
   const dispatch = createDispatch({
     routes: [
-      { route: keyed, handler: async (event) => answer(event) },
+      { route: keyed, handler: async (event) => answer(event), maxBodyBytes },
       {
         route: open,
+        maxBodyBytes: 0,
         handler: async (event) => ({
           statusCode: 302,
           headers: { location: `https://example.com/${event.pathParameters?.deeplink_id}` },
@@ -71,7 +76,7 @@ const gateway = (options: { trustProxy?: TrustProxy; maxBodyBytes?: number } = {
       },
     ],
     authorizer,
-    ...options,
+    ...rest,
   });
   return { dispatch, seen };
 };
@@ -158,6 +163,66 @@ describe("createDispatch", () => {
     expect(seen).toEqual([]);
   });
 
+  it("refuses a body longer than the route takes from its Content-Length, keeping none of it", {
+    timeout: 2_000,
+  }, async () => {
+    const { dispatch, seen } = gateway({ maxBodyBytes: 8 });
+    // Read through and dropped, then refused, before the key is asked for.
+    const sent = await dispatch(
+      request({
+        headers: { "content-length": ["9"] },
+        body: Readable.from([Buffer.from("123456789")]),
+      }),
+    );
+    expect(sent?.statusCode).toBe(413);
+    // Past API Gateway's limit, a body that never comes: only its declared length refuses it.
+    const unsent = () => new Readable({ read() {} });
+    const past = String(DRAINED_BODY_BYTES + 1);
+    const keyedAnswer = await dispatch(
+      request({ headers: { authorization: ["good"], "content-length": [past] }, body: unsent() }),
+    );
+    expect(keyedAnswer?.statusCode).toBe(413);
+    expect(keyedAnswer?.headers.connection).toBe("close");
+    // A tap takes no body at all.
+    const tap = await dispatch(
+      request({
+        method: "GET",
+        url: "/Kx3v9QpZ2aQ",
+        headers: { "content-length": [past] },
+        body: unsent(),
+      }),
+    );
+    expect(tap?.statusCode).toBe(413);
+    expect(errorOf(tap)).toEqual({
+      error: "Payload Too Large",
+      detail: GATEWAY_ERRORS.tooLarge.detail,
+    });
+    const empty = await dispatch(
+      request({ method: "GET", url: "/Kx3v9QpZ2aQ", headers: { "content-length": ["0"] } }),
+    );
+    expect(empty?.statusCode).toBe(302);
+    expect(seen).toEqual([]);
+  });
+
+  it("answers 503 with Retry-After while the bodies held across requests fill the total", async () => {
+    const bodyBudget = createBodyBudget(10);
+    const { dispatch, seen } = gateway({ bodyBudget });
+    // Another request holds 6 of the 10 bytes.
+    const held = bodyBudget.lease();
+    expect(held.take(6)).toBe(true);
+    const busy = await dispatch(request({ text: "12345" }));
+    expect(busy?.statusCode).toBe(503);
+    expect(busy?.headers["retry-after"]).toMatch(/^[1-9][0-9]*$/);
+    expect(busy?.headers.connection).toBe("close");
+    expect(errorOf(busy)).toEqual({ error: "Service Unavailable", detail: expect.any(String) });
+    expect(seen).toEqual([]);
+    held.release();
+    expect((await dispatch(request({ text: "12345" })))?.statusCode).toBe(200);
+    // What each request took is given back once it is answered.
+    expect((await dispatch(request({ text: "1234567890" })))?.statusCode).toBe(200);
+    expect(bodyBudget.used()).toBe(0);
+  });
+
   it("takes the caller's address from X-Forwarded-For only as far as it trusts the hops", async () => {
     const forwarded = { ...request().headers, "x-forwarded-for": ["81.2.69.142, 10.0.0.1"] };
     const trusting = gateway({ trustProxy: true });
@@ -178,7 +243,13 @@ describe("createDispatch", () => {
 
   it("answers a failing authorizer with a 500 that shows nothing of the failure", async () => {
     const dispatch = createDispatch({
-      routes: [{ route: keyed, handler: async () => ({ statusCode: 200, headers: {}, body: "" }) }],
+      routes: [
+        {
+          route: keyed,
+          handler: async () => ({ statusCode: 200, headers: {}, body: "" }),
+          maxBodyBytes: 1024,
+        },
+      ],
       authorizer: async () => {
         throw new Error("connect ECONNREFUSED 127.0.0.1:8000");
       },

@@ -5,6 +5,7 @@
  * thread that answers requests. Plain JavaScript: a worker thread starts without the loader the
  * service's TypeScript runs under.
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createRequire } from "node:module";
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import dynalite from "dynalite";
@@ -35,15 +36,59 @@ const limitOpenTables = () => {
   };
 };
 
+const digest = (text) => createHash("sha256").update(text).digest();
+
+/**
+ * Whom the server answers: only a request that carries its token, and none from a browser.
+ * Its loopback port is open to every local user, and to any web page in this user's browser,
+ * which dynalite would answer with `Access-Control-Allow-Origin: *`: a page could read the
+ * users' password hashes or plant an admin. A browser names the page's origin on every
+ * cross-origin request and every preflight; the service's clients never send one.
+ * @param {{ header: string, token: string }} access
+ * @returns {(req: import("node:http").IncomingMessage) => boolean}
+ */
+const allowedBy = (access) => {
+  const expected = digest(access.token);
+  return (req) => {
+    if (req.headers.origin !== undefined) return false;
+    const sent = req.headers[access.header];
+    // Digests of equal length, compared in constant time: the answer says nothing of the token.
+    return typeof sent === "string" && timingSafeEqual(digest(sent), expected);
+  };
+};
+
+const REFUSED = JSON.stringify({
+  __type: "com.amazon.coral.service#AccessDeniedException",
+  message: "This store answers only the attribution service and its CLI.",
+});
+
 /**
  * Starts the on-disk server on loopback; resolves with its port and how to close it.
  * @param {string} path
  * @param {number} port
+ * @param {{ header: string, token: string }} access the header and token every request needs
  * @returns {Promise<{ port: number, close: () => Promise<void> }>}
  */
-export const startDynalite = async (path, port) => {
+export const startDynalite = async (path, port, access) => {
   limitOpenTables();
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // dynalite's handler runs only for a request let in: a refused one is answered before its
+  // body is read, with no CORS header, so neither it nor its preflight succeeds.
+  const allowed = allowedBy(access);
+  const handlers = server.listeners("request");
+  server.removeAllListeners("request");
+  server.on("request", (req, res) => {
+    if (allowed(req)) {
+      for (const handle of handlers) handle.call(server, req, res);
+      return;
+    }
+    res.writeHead(403, {
+      "content-type": "application/x-amz-json-1.0",
+      "content-length": Buffer.byteLength(REFUSED),
+      connection: "close",
+    });
+    res.end(REFUSED);
+  });
   await new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => resolve(undefined));
@@ -57,7 +102,8 @@ export const startDynalite = async (path, port) => {
 
 if (!isMainThread && workerData?.dynalite && parentPort) {
   const port = parentPort;
-  const started = await startDynalite(workerData.dynalite.path, workerData.dynalite.port);
+  const { path, port: listenOn, access } = workerData.dynalite;
+  const started = await startDynalite(path, listenOn, access);
   port.on("message", async (message) => {
     if (message !== "close") return;
     await started.close();

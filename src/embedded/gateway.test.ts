@@ -5,14 +5,16 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import { routeArn } from "../http/policy.ts";
-import type { Route } from "../http/routes.ts";
+import { LINK_HOST_ROUTES, type Route } from "../http/routes.ts";
 import { logger } from "../logging/logger.ts";
+import { bodyLimitOf } from "./body-limits.ts";
 import {
   type Authorizer,
   createGateway,
   type GatewayOptions,
   type RouteHandler,
 } from "./gateway.ts";
+import { createBodyBudget, DRAINED_BODY_BYTES } from "./request-body.ts";
 
 const ROUTE: Route = {
   id: "echo",
@@ -94,9 +96,8 @@ describe("embedded gateway", () => {
 
   const listen = async (authorizer: Authorizer, handler: RouteHandler) => {
     const served = await serve({
-      routes: [{ route: ROUTE, handler }],
+      routes: [{ route: ROUTE, handler, maxBodyBytes: 64 }],
       authorizer,
-      maxBodyBytes: 64,
     });
     close = served.close;
     return served.port;
@@ -140,7 +141,7 @@ describe("embedded gateway", () => {
     });
   });
 
-  it("answers a body over the limit with 413, unread, and closes the connection", async () => {
+  it("answers a body over the limit with 413, keeping none of it, and closes the connection", async () => {
     let called = 0;
     const port = await listen(allowAll, async () => {
       called += 1;
@@ -275,6 +276,7 @@ describe("embedded gateway, clients that misbehave", () => {
       routes: [
         {
           route: ROUTE,
+          maxBodyBytes: 1024,
           handler: async (event) => {
             handled.push(event.body ?? "");
             // Work that outlasts the client's FIN, as a store write does.
@@ -360,6 +362,7 @@ describe("embedded gateway, clients that misbehave", () => {
         routes: [
           {
             route: ROUTE,
+            maxBodyBytes: 1024,
             handler: async () => ({
               statusCode: 302,
               headers: { location: "https://b/❄" },
@@ -379,5 +382,177 @@ describe("embedded gateway, clients that misbehave", () => {
     } finally {
       error.mockRestore();
     }
+  });
+});
+
+describe("embedded gateway, request bodies", () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+
+  /** The link host's public routes, each with the body limit the runtime gives it. */
+  const linkHost = async (options: Partial<GatewayOptions> = {}) => {
+    const called: string[] = [];
+    const served = await serve({
+      routes: LINK_HOST_ROUTES.map((route) => ({
+        route,
+        maxBodyBytes: bodyLimitOf(route),
+        handler: async () => {
+          called.push(route.id);
+          return { statusCode: 200, headers: { "content-type": "text/plain" }, body: "ok" };
+        },
+      })),
+      authorizer: allowAll,
+      ...options,
+    });
+    close = served.close;
+    return { port: served.port, called };
+  };
+
+  /** The JSON of a raw answer's body, sent whole or in chunks. */
+  const jsonOf = (body: string) =>
+    JSON.parse(body.slice(body.indexOf("{"), body.lastIndexOf("}") + 1));
+
+  /** API Gateway's own limit. */
+  const TEN_MIB = DRAINED_BODY_BYTES;
+
+  it("refuses at once, unread, a body past API Gateway's 10 MiB that a public route does not take", {
+    timeout: 5_000,
+  }, async () => {
+    const { port, called } = await linkHost();
+    for (const [method, path] of [
+      ["GET", "/Kx3v9QpZ2aQ"],
+      ["POST", "/.well-known/skadnetwork/report-attribution"],
+    ]) {
+      // The headers and one byte: the answer comes before the rest is sent.
+      const answer = await raw(port, (socket) => {
+        socket.write(
+          `${method} ${path} HTTP/1.1\r\nhost: x\r\ncontent-length: ${TEN_MIB + 1}\r\n\r\nx`,
+        );
+      });
+      expect(answer.status).toBe(413);
+      expect(jsonOf(answer.body)).toEqual({
+        error: "Payload Too Large",
+        detail: GATEWAY_ERRORS.tooLarge.detail,
+      });
+      expect(answer.headers.toLowerCase()).toContain("connection: close");
+    }
+    expect(called).toEqual([]);
+  });
+
+  it("reads through a body a route does not take, keeping none of it, so that its client reads the 413", {
+    timeout: 10_000,
+  }, async () => {
+    // A total a little over the route's limit (1 MiB): a body of 2 MiB held whole, or the part
+    // past the limit held, would be answered 503.
+    const { port, called } = await linkHost({ bodyBudget: createBodyBudget(1.1 * 1024 * 1024) });
+    const body = Buffer.alloc(2 * 1024 * 1024, "x");
+    for (const [method, path] of [
+      ["GET", "/Kx3v9QpZ2aQ"],
+      ["POST", "/.well-known/skadnetwork/report-attribution"],
+    ]) {
+      const answer = await raw(port, async (socket) => {
+        socket.write(
+          `${method} ${path} HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n`,
+        );
+        await new Promise<void>((resolve) => socket.write(body, () => resolve()));
+      });
+      expect(answer.status).toBe(413);
+    }
+    // Sent in chunks, past the route's limit, then ended.
+    const streamed = await raw(port, async (socket) => {
+      socket.write(
+        "POST /.well-known/skadnetwork/report-attribution HTTP/1.1\r\nhost: x\r\n" +
+          "transfer-encoding: chunked\r\n\r\n",
+      );
+      const chunk = Buffer.alloc(64 * 1024, "x");
+      for (let sent = 0; sent < 2 * 1024 * 1024; sent += chunk.length) {
+        await new Promise<void>((resolve) =>
+          socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`, () => resolve()),
+        );
+      }
+      socket.write("0\r\n\r\n");
+    });
+    expect(streamed.status).toBe(413);
+    expect(called).toEqual([]);
+  });
+
+  it("stops reading a streamed body that goes on past API Gateway's 10 MiB, and closes", {
+    timeout: 20_000,
+  }, async () => {
+    const { port, called } = await linkHost();
+    const socket = connect(port, "127.0.0.1");
+    await once(socket, "connect");
+    // Writes past the close fail (EPIPE, a reset): that is the close.
+    socket.on("error", () => undefined);
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    socket.write(
+      "POST /.well-known/skadnetwork/report-attribution HTTP/1.1\r\nhost: x\r\n" +
+        "transfer-encoding: chunked\r\n\r\n",
+    );
+    // Chunks paced so that what is sent is what the server reads, until it closes.
+    const chunk = Buffer.alloc(64 * 1024, "x");
+    let sent = 0;
+    while (sent < 2 * TEN_MIB && !socket.destroyed) {
+      await new Promise<void>((resolve) => {
+        socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`, () => resolve());
+        socket.once("close", () => resolve());
+      });
+      sent += chunk.length;
+    }
+    await closed;
+    expect(sent).toBeGreaterThan(TEN_MIB - chunk.length);
+    expect(sent).toBeLessThan(2 * TEN_MIB);
+    expect(called).toEqual([]);
+  });
+
+  it("answers 503 in the API's error shape, with Retry-After, once the bodies held reach the total", {
+    timeout: 10_000,
+  }, async () => {
+    const served = await serve({
+      routes: [
+        {
+          route: ROUTE,
+          maxBodyBytes: 1024,
+          handler: async (event) => ({
+            statusCode: 200,
+            headers: { "content-type": "text/plain" },
+            body: `got ${event.body?.length}`,
+          }),
+        },
+      ],
+      authorizer: allowAll,
+      bodyBudget: createBodyBudget(100),
+    });
+    close = served.close;
+    // One request holds 80 bytes of the 100, its body not yet whole.
+    const first = connect(served.port, "127.0.0.1");
+    await once(first, "connect");
+    let firstAnswer = "";
+    first.on("data", (chunk: Buffer) => {
+      firstAnswer += chunk.toString();
+    });
+    first.write(
+      `POST /v1/echo HTTP/1.1\r\nhost: x\r\nauthorization: key\r\ncontent-length: 90\r\n\r\n${"a".repeat(80)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const busy = await raw(served.port, (socket) => {
+      socket.write(
+        `POST /v1/echo HTTP/1.1\r\nhost: x\r\nauthorization: key\r\ncontent-length: 50\r\n\r\n${"b".repeat(50)}`,
+      );
+    });
+    expect(busy.status).toBe(503);
+    expect(jsonOf(busy.body)).toEqual({
+      error: "Service Unavailable",
+      detail: expect.any(String),
+    });
+    expect(busy.headers.toLowerCase()).toMatch(/\r\nretry-after: [1-9]/);
+    // Once the first is whole and answered, what it held is free again.
+    first.write("a".repeat(10));
+    await expect.poll(() => firstAnswer).toContain("got 90");
+    first.destroy();
+    expect(await post(served.port, "b".repeat(50))).toMatchObject({ status: 200, body: "got 50" });
   });
 });

@@ -17,6 +17,7 @@ import type {
   Context,
 } from "aws-lambda";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
+import { UnavailableError } from "../domain/errors.ts";
 import { SESSION_SCOPES } from "../domain/sessions.ts";
 import { type ErrorBody, statusName, toErrorResponse } from "../http/errors.ts";
 import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
@@ -27,7 +28,16 @@ import type { Route } from "../http/routes.ts";
 import { callerAddressFrom, type TrustProxy } from "../http/trust-proxy.ts";
 import { logger } from "../logging/logger.ts";
 import type { SelfSendingBody } from "../ports/lake.ts";
-import { type LambdaBody, lambdaBody, readBody } from "./request-body.ts";
+import {
+  type BodyBudget,
+  type BodyLease,
+  DRAINED_BODY_BYTES,
+  drainBody,
+  type LambdaBody,
+  lambdaBody,
+  PROCESS_BODY_BUDGET,
+  readBody,
+} from "./request-body.ts";
 
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
 export type Authorizer = (
@@ -72,10 +82,17 @@ const requestAuthorizerEvent = (
 };
 
 export interface GatewayOptions {
-  readonly routes: readonly { route: Route; handler: RouteHandler }[];
+  /**
+   * Each route with its handler and the most bytes of body it takes (0: none), which is what
+   * the gateway reads of a request's body at most (./body-limits.ts for the service's routes).
+   */
+  readonly routes: readonly { route: Route; handler: RouteHandler; maxBodyBytes: number }[];
   readonly authorizer: Authorizer;
-  /** API Gateway's payload limit. */
-  readonly maxBodyBytes?: number;
+  /**
+   * What the bodies being read and handled may hold together: the process's one total by
+   * default, shared by every listener.
+   */
+  readonly bodyBudget?: BodyBudget;
   /** Runs as each request arrives, before anything else reads a store for it. */
   readonly onRequest?: () => void;
   /**
@@ -146,6 +163,21 @@ const errorResponse = (statusCode: number, detail: string): HttpResponse => {
 const gatewayError = (error: (typeof GATEWAY_ERRORS)[keyof typeof GATEWAY_ERRORS]) =>
   errorResponse(error.status, error.detail);
 
+/**
+ * An answer given before the body is read whole: the rest of it is not read, so the
+ * connection closes after the answer.
+ */
+const closing = (response: HttpResponse): HttpResponse => ({
+  ...response,
+  headers: { ...response.headers, connection: "close" },
+});
+
+/** The length a request's headers declare for its body, if they do. */
+const declaredLength = (request: GatewayRequest): number | undefined => {
+  const value = request.headers["content-length"]?.[0];
+  return value === undefined ? undefined : Number(value);
+};
+
 const lambdaContext = (functionName: string, timeoutSeconds: number): Context => {
   const deadline = Date.now() + timeoutSeconds * 1000;
   const requestId = randomUUID();
@@ -192,7 +224,7 @@ const hasBody = (request: GatewayRequest): boolean =>
   request.body.destroyed;
 
 export const createDispatch = (options: GatewayOptions): Dispatch => {
-  const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
+  const bodyBudget = options.bodyBudget ?? PROCESS_BODY_BUDGET;
   const callerOf = callerAddressFrom(options.trustProxy ?? false);
   // API Gateway hands a path parameter of any length to the handler, which judges it (a long
   // `service_id` is a 422); find-my-way would match no route past 100 characters, a 404.
@@ -207,7 +239,10 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
     router.on(entry.route.method, path, () => undefined, entry);
   }
 
-  const dispatch = async (request: GatewayRequest): Promise<HttpResponse | undefined> => {
+  const dispatch = async (
+    request: GatewayRequest,
+    lease: BodyLease,
+  ): Promise<HttpResponse | undefined> => {
     options.onRequest?.();
     const url = new URL(request.url || "/", "http://gateway");
     const method = request.method;
@@ -217,7 +252,15 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
         options.notFound?.({ method, path: url.pathname }) ?? gatewayError(GATEWAY_ERRORS.noRoute)
       );
     }
-    const { route, handler } = found.store as GatewayOptions["routes"][number];
+    const { route, handler, maxBodyBytes } = found.store as GatewayOptions["routes"][number];
+    // A body longer than the route takes is refused from its declared length, before anything
+    // else is asked for it, and none of it kept: read through and dropped up to API Gateway's
+    // limit, so that its client reads the 413 (./request-body.ts), refused at once past it.
+    const declared = declaredLength(request) ?? 0;
+    if (declared > maxBodyBytes) {
+      if (declared <= DRAINED_BODY_BYTES) await drainBody(request.body, DRAINED_BODY_BYTES);
+      return closing(gatewayError(GATEWAY_ERRORS.tooLarge));
+    }
     // API Gateway names the route in the method ARN as it routed it, without a trailing slash,
     // which is how the authorizer's policy names it too.
     const arnPath = url.pathname.length > 1 ? url.pathname.replace(/\/$/, "") : url.pathname;
@@ -255,12 +298,17 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
 
     let body: LambdaBody;
     try {
-      body = lambdaBody(hasBody(request) ? await readBody(request.body, maxBodyBytes) : null);
+      body = lambdaBody(
+        hasBody(request) ? await readBody(request.body, maxBodyBytes, lease) : null,
+      );
     } catch (error) {
-      if (!(error instanceof RangeError)) return undefined; // nobody is left to answer
-      // The rest of the body is not read: the connection closes after the answer.
-      const tooLarge = gatewayError(GATEWAY_ERRORS.tooLarge);
-      return { ...tooLarge, headers: { ...tooLarge.headers, connection: "close" } };
+      if (error instanceof RangeError) return closing(gatewayError(GATEWAY_ERRORS.tooLarge));
+      if (error instanceof UnavailableError) {
+        const { statusCode, body, headers } = toErrorResponse(error);
+        const busy = errorResponse(statusCode, body.detail);
+        return closing({ ...busy, headers: { ...busy.headers, ...headers } });
+      }
+      return undefined; // nobody is left to answer
     }
     const headers = singleAndMulti(
       Object.entries(request.headers).flatMap(([k, values]) =>
@@ -324,8 +372,10 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
   };
 
   return async (request) => {
+    // The body is held until the handler is done with it, however the request ends.
+    const lease = bodyBudget.lease();
     try {
-      return await dispatch(request);
+      return await dispatch(request, lease);
     } catch (error) {
       logger.error("gateway failure", {
         method: request.method,
@@ -334,6 +384,8 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
       });
       const { statusCode, body } = toErrorResponse(error);
       return errorResponse(statusCode, body.detail);
+    } finally {
+      lease.release();
     }
   };
 };

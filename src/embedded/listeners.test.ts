@@ -38,7 +38,7 @@ describe("a listener's close", () => {
       name: "test",
       host: "127.0.0.1",
       port: 0,
-      gateway: { routes: [{ route: ROUTE, handler }], authorizer: noAuthorizer },
+      gateway: { routes: [{ route: ROUTE, handler, maxBodyBytes: 0 }], authorizer: noAuthorizer },
     });
     const asked = fetch(`${listening.url}/v1/slow`).catch(() => "cut");
     await started;

@@ -4,6 +4,7 @@
  * service reaches it with the same AWS SDK client code as on AWS.
  */
 
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { Worker } from "node:worker_threads";
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
@@ -21,40 +22,56 @@ export const LOCAL_TABLE_NAMES: TableNames = perTable(
 
 export interface DynamoConnection {
   readonly endpoint: string;
+  /** What the server asks of every request (`LOCAL_DYNAMODB_TOKEN_HEADER`). */
+  readonly token: string;
   readonly client: DynamoDBClient;
   readonly doc: DynamoDBDocumentClient;
   close(): Promise<void>;
 }
 
+/**
+ * The header that carries the server's token. dynalite checks no signature, and its loopback
+ * port is open to every local user and, through their browser, to any web page: the server
+ * (./dynalite-server.mjs) answers only requests that carry the token made at its start, which
+ * only this process and runtime.json (this user's only) know. A header of its own rather than
+ * a SigV4 signature keyed by the token: the check is a comparison, and nothing is signed.
+ */
+export const LOCAL_DYNAMODB_TOKEN_HEADER = "x-attribution-store-token";
+
 type RequestSigner = Extract<NonNullable<DynamoDBClientConfig["signer"]>, { sign: unknown }>;
 
 /**
- * The local server wants an AWS authorization header but checks no signature, so requests to
- * it carry a fixed one: computing SigV4 for every request cost more CPU than the server's own
+ * The server checks no signature, so requests to it carry a fixed authorization header, with
+ * the token beside it: computing SigV4 for every request cost more CPU than the server's own
  * work on a read. The commands and clients are the same.
  */
-const UNSIGNED: RequestSigner = {
+const localSigner = (token: string): RequestSigner => ({
   sign: async (request) => {
     request.headers.authorization =
       "AWS4-HMAC-SHA256 Credential=local/20260101/local/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0";
     request.headers["x-amz-date"] = "20260101T000000Z";
+    request.headers[LOCAL_DYNAMODB_TOKEN_HEADER] = token;
     return request;
   },
-};
+});
 
-/** A client for a DynamoDB-compatible endpoint; the local server accepts any credentials. */
-export const connectDynamoDb = (endpoint: string): DynamoConnection => {
+/**
+ * A client for the embedded DynamoDB at `endpoint`, which answers only requests with its
+ * `token`: every client of it, the service's and the CLI's, is made here.
+ */
+export const connectDynamoDb = (endpoint: string, token: string): DynamoConnection => {
   const client = new DynamoDBClient({
     endpoint,
     region: "local",
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    signer: UNSIGNED,
+    signer: localSigner(token),
   });
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: MARSHALL_OPTIONS,
   });
   return {
     endpoint,
+    token,
     client,
     doc,
     close: async () => client.destroy(),
@@ -71,6 +88,11 @@ export const startLocalDynamoDb = async (
   options: { readonly port?: number; readonly thread?: boolean } = {},
 ): Promise<DynamoConnection> => {
   const port = options.port ?? 0;
+  // Made anew at each start: a token read from an earlier runtime.json opens nothing now.
+  const access = {
+    header: LOCAL_DYNAMODB_TOKEN_HEADER,
+    token: randomBytes(32).toString("base64url"),
+  };
   let server: { port: number; close: () => Promise<void> };
   // The store opens its files at its first request; a thread that cannot (another process
   // holds them) dies, and its error says more than the refused connections that follow.
@@ -78,7 +100,7 @@ export const startLocalDynamoDb = async (
   let started = () => {};
   if (options.thread) {
     const worker = new Worker(new URL("./dynalite-server.mjs", import.meta.url), {
-      workerData: { dynalite: { path, port } },
+      workerData: { dynalite: { path, port, access } },
     });
     const bound = await new Promise<number>((resolve, reject) => {
       worker.once("error", reject);
@@ -107,9 +129,9 @@ export const startLocalDynamoDb = async (
   } else {
     // Loaded only here: a command that reaches the running service's store never needs it.
     const { startDynalite } = await import("./dynalite-server.mjs");
-    server = await startDynalite(path, port);
+    server = await startDynalite(path, port, access);
   }
-  const connection = connectDynamoDb(`http://127.0.0.1:${server.port}`);
+  const connection = connectDynamoDb(`http://127.0.0.1:${server.port}`, access.token);
   try {
     await Promise.race([ensureTables(connection.client, LOCAL_TABLE_NAMES), died]);
   } finally {

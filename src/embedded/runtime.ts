@@ -61,6 +61,7 @@ import { touchRow } from "../touches/touch.ts";
 import { WORKERS } from "../workers/workers.ts";
 import { adminRevision, markAdminChange } from "./admin-changes.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
+import { bodyLimitOf } from "./body-limits.ts";
 import { dashboardFiles } from "./dashboard.ts";
 import {
   clearStarting,
@@ -517,6 +518,7 @@ const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRunt
     linkUrl: linkListener.url,
     linkBaseUrl,
     dynamodbEndpoint: dynamodb.endpoint,
+    dynamodbToken: dynamodb.token,
     heldStores: { url: held.url, token: held.token },
     trustProxy: typeof config.trustProxy === "boolean" ? config.trustProxy : [...config.trustProxy],
     postbacksAllowLoopback: config.postbacksAllowLoopback,
@@ -567,18 +569,22 @@ const mapRows = async <Row extends { readonly id: string }, V>(
     await Promise.all(rows.map(async (row) => [row.id, await value(row)] as const)),
   ) as { readonly [K in Row["id"]]: V };
 
-/** A route table's rows, each with the handler its composition makes. */
+/**
+ * A route table's rows, each with the handler its composition makes and the body it takes
+ * (what the gateway reads of a request's body at most).
+ */
 const composedRoutes = (
   routes: readonly ServiceRoute[],
   adapters: AllAdapters,
   runtime: Runtime,
   installWriters: InFlight,
-): Promise<{ route: ServiceRoute; handler: HttpHandler }[]> =>
+): Promise<{ route: ServiceRoute; handler: HttpHandler; maxBodyBytes: number }[]> =>
   Promise.all(
     routes.map(async (route) => {
       const handler = (await loadComposition<HttpHandler>(route)).compose(adapters, runtime);
       return {
         route,
+        maxBodyBytes: bodyLimitOf(route),
         handler: writesForLiveInstalls(route.uses)
           ? (event, context) => installWriters.track(handler(event, context))
           : handler,

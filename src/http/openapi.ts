@@ -161,9 +161,11 @@ const DESCRIPTION = [
     "`Error`): `error` is the HTTP status name, `detail` says what went wrong for a person to " +
     "read and names the field at fault; do not parse it. A 500 never shows internals. Besides " +
     "each operation's own errors, the gateway answers 404 for a method and path that match no " +
-    "operation, 413 for any body over its 10 MiB, and on AWS 429 when the stage's rate limit is " +
-    "hit; on one machine also 400 for a request that is not HTTP, 408 for one whose headers " +
-    "take over 10 s or whole over 30 s, and 431 for headers over 16 KiB.",
+    "operation, 413 for a body over its limit (on AWS API Gateway's 10 MiB; on one machine the " +
+    "operation's own, none for one that takes no body), and on AWS 429 when the stage's rate " +
+    "limit is hit; on one machine also 400 for a request that is not HTTP, 408 for one whose " +
+    "headers take over 10 s or whole over 30 s, 431 for headers over 16 KiB, and 503 with " +
+    "`Retry-After` while the request bodies it holds at once reach their total.",
   "## Limits",
   table(["what", "limit"], LIMIT_ROWS),
   "## Links and touches",

@@ -1049,6 +1049,7 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
       linkUrl: gone,
       linkBaseUrl: gone,
       dynamodbEndpoint: gone,
+      dynamodbToken: "stale",
       heldStores: { url: gone, token: "stale" },
       trustProxy: false,
       postbacksAllowLoopback: false,

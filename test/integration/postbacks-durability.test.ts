@@ -20,14 +20,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostbackConfigStore } from "../../src/adapters/dynamodb/postbacks.ts";
 import { createKeyFileWrapper } from "../../src/adapters/key-file/key-file-wrapper.ts";
 import { dataPaths, readRuntimeInfo } from "../../src/embedded/data-dir.ts";
 import { heldStoresAt } from "../../src/embedded/held-stores.ts";
-import { LOCAL_TABLE_NAMES } from "../../src/embedded/local-dynamodb.ts";
+import { connectDynamoDb, LOCAL_TABLE_NAMES } from "../../src/embedded/local-dynamodb.ts";
 import { parsePartnerConfig } from "../../src/postbacks/config.ts";
 import { SLOW_REQUEST_MS } from "../../src/postbacks/partner-slots.ts";
 import { sendIdOf } from "../../src/postbacks/rules.ts";
@@ -48,16 +46,11 @@ const SETTINGS = { ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK: "true" };
 const storesOf = async (dataDir: string) => {
   const info = await readRuntimeInfo(dataDir);
   if (!info) throw new Error("the service is not running");
-  const client = new DynamoDBClient({
-    endpoint: info.dynamodbEndpoint,
-    region: "local",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
-  const doc = DynamoDBDocumentClient.from(client);
+  const dynamo = connectDynamoDb(info.dynamodbEndpoint, info.dynamodbToken);
   return {
-    configs: createPostbackConfigStore(doc, LOCAL_TABLE_NAMES.postbackConfigs),
+    configs: createPostbackConfigStore(dynamo.doc, LOCAL_TABLE_NAMES.postbackConfigs),
     log: heldStoresAt(info.heldStores).deliveryLog,
-    close: () => client.destroy(),
+    close: () => dynamo.close(),
   };
 };
 

@@ -9,7 +9,7 @@ import { httpRoute, jsonResponse } from "../middleware.ts";
 import { routeOf } from "../routes.ts";
 
 /** A postback is a few hundred bytes; Apple's largest, with its JWS, well under this. */
-const MAX_POSTBACK_BYTES = 16 * 1024;
+export const MAX_POSTBACK_BYTES = 16 * 1024;
 
 export const createApplePostbackHandler = (deps: PostbackReceiverDeps) => {
   const receiver = createPostbackReceiver(deps);
