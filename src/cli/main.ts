@@ -11,6 +11,7 @@ import { PLATFORMS, type Platform } from "../ports/apps.ts";
 import type { ConfigureAppOptions } from "./commands/apps.ts";
 import type { CreateLinkOptions, UpdateLinkOptions } from "./commands/links.ts";
 import type { SetPartnerOptions } from "./commands/partners.ts";
+import { integer, unsetEmptyEnv } from "./options.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: any function's parameters and result are carried through
 type AnyFunction = (...args: any[]) => any;
@@ -84,14 +85,6 @@ const pkg: unknown = JSON.parse(
   readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
 );
 const version = typeof pkg === "object" && pkg && "version" in pkg ? String(pkg.version) : "0.0.0";
-
-const integer = (min: number, max: number) => (value: string) => {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-    throw new InvalidArgumentError(`must be an integer from ${min} to ${max}.`);
-  }
-  return parsed;
-};
 
 const dataDirOption = () =>
   new Option("--data-dir <path>", "data folder of the embedded service").env(
@@ -839,7 +832,7 @@ program
   .description("page through an export window and write one file")
   .requiredOption(
     "--since <time>",
-    "window start: a date (2026-11-01), an ISO 8601 time (UTC unless it names an offset) or Unix seconds",
+    'window start: a date (2026-11-01), an ISO 8601 time ("2026-11-01T10:00" or "2026-11-01 10:00:00", UTC unless it names an offset: Z, +02:00) or Unix seconds',
   )
   .addOption(
     new Option("--format <format>", "output format").choices(EXPORT_FORMATS).default("json"),
@@ -887,6 +880,8 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
+// `ATTRIBUTION_PORT=` (empty) is no port: the option, and the configuration, take their default.
+unsetEmptyEnv(program);
 program.parseAsync().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

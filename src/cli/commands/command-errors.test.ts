@@ -14,7 +14,8 @@ import { SNAPSHOT_HEADER, SNAPSHOT_ROWS_HEADER } from "../../export/paging.ts";
 import { unreachable } from "../unreachable.ts";
 import { exportCommand, parseSince } from "./export.ts";
 import { listKeysCommand } from "./keys.ts";
-import { postbackLogCommand } from "./partners.ts";
+import { setLinkDisabledCommand, updateLinkCommand } from "./links.ts";
+import { postbackLogCommand, removePostbackCommand } from "./partners.ts";
 import { rangeOf } from "./skadnetwork.ts";
 
 describe("the command line's days", () => {
@@ -35,6 +36,52 @@ describe("the command line's days", () => {
     }
     for (const value of ["2026-02-30", "2026-02-30T10:00:00Z", "2026-13-01", "yesterday"]) {
       expect(() => parseSince(value), value).toThrow(/--since must be a date/);
+    }
+  });
+
+  it("reads a --since time with a space, or with no seconds or offset, as UTC in any zone, and refuses what is no ISO 8601 time", () => {
+    const zone = process.env.TZ;
+    try {
+      // Zones on both sides of UTC, one of them with a half hour: none may move the time.
+      for (const tz of ["America/New_York", "Asia/Kolkata", "Pacific/Auckland"]) {
+        process.env.TZ = tz;
+        const at = (hours: number, minutes = 0, seconds = 0) =>
+          Date.UTC(2026, 10, 1, hours, minutes, seconds) / 1000;
+        expect(parseSince("2026-11-01 10:00"), tz).toBe(at(10));
+        expect(parseSince("2026-11-01 10:00:30"), tz).toBe(at(10, 0, 30));
+        expect(parseSince("2026-11-01 10:00:30.999"), tz).toBe(at(10, 0, 30));
+        expect(parseSince("2026-11-01T10:00:30.5Z"), tz).toBe(at(10, 0, 30));
+        expect(parseSince("2026-11-01 10:00+02:00"), tz).toBe(at(8));
+        expect(parseSince("2026-11-01T10:00:00+0530"), tz).toBe(at(4, 30));
+        expect(parseSince("2026-11-01T10:00:00-03"), tz).toBe(at(13));
+        expect(parseSince("2026-11-01t10:00z"), tz).toBe(at(10));
+        expect(parseSince("2026-11-01"), tz).toBe(at(0));
+        for (const value of [
+          "Nov 1 2026",
+          "November 1, 2026 10:00",
+          "2026/11/01",
+          "11/01/2026",
+          "2026-11-01 10",
+          "2026-11-01T10:00:00 GMT",
+          "2026-11-01T25:00",
+          "2026-11-01T10:60",
+          "2026-11-01T10:00:61",
+          "2026-11-01T10:00+24:00",
+          "2026-11-01  10:00",
+          " 2026-11-01",
+          "2026-11-1",
+          "",
+          "-1",
+          "1.5",
+        ]) {
+          expect(() => parseSince(value), `${tz} ${value}`).toThrow(
+            /^--since must be a date \(2026-11-01\), an ISO 8601 time/,
+          );
+        }
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
     }
   });
 
@@ -143,6 +190,30 @@ describe("a command about an app that does not exist", () => {
       await expect(postbackLogCommand({ appId: "com.example.none", dataDir })).rejects.toThrow(
         "App com.example.none does not exist.",
       );
+      // Those that name something of the app too: the app is what is missing.
+      await expect(
+        updateLinkCommand({
+          appId: "com.example.none",
+          deeplinkId: "abc123",
+          landingPage: "on",
+          dataDir,
+        }),
+      ).rejects.toThrow("App com.example.none does not exist.");
+      for (const disabled of [true, false]) {
+        await expect(
+          setLinkDisabledCommand({
+            appId: "com.example.none",
+            deeplinkId: "abc123",
+            disabled,
+            dataDir,
+          }),
+        ).rejects.toThrow("App com.example.none does not exist.");
+      }
+      for (const webhook of [false, true]) {
+        await expect(
+          removePostbackCommand({ appId: "com.example.none", configId: "foo", webhook, dataDir }),
+        ).rejects.toThrow("App com.example.none does not exist.");
+      }
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -80,6 +80,25 @@ describe("costs import's CSV", () => {
     expect(checked.error?.issues.map((issue) => issue.path.join("."))).toEqual(["rows.1.clicks"]);
   });
 
+  it("reads plain decimal numbers only: another spelling stays text, which the API's rules name", () => {
+    const { rows } = costRowsOfCsv(
+      "day,media_source,campaign_id,amount,currency,clicks,impressions\n" +
+        "2026-11-27,net,c1,0x10,EUR,1e2,0b11\n" +
+        "2026-11-27,net,c2,-0.5,USD,0012,7.\n",
+    );
+    expect(rows[0]).toMatchObject({ amount: "0x10", clicks: "1e2", impressions: "0b11" });
+    expect(rows[1]).toMatchObject({ amount: -0.5, clicks: 12, impressions: "7." });
+    const checked = costRequestSchema.safeParse({ rows });
+    expect(checked.error?.issues.map((issue) => issue.path.join("."))).toEqual(
+      expect.arrayContaining([
+        "rows.0.amount",
+        "rows.0.clicks",
+        "rows.0.impressions",
+        "rows.1.impressions",
+      ]),
+    );
+  });
+
   it("reads a spreadsheet's file: its byte order mark, and no row of a line of empty cells; a row named by its line", () => {
     const { rows, lines } = costRowsOfCsv(
       "\uFEFFday,media_source,campaign_id,amount,currency\r\n" +
@@ -156,6 +175,29 @@ describe("costs import's requests", () => {
       expect(Math.max(...bodies)).toBeLessThanOrEqual(INGEST_LIMITS.maxBodyBytes);
       expect(stored).toHaveLength(1_000);
     });
+  });
+
+  it("go to the cost route below --url, whether it ends in a slash or names a stage", async () => {
+    for (const [url, route] of [
+      ["http://svc", "http://svc/v1/costs"],
+      ["http://svc/", "http://svc/v1/costs"],
+      [
+        "https://abc.execute-api.eu-west-1.amazonaws.com/prod/",
+        "https://abc.execute-api.eu-west-1.amazonaws.com/prod/v1/costs",
+      ],
+    ] as const) {
+      await withFile([HEADER, "2026-11-27,net,c1,,,,1.5,USD"], async (file) => {
+        serviceStub();
+        const answer = globalThis.fetch;
+        const urls: string[] = [];
+        vi.stubGlobal("fetch", async (to: string | URL, init: { body: string }) => {
+          urls.push(String(to));
+          return answer(to, init);
+        });
+        await importCostsCommand({ file, url, key: "k", now: () => NOW });
+        expect(urls).toEqual([route]);
+      });
+    }
   });
 
   it("send nothing of a file with a day the service refuses, wherever in the file it is", async () => {

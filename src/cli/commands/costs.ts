@@ -19,14 +19,21 @@ import {
 } from "../../costs/cost-rows.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { joinProblems } from "../../validation/issues.ts";
+import { serviceUrl } from "../service-url.ts";
 import { unreachable } from "../unreachable.ts";
 
 const NUMBERS = new Set(["amount", "impressions", "clicks"]);
 
 /**
+ * A number as a spreadsheet writes one: decimal digits, a sign and a decimal point at most.
+ * JavaScript's Number() also reads `0x10`, `1e2` or `Infinity`, which no cost file means.
+ */
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
+
+/**
  * A CSV's rows as the API's, each with the line of the file it ends on: numbers as numbers,
- * empty cells left out. A number column's cell that is no number stays text, so the API's rules
- * name it rather than it going as null. A spreadsheet's byte order mark and its lines of empty
+ * empty cells left out. A number column's cell that is no plain decimal number stays text, so the
+ * API's rules name it rather than it going as null or as another number. A spreadsheet's byte order mark and its lines of empty
  * cells (`,,,,`) are no part of the rows, as the dashboard's Cost page reads them.
  */
 export const costRowsOfCsv = (
@@ -45,7 +52,7 @@ export const costRowsOfCsv = (
           .filter(([, value]) => value !== "")
           .map(([name, value]) => [
             name,
-            NUMBERS.has(name) && Number.isFinite(Number(value)) ? Number(value) : value,
+            NUMBERS.has(name) && DECIMAL.test(value) ? Number(value) : value,
           ]),
       ),
     ),
@@ -122,10 +129,11 @@ export const importCostsCommand = async (options: {
     `The rows of ${linesOf(0, stored - 1)} were stored (${replaced} replaced an earlier one)`;
   const again = (when: string) =>
     `Import the whole file again ${when}: a row stored again replaces itself.`;
+  const route = serviceUrl(options.url, "/v1/costs").href;
   for (const page of pages) {
     const from = page[0]?.index ?? stored;
     const to = page.at(-1)?.index ?? stored;
-    const response = await fetch(`${options.url}/v1/costs`, {
+    const response = await fetch(route, {
       method: "POST",
       headers: { authorization: options.key, "content-type": "application/json" },
       body: JSON.stringify({ rows: page.map(({ row }) => row) }),

@@ -9,13 +9,15 @@
  * the window's size (the snapshot-rows header) or each page's (the page-rows header). json,
  * xml and xlsx, and a service that sends neither, are paged in json and written with the same
  * writers the API uses.
+ *
+ * Whatever the format, the file is written beside the output and renamed onto it once whole
+ * (../output-file.ts): an export that fails or is stopped leaves the output as it was.
  */
 import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { dirname, join as joinPath } from "node:path";
+import { join as joinPath } from "node:path";
 import { json as readJson, text as readText } from "node:stream/consumers";
 import { pipeline } from "node:stream/promises";
 import { setFlagsFromString } from "node:v8";
@@ -28,6 +30,8 @@ import {
   SNAPSHOT_ROWS_HEADER,
 } from "../../export/paging.ts";
 import { isUtcDay } from "../../reports/days.ts";
+import { abandon, onInterrupt, withScratchFolder, writeOutputFile } from "../output-file.ts";
+import { serviceUrl } from "../service-url.ts";
 import { unreachable } from "../unreachable.ts";
 
 /**
@@ -47,18 +51,47 @@ const jsonPageSchema = async () => {
 const PAGES_IN_FLIGHT = 2;
 
 /**
+ * The ISO 8601 shapes `--since` takes: a day, or a day and a time (`T`, or a space as people
+ * write one) to the minute or the second (with a fraction), with or without an offset (`Z`,
+ * `+02:00`, `+0200`, `+02`). Anything else is refused rather than left to Date.parse, which reads
+ * "Nov 1 2026" or "2026-11-01 10:00" in this machine's time zone.
+ */
+const SINCE =
+  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?)?$/i;
+
+/**
  * `2026-11-01`, an ISO 8601 time, or Unix seconds → Unix seconds. A day or a time that names no
- * offset is UTC, as the service's days are, whatever this machine's time zone.
+ * offset is UTC, as the service's days are, whatever this machine's time zone: the time is
+ * computed from its fields, never parsed by Date in the local zone.
  */
 export const parseSince = (value: string): number => {
   if (/^\d+$/.test(value)) return Number(value);
-  const day = /^\d{4}-\d{2}-\d{2}/.exec(value)?.[0];
-  const withoutOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value);
-  const ms = Date.parse(day === value ? `${value}T00:00:00Z` : withoutOffset ? `${value}Z` : value);
+  const refused = () =>
+    new Error(
+      `--since must be a date (2026-11-01), an ISO 8601 time (2026-11-01T10:00 or 2026-11-01 10:00:00, UTC unless it names an offset such as Z or +02:00) or Unix seconds: ${JSON.stringify(value)}`,
+    );
+  const match = SINCE.exec(value);
   // A day Date would roll over (2026-02-30) is no day, as a time on it is none.
-  if (Number.isNaN(ms) || (day !== undefined && !isUtcDay(day)))
-    throw new Error(`--since must be a date, an ISO 8601 time or Unix seconds: ${value}`);
-  return Math.floor(ms / 1000);
+  if (!match || !isUtcDay(match[1] ?? "")) throw refused();
+  const [
+    ,
+    day = "",
+    hours = "0",
+    minutes = "0",
+    seconds = "0",
+    ,
+    sign,
+    offsetHours,
+    offsetMinutes,
+  ] = match;
+  const [hour, minute, second] = [Number(hours), Number(minutes), Number(seconds)];
+  const [offsetHour, offsetMinute] = [Number(offsetHours ?? 0), Number(offsetMinutes ?? 0)];
+  if (hour > 23 || minute > 59 || second > 59 || offsetHour > 23 || offsetMinute > 59) {
+    throw refused();
+  }
+  const offset = (sign === "-" ? -1 : 1) * (offsetHour * 60 + offsetMinute) * 60;
+  const midnight = Date.parse(`${day}T00:00:00Z`) / 1000;
+  return midnight + hour * 3600 + minute * 60 + second - offset;
 };
 
 export interface ExportOptions {
@@ -115,7 +148,7 @@ const fetchPage = async (
     ...(snapshot === null ? {} : { snapshot }),
   });
   const response = await get(
-    new URL(`${options.url}/api/v1/export?${query}`),
+    serviceUrl(options.url, "/api/v1/export", query),
     options.key,
     options.agent,
   );
@@ -249,31 +282,38 @@ const joinedExport = async (
   const firstRows = total !== undefined ? Math.min(limit, total) : (firstPageRows ?? 0);
   let exported = firstRows;
   if (how !== "join-parquet") {
-    const out = createWriteStream(options.output);
-    try {
-      await write(out, bodyOf(first, false));
-      onPage(firstRows, total);
-      for await (const { response, rows } of pages) {
-        await write(out, bodyOf(response, how === "drop-header-line"));
-        exported += rows;
-        onPage(rows, total);
+    return writeOutputFile(options.output, async (path) => {
+      const out = createWriteStream(path);
+      try {
+        await write(out, bodyOf(first, false));
+        onPage(firstRows, total);
+        for await (const { response, rows } of pages) {
+          await write(out, bodyOf(response, how === "drop-header-line"));
+          exported += rows;
+          onPage(rows, total);
+        }
+        await close(out);
+      } catch (error) {
+        await abandon(out);
+        throw error;
       }
-      await close(out);
-    } catch (error) {
-      out.destroy();
-      await rm(options.output, { force: true });
-      throw error;
-    }
-    return exported;
+      return exported;
+    });
   }
-  const dir = await mkdtemp(joinPath(dirname(options.output), ".export-pages-"));
-  try {
+  // Each page saved as it comes, then joined: the pages' folder, as the file being joined,
+  // lies beside the output and goes however the export ends.
+  return withScratchFolder(options.output, async (dir) => {
     const files: string[] = [];
     const save = async (response: IncomingMessage) => {
       const file = joinPath(dir, `${String(files.length).padStart(9, "0")}.parquet`);
       const out = createWriteStream(file);
-      await write(out, bodyOf(response, false));
-      await close(out);
+      try {
+        await write(out, bodyOf(response, false));
+        await close(out);
+      } catch (error) {
+        await abandon(out);
+        throw error;
+      }
       files.push(file);
     };
     await save(first);
@@ -284,20 +324,14 @@ const joinedExport = async (
       onPage(rows, total);
     }
     const { joinParquet } = await import("../parquet-join.ts");
-    try {
-      const joined = await joinParquet(files, options.output);
+    return writeOutputFile(options.output, async (path) => {
+      const joined = await joinParquet(files, path);
       if (joined !== exported) {
         throw new Error(`Export incomplete: ${joined} of the window's ${exported} events arrived`);
       }
-    } catch (error) {
-      // As the other formats: a failed export leaves no file that looks like one.
-      await rm(options.output, { force: true });
-      throw error;
-    }
-    return exported;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+      return exported;
+    });
+  });
 };
 
 async function* jsonPages(options: Connection, onPage: (rows: number) => void) {
@@ -327,6 +361,8 @@ export const exportCommand = async (options: ExportOptions): Promise<number> => 
   let written = 0;
   let pageCount = 0;
   if (options.progress !== false) bar.start(1, 0, { pages: 0 });
+  // Stopped by a signal, the terminal gets its cursor back, which the bar hid.
+  const forgetBar = options.progress !== false ? onInterrupt(() => bar.stop()) : () => {};
   const onPage = (rows: number, total?: number) => {
     written += rows;
     pageCount += 1;
@@ -342,18 +378,15 @@ export const exportCommand = async (options: ExportOptions): Promise<number> => 
     written = 0;
     pageCount = 0;
     const { FORMATS } = await import("../../export/formats/index.ts");
-    try {
-      await pipeline(
+    await writeOutputFile(options.output, (path) =>
+      pipeline(
         FORMATS[options.format].write(jsonPages(connection, (rows) => onPage(rows))),
-        createWriteStream(options.output),
-      );
-    } catch (error) {
-      // Nothing half-written: an export that fails leaves no file behind.
-      await rm(options.output, { force: true });
-      throw error;
-    }
+        createWriteStream(path),
+      ),
+    );
     return written;
   } finally {
+    forgetBar();
     connection.agent.destroy();
     bar.stop();
   }

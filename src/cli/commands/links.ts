@@ -154,9 +154,12 @@ export const setLinkDisabledCommand = async (options: {
   disabled: boolean;
   dataDir: string;
 }) => {
-  const link = await withAdminStores(options.dataDir, (stores) =>
-    linksOf(stores).update(options.appId, options.deeplinkId, { disabled: options.disabled }),
-  );
+  const link = await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    return linksOf(stores).update(options.appId, options.deeplinkId, {
+      disabled: options.disabled,
+    });
+  });
   console.log(
     `Link ${link.deeplinkId} is ${link.disabled ? "disabled: its taps go to the web and are not counted" : "active"}.`,
   );
@@ -194,15 +197,16 @@ const costChangeOf = (options: UpdateLinkOptions) =>
 const cleared = (value: string | undefined) => (value === "" ? null : value);
 
 export const updateLinkCommand = async (options: UpdateLinkOptions) => {
-  const link = await withAdminStores(options.dataDir, (stores) =>
-    linksOf(stores).update(options.appId, options.deeplinkId, {
+  const link = await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    return linksOf(stores).update(options.appId, options.deeplinkId, {
       landing_page: options.landingPage === undefined ? undefined : options.landingPage === "on",
       preview_title: cleared(options.previewTitle),
       preview_description: cleared(options.previewDescription),
       preview_image_url: cleared(options.previewImageUrl),
       ...costChangeOf(options),
-    }),
-  );
+    });
+  });
   if (options.json) {
     console.log(JSON.stringify(linkAnswer(link), null, 2));
     return;

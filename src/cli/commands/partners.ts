@@ -176,9 +176,10 @@ export const removePostbackCommand = async (options: {
   dataDir: string;
 }) => {
   const target: SendTarget = options.webhook ? "webhook" : "partner";
-  await withAdminStores(options.dataDir, (stores) =>
-    configurationsOf(stores).remove(options.appId, target, options.configId),
-  );
+  await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    await configurationsOf(stores).remove(options.appId, target, options.configId);
+  });
   console.log(
     `Removed ${target} configuration ${options.configId}: its pending sends are skipped.`,
   );

@@ -5,7 +5,7 @@
  * postbacks that named an App Store id no app has.
  */
 import { once } from "node:events";
-import { createWriteStream, type WriteStream } from "node:fs";
+import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { stringify } from "csv-stringify";
@@ -19,6 +19,7 @@ import {
 } from "../../skadnetwork/settings.ts";
 import { UNKNOWN_SCAN_LIMIT, unknownPostbacks } from "../../skadnetwork/unknown.ts";
 import { type AdminStores, withAdminStores } from "../admin-stores.ts";
+import { abandon, writeOutputFile } from "../output-file.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -157,35 +158,39 @@ export const exportPostbacksCommand = async (options: {
   dataDir: string;
 }) => {
   const range = rangeOf(options.from, options.to);
-  // Unverified postbacks are anyone's text (the endpoints are public): a cell a spreadsheet
-  // would run as a formula is written after a quote, as the dashboard's downloads are.
-  const csv = stringify({ header: true, columns: COLUMNS, escape_formulas: true });
-  let file: WriteStream | undefined;
   let count = 0;
-  await withAdminStores(options.dataDir, async (stores) => {
-    const settings = settingsOf(stores);
-    let after: string | undefined;
-    do {
-      const page = await settings.postbacks(options.appId, range, {
-        limit: POSTBACK_PAGE_LIMITS.maxLimit,
-        ...(after ? { after } : {}),
+  // Written beside the output and renamed onto it once whole: a refused app or range, a store
+  // that fails part of the way or a Ctrl-C leaves the file that was there (if any) as it was.
+  await writeOutputFile(options.output, async (path) => {
+    // Unverified postbacks are anyone's text (the endpoints are public): a cell a spreadsheet
+    // would run as a formula is written after a quote, as the dashboard's downloads are.
+    const csv = stringify({ header: true, columns: COLUMNS, escape_formulas: true });
+    const file = createWriteStream(path);
+    csv.pipe(file);
+    try {
+      await withAdminStores(options.dataDir, async (stores) => {
+        const settings = settingsOf(stores);
+        let after: string | undefined;
+        do {
+          const page = await settings.postbacks(options.appId, range, {
+            limit: POSTBACK_PAGE_LIMITS.maxLimit,
+            ...(after ? { after } : {}),
+          });
+          for (const row of page.data) {
+            if (!csv.write(row)) await once(csv, "drain");
+            count += 1;
+          }
+          after = page.next_cursor ?? undefined;
+        } while (after);
       });
-      if (!file) {
-        // Made once the first page is read, so a refused app or range leaves no empty file;
-        // one that cannot be made (no such folder) is the command's error, not a crash.
-        file = createWriteStream(options.output);
-        await once(file, "open");
-        csv.pipe(file);
-      }
-      for (const row of page.data) {
-        csv.write(row);
-        count += 1;
-      }
-      after = page.next_cursor ?? undefined;
-    } while (after);
+    } catch (error) {
+      csv.destroy();
+      await abandon(file);
+      throw error;
+    }
+    csv.end();
+    await finished(file);
   });
-  csv.end();
-  if (file) await finished(file);
   console.log(`Wrote ${count} postbacks to ${options.output}.`);
 };
 

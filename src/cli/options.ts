@@ -1,0 +1,28 @@
+/** How the command line reads its options' values, from flags and from the environment. */
+import { type Command, InvalidArgumentError } from "commander";
+
+/**
+ * An integer option's parser: plain decimal digits within [min, max]. Number() would also take
+ * "" (as 0: `--port ""` a random port), "0x1F90" or "1e3", none of which anyone means as a count
+ * or a port.
+ */
+export const integer = (min: number, max: number) => (value: string) => {
+  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+    throw new InvalidArgumentError(`must be an integer from ${min} to ${max}.`);
+  }
+  return parsed;
+};
+
+/**
+ * Removes from `env` every option's variable that is set but empty (`ATTRIBUTION_PORT=`), so
+ * that it counts as unset, as a shell script's empty variable is meant: the option's default
+ * stands rather than "" being read as a value, here and by the configuration that reads the
+ * same variables.
+ */
+export const unsetEmptyEnv = (command: Command, env: NodeJS.ProcessEnv = process.env): void => {
+  for (const option of command.options) {
+    if (option.envVar !== undefined && env[option.envVar] === "") delete env[option.envVar];
+  }
+  for (const subcommand of command.commands) unsetEmptyEnv(subcommand, env);
+};
