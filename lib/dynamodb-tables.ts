@@ -21,6 +21,7 @@ import {
   CLAIM_KEY_PREFIX,
   type IndexName,
   indexesOf,
+  PURGE_PASS_PREFIX,
   PURGED_CUSTOMER_USER_PREFIX,
   perTable,
   SIGHTING_KEY_PREFIX,
@@ -123,8 +124,9 @@ export class ServiceTables extends Construct {
 
 /**
  * Some actions on some of the tables' ARNs; `keysStartWith` narrows it to the items whose key
- * begins so: the deletions table's tombstones items (`app#<app id>`), never a request; the
- * touches table's claims (`claim#…`) or address sightings (`seen#…`), never a touch.
+ * begins so: the deletions table's tombstones items (`app#<app id>`) or saved purge passes
+ * (`pass#<app id>`), never a request; the touches table's claims (`claim#…`) or address
+ * sightings (`seen#…`), never a touch.
  */
 interface Piece {
   readonly actions: readonly string[];
@@ -244,11 +246,17 @@ const TABLE_GRANTS: {
     ],
     // The purge: open requests (the sparse `open` index), their status updated, the app's
     // tombstones read (their version: the snapshots made since leave the install out) and a
-    // completed one's install taken out of them.
+    // completed one's install taken out of them; the app's pass that a run stopped read, saved
+    // and forgotten once complete.
     purge: [
       { actions: QUERY, on: indexes("deletions", "open") },
       { actions: ["dynamodb:UpdateItem"], on: whole("deletions") },
       { actions: ["dynamodb:GetItem"], on: whole("deletions"), keysStartWith: TOMBSTONES_PREFIX },
+      {
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
+        on: whole("deletions"),
+        keysStartWith: PURGE_PASS_PREFIX,
+      },
     ],
   },
   snapshots: {

@@ -125,6 +125,13 @@ describe("purge job", () => {
         Resource: resolve(tables.table.deletions.tableArn),
         Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["app#*"] } },
       },
+      // The app's pass a run stopped, by its key's prefix only: never a request.
+      {
+        Effect: "Allow",
+        Action: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
+        Resource: resolve(tables.table.deletions.tableArn),
+        Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["pass#*"] } },
+      },
       {
         Effect: "Allow",
         Action: "dynamodb:DeleteItem",
@@ -195,18 +202,30 @@ describe("purge job", () => {
     const actions = all.flatMap(actionsOf);
     expect(actions.filter((a) => a.includes("*"))).toEqual([]);
     expect(actions.filter((a) => /Scan|Batch/.test(a))).toEqual([]);
-    // One write: the marks of purged customer user mappings, by their key's prefix.
+    // Two puts, each by its key's prefix: the saved passes of the deletions table, and the
+    // marks of purged customer user mappings.
     const writes = all.filter((statement) => actionsOf(statement).includes("dynamodb:PutItem"));
-    expect(writes.map((statement) => statement.Condition)).toEqual([
-      { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["#purged#*"] } },
+    expect(writes.map((statement) => [statement.Resource, statement.Condition])).toEqual([
+      [
+        resolve(stack.tables.table.deletions.tableArn),
+        { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["pass#*"] } },
+      ],
+      [
+        resolve(stack.tables.table.customerUsers.tableArn),
+        { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["#purged#*"] } },
+      ],
     ]);
-    // Two reads: the tombstones items of the deletions table, by their key's prefix, and an
-    // install's attribution by its key.
+    // Three reads: the tombstones items and the saved passes of the deletions table, each by
+    // its key's prefix, and an install's attribution by its key.
     const reads = all.filter((statement) => actionsOf(statement).includes("dynamodb:GetItem"));
     expect(reads.map((statement) => [statement.Resource, statement.Condition])).toEqual([
       [
         resolve(stack.tables.table.deletions.tableArn),
         { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["app#*"] } },
+      ],
+      [
+        resolve(stack.tables.table.deletions.tableArn),
+        { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["pass#*"] } },
       ],
       [resolve(stack.tables.table.attributions.tableArn), undefined],
     ]);

@@ -25,8 +25,9 @@
  * request whose app the run reaches; one behind apps whose passes fill the run waits for a
  * later run, which takes it before newer requests. A run that fails or times out leaves its
  * requests open and the next run resumes them (files already rewritten no longer hold the
- * installs, so each run makes progress); but an app whose pass over its files alone outlasts
- * the timeout is never completed, and keeps failing its runs after the other apps' passes.
+ * installs, so each run makes progress). An app whose pass over its files outlasts a run has
+ * the pass saved where it stopped, within the margin, and continued by the next runs, over as
+ * many as its files take (src/deletion/deletions.ts).
  */
 import { Duration } from "aws-cdk-lib";
 import { type Rule, Schedule } from "aws-cdk-lib/aws-events";

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
+import {
+  type DeletionRequest,
+  type DeletionStore,
+  PASS_INSTALLS_AT_MOST,
+  type SavedPass,
+} from "../ports/deletions.ts";
+import type { LakePass } from "../ports/lake.ts";
 import { purgeOpenRequests, requestDeletion } from "./deletions.ts";
 
 // In-memory ports: the flow under test decides what is called, in which order, and when.
@@ -7,8 +13,12 @@ const memoryDeletions = () => {
   const requests = new Map<string, DeletionRequest>();
   const marked: string[] = [];
   const tombstones = new Set<string>();
+  const passes = new Map<string, SavedPass>();
   const store: DeletionStore & { marked: string[] } = {
     marked,
+    savedPass: async (appId) => passes.get(appId),
+    savePass: async (appId, pass) => void passes.set(appId, pass),
+    clearPass: async (appId) => void passes.delete(appId),
     markTombstone: async (r) => {
       marked.push(r.requestId);
       tombstones.add(r.serviceId);
@@ -221,5 +231,174 @@ describe("deletion requests", () => {
     await expect(run).rejects.toThrow(/1 of 1 deletions failed/);
     expect((await deletions.get(request.request_id))?.status).toBe("in_progress");
     expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["s1"]);
+  });
+
+  describe("on a runtime whose runs stop at a timeout", () => {
+    /**
+     * A lake whose pass over an app takes `keys` keys, one at a time while `goOn` lets it: it
+     * answers where it stopped, and goes on from there.
+     */
+    const slowLake = (keys: number) => {
+      const passes: { appId: string; serviceIds: string[]; from: string | undefined }[] = [];
+      const lake = {
+        passes,
+        purgeInstalls: async (
+          appId: string,
+          serviceIds: readonly string[],
+          _cleanFrom: number,
+          pass?: LakePass,
+        ) => {
+          passes.push({ appId, serviceIds: [...serviceIds], from: pass?.from });
+          let at = pass?.from === undefined ? 0 : Number(pass.from);
+          do at += 1;
+          while (at < keys && (pass?.goOn() ?? true));
+          return at < keys ? { filesRewritten: 1, stoppedAt: String(at) } : { filesRewritten: 1 };
+        },
+      };
+      return lake;
+    };
+
+    it("save a pass out of time, and complete its requests, only them, when the next run ends it", async () => {
+      const deletions = memoryDeletions();
+      const a1 = await requestDeletion("com.a", "a1", deletions, at(1));
+      const a2 = await requestDeletion("com.a", "a2", deletions, at(2));
+      const lake = slowLake(5);
+      let clock = 0;
+      const run = () =>
+        purgeOpenRequests({ ...noopStores, deletions, lake, remainingMs: () => clock });
+
+      // Out of time from the start: the pass gets one key on, and is saved where it stopped.
+      expect(await run()).toEqual({ completed: 0, deferred: 2 });
+      expect(await deletions.savedPass("com.a")).toEqual({
+        serviceIds: ["a1", "a2"],
+        position: "1",
+      });
+      for (const request of [a1, a2]) {
+        expect((await deletions.get(request.request_id))?.status).toBe("in_progress");
+      }
+      expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["a1", "a2"]);
+
+      // Made between the runs: it waits for the pass after this one.
+      const a3 = await requestDeletion("com.a", "a3", deletions, at(3));
+      clock = 1_000;
+      expect(await run()).toEqual({ completed: 2, deferred: 1 });
+      expect(lake.passes.slice(1)).toEqual([
+        { appId: "com.a", serviceIds: ["a1", "a2"], from: "1" },
+      ]);
+      expect(await deletions.savedPass("com.a")).toBeUndefined();
+      for (const request of [a1, a2]) {
+        expect((await deletions.get(request.request_id))?.status).toBe("completed");
+      }
+      expect((await deletions.get(a3.request_id))?.status).toBe("pending");
+      expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["a3"]);
+
+      // The next run starts a pass of its own.
+      expect(await run()).toEqual({ completed: 1, deferred: 0 });
+      expect(lake.passes.slice(2)).toEqual([
+        { appId: "com.a", serviceIds: ["a3"], from: undefined },
+      ]);
+      expect(await deletions.listOpen()).toEqual([]);
+    });
+
+    it("go on with a saved pass over several runs, each from where the one before stopped", async () => {
+      const deletions = memoryDeletions();
+      await requestDeletion("com.a", "a1", deletions, at(1));
+      const lake = slowLake(7);
+      // Each run's time lets its pass take two keys.
+      const outcomes = [];
+      for (let run = 0; run < 4; run++) {
+        let left = 2;
+        outcomes.push(
+          await purgeOpenRequests({
+            ...noopStores,
+            deletions,
+            lake,
+            remainingMs: () => {
+              left -= 1;
+              return left;
+            },
+          }),
+        );
+      }
+      expect(lake.passes.map((pass) => pass.from)).toEqual([undefined, "2", "4", "6"]);
+      expect(outcomes.map((outcome) => outcome.completed)).toEqual([0, 0, 0, 1]);
+      expect(await deletions.savedPass("com.a")).toBeUndefined();
+    });
+
+    it("take at most a pass's bound of installs, the oldest requests' first", async () => {
+      const deletions = memoryDeletions();
+      const count = PASS_INSTALLS_AT_MOST + 2;
+      for (let i = 0; i < count; i++) {
+        await requestDeletion("com.a", `s${i}`, deletions, new Date(at(0).getTime() + i));
+      }
+      const lake = slowLake(1);
+      const run = () =>
+        purgeOpenRequests({ ...noopStores, deletions, lake, remainingMs: () => 1_000 });
+      expect(await run()).toEqual({ completed: PASS_INSTALLS_AT_MOST, deferred: 2 });
+      expect(lake.passes[0]?.serviceIds).toHaveLength(PASS_INSTALLS_AT_MOST);
+      expect(lake.passes[0]?.serviceIds.at(-1)).toBe(`s${PASS_INSTALLS_AT_MOST - 1}`);
+      expect(await run()).toEqual({ completed: 2, deferred: 0 });
+      expect(lake.passes[1]?.serviceIds).toEqual([
+        `s${PASS_INSTALLS_AT_MOST}`,
+        `s${PASS_INSTALLS_AT_MOST + 1}`,
+      ]);
+    });
+
+    it("keep a saved pass and its requests open when the pass fails", async () => {
+      const deletions = memoryDeletions();
+      const a1 = await requestDeletion("com.a", "a1", deletions, at(1));
+      await deletions.savePass("com.a", { serviceIds: ["a1"], position: "3" });
+      const run = purgeOpenRequests({
+        ...noopStores,
+        deletions,
+        lake: {
+          purgeInstalls: async () => {
+            throw new Error("unreadable file");
+          },
+        },
+        remainingMs: () => 1_000,
+      });
+      await expect(run).rejects.toThrow(
+        `1 of 1 deletions failed (${a1.request_id}: unreadable file)`,
+      );
+      expect(await deletions.savedPass("com.a")).toEqual({ serviceIds: ["a1"], position: "3" });
+      expect((await deletions.get(a1.request_id))?.status).toBe("in_progress");
+    });
+
+    it("drop a saved pass none of whose requests is open, and start one afresh", async () => {
+      const deletions = memoryDeletions();
+      await deletions.savePass("com.a", { serviceIds: ["gone-before"], position: "3" });
+      const a1 = await requestDeletion("com.a", "a1", deletions, at(1));
+      const lake = slowLake(1);
+      expect(
+        await purgeOpenRequests({ ...noopStores, deletions, lake, remainingMs: () => 1_000 }),
+      ).toEqual({ completed: 1, deferred: 0 });
+      expect(lake.passes).toEqual([{ appId: "com.a", serviceIds: ["a1"], from: undefined }]);
+      expect((await deletions.get(a1.request_id))?.status).toBe("completed");
+      expect(await deletions.savedPass("com.a")).toBeUndefined();
+    });
+  });
+
+  it("give the lake no pass to stop where runs have no timeout, and save none", async () => {
+    const deletions = memoryDeletions();
+    await requestDeletion("com.a", "a1", deletions, at(1));
+    const given: (LakePass | undefined)[] = [];
+    const outcome = await purgeOpenRequests({
+      ...noopStores,
+      deletions: {
+        ...deletions,
+        savedPass: async () => {
+          throw new Error("not on this runtime");
+        },
+      },
+      lake: {
+        purgeInstalls: async (_appId, _serviceIds, _cleanFrom, pass) => {
+          given.push(pass);
+          return { filesRewritten: 1 };
+        },
+      },
+    });
+    expect(outcome).toEqual({ completed: 1, deferred: 0 });
+    expect(given).toEqual([undefined]);
   });
 });

@@ -2,12 +2,19 @@
  * Deleting an install's data (the SDKs' deleteUserData). A request is a tombstone from the
  * moment it is stored: exports leave the install out at once. The purge then removes the
  * install, its customer-user mapping and its rows in the lake, and marks the request done.
+ * On a runtime whose runs stop at a timeout, a pass over an app's lake that outlasts a run is
+ * saved where it stopped, and the next run goes on from there.
  */
 
 import { randomUUID } from "node:crypto";
 import { NotFoundError } from "../domain/errors.ts";
 import type { AttributionStore } from "../ports/attributions.ts";
-import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
+import {
+  type DeletionRequest,
+  type DeletionStore,
+  PASS_INSTALLS_AT_MOST,
+  type SavedPass,
+} from "../ports/deletions.ts";
 import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
 import type { LakePurger } from "../ports/lake.ts";
 import type { DeliveryLog, OutboxStore } from "../ports/postbacks.ts";
@@ -91,9 +98,11 @@ export interface PurgeDeps {
    */
   readonly minAgeMs?: number;
   /**
-   * How long (ms) the run may still take up another app; at 0 or less, the apps not begun are
-   * left open for a later run. For a runtime that stops a run at a timeout (Lambda), whose
-   * requests would otherwise all be cut off in the middle of one app's pass. Unset: no limit.
+   * How long (ms) the run may still take up another app, or another file of an app's lake; at 0
+   * or less, the apps not begun are left open for a later run, and an app's pass under way is
+   * saved where it stopped, for the next run to go on with. For a runtime that stops a run at
+   * a timeout (Lambda), where an app's files may be more than one run can read. Unset: no
+   * limit, and a pass always completes.
    */
   readonly remainingMs?: () => number;
   readonly now?: () => Date;
@@ -101,15 +110,20 @@ export interface PurgeDeps {
 
 export interface PurgeOutcome {
   readonly completed: number;
-  /** Requests old enough that the run left for the next one, out of time. */
+  /**
+   * Requests old enough that the run left for a later one with no failure: those of the apps it
+   * had no time for, those of a pass it stopped for time, and those waiting for their app's
+   * pass under way to end.
+   */
   readonly deferred: number;
 }
 
 /**
  * The open requests by app, in the order the run takes the apps: first the apps none of whose
  * requests a run has taken up before, by their oldest request; then those a run took up and did
- * not complete (a failure, or a pass cut off by a timeout), by their oldest too. So an app whose
- * pass keeps failing or outlasts a run does not hold back the other apps' requests.
+ * not complete (a failure, or a pass stopped for time, saved to go on with), by their oldest
+ * too. So an app whose pass keeps failing or outlasts a run does not hold back the other apps'
+ * requests.
  */
 const appsInTurn = (requests: readonly DeletionRequest[]): DeletionRequest[][] => {
   const byApp = new Map<string, DeletionRequest[]>();
@@ -132,10 +146,56 @@ interface Failure {
   readonly error: unknown;
 }
 
+interface AppOutcome {
+  readonly completed: number;
+  /** Requests the app's pass took up. */
+  readonly taken: number;
+  /** Requests left for a later run, not failed (see PurgeOutcome). */
+  readonly deferred: number;
+}
+
+/**
+ * The requests of the app's next pass: the oldest, up to the pass's bound of installs (several
+ * requests of one install, which a repeat after a completion may make, go together).
+ */
+const firstInstalls = (requests: readonly DeletionRequest[]): DeletionRequest[] => {
+  const installs = new Set<string>();
+  return requests.filter((request) => {
+    if (installs.size >= PASS_INSTALLS_AT_MOST && !installs.has(request.serviceId)) return false;
+    installs.add(request.serviceId);
+    return true;
+  });
+};
+
+/**
+ * The requests of the app's pass, and where its lake pass goes on from: a saved pass's, whose
+ * installs it purges (the app's other requests wait for a later pass, so its requests complete
+ * together when it ends); else a new one over the oldest. A saved pass none of whose requests is
+ * still open has nothing left to purge for, and is dropped.
+ */
+const passOf = async (
+  deps: PurgeDeps,
+  appId: string,
+  requests: readonly DeletionRequest[],
+): Promise<{ requests: DeletionRequest[]; saved?: SavedPass }> => {
+  // Only a run that can stop saves a pass: where none can, none is looked for.
+  const saved = deps.remainingMs ? await deps.deletions.savedPass(appId) : undefined;
+  if (saved) {
+    const covered = new Set(saved.serviceIds);
+    const inPass = requests.filter((request) => covered.has(request.serviceId));
+    if (inPass.length > 0) return { requests: inPass, saved };
+    await deps.deletions.clearPass(appId);
+  }
+  return { requests: firstInstalls(requests) };
+};
+
 /**
  * Completes one app's requests: each install's stores one by one, then its lake in one pass for
  * them all (reading the app's files is the bulk of the work, whatever the number of installs).
- * A request that fails stays open; a lake pass that fails leaves all of its requests open.
+ * A request that fails stays open; a lake pass that fails leaves all of its requests open. A
+ * pass stopped for time is saved with its installs, and its requests stay in progress; the
+ * next run goes on with it (see passOf), taking each request's stores again (each step is
+ * idempotent), and completes them once the pass ends.
  */
 const purgeApp = async (
   deps: PurgeDeps,
@@ -143,9 +203,19 @@ const purgeApp = async (
   requests: readonly DeletionRequest[],
   failures: Failure[],
   now: () => Date,
-): Promise<number> => {
+): Promise<AppOutcome> => {
+  let pass: Awaited<ReturnType<typeof passOf>>;
+  try {
+    pass = await passOf(deps, appId, requests);
+  } catch (error) {
+    for (const request of requests) failures.push({ requestId: request.requestId, error });
+    return { completed: 0, taken: requests.length, deferred: 0 };
+  }
+  const { saved } = pass;
+  const taken = pass.requests.length;
+  const waiting = requests.length - taken;
   const ready: DeletionRequest[] = [];
-  for (const request of requests) {
+  for (const request of pass.requests) {
     try {
       await deps.deletions.setStatus(request.requestId, "in_progress", now().toISOString());
       await deps.installs.delete(request.appId, request.serviceId);
@@ -174,16 +244,34 @@ const purgeApp = async (
       failures.push({ requestId: request.requestId, error });
     }
   }
-  if (ready.length === 0) return 0;
+  if (ready.length === 0) return { completed: 0, taken, deferred: waiting };
+  const { remainingMs } = deps;
   try {
     // Each request's tombstone was added when it was made: snapshots from this version on are
     // clean of them all.
     const { version } = await deps.deletions.tombstones(appId);
-    const serviceIds = [...new Set(ready.map((request) => request.serviceId))];
-    await deps.lake.purgeInstalls(appId, serviceIds, version);
+    // A saved pass goes on with its own installs, which its position is of; a request among
+    // them whose stores failed this run stays open, as any other.
+    const serviceIds = saved
+      ? [...saved.serviceIds]
+      : [...new Set(ready.map((request) => request.serviceId))];
+    const { stoppedAt } = await deps.lake.purgeInstalls(
+      appId,
+      serviceIds,
+      version,
+      remainingMs ? { from: saved?.position, goOn: () => remainingMs() > 0 } : undefined,
+    );
+    if (stoppedAt !== undefined) {
+      // Out of time, not failed: the requests stay in progress for the next run.
+      await deps.deletions.savePass(appId, { serviceIds, position: stoppedAt });
+      return { completed: 0, taken, deferred: waiting + ready.length };
+    }
+    // Forgotten before its requests are completed: should completing one fail, the request is
+    // taken up again by a new pass, not by this one (which would go on from its end).
+    if (saved) await deps.deletions.clearPass(appId);
   } catch (error) {
     for (const request of ready) failures.push({ requestId: request.requestId, error });
-    return 0;
+    return { completed: 0, taken, deferred: waiting };
   }
   let completed = 0;
   for (const request of ready) {
@@ -197,13 +285,14 @@ const purgeApp = async (
       failures.push({ requestId: request.requestId, error });
     }
   }
-  return completed;
+  return { completed, taken, deferred: waiting };
 };
 
 /**
  * Completes the open requests, an app at a time (see appsInTurn), while the run has time: a
- * failed request stays open and is tried again, and so do those of the apps left out of time.
- * The first app is always taken, so each run gets on with one at least.
+ * failed request stays open and is tried again, and so do those of the apps left out of time;
+ * an app's pass stopped for time goes on at a later run from where it stopped. The first app is
+ * always taken, and its pass gets one file on at least, so each run gets on.
  */
 export const purgeOpenRequests = async (deps: PurgeDeps): Promise<PurgeOutcome> => {
   const now = deps.now ?? (() => new Date());
@@ -227,8 +316,10 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<PurgeOutcome> 
       deferred += requests.length;
       continue;
     }
-    taken += requests.length;
-    completed += await purgeApp(deps, appId, requests, failures, now);
+    const outcome = await purgeApp(deps, appId, requests, failures, now);
+    taken += outcome.taken;
+    completed += outcome.completed;
+    deferred += outcome.deferred;
   }
   if (failures.length > 0) {
     // Each cause in the message too: a log line of the error shows the message alone.

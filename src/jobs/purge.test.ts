@@ -22,6 +22,9 @@ const composed = (kind: Runtime["kind"]) => {
     setStatus: async () => {},
     tombstones: async () => ({ serviceIds: [], version: 1 }),
     clearTombstone: async () => {},
+    savedPass: async () => undefined,
+    savePass: async () => {},
+    clearPass: async () => {},
   } as unknown as DeletionStore;
   const nothing = async () => undefined;
   const adapters = {
@@ -29,7 +32,7 @@ const composed = (kind: Runtime["kind"]) => {
       deletions,
       installs: { delete: nothing },
       customerUsers: { deleteInstall: nothing },
-      attributions: { delete: nothing },
+      attributions: { get: nothing, delete: nothing },
       outbox: { purgeInstall: async () => 0 },
       deliveryLog: { purgeInstall: async () => 0 },
     },

@@ -8,9 +8,10 @@ import { jobOf } from "./jobs.ts";
 const PURGE = /* @__PURE__ */ jobOf("purge");
 
 /**
- * The time before the function's timeout after which no further app is taken up: what an
- * app's pass over its files may take. A pass that takes longer is stopped by the timeout, and
- * the next run takes the other apps first (src/deletion/deletions.ts).
+ * The time before the function's timeout after which no further app is taken up and an app's
+ * pass over its files takes up no further file: what the files under way (16 at most, two of
+ * them whole rewrites) and the saving of where the pass stopped may take. The next run goes on
+ * with the pass from there, after the apps none has taken up (src/deletion/deletions.ts).
  */
 const PURGE_TIME_MARGIN_MS = 2 * 60_000;
 
@@ -19,8 +20,9 @@ const PURGE_TIME_MARGIN_MS = 2 * 60_000;
  * buffer fills or its buffering interval ends, so on AWS a request is purged only once it is
  * older than the minimum request age (the buffering interval plus a delivery margin) and a
  * younger one waits for a later run; the embedded streams are flushed first instead. On AWS a
- * run also stops taking up apps once the invocation is near its timeout, and leaves their
- * requests open for the next run.
+ * run also stops taking up apps, and an app's pass stops taking up files, once the invocation
+ * is near its timeout: the apps' requests are left open for the next run, which goes on with
+ * the pass where it stopped.
  */
 export const purgeJob = /* @__PURE__ */ composition(
   { id: PURGE.id, uses: PURGE.aws.uses },

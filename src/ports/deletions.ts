@@ -25,6 +25,24 @@ export interface Tombstones {
   readonly version: number;
 }
 
+/**
+ * The most installs one pass over an app's lake takes; the app's other requests wait for a
+ * later pass. Reading the app's files costs the same for one install as for many, so a pass
+ * takes as many as it may; the bound keeps a saved pass small (a thousand ids of at most 128
+ * characters: about a third of DynamoDB's 400 KB item).
+ */
+export const PASS_INSTALLS_AT_MOST = 1_000;
+
+/**
+ * An app's pass over its lake that a run stopped before its end, out of time: the installs it
+ * purges, and where the lake purger stopped (opaque here). The next run goes on with it, and
+ * with these installs only, before any other of the app's requests.
+ */
+export interface SavedPass {
+  readonly serviceIds: readonly string[];
+  readonly position: string;
+}
+
 export interface DeletionStore {
   /** Stores a new request, then adds its install to the app's tombstones. */
   create(request: DeletionRequest): Promise<void>;
@@ -49,4 +67,10 @@ export interface DeletionStore {
   /** Requests not completed yet, of every app, oldest first. */
   listOpen(): Promise<DeletionRequest[]>;
   setStatus(requestId: string, status: DeletionStatus, at: string): Promise<void>;
+  /** The app's pass a run stopped, if one is saved. Never a request, nor listed as one. */
+  savedPass(appId: string): Promise<SavedPass | undefined>;
+  /** Saves the app's stopped pass, in place of the one saved before. */
+  savePass(appId: string, pass: SavedPass): Promise<void>;
+  /** Forgets the app's saved pass, once it is complete; none saved is none to forget. */
+  clearPass(appId: string): Promise<void>;
 }

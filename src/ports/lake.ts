@@ -124,19 +124,47 @@ export interface AppSnapshots {
 }
 
 /**
+ * A pass over an app's lake that a run may stop before its end, for a later run to go on with:
+ * an app's files may be too many to read within one run's time.
+ */
+export interface LakePass {
+  /**
+   * Where an earlier run's pass over the same installs stopped (its `stoppedAt`): the files
+   * before it are clean of them already. Unset: from the start.
+   */
+  readonly from?: string;
+  /**
+   * Asked before each further file is taken up, never before the first, so every run gets on;
+   * false stops the pass there, once the files under way are done.
+   */
+  readonly goOn: () => boolean;
+}
+
+export interface LakePurgeResult {
+  readonly filesRewritten: number;
+  /**
+   * Where the pass stopped when `goOn` said no, opaque to the caller, for the next run's
+   * `from`; absent when the pass is complete.
+   */
+  readonly stoppedAt?: string;
+}
+
+/**
  * Removes installs' rows from the lake by rewriting the files that hold them, and the export
  * snapshots that may hold them. Several installs of one app are purged in one pass over its
  * files: reading the files is most of the work, whatever the number of installs. `cleanFrom` is
  * the app's tombstones' version once the installs are among them: a snapshot made from that
  * version on leaves them out already, and a page of an older one is refused by its version (its
- * catalog entry stays to say so). A failure fails the pass for all its installs.
+ * catalog entry stays to say so); they go when the pass completes. A failure fails the pass for
+ * all its installs. A purger whose passes always complete (the embedded one) may ignore `pass`.
  */
 export interface LakePurger {
   purgeInstalls(
     appId: string,
     serviceIds: readonly string[],
     cleanFrom: number,
-  ): Promise<{ filesRewritten: number }>;
+    pass?: LakePass,
+  ): Promise<LakePurgeResult>;
 }
 
 /** The objects under a table's error prefix in the lake (Firehose's error output). */

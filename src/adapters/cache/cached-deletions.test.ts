@@ -54,6 +54,9 @@ const countingStore = () => {
       const r = requests.get(id);
       if (r) requests.set(id, { ...r, status, completedAt: status === "completed" ? at : null });
     },
+    savedPass: async () => undefined,
+    savePass: async () => undefined,
+    clearPass: async () => undefined,
   };
   return { store, counts, hold: gate.hold };
 };

@@ -1,8 +1,13 @@
 /**
  * Deletion requests on DynamoDB, with an index by app, a sparse open index and an index by
- * install, and beside them each app's tombstones item (./tombstones.ts), which exports read.
+ * install, and beside them each app's tombstones item (./tombstones.ts), which exports read,
+ * and the app's saved purge pass, if a run stopped one (`pass#<app id>`: its installs and where
+ * its lake pass stopped). Like the tombstones item, a pass item has no `appId`, `serviceId` or
+ * `openStatus`, so no index holds it and no listing returns it; its installs are at most
+ * PASS_INSTALLS_AT_MOST, which keeps it far under DynamoDB's 400 KB.
  */
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -15,7 +20,7 @@ import {
   type DeletionStore,
 } from "../../ports/deletions.ts";
 import { queryIndex, scanWhere } from "./query-index.ts";
-import { indexOf, TOMBSTONES_PREFIX } from "./table-definitions.ts";
+import { indexOf, PURGE_PASS_PREFIX, TOMBSTONES_PREFIX } from "./table-definitions.ts";
 import { createTombstones } from "./tombstones.ts";
 
 const BY_APP = indexOf("deletions", "byApp");
@@ -34,6 +39,11 @@ const deletionItem = z.object({
 });
 
 const parse = (item: Record<string, unknown>): DeletionRequest => deletionItem.parse(item);
+
+const passItem = z.object({ serviceIds: z.array(z.string()), position: z.string() });
+
+/** The key of an app's saved purge pass. */
+export const passKey = (appId: string) => ({ requestId: `${PURGE_PASS_PREFIX}${appId}` });
 
 const oldestFirst = (requests: DeletionRequest[]) =>
   requests.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
@@ -82,8 +92,10 @@ export const createDeletionStore = (
     clearTombstone: tombstones.clear,
     tombstones: tombstones.read,
     async get(requestId) {
-      // An app's tombstones item is not a request.
-      if (requestId.startsWith(TOMBSTONES_PREFIX)) return undefined;
+      // An app's tombstones item and its saved pass are not requests.
+      if (requestId.startsWith(TOMBSTONES_PREFIX) || requestId.startsWith(PURGE_PASS_PREFIX)) {
+        return undefined;
+      }
       const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { requestId } }));
       return Item ? parse(Item) : undefined;
     },
@@ -122,6 +134,23 @@ export const createDeletionStore = (
           ConditionExpression: "attribute_exists(requestId)",
         }),
       );
+    },
+    async savedPass(appId) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: passKey(appId), ConsistentRead: true }),
+      );
+      return Item ? passItem.parse(Item) : undefined;
+    },
+    async savePass(appId, pass) {
+      await doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...passKey(appId), serviceIds: [...pass.serviceIds], position: pass.position },
+        }),
+      );
+    },
+    async clearPass(appId) {
+      await doc.send(new DeleteCommand({ TableName: table, Key: passKey(appId) }));
     },
   };
 };

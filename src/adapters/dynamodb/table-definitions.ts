@@ -207,6 +207,12 @@ export const TABLE_DEFINITIONS = {
 export const TOMBSTONES_PREFIX = "app#";
 
 /**
+ * How the key of an app's saved purge pass in the deletions table begins (`pass#<app id>`):
+ * never a request id either. The store keeps it; IAM grants name it.
+ */
+export const PURGE_PASS_PREFIX = "pass#";
+
+/**
  * How the key of a click's claim in the touches table begins (`claim#<app>#<click id>`): never
  * a click id, which has no `#`. The store keeps it; IAM grants name it.
  */

@@ -186,4 +186,63 @@ describe("the purge on AWS", () => {
     expect(started.filter((prefix) => prefix === `events/app_id=${app}/`)).toHaveLength(1);
     expect(new Set(started).size).toBe(started.length);
   });
+
+  it("goes on with an app's pass where the run before stopped for time, then completes its requests", async () => {
+    const app = "com.example.three";
+    const stores = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const requests = [
+      await requestDeletion(app, "first", stores.deletions, minutesAgo(30)),
+      await requestDeletion(app, "second", stores.deletions, minutesAgo(20)),
+    ];
+    const s3 = createVersionedS3({ versioned: [LAKE], pageSize: 2 });
+    const keys = ["01", "02", "03", "04"].map(
+      (day) => `events/app_id=${app}/dt=2026-11-${day}/events-1-2026-11-${day}-10-00-00-abc`,
+    );
+    const ids = ["first", "kept", "second"];
+    const file = await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, ids, "INT96"), "INT96", 4);
+    for (const key of keys) s3.put(LAKE, key, file);
+    const { doc } = dynamo;
+    const run = (remainingMs: number) =>
+      purgeOpenRequests({
+        deletions: createDeletionStore(doc, LOCAL_TABLE_NAMES.deletions),
+        installs: createInstallStore(doc, LOCAL_TABLE_NAMES.installs),
+        customerUsers: createCustomerUserMap(doc, LOCAL_TABLE_NAMES.customerUsers),
+        attributions: createAttributionStore(doc, LOCAL_TABLE_NAMES.attributions),
+        claims: createTouchStore(doc, LOCAL_TABLE_NAMES.touches),
+        outbox: createOutboxStore(doc, LOCAL_TABLE_NAMES.outbox),
+        deliveryLog: createDeliveryLog(doc, LOCAL_TABLE_NAMES.deliveryLog),
+        lake: createS3LakePurger({
+          s3: s3.client,
+          lakeBucket: LAKE,
+          resultsBucket: RESULTS,
+          snapshots: createSnapshotCatalog(doc, LOCAL_TABLE_NAMES.snapshots),
+        }),
+        flush: async () => {},
+        minAgeMs: 6 * 60_000,
+        remainingMs: () => remainingMs,
+        now: () => NOW,
+      });
+    const serviceIdsIn = async (key: string) =>
+      (await readLakeFile(s3.bytes(LAKE, key) ?? new Uint8Array())).rows.map((r) => r.service_id);
+
+    // Out of time from the start: one file, and the pass saved where it stopped.
+    expect(await run(0)).toEqual({ completed: 0, deferred: 2 });
+    expect(await serviceIdsIn(keys[0] ?? "")).toEqual(["kept"]);
+    for (const key of keys.slice(1)) expect(await serviceIdsIn(key)).toEqual(ids);
+    expect((await stores.deletions.savedPass(app))?.serviceIds).toEqual(["first", "second"]);
+    for (const request of requests) {
+      expect((await stores.deletions.get(request.request_id))?.status).toBe("in_progress");
+    }
+    expect((await stores.deletions.listOpen()).map((r) => r.appId)).toContain(app);
+
+    const before = s3.served.length;
+    expect(await run(60_000)).toEqual({ completed: 2, deferred: 0 });
+    // The first file is not read again.
+    expect(new Set(s3.served.slice(before).map((s) => s.key))).toEqual(new Set(keys.slice(1)));
+    for (const key of keys) expect(await serviceIdsIn(key)).toEqual(["kept"]);
+    expect(await stores.deletions.savedPass(app)).toBeUndefined();
+    for (const request of requests) {
+      expect((await stores.deletions.get(request.request_id))?.status).toBe("completed");
+    }
+  });
 });

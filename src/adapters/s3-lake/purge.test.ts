@@ -14,10 +14,16 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { parquetWriteBuffer } from "hyparquet-writer";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { readErrorObject } from "../../lake/error-records.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, errorPrefix } from "../../lake/lake-tables.ts";
+import {
+  ATTRIBUTIONS_TABLE,
+  EVENTS_TABLE,
+  errorPrefix,
+  type LakeTable,
+  SESSIONS_TABLE,
+} from "../../lake/lake-tables.ts";
 import type { AppSnapshots, SnapshotRef } from "../../ports/lake.ts";
 import {
   duckdbRows,
@@ -29,7 +35,7 @@ import {
   type TimestampEncoding,
 } from "./lake-files.test-support.ts";
 import { UnsupportedParquetError } from "./parquet-rewrite.ts";
-import { createS3LakePurger, KEYS_AT_ONCE } from "./purge.ts";
+import { createS3LakePurger, KEYS_AT_ONCE, type S3LakePurgerOptions } from "./purge.ts";
 import { createVersionedS3, type ServedRange } from "./versioned-s3.test-support.ts";
 
 const LAKE = "lake-bucket";
@@ -540,5 +546,190 @@ describe("S3 lake purge of an app with many files and several installs", () => {
       expect(fake.versions(LAKE, replayed)).toEqual([left]);
       expect(fake.versions(LAKE, untouched)).toEqual([untouchedVersion]);
     });
+  });
+});
+
+describe("S3 lake purge stopped for time, and resumed", () => {
+  const day = (n: number) => String(n).padStart(2, "0");
+  const tableKey = (table: string, n: number) =>
+    `${table}/app_id=${APP}/dt=2026-11-${day(n)}/${table}-1-2026-11-${day(n)}-10-00-00-0f1e2d3c`;
+  const errorKey = (n: number) =>
+    `${errorPrefix("events")}format-conversion-failed/2026-11-20/errors-${n}`;
+  const errorText = (n: number) => {
+    const records = [
+      lakeEvent({ app_id: APP, event_id: `gone-${n}`, service_id: GONE }),
+      lakeEvent({ app_id: APP, event_id: `kept-${n}`, service_id: "install-kept" }),
+    ];
+    const rawData = records.map((r) => `${JSON.stringify(r)}\n`).join("");
+    return `${JSON.stringify({ attemptsMade: 1, rawData: Buffer.from(rawData).toString("base64") })}\n`;
+  };
+  const fileOf = (table: LakeTable, n: number) =>
+    lakeFile(table, lakeRows(table, [GONE, `kept-${n}`], "INT96"), "INT96", 5);
+
+  // Every key of the pass in the order it lists them: the app's events, then its attributions,
+  // then the events' error objects; each holds the install.
+  const EVENT_KEYS = [1, 2, 3, 4, 5, 6].map((n) => tableKey("events", n));
+  const ATTRIBUTION_KEYS = [1, 2].map((n) => tableKey("attributions", n));
+  const ERROR_KEYS = [1, 2].map(errorKey);
+  const ALL_KEYS = [...EVENT_KEYS, ...ATTRIBUTION_KEYS, ...ERROR_KEYS];
+
+  let bytes: Map<string, Uint8Array>;
+  beforeAll(async () => {
+    bytes = new Map();
+    for (const [n, key] of EVENT_KEYS.entries()) bytes.set(key, await fileOf(EVENTS_TABLE, n));
+    for (const [n, key] of ATTRIBUTION_KEYS.entries()) {
+      bytes.set(key, await fileOf(ATTRIBUTIONS_TABLE, n));
+    }
+  });
+
+  /** A lake holding the keys, each listing page two keys long; the app's one snapshot. */
+  const seeded = () => {
+    const fake = createVersionedS3({ versioned: [LAKE], pageSize: 2 });
+    for (const [key, file] of bytes) fake.put(LAKE, key, file);
+    for (const [n, key] of ERROR_KEYS.entries()) fake.put(LAKE, key, errorText(n));
+    fake.put(RESULTS, "athena/q1.csv", '"event_id"\n"e1"\n');
+    return fake;
+  };
+  const purger = (s3: S3Client, tables?: S3LakePurgerOptions["tables"]) =>
+    createS3LakePurger({
+      s3,
+      lakeBucket: LAKE,
+      resultsBucket: RESULTS,
+      snapshots: memorySnapshots([snapshotRef(APP, "q1")]),
+      ...(tables ? { tables } : {}),
+    });
+  /** Lets `keys` keys be taken in all: goOn is asked before every one but the first. */
+  const keysAtMost = (keys: number) => {
+    let asked = 0;
+    return () => {
+      asked += 1;
+      return asked < keys;
+    };
+  };
+  /** The keys a GET was served for since `from` (an index into `served`). */
+  const readSince = (fake: ReturnType<typeof createVersionedS3>, from: number) =>
+    new Set(fake.served.slice(from).map((s) => s.key));
+
+  const holdsInstall = async (fake: ReturnType<typeof createVersionedS3>, key: string) => {
+    const current = fake.bytes(LAKE, key);
+    if (!current) return false;
+    if (key.startsWith("firehose-errors/")) {
+      const { records } = readErrorObject(EVENTS_TABLE, current.toString("utf8"));
+      return records.some((record) => record.service_id === GONE);
+    }
+    return (await readLakeFile(current)).rows.some((row) => row.service_id === GONE);
+  };
+
+  it.each([1, 2, 3, 5])(
+    "goes on where the run before stopped, %i keys a run, reading no key twice",
+    async (perRun) => {
+      const fake = seeded();
+      for (const key of ALL_KEYS) expect(await holdsInstall(fake, key)).toBe(true);
+      const lake = purger(fake.client);
+      const runs: Set<string>[] = [];
+      let from: string | undefined;
+      let filesRewritten = 0;
+      for (let run = 0; run <= ALL_KEYS.length; run++) {
+        const before = fake.served.length;
+        const result = await lake.purgeInstalls(APP, [GONE], CLEAN_FROM, {
+          from,
+          goOn: keysAtMost(perRun),
+        });
+        filesRewritten += result.filesRewritten;
+        runs.push(readSince(fake, before));
+        if (result.stoppedAt === undefined) break;
+        // The app's snapshots go once the pass is complete only.
+        expect(fake.keys(RESULTS)).toEqual(["athena/q1.csv"]);
+        from = result.stoppedAt;
+      }
+      // Each run read the next keys in listing order, across the tables and error prefixes:
+      // the last one may find none left.
+      const chunks: string[][] = [];
+      for (let at = 0; at < ALL_KEYS.length; at += perRun) {
+        chunks.push(ALL_KEYS.slice(at, at + perRun));
+      }
+      const read = runs.map((keys) => [...keys].sort());
+      if (read.at(-1)?.length === 0) read.pop();
+      expect(read).toEqual(chunks.map((chunk) => chunk.sort()));
+      expect(filesRewritten).toBe(ALL_KEYS.length);
+      for (const key of ALL_KEYS) expect(await holdsInstall(fake, key)).toBe(false);
+      expect(fake.keys(RESULTS)).toEqual([]);
+    },
+  );
+
+  it("goes on after the last key of those it took, though they finished out of order", async () => {
+    const fake = seeded();
+    const [slow] = ALL_KEYS;
+    const finished: string[] = [];
+    // The first key's requests are answered last.
+    const s3 = {
+      send: async (command: { input: { Key?: string } }) => {
+        const key = command.input.Key;
+        await sleep(key === slow ? 60 : 2);
+        const answer = await fake.client.send(command as never);
+        if (key !== undefined) finished.push(key);
+        return answer;
+      },
+    } as unknown as S3Client;
+    const lake = purger(s3);
+    const first = await lake.purgeInstalls(APP, [GONE], CLEAN_FROM, { goOn: keysAtMost(5) });
+    expect(first.stoppedAt).toBeDefined();
+    const taken = ALL_KEYS.slice(0, 5);
+    expect(readSince(fake, 0)).toEqual(new Set(taken));
+    // The slow key was the last to finish.
+    expect(finished.filter((key) => taken.includes(key)).at(-1)).toBe(slow);
+
+    const before = fake.served.length;
+    const second = await lake.purgeInstalls(APP, [GONE], CLEAN_FROM, {
+      from: first.stoppedAt,
+      goOn: () => true,
+    });
+    expect(second.stoppedAt).toBeUndefined();
+    expect(readSince(fake, before)).toEqual(new Set(ALL_KEYS.slice(5)));
+    for (const key of ALL_KEYS) expect(await holdsInstall(fake, key)).toBe(false);
+  });
+
+  it("names where it stopped by table, so a table added since is purged whole", async () => {
+    const fake = seeded();
+    const sessionsKey = tableKey("sessions", 1);
+    fake.put(LAKE, sessionsKey, await fileOf(SESSIONS_TABLE, 1));
+    const first = await purger(fake.client, [EVENTS_TABLE, ATTRIBUTIONS_TABLE]).purgeInstalls(
+      APP,
+      [GONE],
+      CLEAN_FROM,
+      { goOn: keysAtMost(3) },
+    );
+    expect(readSince(fake, 0)).toEqual(new Set(EVENT_KEYS.slice(0, 3)));
+    // The next run's purger knows a table more, listed first.
+    const before = fake.served.length;
+    const second = await purger(fake.client, [
+      SESSIONS_TABLE,
+      EVENTS_TABLE,
+      ATTRIBUTIONS_TABLE,
+    ]).purgeInstalls(APP, [GONE], CLEAN_FROM, { from: first.stoppedAt, goOn: () => true });
+    expect(second.stoppedAt).toBeUndefined();
+    expect(readSince(fake, before)).toEqual(
+      new Set([sessionsKey, ...EVENT_KEYS.slice(3), ...ATTRIBUTION_KEYS, ...ERROR_KEYS]),
+    );
+    expect(await holdsInstall(fake, sessionsKey)).toBe(false);
+  });
+
+  it("starts over from a position it cannot read", async () => {
+    const fake = seeded();
+    const result = await purger(fake.client).purgeInstalls(APP, [GONE], CLEAN_FROM, {
+      from: "not a position",
+      goOn: () => true,
+    });
+    expect(result.stoppedAt).toBeUndefined();
+    expect(readSince(fake, 0)).toEqual(new Set(ALL_KEYS));
+  });
+
+  it("takes one key at least, however short the run's time", async () => {
+    const fake = seeded();
+    const result = await purger(fake.client).purgeInstalls(APP, [GONE], CLEAN_FROM, {
+      goOn: () => false,
+    });
+    expect(result.stoppedAt).toBeDefined();
+    expect(readSince(fake, 0)).toEqual(new Set(ALL_KEYS.slice(0, 1)));
   });
 });

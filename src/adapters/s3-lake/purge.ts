@@ -29,6 +29,16 @@
  * 0), never sliced from a new snapshot made in its place; a snapshot made since leaves the
  * installs out, and its pages go on.
  *
+ * A pass goes over its phases in turn: each lake table's app prefix, then each error prefix, a
+ * phase's keys in listing order. A pass whose run is running out of time (its `goOn`) takes no
+ * further key, finishes those under way and answers where it stopped: by phase name (never an
+ * index, so a table added meanwhile does not shift it) the phases done, and in the one under
+ * way the last key up to which every key is done (the keys under way finish out of order). The
+ * next run lists that phase from the key after it (ListObjectVersions' KeyMarker alone), skips
+ * the phases done, and takes the others whole: an app with more files than one run can read
+ * (a year of a busy app's small Firehose files) is purged over several runs, none reading a
+ * key again. The snapshots go once the pass is complete.
+ *
  * Each step is idempotent, so a run that fails or times out part-way is completed by the next.
  */
 import {
@@ -162,22 +172,36 @@ const errorTextWithout = (
 };
 
 /**
- * Runs `work` on each item as the items come, at most `limit` at once. The first failure stops
- * the taking of items; those under way end before it is thrown, so nothing of a failed pass
- * writes once it has returned (a later run would race it).
+ * Runs `work` on each item as the items come, at most `limit` at once, and answers whether it
+ * stopped before the items ran out. The first failure stops the taking of items, and so does
+ * `goOn` saying no (asked before each item but the first, so a run gets on by one at least);
+ * either way those under way end before it returns or throws, so nothing of the pass writes
+ * once it has returned (a later run would race it).
  */
 const eachAtMost = async <T>(
   items: AsyncIterable<T>,
   limit: number,
   work: (item: T) => Promise<void>,
-): Promise<void> => {
+  goOn?: () => boolean,
+): Promise<boolean> => {
   const iterator = items[Symbol.asyncIterator]();
   let failed: { error: unknown } | undefined;
+  let taken = 0;
+  let stopped = false;
+  let exhausted = false;
   const worker = async () => {
-    while (!failed) {
+    while (!failed && !stopped) {
       try {
+        if (goOn && taken > 0 && !goOn()) {
+          stopped = true;
+          return;
+        }
+        taken += 1;
         const next = await iterator.next();
-        if (next.done) return;
+        if (next.done) {
+          exhausted = true;
+          return;
+        }
         await work(next.value);
       } catch (error) {
         failed ??= { error };
@@ -190,7 +214,42 @@ const eachAtMost = async <T>(
     await iterator.return?.();
   }
   if (failed) throw failed.error;
+  return stopped && !exhausted;
 };
+
+/**
+ * Where a stopped pass stands, by phase name: `true` for a phase done, a key for the one under
+ * way (every key of it up to this one done); a phase not named is yet to be taken.
+ */
+type Position = ReadonlyMap<string, true | string>;
+
+/**
+ * A position as the pass answered it. One it cannot read (none, or written otherwise) is the
+ * start: a whole pass again costs time, never a file left unpurged.
+ */
+const readPosition = (text: string | undefined): Position => {
+  if (text === undefined) return new Map();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return new Map();
+  }
+  if (!isObject(parsed)) return new Map();
+  const position = new Map<string, true | string>();
+  for (const [phase, state] of Object.entries(parsed)) {
+    if (state === true || typeof state === "string") position.set(phase, state);
+  }
+  return position;
+};
+
+/** One phase of a pass: a prefix whose keys are purged one way. */
+interface Phase {
+  /** `app/<table>` or `errors/<table>`: what a position names it by. */
+  readonly name: string;
+  readonly prefix: string;
+  readonly purge: (version: ListedVersion) => Promise<boolean>;
+}
 
 export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => {
   const { s3, lakeBucket, resultsBucket, snapshots } = options;
@@ -198,25 +257,38 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
   const rewrites = pLimit(REWRITES_AT_ONCE);
 
   /**
-   * Every version of each file under the prefix, a key at a time: its versions in the order
-   * they are purged in, its current one last. An old version is gone before the current one,
-   * whose delete would bring the old one back as current meanwhile.
+   * Every version of each file under the prefix (after the key `after`, when given), a key at a
+   * time: its versions in the order they are purged in, its current one last. An old version is
+   * gone before the current one, whose delete would bring the old one back as current meanwhile.
    */
-  async function* keysUnder(prefix: string): AsyncGenerator<ListedVersion[]> {
+  async function* keysUnder(
+    prefix: string,
+    after: string | undefined,
+  ): AsyncGenerator<{ key: string; versions: ListedVersion[] }> {
     let versions: ListedVersion[] = [];
-    for await (const version of listVersions(prefix)) {
-      if (versions.length > 0 && version.key !== versions[0]?.key) {
-        yield versions.reverse();
+    let key: string | undefined;
+    for await (const version of listVersions(prefix, after)) {
+      if (key !== undefined && version.key !== key) {
+        yield { key, versions: versions.reverse() };
         versions = [];
       }
+      key = version.key;
       versions.push(version);
     }
-    if (versions.length > 0) yield versions.reverse();
+    if (key !== undefined) yield { key, versions: versions.reverse() };
   }
 
-  /** Every version of every file under the prefix as S3 lists them: a key's newest first. */
-  async function* listVersions(prefix: string): AsyncGenerator<ListedVersion> {
-    let markers: { KeyMarker?: string; VersionIdMarker?: string } = {};
+  /**
+   * Every version of every file under the prefix as S3 lists them, a key's newest first; after
+   * the key `after` only, when given (a key marker without a version marker starts at the next
+   * key).
+   */
+  async function* listVersions(
+    prefix: string,
+    after: string | undefined,
+  ): AsyncGenerator<ListedVersion> {
+    let markers: { KeyMarker?: string; VersionIdMarker?: string } =
+      after === undefined ? {} : { KeyMarker: after };
     for (;;) {
       const page = await s3.send(
         new ListObjectVersionsCommand({ Bucket: lakeBucket, Prefix: prefix, ...markers }),
@@ -352,31 +424,90 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
   };
 
   return {
-    async purgeInstalls(appId, serviceIds, cleanFrom) {
+    async purgeInstalls(appId, serviceIds, cleanFrom, pass) {
       if (serviceIds.length === 0) return { filesRewritten: 0 };
       const ids = new Set(serviceIds);
       const idBytes = new Set(serviceIds.map((id) => bytesKey(Buffer.from(id, "utf8"))));
-      type Purge = (version: ListedVersion) => Promise<boolean>;
-      async function* work(): AsyncGenerator<{ versions: ListedVersion[]; purge: Purge }> {
-        for (const table of tables) {
-          const purge: Purge = (version) => purgeVersion(version, idBytes);
-          for await (const versions of keysUnder(appPrefix(table, appId))) {
-            yield { versions, purge };
-          }
-        }
-        for (const table of tables) {
+      const phases: Phase[] = [
+        ...tables.map((table) => ({
+          name: `app/${table.name}`,
+          prefix: appPrefix(table, appId),
+          purge: (version: ListedVersion) => purgeVersion(version, idBytes),
+        })),
+        ...tables.flatMap((table) => {
           const column = table.installColumn;
-          if (column === null) continue;
-          const purge: Purge = (version) => purgeErrorVersion(version, column, appId, ids);
-          for await (const versions of keysUnder(errorPrefix(table.name))) {
-            yield { versions, purge };
+          if (column === null) return [];
+          return [
+            {
+              name: `errors/${table.name}`,
+              prefix: errorPrefix(table.name),
+              purge: (version: ListedVersion) => purgeErrorVersion(version, column, appId, ids),
+            },
+          ];
+        }),
+      ];
+      const from = readPosition(pass?.from);
+
+      /** A key of the pass: its place in this run's listing order, and its phase's. */
+      interface Taken {
+        readonly order: number;
+        readonly phase: number;
+        readonly key: string;
+      }
+      async function* work(): AsyncGenerator<{
+        taken: Taken;
+        versions: ListedVersion[];
+        purge: Phase["purge"];
+      }> {
+        let order = 0;
+        for (const [index, { name, prefix, purge }] of phases.entries()) {
+          const state = from.get(name);
+          if (state === true) continue;
+          for await (const { key, versions } of keysUnder(prefix, state)) {
+            yield { taken: { order, phase: index, key }, versions, purge };
+            order += 1;
           }
         }
       }
+      // The last key up to which every key taken is done, and those done beyond it.
+      let doneUpTo: Taken | undefined;
+      const doneBeyond = new Map<number, Taken>();
+      const done = (taken: Taken) => {
+        doneBeyond.set(taken.order, taken);
+        for (;;) {
+          const next = doneBeyond.get((doneUpTo?.order ?? -1) + 1);
+          if (!next) return;
+          doneBeyond.delete(next.order);
+          doneUpTo = next;
+        }
+      };
+
       let filesRewritten = 0;
-      await eachAtMost(work(), KEYS_AT_ONCE, async ({ versions, purge }) => {
-        for (const version of versions) if (await purge(version)) filesRewritten += 1;
-      });
+      const stopped = await eachAtMost(
+        work(),
+        KEYS_AT_ONCE,
+        async ({ taken, versions, purge }) => {
+          for (const version of versions) if (await purge(version)) filesRewritten += 1;
+          done(taken);
+        },
+        pass?.goOn,
+      );
+      if (stopped) {
+        const position = new Map<string, true | string>();
+        for (const [index, { name }] of phases.entries()) {
+          // The phases before the one under way were listed to their end, and are done.
+          const state =
+            doneUpTo === undefined
+              ? from.get(name)
+              : index < doneUpTo.phase
+                ? true
+                : index === doneUpTo.phase
+                  ? doneUpTo.key
+                  : from.get(name);
+          if (state !== undefined) position.set(name, state);
+        }
+        return { filesRewritten, stoppedAt: JSON.stringify(Object.fromEntries(position)) };
+      }
       await purgeSnapshots(appId, cleanFrom);
       return { filesRewritten };
     },

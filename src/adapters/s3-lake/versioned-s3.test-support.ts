@@ -101,12 +101,20 @@ export const createVersionedS3 = (options: VersionedS3Options) => {
           .map((version, at) => ({ key, version, latest: at === history.length - 1 }))
           .reverse();
       });
-    // The marker is the last version listed: the page goes on right after it.
-    const resumeAt = input.KeyMarker
-      ? all.findIndex(
-          (e) => e.key === input.KeyMarker && e.version.versionId === input.VersionIdMarker,
-        ) + 1
-      : 0;
+    // The markers name the last version listed: the page goes on right after it. A key marker
+    // alone starts at the first key after it, as S3 does.
+    const { KeyMarker, VersionIdMarker } = input;
+    const firstAfter = (marker: string) => {
+      const at = all.findIndex((e) => e.key > marker);
+      return at < 0 ? all.length : at;
+    };
+    const resumeAt =
+      KeyMarker === undefined
+        ? 0
+        : VersionIdMarker === undefined
+          ? firstAfter(KeyMarker)
+          : all.findIndex((e) => e.key === KeyMarker && e.version.versionId === VersionIdMarker) +
+            1;
     const page = all.slice(resumeAt, resumeAt + Math.min(input.MaxKeys ?? 1000, pageSize));
     const last = page.at(-1);
     const truncated = resumeAt + page.length < all.length;

@@ -63,6 +63,9 @@ const memoryDeletions = (): DeletionStore & { requests: DeletionRequest[] } => {
       requests.filter((r) => r.appId === appId && r.serviceId === serviceId),
     listOpen: async () => requests.filter((r) => r.status !== "completed"),
     setStatus: async () => undefined,
+    savedPass: async () => undefined,
+    savePass: async () => undefined,
+    clearPass: async () => undefined,
   };
 };
 
