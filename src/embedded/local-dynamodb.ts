@@ -83,6 +83,16 @@ export const connectDynamoDb = (endpoint: string, token: string): DynamoConnecti
  * its own for the running service (`thread`), so the store's work runs beside the requests'
  * rather than between them; in this thread for a one-off command or a test.
  */
+/** The tables' folder could not be opened: another process holds it, most likely. */
+export class TablesHeldError extends Error {
+  constructor(path: string, cause: unknown) {
+    super(
+      `The tables in ${path} could not be opened (${cause instanceof Error ? cause.message : String(cause)}): another process may hold them; start again once it ends.`,
+    );
+    this.name = "TablesHeldError";
+  }
+}
+
 export const startLocalDynamoDb = async (
   path: string,
   options: { readonly port?: number; readonly thread?: boolean } = {},
@@ -107,12 +117,7 @@ export const startLocalDynamoDb = async (
       worker.once("message", (message: { port: number }) => resolve(message.port));
     });
     died = new Promise<never>((_, reject) => {
-      const failed = (error: unknown) =>
-        reject(
-          new Error(
-            `The tables in ${path} could not be opened (${error instanceof Error ? error.message : String(error)}): another process may hold them; start again once it ends.`,
-          ),
-        );
+      const failed = (error: unknown) => reject(new TablesHeldError(path, error));
       worker.once("error", failed);
       // Once open, a failure of the thread is the process's, as any other.
       started = () => worker.off("error", failed);

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { createAdServicesClient } from "../adapters/apple/ad-services.ts";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
@@ -77,7 +78,12 @@ import { serveHeldStores } from "./held-stores.ts";
 import { createInFlight, type InFlight } from "./in-flight.ts";
 import { type EmbeddedJobs, startEmbeddedJobs } from "./jobs.ts";
 import { listenAll } from "./listeners.ts";
-import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
+import {
+  type DynamoConnection,
+  LOCAL_TABLE_NAMES,
+  startLocalDynamoDb,
+  TablesHeldError,
+} from "./local-dynamodb.ts";
 import type { QueueWorkers, WorkerHandlers } from "./queue-workers.ts";
 import { startQueueWorkers } from "./queue-workers.ts";
 import { ratesRefresh } from "./rates-refresh.ts";
@@ -287,10 +293,29 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   }
 };
 
+/**
+ * How long a start waits for the tables a command holds. A command run while no service
+ * listens, nor is marked as starting, opens the folder itself for its length: one run straight
+ * after `attribution start &`, before the start could mark the folder, holds them a moment.
+ */
+const TABLES_HELD_WAIT_MS = 15_000;
+
+const openTables = async (path: string): Promise<DynamoConnection> => {
+  const deadline = Date.now() + TABLES_HELD_WAIT_MS;
+  for (;;) {
+    try {
+      return await startLocalDynamoDb(path, { thread: true });
+    } catch (error) {
+      if (!(error instanceof TablesHeldError) || Date.now() >= deadline) throw error;
+      await sleep(200);
+    }
+  }
+};
+
 /** The stores, workers and listeners of the service, once the folder is its own. */
 const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRuntime> => {
   const paths = dataPaths(config.dataDir);
-  const dynamodb = await startLocalDynamoDb(paths.dynamodb, { thread: true });
+  const dynamodb = await openTables(paths.dynamodb);
   const stored = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);
   // Every request reads a key, an app, and for an export its snapshot and the app's tombstones.
   // Installs, customer-user mappings, snapshots and deletion requests change only through this

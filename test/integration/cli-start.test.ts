@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { cli, START_FLAGS } from "../support/service.ts";
+import { dataPaths } from "../../src/embedded/data-dir.ts";
+import { startLocalDynamoDb } from "../../src/embedded/local-dynamodb.ts";
+import { cli, START_FLAGS, startService, stopService } from "../support/service.ts";
 
 const CLI = new URL("../../bin/attribution.js", import.meta.url).pathname;
 const run = promisify(execFile);
@@ -55,6 +57,29 @@ describe("attribution start on a port in use", () => {
         "give another port with --link-port (ATTRIBUTION_LINK_PORT).",
       ),
     });
+  });
+});
+
+describe("attribution start straight after a command", () => {
+  it("waits for the tables a command opened before the service marked its folder, then listens", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "attribution-start-held-"));
+    // A command that found no service holds the folder's tables for its length.
+    const held = await startLocalDynamoDb(dataPaths(dataDir).dynamodb);
+    let released = false;
+    const release = setTimeout(() => {
+      released = true;
+      void held.close();
+    }, 6_000);
+    try {
+      const service = await startService(dataDir);
+      expect(released).toBe(true);
+      expect((await fetch(`${service.url}/v1/openapi.json`)).status).toBe(200);
+      expect(await stopService(service.child)).toBe(0);
+    } finally {
+      clearTimeout(release);
+      if (!released) await held.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
