@@ -34,4 +34,6 @@ const takesBody = (route: Route): boolean => {
 
 /** The bytes of body the gateway reads for `route`; 0 when it takes none. */
 export const bodyLimitOf = (route: Route): number =>
-  takesBody(route) ? (HANDLER_BODY_LIMITS[route.id as RouteId | LinkHostRouteId] ?? INGEST_LIMITS.maxBodyBytes) : 0;
+  takesBody(route)
+    ? (HANDLER_BODY_LIMITS[route.id as RouteId | LinkHostRouteId] ?? INGEST_LIMITS.maxBodyBytes)
+    : 0;
