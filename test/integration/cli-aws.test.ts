@@ -4,25 +4,45 @@
  * standard AWS_ENDPOINT_URL_DYNAMODB: the same client code, the same tables' key schemas.
  */
 import { mkdtemp, rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import dynalite from "dynalite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MARSHALL_OPTIONS } from "../../src/adapters/dynamodb/marshall-options.ts";
 import { createDynamoStores } from "../../src/adapters/dynamodb/stores.ts";
-import {
-  type DynamoConnection,
-  LOCAL_TABLE_NAMES,
-  startLocalDynamoDb,
-} from "../../src/embedded/local-dynamodb.ts";
+import { ensureTables } from "../../src/adapters/dynamodb/table-definitions.ts";
+import { LOCAL_TABLE_NAMES } from "../../src/embedded/local-dynamodb.ts";
 import { cliWithEnv } from "../support/service.ts";
 
 describe("admin commands on the AWS target", () => {
   let dir: string;
-  let dynamo: DynamoConnection;
+  let dynamo: { endpoint: string; doc: DynamoDBDocumentClient; close(): Promise<void> };
   let env: Record<string, string>;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "attribution-aws-"));
-    dynamo = await startLocalDynamoDb(join(dir, "tables"));
+    // dynalite in memory as AWS's DynamoDB, which asks the CLI for no more than its credentials
+    // (the embedded runtime's own store asks for the token of its start).
+    const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const client = new DynamoDBClient({
+      endpoint,
+      region: "eu-west-1",
+      credentials: { accessKeyId: "test", secretAccessKey: "test" },
+    });
+    await ensureTables(client, LOCAL_TABLE_NAMES);
+    dynamo = {
+      endpoint,
+      doc: DynamoDBDocumentClient.from(client, { marshallOptions: MARSHALL_OPTIONS }),
+      close: async () => {
+        client.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
     env = {
       ATTRIBUTION_AWS_APPS_TABLE: LOCAL_TABLE_NAMES.apps,
       ATTRIBUTION_AWS_KEYS_TABLE: LOCAL_TABLE_NAMES.keys,
