@@ -26,7 +26,13 @@ const run = promisify(execFile);
 
 export const MOTO_VERSION = "5.2.5";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const VENV = join(ROOT, ".venv-moto");
+/**
+ * The git-ignored `.venv-moto/`, or, where `ATTRIBUTION_VENV_HOME` names a folder (CI keeps one
+ * between runs, as Maven keeps its repository), a virtualenv there of this version's own.
+ */
+const VENV = process.env.ATTRIBUTION_VENV_HOME
+  ? join(process.env.ATTRIBUTION_VENV_HOME, `moto-${MOTO_VERSION}`)
+  : join(ROOT, ".venv-moto");
 const SERVER = join(VENV, "bin", "moto_server");
 const PYTHON = join(VENV, "bin", "python");
 /** Held while one test file installs, so files run side by side install once. */

@@ -16,7 +16,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 version="4.32.5"
-venv="$root/.venv-schemathesis"
+# The git-ignored .venv-schemathesis/, or one of this version's own in the folder that
+# ATTRIBUTION_VENV_HOME names (CI keeps one between runs, as Maven keeps its repository).
+venv="${ATTRIBUTION_VENV_HOME:+$ATTRIBUTION_VENV_HOME/schemathesis-$version}"
+venv="${venv:-$root/.venv-schemathesis}"
 max_examples="${SCHEMATHESIS_MAX_EXAMPLES:-50}"
 
 fail() {
