@@ -18,6 +18,7 @@ import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { KeyKind, Scope } from "../domain/keys.ts";
 import {
   checkAppStoreIdFree,
+  checkLinkHostsFree,
   type linkSettingsChangeSchema,
   linkSettingsChangeSchemaOf,
   withLinkSettings,
@@ -227,6 +228,8 @@ export interface DashboardAppsDeps {
   readonly keyWrapper: KeyWrapper;
   /** Told of a change to an app or a key, so caches in front of them forget it. */
   readonly onChange?: () => Promise<void> | void;
+  /** The service's link host's URL, which no app may name as a host of its own. */
+  readonly linkBaseUrl?: () => string;
 }
 
 export const createDashboardApps = (deps: DashboardAppsDeps) => {
@@ -264,7 +267,8 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
     async get(appId: string): Promise<AppSettings> {
       return appSettings(await appOf(appId));
     },
-    async update(appId: string, body: unknown): Promise<AppSettings> {
+    /** Changes the app's settings, as `email` (who may change it) asks. */
+    async update(email: string, appId: string, body: unknown): Promise<AppSettings> {
       const change = checked(settingsChangeBody, body, "body");
       let app = await appOf(appId);
       if (change.name !== undefined) app = { ...app, name: change.name };
@@ -304,6 +308,13 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
         checkLinkChange(app, linkChange);
         app = withLinkSettings(app, linkChange);
         if (linkChange.appStoreId) checkAppStoreIdFree(app, await deps.apps.list());
+        if (linkChange.hosts) {
+          const user = await userOf(email);
+          checkLinkHostsFree(app, await deps.apps.list(), {
+            serviceLinkBase: deps.linkBaseUrl?.(),
+            mayShareWith: (other) => maySee(user, other),
+          });
+        }
       }
       if (change.encryption) {
         app = await withEncryption(app, change.encryption.enabled, deps.keyWrapper);

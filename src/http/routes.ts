@@ -103,6 +103,8 @@ const SESSION_USES = {
 const APPS_USES = {
   tables: { apps: "manage", keys: "manage", users: "grant" },
   sealingKey: "wrap",
+  // No app may name the service's own link host as one of its own.
+  linkHost: "name",
 } as const satisfies Uses;
 
 /** What the report routes use: the app's deletions to leave out, and the lake's reports. */

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, ValidationError } from "../domain/errors.ts";
 import type { App } from "../ports/apps.ts";
-import { checkAppStoreIdFree, hostServesApp, withLinkSettings } from "./app-settings.ts";
+import {
+  checkAppStoreIdFree,
+  checkLinkHostsFree,
+  hostServesApp,
+  withLinkSettings,
+} from "./app-settings.ts";
 
 const FINGERPRINT =
   "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5";
@@ -124,6 +129,37 @@ describe("checkAppStoreIdFree", () => {
   });
 });
 
+describe("checkLinkHostsFree", () => {
+  const brand = { appId: "com.brand.game", links: { hosts: ["go.brand.com"] } };
+  it("refuses a host another app names, and the service's own link host, with or without its port", () => {
+    const taking = withLinkSettings(app, { hosts: ["Go.Brand.com"] });
+    expect(() => checkLinkHostsFree(taking, [brand, taking])).toThrow(ConflictError);
+    expect(() => checkLinkHostsFree(taking, [brand, taking])).toThrow(
+      "Link host go.brand.com is app com.brand.game's already",
+    );
+    // The app's own host again, or a host no one names.
+    expect(() => checkLinkHostsFree(brand, [brand, app])).not.toThrow();
+    const own = withLinkSettings(app, { hosts: ["go.example.com"] });
+    expect(() =>
+      checkLinkHostsFree(own, [brand, own], { serviceLinkBase: "https://links.service.io/" }),
+    ).not.toThrow();
+    // One who may manage the brand's app too may share its host (its other platform's app).
+    expect(() =>
+      checkLinkHostsFree(taking, [brand, taking], { mayShareWith: (id) => id === brand.appId }),
+    ).not.toThrow();
+    for (const [host, base] of [
+      ["links.service.io", "https://links.service.io/"],
+      ["127.0.0.1:8788", "http://127.0.0.1:8788"],
+      ["127.0.0.1", "http://127.0.0.1:8788"],
+    ] as const) {
+      const service = withLinkSettings(app, { hosts: [host] });
+      expect(() => checkLinkHostsFree(service, [service], { serviceLinkBase: base }), host).toThrow(
+        /is the service's own link host/,
+      );
+    }
+  });
+});
+
 describe("hostServesApp", () => {
   const brand = { appId: "com.brand.game", links: { hosts: ["go.brand.com"] } };
   const other = { appId: "com.other.game" };
@@ -132,6 +168,9 @@ describe("hostServesApp", () => {
     expect(hostServesApp([brand, other], "links.service.test", other)).toBe(true);
     expect(hostServesApp([brand, other], "GO.brand.com", brand)).toBe(true);
     expect(hostServesApp([brand, other], "go.brand.com", other)).toBe(false);
+    // The same host written as a fully qualified name.
+    expect(hostServesApp([brand, other], "go.brand.com.", other)).toBe(false);
+    expect(hostServesApp([brand, other], "Go.Brand.com.", brand)).toBe(true);
   });
 
   it("serves an app on a host its own settings name before the list of apps shows it", () => {

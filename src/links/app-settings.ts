@@ -158,12 +158,60 @@ export const checkAppStoreIdFree = (
   }
 };
 
+/**
+ * Refuses a link host another app names, unless the one making the change may manage that app
+ * too, or the service's own link host (`serviceLinkBase`, its URL, where known): a host an app
+ * names serves the links and `.well-known` files of the apps naming it alone, so naming a
+ * stranger's would take its links and its Universal and App Links away, and naming the service's
+ * own would take every other app's.
+ */
+export const checkLinkHostsFree = (
+  app: Pick<App, "appId" | "links">,
+  apps: readonly Pick<App, "appId" | "links">[],
+  options: {
+    readonly serviceLinkBase?: string | undefined;
+    /**
+     * Whoever makes the change may also manage this other app: then its host may be shared,
+     * as a brand's iOS and Android apps share their domain. Unset: no other app's.
+     */
+    readonly mayShareWith?: (appId: string) => boolean;
+  } = {},
+): void => {
+  const own = options.serviceLinkBase ? new URL(options.serviceLinkBase) : undefined;
+  for (const host of linkHostsOf(app)) {
+    const name = host.replace(/:\d+$/, "");
+    if (own && (host === own.host.toLowerCase() || name === own.hostname.toLowerCase())) {
+      throw new ConflictError(
+        `Link host ${host} is the service's own link host, which serves every app's links: name a host of your own.`,
+      );
+    }
+    const holder = apps.find(
+      (other) =>
+        other.appId !== app.appId &&
+        linkHostsOf(other).includes(host) &&
+        !options.mayShareWith?.(other.appId),
+    );
+    if (holder) {
+      throw new ConflictError(
+        `Link host ${host} is app ${holder.appId}'s already: a host serves the links of the apps that name it, so it can be named by apps of one owner only.`,
+      );
+    }
+  }
+};
+
 /** The host names an app's links are served on: its own, or none (the service's link host). */
 export const linkHostsOf = (app: Pick<App, "links">): readonly string[] => app.links?.hosts ?? [];
 
-/** The apps that name `host` (a request's `Host`, in any case) as one of their link hosts. */
+/**
+ * A request's `Host` as apps name hosts: in lower case, and without the dot that ends a fully
+ * qualified name (`go.brand.com.` is go.brand.com to DNS and to browsers).
+ */
+const requestHost = (host: string | undefined): string =>
+  (host ?? "").toLowerCase().replace(/\.(?=:\d+$|$)/, "");
+
+/** The apps that name `host` (a request's `Host`) as one of their link hosts. */
 const appsNaming = <A extends Pick<App, "links">>(apps: readonly A[], host: string | undefined) => {
-  const asked = (host ?? "").toLowerCase();
+  const asked = requestHost(host);
   return apps.filter((app) => linkHostsOf(app).includes(asked));
 };
 
@@ -191,7 +239,7 @@ export const hostServesApp = (
 ): boolean => {
   // The app's own settings first: they may be newer than the list (a longer cache), and a host
   // it has just named serves its links from the next tap.
-  if (linkHostsOf(app).includes((host ?? "").toLowerCase())) return true;
+  if (linkHostsOf(app).includes(requestHost(host))) return true;
   const naming = appsNaming(apps, host);
   return naming.length === 0 || naming.some((other) => other.appId === app.appId);
 };

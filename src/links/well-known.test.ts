@@ -11,13 +11,15 @@ const apps = [
     platform: "android" as const,
     links: { androidSha256Fingerprints: [FINGERPRINT] },
   },
-  { appId: "com.example.bare", platform: "ios" as const },
-  {
-    appId: "com.example.unsigned",
-    platform: "android" as const,
-    links: { androidSha256Fingerprints: [] },
-  },
 ];
+
+/** Apps without the settings a file needs: the service's own host may carry another owner's. */
+const bare = { appId: "com.example.bare", platform: "ios" as const };
+const unsigned = {
+  appId: "com.example.unsigned",
+  platform: "android" as const,
+  links: { androidSha256Fingerprints: [] },
+};
 
 describe("the .well-known files", () => {
   it("lists each iOS app with a team id in apple-app-site-association, in both generations' keys", () => {
@@ -48,6 +50,18 @@ describe("the .well-known files", () => {
       },
     ]);
     expect(assetLinks([])).toEqual([]);
+  });
+});
+
+describe("a host that carries another app of the platform, without the settings", () => {
+  it("claims no path: the listed app would open for the other's links", () => {
+    expect(appleAppSiteAssociation([...apps, bare]).applinks.details).toEqual([]);
+    expect(assetLinks([...apps, unsigned])).toEqual([]);
+    // The other platform's one app still.
+    expect(assetLinks([...apps, bare]).map((link) => link.target.package_name)).toEqual([
+      "com.example.game",
+    ]);
+    expect(appleAppSiteAssociation([...apps, unsigned]).applinks.details).toHaveLength(1);
   });
 });
 

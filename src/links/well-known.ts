@@ -5,17 +5,22 @@
  * carries, from their settings; an app without the settings a file needs is left out of it.
  *
  * A link's path is a random id, not a path of its app's own, so an app listed claims every path
- * of the host. Two apps of one platform listed would each claim the other's links too, and the
- * phone would open whichever of them is installed for every tap, the link's own app or not: a
- * host where more than one app of a platform qualifies lists none of that platform, and its
- * taps reach the link host, which sends each on as its link says. Such apps need a host each.
+ * of the host. An app listed where the host carries another app of its platform would claim the
+ * other's links too, and the phone would open it, when installed, for every tap of the other's
+ * (on the service's own host, another owner's app): a host that carries more than one app of a
+ * platform lists none of that platform, whether or not the others have the settings a file
+ * needs, and its taps reach the link host, which sends each on as its link says. Such apps need
+ * a host each.
  */
 import type { App } from "../ports/apps.ts";
 
 type LinkedApp = Pick<App, "appId" | "platform" | "links">;
 
-/** What a host may claim for one platform's apps: one app's every path, or nothing. */
-const soleClaim = <T>(claims: readonly T[]): readonly T[] => (claims.length === 1 ? claims : []);
+/** The host's one app of the platform, if it carries only one: the one it may claim for. */
+const soleApp = (apps: readonly LinkedApp[], platform: App["platform"]): LinkedApp[] => {
+  const ofPlatform = apps.filter((app) => app.platform === platform);
+  return ofPlatform.length === 1 ? ofPlatform : [];
+};
 
 /**
  * `apple-app-site-association`: every path of the host opens the app (a link is
@@ -23,12 +28,8 @@ const soleClaim = <T>(claims: readonly T[]): readonly T[] => (claims.length === 
  * `paths`, which older versions read, are given beside them.
  */
 export const appleAppSiteAssociation = (apps: readonly LinkedApp[]) => {
-  const appIds = soleClaim(
-    apps.flatMap((app) =>
-      app.platform === "ios" && app.links?.appleTeamId
-        ? [`${app.links.appleTeamId}.${app.appId}`]
-        : [],
-    ),
+  const appIds = soleApp(apps, "ios").flatMap((app) =>
+    app.links?.appleTeamId ? [`${app.links.appleTeamId}.${app.appId}`] : [],
   );
   return {
     applinks: {
@@ -45,19 +46,17 @@ export const appleAppSiteAssociation = (apps: readonly LinkedApp[]) => {
 
 /** `assetlinks.json`: the Android app with its certificates may handle every URL of the host. */
 export const assetLinks = (apps: readonly LinkedApp[]) =>
-  soleClaim(
-    apps.flatMap((app) => {
-      const fingerprints = app.links?.androidSha256Fingerprints ?? [];
-      if (app.platform !== "android" || fingerprints.length === 0) return [];
-      return [
-        {
-          relation: ["delegate_permission/common.handle_all_urls"],
-          target: {
-            namespace: "android_app",
-            package_name: app.appId,
-            sha256_cert_fingerprints: [...fingerprints],
-          },
+  soleApp(apps, "android").flatMap((app) => {
+    const fingerprints = app.links?.androidSha256Fingerprints ?? [];
+    if (fingerprints.length === 0) return [];
+    return [
+      {
+        relation: ["delegate_permission/common.handle_all_urls"],
+        target: {
+          namespace: "android_app",
+          package_name: app.appId,
+          sha256_cert_fingerprints: [...fingerprints],
         },
-      ];
-    }),
-  );
+      },
+    ];
+  });

@@ -54,6 +54,28 @@ describe("the dashboard's sessions", () => {
     expect(await appIdsOf(owner)).toEqual(expect.arrayContaining([OWNER_APP, OTHER_APP]));
   });
 
+  it("refuses a person's app the link host another app names, or the service's own", async () => {
+    const hosts = (session: DashboardSession, appId: string, names: string[]) =>
+      session.send("PATCH", `/v1/apps/${appId}`, { links: { hosts: names } });
+    expect((await hosts(owner, OWNER_APP, ["go.owners.example"])).status).toBe(200);
+    const taken = await hosts(other, OTHER_APP, ["GO.owners.example"]);
+    expect(taken.status).toBe(409);
+    expect(((await taken.json()) as { detail: string }).detail).toMatch(
+      /go\.owners\.example is app com\.example\.owners's already/,
+    );
+    const service = await hosts(other, OTHER_APP, [new URL(rt.linkUrl).host]);
+    expect(service.status).toBe(409);
+    expect(((await service.json()) as { detail: string }).detail).toMatch(
+      /the service's own link host/,
+    );
+    // Neither was kept: the other app names no host, and the owner's host serves its links.
+    const { app } = (await (await other.get(`/v1/apps/${OTHER_APP}`)).json()) as {
+      app: { links: { hosts: string[] } };
+    };
+    expect(app.links.hosts).toEqual([]);
+    expect((await hosts(other, OTHER_APP, ["go.others.example"])).status).toBe(200);
+  });
+
   it("refuses another person's app on every route a session reaches", async () => {
     const refused = [
       await other.get(`/v1/apps/${OWNER_APP}`),

@@ -8,6 +8,7 @@ import {
 import { ValidationError } from "../../domain/errors.ts";
 import {
   checkAppStoreIdFree,
+  checkLinkHostsFree,
   type LinkSettingsChange,
   withLinkSettings,
 } from "../../links/app-settings.ts";
@@ -175,6 +176,13 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
       }),
     );
     if (options.appStoreId) checkAppStoreIdFree(updated, await stores.apps.list());
+    if (options.linkHosts !== undefined) {
+      // The operator's own apps: one may share a host with another (a brand's two platforms).
+      checkLinkHostsFree(updated, await stores.apps.list(), {
+        serviceLinkBase: stores.linkBaseUrl(),
+        mayShareWith: () => true,
+      });
+    }
     const probabilistic = {
       android: onOff(options.probabilisticAndroid),
       ios: onOff(options.probabilisticIos),

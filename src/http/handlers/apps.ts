@@ -30,7 +30,9 @@ export const createAppHandlers = (deps: DashboardAppsDeps) => {
     ),
     getApp: httpRoute(async (event) => jsonResponse(200, { app: await apps.get(appOf(event)) })),
     updateApp: httpRoute(async (event) =>
-      jsonResponse(200, { app: await apps.update(appOf(event), body(event)) }),
+      jsonResponse(200, {
+        app: await apps.update(sessionOf(event, "apps").user, appOf(event), body(event)),
+      }),
     ),
     listKeys: httpRoute(async (event) =>
       jsonResponse(200, { keys: await apps.keys(appOf(event)) }),
@@ -54,6 +56,7 @@ const appHandlers = /* @__PURE__ */ sharedBy(
       keys: adapters.tables.keys,
       users: adapters.tables.users,
       keyWrapper: adapters.keyWrapper,
+      linkBaseUrl: adapters.linkBaseUrl,
       ...(runtime.onAdminChange ? { onChange: runtime.onAdminChange } : {}),
     }),
 );

@@ -19,8 +19,9 @@ const app = (appId: string, hosts?: string[]): App => ({
 describe("appsOfHost", () => {
   const apps = [app("own", ["go.example.com"]), app("plain"), app("other", ["links.other.com"])];
 
-  it("gives the apps that name the host asked, whatever its case", () => {
+  it("gives the apps that name the host asked, whatever its case or a closing dot", () => {
     expect(appsOfHost(apps, "Go.Example.com").map((a) => a.appId)).toEqual(["own"]);
+    expect(appsOfHost(apps, "go.example.com.").map((a) => a.appId)).toEqual(["own"]);
   });
 
   it("gives the apps naming no host on the service's own host", () => {
