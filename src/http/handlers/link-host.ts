@@ -98,9 +98,11 @@ export const createClickHandler = (deps: ClickDeps & { readonly trustViewerAddre
         return linkNotFound();
       case "prefetch":
         // A prefetch answered with an error is not used for the navigation: the tap, if it
-        // comes, asks again, and is counted then.
+        // comes, asks again, and is counted then. A 4xx, Too Early (ask again when it is meant),
+        // not a 5xx: in-app browsers preload every link of a feed, and the link host's 5xx
+        // alarm is for the service's own failures.
         return {
-          statusCode: 503,
+          statusCode: 425,
           headers: { "cache-control": NO_STORE, "content-type": "text/plain; charset=utf-8" },
           body: "Not prefetched: open the link to follow it.\n",
         };
