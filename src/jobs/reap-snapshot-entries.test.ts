@@ -1,32 +1,15 @@
 /** The job against the snapshot catalog on a real DynamoDB-compatible server (dynalite). */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { dynaliteForTests } from "../adapters/dynamodb/dynamo-targets.test-support.ts";
 import { createSnapshotCatalog } from "../adapters/dynamodb/stores.ts";
-import {
-  type DynamoConnection,
-  LOCAL_TABLE_NAMES,
-  startLocalDynamoDb,
-} from "../embedded/local-dynamodb.ts";
+import { LOCAL_TABLE_NAMES } from "../embedded/local-dynamodb.ts";
 import type { App } from "../ports/apps.ts";
 import type { SnapshotRef } from "../ports/lake.ts";
 import { SNAPSHOT_ENTRY_GRACE_MS } from "../ports/lake.ts";
 import { jobOf } from "./jobs.ts";
 import { reapSnapshotEntries } from "./reap-snapshot-entries.ts";
 
-let dir: string;
-let dynamo: DynamoConnection;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "reap-snapshots-"));
-  dynamo = await startLocalDynamoDb(dir);
-});
-
-afterAll(async () => {
-  await dynamo.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const dynamo = dynaliteForTests("reap-snapshots-");
 
 const NOW = Date.parse("2026-03-02T12:00:00Z");
 
@@ -50,7 +33,7 @@ describe("reap-snapshot-entries", () => {
   it("forgets the entries of every app's snapshots a grace past their expiry, and no others", async () => {
     // The job reads only each app's id.
     const apps = { list: async () => [{ appId: "app-one" }, { appId: "app-two" }] as App[] };
-    const snapshots = createSnapshotCatalog(dynamo.doc, LOCAL_TABLE_NAMES.snapshots);
+    const snapshots = createSnapshotCatalog(dynamo().doc, LOCAL_TABLE_NAMES.snapshots);
     const old = ref("app-one", "old", NOW - SNAPSHOT_ENTRY_GRACE_MS - 1);
     const late = ref("app-one", "late", NOW - SNAPSHOT_ENTRY_GRACE_MS + 60_000);
     const other = ref("app-two", "other-old", NOW - 2 * SNAPSHOT_ENTRY_GRACE_MS);

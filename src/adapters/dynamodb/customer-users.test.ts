@@ -2,43 +2,26 @@
  * The customer-user mapping's purge against a real DynamoDB-compatible server (dynalite on
  * disk): what it removes, and the mark it leaves for server-to-server lookups.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type DynamoConnection,
-  LOCAL_TABLE_NAMES,
-  startLocalDynamoDb,
-} from "../../embedded/local-dynamodb.ts";
+import { describe, expect, it } from "vitest";
+import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import { cachedCustomerUserMap } from "../cache/cached-customer-users.ts";
+import { dynaliteForTests } from "./dynamo-targets.test-support.ts";
 import { createCustomerUserMap } from "./installs.ts";
 import { indexOf, PURGED_CUSTOMER_USER_PREFIX } from "./table-definitions.ts";
 
 const TABLE = LOCAL_TABLE_NAMES.customerUsers;
 
 describe("DynamoDB customer-user mapping: the purge", () => {
-  let dir: string;
-  let dynamo: DynamoConnection;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "dynamo-users-"));
-    dynamo = await startLocalDynamoDb(dir);
-  });
-
-  afterAll(async () => {
-    await dynamo.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dynamo = dynaliteForTests("dynamo-users-");
 
   const items = async () =>
-    (await dynamo.doc.send(new ScanCommand({ TableName: TABLE, ConsistentRead: true }))).Items ??
+    (await dynamo().doc.send(new ScanCommand({ TableName: TABLE, ConsistentRead: true }))).Items ??
     [];
 
   const listedUnder = async (appId: string, serviceId: string) =>
     (
-      await dynamo.doc.send(
+      await dynamo().doc.send(
         new QueryCommand({
           TableName: TABLE,
           IndexName: indexOf("customerUsers", "byInstall").name,
@@ -51,7 +34,7 @@ describe("DynamoDB customer-user mapping: the purge", () => {
   const PURGED = { purged: true } as const;
 
   it("removes the mapping and leaves a mark of the install that keeps no id in clear", async () => {
-    const users = createCustomerUserMap(dynamo.doc, TABLE);
+    const users = createCustomerUserMap(dynamo().doc, TABLE);
     await users.put("com.p", "secret-user-77", "s1", "2026-11-01T10:00:00.000Z");
     await users.put("com.p", "other-user", "s9", "2026-11-01T10:00:00.000Z");
     expect(await users.get("com.p", "secret-user-77", PURGED)).toBeUndefined();
@@ -79,7 +62,7 @@ describe("DynamoDB customer-user mapping: the purge", () => {
   });
 
   it("lets a later use by another install take over, and marks that one at its own purge", async () => {
-    const users = createCustomerUserMap(dynamo.doc, TABLE);
+    const users = createCustomerUserMap(dynamo().doc, TABLE);
     await users.put("com.r", "u1", "s1", "2026-11-01T10:00:00.000Z");
     await users.deleteInstall("com.r", "s1");
     expect(await users.get("com.r", "u1", PURGED)).toBe("s1");
@@ -98,7 +81,7 @@ describe("DynamoDB customer-user mapping: the purge", () => {
   });
 
   it("keeps a mapping that moved to another install before the purge", async () => {
-    const users = createCustomerUserMap(dynamo.doc, TABLE);
+    const users = createCustomerUserMap(dynamo().doc, TABLE);
     await users.put("com.m", "u1", "s1", "2026-11-01T10:00:00.000Z");
     await users.put("com.m", "u1", "s2", "2026-11-02T10:00:00.000Z");
     await users.deleteInstall("com.m", "s1");
@@ -108,7 +91,7 @@ describe("DynamoDB customer-user mapping: the purge", () => {
   });
 
   it("answers the same through the embedded runtime's cache, across the purge", async () => {
-    const users = cachedCustomerUserMap(createCustomerUserMap(dynamo.doc, TABLE));
+    const users = cachedCustomerUserMap(createCustomerUserMap(dynamo().doc, TABLE));
     await users.put("com.c", "u1", "s1", "2026-11-01T10:00:00.000Z");
     expect(await users.get("com.c", "u1")).toBe("s1");
     await users.deleteInstall("com.c", "s1");

@@ -1,16 +1,10 @@
 /** The deletion store's saved purge passes against a DynamoDB-compatible server (dynalite on disk). */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type DynamoConnection,
-  LOCAL_TABLE_NAMES,
-  startLocalDynamoDb,
-} from "../../embedded/local-dynamodb.ts";
+import { describe, expect, it } from "vitest";
+import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { type DeletionRequest, PASS_INSTALLS_AT_MOST } from "../../ports/deletions.ts";
 import { createDeletionStore, passKey } from "./deletions.ts";
+import { dynaliteForTests } from "./dynamo-targets.test-support.ts";
 
 const request = (requestId: string, appId: string, serviceId: string): DeletionRequest => ({
   requestId,
@@ -22,23 +16,12 @@ const request = (requestId: string, appId: string, serviceId: string): DeletionR
 });
 
 describe("DynamoDB deletion store's saved passes", () => {
-  let dir: string;
-  let dynamo: DynamoConnection;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "dynamo-passes-"));
-    dynamo = await startLocalDynamoDb(dir);
-  });
-
-  afterAll(async () => {
-    await dynamo.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dynamo = dynaliteForTests("dynamo-passes-");
 
   // Read from the indexes, as on AWS, and by scanning the table, as the embedded runtime does.
   const stores = () => [
-    createDeletionStore(dynamo.doc, LOCAL_TABLE_NAMES.deletions),
-    createDeletionStore(dynamo.doc, LOCAL_TABLE_NAMES.deletions, { listByScan: true }),
+    createDeletionStore(dynamo().doc, LOCAL_TABLE_NAMES.deletions),
+    createDeletionStore(dynamo().doc, LOCAL_TABLE_NAMES.deletions, { listByScan: true }),
   ];
 
   it("keeps an app's pass, in place of the one before, until it is cleared", async () => {

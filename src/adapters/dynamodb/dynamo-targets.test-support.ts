@@ -10,17 +10,43 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll } from "vitest";
 import {
   motoClientConfig,
   motoDisabled,
   reportNoMoto,
   startMoto,
 } from "../../../test/local-aws/moto.ts";
-import { LOCAL_TABLE_NAMES, startLocalDynamoDb } from "../../embedded/local-dynamodb.ts";
+import {
+  type DynamoConnection,
+  LOCAL_TABLE_NAMES,
+  startLocalDynamoDb,
+} from "../../embedded/local-dynamodb.ts";
 import { MARSHALL_OPTIONS } from "./marshall-options.ts";
 import { ensureTables } from "./table-definitions.ts";
 
 type Made<T> = T & { close(): Promise<void> };
+
+/**
+ * The service's tables on dynalite for the tests of one file or `describe`, in a data folder of
+ * their own: made before its tests, gone after them. The connection is asked for in the tests.
+ */
+export const dynaliteForTests = (prefix = "dynamo-"): (() => DynamoConnection) => {
+  let dir: string | undefined;
+  let dynamo: DynamoConnection | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+    dynamo = await startLocalDynamoDb(dir);
+  });
+  afterAll(async () => {
+    await dynamo?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  return () => {
+    if (!dynamo) throw new Error("The tables are made before the tests begin");
+    return dynamo;
+  };
+};
 
 /** The stores on dynalite, in a data folder of their own. */
 export const onDynalite =

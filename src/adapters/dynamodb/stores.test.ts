@@ -1,9 +1,7 @@
 /** The DynamoDB stores against a real DynamoDB-compatible server (dynalite on disk). */
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import {
   BatchWriteCommand,
   GetCommand,
@@ -11,17 +9,13 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { installFacts } from "../../attribution/facts.ts";
 import { resultOf } from "../../attribution/results.ts";
 import { DEFAULT_ATTRIBUTION } from "../../attribution/settings.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
-import {
-  type DynamoConnection,
-  LOCAL_TABLE_NAMES,
-  startLocalDynamoDb,
-} from "../../embedded/local-dynamodb.ts";
+import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import { testLink } from "../../links/link.test-support.ts";
 import type { AppLinkSettings } from "../../ports/apps.ts";
 import type { CostRow } from "../../ports/costs.ts";
@@ -33,6 +27,7 @@ import { contractTouch } from "../contracts/touch-store.test-support.ts";
 import { createAttributionStore } from "./attributions.ts";
 import { createCostStore } from "./costs.ts";
 import { createDeletionStore } from "./deletions.ts";
+import { dynaliteForTests } from "./dynamo-targets.test-support.ts";
 import { createCustomerUserMap } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
 import { stringMapText } from "./string-map.ts";
@@ -54,21 +49,10 @@ const deletionRequest = (
 });
 
 describe("DynamoDB stores", () => {
-  let dir: string;
-  let dynamo: DynamoConnection;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "dynamo-"));
-    dynamo = await startLocalDynamoDb(dir);
-  });
-
-  afterAll(async () => {
-    await dynamo.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dynamo = dynaliteForTests("dynamo-");
 
   it("creates an app once, and saves only an existing one", async () => {
-    const { apps } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { apps } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const app = {
       appId: "com.a",
       name: "A",
@@ -84,7 +68,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("keeps every link setting of an app (its item's schema drops a key it does not name)", async () => {
-    const { apps } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { apps } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     // Required: a setting added to AppLinkSettings must be added here, and so checked.
     const links: Required<AppLinkSettings> = {
       appStoreId: "1234567890",
@@ -111,7 +95,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("revokes a key once and keeps the first revocation time", async () => {
-    const { keys } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { keys } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     await keys.put({
       keyId: "k1",
       appId: "com.a",
@@ -127,7 +111,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("spreads one address's taps over shards of its index, and reads them all back newest first", async () => {
-    const touches = createTouchStore(dynamo.doc, LOCAL_TABLE_NAMES.touches);
+    const touches = createTouchStore(dynamo().doc, LOCAL_TABLE_NAMES.touches);
     // A carrier NAT's address: forty taps of one app, a minute apart.
     const tap = (minute: number): Touch => {
       const at = new Date(Date.UTC(2026, 10, 1, 10, minute)).toISOString();
@@ -158,7 +142,7 @@ describe("DynamoDB stores", () => {
     await touches.put(taps);
     const keys = new Set<string>();
     for (const t of taps) {
-      const { Item } = await dynamo.doc.send(
+      const { Item } = await dynamo().doc.send(
         new GetCommand({ TableName: LOCAL_TABLE_NAMES.touches, Key: { clickId: t.clickId } }),
       );
       keys.add(String(Item?.ipKey));
@@ -179,7 +163,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("spreads installs in flight over shards of the open index, and lists them all", async () => {
-    const attributions = createAttributionStore(dynamo.doc, LOCAL_TABLE_NAMES.attributions);
+    const attributions = createAttributionStore(dynamo().doc, LOCAL_TABLE_NAMES.attributions);
     const facts = {
       appId: "com.open",
       os: "android" as const,
@@ -210,7 +194,7 @@ describe("DynamoDB stores", () => {
     }
     const markers = new Set<string>();
     for (const serviceId of ids) {
-      const { Item } = await dynamo.doc.send(
+      const { Item } = await dynamo().doc.send(
         new GetCommand({
           TableName: LOCAL_TABLE_NAMES.attributions,
           Key: { attributionKey: `com.open#${serviceId}` },
@@ -230,7 +214,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("maps a customer user id to the install that last used it, per app", async () => {
-    const users = createCustomerUserMap(dynamo.doc, LOCAL_TABLE_NAMES.customerUsers);
+    const users = createCustomerUserMap(dynamo().doc, LOCAL_TABLE_NAMES.customerUsers);
     const later = { serviceId: "s2", seenAt: "2026-11-02T10:00:00.000Z" };
     await users.put("com.a", "u1", "s1", "2026-11-01T10:00:00.000Z");
     expect(await users.put("com.a", "u1", "s2", later.seenAt)).toEqual(later);
@@ -244,14 +228,14 @@ describe("DynamoDB stores", () => {
     expect(await users.get("com.a", "u2")).toBeUndefined();
   });
   it("deletes only the mappings that still name the install, whatever a lagging index lists", async () => {
-    const real = createCustomerUserMap(dynamo.doc, LOCAL_TABLE_NAMES.customerUsers);
+    const real = createCustomerUserMap(dynamo().doc, LOCAL_TABLE_NAMES.customerUsers);
     await real.put("com.lag", "u1", "s3", "2026-11-03T10:00:00.000Z");
     // The index still lists u1 under s2, the install it named before it moved to s3.
-    const lagging = Object.create(dynamo.doc);
-    lagging.send = async (command: Parameters<typeof dynamo.doc.send>[0]) =>
+    const lagging = Object.create(dynamo().doc);
+    lagging.send = async (command: Parameters<DynamoDBDocumentClient["send"]>[0]) =>
       command instanceof QueryCommand
         ? { Items: [{ customerUserKey: "com.lag#u1" }] }
-        : dynamo.doc.send(command);
+        : dynamo().doc.send(command);
     await createCustomerUserMap(lagging, LOCAL_TABLE_NAMES.customerUsers).deleteInstall(
       "com.lag",
       "s2",
@@ -260,13 +244,13 @@ describe("DynamoDB stores", () => {
   });
 
   it("writes a use again when the one that refused it is deleted before it is read", async () => {
-    const real = createCustomerUserMap(dynamo.doc, LOCAL_TABLE_NAMES.customerUsers);
+    const real = createCustomerUserMap(dynamo().doc, LOCAL_TABLE_NAMES.customerUsers);
     await real.put("com.race", "u1", "s2", "2026-11-02T10:00:00.000Z");
     // The purge lands between the refused put and the read of what stands.
-    const racing = Object.create(dynamo.doc);
-    racing.send = async (command: Parameters<typeof dynamo.doc.send>[0]) => {
+    const racing = Object.create(dynamo().doc);
+    racing.send = async (command: Parameters<DynamoDBDocumentClient["send"]>[0]) => {
       try {
-        return await dynamo.doc.send(command);
+        return await dynamo().doc.send(command);
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException)
           await real.deleteInstall("com.race", "s2");
@@ -282,7 +266,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("lists an app's snapshots by app and deletes one only while it is the catalogued one", async () => {
-    const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { snapshots } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const ref = (appId: string, since: number, snapshotId: string) => ({
       appId,
       since,
@@ -308,7 +292,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("keeps a window's newest snapshot when one made before it is stored after it, and keeps entries a day past expiry", async () => {
-    const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { snapshots } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const ref = (snapshotId: string, createdAt: number) => ({
       appId: "com.newest",
       since: 10,
@@ -327,7 +311,7 @@ describe("DynamoDB stores", () => {
     expect((await snapshots.latest("com.newest", 10))?.snapshotId).toBe("next");
 
     // DynamoDB's TTL reaps an entry once its time has passed: a day after the snapshot expires.
-    const item = await dynamo.doc.send(
+    const item = await dynamo().doc.send(
       new GetCommand({
         TableName: LOCAL_TABLE_NAMES.snapshots,
         Key: { snapshotKey: "com.newest#10" },
@@ -339,7 +323,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("finds one install's deletion requests by index, and an app's all", async () => {
-    const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { deletions } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     await deletions.create(deletionRequest("d2", "com.del", "s1", 2));
     await deletions.create(deletionRequest("d1", "com.del", "s1", 1));
     await deletions.create(deletionRequest("d3", "com.del", "s2", 3));
@@ -366,14 +350,15 @@ describe("DynamoDB stores", () => {
     const digits = (id: string) =>
       createHash("md5").update("Outliers").update(id).digest("hex").slice(0, 6);
     expect(new Set(clashing.map(digits)).size).toBe(1);
-    const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { deletions } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const [first = "", second = ""] = clashing;
     await deletions.create(deletionRequest(first, "com.clash", "s1", 1));
     await deletions.create(deletionRequest(second, "com.clash", "s2", 2));
 
-    const fromIndex = await createDeletionStore(dynamo.doc, LOCAL_TABLE_NAMES.deletions).listByApp(
-      "com.clash",
-    );
+    const fromIndex = await createDeletionStore(
+      dynamo().doc,
+      LOCAL_TABLE_NAMES.deletions,
+    ).listByApp("com.clash");
     expect(fromIndex).toHaveLength(1);
     const ids = (requests: { requestId: string }[]) => requests.map((r) => r.requestId);
     expect(ids(await deletions.listByApp("com.clash"))).toEqual(clashing);
@@ -381,7 +366,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("keeps an app's tombstones in one item: the installs with an open request, and a version", async () => {
-    const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { deletions } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const sorted = async (appId: string) => {
       const { serviceIds, version } = await deletions.tombstones(appId);
       return { serviceIds: [...serviceIds].sort(), version };
@@ -418,7 +403,7 @@ describe("DynamoDB stores", () => {
   /** Adds the installs to the app's item as `create` does, until it is full; those that fit. */
   const fillTombstones = async (appId: string, serviceIds: readonly string[]) => {
     const add = (ids: readonly string[]) =>
-      dynamo.doc.send(
+      dynamo().doc.send(
         new UpdateCommand({
           TableName: LOCAL_TABLE_NAMES.deletions,
           Key: tombstonesKey(appId),
@@ -451,7 +436,7 @@ describe("DynamoDB stores", () => {
   const storeInBulk = async (requests: readonly DeletionRequest[]) => {
     for (let start = 0; start < requests.length; start += 25) {
       const chunk = requests.slice(start, start + 25);
-      await dynamo.doc.send(
+      await dynamo().doc.send(
         new BatchWriteCommand({
           RequestItems: {
             [LOCAL_TABLE_NAMES.deletions]: chunk.map((request) => ({
@@ -464,7 +449,7 @@ describe("DynamoDB stores", () => {
   };
 
   it("makes room in a full tombstones item by shedding installs the by-app index long lists", async () => {
-    const deletions = createDeletionStore(dynamo.doc, LOCAL_TABLE_NAMES.deletions);
+    const deletions = createDeletionStore(dynamo().doc, LOCAL_TABLE_NAMES.deletions);
     const appId = "com.full";
     const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
     // Requests made five minutes ago, stored and listed by app. (Not thousands: dynalite keys
@@ -499,7 +484,7 @@ describe("DynamoDB stores", () => {
   }, 60_000);
 
   it("refuses a request while its app's tombstones item is full of requests too new to shed", async () => {
-    const deletions = createDeletionStore(dynamo.doc, LOCAL_TABLE_NAMES.deletions);
+    const deletions = createDeletionStore(dynamo().doc, LOCAL_TABLE_NAMES.deletions);
     const appId = "com.full-new";
     // Listed by app, but made ten seconds ago: an export's read of the index may still miss them.
     const recent = Array.from({ length: 300 }, (_, i) => ({
@@ -522,9 +507,9 @@ describe("DynamoDB stores", () => {
   }, 60_000);
 
   it("takes nothing out of an app that has no item", async () => {
-    const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { deletions } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     await deletions.clearTombstone(deletionRequest("p1", "com.no-item", "s1", 1));
-    const stored = await dynamo.doc.send(
+    const stored = await dynamo().doc.send(
       new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: tombstonesKey("com.no-item") }),
     );
     expect(stored.Item).toBeUndefined();
@@ -532,7 +517,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("finds each snapshot by its id, and the newest of its window", async () => {
-    const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { snapshots } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const ref = (snapshotId: string, since: number, createdAt: number) => ({
       appId: "com.pinned",
       since,
@@ -554,7 +539,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("keeps a link's cost, changes and clears it, and reads a link of before costs with none", async () => {
-    const { links } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const { links } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const cpi = { model: "CPI", value: 2.5, currency: "EUR" } as const;
     const link = testLink({ deeplinkId: "CoSt0000001", appId: "com.costs", cost: cpi });
     expect(await links.create(link)).toBe(true);
@@ -566,7 +551,7 @@ describe("DynamoDB stores", () => {
     );
     expect((await links.update(link.appId, link.deeplinkId, { cost: null }))?.cost).toBeNull();
     const { cost: _none, ...older } = testLink({ deeplinkId: "CoSt0000002", appId: "com.costs" });
-    await dynamo.doc.send(
+    await dynamo().doc.send(
       new PutCommand({
         TableName: LOCAL_TABLE_NAMES.links,
         Item: {
@@ -580,7 +565,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("keeps the cost of an attribution result, and reads one of before costs with none", async () => {
-    const attributions = createAttributionStore(dynamo.doc, LOCAL_TABLE_NAMES.attributions);
+    const attributions = createAttributionStore(dynamo().doc, LOCAL_TABLE_NAMES.attributions);
     const cpi = { model: "CPI", value: 2.5, currency: "EUR" } as const;
     for (const [serviceId, cost] of [
       ["with-cost", cpi],
@@ -609,7 +594,7 @@ describe("DynamoDB stores", () => {
       expect(stored?.state === "resolved" && stored.result.cost).toEqual(cost);
     }
     // An item resolved before costs were taken has no cost attribute.
-    await dynamo.doc.send(
+    await dynamo().doc.send(
       new UpdateCommand({
         TableName: LOCAL_TABLE_NAMES.attributions,
         Key: { attributionKey: "com.costs#with-cost" },
@@ -622,7 +607,7 @@ describe("DynamoDB stores", () => {
   });
 
   it("keeps a cost row sent twice for the same day and keys once, the later replacing it", async () => {
-    const costs = createCostStore(dynamo.doc, LOCAL_TABLE_NAMES.costs);
+    const costs = createCostStore(dynamo().doc, LOCAL_TABLE_NAMES.costs);
     const row: CostRow = {
       appId: "com.costs.rows",
       day: "2026-11-02",

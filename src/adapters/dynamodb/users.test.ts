@@ -3,17 +3,11 @@
  * a user's session generation, which only its making and a renewal write, and the generation a
  * session or pending sign-in carries back.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { NotFoundError } from "../../domain/errors.ts";
-import {
-  type DynamoConnection,
-  LOCAL_TABLE_NAMES,
-  startLocalDynamoDb,
-} from "../../embedded/local-dynamodb.ts";
+import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import type { User } from "../../ports/users.ts";
+import { dynaliteForTests } from "./dynamo-targets.test-support.ts";
 import { createSessionStore, createUserStore } from "./users.ts";
 
 const person = (email: string, extra: Partial<User> = {}): User => ({
@@ -25,21 +19,10 @@ const person = (email: string, extra: Partial<User> = {}): User => ({
 });
 
 describe("the users and sessions tables", () => {
-  let dir: string;
-  let dynamo: DynamoConnection;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "dynamo-users-"));
-    dynamo = await startLocalDynamoDb(dir);
-  });
-
-  afterAll(async () => {
-    await dynamo.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dynamo = dynaliteForTests("dynamo-users-");
 
   it("keeps a user's generation through a save of a record read before its renewal", async () => {
-    const users = createUserStore(dynamo.doc, LOCAL_TABLE_NAMES.users);
+    const users = createUserStore(dynamo().doc, LOCAL_TABLE_NAMES.users);
     await users.create(
       person("kept@example.com", { sessionGeneration: "first", viewer: true, appIds: ["com.a"] }),
     );
@@ -62,7 +45,7 @@ describe("the users and sessions tables", () => {
   });
 
   it("renews and saves only a user that exists", async () => {
-    const users = createUserStore(dynamo.doc, LOCAL_TABLE_NAMES.users);
+    const users = createUserStore(dynamo().doc, LOCAL_TABLE_NAMES.users);
     await expect(users.renewSessionGeneration("nobody@example.com", "g")).rejects.toThrow(
       NotFoundError,
     );
@@ -71,7 +54,7 @@ describe("the users and sessions tables", () => {
   });
 
   it("reads back the generation a session and a pending sign-in began under", async () => {
-    const sessions = createSessionStore(dynamo.doc, LOCAL_TABLE_NAMES.sessions);
+    const sessions = createSessionStore(dynamo().doc, LOCAL_TABLE_NAMES.sessions);
     const expiresAt = new Date(Date.now() + 60_000).toISOString();
     await sessions.put({
       sessionKey: "a".repeat(64),

@@ -3,23 +3,17 @@
  * their indexes, as on AWS) against the embedded DynamoDB-compatible server, and the S3 lake
  * in memory.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ListObjectVersionsCommand } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { purgeEnv } from "../../config/aws-env.ts";
 import { purgeOpenRequests, requestDeletion } from "../../deletion/deletions.ts";
-import {
-  type DynamoConnection,
-  LOCAL_TABLE_NAMES,
-  startLocalDynamoDb,
-} from "../../embedded/local-dynamodb.ts";
+import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import type { Install } from "../../ports/installs.ts";
 import { createAttributionStore } from "../dynamodb/attributions.ts";
 import { createDeletionStore } from "../dynamodb/deletions.ts";
+import { dynaliteForTests } from "../dynamodb/dynamo-targets.test-support.ts";
 import { createCustomerUserMap, createInstallStore } from "../dynamodb/installs.ts";
 import { createDeliveryLog, createOutboxStore } from "../dynamodb/postbacks.ts";
 import { createDynamoStores, createSnapshotCatalog } from "../dynamodb/stores.ts";
@@ -38,21 +32,10 @@ const install = (serviceId: string): Install =>
   storedInstall(APP, serviceId, { maid: null, customerUserId: `user-${serviceId}` });
 
 describe("the purge on AWS", () => {
-  let dir: string;
-  let dynamo: DynamoConnection;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "purge-job-"));
-    dynamo = await startLocalDynamoDb(dir);
-  });
-
-  afterAll(async () => {
-    await dynamo.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dynamo = dynaliteForTests("purge-job-");
 
   it("completes requests old enough; the install, its mapping, rows and snapshots' files are gone", async () => {
-    const stores = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const stores = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     for (const id of ["gone", "young", "kept"]) {
       await stores.installs.putIfAbsent(install(id));
       await stores.customerUsers.put(APP, `user-${id}`, id, "2026-11-01T10:00:00.000Z");
@@ -90,7 +73,7 @@ describe("the purge on AWS", () => {
       RESULTS_BUCKET: RESULTS,
     });
     expect(env.MIN_REQUEST_AGE_SECONDS).toBe(360);
-    const { doc } = dynamo;
+    const { doc } = dynamo();
     const { completed } = await purgeOpenRequests({
       deletions: createDeletionStore(doc, env.DELETIONS_TABLE),
       installs: createInstallStore(doc, env.INSTALLS_TABLE),
@@ -132,7 +115,7 @@ describe("the purge on AWS", () => {
 
   it("purges an app's requests in one pass over its files, each prefix listed once", async () => {
     const app = "com.example.two";
-    const stores = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const stores = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const requests = [
       await requestDeletion(app, "first", stores.deletions, minutesAgo(30)),
       await requestDeletion(app, "second", stores.deletions, minutesAgo(20)),
@@ -149,7 +132,7 @@ describe("the purge on AWS", () => {
         await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, ids, "INT96"), "INT96", 4),
       );
     }
-    const { doc } = dynamo;
+    const { doc } = dynamo();
     const outcome = await purgeOpenRequests({
       deletions: createDeletionStore(doc, LOCAL_TABLE_NAMES.deletions),
       installs: createInstallStore(doc, LOCAL_TABLE_NAMES.installs),
@@ -189,7 +172,7 @@ describe("the purge on AWS", () => {
 
   it("goes on with an app's pass where the run before stopped for time, then completes its requests", async () => {
     const app = "com.example.three";
-    const stores = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const stores = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const requests = [
       await requestDeletion(app, "first", stores.deletions, minutesAgo(30)),
       await requestDeletion(app, "second", stores.deletions, minutesAgo(20)),
@@ -201,7 +184,7 @@ describe("the purge on AWS", () => {
     const ids = ["first", "kept", "second"];
     const file = await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, ids, "INT96"), "INT96", 4);
     for (const key of keys) s3.put(LAKE, key, file);
-    const { doc } = dynamo;
+    const { doc } = dynamo();
     const run = (remainingMs: number) =>
       purgeOpenRequests({
         deletions: createDeletionStore(doc, LOCAL_TABLE_NAMES.deletions),
