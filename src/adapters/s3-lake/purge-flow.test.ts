@@ -7,7 +7,7 @@ import { ListObjectVersionsCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { purgeEnv } from "../../config/aws-env.ts";
-import { purgeOpenRequests, requestDeletion } from "../../deletion/deletions.ts";
+import { type PurgeDeps, purgeOpenRequests, requestDeletion } from "../../deletion/deletions.ts";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import type { Install } from "../../ports/installs.ts";
@@ -113,6 +113,33 @@ describe("the purge on AWS", () => {
     expect(await stores.installs.get(APP, "kept")).toBeDefined();
   });
 
+  /** The purge on AWS as its entry composes it, on the tables here and the lake `s3` holds. */
+  const purgeOn = (
+    s3: ReturnType<typeof createVersionedS3>,
+    more: Pick<PurgeDeps, "remainingMs"> = {},
+  ) => {
+    const { doc } = dynamo();
+    return purgeOpenRequests({
+      deletions: createDeletionStore(doc, LOCAL_TABLE_NAMES.deletions),
+      installs: createInstallStore(doc, LOCAL_TABLE_NAMES.installs),
+      customerUsers: createCustomerUserMap(doc, LOCAL_TABLE_NAMES.customerUsers),
+      attributions: createAttributionStore(doc, LOCAL_TABLE_NAMES.attributions),
+      claims: createTouchStore(doc, LOCAL_TABLE_NAMES.touches),
+      outbox: createOutboxStore(doc, LOCAL_TABLE_NAMES.outbox),
+      deliveryLog: createDeliveryLog(doc, LOCAL_TABLE_NAMES.deliveryLog),
+      lake: createS3LakePurger({
+        s3: s3.client,
+        lakeBucket: LAKE,
+        resultsBucket: RESULTS,
+        snapshots: createSnapshotCatalog(doc, LOCAL_TABLE_NAMES.snapshots),
+      }),
+      flush: async () => {},
+      minAgeMs: 6 * 60_000,
+      now: () => NOW,
+      ...more,
+    });
+  };
+
   it("purges an app's requests in one pass over its files, each prefix listed once", async () => {
     const app = "com.example.two";
     const stores = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
@@ -132,25 +159,7 @@ describe("the purge on AWS", () => {
         await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, ids, "INT96"), "INT96", 4),
       );
     }
-    const { doc } = dynamo();
-    const outcome = await purgeOpenRequests({
-      deletions: createDeletionStore(doc, LOCAL_TABLE_NAMES.deletions),
-      installs: createInstallStore(doc, LOCAL_TABLE_NAMES.installs),
-      customerUsers: createCustomerUserMap(doc, LOCAL_TABLE_NAMES.customerUsers),
-      attributions: createAttributionStore(doc, LOCAL_TABLE_NAMES.attributions),
-      claims: createTouchStore(doc, LOCAL_TABLE_NAMES.touches),
-      outbox: createOutboxStore(doc, LOCAL_TABLE_NAMES.outbox),
-      deliveryLog: createDeliveryLog(doc, LOCAL_TABLE_NAMES.deliveryLog),
-      lake: createS3LakePurger({
-        s3: s3.client,
-        lakeBucket: LAKE,
-        resultsBucket: RESULTS,
-        snapshots: createSnapshotCatalog(doc, LOCAL_TABLE_NAMES.snapshots),
-      }),
-      flush: async () => {},
-      minAgeMs: 6 * 60_000,
-      now: () => NOW,
-    });
+    const outcome = await purgeOn(s3);
 
     expect(outcome).toEqual({ completed: 2, deferred: 0 });
     for (const request of requests) {
@@ -184,27 +193,7 @@ describe("the purge on AWS", () => {
     const ids = ["first", "kept", "second"];
     const file = await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, ids, "INT96"), "INT96", 4);
     for (const key of keys) s3.put(LAKE, key, file);
-    const { doc } = dynamo();
-    const run = (remainingMs: number) =>
-      purgeOpenRequests({
-        deletions: createDeletionStore(doc, LOCAL_TABLE_NAMES.deletions),
-        installs: createInstallStore(doc, LOCAL_TABLE_NAMES.installs),
-        customerUsers: createCustomerUserMap(doc, LOCAL_TABLE_NAMES.customerUsers),
-        attributions: createAttributionStore(doc, LOCAL_TABLE_NAMES.attributions),
-        claims: createTouchStore(doc, LOCAL_TABLE_NAMES.touches),
-        outbox: createOutboxStore(doc, LOCAL_TABLE_NAMES.outbox),
-        deliveryLog: createDeliveryLog(doc, LOCAL_TABLE_NAMES.deliveryLog),
-        lake: createS3LakePurger({
-          s3: s3.client,
-          lakeBucket: LAKE,
-          resultsBucket: RESULTS,
-          snapshots: createSnapshotCatalog(doc, LOCAL_TABLE_NAMES.snapshots),
-        }),
-        flush: async () => {},
-        minAgeMs: 6 * 60_000,
-        remainingMs: () => remainingMs,
-        now: () => NOW,
-      });
+    const run = (remainingMs: number) => purgeOn(s3, { remainingMs: () => remainingMs });
     const serviceIdsIn = async (key: string) =>
       (await readLakeFile(s3.bytes(LAKE, key) ?? new Uint8Array())).rows.map((r) => r.service_id);
 
