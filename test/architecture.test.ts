@@ -1,5 +1,5 @@
 /**
- * The import graph's rules, read from the sources with the TypeScript compiler: no import
+ * The import graph's rules, read from the sources with a TypeScript parser (oxc's): no import
  * circle in src, lib or lambdas; the domain (src/domain, and the exported record's definition
  * in src/record) imports nothing of the project outside it; a port (src/ports) imports only
  * the domain and other ports; only the folders that hold the tables of functions and their
@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
+import { parseSync, Visitor } from "oxc-parser";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -21,11 +21,25 @@ const sourceFiles = (dir: string): string[] =>
     return /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
   });
 
-/** Each file's imports of other project files (type-only ones too), as paths from the root. */
+/**
+ * Each file's imports of other project files, as paths from the root: import and export
+ * declarations (type-only ones too), `import()` of a string, and types named by `import("…")`.
+ */
 const importsOf = (file: string): string[] => {
-  const { importedFiles } = ts.preProcessFile(readFileSync(join(ROOT, file), "utf8"), true, true);
-  return importedFiles
-    .map((imported) => imported.fileName)
+  const { program, errors } = parseSync(file, readFileSync(join(ROOT, file), "utf8"));
+  if (errors.length > 0) throw new Error(`${file} does not parse: ${errors[0]?.message}`);
+  const names: string[] = [];
+  const add = (source: { type: string; value?: unknown } | null | undefined) => {
+    if (source?.type === "Literal" && typeof source.value === "string") names.push(source.value);
+  };
+  new Visitor({
+    ImportDeclaration: (node) => add(node.source),
+    ExportNamedDeclaration: (node) => add(node.source),
+    ExportAllDeclaration: (node) => add(node.source),
+    ImportExpression: (node) => add(node.source),
+    TSImportType: (node) => add(node.source),
+  }).visit(program);
+  return names
     .filter((name) => name.startsWith("."))
     .map((name) => relative(ROOT, resolve(ROOT, dirname(file), name)));
 };
