@@ -71,10 +71,6 @@ compile "src/main for Kotlin $(catalog_version kotlinLanguage) against android-a
   "$here/src/main/kotlin" "$catalog" "$here/build.gradle.kts" -- \
   -language-version "$(catalog_version kotlinLanguage)" -api-version "$(catalog_version kotlinLanguage)" -Xsuppress-version-warnings \
   -jvm-default=no-compatibility -no-stdlib -no-reflect -cp "$kotlin_stdlib_jar:$main_classpath" "$here/src/main/kotlin" || finish
-# The Flutter plugin compiles the same sources with this compiler at its own language version
-# (classpath.sh): they must compile there too, warnings included.
-compile "src/main for Kotlin $compiler_version too, as the Flutter plugin compiles it" "$build/main-classes-current" \
-  "$here/src/main/kotlin" "$catalog" -- -cp "$main_classpath" "$here/src/main/kotlin" || finish
 compile "src/test" "$test_classes" "$here/src/test/kotlin" "$main_classes.stamp" -- -Xfriend-paths="$main_classes" \
   -cp "$main_classes:$main_classpath:$test_classpath:$kotlin_runtime" "$here/src/test/kotlin" || finish
 
