@@ -1,7 +1,7 @@
 /**
  * Builds the CLI's bundle (bin/cli-bundle.js says when it is used): src/cli/main.ts and the
  * commands it loads lazily, each a chunk of its own so a command still loads only its own
- * code, with the packages left to node_modules. Beside it, the sources it was built from and
+ * code, the packages it uses included. Beside it, the sources it was built from and
  * the time the build started: a source changed after that makes the CLI run from the sources.
  * Run at `npm install` (the `prepare` script) and by `npm run build:cli`.
  */
@@ -11,6 +11,10 @@ import { build } from "esbuild";
 import { BUNDLE_DIR, BUNDLE_INPUTS } from "./cli-bundle.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+/** The packages a command reaches that stay in node_modules: native bindings (DuckDB, LevelDB),
+ * and dynalite, which requires its own files by computed paths. */
+const NATIVE_OR_DYNAMIC = ["@duckdb/*", "classic-level", "dynalite"];
 
 /** Writes the bundle into `dir` (two folders below the project, as the sources are). */
 export const buildCli = async (dir: URL = BUNDLE_DIR): Promise<void> => {
@@ -27,11 +31,23 @@ export const buildCli = async (dir: URL = BUNDLE_DIR): Promise<void> => {
     format: "esm",
     platform: "node",
     target: "node20",
-    packages: "external",
+    // The packages are bundled too: resolving and loading several hundred files of them took
+    // a third of a command's start. Those left to node_modules load native code, or their
+    // own files by computed paths.
+    external: NATIVE_OR_DYNAMIC,
+    // The CommonJS packages' `require` of Node's own modules, in an ESM bundle.
+    banner: {
+      js: 'import { createRequire as bundleRequire } from "node:module"; const require = bundleRequire(import.meta.url);',
+    },
     metafile: true,
     logLevel: "warning",
   });
-  const inputs = Object.keys(metafile.inputs).sort();
+  // The project's own sources, and the lockfile for the packages: an install that changes a
+  // package rewrites it (and builds the bundle again, as the `prepare` script).
+  const inputs = [
+    ...Object.keys(metafile.inputs).filter((input) => !input.startsWith("node_modules/")),
+    "package-lock.json",
+  ].sort();
   await writeFile(new URL(BUNDLE_INPUTS, dir), `${JSON.stringify({ builtAt, inputs })}\n`);
 };
 
