@@ -12,9 +12,10 @@ import { BUNDLE_DIR, BUNDLE_INPUTS } from "./cli-bundle.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
-/** The packages a command reaches that stay in node_modules: native bindings (DuckDB, LevelDB),
- * and dynalite, which requires its own files by computed paths. */
-const NATIVE_OR_DYNAMIC = ["@duckdb/*", "classic-level", "dynalite"];
+/** The packages a command reaches that stay in node_modules: those with native code (DuckDB,
+ * LevelDB, esbuild's binary, which the dashboard's build runs), and dynalite, which requires its
+ * own files by computed paths. */
+const NATIVE_OR_DYNAMIC = ["@duckdb/*", "classic-level", "esbuild", "dynalite"];
 
 /** Writes the bundle into `dir` (two folders below the project, as the sources are). */
 export const buildCli = async (dir: URL = BUNDLE_DIR): Promise<void> => {

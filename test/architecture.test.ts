@@ -23,7 +23,8 @@ const sourceFiles = (dir: string): string[] =>
 
 /**
  * Each file's imports of other project files, as paths from the root: import and export
- * declarations (type-only ones too), `import()` of a string, and types named by `import("…")`.
+ * declarations (type-only ones too), `import()` and `require()` of a string, `import x =
+ * require()`, types named by `import("…")`, and modules a `declare module "…"` augments.
  */
 const importsOf = (file: string): string[] => {
   const { program, errors } = parseSync(file, readFileSync(join(ROOT, file), "utf8"));
@@ -38,6 +39,15 @@ const importsOf = (file: string): string[] => {
     ExportAllDeclaration: (node) => add(node.source),
     ImportExpression: (node) => add(node.source),
     TSImportType: (node) => add(node.source),
+    TSImportEqualsDeclaration: (node) => {
+      if (node.moduleReference.type === "TSExternalModuleReference") {
+        add(node.moduleReference.expression);
+      }
+    },
+    TSModuleDeclaration: (node) => add(node.id),
+    CallExpression: (node) => {
+      if (node.callee.type === "Identifier" && node.callee.name === "require") add(node.arguments[0]);
+    },
   }).visit(program);
   return names
     .filter((name) => name.startsWith("."))

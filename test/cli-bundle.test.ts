@@ -3,11 +3,12 @@
  * runs the commands as the sources do, and is left aside once a source is newer than it.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { transform } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli } from "../bin/build-cli.ts";
 import { BUNDLE_INPUTS, freshBundle } from "../bin/cli-bundle.js";
@@ -60,6 +61,21 @@ describe("the CLI's bundle", () => {
     expect(created).toContain("com.example.bundled");
     expect(await bundled("apps", "list", "--data-dir", dataDir)).toContain("com.example.bundled");
   }, 60_000);
+
+  it("loads in every chunk: no name declared twice where the bundle's banner defines require", async () => {
+    const chunks = (await readdir(dir)).filter((name) => name.endsWith(".js"));
+    expect(chunks.length).toBeGreaterThan(10);
+    for (const chunk of chunks) {
+      const code = await readFile(new URL(chunk, dir), "utf8");
+      // esbuild's parse refuses what Node's would: a second declaration of a top-level name.
+      await expect(transform(code, { format: "esm", loader: "js" }), chunk).resolves.toBeDefined();
+    }
+    // What the check catches: the banner's require beside a module's own.
+    const banner = (await readFile(new URL("main.js", dir), "utf8")).split("\n")[0] ?? "";
+    await expect(transform(`${banner}\nconst require = 1;\n`, { format: "esm" })).rejects.toThrow(
+      /"require" has already been declared/,
+    );
+  });
 
   it("is left aside when a source it was built from is newer, or when it lists none", async () => {
     expect(freshBundle(dir)?.href).toBe(new URL("main.js", dir).href);

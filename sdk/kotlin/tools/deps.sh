@@ -81,7 +81,19 @@ aar_classes() {
   echo "$out"
 }
 
+# fetch_deps: one at a time, as the Kotlin SDK's and the Flutter plugin's checks may run side by
+# side: the second waits for the first's fetch, then reads its list.
 fetch_deps() {
+  local lock status=0
+  mkdir -p "$deps"
+  exec {lock}>"$deps/fetch.lock"
+  flock "$lock"
+  fetch_deps_now || status=$?
+  exec {lock}>&-
+  return "$status"
+}
+
+fetch_deps_now() {
   local stamp="$deps/fetched.stamp"
   if [[ ! -f "$stamp" || "$catalog" -nt "$stamp" || "$kotlin_sdk/build.gradle.kts" -nt "$stamp" || ! -f "$deps/list.txt" ]]; then
     mkdir -p "$deps"
