@@ -10,7 +10,6 @@
 #  - its JVM tests run under Robolectric against the real embedded service, which this script
 #    starts on free ports with a fresh data folder (sdk/service.sh).
 # The Dart tests under test/ run with `flutter test` where Flutter is.
-# `./test.sh --build` only compiles (CI compiles ahead while other work goes on).
 # Ends with one line: `N passed, N failed`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -46,13 +45,9 @@ finish() {
   exit
 }
 
-build_only=false
-[[ "${1:-}" != "--build" ]] || build_only=true
-if [[ "$build_only" == false ]]; then
-  set +e
-  add_counts "$(node "$here/tool/check.mjs")"
-  set -e
-fi
+set +e
+add_counts "$(node "$here/tool/check.mjs")"
+set -e
 
 # kotlinc ARGS...: the npm Kotlin compiler, its note about the standard library left out.
 kotlinc() {
@@ -120,7 +115,6 @@ if [[ ! -f "$build/test.stamp" ]]; then
   failed=$((failed + 1))
   finish
 fi
-[[ "$build_only" == false ]] || finish
 
 source "$root/sdk/service.sh"
 start_service "$root"

@@ -10,8 +10,7 @@
 #  4. starts the real embedded service and runs every test: the JVM core, the conformance
 #     vectors, end to end against the service, and the Android layer under Robolectric.
 # Each check prints `ok  <name>` or `FAIL <name>`; ends with one line: `N passed, N failed`.
-# `./test.sh Word` runs only the test classes whose name contains Word; `./test.sh --build` stops
-# after step 2 (CI compiles ahead while other work goes on).
+# `./test.sh Word` runs only the test classes whose name contains Word.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -74,7 +73,6 @@ compile "src/main for Kotlin $(catalog_version kotlinLanguage) against android-a
   -jvm-default=no-compatibility -no-stdlib -no-reflect -cp "$kotlin_stdlib_jar:$main_classpath" "$here/src/main/kotlin" || finish
 compile "src/test" "$test_classes" "$here/src/test/kotlin" "$main_classes.stamp" -- -Xfriend-paths="$main_classes" \
   -cp "$main_classes:$main_classpath:$test_classpath:$kotlin_runtime" "$here/src/test/kotlin" || finish
-[[ "${1:-}" != "--build" ]] || finish
 
 source "$here/tools/artifact.sh"
 build_artifact
