@@ -46,7 +46,8 @@ const importsOf = (file: string): string[] => {
     },
     TSModuleDeclaration: (node) => add(node.id),
     CallExpression: (node) => {
-      if (node.callee.type === "Identifier" && node.callee.name === "require") add(node.arguments[0]);
+      if (node.callee.type === "Identifier" && node.callee.name === "require")
+        add(node.arguments[0]);
     },
   }).visit(program);
   return names
