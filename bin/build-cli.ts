@@ -32,8 +32,8 @@ export const buildCli = async (dir: URL = BUNDLE_DIR): Promise<void> => {
     format: "esm",
     platform: "node",
     target: "node20",
-    // The packages are bundled too: resolving and loading several hundred files of them took
-    // a third of a command's start. Those left to node_modules load native code, or their
+    // The packages are bundled too: resolving and loading their hundreds of files one by one
+    // was much of a command's start. Those left to node_modules load native code, or their
     // own files by computed paths.
     external: NATIVE_OR_DYNAMIC,
     // The CommonJS packages' `require` of Node's own modules, in an ESM bundle.

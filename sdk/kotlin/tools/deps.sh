@@ -96,7 +96,6 @@ fetch_deps() {
 fetch_deps_now() {
   local stamp="$deps/fetched.stamp"
   if [[ ! -f "$stamp" || "$catalog" -nt "$stamp" || "$kotlin_sdk/build.gradle.kts" -nt "$stamp" || ! -f "$deps/list.txt" ]]; then
-    mkdir -p "$deps"
     {
       echo '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
       echo '  <groupId>local</groupId><artifactId>attribution-sdk-deps</artifactId><version>0</version><packaging>pom</packaging>'
