@@ -2,5 +2,4 @@
 export declare const BUNDLE_DIR: URL;
 export declare const BUNDLE_ENTRY: string;
 export declare const BUNDLE_INPUTS: string;
-export declare const SERVICE_COMMANDS: ReadonlySet<string>;
 export declare const freshBundle: (dir?: URL) => URL | undefined;

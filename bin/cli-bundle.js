@@ -10,10 +10,6 @@ export const BUNDLE_DIR = new URL("./.cli/", import.meta.url);
 export const BUNDLE_ENTRY = "main.js";
 export const BUNDLE_INPUTS = "inputs.json";
 
-/** The commands that run the service: it loads its handlers' TypeScript by path, so they
- * always run from the sources. */
-export const SERVICE_COMMANDS = new Set(["start", "demo"]);
-
 /**
  * The bundle's entry when it is there and no source it was built from changed since (a
  * source edited, or checked out again, is newer); else undefined, and the CLI runs from the

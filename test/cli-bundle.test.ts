@@ -12,6 +12,7 @@ import { transform } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli } from "../bin/build-cli.ts";
 import { BUNDLE_INPUTS, freshBundle } from "../bin/cli-bundle.js";
+import { spawnListening, stopService } from "./support/service.ts";
 
 const run = promisify(execFile);
 
@@ -60,6 +61,35 @@ describe("the CLI's bundle", () => {
     );
     expect(created).toContain("com.example.bundled");
     expect(await bundled("apps", "list", "--data-dir", dataDir)).toContain("com.example.bundled");
+  }, 60_000);
+
+  it("starts the service, whose handlers it loads by their rows' paths, and finds the files beside its sources", async () => {
+    const entry = freshBundle(dir);
+    if (!entry) throw new Error("the bundle just built is not fresh");
+    const serviceDir = await mkdtemp(join(tmpdir(), "cli-bundle-service-"));
+    // Listening means every route's, worker's and job's composition loaded, and the local
+    // store's thread, started from its own file beside the sources, answered.
+    const service = await spawnListening(
+      [fileURLToPath(entry), "start", "--port", "0", "--link-port", "0", "--data-dir", serviceDir],
+      { ATTRIBUTION_FX_FEED_URL: "off" },
+    );
+    try {
+      const dashboard = await fetch(`${service.url}/`);
+      expect(dashboard.status).toBe(200);
+      expect(await dashboard.text()).toMatch(/<html/i);
+      const contract = await fetch(`${service.url}/v1/openapi.json`);
+      expect(contract.status).toBe(200);
+      expect(((await contract.json()) as { openapi?: string }).openapi).toMatch(/^3\./);
+    } finally {
+      expect(await stopService(service.child)).toBe(0);
+      await rm(serviceDir, { recursive: true, force: true });
+    }
+    // Each row's module is one of the bundle's chunks, not a file it reads by path.
+    const inputs = JSON.parse(await readFile(new URL(BUNDLE_INPUTS, dir), "utf8")) as {
+      inputs: string[];
+    };
+    expect(inputs.inputs).toContain("src/http/handlers/link-host.ts");
+    expect(inputs.inputs).toContain("src/workers/attribution-worker.ts");
   }, 60_000);
 
   it("loads in every chunk: no name declared twice where the bundle's banner defines require", async () => {

@@ -6,6 +6,7 @@
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import type { HttpResponse } from "../http/middleware.ts";
 import type { AllAdapters, Runtime } from "./adapters.ts";
+import { importCompositionModule } from "./composition-modules.ts";
 import { type HandlerRef, parseHandlerRef } from "./handler-ref.ts";
 
 /** An HTTP handler as both the Lambda runtime and the embedded gateway call it. */
@@ -17,8 +18,6 @@ export interface Composed<H> {
   readonly compose: (adapters: AllAdapters, runtime: Runtime) => H;
 }
 
-const SRC = new URL("../", import.meta.url);
-
 /**
  * The composition a row names. It must be one, and composed for that very row: a row that
  * names another row's handler would run with the other's environment and grants.
@@ -28,7 +27,7 @@ export const loadComposition = async <H>(row: {
   readonly handler: HandlerRef;
 }): Promise<Composed<H>> => {
   const { path, name } = parseHandlerRef(row.handler);
-  const module = (await import(new URL(path, SRC).href)) as Record<string, unknown>;
+  const module = await importCompositionModule(path);
   const found = module[name] as Partial<Composed<H>> | undefined;
   if (typeof found?.compose !== "function" || typeof found.row?.id !== "string") {
     throw new Error(`${row.id}: ${row.handler} is not a composition`);
