@@ -4,7 +4,7 @@
  * few hours in the background. The job's side is ./rates-job.ts.
  */
 import { s3RatesTable } from "../adapters/s3-lake/rates-table.ts";
-import { HOUR_MS } from "../domain/time.ts";
+import { HOUR_MS, MINUTE_MS } from "../domain/time.ts";
 import { loadEcbRates, parseEcbRates } from "../fx/ecb-rates.ts";
 import { reloadingRates } from "../fx/reloading-rates.ts";
 import { logger } from "../logging/logger.ts";
@@ -13,6 +13,8 @@ import { optionalVariable, type Provider, variable } from "./provider.ts";
 
 /** The job stores a new table once a working day; a warm function reads it again this often. */
 const RATES_MAX_AGE_MS = 3 * HOUR_MS;
+/** After a start that could not read the stored table, and served the shipped one instead. */
+const RATES_RETRY_MS = MINUTE_MS;
 
 export const s3Rates: Provider = async (env) => {
   const shippedFile = variable(env, "FX_RATES_FILE");
@@ -27,6 +29,10 @@ export const s3Rates: Provider = async (env) => {
     fx: await reloadingRates(load, {
       maxAgeMs: RATES_MAX_AGE_MS,
       onError: (error) => logger.error("rates reload failed", { error }),
+      // An S3 error at a cold start (a 5xx, a reset, a stall past the read's timeout) would
+      // otherwise fail the function's start, and every request that start was for.
+      fallback: () => loadEcbRates(shippedFile),
+      retryAfterMs: RATES_RETRY_MS,
     }),
   };
 };

@@ -92,4 +92,46 @@ describe("reloadingRates", () => {
     rates.toUsd(1, "EUR", "2025-05-09");
     expect(load).toHaveBeenCalledTimes(3);
   });
+
+  it("serves the fallback when the first load fails, and tries a load again after the retry interval", async () => {
+    let clock = 0;
+    const errors: unknown[] = [];
+    const stored = SHIPPED.replace("1.1252", "1.3");
+    const load = vi
+      .fn<() => Promise<ReturnType<typeof parseEcbRates>>>()
+      .mockRejectedValueOnce(new Error("S3 InternalError"))
+      .mockRejectedValueOnce(new Error("S3 SlowDown"))
+      .mockResolvedValue(parseEcbRates(stored));
+    const rates = await reloadingRates(load, {
+      maxAgeMs: 10_000,
+      now: () => clock,
+      onError: (error) => errors.push(error),
+      fallback: async () => parseEcbRates(SHIPPED),
+      retryAfterMs: 100,
+    });
+    expect(errors).toHaveLength(1);
+    expect(rates.toUsd(1, "EUR", "2025-05-09")).toBe(1.1252);
+    clock = 100;
+    rates.toUsd(1, "EUR", "2025-05-09");
+    await vi.waitFor(() => expect(errors).toHaveLength(2), { timeout: 10_000 });
+    // Still the fallback after a second failure, and again due after the retry interval, not
+    // after the table's usual age.
+    expect(rates.toUsd(1, "EUR", "2025-05-09")).toBe(1.1252);
+    clock = 200;
+    rates.toUsd(1, "EUR", "2025-05-09");
+    await vi.waitFor(() => expect(rates.toUsd(1, "EUR", "2025-05-09")).toBe(1.3), {
+      timeout: 10_000,
+    });
+    expect(load).toHaveBeenCalledTimes(3);
+    // Loaded: the next load is due after the usual age.
+    clock = 300;
+    rates.toUsd(1, "EUR", "2025-05-09");
+    expect(load).toHaveBeenCalledTimes(3);
+  });
+
+  it("fails with the first load when it has no fallback", async () => {
+    await expect(
+      reloadingRates(async () => Promise.reject(new Error("S3 down")), { maxAgeMs: 1_000 }),
+    ).rejects.toThrow("S3 down");
+  });
 });

@@ -9,8 +9,16 @@ export interface ReloadingRatesOptions {
   /** How old the loaded table may get before a conversion starts loading it again. */
   readonly maxAgeMs: number;
   readonly now?: () => number;
-  /** Told of a failed reload; the table loaded before goes on serving. */
+  /** Told of a failed load; the table loaded before goes on serving. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * The table served when the first load fails, rather than failing with it: a function's
+   * start must not fail, or wait, on a store that is briefly away while a table it ships can
+   * serve. A load is then tried again after `retryAfterMs`, until one succeeds. Without it, the
+   * first load's failure is thrown.
+   */
+  readonly fallback?: () => Promise<FxRates>;
+  readonly retryAfterMs?: number;
 }
 
 /**
@@ -22,21 +30,33 @@ export const reloadingRates = async (
   options: ReloadingRatesOptions,
 ): Promise<FxRates> => {
   const now = options.now ?? Date.now;
-  let current = await load();
+  /** Serving the fallback: no load has succeeded yet. */
+  let fallingBack = false;
+  let current: FxRates;
+  try {
+    current = await load();
+  } catch (error) {
+    if (!options.fallback) throw error;
+    options.onError?.(error);
+    current = await options.fallback();
+    fallingBack = true;
+  }
   let loadedAt = now();
   let reloading = false;
   const reloadIfOld = () => {
-    if (reloading || now() - loadedAt < options.maxAgeMs) return;
+    const maxAgeMs = fallingBack ? (options.retryAfterMs ?? options.maxAgeMs) : options.maxAgeMs;
+    if (reloading || now() - loadedAt < maxAgeMs) return;
     reloading = true;
     load()
       .then(
         (rates) => {
           current = rates;
+          fallingBack = false;
         },
         (error: unknown) => options.onError?.(error),
       )
       .finally(() => {
-        // A failed reload is tried again only after another `maxAgeMs`, not on every event.
+        // A failed reload is tried again only after another interval, not on every event.
         loadedAt = now();
         reloading = false;
       });

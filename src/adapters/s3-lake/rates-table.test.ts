@@ -1,4 +1,7 @@
-import { GetObjectCommand, S3ServiceException } from "@aws-sdk/client-s3";
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { GetObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
 import { s3RatesTable } from "./rates-table.ts";
 import { createVersionedS3 } from "./versioned-s3.test-support.ts";
@@ -41,5 +44,31 @@ describe("the rate table in S3", () => {
       }),
     );
     await expect(s3RatesTable(s3.client, BUCKET, KEY).read()).rejects.toThrow(/internal error/);
+  });
+
+  it("gives up a read that stalls, in its body as before it", async () => {
+    // An S3 that answers the headers, sends part of the table, and then nothing more.
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/csv", "content-length": "1000" });
+      response.write("Date,USD\n");
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const s3 = new S3Client({
+      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      forcePathStyle: true,
+      region: "eu-west-1",
+      credentials: { accessKeyId: "test", secretAccessKey: "test" },
+      maxAttempts: 1,
+    });
+    try {
+      await expect(s3RatesTable(s3, BUCKET, KEY, { readTimeoutMs: 200 }).read()).rejects.toThrow(
+        /abort/i,
+      );
+    } finally {
+      s3.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

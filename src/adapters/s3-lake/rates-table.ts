@@ -15,10 +15,24 @@ import {
 import { logger } from "../../logging/logger.ts";
 import type { RatesTable } from "../../ports/rates.ts";
 
-export const s3RatesTable = (s3: S3Client, bucket: string, key: string): RatesTable => ({
+/**
+ * A read that takes longer has stalled: the table is a few megabytes, and a function reads it
+ * at its start, which Lambda gives ten seconds.
+ */
+const READ_TIMEOUT_MS = 4_000;
+
+export const s3RatesTable = (
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  options: { readonly readTimeoutMs?: number } = {},
+): RatesTable => ({
   async read() {
     try {
-      const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
+        // The body's reading too: the signal aborts the request until its response has ended.
+        abortSignal: AbortSignal.timeout(options.readTimeoutMs ?? READ_TIMEOUT_MS),
+      });
       // In Node the SDK's body is an IncomingMessage (a Readable).
       if (!(Body instanceof Readable)) throw new Error(`s3://${bucket}/${key}: no Node stream`);
       return await text(Body);
