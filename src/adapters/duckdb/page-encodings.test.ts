@@ -55,6 +55,11 @@ const special = fc.constantFrom(
   "=1+2",
   "null",
   "NULL",
+  // The sheet format's escapes (ECMA-376's ST_Xstring), which xlsx writes escaped in turn.
+  "_x0041_",
+  "_x005F_",
+  "_x1920",
+  "_",
 );
 const text = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 12 }),
@@ -83,6 +88,18 @@ const record: fc.Arbitrary<ExportRecord> = fc.record(
     [K in keyof ExportRecord]: fc.Arbitrary<ExportRecord[K]>;
   },
 );
+
+const TEXT_COLUMNS = EXPORT_COLUMNS.filter((column) => column.type === "string").map(
+  (column) => column.name,
+);
+/**
+ * A record of plain values but one text: xml and xlsx copy such a line's bytes as they are, where
+ * a record of random values nearly always holds a character that sends it the strings' way.
+ */
+const plainButOne: fc.Arbitrary<ExportRecord> = fc
+  .tuple(fc.constantFrom(...TEXT_COLUMNS), text)
+  .map(([name, value]) => ({ ...ALL_SET, [name]: value }));
+const anyRecord = fc.oneof(record, plainButOne);
 
 /** Reads csv into rows of cells, telling an empty cell (null) from "" (empty string). */
 const readDelimited = (bytes: Buffer, delimiter: string) =>
@@ -199,7 +216,7 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
 
   it("xlsx made from DuckDB's csv page: the same workbook, part for part, for any records", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(record, { maxLength: 8 }), async (records) => {
+      fc.asyncProperty(fc.array(anyRecord, { maxLength: 8 }), async (records) => {
         const { engine: ours, service } = await both(records, FORMATS.xlsx);
         expect(await readXlsx(ours)).toEqual(await readXlsx(service));
       }),
@@ -258,7 +275,7 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
     };
     await fc.assert(
       fc.asyncProperty(
-        fc.array(record, { minLength: 1, maxLength: 8 }),
+        fc.array(anyRecord, { minLength: 1, maxLength: 8 }),
         fc.array(fc.integer({ min: 1, max: 9 }), { maxLength: 4 }),
         check,
       ),

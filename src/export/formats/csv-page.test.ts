@@ -1,6 +1,14 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { COMMA, type CsvPageMarkup, copyField, fromCsvPage, putBytes } from "./csv-page.ts";
+import {
+  COMMA,
+  type CsvPageMarkup,
+  copyField,
+  fromCsvPage,
+  putBytes,
+  SHEET_DECLINED,
+  XML_DECLINED,
+} from "./csv-page.ts";
 import { inPieces } from "./fixtures.test-support.ts";
 
 const BAR = Buffer.from("|");
@@ -17,11 +25,11 @@ const pipes = () => {
     tail: ">",
     tagBytes: 2,
     line(csv, start, end, _index, out, at) {
-      const first = copyField(csv, start, end, out, at);
+      const first = copyField(csv, start, end, out, at, XML_DECLINED);
       if (first < 0) return -1;
       const k = start + (first - at);
       if (k >= end || csv[k] !== COMMA) return -1;
-      const second = copyField(csv, k + 1, end, out, putBytes(out, first, BAR));
+      const second = copyField(csv, k + 1, end, out, putBytes(out, first, BAR), XML_DECLINED);
       if (second < 0 || k + 1 + (second - first - 1) !== end) return -1;
       return putBytes(out, second, NEWLINE);
     },
@@ -69,5 +77,28 @@ describe("the markup of a csv page", () => {
     const buffers = new Set(seen.slice(0, -1).map(({ part }) => part.buffer));
     expect(buffers.size).toBe(2);
     expect(seen.map(({ copy }) => copy).join("")).toBe(`<${lines.replaceAll(",", "|")}>`);
+  });
+
+  it("copies a field up to its comma, declining the bytes the format's table declines", () => {
+    const copied = (field: string, declined: Uint8Array) => {
+      const csv = Buffer.from(`${field},next`);
+      const out = Buffer.alloc(csv.length);
+      const end = copyField(csv, 0, csv.length, out, 0, declined);
+      return end < 0 ? undefined : out.toString("utf8", 0, end);
+    };
+    for (const field of ["user_x0041_", "_x005F_", "banner_1080_x1920_v2", "_xBEEF_tail"]) {
+      // Text a spreadsheet would read as its escapes: xlsx writes it escaped, the strings' way.
+      expect(copied(field, SHEET_DECLINED)).toBeUndefined();
+      expect(copied(field, XML_DECLINED)).toBe(field);
+    }
+    // Underscores that begin no escape are copied: `_X` is not one, nor a short or cut one.
+    for (const field of ["service_purchase", "_X0041_", "_x004_", "_x0041", "_x00G1_", "a_x"]) {
+      expect(copied(field, SHEET_DECLINED)).toBe(field);
+    }
+    // The comma ends the field: `_x0041` then `_` in the next field is no escape.
+    const csv = Buffer.from("_x0041,_");
+    expect(copyField(csv, 0, csv.length, Buffer.alloc(8), 0, SHEET_DECLINED)).toBe(6);
+    expect(copied('a"b', XML_DECLINED)).toBeUndefined();
+    expect(copied("a<b", SHEET_DECLINED)).toBeUndefined();
   });
 });

@@ -246,29 +246,69 @@ export const putBytes = (out: Buffer, at: number, bytes: Uint8Array): number => 
   return at + bytes.length;
 };
 
+/** In a table of declined bytes: the byte declines its field wherever it is. */
+const DECLINES = 1;
+/**
+ * In a table of declined bytes: the underscore declines its field only where it begins text
+ * shaped like the sheet format's escapes, `_xHHHH_` (ECMA-376's ST_Xstring), which a
+ * spreadsheet would read as another character: xlsx writes that text escaped in turn.
+ */
+const BEGINS_SHEET_ESCAPE = 2;
+const UNDERSCORE = 0x5f;
+
 /**
  * The bytes of a csv line that make the formats decline it: the quote (a quoted field), C0
  * controls, the characters XML escapes, and 0xEF, the first byte of U+FFFE and U+FFFF (and of
  * the rest of U+F000 to U+FFFF: rare). A line without any is a record of unquoted fields whose
  * text needs no escaping: DuckDB's text is well-formed UTF-8.
  */
-const DECLINED = new Uint8Array(256);
-for (let byte = 0; byte < 0x20; byte++) DECLINED[byte] = 1;
-for (const character of `"&'<>`) DECLINED[character.charCodeAt(0)] = 1;
-DECLINED[0xef] = 1;
+export const XML_DECLINED = new Uint8Array(256);
+for (let byte = 0; byte < 0x20; byte++) XML_DECLINED[byte] = DECLINES;
+for (const character of `"&'<>`) XML_DECLINED[character.charCodeAt(0)] = DECLINES;
+XML_DECLINED[0xef] = DECLINES;
+
+/**
+ * xlsx's: XML's, and text shaped like the sheet's escapes. Underscores themselves are common
+ * (event names, identifiers), so only the rare one that begins `_xHHHH_` declines the line.
+ */
+export const SHEET_DECLINED = Uint8Array.from(XML_DECLINED);
+SHEET_DECLINED[UNDERSCORE] = BEGINS_SHEET_ESCAPE;
+
+const isHexDigit = (byte: number) =>
+  (byte >= 0x30 && byte <= 0x39) ||
+  (byte >= 0x41 && byte <= 0x46) ||
+  (byte >= 0x61 && byte <= 0x66);
+
+/** Whether `_xHHHH_` begins at `k` (an underscore) before `end`; a comma is no part of it. */
+const beginsSheetEscape = (csv: Buffer, k: number, end: number): boolean =>
+  k + 6 < end &&
+  csv[k + 1] === 0x78 &&
+  isHexDigit(csv[k + 2] as number) &&
+  isHexDigit(csv[k + 3] as number) &&
+  isHexDigit(csv[k + 4] as number) &&
+  isHexDigit(csv[k + 5] as number) &&
+  csv[k + 6] === UNDERSCORE;
 
 /**
  * Copies the unquoted csv field at `from` (up to its comma, or `end`) into `out` at `to`: where
- * the copy ends, or -1 for a field with a declined byte. A field is its bytes as they are, so
- * it ends at `from` plus what was copied. A loop: most fields are a few bytes, and a native
- * copy of each cost more in calls than it saved.
+ * the copy ends, or -1 for a field with a byte the format's table (`declined`) declines. A
+ * field is its bytes as they are, so it ends at `from` plus what was copied. A loop: most
+ * fields are a few bytes, and a native copy of each cost more in calls than it saved.
  */
-export function copyField(csv: Buffer, from: number, end: number, out: Buffer, to: number) {
+export function copyField(
+  csv: Buffer,
+  from: number,
+  end: number,
+  out: Buffer,
+  to: number,
+  declined: Uint8Array,
+) {
   let at = to;
   for (let k = from; k < end; k++) {
     const byte = csv[k] as number;
     if (byte === COMMA) break;
-    if (DECLINED[byte]) return -1;
+    const mark = declined[byte];
+    if (mark && (mark === DECLINES || beginsSheetEscape(csv, k, end))) return -1;
     out[at++] = byte;
   }
   return at;

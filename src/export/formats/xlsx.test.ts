@@ -143,6 +143,14 @@ describe("xlsx writer", () => {
         ad_name: "é❄😀\uffff",
         revenue: Number.POSITIVE_INFINITY,
       },
+      // Text shaped like the sheet's own escapes, which must be written escaped in turn; and
+      // text with underscores that is not.
+      {
+        ...ALL_SET,
+        ad_name: "banner_1080_x1920_v2",
+        customer_user_id: "user_x0041_",
+        campaign_name: "_x005F_x0041__x_x12_x123g_",
+      },
       ...Array.from({ length: 3_000 }, (_, i) => recordAt(i)),
     ];
     // DuckDB's page writes a number that is not finite as its name, where the service's csv

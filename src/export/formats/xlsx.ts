@@ -19,6 +19,7 @@ import {
   fromCsvPage,
   longest,
   putBytes,
+  SHEET_DECLINED,
 } from "./csv-page.ts";
 import { encodeText, type FormatWriter, type TextFraming } from "./writer.ts";
 import { escapeXmlText } from "./xml.ts";
@@ -289,7 +290,7 @@ const SHEET_FROM_CSV: CsvPageMarkup = {
             ),
             CELL_AT_OPENED[kind] as Buffer,
           );
-      to = copyField(csv, k, end, out, value);
+      to = copyField(csv, k, end, out, value, SHEET_DECLINED);
       if (to < 0) return -1;
       k += to - value;
       const last = out[to - 1] as number;

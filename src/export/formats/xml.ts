@@ -11,6 +11,7 @@ import {
   copyField,
   longest,
   putBytes,
+  XML_DECLINED,
 } from "./csv-page.ts";
 import { type FormatWriter, textStream } from "./writer.ts";
 
@@ -148,7 +149,7 @@ const XML_FROM_CSV: CsvPageMarkup = {
         continue;
       }
       const text = putBytes(out, to, runs[VALUE] as Buffer);
-      to = copyField(csv, k, end, out, text);
+      to = copyField(csv, k, end, out, text, XML_DECLINED);
       if (to < 0) return -1;
       k += to - text;
       before = VALUE;
