@@ -1,7 +1,8 @@
 /**
  * A CSV file of cost rows as the Cost page uploads it: the columns of `attribution costs import`
  * (src/cli/commands/costs.ts), read by the same parser (csv-parse, its browser build) with the
- * same options, each row as POST /v1/costs takes it (numbers as numbers, empty cells left out);
+ * same options, each row as POST /v1/costs takes it (numbers as numbers by the CLI's own rule,
+ * empty cells left out);
  * the requests' pages; and the service's refusal (`body.rows[3].day: …`) as each row's problem.
  * The rows' rules are the service's (src/costs/cost-requests.ts), and the page checks every row
  * by them before it sends the first request, as the command line does: the service stores each
@@ -9,6 +10,7 @@
  */
 import { parse } from "csv-parse/browser/esm/sync";
 import {
+  costCellValue,
   costDayProblem,
   costMatchKeyOf,
   costRowSchema,
@@ -45,8 +47,6 @@ export const REQUIRED_COLUMNS: readonly CostColumn[] = [
   "currency",
 ];
 
-const NUMBERS: ReadonlySet<string> = new Set(["amount", "impressions", "clicks"]);
-
 /** The largest file the page reads: bigger ones are for the CLI. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -72,13 +72,6 @@ export type CostFileReading =
   | { readonly ok: false; readonly problem: string };
 
 const quoted = (names: readonly string[]) => names.map((name) => `“${name}”`).join(", ");
-
-/** A cell as the service takes it: a number's text as a number, other text as it is (refused). */
-const cellValue = (column: string, text: string): string | number => {
-  if (!NUMBERS.has(column)) return text;
-  const value = Number(text);
-  return Number.isFinite(value) ? value : text;
-};
 
 /** The parser's reason, in words for its two usual ones. */
 const csvFault = (caught: unknown): string => {
@@ -164,7 +157,7 @@ export const readCostCsv = (text: string): CostFileReading => {
     header.forEach((name, index) => {
       const cell = record[index] ?? "";
       cells[name as CostColumn] = cell;
-      if (cell !== "") row[name] = cellValue(name, cell);
+      if (cell !== "") row[name] = costCellValue(name, cell);
     });
     // The line the row starts on: its parser counts the line it ends on.
     const breaks = record.reduce((sum, cell) => sum + (cell.match(/\n/g)?.length ?? 0), 0);

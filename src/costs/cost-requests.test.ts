@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { INGEST_LIMITS } from "../ingest/limits.ts";
-import { COST_BODY_BYTES, COST_LIMITS, costDayProblem, costPages } from "./cost-requests.ts";
+import {
+  COST_BODY_BYTES,
+  COST_LIMITS,
+  costCellValue,
+  costDayProblem,
+  costPages,
+} from "./cost-requests.ts";
 
 const bodyBytes = (page: readonly unknown[]) =>
   Buffer.byteLength(JSON.stringify({ rows: page }), "utf8");
@@ -58,5 +64,25 @@ describe("the days a cost row may be of", () => {
     expect(costDayProblem("2026-08-31", now)).toBeUndefined();
     expect(costDayProblem("2026-11-30", now)).toBe("must not be after today (2026-11-29, UTC)");
     expect(costDayProblem("2026-08-30", now)).toBe("must be within 90 days (from 2026-08-31)");
+  });
+});
+
+describe("a CSV cell as a cost row takes it", () => {
+  it("reads a plain decimal in a number column as a number", () => {
+    for (const column of ["amount", "impressions", "clicks"]) {
+      expect(
+        ["12", "12.5", ".5", "+3", "-2", "007"].map((cell) => costCellValue(column, cell)),
+      ).toEqual([12, 12.5, 0.5, 3, -2, 7]);
+    }
+  });
+
+  it("keeps any other number Number() would read as text, for the row's schema to refuse", () => {
+    const cells = ["0x10", "0b101", "0o17", "1e3", "1.8E+05", "12.", "Infinity", "1,000", " ", "-"];
+    expect(cells.map((cell) => costCellValue("amount", cell))).toEqual(cells);
+  });
+
+  it("keeps the cells of other columns as text, digits or not", () => {
+    expect(costCellValue("campaign_id", "123")).toBe("123");
+    expect(costCellValue("day", "2026-11-27")).toBe("2026-11-27");
   });
 });

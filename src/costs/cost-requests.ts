@@ -82,6 +82,28 @@ export const costRowSchema = z
   })
   .meta({ id: "CostRow" });
 
+/** The columns of a cost row that hold numbers. */
+export const COST_NUMBER_COLUMNS: ReadonlySet<string> = new Set([
+  "amount",
+  "impressions",
+  "clicks",
+]);
+
+/**
+ * A number as a spreadsheet writes one: decimal digits, a sign and a decimal point at most.
+ * JavaScript's Number() also reads `0x10`, `1e2`, `12.` or `Infinity`, which no cost file means.
+ */
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
+
+/**
+ * A CSV file's cell (trimmed, not empty) as a row of the body takes it, one rule for the CLI's
+ * `costs import` and the dashboard's Cost page, so that a file reads the same in both: in a number
+ * column, a plain decimal number as a number; anything else as its text, which the row's schema
+ * then refuses by name rather than the upload sending another number.
+ */
+export const costCellValue = (column: string, text: string): string | number =>
+  COST_NUMBER_COLUMNS.has(column) && DECIMAL.test(text) ? Number(text) : text;
+
 /**
  * The largest body the route reads (src/http/json-body.ts refuses a larger one, a 413): a page
  * of 1,000 rows of long names in a script of three bytes a character is larger.

@@ -7,6 +7,7 @@ import {
   costRowsProblem,
   readCostCsv,
 } from "../../dashboard/src/cost-csv.ts";
+import { costRowsOfCsv } from "../../src/cli/commands/costs.ts";
 import { INGEST_LIMITS } from "../../src/ingest/limits.ts";
 
 const fileRow = (number: number): CostFileRow => ({
@@ -140,5 +141,51 @@ describe("costRowsProblem", () => {
     expect(
       costRowsProblem(rowsOf(["2026-08-31,net,c1,1,USD", "2026-11-29,net,c2,1,USD"]), now),
     ).toBe(null);
+  });
+});
+
+describe("a file's numbers, read alike by the Cost page and the CLI", () => {
+  const header = "day,media_source,campaign_id,amount,currency,impressions,clicks";
+  /** Cells of the number columns, each in a row of its own, and what both make of them. */
+  const CASES: [cell: string, read: string | number][] = [
+    ["12", 12],
+    ["12.5", 12.5],
+    [".5", 0.5],
+    ["+3", 3],
+    ["0", 0],
+    ["0x10", "0x10"],
+    ["0b101", "0b101"],
+    ["0o17", "0o17"],
+    ["1e3", "1e3"],
+    ["1.8E+05", "1.8E+05"],
+    ["12.", "12."],
+    ["Infinity", "Infinity"],
+    ["1,000", "1,000"],
+    ["12 USD", "12 USD"],
+  ];
+  const text = [
+    header,
+    // Quoted: "1,000" is one cell.
+    ...CASES.map(([cell], index) => `2026-11-27,net,c${index},"${cell}",USD,"${cell}","${cell}"`),
+  ].join("\n");
+
+  it("reads a plain decimal as a number and keeps any other cell as text, as the CLI does", () => {
+    const reading = readCostCsv(text);
+    if (!reading.ok) throw new Error(reading.problem);
+    const page = reading.file.rows.map(({ row }) => row);
+    expect(page.map((row) => [row.amount, row.impressions, row.clicks])).toEqual(
+      CASES.map(([, read]) => [read, read, read]),
+    );
+    expect(page).toEqual(costRowsOfCsv(text).rows);
+  });
+
+  it("refuses the rows the CLI refuses: a hexadecimal or exponent amount is no spend", () => {
+    const reading = readCostCsv(
+      [header, "2026-11-27,net,c1,0x10,USD,1.8E+05,1e3", "2026-11-26,net,c1,1e3,EUR,,"].join("\n"),
+    );
+    if (!reading.ok) throw new Error(reading.problem);
+    expect(costRowsProblem(reading.file.rows, new Date("2026-11-29T12:00:00Z"))).toMatch(
+      /^Line 2, amount: must be a number; line 2, impressions: must be a whole number; line 2, clicks: must be a whole number; line 3, amount: must be a number\./,
+    );
   });
 });

@@ -10,7 +10,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
-import { costDayProblem, costPages } from "../../costs/cost-requests.ts";
+import { costCellValue, costDayProblem, costPages } from "../../costs/cost-requests.ts";
 import {
   type CostRequestRow,
   costRowSchema,
@@ -22,18 +22,11 @@ import { joinProblems } from "../../validation/issues.ts";
 import { serviceUrl } from "../service-url.ts";
 import { unreachable } from "../unreachable.ts";
 
-const NUMBERS = new Set(["amount", "impressions", "clicks"]);
-
-/**
- * A number as a spreadsheet writes one: decimal digits, a sign and a decimal point at most.
- * JavaScript's Number() also reads `0x10`, `1e2` or `Infinity`, which no cost file means.
- */
-const DECIMAL = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
-
 /**
  * A CSV's rows as the API's, each with the line of the file it ends on: numbers as numbers,
- * empty cells left out. A number column's cell that is no plain decimal number stays text, so the
- * API's rules name it rather than it going as null or as another number. A spreadsheet's byte order mark and its lines of empty
+ * empty cells left out. A number column's cell that is no plain decimal number stays text
+ * (costCellValue, the Cost page's rule too), so the API's rules name it rather than it going as
+ * null or as another number. A spreadsheet's byte order mark and its lines of empty
  * cells (`,,,,`) are no part of the rows, as the dashboard's Cost page reads them.
  */
 export const costRowsOfCsv = (
@@ -50,10 +43,7 @@ export const costRowsOfCsv = (
       Object.fromEntries(
         Object.entries(record)
           .filter(([, value]) => value !== "")
-          .map(([name, value]) => [
-            name,
-            NUMBERS.has(name) && DECIMAL.test(value) ? Number(value) : value,
-          ]),
+          .map(([name, value]) => [name, costCellValue(name, value)]),
       ),
     ),
     lines: records.map(({ info }) => info.lines),
