@@ -2,9 +2,11 @@ import { Stack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { Alarm } from "aws-cdk-lib/aws-cloudwatch";
 import { beforeAll, describe, expect, it } from "vitest";
+import { SKIPPED_ITEM_MESSAGE } from "../src/adapters/dynamodb/new-items-handler.ts";
 import { FUNCTIONS } from "../src/functions/manifest.ts";
 import { AWS_JOBS } from "../src/jobs/jobs.ts";
 import { LAKE_TABLES } from "../src/lake/lake-tables.ts";
+import { pascal } from "./naming.ts";
 import { ServiceFunction } from "./service-function.ts";
 import type { ServiceStack } from "./service-stack.ts";
 import {
@@ -149,6 +151,17 @@ describe("operations", () => {
           JSON.stringify(seen(stack.ingest.streams[table.name].ref)),
         ).sort(),
       );
+    }
+  });
+
+  it("counts and alarms on each table-stream worker's skipped items, in its own logs", () => {
+    expect(stack.tableStreamWorkers.workers.size).toBeGreaterThan(0);
+    for (const [id, worker] of stack.tableStreamWorkers.workers) {
+      alarms.hasResourceProperties("AWS::Logs::MetricFilter", {
+        FilterPattern: `{ $.message = "${SKIPPED_ITEM_MESSAGE}" }`,
+        LogGroupName: seen(worker.function.function.logGroup.logGroupName),
+      });
+      expect(alarmsOn(alarms, `${pascal(id)}ItemsSkipped`)[0]).toMatchObject({ Threshold: 1 });
     }
   });
 

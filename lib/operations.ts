@@ -36,6 +36,7 @@ import { type ITopic, Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
+import { SKIPPED_ITEM_MESSAGE } from "../src/adapters/dynamodb/new-items-handler.ts";
 import { pascal } from "./naming.ts";
 import { ServiceFunction } from "./service-function.ts";
 
@@ -53,6 +54,8 @@ export const THRESHOLDS = {
   throttledRequests: 100,
   /** Taps redirected without their click recorded, in 5 minutes. */
   clicksNotRecorded: 1,
+  /** Items a table-stream worker skipped as never to be handled, in 5 minutes. */
+  streamItemsSkipped: 1,
   /** Read and write throttle events of a table in 5 minutes. */
   tableThrottles: 1,
   /** The age of a worker queue's oldest message. */
@@ -78,7 +81,11 @@ export interface OperationsProps {
   /** The worker queues (their dead-letter queues have their own alarms). */
   readonly queues: readonly Queue[];
   /** The functions a table's stream feeds (their failure queues have their own alarms). */
-  readonly streamWorkers: readonly { readonly id: string; readonly function: IFunction }[];
+  readonly streamWorkers: readonly {
+    readonly id: string;
+    readonly function: IFunction;
+    readonly logs: ILogGroup;
+  }[];
   readonly streams: readonly CfnDeliveryStream[];
 }
 
@@ -179,6 +186,18 @@ export class Operations extends Construct {
         `${worker.id} worker behind its stream`,
         worker.function.metric("IteratorAge", { period: FIVE_MINUTES, statistic: "Maximum" }),
         THRESHOLDS.streamWorkerLag.toMilliseconds(),
+      );
+      // The worker's line for an item it can never handle, which it skips (the item stays in
+      // its table) rather than hold back its shard.
+      alarm(
+        `${worker.id} worker items skipped`,
+        linesCounted(
+          `${pascal(worker.id)}ItemsSkipped`,
+          worker.logs,
+          "$.message",
+          SKIPPED_ITEM_MESSAGE,
+        ),
+        THRESHOLDS.streamItemsSkipped,
       );
     }
     for (const stream of props.streams) {

@@ -301,6 +301,7 @@ export class ServiceStack extends Stack {
       streamWorkers: [...this.tableStreamWorkers.workers.entries()].map(([id, worker]) => ({
         id,
         function: worker.function.function,
+        logs: worker.function.function.logGroup,
       })),
       streams: LAKE_TABLES.map((table) => ingest.streams[table.name]),
     });
