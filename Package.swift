@@ -10,7 +10,7 @@ import PackageDescription
 let package = Package(
     name: "ServiceAttribution",
     platforms: [
-        .iOS(.v13),
+        .iOS(.v15),
         .macOS(.v10_15),
     ],
     products: [

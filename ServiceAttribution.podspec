@@ -20,7 +20,7 @@ Pod::Spec.new do |s|
   # The same plain version tags SwiftPM reads (SwiftPM takes no prefixed tag as a version).
   s.source           = { :git => 'https://github.com/service-attribution/service-attribution.git', :tag => s.version.to_s }
 
-  s.ios.deployment_target = '13.0'
+  s.ios.deployment_target = '15.0'
   # Swift 5 language mode: CocoaPods picks the highest of these its Xcode supports.
   s.swift_versions   = ['5.7', '5.8', '5.9', '5.10']
 
@@ -28,7 +28,8 @@ Pod::Spec.new do |s|
   s.resource_bundles = { 'ServiceAttribution_Privacy' => ['sdk/ios/Sources/ServiceAttribution/PrivacyInfo.xcprivacy'] }
 
   s.frameworks       = 'Foundation', 'CryptoKit', 'AdSupport', 'StoreKit', 'UIKit'
-  # Newer than iOS 13: linked weakly, used behind availability checks.
+  # Present on every iOS from 15 and used without availability checks; weakly linked like
+  # AdAttributionKit (below), which costs nothing where a framework exists.
   s.weak_frameworks  = 'AppTrackingTransparency', 'AdServices'
   # AdAttributionKit (iOS 17.4) is not named here: the SDKs of Xcode before 15.3 (Swift 5.7 to
   # 5.9, which swift_versions takes) do not have it, and `-weak_framework AdAttributionKit`

@@ -1112,8 +1112,24 @@ const availableIn = (ifs) =>
     .filter(Boolean)
     .map((m) => [Number(m[1]), Number(m[2] ?? 0)])[0];
 
+/**
+ * The oldest iOS both manifests deploy to (root Package.swift's `.iOS(.vNN)`, the podspec's
+ * deployment target): an API of that iOS or an older one needs no `#available`.
+ */
+const packageMinimum = () => {
+  const spm = /\.iOS\(\.v(\d+)(?:_(\d+))?\)/.exec(read(join(root, "Package.swift")));
+  const pod = /s\.ios\.deployment_target\s*=\s*'(\d+)(?:\.(\d+))?'/.exec(
+    read(join(root, "ServiceAttribution.podspec")),
+  );
+  const versions = [spm, pod]
+    .filter(Boolean)
+    .map((m) => [Number(m[1]), Number(m[2] ?? 0)])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return versions.length === 2 ? versions[0] : undefined;
+};
+
 checking(
-  "AdAttributionKit, AdServices and AppTrackingTransparency are imported weakly, each use behind #available",
+  "AdAttributionKit, AdServices and AppTrackingTransparency are imported weakly, each use behind the #available of its iOS unless both manifests' minimum has it",
   () => {
     const problems = [];
     const frameworks = ["AdAttributionKit", "AdServices", "AppTrackingTransparency"];
@@ -1134,6 +1150,8 @@ checking(
     problems.push(
       ...frameworks.filter((f) => !weak.has(f)).map((f) => `no @_weakLinked import ${f}`),
     );
+    const minimum = packageMinimum();
+    if (!minimum) problems.push("Package.swift or the podspec names no iOS minimum");
     const device = tree(core("Platform/AppleDevice.swift"));
     for (const [name, needed] of [
       ["ATTrackingManager", [14, 0]],
@@ -1145,8 +1163,10 @@ checking(
       );
       if (uses.length === 0) problems.push(`${name} is never used`);
       for (const { node, ifs } of uses)
-        if (!atLeast(availableIn(ifs), needed))
-          problems.push(`${node.text} outside #available(iOS ${needed.join(".")}, *)`);
+        if (!atLeast(availableIn(ifs), needed) && !atLeast(minimum, needed))
+          problems.push(
+            `${node.text} outside #available(iOS ${needed.join(".")}, *), under a minimum of iOS ${minimum?.join(".")}`,
+          );
     }
     const readme = read(join(ios, "README.md"));
     if (
@@ -1999,7 +2019,7 @@ checking(
       ...copied
         .filter((c) => !existsSync(join(root, paths[0] ?? "", c)))
         .map((c) => `${c} does not exist in ${paths[0]}`),
-      ...(/\.iOS\(\.v13\)/.test(platforms) ? [] : ["platforms do not say iOS 13"]),
+      ...(/\.iOS\(\.v15\)/.test(platforms) ? [] : ["platforms do not say iOS 15"]),
       ...(existsSync(join(ios, "Package.swift"))
         ? ["sdk/ios/Package.swift is back: one manifest, at the root"]
         : []),
@@ -2008,7 +2028,7 @@ checking(
 );
 
 checking(
-  "ServiceAttribution.podspec (root): the SDK's version and tag, iOS 13, its files, Swift 5",
+  "ServiceAttribution.podspec (root): the SDK's version and tag, iOS 15, its files, Swift 5",
   () => {
     const sources = podField(podspec, "source_files");
     const prefix = sources?.replace(/\*\*\/\*\.swift$/, "");
@@ -2025,7 +2045,7 @@ checking(
     return [
       ...same(podField(podspec, "name"), "ServiceAttribution", "name"),
       ...same(podField(podspec, "version"), sdkVersion(), "version (Requests.sdkVersion)"),
-      ...same(podField(podspec, "ios.deployment_target"), "13.0", "deployment target"),
+      ...same(podField(podspec, "ios.deployment_target"), "15.0", "deployment target"),
       ...(/:tag\s*=>\s*s\.version\.to_s/.test(podspec)
         ? []
         : ["source :tag is not the plain version (s.version.to_s)"]),

@@ -237,8 +237,8 @@ public enum ServiceAttribution {
 
     /// Starts Apple Ads attribution: the install report carries Apple's AdServices token, which
     /// the service resolves with Apple. Call it before or right after `configure`: only the
-    /// install's first report carries the token. True on iOS 14.3 and later; false elsewhere,
-    /// where it changes nothing.
+    /// install's first report carries the token. True on iOS; false elsewhere (macOS, where
+    /// only the tests run), where it changes nothing.
     @discardableResult
     public static func enablePlatformAdsAttribution() -> Bool {
         guard AppleDevice.platformAdsAvailable else { return false }

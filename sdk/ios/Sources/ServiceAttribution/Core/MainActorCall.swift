@@ -7,7 +7,7 @@ import Foundation
 ///
 /// `MainActor.assumeIsolated` (Swift 5.9) checks the thread and runs the code isolated; the
 /// main thread counts as the main actor outside a task from iOS 17 and macOS 14 on, so it is
-/// used there. Elsewhere (iOS 13 to 16, Swift 5.7 and 5.8, the tests' queue) the code runs as
+/// used there. Elsewhere (iOS 15 to 16, Swift 5.7 and 5.8, the tests' queue) the code runs as
 /// `assumeIsolated` runs it after its check: the isolation is a compile-time property of a
 /// synchronous function, with the same calling convention without it, so the closure is called
 /// as a plain one. Only the core calls this, always through `mainThread`.

@@ -44,7 +44,7 @@ protocol DeviceSignals: AnyObject {
     /// read yet (on iOS, `configure` called off the main thread). Read by `configure`.
     var identifierForVendorKnownNow: String? { get }
     /// The App Tracking Transparency status (`authorized`, `denied`, `restricted`,
-    /// `not_determined`), nil where ATT does not exist (before iOS 14).
+    /// `not_determined`), nil where ATT does not exist (macOS, in the tests).
     var trackingAuthorizationStatus: String? { get }
     /// The IDFA, only when ATT authorizes it; nil otherwise.
     func advertisingIdentifier() -> String?

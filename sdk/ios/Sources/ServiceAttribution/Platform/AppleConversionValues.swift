@@ -28,7 +28,7 @@ import StoreKit
 /// - iOS 18 and later, at an AdAttributionKit re-engagement open: one update with a fine value
 ///   of 0 for the re-engagement's conversions alone (``reengage(failed:)``).
 ///
-/// AdAttributionKit is linked weakly, so the SDK still runs from iOS 13: by `@_weakLinked
+/// AdAttributionKit is linked weakly, so the SDK still runs from iOS 15: by `@_weakLinked
 /// import`, which makes every reference to the framework weak, so the linker loads it with
 /// `LC_LOAD_WEAK_DYLIB`, under SwiftPM and CocoaPods alike. Neither manifest names it: the SDKs
 /// of Xcode before 15.3, which both take, do not have it, and a link that names it fails there.

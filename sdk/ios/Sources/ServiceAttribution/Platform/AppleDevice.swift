@@ -3,10 +3,11 @@ import Foundation
 import AdSupport
 import UIKit
 #endif
-// AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3) are newer than the package's iOS
-// 13: weakly linked (LC_LOAD_WEAK_DYLIB) under SwiftPM by `@_weakLinked import` (Swift 5.8 and
-// later), under CocoaPods by the podspec's `weak_frameworks` too. Every use is behind
-// `#available`.
+// AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3) are on every iOS the package
+// supports (15 and later), so their uses need no `#available`. They are weakly linked
+// (LC_LOAD_WEAK_DYLIB) like AdAttributionKit, which costs nothing where a framework exists:
+// under SwiftPM by `@_weakLinked import` (Swift 5.8 and later), under CocoaPods by the
+// podspec's `weak_frameworks` too.
 #if os(iOS) && canImport(AppTrackingTransparency)
 #if compiler(>=5.8)
 @_weakLinked import AppTrackingTransparency
@@ -22,9 +23,8 @@ import AdServices
 #endif
 #endif
 
-/// The device's signals on iOS. AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3)
-/// are used behind availability checks, so the SDK runs from iOS 13 with both weakly linked.
-/// On macOS, where only the tests run, the iOS-only signals are nil.
+/// The device's signals on iOS, where AppTrackingTransparency and AdServices always exist
+/// (iOS 15 and later). On macOS, where only the tests run, the iOS-only signals are nil.
 final class AppleDevice: DeviceSignals {
     private let lock = NSLock()
     private var vendorId: String?
@@ -104,21 +104,19 @@ final class AppleDevice: DeviceSignals {
 
     var trackingAuthorizationStatus: String? {
         #if os(iOS) && canImport(AppTrackingTransparency)
-        if #available(iOS 14, *) {
-            switch ATTrackingManager.trackingAuthorizationStatus {
-            case .authorized: return "authorized"
-            case .denied: return "denied"
-            case .restricted: return "restricted"
-            case .notDetermined: return "not_determined"
-            @unknown default: return nil
-            }
+        switch ATTrackingManager.trackingAuthorizationStatus {
+        case .authorized: return "authorized"
+        case .denied: return "denied"
+        case .restricted: return "restricted"
+        case .notDetermined: return "not_determined"
+        @unknown default: return nil
         }
-        #endif
+        #else
         return nil
+        #endif
     }
 
-    /// The IDFA only when the user authorized tracking through ATT; before iOS 14 (no ATT),
-    /// never.
+    /// The IDFA only when the user authorized tracking through ATT.
     func advertisingIdentifier() -> String? {
         #if os(iOS)
         guard trackingAuthorizationStatus == "authorized" else { return nil }
@@ -130,20 +128,18 @@ final class AppleDevice: DeviceSignals {
 
     func platformAdsToken() throws -> String? {
         #if os(iOS) && canImport(AdServices)
-        if #available(iOS 14.3, *) {
-            return try AAAttribution.attributionToken()
-        }
-        #endif
+        return try AAAttribution.attributionToken()
+        #else
         return nil
+        #endif
     }
 
-    /// Whether AdServices can give a token here: iOS 14.3 and later.
+    /// Whether AdServices can give a token here: on iOS, not on macOS (the tests).
     static var platformAdsAvailable: Bool {
         #if os(iOS) && canImport(AdServices)
-        if #available(iOS 14.3, *) {
-            return true
-        }
-        #endif
+        return true
+        #else
         return false
+        #endif
     }
 }
