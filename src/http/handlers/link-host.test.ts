@@ -226,6 +226,22 @@ describe("the tap route", () => {
     expect(stored.at(-1)).toMatchObject({ deviceModel: "Pixel 8", osVersion: "14" });
   });
 
+  it("records the last value of a repeated parameter, whichever its gateway's single-value map kept", async () => {
+    const tapped = await handler()(
+      {
+        ...apiEvent({
+          params: { deeplink_id: link.deeplinkId },
+          query: { promo: "A" },
+          headers: android,
+        }),
+        multiValueQueryStringParameters: { promo: ["A", "B"] },
+      },
+      CONTEXT,
+    );
+    expect(tapped.statusCode).toBe(302);
+    expect(stored.at(-1)?.urlParams).toEqual({ promo: "B" });
+  });
+
   it("answers a desktop with nowhere to go with the landing page and its policy, and a crawler with the preview", async () => {
     const desktop = {
       "User-Agent":

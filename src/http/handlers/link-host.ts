@@ -77,13 +77,32 @@ const linkOfPath = (path: string | undefined): string =>
  * caller's address is the viewer's that CloudFront forwards when `trustViewerAddress` says the
  * link host stands behind the distribution (on AWS), else the one API Gateway saw.
  */
+/**
+ * The last value of each repeated name, as the SDKs read a link's parameters. Taken from every
+ * value the gateway passed: which one a gateway's single-value map keeps is its own choice
+ * (the link host's HTTP API and the embedded gateway may differ).
+ */
+const lastOfEach = (
+  all: Readonly<Record<string, readonly string[] | undefined>> | null | undefined,
+): Record<string, string> | undefined => {
+  if (!all) return undefined;
+  const last: Record<string, string> = {};
+  for (const [name, values] of Object.entries(all)) {
+    const value = values?.at(-1);
+    if (value !== undefined) last[name] = value;
+  }
+  return last;
+};
+
 export const createClickHandler = (deps: ClickDeps & { readonly trustViewerAddress?: boolean }) => {
   const tap = createClickRecorder(deps);
   return httpRoute(async (event) => {
     const headers = lowerCaseHeaders(event.headers);
     const answer = await tap({
       deeplinkId: event.pathParameters?.deeplink_id ?? linkOfPath(event.path),
-      query: { ...event.queryStringParameters },
+      query: lastOfEach(event.multiValueQueryStringParameters) ?? {
+        ...event.queryStringParameters,
+      },
       allQuery: event.multiValueQueryStringParameters,
       sourceIp: callerAddress(
         headers,
