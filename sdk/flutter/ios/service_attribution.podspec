@@ -20,7 +20,7 @@ Pod::Spec.new do |s|
 
   s.dependency 'Flutter'
   s.dependency 'ServiceAttribution', '1.0.0'
-  s.platform         = :ios, '13.0'
+  s.platform         = :ios, '15.0'
   s.swift_version    = '5.7'
 
   # Flutter's plugin template: a module, and no 32-bit simulator slice.

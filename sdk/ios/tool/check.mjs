@@ -2283,9 +2283,9 @@ checking(
       ...(/s\.dependency\s+'Flutter'/.test(flutterPodspec)
         ? []
         : ["the podspec does not depend on Flutter"]),
-      ...(/s\.platform\s*=\s*:ios,\s*'13\.0'/.test(flutterPodspec)
+      ...(/s\.platform\s*=\s*:ios,\s*'15\.0'/.test(flutterPodspec)
         ? []
-        : ["the podspec's platform is not iOS 13"]),
+        : ["the podspec's platform is not iOS 15"]),
       ...(/s\.swift_version\s*=/.test(flutterPodspec) ? [] : ["no swift_version"]),
       ...same(
         podField(flutterPodspec, "source_files"),
@@ -2304,7 +2304,7 @@ checking(
 // Flutter's Swift Package Manager route: ios/<plugin>/Package.swift, whose target is the
 // plugin's sources in Sources/<plugin>, as Flutter's template has it.
 checking(
-  "the Flutter plugin's Package.swift: Flutter's layout and framework, iOS 13, the SDK at the podspec's version",
+  "the Flutter plugin's Package.swift: Flutter's layout and framework, iOS 15, the SDK at the podspec's version",
   () => {
     const file = join("flutter", "ios", "service_attribution", "Package.swift");
     const manifest = tree(file);
@@ -2340,7 +2340,7 @@ checking(
       ...(existsSync(join(sources, "ServiceAttributionPlugin.swift"))
         ? []
         : ["Sources/service_attribution has no ServiceAttributionPlugin.swift"]),
-      ...(/\.iOS\("13\.0"\)/.test(platforms) ? [] : ["platforms do not say iOS 13"]),
+      ...(/\.iOS\("15\.0"\)/.test(platforms) ? [] : ["platforms do not say iOS 15"]),
       ...same(
         stringsIn(argumentOf(dependency, "url") ?? manifest).join(""),
         gitURL,

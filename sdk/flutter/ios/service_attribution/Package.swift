@@ -10,7 +10,7 @@ import PackageDescription
 let package = Package(
     name: "service_attribution",
     platforms: [
-        .iOS("13.0"),
+        .iOS("15.0"),
     ],
     products: [
         .library(name: "service-attribution", targets: ["service_attribution"]),
