@@ -126,18 +126,42 @@ export const costColumns = (cost: TouchCost | null | undefined) => ({
   cost_currency: cost?.currency ?? null,
 });
 
-/** The price of one touch of `type`: a CPC click's, a CPM impression's; null otherwise. */
-const touchPrice = (cost: TouchCost, type: TouchType): number | null => {
-  if (cost.model === "CPC" && type === "click") return cost.value;
-  if (cost.model === "CPM" && type === "impression") return cost.value / 1000;
+/**
+ * How many touches of `type` the price is of: a CPC click is charged the whole price, a CPM
+ * impression a thousandth of it; null for a touch the model does not charge.
+ */
+const touchesPerPrice = (cost: TouchCost, type: TouchType): number | null => {
+  if (cost.model === "CPC" && type === "click") return 1;
+  if (cost.model === "CPM" && type === "impression") return 1000;
   return null;
+};
+
+/** A power of two, so that scaling a price by it and back is exact. */
+const UNROUNDED_SCALE = 2 ** 20;
+
+/**
+ * A price in USD at the rate of `day`, not rounded. FxRates.toUsd rounds to a micro-dollar, right
+ * for an amount stored once (a cost row, a revenue event), not for a touch's price, which a report
+ * adds up over every click or impression of it: each rounded alike, the sum drifts one way, the
+ * more so the smaller the share of a micro-dollar the rounding is of (a CPM impression's cost).
+ * Converted for the price scaled up and divided back, the rounding falls below a double's own
+ * precision of the price; the report rounds the sum once.
+ */
+const unroundedUsd = (
+  price: number,
+  currency: string,
+  day: string,
+  fx: Pick<FxRates, "toUsd">,
+): number | null => {
+  const scaled = fx.toUsd(price * UNROUNDED_SCALE, currency, day);
+  return scaled === null ? null : scaled / UNROUNDED_SCALE;
 };
 
 /**
  * What the touch itself cost in USD, at the ECB rate of `day` (its UTC day): a CPC click its
- * price, a CPM impression a thousandth of it. Null for a touch of no cost, a CPI touch (its
- * cost is its install's, once it wins), a touch its model does not charge (a CPC impression, a
- * CPM click), and a day no rate converts.
+ * price, a CPM impression a thousandth of it, unrounded (the report rounds the sum of them).
+ * Null for a touch of no cost, a CPI touch (its cost is its install's, once it wins), a touch
+ * its model does not charge (a CPC impression, a CPM click), and a day no rate converts.
  */
 export const touchCostUsd = (
   cost: TouchCost | null | undefined,
@@ -145,8 +169,10 @@ export const touchCostUsd = (
   day: string,
   fx: Pick<FxRates, "toUsd">,
 ): number | null => {
-  const price = cost ? touchPrice(cost, type) : null;
-  return cost && price !== null ? fx.toUsd(price, cost.currency, day) : null;
+  const touches = cost ? touchesPerPrice(cost, type) : null;
+  if (!cost || touches === null) return null;
+  const usd = unroundedUsd(cost.value, cost.currency, day, fx);
+  return usd === null ? null : usd / touches;
 };
 
 /** An install's cost: the winning touch's when it is paid per install (CPI), else none. */
