@@ -129,13 +129,12 @@ const perEurOn = (series: RateSeries, day: number, maxCarryDays: number): number
   return series.perEur[index] ?? null;
 };
 
-const parseRate = (cell: string, where: string): number | null => {
+/** A cell's rate, or null for none; the caller names the cell only when it is bad. */
+const parseRate = (cell: string): number | null | "bad" => {
   const text = cell.trim();
   if (text === "" || text === "N/A") return null;
   const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new Error(`ECB rates: bad rate "${cell}" ${where}`);
-  return value;
+  return Number.isFinite(value) && value > 0 ? value : "bad";
 };
 
 /** Parses the ECB history CSV (`Date,USD,JPY,…`, any row order). Throws on a malformed table. */
@@ -165,8 +164,11 @@ export const parseEcbRates = (csvText: string): FxRates => {
   for (const { code, index } of columns) {
     const known: { day: number; rate: number }[] = [];
     for (const day of days) {
-      const row = byDay.get(day) ?? [];
-      const rate = parseRate(row[index] ?? "", `for ${code} on day ${day}`);
+      const cell = byDay.get(day)?.[index] ?? "";
+      const rate = parseRate(cell);
+      if (rate === "bad") {
+        throw new Error(`ECB rates: bad rate "${cell}" for ${code} on ${dateOfDay(day)}`);
+      }
       if (rate !== null) known.push({ day, rate });
     }
     if (known.length === 0) continue; // a column with no rate at all converts nothing
