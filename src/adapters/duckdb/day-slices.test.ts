@@ -5,13 +5,16 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   eventDays,
+  type FileTimes,
   groupsOfDay,
   planSlices,
   type RowGroupTimes,
   rowGroupTimes,
+  withDaysHeld,
 } from "./day-slices.ts";
 
 const HOUR = 3_600_000;
+const at = (iso: string) => Date.parse(iso);
 const DAY = Date.parse("2026-11-02T00:00:00.000Z");
 
 /** `count` groups of `rows` rows, one after the other, each `hours` long. */
@@ -137,9 +140,76 @@ describe("a day's row groups, from the files' footers", () => {
   });
 });
 
-describe("the days of a window's files", () => {
-  const at = (iso: string) => Date.parse(iso);
+describe("the days a file holds, from its rows", () => {
+  let dir: string;
+  let duckdb: DuckDBInstance;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "days-held-"));
+    duckdb = await DuckDBInstance.create(":memory:");
+  });
+  afterAll(async () => {
+    duckdb.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  });
 
+  it("are read for the files whose times reach back before their partition's late days", async () => {
+    const connection = await duckdb.connect();
+    try {
+      const file = (name: string, times: string[]) => {
+        const path = join(dir, `${name}.parquet`);
+        const rows = times.map((time) => `(TIMESTAMP '${time}')`).join(", ");
+        return {
+          path,
+          written: connection.run(
+            `COPY (SELECT * FROM (VALUES ${rows}) AS t(event_time)) TO '${path}' (FORMAT parquet)`,
+          ),
+        };
+      };
+      const merged = file("merged", [
+        "2026-11-19 10:00:00",
+        "2019-03-01 10:00:00",
+        "2026-11-19 11:00:00",
+        "2024-07-04 23:59:59.999",
+        "2018-01-01 00:00:00",
+      ]);
+      const late = file("late", ["2026-11-10 10:00:00", "2026-11-12 10:00:00"]);
+      await merged.written;
+      await late.written;
+      const times = (path: string, dt: string, min: string, max: string) => ({
+        file: path,
+        dt,
+        min: at(min),
+        max: at(max),
+      });
+      const files = [
+        times(merged.path, "2026-11-19", "2018-01-01T00:00:00Z", "2026-11-19T11:00:00Z"),
+        times(late.path, "2026-11-19", "2026-11-10T10:00:00Z", "2026-11-12T10:00:00Z"),
+      ];
+      const held = await withDaysHeld(connection, files, "2019-01-01", 31);
+      // Its days from the window's start; the late file, within its bound, is left as it was.
+      expect(held).toEqual([
+        { ...files[0], days: ["2019-03-01", "2024-07-04", "2026-11-19"] },
+        files[1],
+      ]);
+      expect(eventDays(held, "2019-01-01", 31).map((d) => d.day)).toEqual([
+        "2019-03-01",
+        "2024-07-04",
+        "2026-11-10",
+        "2026-11-11",
+        "2026-11-12",
+        "2026-11-19",
+      ]);
+      // Nothing reaches back: no query.
+      expect(await withDaysHeld(connection, [files[1] as FileTimes], "2019-01-01", 31)).toEqual([
+        files[1],
+      ]);
+    } finally {
+      connection.closeSync();
+    }
+  });
+});
+
+describe("the days of a window's files", () => {
   it("reads each day from its own partition's files and the late files after it that span it", () => {
     const days = eventDays(
       [
@@ -178,6 +248,35 @@ describe("the days of a window's files", () => {
     expect(
       eventDays([{ file: "bare", dt: "2026-11-03" }], "2026-10-01", 2).map((d) => d.day),
     ).toEqual(["2026-11-01", "2026-11-02", "2026-11-03"]);
+  });
+
+  it("reads a file whose days are known for those days only, in the window and its partition", () => {
+    const days = eventDays(
+      [
+        // An install first opened years before, among the partition's own rows.
+        {
+          file: "merged",
+          dt: "2026-11-19",
+          min: at("2019-03-01T10:00:00Z"),
+          max: at("2026-11-19T23:00:00Z"),
+          days: ["2019-03-01", "2026-10-30", "2026-11-19", "2026-11-20"],
+        },
+        {
+          file: "d20",
+          dt: "2026-11-20",
+          min: at("2026-11-20T01:00:00Z"),
+          max: at("2026-11-20T02:00:00Z"),
+        },
+      ],
+      "2019-01-01",
+      31,
+    );
+    expect(days).toEqual([
+      { day: "2019-03-01", files: ["merged"] },
+      { day: "2026-10-30", files: ["merged"] },
+      { day: "2026-11-19", files: ["merged"] },
+      { day: "2026-11-20", files: ["d20"] },
+    ]);
   });
 
   it("plans a day's slices from its own row groups only", () => {

@@ -105,6 +105,8 @@ export interface FileTimes {
   /** Epoch milliseconds; undefined where its footer has no statistics. */
   readonly min?: number;
   readonly max?: number;
+  /** The days of `event_time` it holds rows of, where read from its rows (withDaysHeld). */
+  readonly days?: readonly string[];
 }
 
 const DAY = 86_400_000;
@@ -112,10 +114,18 @@ const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 const dayMs = (day: string): number => Date.parse(`${day}T00:00:00.000Z`);
 
 /**
+ * The first day of `event_time` whose rows a partition holds as rows taken late (`lakeDay`):
+ * `lateDays` before its own. Only an install's row lies before it, at its first open, which
+ * has no bound: an SDK added to an existing app reports first opens years old.
+ */
+const lateFrom = (dt: string, lateDays: number): number => dayMs(dt) - lateDays * DAY;
+
+/**
  * The window's days of `event_time` from `since`, each with the files that may hold rows of it,
- * in order. A file holds rows of the days its times span, never after its partition's (a row
- * lies in its own day's partition or a later one: `lakeDay`); a file without statistics is
- * read for every day its partition may hold, `lateDays` back.
+ * in order. A file holds rows of the days it is known to (`days`), or else of the days its
+ * times span, never after its partition's (a row lies in its own day's partition or a later
+ * one: `lakeDay`); a file without statistics is read for every day its partition may hold,
+ * `lateDays` back.
  */
 export const eventDays = (
   files: readonly FileTimes[],
@@ -123,19 +133,56 @@ export const eventDays = (
   lateDays: number,
 ): { day: string; files: string[] }[] => {
   const byDay = new Map<string, string[]>();
-  for (const { file, dt, min, max } of files) {
-    const first = min === undefined ? dayMs(dt) - lateDays * DAY : dayMs(dayOf(min));
-    const last = Math.min(dayMs(dt), max === undefined ? dayMs(dt) : dayMs(dayOf(max)));
-    for (let at = Math.max(first, dayMs(since)); at <= last; at += DAY) {
-      const day = dayOf(at);
-      const held = byDay.get(day);
-      if (held) held.push(file);
-      else byDay.set(day, [file]);
+  const add = (day: string, file: string) => {
+    const held = byDay.get(day);
+    if (held) held.push(file);
+    else byDay.set(day, [file]);
+  };
+  for (const { file, dt, min, max, days } of files) {
+    if (days !== undefined) {
+      for (const day of days) if (day >= since && day <= dt) add(day, file);
+      continue;
     }
+    const first = min === undefined ? lateFrom(dt, lateDays) : dayMs(dayOf(min));
+    const last = Math.min(dayMs(dt), max === undefined ? dayMs(dt) : dayMs(dayOf(max)));
+    for (let at = Math.max(first, dayMs(since)); at <= last; at += DAY) add(dayOf(at), file);
   }
   return [...byDay.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([day, dayFiles]) => ({ day, files: dayFiles }));
+};
+
+/**
+ * `files` with the days each holds rows of (`days`) where its times reach back before its
+ * partition's late days (from `since`), read from their `event_time` columns in one query.
+ * Each of a window's days is a query of its own over the files that may hold it: the span of
+ * such a file's times would make one of every calendar day back to its oldest first open,
+ * each reading the file again, where the days it holds are few.
+ */
+export const withDaysHeld = async (
+  connection: DuckDBConnection,
+  files: readonly FileTimes[],
+  since: string,
+  lateDays: number,
+): Promise<FileTimes[]> => {
+  const reachesBack = (file: FileTimes) =>
+    file.min !== undefined &&
+    file.min < lateFrom(file.dt, lateDays) &&
+    (file.max === undefined || file.max >= dayMs(since));
+  const back = files.filter(reachesBack);
+  if (back.length === 0) return [...files];
+  const reader = await connection.runAndReadAll(
+    `SELECT DISTINCT filename, strftime(event_time, '%Y-%m-%d') AS day
+     FROM read_parquet([${back.map((file) => sqlString(file.file)).join(", ")}],
+       filename = true, union_by_name = true, hive_partitioning = false)
+     WHERE event_time >= TIMESTAMP ${sqlString(since)}`,
+  );
+  const days = new Map<string, string[]>(back.map((file) => [file.file, []]));
+  for (const [file, day] of reader.getRows()) days.get(String(file))?.push(String(day));
+  return files.map((file) => {
+    const held = days.get(file.file);
+    return held ? { ...file, days: held.sort() } : file;
+  });
 };
 
 /** The range of `event_time` of each of `files`, from their footers (undefined: no statistics). */

@@ -23,7 +23,14 @@ import {
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, LAKE_LATE_DAYS } from "../../lake/lake-tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
-import { eventDays, fileTimes, groupsOfDay, planSlices, rowGroupTimes } from "./day-slices.ts";
+import {
+  eventDays,
+  fileTimes,
+  groupsOfDay,
+  planSlices,
+  rowGroupTimes,
+  withDaysHeld,
+} from "./day-slices.ts";
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
 import { PageBody } from "./page-body.ts";
 import { PAGE_ENCODINGS } from "./page-encodings.ts";
@@ -328,7 +335,12 @@ export const createDuckDbQueryEngine = (options: {
           const files = days.flatMap(({ day, files: held }) =>
             held.map((file) => ({ file, dt: day, ...times.get(file) })),
           );
-          steps = eventDays(files, since.toISOString().slice(0, 10), LAKE_LATE_DAYS);
+          const sinceDay = since.toISOString().slice(0, 10);
+          steps = eventDays(
+            await withDaysHeld(connection, files, sinceDay, LAKE_LATE_DAYS),
+            sinceDay,
+            LAKE_LATE_DAYS,
+          );
         }
         let position = 0;
         // The snapshots' files as last counted, and this one's parts written since.
