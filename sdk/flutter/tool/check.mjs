@@ -12,8 +12,9 @@
 // sends the configure completion's refusal to the error stream; the iOS SDK declares each member
 // the iOS plugin uses; pubspec.yaml's platforms, classes and version are the plugins'; the
 // Android library's SDK levels, versions, dependencies and permissions are the Kotlin SDK's,
-// whose sources and R8 rules are where android/build.gradle finds them. Prints one line per
-// check and a closing `N passed, N failed`.
+// whose sources and R8 rules are where android/build.gradle finds them, and android/build.gradle
+// applies the Kotlin Gradle plugin only where AGP's built-in Kotlin does not compile. Prints one
+// line per check and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -871,6 +872,38 @@ check(
           ? []
           : ["the SDK's src/main/kotlin is not among the sources"]),
       ],
+);
+// Built by an AGP 9 app's built-in Kotlin, or by the Kotlin Gradle plugin under AGP 8 and under
+// AGP 9 with built-in Kotlin off, as Flutter's built-in Kotlin migration guide for plugin
+// authors has it: the Kotlin Gradle plugin applied only where AGP does not compile Kotlin
+// itself, the top-level `kotlin { compilerOptions }` and no `kotlinOptions` (which built-in
+// Kotlin lacks); the sources named as Kotlin folders, which built-in Kotlin reads.
+/** android/build.gradle without its `//` comments. */
+const gradleCode = gradle.replace(/\/\/[^\n]*/g, "");
+const kgpApplications = [
+  ...gradleCode.matchAll(/apply plugin:\s*'(?:kotlin-android|org\.jetbrains\.kotlin\.android)'/g),
+];
+const conditionalKgp =
+  /if \(!builtInKotlin\) \{\s*apply plugin: 'kotlin-android'\s*\}/.test(gradleCode) &&
+  /def builtInKotlin = agpMajor >= 9 &&/.test(gradleCode) &&
+  /findProperty\('android\.builtInKotlin'\)/.test(gradleCode) &&
+  /def agpMajor = com\.android\.Version\.ANDROID_GRADLE_PLUGIN_VERSION/.test(gradleCode);
+check(
+  "android/build.gradle builds with AGP 9's built-in Kotlin and with the Kotlin Gradle plugin",
+  [
+    ...(kgpApplications.length === 1 && conditionalKgp
+      ? []
+      : ["the Kotlin Gradle plugin is not applied once, only where built-in Kotlin is off"]),
+    ...(/kotlinOptions/.test(gradleCode)
+      ? ["kotlinOptions, which built-in Kotlin does not have"]
+      : []),
+    ...(/^kotlin \{[\s\S]*?compilerOptions \{/m.test(gradleCode)
+      ? []
+      : ["no top-level kotlin { compilerOptions { … } }"]),
+    ...(/main\.kotlin\.srcDirs[^\n]*"\$kotlinSdk\/src\/main\/kotlin"/.test(gradleCode)
+      ? []
+      : ["the SDK's sources are not Kotlin source folders"]),
+  ],
 );
 const permissions = (xml) =>
   new Set([...xml.matchAll(/<uses-permission\b[^>]*android:name="([^"]+)"/g)].map((m) => m[1]));
