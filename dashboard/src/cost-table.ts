@@ -1,11 +1,55 @@
 /**
  * The Cost page's table of stored cost rows, as it shows them and its CSV holds them, cell for
- * cell: a row per cost row and a total row.
+ * cell: a row per cost row and a total row. The total is of the rows the reports count, by the
+ * service's own rule (src/costs/cost-requests.ts's standingCostRows): a spend sent again under
+ * another spelling of its names is listed twice, and counted once, at its latest.
  */
+import {
+  type CostVersion,
+  costMatchKeyOf,
+  isTakenBack,
+  latestOfEachSpend,
+} from "../../src/costs/cost-requests.ts";
 import type { CostRow } from "./api.ts";
 import { costRowKey } from "./cost-key.ts";
 import { formatCount, formatKnownUsd, formatTime, UNKNOWN } from "./format.ts";
 import type { TextTable } from "./text-table.ts";
+
+/** A listed row as the service tells the versions of one spend apart. */
+const versionOf = (row: CostRow): CostVersion => ({
+  day: row.day,
+  mediaSource: row.media_source,
+  campaignId: row.campaign_id,
+  adsetId: row.adset_id,
+  adsetName: row.adset_name,
+  adId: row.ad_id,
+  adName: row.ad_name,
+  country: row.country,
+  receivedAt: row.received_at,
+});
+
+/**
+ * Whether the reports count a listed row: `counted`; `replaced`, when a later row of its spend
+ * (its names spelt otherwise) stands for it; `taken back`, when the latest of its spend has
+ * amount 0.
+ */
+export type CostRowCount = "counted" | "replaced" | "taken back";
+
+export const costRowCounts = (rows: readonly CostRow[]): Map<CostRow, CostRowCount> => {
+  const latest = latestOfEachSpend(rows, versionOf);
+  return new Map(
+    rows.map((row) => {
+      const last = latest.get(costMatchKeyOf(versionOf(row))) ?? row;
+      return [row, isTakenBack(last) ? "taken back" : last === row ? "counted" : "replaced"];
+    }),
+  );
+};
+
+/** The rows the reports count whose amount no rate converts: those the cohorts' cost lacks. */
+export const costRowsUnconverted = (rows: readonly CostRow[]): number => {
+  const counts = costRowCounts(rows);
+  return rows.filter((row) => counts.get(row) === "counted" && row.amount_usd === null).length;
+};
 
 export const rowsWord = (count: number) => `${formatCount(count)} ${count === 1 ? "row" : "rows"}`;
 
@@ -15,14 +59,21 @@ const count = (value: number | null) => (value === null ? "" : formatCount(value
 const amount = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
 
 export const costTable = (rows: readonly CostRow[]): TextTable => {
+  const counts = costRowCounts(rows);
+  const counted = rows.filter((row) => counts.get(row) === "counted");
   const sum = (of: (row: CostRow) => number | null) =>
-    rows.reduce((total, row) => total + (of(row) ?? 0), 0);
+    counted.reduce((total, row) => total + (of(row) ?? 0), 0);
   /**
-   * Null when no row has the figure: rows none of whose currency converts total "—", not $0,
-   * and rows none of which reports impressions total "—", not 0.
+   * Null when no row counted has the figure: rows none of whose currency converts total "—",
+   * not $0, and rows none of which reports impressions total "—", not 0.
    */
   const knownSum = (of: (row: CostRow) => number | null) =>
-    rows.some((row) => of(row) !== null) ? sum(of) : null;
+    counted.some((row) => of(row) !== null) ? sum(of) : null;
+  /** A row the reports do not count says why beside when it was received. */
+  const received = (row: CostRow) => {
+    const count = counts.get(row) ?? "counted";
+    return `${formatTime(row.received_at)}${count === "counted" ? "" : ` (${count})`}`;
+  };
   return {
     head: [
       "Day",
@@ -58,12 +109,14 @@ export const costTable = (rows: readonly CostRow[]): TextTable => {
         formatKnownUsd(row.amount_usd),
         count(row.impressions),
         count(row.clicks),
-        formatTime(row.received_at),
+        received(row),
       ],
     })),
     foot: [
       "Total",
-      rowsWord(rows.length),
+      counted.length === rows.length
+        ? rowsWord(rows.length)
+        : `${rowsWord(rows.length)}, ${formatCount(counted.length)} counted`,
       "",
       "",
       "",

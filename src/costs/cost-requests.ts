@@ -171,8 +171,8 @@ const matchedBy = (id: string | null, name: string | null) =>
  * The spend a row is of, as the reports read it: its day, media source, campaign (by its id,
  * which a row always has), ad set, ad and country, names whatever their case and Unicode form
  * (src/reports/name-keys.ts). Two rows of one key are one spend: a body may not hold both, and
- * of those stored, the one received last stands (./cost-rows.ts's standingCostRows), whatever
- * spelling each was stored under.
+ * of those stored, the one received last stands (standingCostRows), whatever spelling each was
+ * stored under.
  */
 export const costMatchKeyOf = (row: CostKeys): string =>
   JSON.stringify([
@@ -183,3 +183,45 @@ export const costMatchKeyOf = (row: CostKeys): string =>
     matchedBy(row.adId, row.adName),
     row.country,
   ]);
+
+/**
+ * Whether a stored row takes its spend back: one sent again with amount 0 (a row sent by
+ * mistake) is spend of no level, and replaces no cost the touches carry. The row is kept, as
+ * sent, and listed with its 0.
+ */
+export const isTakenBack = (row: Pick<CostRow, "amount">): boolean => row.amount === 0;
+
+/** What tells the rows of one spend apart: their keys, and when each was received. */
+export type CostVersion = CostKeys & Pick<CostRow, "receivedAt">;
+
+/**
+ * Of stored rows, the latest of each spend (costMatchKeyOf: names whatever their case and
+ * Unicode form), by its key, in the order the spends first appear: the one received last; of two
+ * received at once, the later in `rows`. A spend sent in two spellings is stored under a key for
+ * each (./cost-rows.ts's costKeyOf, the names as sent): each row is a version of the one spend,
+ * not a spend of its own. `versionOf` reads a row as stored (the service's) or as listed (the
+ * dashboard's `GET /v1/costs` answer), so that both tell the same rows apart.
+ */
+export const latestOfEachSpend = <T>(
+  rows: readonly T[],
+  versionOf: (row: T) => CostVersion,
+): Map<string, T> => {
+  const latest = new Map<string, { row: T; receivedAt: string }>();
+  for (const row of rows) {
+    const version = versionOf(row);
+    const key = costMatchKeyOf(version);
+    const found = latest.get(key);
+    if (found === undefined || version.receivedAt >= found.receivedAt) {
+      latest.set(key, { row, receivedAt: version.receivedAt });
+    }
+  }
+  return new Map([...latest].map(([key, { row }]) => [key, row]));
+};
+
+/**
+ * The stored rows that are spend, as the reports count them: the latest of each spend, and none
+ * of one whose latest took it back (a row with amount 0 in any spelling takes back the rows of
+ * its spend sent before).
+ */
+export const standingCostRows = (stored: readonly CostRow[]): CostRow[] =>
+  [...latestOfEachSpend(stored, (row) => row).values()].filter((row) => !isTakenBack(row));

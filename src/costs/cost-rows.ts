@@ -21,9 +21,11 @@ import {
   costDayProblem,
   costMatchKeyOf,
   costRowSchema,
+  isTakenBack,
+  standingCostRows,
 } from "./cost-requests.ts";
 
-export { COST_LIMITS, costRowSchema };
+export { COST_LIMITS, costRowSchema, isTakenBack, standingCostRows };
 
 export const costRequestSchema = z
   .strictObject({
@@ -148,36 +150,6 @@ export const sameKeyProblems = (
   });
   return problems;
 };
-
-/**
- * Whether a stored row still counts: one sent again with amount 0 takes back the row of its
- * keys (a row sent by mistake), so it is spend of no level, and replaces no cost the touches
- * carry. The row is kept, as sent, and listed with its 0.
- */
-export const isTakenBack = (row: Pick<CostRow, "amount">): boolean => row.amount === 0;
-
-/**
- * Of rows of one spend (costMatchKeyOf: names whatever their case and Unicode form), the one
- * received last; of two received at once, the later in `rows`. A spend sent in two spellings is
- * stored under a key for each (costKeyOf, the names as sent): each row is a version of the one
- * spend, not a spend of its own.
- */
-const latestOfEachKey = (rows: readonly CostRow[]): CostRow[] => {
-  const latest = new Map<string, CostRow>();
-  for (const row of rows) {
-    const key = costMatchKeyOf(row);
-    const found = latest.get(key);
-    if (found === undefined || row.receivedAt >= found.receivedAt) latest.set(key, row);
-  }
-  return [...latest.values()];
-};
-
-/**
- * The stored rows that are spend: the latest of each spend, and none of one whose latest took
- * it back (a row with amount 0 in any spelling takes back the rows of its spend sent before).
- */
-export const standingCostRows = (stored: readonly CostRow[]): CostRow[] =>
-  latestOfEachKey(stored).filter((row) => !isTakenBack(row));
 
 /** What a row names beyond its campaign: its level of detail, in words. */
 const levelOf = (row: CostRow): string => {

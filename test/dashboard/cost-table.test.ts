@@ -1,7 +1,7 @@
 /** The Cost page's table of stored rows: its total row says a figure no row reports as "—". */
 import { describe, expect, it } from "vitest";
 import type { CostRow } from "../../dashboard/src/api.ts";
-import { costTable } from "../../dashboard/src/cost-table.ts";
+import { costRowsUnconverted, costTable } from "../../dashboard/src/cost-table.ts";
 
 const row = (campaign: string, figures: Partial<CostRow> = {}): CostRow => ({
   day: "2026-11-27",
@@ -48,5 +48,57 @@ describe("costTable's total", () => {
       Impressions: "0",
       Clicks: "0",
     });
+  });
+});
+
+describe("costTable and the rows the reports count", () => {
+  /** Rows of one day and campaign: an ad set's, received on the day given. */
+  const adset = (name: string, amount: number, received: string, figures: Partial<CostRow> = {}) =>
+    row("w-1", {
+      day: "2026-11-02",
+      adset_name: name,
+      amount,
+      amount_usd: amount,
+      received_at: `${received}T08:00:00.000Z`,
+      ...figures,
+    });
+
+  it("totals the latest row of a spend sent under two spellings of its names, as the reports do", () => {
+    const rows = [
+      adset("Set A", 100, "2026-11-03", { impressions: 1000, clicks: 10 }),
+      adset("SET A", 120, "2026-11-04", { impressions: 1500, clicks: 20 }),
+      // Sent with amount 0: the spend taken back.
+      adset("Set B", 0, "2026-11-04"),
+    ];
+    expect(totalOf(rows)).toMatchObject({
+      "Amount USD": "$120.00",
+      Impressions: "1,500",
+      Clicks: "20",
+      "Media source": "3 rows, 1 counted",
+    });
+    const received = costTable(rows).body.map((body) => body.cells.at(-1));
+    expect(received).toEqual([
+      "2026-11-03 08:00:00 UTC (replaced)",
+      "2026-11-04 08:00:00 UTC",
+      "2026-11-04 08:00:00 UTC (taken back)",
+    ]);
+  });
+
+  it("counts a row a later one replaced among neither the total nor the rows no rate converts", () => {
+    const rows = [
+      adset("Set A", 100, "2026-11-03", { currency: "TWD", amount_usd: null }),
+      adset("set a", 90, "2026-11-04"),
+      adset("Set C", 7, "2026-11-04", { currency: "TWD", amount_usd: null }),
+    ];
+    expect(costRowsUnconverted(rows)).toBe(1);
+    expect(totalOf(rows)).toMatchObject({
+      "Amount USD": "$90.00",
+      "Media source": "3 rows, 2 counted",
+    });
+  });
+
+  it("says only the rows when every one counts", () => {
+    expect(totalOf([row("c1"), row("c2")])).toMatchObject({ "Media source": "2 rows" });
+    expect(costRowsUnconverted([row("c1", { amount_usd: null }), row("c2")])).toBe(1);
   });
 });

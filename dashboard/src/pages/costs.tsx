@@ -25,7 +25,7 @@ import {
   REQUIRED_COLUMNS,
   readCostCsv,
 } from "../cost-csv.ts";
-import { costTable, rowsWord } from "../cost-table.ts";
+import { costRowCounts, costRowsUnconverted, costTable, rowsWord } from "../cost-table.ts";
 import { saveCsv } from "../download.ts";
 import { formatCount, today, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
@@ -470,7 +470,10 @@ function CostTable(props: {
 }) {
   const { appId, range, rows } = props;
   const table = useMemo(() => costTable(rows), [rows]);
-  const unconverted = rows.filter((row) => row.amount_usd === null).length;
+  const counts = useMemo(() => costRowCounts(rows), [rows]);
+  const unconverted = useMemo(() => costRowsUnconverted(rows), [rows]);
+  const replaced = rows.filter((row) => counts.get(row) === "replaced").length;
+  const takenBack = rows.filter((row) => counts.get(row) === "taken back").length;
   return (
     <section class="card" aria-labelledby="cost-rows-heading" aria-busy={props.busy}>
       <div class="section-head">
@@ -499,8 +502,20 @@ function CostTable(props: {
           <TextTableView table={table} label="Cost rows" testId="cost-rows" />
           <p class="hint">
             By day; a row names its media source and campaign, and an ad set, an ad and a country
-            when it is theirs alone. The total's amount in US dollars is that of the rows converted.
+            when it is theirs alone. The total is of the rows the cohorts' cost counts; its amount
+            in US dollars is that of those converted.
           </p>
+          {replaced + takenBack > 0 ? (
+            <p class="hint" data-testid="cost-rows-not-counted">
+              {replaced > 0
+                ? `${rowsWord(replaced)} ${replaced === 1 ? "is" : "are"} marked “replaced”: a later row of the same day, media source, campaign, ad set, ad and country, its names spelt otherwise (in another case or Unicode form), stands for ${replaced === 1 ? "it" : "them"}. `
+                : ""}
+              {takenBack > 0
+                ? `${rowsWord(takenBack)} ${takenBack === 1 ? "is" : "are"} marked “taken back”: the latest row of ${takenBack === 1 ? "its" : "their"} spend has amount 0. `
+                : ""}
+              The reports, and the total, leave {replaced + takenBack === 1 ? "it" : "them"} out.
+            </p>
+          ) : null}
           {unconverted > 0 ? (
             <p class="warning" data-testid="cost-rows-unconverted">
               {unconverted === 1
