@@ -92,6 +92,25 @@ describe("xlsx writer", () => {
     expect(xml).toContain("<t>_x005F_x0041__x005F_x000D_</t>");
   });
 
+  it("leaves a value made only of characters no sheet can carry an empty cell, the cells after it in their columns", async () => {
+    const record = {
+      ...ALL_SET,
+      campaign_name: "\ufffe",
+      adset_name: "\uffff\ufffe",
+      ad_name: "\uffff",
+    };
+    const bytes = await collect(xlsx.write(source([record])));
+    expect((await read(bytes)).rows).toEqual([
+      { ...record, campaign_name: null, adset_name: null, ad_name: null },
+    ]);
+    // From a csv page too: the same sheet.
+    const frame = xlsx.engineEncoding?.frame;
+    if (!frame) throw new Error("no frame");
+    const page = await collect(csv.write(source([record])));
+    const framed = await collect(frame(Readable.from([page]), 1));
+    expect(await sheetXml(framed)).toBe(await sheetXml(bytes));
+  });
+
   it("names a cell's column only at a row's start and after an empty cell", async () => {
     // Columns F and G empty (null, the empty string): H names itself, the others follow on.
     const record = { ...ALL_SET, campaign_id: null, campaign_name: "", revenue: Number.NaN };

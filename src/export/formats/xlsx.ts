@@ -102,8 +102,12 @@ const sheetEscaped = (text: string): string =>
       (control) => `_x${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}_`,
     );
 
-/** A text cell from its opening `<c` on; `text` is not empty. */
-function textCell(text: string): string {
+/**
+ * A text cell from its opening `<c` on; undefined for text with nothing left to write once
+ * escaped (the empty string, or only characters XML cannot carry), which is an empty cell.
+ */
+function textCell(text: string): string | undefined {
+  if (text === "") return undefined;
   // Without xml:space="preserve", readers may trim leading and trailing whitespace.
   if (!NEEDS_ESCAPE.test(text)) {
     const edges = isSpace(text.charCodeAt(0)) || isSpace(text.charCodeAt(text.length - 1));
@@ -111,12 +115,13 @@ function textCell(text: string): string {
   }
   // Tested on the escaped text, so characters XML cannot carry (dropped) are not edges.
   const escaped = escapeXmlText(sheetEscaped(text));
+  // An empty `<t>` would be a cell exceljs skips without moving on a column, as `<c/>`.
+  if (escaped === "") return undefined;
   const edges =
-    escaped.length > 0 &&
-    (isSpace(escaped.charCodeAt(0)) ||
-      isSpace(escaped.charCodeAt(escaped.length - 1)) ||
-      escaped.startsWith(CR) ||
-      escaped.endsWith(CR));
+    isSpace(escaped.charCodeAt(0)) ||
+    isSpace(escaped.charCodeAt(escaped.length - 1)) ||
+    escaped.startsWith(CR) ||
+    escaped.endsWith(CR);
   return (edges ? TEXT_PRESERVED : TEXT) + escaped + TEXT_END;
 }
 
@@ -132,7 +137,8 @@ const COLUMN_LETTERS = COLUMN_NAMES.map((_, i) => columnLetters(i));
 
 /**
  * One sheet row; `rowNumber` counts from 1, the header's. An empty cell (null, the empty
- * string, or a number that is not finite) is no cell at all. OOXML lets a cell omit its
+ * string, text of only characters XML cannot carry, or a number that is not finite) is no cell
+ * at all. OOXML lets a cell omit its
  * reference (`r`), readers placing it in the column after the previous cell's, so only a row's
  * first cell and a cell after an empty one name their column: the row numbers in references
  * are the one part of a sheet deflate cannot shrink, and a reference on every cell made the
@@ -150,12 +156,17 @@ function rowXml(
     const value = cells[COLUMN_NAMES[i] as string];
     // The empty string is an empty cell, as spreadsheet applications write it; a number that
     // is not finite has no spreadsheet value and is left empty, as null is.
-    if (typeof value === "string" ? value === "" : !Number.isFinite(value)) {
+    const cell =
+      typeof value === "string"
+        ? textCell(value)
+        : Number.isFinite(value)
+          ? `><v>${value}</v></c>`
+          : undefined;
+    if (cell === undefined) {
       placed = false;
       continue;
     }
-    out += placed ? "<c" : `<c r="${COLUMN_LETTERS[i]}${rowNumber}"`;
-    out += typeof value === "string" ? textCell(value) : `><v>${value}</v></c>`;
+    out += (placed ? "<c" : `<c r="${COLUMN_LETTERS[i]}${rowNumber}"`) + cell;
     placed = true;
   }
   return `${out}</row>`;
@@ -191,12 +202,18 @@ function fieldsRowXml(fields: readonly (string | null)[], index: number): string
   let placed = false;
   for (let i = 0; i < COLUMN_COUNT; i++) {
     const field = fields[i];
-    if (!field || (!IS_TEXT[i] && !isDigit(field.charCodeAt(field.length - 1)))) {
+    const cell = !field
+      ? undefined
+      : IS_TEXT[i]
+        ? textCell(field)
+        : isDigit(field.charCodeAt(field.length - 1))
+          ? `><v>${field}</v></c>`
+          : undefined;
+    if (cell === undefined) {
       placed = false;
       continue;
     }
-    out += placed ? "<c" : `<c r="${COLUMN_LETTERS[i]}${rowNumber}"`;
-    out += IS_TEXT[i] ? textCell(field) : `><v>${field}</v></c>`;
+    out += (placed ? "<c" : `<c r="${COLUMN_LETTERS[i]}${rowNumber}"`) + cell;
     placed = true;
   }
   return `${out}</row>`;
