@@ -4,7 +4,11 @@
 // over the same sources. Flutter's own framework is the package Flutter places beside the
 // plugins' (`../FlutterFramework`, from Flutter 3.41), as its plugin template declares it. The
 // iOS SDK comes from the repository by its URL at the version the podspec depends on, its
-// release tag.
+// release tag, and not by a path into the checkout pub made: Flutter links (or copies) each
+// plugin's package into the app's ios/Flutter/ephemeral/Packages/.packages/, and SwiftPM
+// resolves the package's paths from there, where only the plugins and Flutter's framework are,
+// so a path to the repository's root would lead into the app. The CocoaPods route builds the
+// checkout's SDK (the README's Podfile line).
 import PackageDescription
 
 let package = Package(
