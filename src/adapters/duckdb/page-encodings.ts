@@ -48,6 +48,19 @@ const TSV_FIELD = `CASE WHEN contains(x, '\\') OR contains(x, chr(9)) OR contain
 const TSV_LINE = `array_to_string(list_transform([${EXPORT_COLUMNS.map(tsvText).join(", ")}],
   lambda x: ${TSV_FIELD}), chr(9)) AS "${EXPORT_COLUMNS.map((column) => column.name).join("\t")}"`;
 
+/**
+ * The ndjson page's columns: a DOUBLE as a JSON value made from JavaScript's text of it
+ * (jsNumberText), which DuckDB's JSON writer writes without a fraction when it has none, as
+ * JSON.stringify does; its own text of a DOUBLE gives 5 as 5.0, and readers that type a number
+ * by its text (Python's json: 5 an int, 5.0 a float) would type a column by the runtime. A
+ * number that is not finite is null, as JSON.stringify writes it.
+ */
+const JSON_COLUMNS = EXPORT_COLUMNS.map((column) =>
+  column.type === "number"
+    ? `CASE WHEN isfinite(${column.name}) THEN CAST(${jsNumberText(column.name)} AS JSON) END AS ${column.name}`
+    : column.name,
+).join(", ");
+
 const COLUMNS = EXPORT_COLUMNS.map((column) => column.name).join(", ");
 const TEXT_COLUMNS = EXPORT_COLUMNS.map(textCell).join(", ");
 
@@ -59,8 +72,7 @@ export const PAGE_ENCODINGS: Record<EngineEncoding, { select: string; options: s
   // One column, the line, never quoted: its only tabs are the separators, and no field holds a
   // line break once escaped.
   tsv: { select: TSV_LINE, options: "FORMAT csv, HEADER true, DELIMITER '\t', QUOTE ''" },
-  // Numbers stay typed: JSON reads 5.0 and 5 as the same number.
-  ndjson: { select: COLUMNS, options: "FORMAT json" },
+  ndjson: { select: JSON_COLUMNS, options: "FORMAT json" },
   parquet: {
     select: COLUMNS,
     options: `FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE ${ROW_GROUP_SIZE}`,
