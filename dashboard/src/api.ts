@@ -243,6 +243,11 @@ export interface CohortReport {
   active_users: ActiveUsers;
   /** The range's cost rows left out of every cost: no rate of their day converts them to USD. */
   cost_rows_unconverted: number;
+  /**
+   * The installs (CPI), clicks (CPC) and impressions (CPM) whose price, carried by their link or
+   * click, is left out of every cost for the same reason; none a cost row replaces.
+   */
+  touch_costs_unconverted: number;
   /** The installs' revenue events left out of revenue, ARPU and ROAS for the same reason. */
   revenue_events_unconverted: number;
   /** Those events per currency, most first, with their amount in it. */

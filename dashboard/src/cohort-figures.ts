@@ -2,7 +2,8 @@
  * Decisions the Cohorts page makes from the report's figures, apart from the page so that they
  * can be held to their rules without a browser.
  */
-import type { CohortFigures, CohortRow } from "./api.ts";
+import type { CohortFigures, CohortReport, CohortRow } from "./api.ts";
+import { formatCount } from "./format.ts";
 
 /**
  * Whether the range's installs were seen to have no session at all: at least one day's share is
@@ -22,3 +23,64 @@ export const noSessionsSeen = (cohorts: readonly CohortRow[]): boolean => {
  */
 export const hasAcquisition = (totals: CohortFigures): boolean =>
   totals.cost_usd !== null || totals.impressions > 0 || totals.clicks > 0;
+
+/** What the page says of the cost the report left out for want of a rate, and why it is unknown. */
+type CostCounts = Pick<
+  CohortReport,
+  "filters" | "cost_rows_unconverted" | "touch_costs_unconverted"
+>;
+
+/**
+ * The lines under the acquisition cards: how many cost rows, and how many installs, clicks and
+ * impressions whose link or click carried a price, are left out of the cost because no rate of
+ * their day converts their currency. Each is spend the cost, eCPI and ROAS do not count.
+ */
+export const unconvertedCostLines = (report: CostCounts): { testId: string; text: string }[] => {
+  const rows = report.cost_rows_unconverted ?? 0;
+  const touches = report.touch_costs_unconverted ?? 0;
+  const lines: { testId: string; text: string }[] = [];
+  if (rows > 0) {
+    lines.push({
+      testId: "cost-unconverted",
+      text:
+        rows === 1
+          ? "1 cost row of this range is left out of the cost: no rate of its day converts its currency to US dollars."
+          : `${formatCount(rows)} cost rows of this range are left out of the cost: no rate of their day converts their currency to US dollars.`,
+    });
+  }
+  if (touches > 0) {
+    lines.push({
+      testId: "touch-costs-unconverted",
+      text:
+        touches === 1
+          ? "1 install, click or impression of this range is left out of the cost: no rate of its day converts the currency of the price its link or click carried to US dollars."
+          : `${formatCount(touches)} installs, clicks and impressions of this range are left out of the cost: no rate of their day converts the currency of the price their link or click carried to US dollars.`,
+    });
+  }
+  return lines;
+};
+
+/**
+ * Why the cost is not known, in a few words under its "—": with a platform filter, cost rows
+ * name none; with a country filter, a cost row of every country holds no one country's share;
+ * and otherwise there is no cost at all, unless some was left out for want of a rate, which is
+ * then the reason (no cost would be false: one was sent or carried).
+ */
+export const noCostReason = (report: CostCounts): string => {
+  const { filters } = report;
+  const touches = (report.touch_costs_unconverted ?? 0) > 0;
+  const unconverted = touches || (report.cost_rows_unconverted ?? 0) > 0;
+  if (filters.platform !== undefined) {
+    return `Cost rows name no platform, so with any of these installs' media source and campaign in this range one platform's cost is not known; without them, ${touches ? "the links and clicks of these installs carried prices in a currency no rate converts to US dollars" : "no link or click of these installs carried a cost"}.`;
+  }
+  const withoutRate =
+    "The cost rows, links or clicks that price these installs are in a currency no rate converts to US dollars";
+  if (filters.country !== undefined) {
+    return unconverted
+      ? `${withoutRate} (the line below says how many), or a cost row for every country holds no share of one country's.`
+      : "No cost row or cost carried by a link or click for these installs, or a cost row for every country holds no share of one country's.";
+  }
+  return unconverted
+    ? `${withoutRate}: the line below says how many.`
+    : "No cost row, and no cost carried by a link or click, for these installs.";
+};

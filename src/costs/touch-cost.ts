@@ -127,13 +127,19 @@ export const costColumns = (cost: TouchCost | null | undefined) => ({
 });
 
 /**
- * How many touches of `type` the price is of: a CPC click is charged the whole price, a CPM
- * impression a thousandth of it; null for a touch the model does not charge.
+ * The touches a model charges on the touch itself, and how many of them its price is of: a CPC
+ * click the whole price, a CPM impression a thousandth of it. A CPI touch's cost is its
+ * install's; a CPC impression and a CPM click cost nothing themselves.
  */
+export const CHARGED_TOUCHES = {
+  CPC: { type: "click", perPrice: 1 },
+  CPM: { type: "impression", perPrice: 1000 },
+} as const satisfies Partial<Record<TouchCost["model"], { type: TouchType; perPrice: number }>>;
+
+/** How many touches of `type` the price is of; null for a touch the model does not charge. */
 const touchesPerPrice = (cost: TouchCost, type: TouchType): number | null => {
-  if (cost.model === "CPC" && type === "click") return 1;
-  if (cost.model === "CPM" && type === "impression") return 1000;
-  return null;
+  const charged = cost.model === "CPI" ? undefined : CHARGED_TOUCHES[cost.model];
+  return charged?.type === type ? charged.perPrice : null;
 };
 
 /** A power of two, so that scaling a price by it and back is exact. */

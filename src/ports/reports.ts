@@ -167,6 +167,11 @@ export interface CohortRow extends Partial<CohortCostKeys> {
   readonly impressions: number;
   /** USD the service knows itself: the installs' (CPI) or the touches' (CPC, CPM) cost. */
   readonly cost_usd: number;
+  /**
+   * Of an `installs` or `touches` row: its installs won by a CPI touch, or its CPC clicks and CPM
+   * impressions, whose price no rate converted to USD (in no `cost_usd`).
+   */
+  readonly cost_unconverted?: number;
 }
 
 /** An app's Apple postbacks received from `from` (included) to `to` (left out). */

@@ -13,7 +13,10 @@
  * impressions cost (each touch once). Each such row names its campaign (`campaign_id`,
  * `campaign_name`) and, where it costs something, the ad set, ad and country of that cost
  * (`cost_adset_id` … `cost_country`), whatever the grouping: what the fold matches cost rows
- * on, so that which cost counts never depends on the grouping asked. The cost rows of
+ * on, so that which cost counts never depends on the grouping asked. Such a row also counts, in
+ * `cost_unconverted`, its installs and touches whose price no rate converted (their `cost_usd`
+ * null, in no sum), keyed as those that cost something, for the fold to say what the cost lacks
+ * where no cost row replaces it. The cost rows of
  * `POST /v1/costs` are not read here: the lake's costs table keeps every row as it was sent (a
  * row sent again for the same day and keys is a second row there), so the report takes them
  * from the cost store, which holds only the latest of each (src/reports/reports.ts), and the
@@ -36,6 +39,8 @@
  * install was made on, the country the session came from), since an install of a day before
  * the range has its install event in partitions the query does not read.
  */
+
+import { CHARGED_TOUCHES } from "../costs/touch-cost.ts";
 import {
   buildReportRowsQuery,
   type Dialect,
@@ -179,6 +184,28 @@ const NO_KEYS = KEYED.map((column) => `CAST(NULL AS VARCHAR) AS ${column}`).join
 /** The columns of the `unconverted_revenue` rows, on every other row. */
 const NO_UNCONVERTED =
   "CAST(NULL AS VARCHAR) AS revenue_currency, 0 AS revenue_events, 0.0 AS revenue_amount";
+/** The count of an `installs` or `touches` row's unconverted prices, on every other row. */
+const NO_COST_UNCONVERTED = "0 AS cost_unconverted";
+
+/**
+ * Whether a touches table row's price is charged on the touch itself (src/costs/touch-cost.ts:
+ * a CPC click, a CPM impression), and is a price at all: one of 0 is nothing in any currency.
+ */
+const chargedTouch = (t: string): string =>
+  `(${Object.entries(CHARGED_TOUCHES)
+    .map(
+      ([model, { type }]) =>
+        `${t}.cost_model = ${sqlString(model)} AND ${t}.touch_type = ${sqlString(type)}`,
+    )
+    .join(" OR ")}) AND ${t}.cost_value > 0`;
+
+/** Whether an attribution's install was won by a CPI touch of a price above 0. */
+const chargedInstall = (a: string): string =>
+  `${a}.cost_model = ${sqlString("CPI")} AND ${a}.cost_value > 0`;
+
+/** 1 for a price charged (`charged`, a 0-or-1 column) that no rate converted (`usd` null). */
+const unconvertedOf = (usd: string, charged: string): string =>
+  `CASE WHEN ${usd} IS NULL AND ${charged} = 1 THEN 1 ELSE 0 END`;
 const COLUMNS_OF_KEY: Readonly<Record<CohortCostKey, readonly string[]>> = {
   campaign: ["campaign_id", "campaign_name"],
   adset: ["cost_adset_id", "cost_adset_name"],
@@ -218,10 +245,14 @@ const keyedBy = (keys: readonly CohortCostKey[], groupBy: CohortGroup) => {
   };
 };
 
-const costKeysOf = (cost: string, column: (name: string) => string): string =>
-  COST_KEYS.map((key) => `CASE WHEN ${cost} > 0 THEN ${column(key)} END AS cost_${key}`).join(
-    ",\n    ",
-  );
+/**
+ * The cost keys of installs or touches that cost something: a USD cost above 0, or a price no
+ * rate converted (a cost row may replace it all the same).
+ */
+const costKeysOf = (cost: string, unconverted: string, column: (name: string) => string): string =>
+  COST_KEYS.map(
+    (key) => `CASE WHEN ${cost} > 0 OR ${unconverted} = 1 THEN ${column(key)} END AS cost_${key}`,
+  ).join(",\n    ");
 
 /** The columns a row's cost keys are read from, as the installs and touches name them. */
 const SOURCE_COLUMNS = ["campaign_id", "campaign_name", ...COST_KEYS] as const;
@@ -262,6 +293,11 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
       )
       .join(", ");
   const touchPartitions = partitionsOfDays(from, to);
+  /** Of a touch (its rows grouped), 1 when its price is charged and no rate converted it. */
+  const touchUnconverted = unconvertedOf(
+    "max(t.cost_usd)",
+    `max(CASE WHEN ${chargedTouch("t")} THEN 1 ELSE 0 END)`,
+  );
   const sinceInstall = (day: string) =>
     `date_diff('day', CAST(i.cohort_day AS DATE), CAST(${day} AS DATE))`;
   return `WITH report_rows AS (
@@ -279,21 +315,24 @@ cohort_installs AS (
     AND r.event_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("rows")}
 ),
 cohort_attributions AS (
-  SELECT a.service_id, a.attributed_at, a.cost_usd
+  SELECT a.service_id, a.attributed_at, a.cost_usd,
+    CASE WHEN ${chargedInstall("a")} THEN 1 ELSE 0 END AS charged
   FROM ${withCostColumns(dialect, sources.attributions)} AS a
   WHERE a.app_id = ${sqlString(appId)}
     AND a.dt >= ${sqlString(from)}
     AND a.service_id IN (SELECT service_id FROM cohort_installs)
 ),
 install_costs AS (
-  SELECT a.service_id, max(a.cost_usd) AS cost_usd
+  SELECT a.service_id, max(a.cost_usd) AS cost_usd,
+    ${unconvertedOf("max(a.cost_usd)", "max(a.charged)")} AS cost_unconverted
   FROM cohort_attributions AS a
   ${latestAttributionOf("cohort_attributions")}
   GROUP BY a.service_id
 ),
 costed_installs AS (
   SELECT i.cohort_day, i.media_source, i.group_key, i.campaign_id, i.campaign_name, c.cost_usd,
-    ${costKeysOf("c.cost_usd", (column) => `i.${column}`)},
+    coalesce(c.cost_unconverted, 0) AS cost_unconverted,
+    ${costKeysOf("c.cost_usd", "c.cost_unconverted", (column) => `i.${column}`)},
     i.group_id, i.group_name
   FROM cohort_installs AS i
   LEFT JOIN install_costs AS c ON c.service_id = i.service_id
@@ -336,9 +375,10 @@ install_days AS (
 cohort_touches AS (
   SELECT t.click_id, t.touch_type, ${dayOf("t.touch_time")} AS cohort_day,
     t.media_source, ${group.touches} AS group_key, max(t.cost_usd) AS cost_usd,
+    ${touchUnconverted} AS cost_unconverted,
     ${keyed.source("campaign_id", "max(t.campaign_id)")},
     ${keyed.source("campaign_name", "max(t.campaign_name)")},
-    ${costKeysOf("max(t.cost_usd)", (column) => keyed.read(column, `max(t.${column})`))},
+    ${costKeysOf("max(t.cost_usd)", touchUnconverted, (column) => keyed.read(column, `max(t.${column})`))},
     ${groupColumns((name) => `max(t.${name})`)}
   FROM ${withCostColumns(dialect, sources.touches)} AS t
   WHERE t.app_id = ${sqlString(appId)}
@@ -376,13 +416,14 @@ active_installs AS (
 )
 SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL AS INTEGER) AS day_n,
   count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  coalesce(sum(i.cost_usd), 0.0) AS cost_usd, ${keyed.select("i")}, ${NO_UNCONVERTED}
+  coalesce(sum(i.cost_usd), 0.0) AS cost_usd, ${keyed.select("i")}, ${NO_UNCONVERTED},
+  CAST(sum(i.cost_unconverted) AS BIGINT) AS cost_unconverted
 FROM costed_installs AS i
 GROUP BY i.cohort_day, i.media_source, i.group_key${keyed.groupBy("i")}
 UNION ALL
 SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("d.day")} AS day_n,
   0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}
+  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
 FROM cohort_installs AS i
 JOIN install_days AS d ON d.service_id = i.service_id
 WHERE ${sinceInstall("d.day")} BETWEEN 0 AND ${COHORT_DAYS}
@@ -392,27 +433,28 @@ SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, CAST(NULL A
   0 AS installs, 0 AS active, 0.0 AS revenue_usd,
   count(DISTINCT CASE WHEN t.touch_type = 'click' THEN t.click_id END) AS clicks,
   count(DISTINCT CASE WHEN t.touch_type = 'impression' THEN t.click_id END) AS impressions,
-  coalesce(sum(t.cost_usd), 0.0) AS cost_usd, ${keyed.select("t")}, ${NO_UNCONVERTED}
+  coalesce(sum(t.cost_usd), 0.0) AS cost_usd, ${keyed.select("t")}, ${NO_UNCONVERTED},
+  CAST(sum(t.cost_unconverted) AS BIGINT) AS cost_unconverted
 FROM cohort_touches AS t
 GROUP BY t.cohort_day, t.media_source, t.group_key${keyed.groupBy("t")}
 UNION ALL
 SELECT 'active_day' AS part, s.day AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
   CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
   count(DISTINCT s.service_id) AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}
+  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
 FROM active_installs AS s
 GROUP BY s.day
 UNION ALL
 SELECT 'active_range' AS part, ${sqlString(from)} AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
   CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
   count(DISTINCT s.service_id) AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}
+  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
 FROM active_installs AS s
 UNION ALL
 SELECT 'unconverted_revenue' AS part, ${sqlString(from)} AS cohort_day,
   CAST(NULL AS VARCHAR) AS media_source, CAST(NULL AS VARCHAR) AS group_key,
   CAST(NULL AS INTEGER) AS day_n, 0 AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks,
   0 AS impressions, 0.0 AS cost_usd, ${NO_KEYS}, u.currency AS revenue_currency,
-  u.revenue_events, u.revenue_amount
+  u.revenue_events, u.revenue_amount, ${NO_COST_UNCONVERTED}
 FROM unconverted_revenue AS u`;
 };

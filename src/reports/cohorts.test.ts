@@ -520,6 +520,44 @@ describe("cohort cost rows against the service's own cost and touches", () => {
   });
 });
 
+describe("cohort cost carried by links and clicks that no rate converts", () => {
+  it("is counted beside the cost it is left out of, as unconverted cost rows are", () => {
+    // Two installs won by CPI touches: one of 4 USD, one of 100,000 VND (no rate converts it).
+    const answer = report([
+      installs(1, 4),
+      installs(1, 0, { cost_unconverted: 1 }),
+      clicks(30, 1.5, { cost_unconverted: 10 }),
+      revenue(8, 0),
+    ]);
+    expect(answer.touch_costs_unconverted).toBe(11);
+    expect(answer.cost_rows_unconverted).toBe(0);
+    expect(answer.totals).toMatchObject({ installs: 2, cost_usd: 5.5 });
+  });
+
+  it("is counted when every carried cost is unconverted, the cost then unknown", () => {
+    const answer = report([installs(2, 0, { cost_unconverted: 2 })]);
+    expect(answer.touch_costs_unconverted).toBe(2);
+    expect(answer.totals.cost_usd).toBeNull();
+  });
+
+  it("is not counted where a cost row replaces it: the network's figure stands for it", () => {
+    const answer = report(
+      [
+        installs(2, 0, { cost_unconverted: 2 }),
+        clicks(5, 0, { cost_unconverted: 5, cohort_day: NEXT }),
+      ],
+      { costs: [costRow({ amount: 40, amountUsd: 40 })] },
+    );
+    // The cost row names the 2nd; the clicks of the 3rd are no cost row's.
+    expect(answer.touch_costs_unconverted).toBe(5);
+    expect(answer.totals.cost_usd).toBe(40);
+  });
+
+  it("is none without such installs and touches", () => {
+    expect(report([installs(2, 5.5), clicks(3, 0.3)]).touch_costs_unconverted).toBe(0);
+  });
+});
+
 describe("the cohorts' days", () => {
   it("are counted from `from` to `to`, so a window ending on 9999-12-31 ends", () => {
     const answer = cohortReport({
@@ -633,6 +671,7 @@ describe("a cohorts result row", () => {
       revenue_currency: "",
       revenue_events: "0",
       revenue_amount: "0.0",
+      cost_unconverted: "3",
     };
     expect(
       cohortRowOf({
@@ -653,6 +692,10 @@ describe("a cohorts result row", () => {
       cost_adset_id: "as-1",
       cost_ad_id: null,
       cost_country: "DE",
+      cost_unconverted: 3,
     });
+    // A result of before the column: none.
+    const { cost_unconverted: _, ...older } = fields;
+    expect(cohortRowOf(older).cost_unconverted).toBe(0);
   });
 });

@@ -89,6 +89,7 @@ export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortRo
     revenue_currency: textOf(values.revenue_currency),
     revenue_events: numberOf("revenue_events", values.revenue_events ?? 0),
     revenue_amount: numberOf("revenue_amount", values.revenue_amount ?? 0),
+    cost_unconverted: numberOf("cost_unconverted", values.cost_unconverted ?? 0),
   };
 };
 
@@ -162,6 +163,13 @@ export interface CohortReport {
    * amount. With a platform filter, those of the other filters (cost rows name no platform).
    */
   readonly cost_rows_unconverted: number;
+  /**
+   * Installs won by a CPI touch, and CPC clicks and CPM impressions, of the window and filters
+   * whose price (carried by a link or a network's touch) is left out of every cost: no rate of
+   * their day converts its currency. Those whose cost a cost row replaces are not counted: the
+   * cost row stands for them.
+   */
+  readonly touch_costs_unconverted: number;
   /**
    * Revenue events of these installs, up to day 30 since each install, left out of revenue, ARPU
    * and ROAS: no rate of their day converts their currency to USD.
@@ -624,12 +632,17 @@ export const cohortReport = (input: {
     const group = costGroupOf(groupBy, row, campaignRows);
     if (group !== undefined) groupOf(row.mediaSource, group).addCost(row, reported);
   }
-  // The service's own cost, of what no cost row names.
+  // The service's own cost, of what no cost row names; and what of it no rate converted,
+  // counted as the cost rows no rate converted are: it lowers the cost it is left out of.
+  let touchCostsUnconverted = 0;
   for (const row of input.rows) {
     if (row.part !== "installs" && row.part !== "touches") continue;
-    if (row.cost_usd === 0) continue;
+    const unconvertedTouches = row.cost_unconverted ?? 0;
+    if (row.cost_usd === 0 && unconvertedTouches === 0) continue;
     const named = kept.get(JSON.stringify([row.cohort_day, row.media_source])) ?? [];
     if (named.some((cost) => replaces(cost, row))) continue;
+    touchCostsUnconverted += unconvertedTouches;
+    if (row.cost_usd === 0) continue;
     total.addDayCost(row.cohort_day, row.cost_usd);
     groupOf(row.media_source, row.group_key).addDayCost(row.cohort_day, row.cost_usd);
     sourceOf(row.media_source).addDayCost(row.cohort_day, row.cost_usd);
@@ -649,6 +662,7 @@ export const cohortReport = (input: {
       daily,
     },
     cost_rows_unconverted: unconverted,
+    touch_costs_unconverted: touchCostsUnconverted,
     revenue_events_unconverted: [...unconvertedRevenue.values()].reduce(
       (sum, { events }) => sum + events,
       0,

@@ -1,7 +1,11 @@
-/** The Cohorts page's decisions from the report's figures. */
+/** The Cohorts page's decisions from the report's figures, and what it says of them. */
 import { describe, expect, it } from "vitest";
-import type { CohortRow } from "../../dashboard/src/api.ts";
-import { noSessionsSeen } from "../../dashboard/src/cohort-figures.ts";
+import type { CohortRow, ReportFilters } from "../../dashboard/src/api.ts";
+import {
+  noCostReason,
+  noSessionsSeen,
+  unconvertedCostLines,
+} from "../../dashboard/src/cohort-figures.ts";
 
 /** An install day's row: retention by day since install, 0 to 30, null for a day not over. */
 const cohort = (day: string, known: (number | null)[]): CohortRow => {
@@ -25,5 +29,45 @@ describe("noSessionsSeen", () => {
   it("is false as soon as one known share is above 0", () => {
     expect(noSessionsSeen([cohort("2026-11-27", [1, 0]), cohort("2026-11-28", [0])])).toBe(false);
     expect(noSessionsSeen([cohort("2026-11-27", [0, 0.25])])).toBe(false);
+  });
+});
+
+describe("the Cohorts page's cost left out for want of a rate", () => {
+  const counts = (rows: number, touches: number, filters: ReportFilters = {}) => ({
+    filters,
+    cost_rows_unconverted: rows,
+    touch_costs_unconverted: touches,
+  });
+
+  it("gives a line for the cost rows and one for the prices links and clicks carried", () => {
+    expect(unconvertedCostLines(counts(0, 0))).toEqual([]);
+    expect(unconvertedCostLines(counts(2, 1))).toEqual([
+      {
+        testId: "cost-unconverted",
+        text: "2 cost rows of this range are left out of the cost: no rate of their day converts their currency to US dollars.",
+      },
+      {
+        testId: "touch-costs-unconverted",
+        text: "1 install, click or impression of this range is left out of the cost: no rate of its day converts the currency of the price its link or click carried to US dollars.",
+      },
+    ]);
+    expect(unconvertedCostLines(counts(0, 1200))[0]?.text).toBe(
+      "1,200 installs, clicks and impressions of this range are left out of the cost: no rate of their day converts the currency of the price their link or click carried to US dollars.",
+    );
+  });
+
+  it("says a cost is unknown for want of a rate, not for want of a cost, when some cost was left out", () => {
+    expect(noCostReason(counts(0, 0))).toBe(
+      "No cost row, and no cost carried by a link or click, for these installs.",
+    );
+    expect(noCostReason(counts(0, 2))).toBe(
+      "The cost rows, links or clicks that price these installs are in a currency no rate converts to US dollars: the line below says how many.",
+    );
+    expect(noCostReason(counts(1, 0, { country: "DE" }))).toBe(
+      "The cost rows, links or clicks that price these installs are in a currency no rate converts to US dollars (the line below says how many), or a cost row for every country holds no share of one country's.",
+    );
+    expect(noCostReason(counts(0, 3, { platform: "ios" }))).toBe(
+      "Cost rows name no platform, so with any of these installs' media source and campaign in this range one platform's cost is not known; without them, the links and clicks of these installs carried prices in a currency no rate converts to US dollars.",
+    );
   });
 });

@@ -2,7 +2,8 @@
  * Cost on links and networks' touches over HTTP, into the cohorts report: a CPI link tapped and
  * an install matched to the tap gives the install's cost, in USD at the day's ECB rate; a CPC
  * link's taps and a network's CPM impressions give their own; a cost row of POST /v1/costs wins
- * its day, media source and campaign over the touches' cost.
+ * its day, media source and campaign over the touches' cost; a price no rate converts is in no
+ * cost, and counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LinkAnswer } from "../../src/links/links.ts";
@@ -155,5 +156,75 @@ describe("cost on links and touches, in the cohorts report", () => {
     );
     const answer = (await response.json()) as CohortReport;
     expect(answer.totals.cost_usd).toBe(5.4);
+  });
+
+  it("counts the installs, clicks and impressions whose price no rate converts, and leaves it out of the cost", async () => {
+    // The rates have no yen: a CPI link, a CPC link and a network's CPM impressions priced in it.
+    const cpi = await makeLink({
+      media_source: "yennet",
+      campaign_name: "Tokyo",
+      cost_model: "CPI",
+      cost_value: 300,
+      cost_currency: "JPY",
+    });
+    const referrer = await tap(cpi);
+    const installed = await rt.post(
+      "/v1/installs",
+      androidInstallRequest("costed-yen", {
+        maid: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        install_referrer: {
+          referrer,
+          click_timestamp: Math.floor(Date.now() / 1000) - 5,
+          install_begin_timestamp: Math.floor(Date.now() / 1000) - 2,
+        },
+      }),
+      keys.sdkKey,
+    );
+    expect(installed.status).toBe(202);
+    expect(await rt.attributionOf("costed-yen", keys.sdkKey)).toMatchObject({
+      media_source: "yennet",
+    });
+    const cpc = await makeLink({
+      media_source: "yenclicks",
+      campaign_name: "Osaka",
+      cost_model: "CPC",
+      cost_value: 15,
+      cost_currency: "JPY",
+    });
+    for (let n = 0; n < 2; n++) await tap(cpc);
+    const impressions = Array.from({ length: 3 }, (_, n) => ({
+      touch_type: "impression",
+      touch_time: new Date(Date.now() - 60_000).toISOString(),
+      media_source: "yenviews",
+      campaign_name: "Kyoto",
+      click_id: `yen-view-${n}`,
+      cost_model: "CPM",
+      cost_value: 500,
+      cost_currency: "JPY",
+    }));
+    const reported = await rt.post("/v1/touches", { touches: impressions }, keys.serverKey);
+    expect(reported.status).toBe(202);
+
+    await rt.workers.idle();
+    await rt.flush();
+    const from = new Date(Date.parse(today) - 86_400_000).toISOString().slice(0, 10);
+    // Grouped by country: a question no test before asked, so no kept answer of it.
+    const response = await rt.get(
+      `/v1/reports/cohorts?from=${from}&to=${today}&group_by=country`,
+      keys.serverKey,
+    );
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as CohortReport;
+    // The install, the two taps and the three impressions: none in the cost, each counted.
+    expect(answer.touch_costs_unconverted).toBe(6);
+    expect(answer.cost_rows_unconverted).toBe(0);
+    const yen = await rt.get(
+      `/v1/reports/cohorts?from=${from}&to=${today}&media_source=yennet`,
+      keys.serverKey,
+    );
+    expect(((await yen.json()) as CohortReport).totals).toMatchObject({
+      installs: 1,
+      cost_usd: null,
+    });
   });
 });

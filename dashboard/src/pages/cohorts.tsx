@@ -20,7 +20,12 @@ import type {
   CohortRow,
   ReportFilters,
 } from "../api.ts";
-import { hasAcquisition, noSessionsSeen } from "../cohort-figures.ts";
+import {
+  hasAcquisition,
+  noCostReason,
+  noSessionsSeen,
+  unconvertedCostLines,
+} from "../cohort-figures.ts";
 import { ChartFigure, seriesColour } from "../components/chart.tsx";
 import { type Range, RangeForm, rangeProblem } from "../components/date-range.tsx";
 import { useDefinition } from "../components/definition.tsx";
@@ -198,7 +203,7 @@ const DEFINITIONS = {
     "Installs whose first open falls on a day of the range (UTC), each counted once, with the filters' values; deleted installs left out. Organic installs count too, unless a media source filter leaves them out.",
   conversion:
     "Paid installs (those a media source other than organic won) divided by clicks: organic installs came from no click. — when there were no clicks.",
-  cost: "What the range's days cost, in US dollars, from two sources added up. Cost rows: what was spent, as sent with POST /v1/costs or the CLI's attribution costs import, each converted at the European Central Bank's rate of its day (or of the nearest of the 7 days before), or at the fixed rate of a currency pegged to the dollar (the Gulf's riyals and dirham among them); a row whose currency had no rate is left out (the page says how many). Cost carried by links and ad networks' clicks (their cost model, value and currency): CPI, the price of each install a CPI click or link won (its latest attribution), on the install's day; CPC, the price of each click, and CPM, a thousandth of the price of each impression, on the click's or impression's day; each converted at the rate of that day. A cost row replaces the carried cost of what it names: its day, media source and campaign (the same by id when both sides name one, else by name), and its ad set, ad and country when it has them; whatever the grouping, so the totals never change with it. A cost row left out for want of a rate still replaces what it names. With a media source, campaign or country filter, only the cost rows, installs and touches of that value count. — when neither source gives a cost for the range's days and filters, and with a country filter when a cost row for every country is among the range's (it holds no one country's share). With a platform filter, — whenever the range has any cost row of the filters' media source and campaign (of any, without those filters), since cost rows name no platform; without such cost rows, the cost the links and clicks carried for that platform's installs and touches shows.",
+  cost: "What the range's days cost, in US dollars, from two sources added up. Cost rows: what was spent, as sent with POST /v1/costs or the CLI's attribution costs import, each converted at the European Central Bank's rate of its day (or of the nearest of the 7 days before), or at the fixed rate of a currency pegged to the dollar (the Gulf's riyals and dirham among them); a row whose currency had no rate is left out (the page says how many). Cost carried by links and ad networks' clicks (their cost model, value and currency): CPI, the price of each install a CPI click or link won (its latest attribution), on the install's day; CPC, the price of each click, and CPM, a thousandth of the price of each impression, on the click's or impression's day; each converted at the rate of that day, and one whose currency had no rate left out (the page says how many). A cost row replaces the carried cost of what it names: its day, media source and campaign (the same by id when both sides name one, else by name), and its ad set, ad and country when it has them; whatever the grouping, so the totals never change with it. A cost row left out for want of a rate still replaces what it names. With a media source, campaign or country filter, only the cost rows, installs and touches of that value count. — when neither source gives a cost for the range's days and filters, and with a country filter when a cost row for every country is among the range's (it holds no one country's share). With a platform filter, — whenever the range has any cost row of the filters' media source and campaign (of any, without those filters), since cost rows name no platform; without such cost rows, the cost the links and clicks carried for that platform's installs and touches shows.",
   ecpi: "Effective cost per install: the cost divided by the paid installs (those a media source other than organic won) of the media sources with a cost, as the leading services count it: organic installs cost nothing, and a media source with no cost row and no cost carried by its links and clicks has a spend that is not known, not nothing. The card says how many paid installs count when some are left out. — without cost or such paid installs.",
   revenue:
     "The revenue of these installs' events in US dollars (each at the European Central Bank's rate of its day, or at the fixed rate of a currency pegged to the dollar), from the install day to day 30 after it, or to today for younger installs. An event whose currency no rate converts is left out, and the page says how many, and how much in each currency.",
@@ -223,23 +228,12 @@ const DEFINITIONS = {
 const reached = (cohorts: readonly CohortRow[], day: number) =>
   cohorts.some((cohort) => cohort.retention[day] !== null && cohort.retention[day] !== undefined);
 
-/** Why a figure is not known, in a few words under its "—". */
+/** Why a figure is not known, in a few words under its "—" (the cost's: noCostReason). */
 const whyUnknown = {
-  cost: (filters: ReportFilters) =>
-    filters.platform !== undefined
-      ? "Cost rows name no platform, so with any of these installs' media source and campaign in this range one platform's cost is not known; without them, no link or click of these installs carried a cost."
-      : filters.country !== undefined
-        ? "No cost row or cost carried by a link or click for these installs, or a cost row for every country holds no share of one country's."
-        : "No cost row, and no cost carried by a link or click, for these installs.",
   retention: (day: number) => `No install day has reached day ${day} yet.`,
-  roas: (
-    figures: CohortFigures,
-    cohorts: readonly CohortRow[],
-    filters: ReportFilters,
-    day: number,
-  ) =>
+  roas: (figures: CohortFigures, cohorts: readonly CohortRow[], noCost: string, day: number) =>
     figures.cost_usd === null
-      ? whyUnknown.cost(filters)
+      ? noCost
       : reached(cohorts, day)
         ? `No spend on the days that reached day ${day}: a return on nothing spent is no ratio.`
         : `No install day has reached day ${day} yet.`,
@@ -257,7 +251,8 @@ function CohortsBody(props: {
     const filtered = filtersInWords(report.filters) !== "";
     // Spend, impressions or clicks that won no install are worth seeing most of all: the
     // acquisition figures and the table by media source stay, the install-day figures go.
-    const acquisition = hasAcquisition(report.totals);
+    // Cost left out for want of a rate is acquisition too: its line says so.
+    const acquisition = hasAcquisition(report.totals) || unconvertedCostLines(report).length > 0;
     return (
       <div class="cohorts" aria-busy={props.busy}>
         <section class="card" aria-label="No installs">
@@ -370,8 +365,8 @@ function Totals(props: {
   /** One row of cards alone: acquisition, for a range without installs. */
   only?: "acquisition";
 }) {
-  const { totals: t, cohorts, filters } = props.report;
-  const noCost = whyUnknown.cost(filters);
+  const { totals: t, cohorts } = props.report;
+  const noCost = noCostReason(props.report);
   const costed = costedNote(t);
   const groups: { id: string; title: string; cards: Card[] }[] = [
     {
@@ -462,7 +457,7 @@ function Totals(props: {
             testId: `cohort-roas-d${day}`,
             value,
             text: formatShare(value),
-            why: whyUnknown.roas(t, cohorts, filters, day),
+            why: whyUnknown.roas(t, cohorts, noCost, day),
             note: costed,
             definition: DEFINITIONS.roas(day),
           };
@@ -490,7 +485,7 @@ function Totals(props: {
       }),
     },
   ];
-  const unconverted = props.report.cost_rows_unconverted ?? 0;
+  const costLeftOut = unconvertedCostLines(props.report);
   const revenueLeftOut = unconvertedRevenueLine(props.report);
   const noSessions = noSessionsSeen(cohorts);
   const shown = props.only ? groups.filter((group) => group.id === props.only) : groups;
@@ -513,13 +508,13 @@ function Totals(props: {
               />
             ))}
           </div>
-          {group.id === "acquisition" && unconverted > 0 ? (
-            <p class="warning" data-testid="cost-unconverted">
-              {unconverted === 1
-                ? "1 cost row of this range is left out of the cost: no rate of its day converts its currency to US dollars."
-                : `${formatCount(unconverted)} cost rows of this range are left out of the cost: no rate of their day converts their currency to US dollars.`}
-            </p>
-          ) : null}
+          {group.id === "acquisition"
+            ? costLeftOut.map((line) => (
+                <p key={line.testId} class="warning" data-testid={line.testId}>
+                  {line.text}
+                </p>
+              ))
+            : null}
           {group.id === "revenue" && revenueLeftOut !== null ? (
             <p class="warning" data-testid="revenue-unconverted">
               {revenueLeftOut}

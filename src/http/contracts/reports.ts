@@ -287,6 +287,10 @@ export const cohortReportSchema = tiedTo<CohortReport>()(
         "Cost rows of the window left out of every cost figure: no ECB rate of their day (or the 7 days before) converts their currency to USD.",
         0,
       ),
+      touch_costs_unconverted: count(
+        "Installs won by a CPI touch, and CPC clicks and CPM impressions, of the window whose price (a link's or a network touch's `cost_value` in `cost_currency`) is left out of every cost figure: no ECB rate of their day (or the 7 days before), nor a peg to the dollar, converts its currency to USD. Those a cost row replaces are not counted.",
+        0,
+      ),
       revenue_events_unconverted: count(
         `Revenue events of these installs (up to day ${COHORT_DAYS} since each install) left out of revenue, ARPU and ROAS: no ECB rate of their day (or the 7 days before), nor a peg to the dollar, converts their currency to USD.`,
         0,
