@@ -8,7 +8,8 @@
 #     them: the imports of src/main against the declared dependencies, the POM's dependencies
 #     resolving from Maven Central;
 #  4. starts the real embedded service and runs every test: the JVM core, the conformance
-#     vectors, end to end against the service, and the Android layer under Robolectric.
+#     vectors, end to end against the service, the Android layer under Robolectric, and the
+#     consumer apps (one of them also shrunk by R8 with the consumer rules).
 # Each check prints `ok  <name>` or `FAIL <name>`; ends with one line: `N passed, N failed`.
 # `./test.sh Word` runs only the test classes whose name contains Word.
 set -euo pipefail

@@ -2,7 +2,8 @@
 # of consumers/ against the AAR's classes.jar as apps of the Kotlin 2.0 era build them (the
 # Kotlin one with kotlinc 2.0.21 from Maven Central, the Java one with javac), then runs each
 # under Robolectric against the embedded service with kotlin-stdlib 2.0.21 (the POM's) on the
-# classpath. Uses ok/fail from test.sh.
+# classpath; then the Kotlin one again, shrunk by R8 with the SDK's consumer rules
+# (tools/shrink.sh). Uses ok/fail from test.sh.
 
 run_consumers() {
   local out="$build/consumers" sources="$kotlin_sdk/consumers"
@@ -54,4 +55,8 @@ run_consumers() {
       fail "$name under Robolectric against the service"
     fi
   done
+  if [[ -n "$(find "$out/kotlin" -name '*.class' | head -1)" ]]; then
+    source "$kotlin_sdk/tools/shrink.sh"
+    run_shrunk_consumer
+  fi
 }
