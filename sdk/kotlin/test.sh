@@ -80,6 +80,16 @@ build_artifact
 check_artifact
 check_kotlin_metadata
 
+# No wrapper jar is committed: the README's `gradle wrapper --gradle-version` writes the wrapper
+# for the Gradle the build names, and must say the same version.
+wrapper_gradle="$(sed -nE 's|^distributionUrl=.*/gradle-([0-9.]+)-bin\.zip$|\1|p' "$here/gradle/wrapper/gradle-wrapper.properties")"
+readme_gradle="$(sed -nE 's|^gradle wrapper --gradle-version ([0-9.]+).*|\1|p' "$here/README.md")"
+if [[ -n "$wrapper_gradle" && "$readme_gradle" == "$wrapper_gradle" ]] && grep -q "Gradle $wrapper_gradle" "$here/README.md"; then
+  ok "the README's gradle wrapper step names the build's Gradle ($wrapper_gradle)"
+else
+  fail "the README's gradle wrapper step names the build's Gradle" "wrapper properties: ${wrapper_gradle:-none}, README: ${readme_gradle:-none}"
+fi
+
 # The Robolectric tests run on the catalog's compileSdk.
 robolectric_sdks="$(grep -rhoE '@Config\(sdk = \[[0-9]+\]' "$here/src/test/kotlin" | grep -oE '[0-9]+' | sort -u | tr '\n' ' ')"
 if [[ "$robolectric_sdks" == "$(catalog_version compileSdk) " ]]; then
