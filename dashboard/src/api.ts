@@ -162,6 +162,10 @@ export interface Overview {
   deep_link_paths: { deep_link_path: string | null; installs: number }[];
   /** By the country the events were sent from (null: none known), most installs first. */
   countries: { country: string | null; installs: number; events: number; revenue_usd: number }[];
+  /** The range's revenue events left out of every revenue figure: no rate converts them to USD. */
+  revenue_events_unconverted: number;
+  /** Those events per currency, most first, with their amount in it. */
+  revenue_unconverted: { currency: string; events: number; amount: number }[];
 }
 
 export interface CampaignRow {

@@ -85,6 +85,17 @@ export interface OverviewReport {
     readonly events: number;
     readonly revenue_usd: number;
   }[];
+  /**
+   * The window's revenue events left out of every revenue figure: no rate of their day converts
+   * their currency to USD (their `revenue_usd` null).
+   */
+  readonly revenue_events_unconverted: number;
+  /** Those events per currency, most first, with their amount in it. */
+  readonly revenue_unconverted: {
+    readonly currency: string;
+    readonly events: number;
+    readonly amount: number;
+  }[];
 }
 
 /** What a cohort's installs may be grouped by, beside their media source. */

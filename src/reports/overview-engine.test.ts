@@ -1,7 +1,7 @@
 /**
  * The overview on DuckDB over a lake of files, where an engine's own reading of the query
  * shows: an install's latest attribution is read as it is, its nulls included, as Athena's
- * `max_by` reads it.
+ * `max_by` reads it; revenue no rate converted is counted beside the revenue.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -69,7 +69,27 @@ describe("the overview on DuckDB", () => {
       });
     // s-1: a link's click with a deep link path won it first, Apple Ads (no click id) later;
     // s-2: the other way round.
-    await lay(EVENTS_TABLE, [install("s-1"), install("s-2")]);
+    /** A purchase of s-1's: `usd` null where no rate converts its currency. */
+    const purchase = (n: number, revenue: number, currency: string, usd: number | null) =>
+      lakeEvent({
+        app_id: APP,
+        event_id: `p-${n}`,
+        service_id: "s-1",
+        event_name: "service_purchase",
+        event_type: "PURCHASE",
+        event_time: "2026-11-10T13:00:00.000Z",
+        revenue,
+        currency,
+        revenue_usd: usd,
+      });
+    await lay(EVENTS_TABLE, [
+      install("s-1"),
+      install("s-2"),
+      purchase(1, 5, "USD", 5),
+      purchase(2, 250_000, "VND", null),
+      purchase(3, 300, "TWD", null),
+      purchase(4, 100_000, "VND", null),
+    ]);
     await lay(ATTRIBUTIONS_TABLE, [
       byLink("s-1", "2026-11-10T12:00:01.000Z"),
       byAppleAds("s-1", "2026-11-10T12:05:00.000Z"),
@@ -113,5 +133,35 @@ describe("the overview on DuckDB", () => {
         ["matched_no_params", 1],
       ]),
     );
+  });
+
+  it("counts the revenue no rate converted, per currency with its amount, beside the revenue it is left out of", async () => {
+    const engine = createDuckDbReportEngine({
+      duckdb,
+      lakeDir: join(dir, "lake"),
+      lakeFiles: createReadWriteLock(),
+    });
+    const overview = (filters = {}) =>
+      engine.overview({
+        appId: APP,
+        from: "2026-11-10",
+        to: "2026-11-10",
+        filters,
+        excludeServiceIds: [],
+      });
+    const report = await overview();
+    expect(report.totals.revenue_usd).toBe(5);
+    expect(report.revenue_events_unconverted).toBe(3);
+    expect(report.revenue_unconverted).toEqual([
+      { currency: "VND", events: 2, amount: 350_000 },
+      { currency: "TWD", events: 1, amount: 300 },
+    ]);
+    // Narrowed by the filters as the revenue is: s-1's latest attribution is Apple Ads'.
+    expect((await overview({ media_source: "link" })).revenue_events_unconverted).toBe(0);
+    expect(
+      (await overview({ media_source: "apple_search_ads" })).revenue_unconverted.map(
+        (row) => row.currency,
+      ),
+    ).toEqual(["VND", "TWD"]);
   });
 });

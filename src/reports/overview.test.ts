@@ -12,6 +12,8 @@ const row = (
   organic_installs: 0n,
   events: 0n,
   revenue_usd: 0,
+  revenue_events_unconverted: 0n,
+  revenue_unconverted: 0,
   ...values,
 });
 
@@ -29,6 +31,8 @@ describe("the overview's answer", () => {
       organic_installs: "0",
       events: "0",
       revenue_usd: "1.5E0",
+      revenue_events_unconverted: "0",
+      revenue_unconverted: "0.0",
     });
     expect(fromAthena).toEqual(fromDuckDb);
     expect(fromDuckDb).toMatchObject({
@@ -64,5 +68,38 @@ describe("the overview's answer", () => {
     expect(report.deep_link_paths.map((p) => p.deep_link_path)).toEqual(
       Array.from({ length: 10 }, (_, i) => `/p${9 - i}`),
     );
+  });
+
+  it("says how many revenue events no rate converted, per currency, most first", () => {
+    const report = overviewReport({ from: "2026-11-01", to: "2026-11-01" }, [
+      overviewRowOf(row("totals", { events: 9n, revenue_usd: 5, revenue_events_unconverted: 3n })),
+      // Converted events' rows of the set name no currency.
+      overviewRowOf(row("revenue_unconverted", { events: 6n, revenue_usd: 5 })),
+      overviewRowOf(
+        row("revenue_unconverted", {
+          currency: "TWD",
+          events: 1n,
+          revenue_events_unconverted: 1n,
+          revenue_unconverted: 300,
+        }),
+      ),
+      overviewRowOf(
+        row("revenue_unconverted", {
+          currency: "VND",
+          events: 2n,
+          revenue_events_unconverted: 2n,
+          revenue_unconverted: 350_000.0000001,
+        }),
+      ),
+    ]);
+    expect(report.revenue_events_unconverted).toBe(3);
+    expect(report.revenue_unconverted).toEqual([
+      { currency: "VND", events: 2, amount: 350_000 },
+      { currency: "TWD", events: 1, amount: 300 },
+    ]);
+    expect(overviewReport({ from: "2026-11-01", to: "2026-11-01" }, [])).toMatchObject({
+      revenue_events_unconverted: 0,
+      revenue_unconverted: [],
+    });
   });
 });

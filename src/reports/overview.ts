@@ -133,6 +133,15 @@ export const overviewReport = (
     deep_link_paths: withInstalls("deep_link_paths")
       .map((row) => ({ deep_link_path: required(row, "deep_link_path"), installs: row.installs }))
       .sort((a, b) => b.installs - a.installs || byText(a.deep_link_path, b.deep_link_path)),
+    revenue_events_unconverted: total?.revenue_events_unconverted ?? 0,
+    revenue_unconverted: of("revenue_unconverted")
+      .filter((row) => row.currency !== null && row.revenue_events_unconverted > 0)
+      .map((row) => ({
+        currency: required(row, "currency"),
+        events: row.revenue_events_unconverted,
+        amount: money(row.revenue_unconverted),
+      }))
+      .sort((a, b) => b.events - a.events || byText(a.currency, b.currency)),
     countries: of("countries")
       .map((row) => ({
         country: row.country,

@@ -194,7 +194,7 @@ describe("the report queries", () => {
   it("name each grouping set by grouping()'s bits: one per key left out, the first the highest", () => {
     expect(groupingIdOf(OVERVIEW_KEYS)).toBe(0);
     expect(groupingIdOf([])).toBe(2 ** OVERVIEW_KEYS.length - 1);
-    expect(groupingIdOf(["country"])).toBe(2 ** OVERVIEW_KEYS.length - 2);
+    expect(groupingIdOf(OVERVIEW_KEYS.slice(-1))).toBe(2 ** OVERVIEW_KEYS.length - 2);
     expect(groupingIdOf(["day"])).toBe(2 ** (OVERVIEW_KEYS.length - 1) - 1);
     const ids = Object.values(OVERVIEW_SETS).map(groupingIdOf);
     expect(new Set(ids).size).toBe(ids.length);

@@ -143,6 +143,8 @@ export const OVERVIEW_KEYS = [
   "method",
   "deep_link_path",
   "country",
+  // The currency of revenue no rate converted; null for every other event.
+  "currency",
 ] as const;
 export type OverviewKey = (typeof OVERVIEW_KEYS)[number];
 
@@ -157,6 +159,7 @@ export const OVERVIEW_SETS = {
   match_method: ["method"],
   deep_link_paths: ["deep_link_path"],
   countries: ["country"],
+  revenue_unconverted: ["currency"],
 } as const satisfies Record<string, readonly OverviewKey[]>;
 export type OverviewSet = keyof typeof OVERVIEW_SETS;
 
@@ -177,6 +180,8 @@ export const OVERVIEW_MEASURES = [
   "organic_installs",
   "events",
   "revenue_usd",
+  "revenue_events_unconverted",
+  "revenue_unconverted",
 ] as const;
 
 /**
@@ -195,8 +200,16 @@ export const REPORT_COLUMNS = [
   "revenue_usd",
 ] as const satisfies readonly ColumnName[];
 
-/** The export's columns the overview reads: a report's, and the installs' match. */
-const OVERVIEW_COLUMNS: readonly ColumnName[] = [...REPORT_COLUMNS, "matching_type"];
+/**
+ * The export's columns the overview reads: a report's, the installs' match, and the revenue and
+ * currency of the events no rate converted.
+ */
+const OVERVIEW_COLUMNS: readonly ColumnName[] = [
+  ...REPORT_COLUMNS,
+  "matching_type",
+  "revenue",
+  "currency",
+];
 
 export interface OverviewQueryInput {
   readonly dialect: Dialect;
@@ -235,6 +248,9 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
     exclude: input.exclude,
   });
   const isInstall = `r.event_name = ${install}`;
+  // Revenue no rate converted: in no `revenue_usd`, counted apart so the answer says so.
+  const isUnconverted =
+    "r.revenue IS NOT NULL AND r.revenue_usd IS NULL AND r.currency IS NOT NULL";
   const filters = Object.entries(input.filters ?? {})
     .filter((entry): entry is [keyof CohortFilters, string] => typeof entry[1] === "string")
     .map(([key, value]) => `\n    AND ${FILTER_COLUMNS[key]} = ${sqlString(value)}`)
@@ -280,11 +296,14 @@ window_groups AS (
     r.country,
     CASE WHEN ${isInstall} THEN r.service_id END AS install_id,
     CASE WHEN ${isInstall} THEN r.matching_type END AS matching_type,
+    CASE WHEN ${isUnconverted} THEN r.currency END AS currency,
     count(*) AS events,
-    sum(coalesce(r.revenue_usd, 0)) AS revenue_usd
+    sum(coalesce(r.revenue_usd, 0)) AS revenue_usd,
+    count(CASE WHEN ${isUnconverted} THEN 1 END) AS revenue_events_unconverted,
+    sum(CASE WHEN ${isUnconverted} THEN r.revenue END) AS revenue_unconverted
   FROM report_rows AS r
   WHERE 1 = 1${filters}
-  GROUP BY 1, 2, 3, 4, 5, 6, 7
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
 ),
 facts AS (
   SELECT
@@ -297,8 +316,11 @@ facts AS (
     CASE WHEN g.install_id IS NOT NULL THEN coalesce(i.match_status, ${pending}) END AS status,
     CASE WHEN g.install_id IS NOT NULL THEN coalesce(g.matching_type, i.match_status, ${pending}) END AS method,
     CASE WHEN g.install_id IS NOT NULL AND g.media_source <> ${organic} THEN p.deep_link_path END AS deep_link_path,
+    g.currency,
     g.events,
-    g.revenue_usd
+    g.revenue_usd,
+    g.revenue_events_unconverted,
+    g.revenue_unconverted
   FROM window_groups AS g
   LEFT JOIN window_installs AS i ON i.service_id = g.install_id
   LEFT JOIN install_paths AS p ON p.click_id = i.click_id
@@ -311,7 +333,9 @@ grouped AS (
     ${count(`CASE WHEN is_install AND media_source <> ${organic} THEN events END`)} AS paid_installs,
     ${count(`CASE WHEN is_install AND media_source = ${organic} THEN events END`)} AS organic_installs,
     ${count("events")} AS events,
-    coalesce(sum(revenue_usd), 0) AS revenue_usd
+    coalesce(sum(revenue_usd), 0) AS revenue_usd,
+    ${count("revenue_events_unconverted")} AS revenue_events_unconverted,
+    coalesce(sum(revenue_unconverted), 0) AS revenue_unconverted
   FROM facts
   GROUP BY GROUPING SETS (
     ${sets}

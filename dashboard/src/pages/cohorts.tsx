@@ -37,6 +37,7 @@ import { formatCount, formatKnownUsd, formatShare, formatUsd, today, UNKNOWN } f
 import { useHashQuery } from "../hash-route.ts";
 import { cohortsOf } from "../report-cache.ts";
 import { filtersInWords, filtersOf, putFilters, rangeOf } from "../report-query.ts";
+import { unconvertedRevenueLine } from "../revenue-left-out.ts";
 import { appPath } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
@@ -345,21 +346,6 @@ const costedNote = (figures: CohortFigures): string | undefined => {
   return `Over ${formatCount(figures.paid_installs_with_cost)} of ${formatCount(figures.paid_installs)} paid installs: the other ${formatCount(left)} are of media sources with no cost.`;
 };
 
-/** Amounts in their own currency, to the last digit the report gives: "7.5 KWD". */
-const currencyAmount = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
-
-/** The line under the revenue cards when some revenue no rate converted is left out of them. */
-const unconvertedRevenueLine = (report: CohortReport): string | null => {
-  const events = report.revenue_events_unconverted ?? 0;
-  if (events <= 0) return null;
-  const amounts = (report.revenue_unconverted ?? [])
-    .map(({ currency, amount }) => `${currencyAmount.format(amount)} ${currency}`)
-    .join("; ");
-  return events === 1
-    ? `1 revenue event of these installs is left out of revenue, ARPU and ROAS: no rate of its day converts its currency to US dollars (${amounts}).`
-    : `${formatCount(events)} revenue events of these installs are left out of revenue, ARPU and ROAS: no rate of their day converts their currency to US dollars (${amounts}).`;
-};
-
 function Totals(props: {
   report: CohortReport;
   /** One row of cards alone: acquisition, for a range without installs. */
@@ -486,7 +472,7 @@ function Totals(props: {
     },
   ];
   const costLeftOut = unconvertedCostLines(props.report);
-  const revenueLeftOut = unconvertedRevenueLine(props.report);
+  const revenueLeftOut = unconvertedRevenueLine(props.report, "cohorts");
   const noSessions = noSessionsSeen(cohorts);
   const shown = props.only ? groups.filter((group) => group.id === props.only) : groups;
   return (

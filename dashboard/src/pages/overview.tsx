@@ -29,6 +29,7 @@ import {
   putFilters,
   rangeOf,
 } from "../report-query.ts";
+import { unconvertedRevenueLine } from "../revenue-left-out.ts";
 import { appPath, useSession } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
@@ -154,7 +155,7 @@ const DEFINITIONS = {
   events:
     "Everything the apps reported on the days of the range, the installs themselves included, whenever the app was installed.",
   revenue:
-    "The revenue of the range's events, each converted to US dollars at the European Central Bank's rate of its day. An event without revenue counts as 0.",
+    "The revenue of the range's events, each converted to US dollars at the European Central Bank's rate of its day, or at the fixed rate of a currency pegged to the dollar. An event without revenue counts as 0. An event whose currency no rate converts is left out, here and in every revenue figure of the page, and a line under these figures says how many, and how much in each currency.",
   matchStatus:
     "Each install of the range by what its attribution found. Matched (with deep link): a touch won and the app was handed its deep link. Matched (no deep link): a touch won, but it carried no deep link or the match was not sure enough to hand one over. Organic: no touch explains it. Waiting for attribution: not in the reports yet, for a few minutes.",
   matchMethod:
@@ -241,6 +242,7 @@ function TotalCard(props: {
 
 function Totals(props: { data: Overview }) {
   const { totals } = props.data;
+  const revenueLeftOut = unconvertedRevenueLine(props.data, "overview");
   const cards: [label: string, testId: string, value: number, text: string, definition: string][] =
     [
       [
@@ -274,18 +276,25 @@ function Totals(props: { data: Overview }) {
       ],
     ];
   return (
-    <div class="totals">
-      {cards.map(([label, testId, value, text, definition]) => (
-        <TotalCard
-          key={testId}
-          label={label}
-          testId={testId}
-          value={value}
-          text={text}
-          definition={definition}
-        />
-      ))}
-    </div>
+    <>
+      <div class="totals">
+        {cards.map(([label, testId, value, text, definition]) => (
+          <TotalCard
+            key={testId}
+            label={label}
+            testId={testId}
+            value={value}
+            text={text}
+            definition={definition}
+          />
+        ))}
+      </div>
+      {revenueLeftOut !== null ? (
+        <p class="warning" data-testid="revenue-unconverted">
+          {revenueLeftOut}
+        </p>
+      ) : null}
+    </>
   );
 }
 

@@ -31,9 +31,11 @@ const OVERVIEW_HEADER = [
   "organic_installs",
   "events",
   "revenue_usd",
+  "revenue_events_unconverted",
+  "revenue_unconverted",
 ];
 
-/** An overview result row of `set`, its keys given, the rest null. */
+/** An overview result row of `set`, its keys given, the rest null; measures not given 0. */
 const overviewRow = (
   set: keyof typeof OVERVIEW_SETS,
   keys: Partial<Record<(typeof OVERVIEW_KEYS)[number], string>>,
@@ -41,7 +43,7 @@ const overviewRow = (
 ) => [
   groupingIdOf(OVERVIEW_SETS[set]),
   ...OVERVIEW_KEYS.map((key) => keys[key] ?? null),
-  ...measures,
+  ...OVERVIEW_HEADER.slice(1 + OVERVIEW_KEYS.length).map((_, index) => measures[index] ?? 0),
 ];
 
 describe("Athena report engine", () => {
@@ -124,7 +126,8 @@ describe("Athena report engine", () => {
     results.push(
       csv([
         OVERVIEW_HEADER,
-        overviewRow("totals", {}, [3, 2, 1, 10, "1.2345E1"]),
+        overviewRow("totals", {}, [3, 2, 1, 10, "1.2345E1", 2, "2.5E5"]),
+        overviewRow("revenue_unconverted", { currency: "VND" }, [0, 0, 0, 2, 0, 2, "2.5E5"]),
         overviewRow(
           "installs_by_day",
           { day: "2026-11-01", media_source: "meta_ads" },
@@ -239,11 +242,15 @@ describe("Athena report engine", () => {
         { country: "DE", installs: 3, events: 8, revenue_usd: 12.345 },
         { country: null, installs: 0, events: 2, revenue_usd: 0 },
       ],
+      revenue_events_unconverted: 2,
+      revenue_unconverted: [{ currency: "VND", events: 2, amount: 250_000 }],
     });
   });
 
   it("fails on a result that is not the overview's rather than chart part of it", async () => {
-    results.push(csv([OVERVIEW_HEADER, [99, ...OVERVIEW_KEYS.map(() => null), 0, 0, 0, 0, 0]]));
+    results.push(
+      csv([OVERVIEW_HEADER, [99, ...OVERVIEW_KEYS.map(() => null), 0, 0, 0, 0, 0, 0, 0]]),
+    );
     await expect(
       engine().overview({
         appId: APP,

@@ -656,6 +656,8 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         campaigns: [],
         deep_link_paths: [],
         countries: [],
+        revenue_events_unconverted: 0,
+        revenue_unconverted: [],
       });
       const before = await overview([], "2026-01-01", "2026-01-31");
       expect(before.totals.events).toBe(0);

@@ -41,7 +41,10 @@ export const overviewReportSchema = tiedTo<OverviewReport>()(
           paid_installs: count("Installs credited to a media source other than organic.", 80),
           organic_installs: count("Installs found organic.", 35),
           events: count("Every event of the window, the installs' own included.", 2400),
-          revenue_usd: usd("The events' `revenue_usd` summed, a missing one as 0.", 1234.5),
+          revenue_usd: usd(
+            "The events' `revenue_usd` summed, a missing one as 0 (`revenue_events_unconverted` counts those of revenue no rate converts).",
+            1234.5,
+          ),
         })
         .meta({
           description:
@@ -147,6 +150,22 @@ export const overviewReportSchema = tiedTo<OverviewReport>()(
         .meta({
           description: "Per country the events were sent from, most installs first.",
         }),
+      revenue_events_unconverted: count(
+        "The window's revenue events left out of every revenue figure (the totals', each day's, each campaign's and country's): no ECB rate of their day (or the 7 days before), nor a peg to the dollar, converts their currency to USD, so their `revenue_usd` is null.",
+        0,
+      ),
+      revenue_unconverted: z
+        .array(
+          z.strictObject({
+            currency: z.string().meta({ description: "ISO 4217.", example: "VND" }),
+            events: count("Its revenue events left out.", 2),
+            amount: z.number().meta({
+              description: "Their revenue added up, in the currency (refunds negative).",
+              example: 250000,
+            }),
+          }),
+        )
+        .meta({ description: "Those events per currency, most first." }),
     })
     .meta({
       id: "OverviewReport",
