@@ -39,7 +39,6 @@
  * install was made on, the country the session came from), since an install of a day before
  * the range has its install event in partitions the query does not read.
  */
-
 import { CHARGED_TOUCHES } from "../costs/touch-cost.ts";
 import {
   buildReportRowsQuery,
@@ -206,6 +205,7 @@ const chargedInstall = (a: string): string =>
 /** 1 for a price charged (`charged`, a 0-or-1 column) that no rate converted (`usd` null). */
 const unconvertedOf = (usd: string, charged: string): string =>
   `CASE WHEN ${usd} IS NULL AND ${charged} = 1 THEN 1 ELSE 0 END`;
+
 const COLUMNS_OF_KEY: Readonly<Record<CohortCostKey, readonly string[]>> = {
   campaign: ["campaign_id", "campaign_name"],
   adset: ["cost_adset_id", "cost_adset_name"],
