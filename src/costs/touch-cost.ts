@@ -142,27 +142,6 @@ const touchesPerPrice = (cost: TouchCost, type: TouchType): number | null => {
   return charged?.type === type ? charged.perPrice : null;
 };
 
-/** A power of two, so that scaling a price by it and back is exact. */
-const UNROUNDED_SCALE = 2 ** 20;
-
-/**
- * A price in USD at the rate of `day`, not rounded. FxRates.toUsd rounds to a micro-dollar, right
- * for an amount stored once (a cost row, a revenue event), not for a touch's price, which a report
- * adds up over every click or impression of it: each rounded alike, the sum drifts one way, the
- * more so the smaller the share of a micro-dollar the rounding is of (a CPM impression's cost).
- * Converted for the price scaled up and divided back, the rounding falls below a double's own
- * precision of the price; the report rounds the sum once.
- */
-const unroundedUsd = (
-  price: number,
-  currency: string,
-  day: string,
-  fx: Pick<FxRates, "toUsd">,
-): number | null => {
-  const scaled = fx.toUsd(price * UNROUNDED_SCALE, currency, day);
-  return scaled === null ? null : scaled / UNROUNDED_SCALE;
-};
-
 /**
  * What the touch itself cost in USD, at the ECB rate of `day` (its UTC day): a CPC click its
  * price, a CPM impression a thousandth of it, unrounded (the report rounds the sum of them).
@@ -177,7 +156,8 @@ export const touchCostUsd = (
 ): number | null => {
   const touches = cost ? touchesPerPrice(cost, type) : null;
   if (!cost || touches === null) return null;
-  const usd = unroundedUsd(cost.value, cost.currency, day, fx);
+  // Unrounded: the report rounds the sum of many touches' shares once.
+  const usd = fx.toUsd(cost.value, cost.currency, day, { unrounded: true });
   return usd === null ? null : usd / touches;
 };
 

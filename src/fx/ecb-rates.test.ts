@@ -50,6 +50,12 @@ describe("toUsd", () => {
     expect(fx.toUsd(-10, "GBP", "2025-01-10")).toBe(-12.409_639);
   });
 
+  it("leaves a conversion unrounded when asked, for a price a report adds up over many touches", () => {
+    expect(fx.toUsd(1, "JPY", "2025-01-09", { unrounded: true })).toBe((1 / 161) * 1.04);
+    expect(fx.toUsd(0.4, "EUR", "2025-01-10", { unrounded: true })).toBe(0.4 * 1.03);
+    expect(fx.toUsd(1, "USD", "2025-01-10", { unrounded: true })).toBe(1);
+  });
+
   it("treats currency codes case-insensitively", () => {
     expect(fx.toUsd(10, "gbp", "2025-01-10")).toBe(12.409_639);
     expect(fx.toUsd(10, " eur ", "2025-01-10")).toBe(10.3);

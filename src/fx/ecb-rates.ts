@@ -17,6 +17,11 @@ export interface ToUsdOptions {
    * a stale table is noticed (null) instead of silently converting at months-old rates.
    */
   readonly maxCarryDays?: number;
+  /**
+   * Not rounded: for a price a report adds up over many touches (a CPM impression's share of
+   * it), where each rounded alike would make the sum drift one way; the report rounds the sum.
+   */
+  readonly unrounded?: boolean;
 }
 
 export interface FxRates {
@@ -30,7 +35,7 @@ export interface FxRates {
    * Null when no rate is known for that currency within `maxCarryDays` of the date, for an
    * unknown currency, or for a non-finite amount. USD is returned unchanged (no rate involved); a
    * currency of USD_PEGS converts at its peg, whatever the date. Other results are rounded to 6
-   * decimal places (see `roundUsd`).
+   * decimal places (see `roundUsd`) unless `unrounded` is asked.
    */
   toUsd(amount: number, currency: string, date: string, options?: ToUsdOptions): number | null;
 }
@@ -205,7 +210,8 @@ export const parseEcbRates = (csvText: string): FxRates => {
       const code = currency.trim().toUpperCase();
       if (code === "USD") return amount;
       // An amount near the largest double can overflow: no number is then the honest answer.
-      const usdOf = (value: number) => (Number.isFinite(value) ? roundUsd(value) : null);
+      const usdOf = (value: number) =>
+        Number.isFinite(value) ? (options?.unrounded ? value : roundUsd(value)) : null;
       // A peg is the rate of every day, whatever the table holds or how old it is.
       const pegged = USD_PEGS.get(code);
       if (pegged !== undefined) return usdOf(amount / pegged);
