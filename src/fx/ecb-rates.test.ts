@@ -50,10 +50,11 @@ describe("toUsd", () => {
     expect(fx.toUsd(-10, "GBP", "2025-01-10")).toBe(-12.409_639);
   });
 
-  it("leaves a conversion unrounded when asked, for a price a report adds up over many touches", () => {
-    expect(fx.toUsd(1, "JPY", "2025-01-09", { unrounded: true })).toBe((1 / 161) * 1.04);
-    expect(fx.toUsd(0.4, "EUR", "2025-01-10", { unrounded: true })).toBe(0.4 * 1.03);
-    expect(fx.toUsd(1, "USD", "2025-01-10", { unrounded: true })).toBe(1);
+  it("rounds to the decimal places asked, for a price a report adds up over many touches", () => {
+    expect(fx.toUsd(1, "JPY", "2025-01-09", { decimals: 12 })).toBe(0.006459627329);
+    expect(fx.toUsd(1, "JPY", "2025-01-09")).toBe(0.00646);
+    expect(fx.toUsd(0.2, "EUR", "2025-01-10", { decimals: 12 })).toBe(0.206);
+    expect(fx.toUsd(1, "USD", "2025-01-10", { decimals: 12 })).toBe(1);
   });
 
   it("treats currency codes case-insensitively", () => {

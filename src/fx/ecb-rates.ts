@@ -18,10 +18,11 @@ export interface ToUsdOptions {
    */
   readonly maxCarryDays?: number;
   /**
-   * Not rounded: for a price a report adds up over many touches (a CPM impression's share of
-   * it), where each rounded alike would make the sum drift one way; the report rounds the sum.
+   * Decimal places of the result: 6 unless asked (`roundUsd`). A price a report adds up over
+   * many touches (a CPM impression's share of it) takes more: each rounded alike to a
+   * micro-dollar, the sum would drift one way. The report rounds the sum.
    */
-  readonly unrounded?: boolean;
+  readonly decimals?: number;
 }
 
 export interface FxRates {
@@ -35,7 +36,7 @@ export interface FxRates {
    * Null when no rate is known for that currency within `maxCarryDays` of the date, for an
    * unknown currency, or for a non-finite amount. USD is returned unchanged (no rate involved); a
    * currency of USD_PEGS converts at its peg, whatever the date. Other results are rounded to 6
-   * decimal places (see `roundUsd`) unless `unrounded` is asked.
+   * decimal places (see `roundUsd`), or to `decimals`.
    */
   toUsd(amount: number, currency: string, date: string, options?: ToUsdOptions): number | null;
 }
@@ -104,8 +105,8 @@ const dateOfDay = (day: number): string => new Date(day * DAY_MS).toISOString().
  * small events unbiased, which rounding to cents would not. It also makes the value identical
  * in every export format. `toFixed` rounds half away from zero, symmetric for refunds.
  */
-export const roundUsd = (value: number): number => {
-  const rounded = Number(value.toFixed(6));
+export const roundUsd = (value: number, decimals = 6): number => {
+  const rounded = Number(value.toFixed(decimals));
   return rounded === 0 ? 0 : rounded; // no "-0" in exports
 };
 
@@ -211,7 +212,7 @@ export const parseEcbRates = (csvText: string): FxRates => {
       if (code === "USD") return amount;
       // An amount near the largest double can overflow: no number is then the honest answer.
       const usdOf = (value: number) =>
-        Number.isFinite(value) ? (options?.unrounded ? value : roundUsd(value)) : null;
+        Number.isFinite(value) ? roundUsd(value, options?.decimals) : null;
       // A peg is the rate of every day, whatever the table holds or how old it is.
       const pegged = USD_PEGS.get(code);
       if (pegged !== undefined) return usdOf(amount / pegged);
