@@ -123,18 +123,11 @@ fetch_deps_now() {
     touch "$stamp"
   fi
 
-  # Lines "   group:artifact:type[:classifier]:version:scope:/path[ -- module …]".
-  local line coordinates path scope group artifact jar
+  local path scope group artifact jar
   android_all_jar=""
   kotlin_stdlib_jar=""
   local compile=() provided=() test=()
-  while read -r line; do
-    line="${line%% -- *}"
-    [[ "$line" == *:/* ]] || continue
-    coordinates="${line%%:/*}"
-    path="/${line#*:/}"
-    scope="${coordinates##*:}"
-    IFS=: read -r group artifact _ <<<"$coordinates"
+  while read -r scope group artifact path; do
     [[ "$group:$artifact" == org.jetbrains.kotlin:kotlin-stdlib ]] && kotlin_stdlib_jar="$path"
     # Kotlin's own runtime comes with the compiler that test.sh runs, at the catalog's version.
     [[ "$group" == org.jetbrains.kotlin || "$group:$artifact" == org.jetbrains:annotations ]] && continue
@@ -151,12 +144,25 @@ fetch_deps_now() {
     else
       compile+=("$jar")
     fi
-  done <"$deps/list.txt"
+  done < <(dependencies)
   [[ -n "$android_all_jar" ]] || { echo "android-all was not fetched" >&2; return 1; }
   [[ -n "$kotlin_stdlib_jar" ]] || { echo "kotlin-stdlib was not fetched" >&2; return 1; }
   main_classpath="$(IFS=:; echo "$android_all_jar${compile[*]:+:${compile[*]}}")"
   consumer_classpath="$main_classpath${provided[*]:+:$(IFS=:; echo "${provided[*]}")}"
   test_classpath="$(IFS=:; echo "${compile[*]}:${test[*]}")"
+}
+
+# dependencies: the fetched list (fetch_deps), a dependency a line: "SCOPE GROUP ARTIFACT PATH".
+dependencies() {
+  # Its lines: "   group:artifact:type[:classifier]:version:scope:/path[ -- module …]".
+  local line coordinates group artifact
+  while read -r line; do
+    line="${line%% -- *}"
+    [[ "$line" == *:/* ]] || continue
+    coordinates="${line%%:/*}"
+    IFS=: read -r group artifact _ <<<"$coordinates"
+    echo "${coordinates##*:} $group $artifact /${line#*:/}"
+  done <"$deps/list.txt"
 }
 
 # fetch_consumer_compiler: the older Kotlin compiler an app of the catalog's kotlinStdlib era

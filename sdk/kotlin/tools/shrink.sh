@@ -68,14 +68,8 @@ shrink_app() {
     embedded_rules "$kotlin_stdlib_jar"
   } >"$rules"
   # deps.sh's list: its compile scope is the SDK's runtime dependencies and their own.
-  local line coordinates path scope group
-  while read -r line; do
-    line="${line%% -- *}"
-    [[ "$line" == *:/* ]] || continue
-    coordinates="${line%%:/*}"
-    path="/${line#*:/}"
-    scope="${coordinates##*:}"
-    group="${coordinates%%:*}"
+  local path scope group
+  while read -r scope group _ path; do
     [[ "$scope" == compile ]] || continue
     # Without the optional libraries, an app's exclude takes what they bring too: all that is
     # left is Kotlin's.
@@ -90,7 +84,7 @@ shrink_app() {
       program+=("$path")
       embedded_rules "$path" >>"$rules"
     fi
-  done <"$deps/list.txt"
+  done < <(dependencies)
   # The R classes AGP generates for the libraries (its R.jar), as the program holds them.
   local sources
   sources="$(find "$out/r-src" -name R.java)"
