@@ -19,6 +19,20 @@ const count = (description: string, example: number) =>
   z.int().min(0).meta({ description, example });
 const usd = (description: string, example: number) =>
   z.number().meta({ description: `${description} In USD, to a millionth.`, example });
+/** Revenue events no rate converts, per currency: the overview's and the cohorts' alike. */
+const revenueUnconverted = (example: { currency: string; amount: number }) =>
+  z
+    .array(
+      z.strictObject({
+        currency: z.string().meta({ description: "ISO 4217.", example: example.currency }),
+        events: count("Its revenue events left out.", 2),
+        amount: z.number().meta({
+          description: "Their revenue added up, in the currency (refunds negative).",
+          example: example.amount,
+        }),
+      }),
+    )
+    .meta({ description: "Those events per currency, most first." });
 const date = z.iso.date().meta({ description: "A UTC day.", example: "2026-11-03" });
 const mediaSource = z
   .string()
@@ -154,18 +168,7 @@ export const overviewReportSchema = tiedTo<OverviewReport>()(
         "The window's revenue events left out of every revenue figure (the totals', each day's, each campaign's and country's): no ECB rate of their day (or the 7 days before), nor a peg to the dollar, converts their currency to USD, so their `revenue_usd` is null.",
         0,
       ),
-      revenue_unconverted: z
-        .array(
-          z.strictObject({
-            currency: z.string().meta({ description: "ISO 4217.", example: "VND" }),
-            events: count("Its revenue events left out.", 2),
-            amount: z.number().meta({
-              description: "Their revenue added up, in the currency (refunds negative).",
-              example: 250000,
-            }),
-          }),
-        )
-        .meta({ description: "Those events per currency, most first." }),
+      revenue_unconverted: revenueUnconverted({ currency: "VND", amount: 250000 }),
     })
     .meta({
       id: "OverviewReport",
@@ -314,18 +317,7 @@ export const cohortReportSchema = tiedTo<CohortReport>()(
         `Revenue events of these installs (up to day ${COHORT_DAYS} since each install) left out of revenue, ARPU and ROAS: no ECB rate of their day (or the 7 days before), nor a peg to the dollar, converts their currency to USD.`,
         0,
       ),
-      revenue_unconverted: z
-        .array(
-          z.strictObject({
-            currency: z.string().meta({ description: "ISO 4217.", example: "KWD" }),
-            events: count("Its revenue events left out.", 2),
-            amount: z.number().meta({
-              description: "Their revenue added up, in the currency (refunds negative).",
-              example: 5.5,
-            }),
-          }),
-        )
-        .meta({ description: "Those events per currency, most first." }),
+      revenue_unconverted: revenueUnconverted({ currency: "KWD", amount: 5.5 }),
       totals: z.strictObject(cohortFigures).meta({ description: "Every install of the window." }),
       groups: z
         .array(
