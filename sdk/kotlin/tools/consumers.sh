@@ -5,6 +5,18 @@
 # classpath; then the Kotlin one again, shrunk by R8 with the SDK's consumer rules
 # (tools/shrink.sh). Uses ok/fail from test.sh.
 
+# run_consumer CLASSPATH ACTIVITY LOG: the harness's Robolectric test of ACTIVITY against the
+# service, offline on the fetched android-all; succeeds when it passes, else prints the log's
+# lines outside the runner's own frames.
+run_consumer() {
+  java -Xmx1g "${jvm_flags[@]}" -cp "$1" -Drepo.root="$root" -Dconsumer.activity="$2" \
+    -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \
+    -Drobolectric.logging.enabled=false \
+    org.junit.runner.JUnitCore com.example.consumer.ConsumerAppTest >"$3" 2>&1 && return 0
+  grep -vE '^\s+at (org\.junit|org\.robolectric|java\.|jdk\.|sun\.)' "$3" | head -40
+  return 1
+}
+
 run_consumers() {
   local out="$build/consumers" sources="$kotlin_sdk/consumers"
   local classes_jar="$build/aar/check.jar"
@@ -45,13 +57,9 @@ run_consumers() {
   local activity name
   for activity in com.example.consumer.KotlinConsumerActivity com.example.consumer.JavaConsumerActivity; do
     name="${activity##*.}"
-    if java -Xmx1g "${jvm_flags[@]}" -cp "$run_classpath" -Drepo.root="$root" -Dconsumer.activity="$activity" \
-      -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \
-      -Drobolectric.logging.enabled=false \
-      org.junit.runner.JUnitCore com.example.consumer.ConsumerAppTest >"$out/$name.log" 2>&1; then
+    if run_consumer "$run_classpath" "$activity" "$out/$name.log"; then
       ok "$name under Robolectric with kotlin-stdlib $(catalog_version kotlinStdlib): its events reach the service, its listeners and futures answer"
     else
-      grep -vE '^\s+at (org\.junit|org\.robolectric|java\.|jdk\.|sun\.)' "$out/$name.log" | head -40
       fail "$name under Robolectric against the service"
     fi
   done

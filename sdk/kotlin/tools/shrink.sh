@@ -159,13 +159,9 @@ run_shrunk_consumer() {
     [[ ":$main_classpath:" == *":$entry:"* ]] || runner+=("$entry")
   done
   local run_classpath="$build/consumers/harness:$out/app-shrunk.jar:$out/seen.jar:$(IFS=:; echo "${runner[*]}"):$android_all_jar"
-  if java -Xmx1g "${jvm_flags[@]}" -cp "$run_classpath" -Drepo.root="$root" -Dconsumer.activity=com.example.consumer.KotlinConsumerActivity \
-    -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \
-    -Drobolectric.logging.enabled=false \
-    org.junit.runner.JUnitCore com.example.consumer.ConsumerAppTest >"$out/run.log" 2>&1; then
+  if run_consumer "$run_classpath" com.example.consumer.KotlinConsumerActivity "$out/run.log"; then
     ok "$name, under Robolectric: its events reach the service, its listeners and futures answer"
   else
-    grep -vE '^\s+at (org\.junit|org\.robolectric|java\.|jdk\.|sun\.)' "$out/run.log" | head -40
     fail "$name, under Robolectric against the service"
   fi
 }
