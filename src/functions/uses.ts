@@ -42,7 +42,7 @@ export interface TableAccess {
   /** get: one link by id; manage: create, read, disable and list an app's links. */
   readonly links: "get" | "manage";
   /**
-   * record: put touches (and take back a failed request's); tap: put one touch, nothing else
+   * record: put touches (and take back a failed request's random ids); tap: put one touch, nothing else
    * (the link host's click); sight: record the installs sending from an address (sightings'
    * items only); match: the matcher's lookups, and its claim of the winning click for the
    * install; get: one by click id (a postback's winning touch); purge: a deleted install's

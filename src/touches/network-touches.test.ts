@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
 import { testLink } from "../links/link.test-support.ts";
@@ -82,12 +82,60 @@ describe("an ad network's touches", () => {
     ]);
   });
 
-  it("takes back what it stored when the lake refuses the rows, so a retry is whole", async () => {
+  it("takes back the random ids it stored when the lake refuses the rows; a network's click id stays for the retry to finish", async () => {
     const { record, touches } = setup({ streamFails: true });
-    await expect(
-      record(APP.appId, { touches: [click(), click({ click_id: "n2" })] }),
-    ).rejects.toThrow("stream down");
-    expect(touches.stored.size).toBe(0);
+    const sent = { touches: [click(), click({ click_id: "n2" })] };
+    await expect(record(APP.appId, sent)).rejects.toThrow("stream down");
+    expect([...touches.stored.values()].map((touch) => touch.networkClickId)).toEqual(["n2"]);
+    // The retry, once the lake takes rows again: both touches, and the kept one's lake row.
+    const retry = setup();
+    for (const [id, touch] of touches.stored) retry.touches.stored.set(id, touch);
+    const answer = await retry.record(APP.appId, sent);
+    expect(answer.accepted.map((touch) => touch.duplicate)).toEqual([false, true]);
+    expect(new Set(retry.rows.map((row) => row.click_id))).toEqual(
+      new Set(answer.accepted.map((touch) => touch.click_id)),
+    );
+  });
+
+  it("never takes back a touch a repeat has answered for, when the request that stored it fails after", async () => {
+    const touches = memoryTouches();
+    const rows: LakeRecord[] = [];
+    let releaseFirst = () => {};
+    const firstHeld = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let puts = 0;
+    const record = createNetworkTouches({
+      apps: { get: async () => APP },
+      links: { get: async () => undefined },
+      touches,
+      stream: {
+        put: async (records) => {
+          puts += 1;
+          // The first request's rows wait on the lake, which then refuses them.
+          if (puts === 1) {
+            await firstHeld;
+            throw new Error("stream down");
+          }
+          rows.push(...records);
+        },
+      },
+      countries: { countryOf: () => null },
+      fx: FX,
+      now: () => NOW,
+    });
+    const sent = { touches: [click({ click_id: "n9" })] };
+    const first = record(APP.appId, sent);
+    const failed = expect(first).rejects.toThrow("stream down");
+    await vi.waitFor(() => expect(puts).toBe(1));
+    // The network's client gave up on the first request and sent it again: answered.
+    const repeat = await record(APP.appId, sent);
+    expect(repeat.accepted).toEqual([{ index: 0, click_id: expect.any(String), duplicate: true }]);
+    releaseFirst();
+    await failed;
+    const clickId = repeat.accepted[0]?.click_id ?? "";
+    expect(touches.stored.has(clickId)).toBe(true);
+    expect(rows.map((row) => row.click_id)).toEqual([clickId]);
   });
 
   it("gives a request sent again under its Idempotency-Key the same ids, so rows a failure left in the lake count once", async () => {
@@ -125,7 +173,7 @@ describe("an ad network's touches", () => {
     expect(new Set([...distinct, ...ids]).size).toBe(9);
   });
 
-  it("keeps the first receipt of a touch sent again under its Idempotency-Key, and a failed resend takes nothing back", async () => {
+  it("keeps the first receipt of a touch sent again under its Idempotency-Key, and what a failed resend added", async () => {
     const touches = memoryTouches();
     let clock = NOW;
     let streamFails = false;
@@ -152,12 +200,19 @@ describe("an ad network's touches", () => {
     const again = await record(APP.appId, sent, "batch-9");
     expect(again.accepted).toEqual([{ index: 0, click_id: id, duplicate: true }]);
     expect(touches.stored.get(id)?.receivedAt).toBe(NOW.toISOString());
-    // A resend with a touch more that fails takes back its new touch alone.
+    // A resend with a touch more that fails: the first touch keeps its receipt, and the new
+    // one, whose id the key gives, stays for the next resend, which answers it.
     streamFails = true;
     const more = { touches: [...sent.touches, click({ touch_type: "impression" })] };
     await expect(record(APP.appId, more, "batch-9")).rejects.toThrow("stream down");
-    expect([...touches.stored.keys()]).toEqual([id]);
+    expect(touches.stored.size).toBe(2);
     expect(touches.stored.get(id)?.receivedAt).toBe(NOW.toISOString());
+    streamFails = false;
+    const last = await record(APP.appId, more, "batch-9");
+    expect(last.accepted.map((touch) => touch.duplicate)).toEqual([true, true]);
+    expect(new Set(last.accepted.map((touch) => touch.click_id))).toEqual(
+      new Set(touches.stored.keys()),
+    );
   });
 
   it("keeps a repeat of an earlier request's touch, and does not take it back on a failure", async () => {

@@ -3,7 +3,7 @@
  * touch is checked on its own; the good ones go to the touch store and the lake together, and
  * the answer gives each its click id. A touch with the network's own click id is taken once:
  * its click id is derived from (app, media source, network click id), so a repeat, in the
- * same request or a later one, answers the first one's id and records nothing again.
+ * same request or a later one, answers the first one's id and stores nothing new.
  */
 import { costOfFields } from "../costs/touch-cost.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
@@ -148,13 +148,15 @@ export const createNetworkTouches = (deps: NetworkTouchDeps) => {
 
     // An id another request may have sent (a network's click id, or one the Idempotency-Key
     // gives) is claimed one by one, so that a touch sent again keeps its first receipt (the
-    // installs it counts for) and is never taken back by a later request that failed; random
-    // ids at once. Nothing half-written: on a failure, what this request created is taken back,
-    // so that the whole request can be sent again.
+    // installs it counts for); random ids at once. Every touch the answer accepts has its lake
+    // row put by this request, a repeat's too (the lake's readers count a click id once): the
+    // request that stored it may still be waiting on the lake, and fail after this one answers.
+    // So on a failure only the random ids this request stored are taken back, which no other
+    // request can name; a touch of a repeatable id stays, as a repeat may have answered for it,
+    // and the request sent again puts its lake row.
     const repeatable = (touch: Touch) =>
       touch.networkClickId !== null || idempotencyKey !== undefined;
     const stored: { index: number; touch: Touch; created: boolean }[] = [];
-    const created = () => stored.filter((entry) => entry.created).map((entry) => entry.touch);
     try {
       const random = unique.filter((entry) => !repeatable(entry.touch));
       await deps.touches.put(random.map((entry) => entry.touch));
@@ -170,9 +172,13 @@ export const createNetworkTouches = (deps: NetworkTouchDeps) => {
       for (const claim of claims) if (claim.status === "fulfilled") stored.push(claim.value);
       const failed = claims.find((claim) => claim.status === "rejected");
       if (failed) throw failed.reason;
-      await deps.stream.put(created().map((touch) => touchRow(touch, deps.fx)));
+      await deps.stream.put(stored.map((entry) => touchRow(entry.touch, deps.fx)));
     } catch (error) {
-      await deps.touches.delete(created().map((touch) => touch.clickId));
+      await deps.touches.delete(
+        stored
+          .filter((entry) => entry.created && !repeatable(entry.touch))
+          .map((entry) => entry.touch.clickId),
+      );
       throw error;
     }
 

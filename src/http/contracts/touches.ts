@@ -33,7 +33,7 @@ export const touchesAnswerSchema = tiedTo<TouchesAnswer>()(
             duplicate: z.boolean().meta({
               description:
                 "True when the touch was recorded already (the same `media_source` and " +
-                "`click_id`, in this request or an earlier one): nothing was recorded again.",
+                "`click_id`, in this request or an earlier one): it keeps its first receipt.",
               example: false,
             }),
           }),
@@ -65,11 +65,12 @@ export const TOUCH_CONTRACTS = {
       "(`media_source`, `click_id`). A touch may say what it cost (`cost_model`, " +
       "`cost_value`, `cost_currency`, all three or none; else its link's): a CPC click's and " +
       "a CPM impression's cost, and a CPI touch's install's when the touch wins it, count in " +
-      "the cohorts report. The request is all or nothing on a failure: a 500 " +
-      "recorded nothing of it in the touch store, and it may be sent again whole; with an " +
+      "the cohorts report. A request that failed (500) may be sent again whole. With an " +
       "`Idempotency-Key` header (1 to 255 visible ASCII characters), the same request sent " +
       "again gives its touches without a `click_id` the same ids, so rows the lake took of " +
-      "the failed one count once.",
+      "the failed one count once. The failed request kept only the touches whose ids come " +
+      "again (a repeat may have answered for them): those with a `click_id`, and all under a " +
+      "key; sent again, they are answered as duplicates and their lake rows put.",
     request: {
       body: {
         description: `1 to ${TOUCH_LIMITS.maxTouchesPerRequest} touches.`,
