@@ -86,9 +86,16 @@ export const createInstallStore = (
   doc: DynamoDBDocumentClient,
   table: string,
 ): InstallStore & InstallHistory => {
+  // Strongly consistent: the install is read moments after its first open stored it (by the
+  // attribution job the same request queued, by the install's first events, by a repeat of
+  // the request racing it), and an eventually consistent read could find nothing yet.
   const get = async (appId: string, serviceId: string) => {
     const { Item } = await doc.send(
-      new GetCommand({ TableName: table, Key: { installKey: installKey(appId, serviceId) } }),
+      new GetCommand({
+        TableName: table,
+        Key: { installKey: installKey(appId, serviceId) },
+        ConsistentRead: true,
+      }),
     );
     return Item ? toInstall(Item) : undefined;
   };
