@@ -110,6 +110,9 @@ export const createPostbackTriggers = (deps: PostbackTriggerDeps): PostbackTrigg
     subject: OutboxSubject,
   ): OutboxRow => {
     const at = now().toISOString();
+    // A webhook's body carries no address and no agent (delivery.ts): its row keeps none.
+    const kept: OutboxSubject =
+      target === "webhook" ? { ...subject, ip: null, userAgent: null } : subject;
     return {
       sendId: sendIdOf(
         sendConfigKey(appId, target, configId),
@@ -120,7 +123,7 @@ export const createPostbackTriggers = (deps: PostbackTriggerDeps): PostbackTrigg
       appId,
       configId,
       target,
-      subject,
+      subject: kept,
       state: "queued",
       attempts: 0,
       nextAttemptAt: null,
