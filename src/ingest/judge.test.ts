@@ -70,6 +70,7 @@ describe("judgeEvents: an accepted event", () => {
         eventTime: "2026-09-16T10:00:00.250Z",
         serviceId: "svc-1",
         customerUserId: "user-1",
+        anonymous: false,
         parameters: { revenue: "9.99", currency: "EUR", items: [{ sku: "a" }, null] },
         parametersJson: '{"revenue":"9.99","currency":"EUR","items":[{"sku":"a"},null]}',
         revenue: { amount: 9.99, currency: "EUR" },

@@ -39,6 +39,8 @@ export interface ValidEvent {
   readonly serviceId: string | null;
   /** The customer user id the event was sent with, if any (always set for S2S events). */
   readonly customerUserId: string | null;
+  /** Sent in the SDK's anonymous mode: no device id or customer user id goes with it. */
+  readonly anonymous: boolean;
   /** As stored: nulls dropped, matching PII hashed, sealed values still sealed. */
   readonly parameters: ParameterMap;
   /** `parameters` as JSON, as the lake keeps them; null when there are none. */
@@ -265,6 +267,7 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
       serviceId:
         "service_id" in event && typeof event.service_id === "string" ? event.service_id : null,
       customerUserId: event.customer_user_id ?? null,
+      anonymous: "anonymous" in event && event.anonymous === true,
       parameters,
       // Hashing PII changed the map: its JSON is written again.
       parametersJson: parameters === sanitized.parameters ? sanitized.json : jsonOrNull(parameters),

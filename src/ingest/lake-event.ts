@@ -40,8 +40,9 @@ export function toLakeEvent(event: ValidEvent, ctx: LakeEventContext): LakeRecor
     app_name: ctx.app.name,
     revenue: revenue?.amount ?? null,
     currency: revenue?.currency ?? null,
-    idfv: ctx.install.idfv,
-    maid: ctx.install.maid,
+    // An event sent anonymous names no device, whatever its install was reported with.
+    idfv: event.anonymous ? null : ctx.install.idfv,
+    maid: event.anonymous ? null : ctx.install.maid,
     // The event's own; the caller applies the customer-user mapping, not this function.
     customer_user_id: event.customerUserId,
     // The rate of the event's UTC date, carried over closures by toUsd's default, or the peg of

@@ -304,6 +304,7 @@ export const createIngestion = (deps: IngestionDeps) => {
           ...device,
           // The event's own, as its lake row has it: a user who logged in after the install.
           customerUserId: event.customerUserId,
+          anonymous: event.anonymous,
         });
         const used = source.customerUserUse(event);
         // Both times are ISO 8601 UTC with milliseconds, so their text orders as they do.

@@ -130,6 +130,11 @@ export type OutboxSubject =
        * added before it was kept.
        */
       readonly customerUserId?: string | null;
+      /**
+       * Sent in the SDK's anonymous mode: the send names no device (no advertising id, IDFV,
+       * address or agent) and no customer user id, not even the install's. Absent: false.
+       */
+      readonly anonymous?: boolean;
     };
 
 /**

@@ -83,6 +83,8 @@ const MATCHED = new Set(["matched", "matched_no_params"]);
 /** The install as a template reads it; the winning touch only for a matched install. */
 export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
   const { install, attribution, subject } = facts;
+  // An event sent in the SDK's anonymous mode names no device, whatever the install did.
+  const anonymous = subject.kind === "event" && subject.anonymous === true;
   const won =
     attribution !== null && MATCHED.has(attribution.status) && attribution.mediaSource !== null
       ? { ...attribution, mediaSource: attribution.mediaSource }
@@ -92,9 +94,9 @@ export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
     appStoreId: facts.app?.links?.appStoreId ?? null,
     platform: install.os,
     serviceId: install.serviceId,
-    advertisingId: install.maid,
+    advertisingId: anonymous ? null : install.maid,
     attStatus: install.attStatus,
-    idfv: install.idfv,
+    idfv: anonymous ? null : install.idfv,
     // The install's time as the export keeps it: a device clock set wrong moves neither the
     // partner's install time nor the event window that runs from it.
     firstOpenTime: keptFirstOpen(install),
@@ -174,12 +176,15 @@ const nullable = <T>(value: T | null | undefined): T | null => value ?? null;
  * service's clock when the device's was off). The app's own backend hears of its own users: no
  * device id and no address go with it, only the install's id and its customer user id: for an
  * event, the one the event was sent with, as the export names it (a user who logged in after
- * the install is named by their events only), else the install's.
+ * the install is named by their events only), else the install's; none for an event sent in
+ * the SDK's anonymous mode.
  */
 export const webhookBodyOf = (facts: SendFacts, sendId: string): string => {
   const { install, attribution, subject } = facts;
   const customerUserId =
-    (subject.kind === "event" ? subject.customerUserId : null) ?? install.customerUserId;
+    subject.kind === "event" && subject.anonymous === true
+      ? null
+      : ((subject.kind === "event" ? subject.customerUserId : null) ?? install.customerUserId);
   return JSON.stringify({
     type: subject.kind,
     delivery_id: sendId,

@@ -1,47 +1,60 @@
-/** The postback triggers: what an install's send keeps of its request for its templates. */
+/** The postback triggers: what a send keeps of its request for its templates. */
 import { describe, expect, it } from "vitest";
-import type { OutboxRow } from "../ports/postbacks.ts";
+import type { OutboxRow, StoredPartnerConfig } from "../ports/postbacks.ts";
 import { parsePartnerConfig } from "./config.ts";
 import { createPostbackTriggers } from "./triggers.ts";
 
+const APP_ID = "com.example.app";
+const PARTNER: StoredPartnerConfig = {
+  ...parsePartnerConfig({
+    id: "tracker",
+    appId: APP_ID,
+    partner: "generic",
+    mediaSources: ["network"],
+    values: { endpoint: "https://tracker.example.com/pb" },
+    events: { service_login: { name: "login" } },
+  }),
+  sealedValues: {},
+  updatedAt: "2026-11-24T12:00:00.000Z",
+};
+
+/** The triggers of an app with that partner and one webhook, and the rows they add. */
+const triggersOf = () => {
+  const rows: OutboxRow[] = [];
+  const triggers = createPostbackTriggers({
+    configs: {
+      listByApp: async () => ({
+        partners: [PARTNER],
+        webhooks: [
+          {
+            id: "hook",
+            appId: APP_ID,
+            url: "https://hooks.example.com/",
+            sealedSecret: "",
+            enabled: true,
+            updatedAt: "2026-11-24T12:00:00.000Z",
+          },
+        ],
+        settings: { shareDeviceDataWithoutConsent: false },
+      }),
+    },
+    outbox: {
+      add: async (row) => {
+        rows.push(row);
+        return true;
+      },
+      get: async () => undefined,
+    },
+    queue: { send: async () => {} },
+  });
+  return { rows, triggers };
+};
+
 describe("an install's sends", () => {
   it("keep the address and the user agent of the install's request for a partner, and none for a webhook, whose body has neither", async () => {
-    const rows: OutboxRow[] = [];
-    const partner = parsePartnerConfig({
-      id: "tracker",
-      appId: "com.example.app",
-      partner: "generic",
-      mediaSources: ["network"],
-      values: { endpoint: "https://tracker.example.com/pb" },
-    });
-    const triggers = createPostbackTriggers({
-      configs: {
-        listByApp: async () => ({
-          partners: [partner],
-          webhooks: [
-            {
-              id: "hook",
-              appId: "com.example.app",
-              url: "https://hooks.example.com/",
-              sealedSecret: "",
-              enabled: true,
-              updatedAt: "2026-11-24T12:00:00.000Z",
-            },
-          ],
-          settings: { shareDeviceDataWithoutConsent: false },
-        }),
-      },
-      outbox: {
-        add: async (row) => {
-          rows.push(row);
-          return true;
-        },
-        get: async () => undefined,
-      },
-      queue: { send: async () => {} },
-    });
+    const { rows, triggers } = triggersOf();
     await triggers.installResolved({
-      appId: "com.example.app",
+      appId: APP_ID,
       serviceId: "s1",
       attribution: { status: "matched", mediaSource: "network" },
       ip: "81.2.69.160",
@@ -59,5 +72,39 @@ describe("an install's sends", () => {
       ],
       ["webhook", { kind: "install", serviceId: "s1", ip: null, userAgent: null }],
     ]);
+  });
+});
+
+describe("an event's sends", () => {
+  const login = (anonymous: boolean) => ({
+    serviceId: "s1",
+    installTime: "2026-11-24T10:00:00.000Z",
+    event: { eventId: "e1", name: "service_login", time: "2026-11-24T12:00:00.000Z", revenue: null },
+    ip: "81.2.69.160",
+    userAgent: "Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8)",
+    customerUserId: "user-8812",
+    anonymous,
+  });
+  const attribution = async () => ({ status: "matched" as const, mediaSource: "network" });
+
+  it("keep the device's address and agent and the user's id for a partner", async () => {
+    const { rows, triggers } = triggersOf();
+    await triggers.eventsAccepted(APP_ID, [login(false)], attribution);
+    const partner = rows.find((row) => row.target === "partner");
+    expect(partner?.subject).toMatchObject({ ip: "81.2.69.160", customerUserId: "user-8812" });
+  });
+
+  it("keep neither the device nor the user of an event sent in anonymous mode, and say so", async () => {
+    const { rows, triggers } = triggersOf();
+    await triggers.eventsAccepted(APP_ID, [login(true)], attribution);
+    expect(rows.map((row) => row.target).sort()).toEqual(["partner", "webhook"]);
+    for (const row of rows) {
+      expect(row.subject).toMatchObject({
+        ip: null,
+        userAgent: null,
+        customerUserId: null,
+        anonymous: true,
+      });
+    }
   });
 });

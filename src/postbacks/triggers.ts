@@ -51,6 +51,8 @@ export interface AcceptedInstallEvent {
   readonly userAgent: string | null;
   /** The customer user id the event was sent with (the export's); null or absent when none. */
   readonly customerUserId?: string | null;
+  /** Sent in the SDK's anonymous mode: its sends name neither the device nor the user. */
+  readonly anonymous?: boolean;
 }
 
 export interface PostbackTriggers {
@@ -198,9 +200,13 @@ export const createPostbackTriggers = (deps: PostbackTriggerDeps): PostbackTrigg
           name: accepted.event.name,
           time: accepted.event.time,
           revenue: accepted.event.revenue,
-          ip: accepted.ip,
-          userAgent: accepted.userAgent,
-          customerUserId: accepted.customerUserId ?? null,
+          ...(accepted.anonymous
+            ? { ip: null, userAgent: null, customerUserId: null, anonymous: true }
+            : {
+                ip: accepted.ip,
+                userAgent: accepted.userAgent,
+                customerUserId: accepted.customerUserId ?? null,
+              }),
         };
         for (const webhook of hooks) rows.push(rowOf(appId, "webhook", webhook.id, subject));
         const candidates = takers.filter((config) =>

@@ -1,7 +1,7 @@
 /**
  * An event's webhook names the user the event was sent for, as the export's `customer_user_id`
  * does: ingestion hands the event's own id to the trigger, the outbox row keeps it, and the
- * body gives it, the install's only when the event named none.
+ * body gives it, the install's only when the event named none (and was not sent anonymous).
  */
 import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
@@ -117,6 +117,15 @@ describe("an event's webhook", () => {
     expect(await webhookOfEvent(known, sent, SDK_EVENTS)).toEqual({
       exported: null,
       named: "u-1",
+    });
+  });
+
+  it("names no user for an event sent in anonymous mode, the install's neither", async () => {
+    const known = storedInstall(APP.appId, "svc-1", { customerUserId: "u-1" });
+    const sent = { ...event, service_id: "svc-1", anonymous: true };
+    expect(await webhookOfEvent(known, sent, SDK_EVENTS)).toEqual({
+      exported: null,
+      named: null,
     });
   });
 });

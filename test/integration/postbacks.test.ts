@@ -322,6 +322,57 @@ describe("postbacks and webhooks over HTTP", () => {
     expect(mock.received.filter((r) => r.query.get("eid") === "evt-level-1")).toEqual([]);
   });
 
+  it("sends and exports an event sent in anonymous mode with no device id and no user id", async () => {
+    await putPartner("net-c-ids", {
+      partner: "custom",
+      template: {
+        method: "GET",
+        event: {
+          url: `${mock.url}/c/event?sid={service_id}&eid={event_id}&gaid={advertising_id}&ip={ip}`,
+        },
+      },
+      media_sources: ["network_c"],
+      events: { service_purchase: { name: "purchase", revenue: false } },
+    });
+    const referrer = await tap("network_c", "?click_id=c1");
+    await install(
+      androidInstall("pb-anonymous", {
+        maid: GAID,
+        customer_user_id: "user-7",
+        install_referrer: { referrer },
+        consent: { gdpr_applies: true, ad_user_data: true },
+      }),
+    );
+    expect(await attributionOf("pb-anonymous")).toMatchObject({ media_source: "network_c" });
+    const purchase = (eventId: string, anonymous?: boolean) => ({
+      event_id: eventId,
+      service_id: "pb-anonymous",
+      event_type: "PURCHASE",
+      event_time: new Date().toISOString(),
+      customer_user_id: anonymous ? null : "user-7",
+      ...(anonymous === undefined ? {} : { anonymous }),
+    });
+    await sendEvents([purchase("anon-off"), purchase("anon-on", true)]);
+    await mock.waitFor((r) => r.path === "/c/event" && r.query.get("eid") === "anon-on");
+    await mock.waitFor((r) => r.path === "/c/event" && r.query.get("eid") === "anon-off");
+    const sent = (eventId: string) =>
+      sendsOf("/c/event", "pb-anonymous").find((r) => r.query.get("eid") === eventId)?.query;
+    expect([sent("anon-off")?.get("gaid"), sent("anon-off")?.get("ip")]).toEqual([
+      GAID,
+      "81.2.69.160",
+    ]);
+    expect([sent("anon-on")?.get("gaid"), sent("anon-on")?.get("ip")]).toEqual(["", ""]);
+
+    await rt.flush();
+    const since = Math.floor(Date.now() / 1000) - 86_400;
+    const exported = (await (
+      await rt.get(`/api/v1/export?timestamp=${since}`, keys.serverKey)
+    ).json()) as { data: Record<string, unknown>[] };
+    const row = (eventId: string) => exported.data.find((record) => record.event_id === eventId);
+    expect(row("anon-off")).toMatchObject({ maid: GAID, customer_user_id: "user-7" });
+    expect(row("anon-on")).toMatchObject({ maid: null, idfv: null, customer_user_id: null });
+  });
+
   it("sends an event within the partner's window, not one past it", async () => {
     const firstOpen = Date.now() - 3 * 24 * 60 * MINUTE;
     await install(androidInstall("pb-old", { first_open_time: new Date(firstOpen).toISOString() }));
