@@ -27,7 +27,10 @@ export interface CostRow {
 }
 
 export interface CostStore {
-  /** Stores each row, replacing the one of the same app, day and keys; how many replaced one. */
+  /**
+   * Stores each row, replacing the one of the same app, day and keys unless that one was
+   * received later (which then stands, the row refused without an error); how many replaced one.
+   */
   put(rows: readonly CostRow[]): Promise<{ readonly replaced: number }>;
   /** An app's rows of the days [from, to] (YYYY-MM-DD, both included), by day. */
   listByApp(

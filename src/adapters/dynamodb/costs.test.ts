@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { costKeyOf } from "../../costs/cost-rows.ts";
+import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import type { CostRow } from "../../ports/costs.ts";
-import { COST_PUTS_AT_ONCE, createCostStore } from "./costs.ts";
+import { COST_PUTS_AT_ONCE, createCostStore, getCostRow } from "./costs.ts";
+import { dynaliteForTests } from "./dynamo-targets.test-support.ts";
 
 const row = (campaignId: string, amount = 10): CostRow => ({
   appId: "com.costs.many",
@@ -87,5 +90,60 @@ describe("DynamoDB cost store", () => {
     );
     expect(table.puts.now).toBe(0);
     expect(table.items.size).toBe(59);
+  });
+});
+
+describe("DynamoDB cost store, uploads of the same keys landing out of order", () => {
+  const dynamo = dynaliteForTests("costs-");
+  const at = (receivedAt: string, amount: number, campaignId = "c-order"): CostRow => ({
+    ...row(campaignId, amount),
+    receivedAt,
+  });
+  const stored = (sent: CostRow) =>
+    getCostRow(dynamo().doc, LOCAL_TABLE_NAMES.costs, sent).then((found) => found?.amount);
+
+  it("keeps the row received later when the earlier one's put lands after it", async () => {
+    const costs = createCostStore(dynamo().doc, LOCAL_TABLE_NAMES.costs);
+    const later = at("2026-11-03T08:00:01.000Z", 250);
+    expect(await costs.put([later])).toEqual({ replaced: 0 });
+    // The earlier upload, slow on its way, is refused without an error and replaces nothing.
+    expect(await costs.put([at("2026-11-03T08:00:00.000Z", 100)])).toEqual({ replaced: 0 });
+    expect(await stored(later)).toBe(250);
+    const listed = await costs.listByApp(later.appId, { from: later.day, to: later.day });
+    expect(listed.filter((r) => r.campaignId === "c-order")).toEqual([later]);
+    // A row received later still replaces it.
+    expect(await costs.put([at("2026-11-03T08:00:02.000Z", 300)])).toEqual({ replaced: 1 });
+    expect(await stored(later)).toBe(300);
+  });
+
+  it("lets a row received at the same time replace it, the one written last standing", async () => {
+    const costs = createCostStore(dynamo().doc, LOCAL_TABLE_NAMES.costs);
+    const time = "2026-11-03T09:00:00.000Z";
+    expect(await costs.put([at(time, 1, "c-tie"), at(time, 2, "c-tie")])).toEqual({
+      replaced: 1,
+    });
+    expect(await costs.put([at(time, 3, "c-tie")])).toEqual({ replaced: 1 });
+    expect(await stored(at(time, 0, "c-tie"))).toBe(3);
+  });
+
+  it("replaces an item stored with its time in its body only, as items were written before", async () => {
+    const costs = createCostStore(dynamo().doc, LOCAL_TABLE_NAMES.costs);
+    const old = at("2026-11-03T10:00:00.000Z", 40, "c-old");
+    const key = costKeyOf(old);
+    await dynamo().doc.send(
+      new PutCommand({
+        TableName: LOCAL_TABLE_NAMES.costs,
+        Item: {
+          costKey: `${old.appId}#${key}`,
+          appId: old.appId,
+          daySort: `${old.day}#${key}`,
+          body: JSON.stringify(old),
+        },
+      }),
+    );
+    expect(await costs.put([at("2026-11-03T09:59:00.000Z", 45, "c-old")])).toEqual({
+      replaced: 1,
+    });
+    expect(await stored(old)).toBe(45);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Cost rows on DynamoDB: one item per app, day and keys (`<app id>#<key>`: the row's day,
  * media source, campaign, ad set, ad and country), so a row sent again for the same keys is
- * written over; an index by app sorted by day and key reads an app's days.
+ * written over, unless the one it would replace was received later; an index by app sorted by
+ * day and key reads an app's days.
  */
 import {
   type DynamoDBDocumentClient,
@@ -13,6 +14,7 @@ import pLimit from "p-limit";
 import * as z from "zod";
 import { costKeyOf } from "../../costs/cost-rows.ts";
 import type { CostRow, CostStore } from "../../ports/costs.ts";
+import { unlessConditionFails } from "./conditional.ts";
 import { indexOf } from "./table-definitions.ts";
 
 const BY_APP = indexOf("costs", "byApp");
@@ -60,20 +62,34 @@ export const createCostStore = (doc: DynamoDBDocumentClient, table: string): Cos
     let replaced = 0;
     const putRow = async (row: CostRow) => {
       const key = costKeyOf(row);
-      const { Attributes } = await doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: {
-            costKey: `${row.appId}#${key}`,
-            appId: row.appId,
-            // Days sort as text; the key after the day keeps each item's sort key its own.
-            daySort: `${row.day}#${key}`,
-            body: JSON.stringify(row),
-          },
-          ReturnValues: "ALL_OLD",
-        }),
+      // Two uploads of the same keys may reach the table in either order (each puts its rows
+      // to the lake first, whose put may be slow): the row received last stands, as it does
+      // in the lake, whatever order the puts land in (the times are toISOString's, which sort
+      // as text). A row refused so is no error: the later one is what the reports should read.
+      // A tie replaces: an upload's rows of the same keys share their time and the last of
+      // them stands, and of two uploads received in the same millisecond neither is the later,
+      // so the one written last may stand. An item written before items held their time at the
+      // top holds it only in its body: any row replaces it.
+      const written = await unlessConditionFails(() =>
+        doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: {
+              costKey: `${row.appId}#${key}`,
+              appId: row.appId,
+              // Days sort as text; the key after the day keeps each item's sort key its own.
+              daySort: `${row.day}#${key}`,
+              receivedAt: row.receivedAt,
+              body: JSON.stringify(row),
+            },
+            ConditionExpression:
+              "attribute_not_exists(costKey) OR attribute_not_exists(receivedAt) OR receivedAt <= :receivedAt",
+            ExpressionAttributeValues: { ":receivedAt": row.receivedAt },
+            ReturnValues: "ALL_OLD",
+          }),
+        ),
       );
-      if (Attributes) replaced += 1;
+      if (written?.Attributes) replaced += 1;
     };
     const outcomes = await Promise.allSettled(
       [...byKey.values()].map((same) =>

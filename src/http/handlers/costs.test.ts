@@ -1,9 +1,14 @@
 /**
  * The cost list's bound: past a number of rows an answer would outgrow what a Lambda function
- * may answer, and API Gateway would give its own 502 in place of the service's error.
+ * may answer, and API Gateway would give its own 502 in place of the service's error. And two
+ * uploads of the same keys whose table puts land out of order: the later one stands.
  */
 import { describe, expect, it } from "vitest";
-import type { FxRates } from "../../fx/ecb-rates.ts";
+import { createCostStore } from "../../adapters/dynamodb/costs.ts";
+import { dynaliteForTests } from "../../adapters/dynamodb/dynamo-targets.test-support.ts";
+import { standingCostRows } from "../../costs/cost-rows.ts";
+import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
+import { type FxRates, parseEcbRates } from "../../fx/ecb-rates.ts";
 import type { CostRow } from "../../ports/costs.ts";
 import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
 import { COST_LIST_MAX_ROWS, createCostHandlers } from "./costs.ts";
@@ -58,5 +63,56 @@ describe("listing cost rows", () => {
       error: "Unprocessable Entity",
       detail: `to: the window holds ${COST_LIST_MAX_ROWS + 1} cost rows, more than the ${COST_LIST_MAX_ROWS} one answer lists; ask for fewer days`,
     });
+  });
+});
+
+describe("cost uploads of the same day and keys at once", () => {
+  const dynamo = dynaliteForTests("cost-uploads-");
+  const fx = parseEcbRates("Date,USD,\n2026-11-02,1.1,\n");
+
+  it("leaves the table with the upload received last when the earlier one's lake put is slow", async () => {
+    const costs = createCostStore(dynamo().doc, LOCAL_TABLE_NAMES.costs);
+    const lake: { amount: unknown; received_at: unknown }[] = [];
+    let releaseFirst = () => {};
+    const firstLakePut = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    const handler = (slowLake: boolean, now: string) =>
+      createCostHandlers({
+        costs,
+        lake: {
+          put: async (rows) => {
+            if (slowLake) await firstLakePut;
+            for (const r of rows) lake.push({ amount: r.amount, received_at: r.received_at });
+          },
+        },
+        fx,
+        now: () => new Date(now),
+      }).putCosts;
+    const upload = (amount: number) =>
+      apiEvent({
+        authorizer: principal(APP, ["costs"]),
+        body: JSON.stringify({
+          rows: [
+            { day: "2026-11-02", media_source: "net", campaign_id: "c1", amount, currency: "USD" },
+          ],
+        }),
+      });
+
+    const first = handler(true, "2026-11-03T08:00:00.000Z")(upload(100), CONTEXT);
+    const second = await handler(false, "2026-11-03T08:00:01.000Z")(upload(250), CONTEXT);
+    expect(second.statusCode).toBe(200);
+    releaseFirst();
+    const answered = await first;
+    expect(answered.statusCode).toBe(200);
+    expect(JSON.parse(String(answered.body))).toMatchObject({ accepted: 1, replaced: 0 });
+
+    const table = standingCostRows(
+      await costs.listByApp(APP, { from: "2026-11-02", to: "2026-11-02" }),
+    );
+    expect(table.map((r) => [r.amount, r.receivedAt])).toEqual([[250, "2026-11-03T08:00:01.000Z"]]);
+    // The lake's newest row of the keys is the same one.
+    const newest = lake.reduce((a, b) => (String(b.received_at) > String(a.received_at) ? b : a));
+    expect(newest.amount).toBe(250);
   });
 });
