@@ -319,13 +319,24 @@ checking("the install body has the vectors' fields, and only fields the service 
   return [...new Set(problems)];
 });
 
-checking("each event has the vectors' fields", () => {
+checking("each event has the vectors' fields, and only fields the service takes", () => {
   const event = functionNamed(typeNamed(core("Core/Requests.swift"), "Requests"), "event");
-  return same(
-    dictionaryKeys(event).sort(),
-    Object.keys(requests.events[0].request.body.events[0]).sort(),
-    "fields",
+  // The literal's keys, and those set on it afterwards (`event["anonymous"] = …`): every field
+  // an event of any case has, `anonymous` (on an anonymous event alone) included.
+  const fields = [
+    ...dictionaryKeys(event),
+    ...[...event.text.matchAll(/\bevent\["(\w+)"\]\s*=/g)].map((m) => m[1]),
+  ];
+  const expected = new Set(
+    requests.events.flatMap((c) => c.request.body.events.flatMap((e) => Object.keys(e))),
   );
+  const schema = read(join(root, "src", "ingest", "event-schema.ts"));
+  return [
+    ...same([...new Set(fields)].sort(), [...expected].sort(), "fields"),
+    ...fields
+      .filter((key) => !new RegExp(`\\n\\s+${key}:`).test(schema))
+      .map((key) => `${key} is no field of the service's event schema`),
+  ];
 });
 
 checking("sdk_platform is a name the service lists, os is ios", () => {
@@ -1574,6 +1585,41 @@ checking(
         : [
             "ConsentTests.testAnEventTakenWhileAnonymousNeverCarriesTheIdOnceAnonymousModeIsOff is missing",
           ]),
+    ];
+  },
+);
+
+checking(
+  "an event sent anonymous says so: marked when taken or queued while anonymous (the mark kept in the queue), and when it leaves while anonymous; no other event has the key",
+  () => {
+    const event = functionText("Core/Requests.swift", /func event\(/);
+    const anonymized = functionText("Core/Requests.swift", /func anonymized\(/);
+    const post = functionText("Core/SdkCore.swift", /func post\(/);
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConsentTests.swift"));
+    const conformance = read(join(ios, "Tests", "ServiceAttributionTests", "ConformanceTests.swift"));
+    const named = [
+      "testAnEventTakenWhileAnonymousLeavesMarkedAnonymousAfterARelaunchWithTheModeOff",
+      "testAnEventTakenBeforeAnonymousModeWentOnLeavesMarkedAnonymous",
+      "testAnEventSentOutsideAnonymousModeHasNoAnonymousKey",
+    ];
+    return [
+      ...(/if anonymous \{ event\["anonymous"\] = \.bool\(true\) \}/.test(event) &&
+      /"customer_user_id": optional\(anonymous \? nil : draft\.customerUserId\)/.test(event)
+        ? []
+        : ["Requests.event does not mark an anonymous event, or marks every event"]),
+      ...(/object\["anonymous"\] = \.bool\(true\)/.test(anonymized) &&
+      /object\["customer_user_id"\] = \.null/.test(anonymized)
+        ? []
+        : ["Requests.anonymized does not mark the event it strips"]),
+      ...(/anonymous \? batch\.map\(Requests\.anonymized\) : batch/.test(post)
+        ? []
+        : ["an event leaving while anonymous is not anonymized"]),
+      ...named
+        .filter((name) => !new RegExp(`func ${name}\\(`).test(tests))
+        .map((name) => `ConsentTests.${name} is missing`),
+      ...(/keys\.contains\("anonymous"\)/.test(conformance)
+        ? []
+        : ["ConformanceTests does not check that an event not sent anonymous has no anonymous key"]),
     ];
   },
 );

@@ -323,6 +323,11 @@ final class ConformanceTests: XCTestCase {
             harness.eventually("\(name): \(expected.count) events") { harness.service.deliveredEvents.count >= expected.count }
             let delivered = harness.service.deliveredEvents
             XCTAssertEqual(JSONMatch.differences(.array(delivered), expected) { JSONMatch.open($0, with: recipient.privateKey) }, [], name)
+            // JSONMatch takes a null for a key left out; `anonymous` is left out altogether of
+            // an event the vector does not show sent anonymous.
+            for (event, wanted) in zip(delivered, expected) where (wanted as? [String: Any])?["anonymous"] == nil {
+                XCTAssertFalse(event.objectValue?.keys.contains("anonymous") ?? false, "\(name): \(event.text) is marked anonymous")
+            }
             let serviceId = try XCTUnwrap(harness.core.serviceIdentifier)
             XCTAssertTrue(delivered.allSatisfy { $0.objectValue?["service_id"] == .string(serviceId) }, name)
             let ids = delivered.compactMap { $0.objectValue?["event_id"]?.stringValue }

@@ -215,6 +215,8 @@ final class ConsentTests: XCTestCase {
         try next.core.sendEvent(.share, name: nil, parameters: nil)
         next.eventually("delivered") { next.service.acceptedEvents.count == 2 }
         XCTAssertEqual(next.service.acceptedEvents.map { $0.objectValue?["customer_user_id"] ?? .null }, [.null, .null])
+        // Both leave marked, the one queued before the mode went on too.
+        XCTAssertEqual(next.service.acceptedEvents.map { $0.objectValue?["anonymous"] }, [.bool(true), .bool(true)])
 
         next.core.setAnonymous(false)
         let third = Harness(store: store)
@@ -223,6 +225,7 @@ final class ConsentTests: XCTestCase {
         try third.core.sendEvent(.search, name: nil, parameters: nil)
         third.eventually("delivered") { third.service.acceptedEvents.count == 1 }
         XCTAssertEqual(third.service.acceptedEvents.first?.objectValue?["customer_user_id"], .string("user-8812"))
+        XCTAssertNil(third.service.acceptedEvents.first?.objectValue?["anonymous"])
     }
 
     func testAnEventTakenWhileAnonymousNeverCarriesTheIdOnceAnonymousModeIsOff() throws {
@@ -250,6 +253,64 @@ final class ConsentTests: XCTestCase {
             harness.service.acceptedEvents.map { $0.objectValue?["customer_user_id"] ?? .null },
             [.null, .string("user-8812"), .null]
         )
+        // #0 and #2 say they were taken anonymous; #1 has no such key.
+        XCTAssertEqual(harness.service.acceptedEvents.map { $0.objectValue?["anonymous"] }, [.bool(true), nil, .bool(true)])
+    }
+
+    /// An event taken while anonymous, kept on the device across a relaunch, goes marked
+    /// `anonymous` and without the customer user id once the mode is off.
+    func testAnEventTakenWhileAnonymousLeavesMarkedAnonymousAfterARelaunchWithTheModeOff() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        XCTAssertNil(first.configure(customerUserId: "user-8812"))
+        first.service.offline = true
+        first.core.setAnonymous(true)
+        try first.sendIndexed(1)
+        first.settle()
+        first.core.setAnonymous(false)
+        XCTAssertEqual(first.queuedIndexes, [0])
+
+        let next = Harness(store: store)
+        XCTAssertNil(next.configure())
+        XCTAssertFalse(next.core.isAnonymous)
+        next.eventually("delivered") { next.acceptedIndexes == [0] }
+        let event = try XCTUnwrap(next.service.acceptedEvents.first?.objectValue)
+        XCTAssertEqual(event["anonymous"], .bool(true))
+        XCTAssertEqual(event["customer_user_id"] ?? .null, .null)
+    }
+
+    /// An event queued with the customer user id leaves marked `anonymous`, without the id,
+    /// when anonymous mode went on before it could be sent.
+    func testAnEventTakenBeforeAnonymousModeWentOnLeavesMarkedAnonymous() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure(customerUserId: "user-8812"))
+        harness.service.offline = true
+        try harness.sendIndexed(1)
+        harness.settle()
+        XCTAssertTrue(harness.store.get(EventQueue.Kind.events.key)?.contains("user-8812") ?? false, "queued with the id")
+        harness.core.setAnonymous(true)
+        harness.service.offline = false
+        harness.eventually("delivered") { harness.acceptedIndexes == [0] }
+        let event = try XCTUnwrap(harness.service.acceptedEvents.first?.objectValue)
+        XCTAssertEqual(event["anonymous"], .bool(true))
+        XCTAssertEqual(event["customer_user_id"] ?? .null, .null)
+    }
+
+    /// An event taken and sent outside anonymous mode has no `anonymous` key at all (not even
+    /// false or null), also once the mode was on and off again before it.
+    func testAnEventSentOutsideAnonymousModeHasNoAnonymousKey() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure(customerUserId: "user-8812"))
+        try harness.sendIndexed(1)
+        harness.eventually("#0 delivered") { harness.acceptedIndexes == [0] }
+        harness.core.setAnonymous(true)
+        harness.core.setAnonymous(false)
+        try harness.sendIndexed(1, from: 1)
+        harness.eventually("#1 delivered") { harness.acceptedIndexes == [0, 1] }
+        for event in harness.service.deliveredEvents {
+            XCTAssertEqual(event.objectValue?["customer_user_id"], .string("user-8812"))
+            XCTAssertEqual(event.objectValue?.keys.contains("anonymous"), false, event.text)
+        }
     }
 
     func testTheConsentPlatformIsReadFromUserDefaults() throws {

@@ -9,9 +9,9 @@ struct Draft: Equatable {
     let time: Date
     let customerUserId: String?
     /// Anonymous mode as sendEvent found it: an event taken while anonymous never carries the
-    /// customer user id, even once anonymous mode is off when it is queued or sent. Nil before
-    /// `configure` when this launch's mode is not known yet (no `setAnonymous` in this process):
-    /// `configure` sets it to the mode it reads.
+    /// customer user id, and is sent marked `anonymous`, even once anonymous mode is off when
+    /// it is queued or sent. Nil before `configure` when this launch's mode is not known yet
+    /// (no `setAnonymous` in this process): `configure` sets it to the mode it reads.
     var anonymous: Bool? = nil
 }
 
@@ -240,9 +240,11 @@ enum Requests {
         ])
     }
 
-    /// An event as it is queued; anonymous mode leaves out the customer user id.
+    /// An event as it is queued; anonymous mode leaves out the customer user id and marks the
+    /// event `anonymous`. The mark stays with the event in the queue, across launches, so that
+    /// it still goes with it once anonymous mode is off when it is sent.
     static func event(_ draft: Draft, parameters: [String: JSONValue], serviceId: String, anonymous: Bool = false) -> JSONValue {
-        return .object([
+        var event: [String: JSONValue] = [
             "event_id": .string(draft.eventId),
             "event_type": .string(draft.type.rawValue),
             "event_name": optional(draft.name),
@@ -250,7 +252,11 @@ enum Requests {
             "event_time": .string(iso(draft.time)),
             "service_id": .string(serviceId),
             "customer_user_id": optional(anonymous ? nil : draft.customerUserId),
-        ])
+        ]
+        // The missing id alone would not tell the service to leave out the install's device
+        // ids too; only an anonymous event has the key (sdk/conformance/requests.json).
+        if anonymous { event["anonymous"] = .bool(true) }
+        return .object(event)
     }
 
     /// A session as it is queued (sdk/conformance/sessions.json): its own fresh id, the install,
@@ -264,11 +270,12 @@ enum Requests {
         ])
     }
 
-    /// A queued event as anonymous mode sends it: without its customer user id, whenever it
-    /// was queued.
+    /// A queued event as anonymous mode sends it: without its customer user id and marked
+    /// `anonymous`, whenever it was queued (one queued before the mode went on included).
     static func anonymized(_ event: JSONValue) -> JSONValue {
-        guard var object = event.objectValue, let id = object["customer_user_id"], id != .null else { return event }
+        guard var object = event.objectValue else { return event }
         object["customer_user_id"] = .null
+        object["anonymous"] = .bool(true)
         return .object(object)
     }
 

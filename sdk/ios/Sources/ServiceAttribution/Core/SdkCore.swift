@@ -847,7 +847,8 @@ final class SdkCore: @unchecked Sendable {
             if !protected.dropped.isEmpty {
                 log.warn("\(draft.type.rawValue): parameters with no value that may be sent were left out: \(protected.dropped.joined(separator: ", "))")
             }
-            // Anonymous when taken, or now: no customer user id.
+            // Anonymous when taken, or now: no customer user id, and marked anonymous in the
+            // queue, which keeps the mark across launches and once the mode is off.
             return Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: isAnonymous || draft.anonymous == true)
         }
         let overflow = queue.add(events)
@@ -1183,6 +1184,7 @@ final class SdkCore: @unchecked Sendable {
     private func post(_ batch: [JSONValue], in lane: Lane) throws -> BatchVerdict {
         switch lane.kind {
         case .events:
+            // Anonymous now: every event leaves marked so, whatever mode it was queued in.
             let anonymous = locked { self.anonymous }
             return try api.events(anonymous ? batch.map(Requests.anonymized) : batch, sentAt: platform.clock())
         case .sessions:
