@@ -64,7 +64,11 @@ export const withLocalStores = async <T>(
   try {
     return await work({
       ...stores,
-      apps: { ...stores.apps, create: noting(stores.apps.create), save: noting(stores.apps.save) },
+      apps: {
+        ...stores.apps,
+        create: noting(stores.apps.create),
+        update: noting(stores.apps.update),
+      },
       keys: { ...stores.keys, put: noting(stores.keys.put), revoke: noting(stores.keys.revoke) },
       // The running link host keeps each link a moment, unknown ids too; the mark empties it.
       links: {

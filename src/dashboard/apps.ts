@@ -270,58 +270,61 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
     /** Changes the app's settings, as `email` (who may change it) asks. */
     async update(email: string, appId: string, body: unknown): Promise<AppSettings> {
       const change = checked(settingsChangeBody, body, "body");
-      let app = await appOf(appId);
-      if (change.name !== undefined) app = { ...app, name: change.name };
-      if (change.enabled !== undefined) app = { ...app, enabled: change.enabled };
-      if (change.attribution) {
-        const a = change.attribution;
-        const attribution: AttributionChange = {
-          enabled: a.enabled,
-          clickWindowDays: a.click_window_days,
-          viewWindowHours: a.view_window_hours,
-          probabilisticWindowHours: a.probabilistic_window_hours,
-          probabilistic: a.probabilistic,
-          confidenceFloor: a.confidence_floor,
-          deepLinkConfidenceFloor: a.deep_link_confidence_floor,
-        };
-        app = withAttributionSettings(
-          app,
-          Object.fromEntries(
-            Object.entries(attribution).filter(([, value]) => value !== undefined),
-          ) as AttributionChange,
-        );
-      }
-      if (change.links) {
-        const l = change.links;
-        const linkChange = {
-          appStoreId: nullToClear(l.app_store_id),
-          playPackage: nullToClear(l.play_package),
-          webUrl: nullToClear(l.web_url),
-          hosts: l.hosts,
-          appleTeamId: nullToClear(l.apple_team_id),
-          androidSha256Fingerprints: l.android_sha256_fingerprints,
-          languages: l.languages,
-          previewTitle: nullToClear(l.preview_title),
-          previewDescription: nullToClear(l.preview_description),
-          previewImageUrl: nullToClear(l.preview_image_url),
-        } satisfies z.input<typeof linkSettingsChangeSchema>;
-        checkLinkChange(app, linkChange);
-        app = withLinkSettings(app, linkChange);
-        if (linkChange.appStoreId) checkAppStoreIdFree(app, await deps.apps.list());
-        if (linkChange.hosts) {
-          const user = await userOf(email);
-          checkLinkHostsFree(app, await deps.apps.list(), {
-            serviceLinkBase: deps.linkBaseUrl?.(),
-            mayShareWith: (other) => maySee(user, other),
-          });
+      // Applied to the app as stored, again if another change came in between, so both hold.
+      const updated = await deps.apps.update(appId, async (stored) => {
+        let app = stored;
+        if (change.name !== undefined) app = { ...app, name: change.name };
+        if (change.enabled !== undefined) app = { ...app, enabled: change.enabled };
+        if (change.attribution) {
+          const a = change.attribution;
+          const attribution: AttributionChange = {
+            enabled: a.enabled,
+            clickWindowDays: a.click_window_days,
+            viewWindowHours: a.view_window_hours,
+            probabilisticWindowHours: a.probabilistic_window_hours,
+            probabilistic: a.probabilistic,
+            confidenceFloor: a.confidence_floor,
+            deepLinkConfidenceFloor: a.deep_link_confidence_floor,
+          };
+          app = withAttributionSettings(
+            app,
+            Object.fromEntries(
+              Object.entries(attribution).filter(([, value]) => value !== undefined),
+            ) as AttributionChange,
+          );
         }
-      }
-      if (change.encryption) {
-        app = await withEncryption(app, change.encryption.enabled, deps.keyWrapper);
-      }
-      await deps.apps.save(app);
+        if (change.links) {
+          const l = change.links;
+          const linkChange = {
+            appStoreId: nullToClear(l.app_store_id),
+            playPackage: nullToClear(l.play_package),
+            webUrl: nullToClear(l.web_url),
+            hosts: l.hosts,
+            appleTeamId: nullToClear(l.apple_team_id),
+            androidSha256Fingerprints: l.android_sha256_fingerprints,
+            languages: l.languages,
+            previewTitle: nullToClear(l.preview_title),
+            previewDescription: nullToClear(l.preview_description),
+            previewImageUrl: nullToClear(l.preview_image_url),
+          } satisfies z.input<typeof linkSettingsChangeSchema>;
+          checkLinkChange(app, linkChange);
+          app = withLinkSettings(app, linkChange);
+          if (linkChange.appStoreId) checkAppStoreIdFree(app, await deps.apps.list());
+          if (linkChange.hosts) {
+            const user = await userOf(email);
+            checkLinkHostsFree(app, await deps.apps.list(), {
+              serviceLinkBase: deps.linkBaseUrl?.(),
+              mayShareWith: (other) => maySee(user, other),
+            });
+          }
+        }
+        if (change.encryption) {
+          app = await withEncryption(app, change.encryption.enabled, deps.keyWrapper);
+        }
+        return app;
+      });
       await deps.onChange?.();
-      return appSettings(app);
+      return appSettings(updated);
     },
     async keys(appId: string): Promise<KeyAnswer[]> {
       const keys = await deps.keys.listByApp(appId);

@@ -49,7 +49,7 @@ export const ingestionDeps = (app: App, overrides: IngestionOverrides = {}): Ing
       get: async () => app,
       create: async () => undefined,
       list: async () => [app],
-      save: async () => undefined,
+      update: async (_appId, change) => change(app),
     },
     installs: {
       get: async () => undefined,

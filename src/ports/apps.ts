@@ -116,8 +116,16 @@ export interface AppStore {
   create(app: App): Promise<void>;
   get(appId: string): Promise<App | undefined>;
   list(): Promise<App[]>;
-  /** Replaces an existing app; rejects with NotFoundError when there is none. */
-  save(app: App): Promise<void>;
+  /**
+   * Changes an existing app, the only way to: applies `change` to the app as stored and writes
+   * the result only if no other write came in between; otherwise it applies `change` again to
+   * the app as that write left it, a few times, then rejects with ConflictError. So two changes
+   * at once both hold, whatever each read; and `change` may run more than once, so it only
+   * computes the new app from the one given (making a key that is kept only if written is
+   * fine), and refuses by throwing, which rejects the update with nothing written. The app
+   * keeps its id. Rejects with NotFoundError when there is no app; resolves to the app as written.
+   */
+  update(appId: string, change: (app: App) => App | Promise<App>): Promise<App>;
 }
 
 export interface KeyStore {

@@ -21,7 +21,7 @@ const NETWORK_ID = /^(?=.{3,100}$)[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+$/
 const MEDIA_SOURCE = /^[A-Za-z0-9_.-]{1,100}$/;
 
 export interface SkadnetworkSettingsDeps {
-  readonly apps: Pick<AppStore, "get" | "save">;
+  readonly apps: Pick<AppStore, "get" | "update">;
   readonly postbacks?: Pick<ApplePostbackStore, "listByApp">;
   /**
    * The report over the lake's query engine (the API's); without it the report reads the stored
@@ -74,10 +74,16 @@ export const createSkadnetworkSettings = (deps: SkadnetworkSettingsDeps) => {
     /** Saves the body as the app's schema's next version; a ValidationError names what is wrong. */
     async saveSchema(appId: string, body: unknown): Promise<ConversionSchema> {
       const request = parseConversionSchema(body);
-      const app = await appOf(appId);
-      const schema = nextSchema(app.skadnetwork?.schema, request, now());
-      await deps.apps.save({ ...app, skadnetwork: { ...app.skadnetwork, schema } });
-      return schema;
+      // The next version of the schema as stored, even when another save came in between.
+      const app = await deps.apps.update(appId, (stored) => ({
+        ...stored,
+        skadnetwork: {
+          ...stored.skadnetwork,
+          schema: nextSchema(stored.skadnetwork?.schema, request, now()),
+        },
+      }));
+      if (!app.skadnetwork?.schema) throw new Error(`App ${appId}'s schema was not saved`);
+      return app.skadnetwork.schema;
     },
     /** The catalog's ids and the app's own, each with the media source it is reported as. */
     async networks(appId: string) {
@@ -114,16 +120,13 @@ export const createSkadnetworkSettings = (deps: SkadnetworkSettingsDeps) => {
           );
         }
       }
-      const app = await appOf(appId);
-      await deps.apps.save({
-        ...app,
-        skadnetwork: {
-          ...app.skadnetwork,
-          networks: Object.fromEntries(
-            entries.map(([id, source]) => [id.toLowerCase(), String(source)]),
-          ),
-        },
-      });
+      const named = Object.fromEntries(
+        entries.map(([id, source]) => [id.toLowerCase(), String(source)]),
+      );
+      await deps.apps.update(appId, (stored) => ({
+        ...stored,
+        skadnetwork: { ...stored.skadnetwork, networks: named },
+      }));
       return this.networks(appId);
     },
     /** The overview's SKAdNetwork section for the postbacks received in [from, to). */

@@ -3128,9 +3128,7 @@ describe("the dashboard in a browser", () => {
     // An app registered for Android whose links name an App Store id ships on iOS too.
     const both = "com.example.browser.both";
     await rt.createApp(both, "android");
-    const made = await rt.stores.apps.get(both);
-    if (!made) throw new Error("no app");
-    await rt.stores.apps.save({ ...made, links: { appStoreId: "1234567891" } });
+    await rt.stores.apps.update(both, (made) => ({ ...made, links: { appStoreId: "1234567891" } }));
     await open(page, `/apps/${both}/overview`);
     await heading(page, "Overview").waitFor();
     await navLink(page, "SKAdNetwork").waitFor(WITHIN);

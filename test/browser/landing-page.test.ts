@@ -81,10 +81,10 @@ describe("the landing page in a browser", () => {
     androidOnlyKey = (await rt.createApp(`${APP_ID}.android`, "android")).serverKey;
     androidOnly = await makeLink(androidOnlyKey);
     const { serverKey } = await rt.createApp(APP_ID, "android");
-    const app = await rt.stores.apps.get(APP_ID);
-    if (!app) throw new Error("no app");
     // In both stores, no web site: a desktop gets the page with its QR code.
-    await rt.stores.apps.save(withLinkSettings(app, { appStoreId: "1234567890" }));
+    await rt.stores.apps.update(APP_ID, (app) =>
+      withLinkSettings(app, { appStoreId: "1234567890" }),
+    );
     link = await makeLink(serverKey);
     browser = await launchChromium();
   });

@@ -412,12 +412,18 @@ describe("attribution over HTTP", () => {
   it("skips installs of an app with attribution off, and reads not_configured when it is disabled", async () => {
     const app = await rt.stores.apps.get(APP);
     if (!app) throw new Error("no app");
-    await rt.stores.apps.save(withAttributionSettings(app, { enabled: false }));
+    await rt.stores.apps.update(APP, (stored) =>
+      withAttributionSettings(stored, { enabled: false }),
+    );
     await install(androidInstall("skipped-1"));
     expect(await attributionOf("skipped-1")).toEqual({ service_match_status: "skipped" });
-    await rt.stores.apps.save({ ...app, enabled: false });
+    await rt.stores.apps.update(APP, (stored) => ({ ...stored, enabled: false }));
     expect(await attributionOf("organic-1")).toEqual({ service_match_status: "not_configured" });
-    await rt.stores.apps.save(app);
+    await rt.stores.apps.update(APP, (stored) => ({
+      ...stored,
+      enabled: app.enabled,
+      attribution: app.attribution,
+    }));
   });
 
   it("answers 404 for an unknown install and 422 for a bad wait", async () => {

@@ -103,10 +103,8 @@ describe("the wire contract, over HTTP", () => {
       platform: "android",
     });
     sealingKeys = await rt.createApp(SEALING_APP, "android");
-    const sealing = await rt.stores.apps.get(SEALING_APP);
-    if (!sealing) throw new Error("no app");
     const wrapper = createKeyFileWrapper(dataPaths(rt.config.dataDir).masterKey);
-    await rt.stores.apps.save(await withEncryption(sealing, true, wrapper));
+    await rt.stores.apps.update(SEALING_APP, (sealing) => withEncryption(sealing, true, wrapper));
 
     // An install with a user and an event, delivered to the lake, for the export.
     const installed = await rt.post(

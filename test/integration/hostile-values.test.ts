@@ -53,9 +53,7 @@ describe("values past what the stores hold", () => {
   beforeAll(async () => {
     rt = await startTestRuntime();
     keys = await rt.createApp(APP, "ios");
-    const app = await rt.stores.apps.get(APP);
-    if (!app) throw new Error("no app");
-    await rt.stores.apps.save({ ...app, links: { appStoreId: APP_STORE_ID } });
+    await rt.stores.apps.update(APP, (app) => ({ ...app, links: { appStoreId: APP_STORE_ID } }));
   });
 
   afterAll(async () => {

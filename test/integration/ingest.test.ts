@@ -290,10 +290,8 @@ describe("ingestion", () => {
     });
 
     it("opens revenue sealed on the device with the key from the remote configuration", async () => {
-      const app = await rt.stores.apps.get(APP);
-      if (!app) throw new Error("no app");
       const wrapper = createKeyFileWrapper(dataPaths(rt.config.dataDir).masterKey);
-      await rt.stores.apps.save(await withEncryption(app, true, wrapper));
+      await rt.stores.apps.update(APP, (app) => withEncryption(app, true, wrapper));
       const config = (await (await rt.get("/v1/config", keys.sdkKey)).json()) as {
         encryption: { enabled: boolean; key_id: string; public_key: string };
       };
@@ -585,9 +583,7 @@ describe("ingestion", () => {
   });
 
   it("stores nothing for a disabled app and says so", async () => {
-    const app = await rt.stores.apps.get(APP);
-    if (!app) throw new Error("no app");
-    await rt.stores.apps.save({ ...app, enabled: false });
+    await rt.stores.apps.update(APP, (app) => ({ ...app, enabled: false }));
     const answer = await sendEvents([
       {
         event_id: "while-disabled",
@@ -596,7 +592,7 @@ describe("ingestion", () => {
         event_time: minutesAgo(1),
       },
     ]);
-    await rt.stores.apps.save(app);
+    await rt.stores.apps.update(APP, (app) => ({ ...app, enabled: true }));
     expect(answer).toMatchObject({ accepted: 0, rejected: [] });
     expect(answer.ignored).toEqual([
       {

@@ -115,9 +115,7 @@ describe("the link host's landing page and previews", () => {
     rt = await startTestRuntime();
     for (const [kind, app] of Object.entries(APPS) as [AppKind, (typeof APPS)[AppKind]][]) {
       serverKeys[kind] = (await rt.createApp(app.id, app.platform)).serverKey;
-      const stored = await rt.stores.apps.get(app.id);
-      if (!stored) throw new Error("no app");
-      await rt.stores.apps.save(withLinkSettings(stored, app.settings));
+      await rt.stores.apps.update(app.id, (stored) => withLinkSettings(stored, app.settings));
     }
   });
 
@@ -274,9 +272,9 @@ describe("the link host's landing page and previews", () => {
   });
 
   it("speaks the app's language the browser asks for", async () => {
-    const app = await rt.stores.apps.get(APPS.androidOnly.id);
-    if (!app) throw new Error("no app");
-    await rt.stores.apps.save(withLinkSettings(app, { languages: ["de", "fr"] }));
+    const speaking = (languages: string[]) =>
+      rt.stores.apps.update(APPS.androidOnly.id, (app) => withLinkSettings(app, { languages }));
+    await speaking(["de", "fr"]);
     const link = await makeLink("androidOnly", { media_source: "landing_words" });
     const french = await (
       await tap(link, DEVICES.other, { "accept-language": "fr-FR,fr;q=0.9" })
@@ -286,7 +284,7 @@ describe("the link host's landing page and previews", () => {
     const other = await (await tap(link, DEVICES.ios, { "accept-language": "en-US" })).text();
     expect(other).toContain('<html lang="de"');
     expect(other).toContain(LANDING_STRINGS.de.googlePlay);
-    await rt.stores.apps.save(withLinkSettings(app, { languages: [] }));
+    await speaking([]);
   });
 
   describe("the crawlers that unfurl links", () => {
@@ -327,9 +325,9 @@ describe("the link host's landing page and previews", () => {
       expect(await (await tap(plain, slack)).text()).toContain(
         `<meta property="og:title" content="App ${APPS.iosOnly.id}">`,
       );
-      const app = await rt.stores.apps.get(APPS.iosOnly.id);
-      if (!app) throw new Error("no app");
-      await rt.stores.apps.save(withLinkSettings(app, { previewTitle: "The iOS game" }));
+      await rt.stores.apps.update(APPS.iosOnly.id, (app) =>
+        withLinkSettings(app, { previewTitle: "The iOS game" }),
+      );
       expect(await (await tap(plain, slack)).text()).toContain(
         '<meta property="og:title" content="The iOS game">',
       );

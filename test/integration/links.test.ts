@@ -66,18 +66,14 @@ describe("links and the link host", () => {
     rt = await startTestRuntime();
     android = await rt.createApp(ANDROID_APP, "android");
     ios = await rt.createApp(IOS_APP, "ios");
-    const app = await rt.stores.apps.get(ANDROID_APP);
-    if (!app) throw new Error("no app");
-    await rt.stores.apps.save(
+    await rt.stores.apps.update(ANDROID_APP, (app) =>
       withLinkSettings(app, {
         webUrl: "https://game.example.com/",
         androidSha256Fingerprints: [FINGERPRINT],
       }),
     );
-    const iosApp = await rt.stores.apps.get(IOS_APP);
-    if (!iosApp) throw new Error("no app");
-    await rt.stores.apps.save(
-      withLinkSettings(iosApp, { appStoreId: "1234567890", appleTeamId: "9JA89QQLNQ" }),
+    await rt.stores.apps.update(IOS_APP, (app) =>
+      withLinkSettings(app, { appStoreId: "1234567890", appleTeamId: "9JA89QQLNQ" }),
     );
   });
 
@@ -384,9 +380,9 @@ describe("links and the link host", () => {
     ]);
 
     // The CLI changes a setting and marks the data folder: the very next request shows it.
-    const app = await rt.stores.apps.get(IOS_APP);
-    if (!app) throw new Error("no app");
-    await rt.stores.apps.save(withLinkSettings(app, { appleTeamId: "ABCDE12345" }));
+    await rt.stores.apps.update(IOS_APP, (app) =>
+      withLinkSettings(app, { appleTeamId: "ABCDE12345" }),
+    );
     await markAdminChange(rt.config.dataDir);
     const changed = await fetch(`${rt.linkUrl}/.well-known/apple-app-site-association`);
     expect(JSON.stringify(await changed.json())).toContain(`ABCDE12345.${IOS_APP}`);

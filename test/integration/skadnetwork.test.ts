@@ -45,9 +45,7 @@ const iosAppWithStoreId = async (
   appStoreId: string,
 ): Promise<string> => {
   const { serverKey } = await rt.createApp(appId, "ios");
-  const app = await rt.stores.apps.get(appId);
-  if (!app) throw new Error("no app");
-  await rt.stores.apps.save({ ...app, links: { appStoreId } });
+  await rt.stores.apps.update(appId, (app) => ({ ...app, links: { appStoreId } }));
   return serverKey;
 };
 

@@ -20,8 +20,9 @@ const countingStore = () => {
       counts.get += 1;
       return current;
     },
-    save: async (next) => {
-      current = next;
+    update: async (_appId, change) => {
+      current = await change(current);
+      return current;
     },
   };
   const change = (next: App) => {
@@ -45,12 +46,14 @@ describe("cached app store", () => {
     expect(counts.get).toBe(2);
   });
 
-  it("forgets an app it saves itself", async () => {
-    const { store } = countingStore();
+  it("changes the app as stored, not its copy, and then forgets the app", async () => {
+    const { store, change } = countingStore();
     const cached = cachedAppStore(store, 60_000);
     await cached.get("com.a");
-    await cached.save(app(false));
-    expect((await cached.get("com.a"))?.enabled).toBe(false);
+    change({ ...app(true), name: "Renamed elsewhere" });
+    const updated = await cached.update("com.a", (stored) => ({ ...stored, enabled: false }));
+    expect(updated).toMatchObject({ name: "Renamed elsewhere", enabled: false });
+    expect(await cached.get("com.a")).toMatchObject({ name: "Renamed elsewhere", enabled: false });
   });
 
   it("reads again at once when the revision moves (a change made by another process)", async () => {

@@ -28,9 +28,11 @@ export const cachedAppStore = (
       app.catch(() => entries.delete(appId));
       return app;
     },
-    async save(app) {
-      await store.save(app);
-      entries.delete(app.appId);
+    // Past the cache: a change is applied to the app as stored, never to a copy kept here.
+    async update(appId, change) {
+      const updated = await store.update(appId, change);
+      entries.delete(appId);
+      return updated;
     },
   };
 };

@@ -25,6 +25,7 @@ import type { Touch } from "../../ports/touches.ts";
 import { NO_CAMPAIGN } from "../../touches/touch.ts";
 import { contractTouch } from "../contracts/touch-store.test-support.ts";
 import { createAttributionStore } from "./attributions.ts";
+import { VERSIONED_CHANGE_ATTEMPTS } from "./conditional.ts";
 import { createCostStore } from "./costs.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { dynaliteForTests } from "./dynamo-targets.test-support.ts";
@@ -48,10 +49,19 @@ const deletionRequest = (
   completedAt: null,
 });
 
+/** A promise and the function that settles it, to hold one change until another is saved. */
+const gate = () => {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+};
+
 describe("DynamoDB stores", () => {
   const dynamo = dynaliteForTests("dynamo-");
 
-  it("creates an app once, and saves only an existing one", async () => {
+  it("creates an app once, and changes only an existing one", async () => {
     const { apps } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const app = {
       appId: "com.a",
@@ -62,9 +72,94 @@ describe("DynamoDB stores", () => {
     };
     await apps.create(app);
     await expect(apps.create(app)).rejects.toBeInstanceOf(ConflictError);
-    await apps.save({ ...app, enabled: false, encryptionEnabled: true });
-    expect(await apps.get("com.a")).toMatchObject({ enabled: false, encryptionEnabled: true });
-    await expect(apps.save({ ...app, appId: "com.none" })).rejects.toBeInstanceOf(NotFoundError);
+    const updated = await apps.update("com.a", (stored) => ({
+      ...stored,
+      enabled: false,
+      encryptionEnabled: true,
+    }));
+    expect(updated).toEqual({ ...app, enabled: false, encryptionEnabled: true });
+    expect(await apps.get("com.a")).toEqual(updated);
+    await expect(apps.update("com.none", (stored) => stored)).rejects.toBeInstanceOf(NotFoundError);
+    // An app keeps its id, whatever a change makes of it.
+    await apps.update("com.a", (stored) => ({ ...stored, appId: "com.b" }));
+    expect(await apps.get("com.b")).toBeUndefined();
+  });
+
+  it("applies a change again to the app another change saved since it read it", async () => {
+    const { apps } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
+    await apps.create({
+      appId: "com.race",
+      name: "R",
+      platform: "ios",
+      enabled: true,
+      createdAt: "t",
+    });
+    const seen: (number | undefined)[] = [];
+    const read = gate();
+    const saved = gate();
+    // The first reads, then waits until the second has saved: its write must not undo the second.
+    const first = apps.update("com.race", async (stored) => {
+      seen.push(stored.attribution?.clickWindowDays);
+      read.open();
+      await saved.opened;
+      return { ...stored, encryptionEnabled: true };
+    });
+    await read.opened;
+    await apps.update("com.race", (stored) => ({ ...stored, attribution: { clickWindowDays: 3 } }));
+    saved.open();
+    await first;
+    expect(seen).toEqual([undefined, 3]);
+    expect(await apps.get("com.race")).toMatchObject({
+      encryptionEnabled: true,
+      attribution: { clickWindowDays: 3 },
+    });
+  });
+
+  it("changes an app stored before apps had a version, once", async () => {
+    const { doc } = dynamo();
+    const { apps } = createDynamoStores(doc, LOCAL_TABLE_NAMES);
+    const app = { appId: "com.old", name: "O", platform: "ios", enabled: true, createdAt: "t" };
+    await doc.send(new PutCommand({ TableName: LOCAL_TABLE_NAMES.apps, Item: app }));
+    const read = gate();
+    const saved = gate();
+    const renamed = apps.update("com.old", async (stored) => {
+      read.open();
+      await saved.opened;
+      return { ...stored, name: "Renamed" };
+    });
+    await read.opened;
+    await apps.update("com.old", (stored) => ({ ...stored, enabled: false }));
+    saved.open();
+    await renamed;
+    expect(await apps.get("com.old")).toMatchObject({ name: "Renamed", enabled: false });
+  });
+
+  it("writes nothing when a change refuses, and gives up when others keep winning", async () => {
+    const { apps } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
+    const app = {
+      appId: "com.busy",
+      name: "B",
+      platform: "ios" as const,
+      enabled: true,
+      createdAt: "t",
+    };
+    await apps.create(app);
+    await expect(
+      apps.update("com.busy", () => {
+        throw new ConflictError("No longer valid.");
+      }),
+    ).rejects.toThrow("No longer valid.");
+    expect(await apps.get("com.busy")).toEqual(app);
+    let attempts = 0;
+    const losing = apps.update("com.busy", async (stored) => {
+      attempts += 1;
+      // Another change is saved between each read and its write.
+      await apps.update("com.busy", (other) => ({ ...other, name: `${other.name}+` }));
+      return { ...stored, enabled: false };
+    });
+    await expect(losing).rejects.toBeInstanceOf(ConflictError);
+    expect(attempts).toBe(VERSIONED_CHANGE_ATTEMPTS);
+    expect(await apps.get("com.busy")).toMatchObject({ enabled: true, name: "B+++++" });
   });
 
   it("keeps every link setting of an app (its item's schema drops a key it does not name)", async () => {
@@ -90,7 +185,7 @@ describe("DynamoDB stores", () => {
       createdAt: "t",
     };
     await apps.create(app);
-    await apps.save({ ...app, links });
+    await apps.update("com.links", (stored) => ({ ...stored, links }));
     expect((await apps.get("com.links"))?.links).toEqual(links);
   });
 

@@ -15,7 +15,7 @@ import {
 import * as z from "zod";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { SCOPES } from "../../domain/keys.ts";
-import { type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
+import { type App, type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
 import {
   type AppSnapshots,
   SNAPSHOT_ENTRY_GRACE_MS,
@@ -25,7 +25,7 @@ import {
 import { storedConversionSchema } from "../../skadnetwork/conversion-schema.ts";
 import { createApplePostbackStore } from "./apple-postbacks.ts";
 import { createAttributionStore } from "./attributions.ts";
-import { conditionHolds, putWhen } from "./conditional.ts";
+import { changeVersioned, conditionHolds, putWhen } from "./conditional.ts";
 import { createCostStore } from "./costs.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
@@ -132,9 +132,17 @@ export const createAppStore = (doc: DynamoDBDocumentClient, table: string): AppS
     const found = await scanAll(doc, table, (item) => appItem.parse(item));
     return found.sort((a, b) => a.appId.localeCompare(b.appId));
   },
-  async save(app) {
-    const saved = await putWhen(doc, table, { ...app }, "appId", "present");
-    if (!saved) throw new NotFoundError(`App ${app.appId} does not exist.`);
+  async update(appId, change) {
+    // `version` is the item's alone: parsed away on the way out, so a change never carries one.
+    const updated = await changeVersioned<App>(
+      doc,
+      { table, key: "appId", value: appId },
+      (item) => appItem.parse(item),
+      change,
+      () => new ConflictError(`App ${appId} kept changing while this change was made; try again.`),
+    );
+    if (!updated) throw new NotFoundError(`App ${appId} does not exist.`);
+    return updated;
   },
 });
 

@@ -13,7 +13,7 @@ import {
   withLinkSettings,
 } from "../../links/app-settings.ts";
 import type { Platform } from "../../ports/apps.ts";
-import { appMustExist, withAdminStores } from "../admin-stores.ts";
+import { withAdminStores } from "../admin-stores.ts";
 
 export const createAppCommand = async (options: {
   appId: string;
@@ -155,59 +155,60 @@ const describeLinks = (links: ReturnType<typeof withLinkSettings>["links"]) =>
 
 export const configureAppCommand = async (options: ConfigureAppOptions) => {
   if (options.enable && options.disable) throw new Error("Give --enable or --disable, not both.");
-  const app = await withAdminStores(options.dataDir, async (stores) => {
-    const found = await appMustExist(stores, options.appId);
-    let updated = {
-      ...found,
-      enabled: options.disable ? false : options.enable ? true : found.enabled,
-    };
-    updated = applySettings(() =>
-      withLinkSettings(updated, {
-        appStoreId: options.appStoreId,
-        playPackage: options.playPackage,
-        webUrl: options.webUrl,
-        hosts: listOf(options.linkHosts),
-        appleTeamId: options.appleTeamId,
-        androidSha256Fingerprints: listOf(options.androidSha256),
-        languages: listOf(options.languages),
-        previewTitle: options.previewTitle,
-        previewDescription: options.previewDescription,
-        previewImageUrl: options.previewImageUrl,
-      }),
-    );
-    if (options.appStoreId) checkAppStoreIdFree(updated, await stores.apps.list());
-    if (options.linkHosts !== undefined) {
-      // The operator's own apps: one may share a host with another (a brand's two platforms).
-      checkLinkHostsFree(updated, await stores.apps.list(), {
-        serviceLinkBase: stores.linkBaseUrl(),
-        mayShareWith: () => true,
-      });
-    }
-    const probabilistic = {
-      android: onOff(options.probabilisticAndroid),
-      ios: onOff(options.probabilisticIos),
-    };
-    const attribution: AttributionChange = {
-      enabled: onOff(options.attribution),
-      clickWindowDays: options.clickWindowDays,
-      viewWindowHours: options.viewWindowHours,
-      probabilisticWindowHours: options.probabilisticWindowHours,
-      probabilistic:
-        probabilistic.android === undefined && probabilistic.ios === undefined
-          ? undefined
-          : probabilistic,
-      confidenceFloor: options.confidenceFloor,
-      deepLinkConfidenceFloor: options.deepLinkConfidence,
-    };
-    if (Object.values(attribution).some((value) => value !== undefined)) {
-      updated = applySettings(() => withAttributionSettings(updated, attribution));
-    }
-    if (options.encryption) {
-      updated = await withEncryption(updated, options.encryption === "on", stores.wrapper);
-    }
-    await stores.apps.save(updated);
-    return updated;
-  });
+  const app = await withAdminStores(options.dataDir, (stores) =>
+    // Applied to the app as stored, again if another change came in between, so both hold.
+    stores.apps.update(options.appId, async (found) => {
+      let updated = {
+        ...found,
+        enabled: options.disable ? false : options.enable ? true : found.enabled,
+      };
+      updated = applySettings(() =>
+        withLinkSettings(updated, {
+          appStoreId: options.appStoreId,
+          playPackage: options.playPackage,
+          webUrl: options.webUrl,
+          hosts: listOf(options.linkHosts),
+          appleTeamId: options.appleTeamId,
+          androidSha256Fingerprints: listOf(options.androidSha256),
+          languages: listOf(options.languages),
+          previewTitle: options.previewTitle,
+          previewDescription: options.previewDescription,
+          previewImageUrl: options.previewImageUrl,
+        }),
+      );
+      if (options.appStoreId) checkAppStoreIdFree(updated, await stores.apps.list());
+      if (options.linkHosts !== undefined) {
+        // The operator's own apps: one may share a host with another (a brand's two platforms).
+        checkLinkHostsFree(updated, await stores.apps.list(), {
+          serviceLinkBase: stores.linkBaseUrl(),
+          mayShareWith: () => true,
+        });
+      }
+      const probabilistic = {
+        android: onOff(options.probabilisticAndroid),
+        ios: onOff(options.probabilisticIos),
+      };
+      const attribution: AttributionChange = {
+        enabled: onOff(options.attribution),
+        clickWindowDays: options.clickWindowDays,
+        viewWindowHours: options.viewWindowHours,
+        probabilisticWindowHours: options.probabilisticWindowHours,
+        probabilistic:
+          probabilistic.android === undefined && probabilistic.ios === undefined
+            ? undefined
+            : probabilistic,
+        confidenceFloor: options.confidenceFloor,
+        deepLinkConfidenceFloor: options.deepLinkConfidence,
+      };
+      if (Object.values(attribution).some((value) => value !== undefined)) {
+        updated = applySettings(() => withAttributionSettings(updated, attribution));
+      }
+      if (options.encryption) {
+        updated = await withEncryption(updated, options.encryption === "on", stores.wrapper);
+      }
+      return updated;
+    }),
+  );
   const sealing = app.encryptionEnabled ? `on (key ${app.encryptionKeys?.[0]?.keyId})` : "off";
   console.log(
     `${app.appId}: ${app.enabled ? "enabled" : "disabled"} for its SDKs; sealing ${sealing}.`,

@@ -116,7 +116,9 @@ const issueDemoKeys = (dataDir: string) =>
           { appId: demo.appId, name: demo.appName, platform: demo.platform },
           stores,
         );
-        await stores.apps.save(withLinkSettings(app, { webUrl: demo.webUrl }));
+        await stores.apps.update(app.appId, (made) =>
+          withLinkSettings(made, { webUrl: demo.webUrl }),
+        );
         console.log(`Created demo app ${demo.appId}; its keys (shown once):`);
         for (const key of keys) console.log(`  ${key.kind.padEnd(7)} ${key.key}`);
       }

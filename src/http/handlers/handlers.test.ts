@@ -44,7 +44,12 @@ const appsOf = (...apps: App[]): AppStore => ({
   create: async () => undefined,
   get: async (appId) => apps.find((app) => app.appId === appId),
   list: async () => apps,
-  save: async () => undefined,
+  // Changes are let go, as the apps are the test's.
+  update: async (appId, change) => {
+    const app = apps.find((found) => found.appId === appId);
+    if (!app) throw new Error(`No app ${appId}`);
+    return change(app);
+  },
 });
 
 const json = (response: HttpResponse) => JSON.parse(String(response.body));

@@ -36,7 +36,7 @@ export const driveDemoTraffic = async (
     { appId: demo.appId, name: demo.appName, platform: demo.platform },
     rt.stores,
   );
-  await rt.stores.apps.save(withLinkSettings(app, { webUrl: demo.webUrl }));
+  await rt.stores.apps.update(app.appId, (made) => withLinkSettings(made, { webUrl: demo.webUrl }));
   const key = (kind: string) => keys.find((k) => k.kind === kind)?.key ?? "";
   const end = new Date();
   // The days the traffic spans; purchases are priced in currencies the runtime's rates

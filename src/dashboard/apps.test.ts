@@ -1,0 +1,162 @@
+/**
+ * Settings changes of one app made at once, on the DynamoDB app store (dynalite, as the embedded
+ * runtime keeps it): each is applied to the app as the other left it, so both hold.
+ */
+import { describe, expect, it } from "vitest";
+import { dynaliteForTests } from "../adapters/dynamodb/dynamo-targets.test-support.ts";
+import { createAppStore } from "../adapters/dynamodb/stores.ts";
+import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import { LOCAL_TABLE_NAMES } from "../embedded/local-dynamodb.ts";
+import type { KeyStore } from "../ports/apps.ts";
+import type { UserStore } from "../ports/users.ts";
+import { createSkadnetworkSettings } from "../skadnetwork/settings.ts";
+import { createDashboardApps } from "./apps.ts";
+import { memoryUserStore } from "./memory-stores.test-support.ts";
+
+const OWNER = "owner@example.com";
+
+/** A promise and the function that settles it, to hold one change until another is saved. */
+const gate = () => {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+};
+
+/**
+ * Wraps as a test may (the crypto is the adapters'); the first wrap, which sealing makes after
+ * reading the app, says so (`entered`) and waits until `until`.
+ */
+const heldWrapper = (until: Promise<void>): KeyWrapper & { entered: Promise<void> } => {
+  const entered = gate();
+  let wraps = 0;
+  return {
+    entered: entered.opened,
+    async wrap(plaintext: Buffer) {
+      wraps += 1;
+      if (wraps === 1) {
+        entered.open();
+        await until;
+      }
+      return plaintext.toString("base64");
+    },
+    unwrap: async (wrapped: string) => Buffer.from(wrapped, "base64"),
+  };
+};
+
+describe("an app's settings changed at once", () => {
+  const dynamo = dynaliteForTests("dashboard-apps-");
+
+  const setUp = async (appId: string, options: { wrapper: KeyWrapper; users?: UserStore }) => {
+    const apps = createAppStore(dynamo().doc, LOCAL_TABLE_NAMES.apps);
+    const users =
+      options.users ??
+      memoryUserStore([{ email: OWNER, admin: false, appIds: [appId], createdAt: "t" }]);
+    const dashboard = createDashboardApps({
+      apps,
+      keys: {} as KeyStore,
+      users,
+      keyWrapper: options.wrapper,
+    });
+    await dashboard.create(OWNER, { app_id: appId, name: "Race", platform: "android" });
+    return { apps, dashboard };
+  };
+
+  it("keeps a click window changed while sealing went on (sealing read the app first)", async () => {
+    const saved = gate();
+    const wrapper = heldWrapper(saved.opened);
+    const { apps, dashboard } = await setUp("com.example.race.window", { wrapper });
+
+    // Sealing reads the app, then waits in the key's wrap until the window change is saved.
+    const sealing = dashboard.update(OWNER, "com.example.race.window", {
+      encryption: { enabled: true },
+    });
+    await wrapper.entered;
+    await dashboard.update(OWNER, "com.example.race.window", {
+      attribution: { click_window_days: 3 },
+    });
+    saved.open();
+    const answer = await sealing;
+
+    const stored = await apps.get("com.example.race.window");
+    expect(stored?.attribution?.clickWindowDays).toBe(3);
+    expect(stored?.encryptionEnabled).toBe(true);
+    // The key the answer named is the one kept, so what SDKs seal to it can be opened.
+    expect(stored?.encryptionKeys?.map((key) => key.keyId)).toEqual([answer.encryption.key_id]);
+    expect(answer.attribution.click_window_days).toBe(3);
+  });
+
+  it("keeps sealing's key when a change read the app before sealing went on", async () => {
+    const sealed = gate();
+    const asked = gate();
+    let reads = 0;
+    const owner = memoryUserStore([
+      { email: OWNER, admin: false, appIds: ["com.example.race.hosts"], createdAt: "t" },
+    ]);
+    // The hosts change asks for its user after reading the app: held there until sealing saved.
+    const users: UserStore = {
+      ...owner,
+      async get(email) {
+        reads += 1;
+        if (reads === 1) {
+          asked.open();
+          await sealed.opened;
+        }
+        return owner.get(email);
+      },
+    };
+    const { apps, dashboard } = await setUp("com.example.race.hosts", {
+      wrapper: heldWrapper(Promise.resolve()),
+      users,
+    });
+
+    const hosts = dashboard.update(OWNER, "com.example.race.hosts", {
+      links: { hosts: ["go.race.example"] },
+    });
+    await asked.opened;
+    const answer = await dashboard.update(OWNER, "com.example.race.hosts", {
+      encryption: { enabled: true },
+    });
+    sealed.open();
+    await hosts;
+
+    const stored = await apps.get("com.example.race.hosts");
+    expect(stored?.links?.hosts).toEqual(["go.race.example"]);
+    expect(stored?.encryptionEnabled).toBe(true);
+    expect(answer.encryption.key_id).toEqual(expect.any(String));
+    expect(stored?.encryptionKeys?.map((key) => key.keyId)).toEqual([answer.encryption.key_id]);
+  });
+
+  it("keeps sealing on when a SKAdNetwork schema is saved meanwhile, and numbers schemas in turn", async () => {
+    const saved = gate();
+    const wrapper = heldWrapper(saved.opened);
+    const { apps, dashboard } = await setUp("com.example.race.schema", { wrapper });
+    const skadnetwork = createSkadnetworkSettings({ apps });
+    const schema = {
+      windows: [
+        {
+          rules: [{ event: "service_purchase", min_count: 1, fine: 1, coarse: "low", lock: false }],
+        },
+        { rules: [] },
+        { rules: [] },
+      ],
+    };
+
+    const sealing = dashboard.update(OWNER, "com.example.race.schema", {
+      encryption: { enabled: true },
+    });
+    await wrapper.entered;
+    const [first, second] = await Promise.all([
+      skadnetwork.saveSchema("com.example.race.schema", schema),
+      skadnetwork.saveSchema("com.example.race.schema", schema),
+    ]);
+    saved.open();
+    await sealing;
+
+    const stored = await apps.get("com.example.race.schema");
+    expect(stored?.encryptionEnabled).toBe(true);
+    expect([first.version, second.version].sort()).toEqual([1, 2]);
+    expect(stored?.skadnetwork?.schema?.version).toBe(2);
+  });
+});
