@@ -309,7 +309,12 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
           } satisfies z.input<typeof linkSettingsChangeSchema>;
           checkLinkChange(app, linkChange);
           app = withLinkSettings(app, linkChange);
-          if (linkChange.appStoreId) checkAppStoreIdFree(app, await deps.apps.list());
+          if (linkChange.appStoreId) {
+            const user = await userOf(email);
+            checkAppStoreIdFree(app, await deps.apps.list(), {
+              maySee: (other) => maySee(user, other),
+            });
+          }
           if (linkChange.hosts) {
             const user = await userOf(email);
             checkLinkHostsFree(app, await deps.apps.list(), {

@@ -119,9 +119,13 @@ describe("checkAppStoreIdFree", () => {
   it("refuses an App Store id another app has, and takes one of none or of the app itself", () => {
     const wanting = withLinkSettings(app, { appStoreId: "1234567890" });
     expect(() => checkAppStoreIdFree(wanting, [app, other])).toThrow(ConflictError);
+    // Named only to one who may see that app.
     expect(() => checkAppStoreIdFree(wanting, [app, other])).toThrow(
-      "App Store id 1234567890 is app com.example.other's already",
+      "App Store id 1234567890 is another app's already",
     );
+    expect(() =>
+      checkAppStoreIdFree(wanting, [app, other], { maySee: (id) => id === other.appId }),
+    ).toThrow("App Store id 1234567890 is app com.example.other's already");
     expect(() => checkAppStoreIdFree(wanting, [wanting])).not.toThrow();
     expect(() => checkAppStoreIdFree(app, [app, other])).not.toThrow();
     const elsewhere = withLinkSettings(app, { appStoreId: "999" });
@@ -135,7 +139,7 @@ describe("checkLinkHostsFree", () => {
     const taking = withLinkSettings(app, { hosts: ["Go.Brand.com"] });
     expect(() => checkLinkHostsFree(taking, [brand, taking])).toThrow(ConflictError);
     expect(() => checkLinkHostsFree(taking, [brand, taking])).toThrow(
-      "Link host go.brand.com is app com.brand.game's already",
+      "Link host go.brand.com is another app's already",
     );
     // The app's own host again, or a host no one names.
     expect(() => checkLinkHostsFree(brand, [brand, app])).not.toThrow();

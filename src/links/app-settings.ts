@@ -142,18 +142,22 @@ export const withLinkSettings = (app: App, change: LinkSettingsChange): App => {
 
 /**
  * Refuses an App Store id another app already has: Apple's postbacks name their app by it
- * alone, so two apps with one id would see one of them take the other's postbacks.
+ * alone, so two apps with one id would see one of them take the other's postbacks. The refusal
+ * names that app only to one who may see it (`maySee`; unset: no other app): to anyone else
+ * an app id is not to be learnt from a refusal.
  */
 export const checkAppStoreIdFree = (
   app: Pick<App, "appId" | "links">,
   apps: readonly Pick<App, "appId" | "links">[],
+  options: { readonly maySee?: (appId: string) => boolean } = {},
 ): void => {
   const id = app.links?.appStoreId;
   if (id === undefined) return;
   const holder = apps.find((other) => other.appId !== app.appId && other.links?.appStoreId === id);
   if (holder) {
+    const whose = options.maySee?.(holder.appId) ? `app ${holder.appId}'s` : "another app's";
     throw new ConflictError(
-      `App Store id ${id} is app ${holder.appId}'s already: Apple's postbacks name their app by it, so it can be one app's only.`,
+      `App Store id ${id} is ${whose} already: Apple's postbacks name their app by it, so it can be one app's only.`,
     );
   }
 };
@@ -163,7 +167,8 @@ export const checkAppStoreIdFree = (
  * too, or the service's own link host (`serviceLinkBase`, its URL, where known): a host an app
  * names serves the links and `.well-known` files of the apps naming it alone, so naming a
  * stranger's would take its links and its Universal and App Links away, and naming the service's
- * own would take every other app's.
+ * own would take every other app's. The refusal names no app: the one it meets is one the
+ * caller may not manage, whose id is not to be learnt from a refusal.
  */
 export const checkLinkHostsFree = (
   app: Pick<App, "appId" | "links">,
@@ -193,7 +198,7 @@ export const checkLinkHostsFree = (
     );
     if (holder) {
       throw new ConflictError(
-        `Link host ${host} is app ${holder.appId}'s already: a host serves the links of the apps that name it, so it can be named by apps of one owner only.`,
+        `Link host ${host} is another app's already: a host serves the links of the apps that name it, so it can be named by apps of one owner only.`,
       );
     }
   }

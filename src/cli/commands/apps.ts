@@ -176,7 +176,10 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
           previewImageUrl: options.previewImageUrl,
         }),
       );
-      if (options.appStoreId) checkAppStoreIdFree(updated, await stores.apps.list());
+      if (options.appStoreId) {
+        // The command line is the machine's owner, who sees every app.
+        checkAppStoreIdFree(updated, await stores.apps.list(), { maySee: () => true });
+      }
       if (options.linkHosts !== undefined) {
         // The operator's own apps: one may share a host with another (a brand's two platforms).
         checkLinkHostsFree(updated, await stores.apps.list(), {
