@@ -45,14 +45,14 @@ internal object DraftJson {
     fun write(drafts: List<Draft>): String =
         Json.write(
             drafts.map {
-                linkedMapOf(
+                linkedMapOf<String, Any?>(
                     "event_id" to it.eventId,
                     "type" to it.type.name,
                     "name" to it.name,
                     "parameters" to it.parameters,
                     "time_ms" to it.timeMs,
                     "customer_user_id" to it.customerUserId,
-                )
+                ).also { draft -> if (it.anonymous) draft["anonymous"] = true }
             },
         )
 
@@ -81,6 +81,8 @@ internal object DraftJson {
                             parameters = (m["parameters"] as Map<String, Any?>?).orEmpty(),
                             timeMs = (m["time_ms"] as Number).toLong(),
                             customerUserId = m["customer_user_id"] as String?,
+                            // Left out by a launch of an earlier version, which had no such mark.
+                            anonymous = m["anonymous"] == true,
                         )
                     }.getOrNull()
                 }

@@ -16,6 +16,11 @@ internal data class Draft(
      * earlier launch is not known yet, and is filled in once configure has read it.
      */
     val inheritsUserId: Boolean = false,
+    /**
+     * Sent in anonymous mode: it goes as `anonymous: true`, with no customer user id, even once
+     * the mode is off, so the service keeps no device id on it either (docs/api.md).
+     */
+    val anonymous: Boolean = false,
 )
 
 /**
@@ -106,16 +111,25 @@ internal object Requests {
             "install_version" to Fields.text(r.installVersion, 64),
         )
 
-    fun event(draft: Draft, parameters: Map<String, Any?>, serviceId: String): Map<String, Any?> =
-        linkedMapOf(
-            "event_id" to draft.eventId,
-            "event_type" to draft.type.name,
-            "event_name" to draft.name,
-            "parameters" to parameters.takeIf { it.isNotEmpty() },
-            "event_time" to iso(draft.timeMs),
-            "service_id" to serviceId,
-            "customer_user_id" to draft.customerUserId,
-        )
+    fun event(draft: Draft, parameters: Map<String, Any?>, serviceId: String): Map<String, Any?> {
+        val event =
+            linkedMapOf<String, Any?>(
+                "event_id" to draft.eventId,
+                "event_type" to draft.type.name,
+                "event_name" to draft.name,
+                "parameters" to parameters.takeIf { it.isNotEmpty() },
+                "event_time" to iso(draft.timeMs),
+                "service_id" to serviceId,
+                "customer_user_id" to draft.customerUserId,
+            )
+        return if (draft.anonymous) anonymous(event) else event
+    }
+
+    /**
+     * [event] as it leaves in anonymous mode: no customer user id, and marked, so the service
+     * takes no device id for it either. An event not sent so carries no `anonymous` key at all.
+     */
+    fun anonymous(event: Map<String, Any?>): Map<String, Any?> = event + mapOf("customer_user_id" to null, "anonymous" to true)
 
     /** A session that started at [startedAtMs] by the device clock; [sessionId] is fresh, and kept on a retry. */
     fun session(sessionId: String, serviceId: String, startedAtMs: Long): Map<String, Any?> =

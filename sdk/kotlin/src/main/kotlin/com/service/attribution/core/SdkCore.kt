@@ -597,11 +597,15 @@ internal class SdkCore(
             return false
         }
         val timeMs = if (configured) platform.clock() else System.currentTimeMillis()
-        // Anonymous when sent: the event never carries the id, even once anonymous mode is off.
+        // Anonymous when sent: the event never carries the id, even once anonymous mode is off,
+        // and says so (read once: the id left out and the mark go together).
         // Before configure with no id set in this process, the id kept from an earlier launch
         // applies; configure reads it and fills it in.
-        val inherits = !configured && !userIdSetBeforeConfigure && !anonymous
-        val made = Drafts.create(event, name, parameters, timeMs, if (anonymous) null else customerUserId, log) ?: return false
+        val anonymousNow = anonymous
+        val inherits = !configured && !userIdSetBeforeConfigure && !anonymousNow
+        val made =
+            Drafts.create(event, name, parameters, timeMs, if (anonymousNow) null else customerUserId, log)
+                ?.copy(anonymous = anonymousNow) ?: return false
         var overflow = 0
         val kept =
             synchronized(drafts) {
@@ -652,7 +656,9 @@ internal class SdkCore(
         if (!draft.inheritsUserId || !userIdKnown) {
             draft
         } else {
-            draft.copy(customerUserId = if (anonymous) null else keptUserId, inheritsUserId = false)
+            // Anonymous mode as configure read it from the device: the mode the event was sent under.
+            val anonymousNow = anonymous
+            draft.copy(customerUserId = if (anonymousNow) null else keptUserId, inheritsUserId = false, anonymous = anonymousNow)
         }
 
     /**
@@ -737,8 +743,8 @@ internal class SdkCore(
         if (disabled || stopped || deleted) return
         if (!ensureConsent()) return scheduleRetry()
         if (!sessionsBlocked && !sendAll(sessionDelivery)) return
-        // Anonymous when it leaves: no customer user id, whatever the event was sent with.
-        if (!eventsBlocked && !sendAll(delivery) { event -> if (anonymous) event + ("customer_user_id" to null) else event }) return
+        // Anonymous when it leaves: no customer user id, whatever the event was sent with, and marked.
+        if (!eventsBlocked && !sendAll(delivery) { event -> if (anonymous) Requests.anonymous(event) else event }) return
         retryDelayMs = 0
     }
 

@@ -3,6 +3,7 @@ package com.service.attribution.core
 import com.service.attribution.Consent
 import com.service.attribution.EventType
 import com.service.attribution.ServiceErrorKind
+import com.service.attribution.support.ScriptedBackend
 import com.service.attribution.support.ScriptedDevice
 import org.junit.After
 import org.junit.Assert.assertEquals
@@ -200,6 +201,100 @@ class ConsentAndQueueTest {
         next.sendEvent(EventType.SEARCH, null, null)
         device.scheduler.runDue()
         assertEquals("user-1", device.backend.delivered.last()["customer_user_id"])
+    }
+
+    @Test
+    fun `an event sent in anonymous mode goes marked anonymous with no customer user id, even once the mode is off before it leaves`() {
+        val core = device.configure(device.launch())
+        core.setCustomerUserId("user-1")
+        core.setAnonymous(true)
+        // No connection: the event waits on the device while the mode is turned off.
+        device.backend.events = { null }
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        core.setAnonymous(false)
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(60_000)
+        val sent = device.backend.delivered.single()
+        assertEquals("LOGIN", sent["event_type"])
+        assertEquals(true, sent["anonymous"])
+        assertNull(sent["customer_user_id"])
+    }
+
+    @Test
+    fun `an event sent outside anonymous mode that leaves in it goes marked anonymous with no customer user id`() {
+        val core = device.configure(device.launch())
+        core.setCustomerUserId("user-1")
+        device.backend.events = { null }
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        // Queued as it was sent: with the customer user id, unmarked.
+        val queued = device.store.get(StoredQueue.EVENTS)!!
+        assertTrue(queued, queued.contains("user-1") && !queued.contains("anonymous"))
+        core.setAnonymous(true)
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(60_000)
+        val sent = device.backend.delivered.single()
+        assertEquals(true, sent["anonymous"])
+        assertNull(sent["customer_user_id"])
+    }
+
+    @Test
+    fun `an event sent and leaving outside anonymous mode has no anonymous key`() {
+        val core = device.configure(device.launch())
+        core.setCustomerUserId("user-1")
+        core.setAnonymous(true)
+        core.setAnonymous(false)
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        val sent = device.backend.delivered.single()
+        assertEquals("user-1", sent["customer_user_id"])
+        assertFalse(sent.containsKey("anonymous"))
+        // Nor the request's text: no `anonymous: false` either.
+        assertFalse(device.backend.requests("POST", "/v1/events").single().body!!.contains("anonymous"))
+    }
+
+    @Test
+    fun `an event sent in anonymous mode keeps its mark across launches, from sendEvent's journal and from the queue`() {
+        val core = device.configure(device.launch())
+        core.setCustomerUserId("user-1")
+        core.setAnonymous(true)
+        device.backend.events = { null }
+        // Queued by the worker, not delivered: in the queue kept on the device.
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(1, core.queuedCount())
+        // Taken by sendEvent, the worker not run: in the journal only. The process dies here.
+        core.sendEvent(EventType.SHARE, null, null)
+        assertTrue(device.store.get("pending_events")!!.contains("\"anonymous\":true"))
+        // The next launch turns anonymous mode off before anything leaves.
+        val next = device.launch()
+        next.setAnonymous(false)
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.configure(next)
+        assertFalse(next.isAnonymous())
+        next.sendEvent(EventType.SEARCH, null, null)
+        device.scheduler.advance(60_000)
+        assertEquals(listOf("LOGIN", "SHARE", "SEARCH"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(listOf(true, true, null), device.backend.delivered.map { it["anonymous"] })
+        assertEquals(listOf(null, null, "user-1"), device.backend.delivered.map { it["customer_user_id"] })
+    }
+
+    @Test
+    fun `an event sent before configure, in a launch an earlier one left anonymous, goes marked anonymous`() {
+        device.configure(device.launch()).apply {
+            setCustomerUserId("user-1")
+            setAnonymous(true)
+        }
+        device.scheduler.runDue()
+        val next = device.launch()
+        // Before configure: anonymous mode is the one the device keeps, known once configure reads it.
+        next.sendEvent(EventType.LOGIN, null, null)
+        device.configure(next)
+        device.scheduler.advance(60_000)
+        val sent = device.backend.delivered.single()
+        assertEquals(true, sent["anonymous"])
+        assertNull(sent["customer_user_id"])
     }
 
     @Test

@@ -156,8 +156,37 @@ class DeliveryEndToEndTest {
         val install = Json.parseObject(launch.transport.requests("POST", "/v1/installs").first().first.body!!)
         assertEquals(null, install["maid"])
         assertEquals(null, install["customer_user_id"])
+        // The event says it was sent anonymous, and the service took it so: accepted, no warning.
+        val (request, answer) = launch.transport.requests("POST", "/v1/events").single { it.second?.code == 202 }
+        assertEquals(true, (Json.parseObject(request.body!!)["events"] as List<*>).map { (it as Map<*, *>)["anonymous"] }.single())
+        val verdict = Json.parseObject(answer!!.body)
+        assertEquals(answer.body, listOf(1, emptyList<Any>(), emptyList<Any>()), listOf((verdict["accepted"] as Number).toInt(), verdict["rejected"], verdict["warnings"]))
         val records = Service.exportUntil(app, since) { "service_login" in names(it) }
         assertEquals(null, records.single { it["event_name"] == "service_login" }["customer_user_id"])
+    }
+
+    @Test
+    fun `an event that leaves in anonymous mode after an install with an advertising id is stored with no device id and no customer user id`() {
+        val app = Service.createApp("anonymous-later")
+        val launch = Launch()
+        launch.core.setCustomerUserId("user-8812")
+        launch.configure(app.sdkKey)
+        launch.core.sendEvent(EventType.LOGIN, null, null)
+        assertTrue(eventually { launch.accepted() >= 1 })
+        val install = Json.parseObject(launch.transport.requests("POST", "/v1/installs").first().first.body!!)
+        assertEquals("38400000-8cf0-11bd-b23e-10b96e40000d", install["maid"])
+        launch.core.setAnonymous(true)
+        launch.core.sendEvent(EventType.SEARCH, null, null)
+        assertTrue(eventually { launch.accepted() >= 2 })
+        val sent = launch.transport.requests("POST", "/v1/events").map { Json.parseObject(it.first.body!!)["events"] as List<*> }.flatten().map { it as Map<*, *> }
+        assertEquals(listOf(null, true), sent.map { it["anonymous"] })
+        val records = Service.exportUntil(app, since) { listOf("service_login", "service_search").all { n -> n in names(it) } }
+        // The install's advertising id and the user's id on the event sent before, none on the one sent anonymous.
+        val login = records.single { it["event_name"] == "service_login" }
+        val search = records.single { it["event_name"] == "service_search" }
+        assertEquals(listOf("38400000-8cf0-11bd-b23e-10b96e40000d", "user-8812"), listOf(login["maid"], login["customer_user_id"]))
+        assertEquals(listOf(null, null), listOf(search["maid"], search["customer_user_id"]))
+        assertEquals(emptyList<ServiceError>(), launch.errors.toList())
     }
 
     @Test
