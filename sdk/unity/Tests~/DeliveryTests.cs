@@ -201,6 +201,85 @@ namespace Service.Unity.Tests
             Assert.IsNull(sent[0]);
             Assert.AreEqual("user-8812", sent[1]);
             Assert.IsNull(sent[2]);
+            // #0 and #2 say they were taken anonymous; #1 has no such key.
+            var events = SentEvents(rig);
+            Assert.AreEqual(true, (bool?)events[0]["anonymous"]);
+            Assert.IsNull(events[1].Property("anonymous"), events[1].ToString());
+            Assert.AreEqual(true, (bool?)events[2]["anonymous"]);
+        }
+
+        /// <summary>Each event the backend was sent, by its number, as it first went.</summary>
+        private static Dictionary<int, JObject> SentEvents(Rig rig)
+        {
+            return rig.Backend.To("POST /v1/events").SelectMany(r => r.Value["events"]).Cast<JObject>()
+                .GroupBy(e => (int)e["parameters"]["n"]).ToDictionary(g => g.Key, g => g.First());
+        }
+
+        [Test]
+        public void AnEventTakenWhileAnonymousIsSentMarkedAnonymousInALaterLaunchWithTheModeOff()
+        {
+            var rig = new Rig();
+            rig.Core.Configure("sdk_key", 1, "user-8812");
+            rig.Settle();
+            rig.Backend.Offline = true;
+            rig.Core.SetAnonymous(true);
+            rig.Send(0);
+            rig.Core.Idle().Wait();
+            rig.Core.SetAnonymous(false);
+            var queued = rig.Store.Get(EventQueue.Key);
+            StringAssert.Contains("\"Anonymous\":true", queued, "the mark is kept on the device");
+            StringAssert.DoesNotContain("user-8812", queued);
+
+            // The next launch, online, anonymous mode off: the event read back from the device
+            // still goes marked, without the id. (A rig of its own: the first process's retry
+            // stays on the first rig's timers.)
+            var next = new Rig(rig.Store);
+            Assert.IsFalse(next.Core.IsAnonymous);
+            next.Configure();
+            next.Settle();
+            CollectionAssert.AreEqual(new[] { 0 }, next.AcceptedNow);
+            var sent = SentEvents(next)[0];
+            Assert.AreEqual(true, (bool?)sent["anonymous"], sent.ToString());
+            Assert.AreEqual(JTokenType.Null, sent["customer_user_id"].Type, sent.ToString());
+        }
+
+        [Test]
+        public void AnEventTakenOutsideAnonymousModeThatLeavesInItIsSentMarkedAnonymous()
+        {
+            var rig = new Rig();
+            rig.Core.Configure("sdk_key", 1, "user-8812");
+            rig.Settle();
+            rig.QueueOffline(1);
+            var queued = rig.Store.Get(EventQueue.Key);
+            StringAssert.Contains("user-8812", queued, "queued with the id");
+            StringAssert.DoesNotContain("Anonymous", queued, "an event taken outside the mode is kept unmarked");
+            rig.Core.SetAnonymous(true);
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+            var sent = SentEvents(rig)[0];
+            Assert.AreEqual(true, (bool?)sent["anonymous"], sent.ToString());
+            Assert.AreEqual(JTokenType.Null, sent["customer_user_id"].Type, sent.ToString());
+        }
+
+        [Test]
+        public void AnEventTakenAndSentOutsideAnonymousModeHasNoAnonymousKey()
+        {
+            var rig = new Rig();
+            rig.Core.Configure("sdk_key", 1, "user-8812");
+            rig.Settle();
+            rig.Send(0);
+            rig.Settle();
+            // Also once the mode was on and off again before it.
+            rig.Core.SetAnonymous(true);
+            rig.Core.SetAnonymous(false);
+            rig.Send(1);
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow);
+            foreach (var sent in SentEvents(rig).Values)
+            {
+                Assert.IsNull(sent.Property("anonymous"), sent.ToString());
+                Assert.AreEqual("user-8812", (string)sent["customer_user_id"]);
+            }
         }
 
         [Test]

@@ -29,6 +29,13 @@ namespace Service.Unity.Tests
             return Setups.For(Service.Url, network, store, device, clock, timers ?? new ManualTimers(), tcf: tcf);
         }
 
+        /// <summary>Lets the retries run (a delay up to a minute) until none waits.</summary>
+        private static void Retry(SdkCore core, ManualTimers timers)
+        {
+            core.Idle().Wait();
+            for (var round = 0; round < 20 && timers.FireUpTo(TimeSpan.FromMinutes(1)) > 0; round++) core.Idle().Wait();
+        }
+
         private static JObject[] Rows(JArray rows, string serviceId)
         {
             return rows.Cast<JObject>().Where(r => (string)r["service_id"] == serviceId).ToArray();
@@ -187,6 +194,12 @@ namespace Service.Unity.Tests
             core.Configure(app.SdkKey, 1, "user-" + app.AppId);
             core.SendEvent(EventType.LOGIN, null, null);
             core.Idle().Wait();
+            // The event goes marked anonymous, and the service takes it so.
+            var login = network.BodiesTo("POST /v1/events").SelectMany(b => b["events"]).Single();
+            Assert.AreEqual(true, (bool?)login["anonymous"], login.ToString());
+            var answer = network.To("POST /v1/events").Single();
+            Assert.AreEqual(202, answer.Item2, answer.Item3);
+            Assert.AreEqual(1, (int)JObject.Parse(answer.Item3)["accepted"], answer.Item3);
             var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_login") == 1
                 && Count(r, core.ServiceId, "service_install") == 1);
             Assert.AreEqual(2, Rows(rows, core.ServiceId).Length, "the install and the login");
@@ -194,6 +207,64 @@ namespace Service.Unity.Tests
             {
                 Assert.IsNull((string)row["maid"], row.ToString());
                 Assert.IsNull((string)row["customer_user_id"], row.ToString());
+            }
+        }
+
+        [Test]
+        public void AnEventMarkedAnonymousNamesNoDeviceThoughItsInstallDid()
+        {
+            const string advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d";
+            var device = new FixedDevice();
+            device.Signals.AdvertisingId = advertisingId;
+            var timers = new ManualTimers();
+            var userId = "user-" + app.AppId;
+            var core = new SdkCore(Setup(timers: timers, device: device));
+            core.Configure(app.SdkKey, 1, userId);
+            core.Idle().Wait();
+            // SHARE taken while anonymous, sent once the mode is off.
+            network.Off = true;
+            core.SetAnonymous(true);
+            core.SendEvent(EventType.SHARE, null, null);
+            core.Idle().Wait();
+            core.SetAnonymous(false);
+            network.Off = false;
+            // SEARCH taken and sent outside the mode, with SHARE.
+            core.SendEvent(EventType.SEARCH, null, null);
+            Retry(core, timers);
+            Assert.AreEqual(0, core.Queued);
+            // VIEW_ITEM taken outside the mode, sent once it is on.
+            network.Off = true;
+            core.SendEvent(EventType.VIEW_ITEM, null, null);
+            core.Idle().Wait();
+            core.SetAnonymous(true);
+            network.Off = false;
+            Retry(core, timers);
+            Assert.AreEqual(0, core.Queued);
+
+            var sent = network.BodiesTo("POST /v1/events").SelectMany(b => b["events"]).ToDictionary(e => (string)e["event_type"]);
+            Assert.AreEqual(true, (bool?)sent["SHARE"]["anonymous"], sent["SHARE"].ToString());
+            Assert.IsNull(((JObject)sent["SEARCH"]).Property("anonymous"), sent["SEARCH"].ToString());
+            Assert.AreEqual(true, (bool?)sent["VIEW_ITEM"]["anonymous"], sent["VIEW_ITEM"].ToString());
+            foreach (var answer in network.To("POST /v1/events"))
+            {
+                Assert.AreEqual(202, answer.Item2, answer.Item3);
+                Assert.AreEqual(0, ((JArray)JObject.Parse(answer.Item3)["rejected"]).Count, answer.Item3);
+            }
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_install") == 1
+                && Count(r, core.ServiceId, "service_share") == 1 && Count(r, core.ServiceId, "service_search") == 1
+                && Count(r, core.ServiceId, "service_view_item") == 1);
+            var byName = Rows(rows, core.ServiceId).ToDictionary(r => (string)r["event_name"]);
+            // The install and the event outside the mode name the device and the user; the two
+            // marked anonymous neither, though their install was reported with both.
+            foreach (var name in new[] { "service_install", "service_search" })
+            {
+                Assert.AreEqual(advertisingId, (string)byName[name]["maid"], byName[name].ToString());
+                Assert.AreEqual(userId, (string)byName[name]["customer_user_id"], byName[name].ToString());
+            }
+            foreach (var name in new[] { "service_share", "service_view_item" })
+            {
+                Assert.IsNull((string)byName[name]["maid"], byName[name].ToString());
+                Assert.IsNull((string)byName[name]["customer_user_id"], byName[name].ToString());
             }
         }
     }

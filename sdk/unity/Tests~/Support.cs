@@ -319,6 +319,8 @@ namespace Service.Unity.Tests
         public Action<JObject> Mangle;
         /// <summary>Every request that reached the service: its method and path, and the answer's status and body.</summary>
         public readonly List<Tuple<string, int, string>> Answers = new List<Tuple<string, int, string>>();
+        /// <summary>The body of each request that reached the service, as it went, by method and path; null for none.</summary>
+        public readonly List<KeyValuePair<string, string>> Bodies = new List<KeyValuePair<string, string>>();
 
         public CuttableNetwork() : base(new HttpClientHandler()) { }
 
@@ -338,6 +340,8 @@ namespace Service.Unity.Tests
                 request.Content = new StringContent(body.ToString(), System.Text.Encoding.UTF8, "application/json");
             }
             Interlocked.Increment(ref Sent);
+            var sent = request.Content == null ? null : await request.Content.ReadAsStringAsync();
+            lock (Bodies) Bodies.Add(new KeyValuePair<string, string>(request.Method + " " + request.RequestUri.AbsolutePath, sent));
             var answer = await base.SendAsync(request, token);
             var text = answer.Content == null ? "" : await answer.Content.ReadAsStringAsync();
             lock (Answers) Answers.Add(Tuple.Create(request.Method + " " + request.RequestUri.AbsolutePath, (int)answer.StatusCode, text));
@@ -348,6 +352,12 @@ namespace Service.Unity.Tests
         public List<Tuple<string, int, string>> To(string methodAndPathStart)
         {
             lock (Answers) return Answers.Where(a => a.Item1.StartsWith(methodAndPathStart)).ToList();
+        }
+
+        /// <summary>The JSON bodies of the requests sent so far to a path, as "METHOD /path".</summary>
+        public List<JObject> BodiesTo(string methodAndPathStart)
+        {
+            lock (Bodies) return Bodies.Where(b => b.Key.StartsWith(methodAndPathStart) && b.Value != null).Select(b => JsonText.ParseObject(b.Value)).ToList();
         }
     }
 

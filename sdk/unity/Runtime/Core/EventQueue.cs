@@ -1,3 +1,4 @@
+using Newtonsoft.Json;
 using Newtonsoft.Json.Linq;
 
 namespace Service.Unity
@@ -18,6 +19,16 @@ namespace Service.Unity
         public string EventTime { get; set; }
         [Preserve]
         public string CustomerUserId { get; set; }
+
+        /// <summary>
+        /// Taken while anonymous: the event is sent marked `anonymous` (and without the customer
+        /// user id) also in a later launch, once the mode is off. Written only when true, so an
+        /// event taken outside the mode is kept as before, and one queued by an earlier version
+        /// reads back as not taken while anonymous.
+        /// </summary>
+        [Preserve]
+        [JsonProperty(DefaultValueHandling = DefaultValueHandling.Ignore)]
+        public bool Anonymous { get; set; }
     }
 
     /// <summary>The events not yet delivered, oldest first, at most <see cref="Capacity"/>.</summary>

@@ -120,7 +120,10 @@ namespace Service.Unity
             };
         }
 
-        /// <summary>POST /v1/events: the batch, with the device clock as it leaves (set again on each attempt).</summary>
+        /// <summary>
+        /// POST /v1/events: the batch, with the device clock as it leaves (set again on each
+        /// attempt); in anonymous mode every event of it goes marked `anonymous`.
+        /// </summary>
         public static JObject Events(IEnumerable<QueuedEvent> batch, string serviceId, DateTime sentAt, bool anonymous)
         {
             return new JObject
@@ -164,9 +167,13 @@ namespace Service.Unity
             };
         }
 
+        /// <summary>One event of POST /v1/events.</summary>
+        /// <param name="anonymous">Anonymous mode as the event leaves.</param>
         public static JObject Event(QueuedEvent queued, string serviceId, bool anonymous = false)
         {
-            return new JObject
+            // Anonymous when taken or as it leaves: no customer user id.
+            var sentAnonymous = anonymous || queued.Anonymous;
+            var json = new JObject
             {
                 { "event_id", queued.EventId },
                 { "event_type", queued.EventType },
@@ -174,8 +181,12 @@ namespace Service.Unity
                 { "parameters", queued.Parameters },
                 { "event_time", queued.EventTime },
                 { "service_id", serviceId },
-                { "customer_user_id", anonymous ? null : queued.CustomerUserId },
+                { "customer_user_id", sentAnonymous ? null : queued.CustomerUserId },
             };
+            // The missing id alone would not tell the service to leave out the install's device
+            // ids too; only an anonymous event has the key (sdk/conformance/requests.json).
+            if (sentAnonymous) json["anonymous"] = true;
+            return json;
         }
 
         public static string Iso(DateTime time)

@@ -252,7 +252,8 @@ namespace Service.Unity
                 Noun = "event",
                 IdField = "event_id",
                 Describe = e => e.EventType + " " + e.EventId,
-                // Anonymous mode is read for each request: set meanwhile, it holds from the next one.
+                // Anonymous mode is read for each request: set meanwhile, it holds from the next
+                // one, and marks every event of it anonymous, those queued before it went on too.
                 Body = (batch, serviceId, sentAt) => Requests.Events(batch, serviceId, sentAt, anonymous),
             }, setup.Clock, drops, Write, installMissing, installDeleted);
             sessions = new SessionQueue(store);
@@ -510,9 +511,14 @@ namespace Service.Unity
                 return;
             }
             string userId;
+            bool takenAnonymous;
             // Anonymous when taken: the event never carries the customer user id, not on the
-            // device either, even once anonymous mode is off when it is sent.
-            lock (gate) userId = anonymous ? null : configured ? customerUserId : store.Get(CustomerUserIdKey);
+            // device either, and is sent marked anonymous, even once the mode is off when it is sent.
+            lock (gate)
+            {
+                takenAnonymous = anonymous;
+                userId = takenAnonymous ? null : configured ? customerUserId : store.Get(CustomerUserIdKey);
+            }
             var now = setup.Clock.UtcNow;
             var overflow = queue.Add(new QueuedEvent
             {
@@ -523,6 +529,7 @@ namespace Service.Unity
                 Parameters = checkedParameters == null ? null : JToken.FromObject(checkedParameters),
                 EventTime = Requests.Iso(now),
                 CustomerUserId = userId,
+                Anonymous = takenAnonymous,
             });
             drops.Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + EventQueue.Capacity + " events; the oldest made room");
             EvaluateConversion(new AwaitingConversion(eventType, eventName, checkedParameters, now));
