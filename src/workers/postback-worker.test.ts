@@ -1,8 +1,8 @@
 /**
- * The postback worker's decisions, over the real outbox, log and configuration stores (on
- * dynalite) and a sender that records what it is asked: one attempt however often a message
- * comes, a busy configuration's message set aside while another's goes, an event decided once
- * its install is attributed, the next attempt queued again when its message was lost, and a
+ * The postback worker's decisions, over the real outbox and configuration stores (on dynalite), the
+ * embedded delivery log, and a sender that records what it is asked: one attempt however often a
+ * message comes, a busy configuration's message set aside while another's goes, an event decided
+ * once its install is attributed, the next attempt queued again when its message was lost, and a
  * send skipped when its configuration went or its install was deleted.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -12,6 +12,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { storedInstall } from "../../test/support/installs.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
+import {
+  type LocalDeliveryLog,
+  openLocalDeliveryLog,
+} from "../adapters/local-delivery-log/delivery-log.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import type { Consent } from "../domain/consent.ts";
 import {
@@ -79,17 +83,22 @@ const result = (
 describe("the postback worker", () => {
   let dir: string;
   let dynamo: DynamoConnection;
+  let deliveryLog: LocalDeliveryLog;
   let stores: ReturnType<typeof createDynamoStores>;
   let wrapper: KeyWrapper;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "postback-worker-"));
     dynamo = await startLocalDynamoDb(join(dir, "dynamodb"));
-    stores = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    // The embedded runtime's delivery log: the DynamoDB one writes in transactions, which
+    // dynalite lacks.
+    deliveryLog = await openLocalDeliveryLog(join(dir, "delivery-log"));
+    stores = { ...createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES), deliveryLog };
     wrapper = createKeyFileWrapper(join(dir, "master.key"));
   });
 
   afterAll(async () => {
+    await deliveryLog.close();
     await dynamo.close();
     await rm(dir, { recursive: true, force: true });
   });

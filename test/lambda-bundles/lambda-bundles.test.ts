@@ -4,10 +4,11 @@
  * imported in this process with the environment the synthesized stack gives it, and invoked
  * with the events API Gateway (a REST API with a TOKEN authorizer, and the link host's HTTP
  * API, both payload 1.0) and SQS would send it. Their AWS SDK clients reach local servers
- * through the standard AWS_ENDPOINT_URL_<SERVICE> variables: DynamoDB is dynalite, with the
- * stack's tables and indexes under the template's names; SQS, Firehose, S3 and KMS are moto's
- * server (test/local-aws/moto.ts). Each route's answer is held to its contract. A route of a
- * route group is invoked through its group's one bundle, as API Gateway invokes it.
+ * through the standard AWS_ENDPOINT_URL_<SERVICE> variables: DynamoDB is a moto server of its
+ * own, answering one request at a time, with the stack's tables and indexes under the
+ * template's names; SQS, Firehose, S3 and KMS are another moto server
+ * (test/local-aws/moto.ts). Each route's answer is held to its contract. A route of a route
+ * group is invoked through its group's one bundle, as API Gateway invokes it.
  *
  * Not invoked, for want of a faithful local server: the export route (Athena runs its
  * queries) and the rates job (it fetches the ECB's feed); see docs/testing.md. Every bundle is
@@ -17,7 +18,6 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
@@ -39,7 +39,6 @@ import type {
   SQSBatchResponse,
   SQSEvent,
 } from "aws-lambda";
-import dynalite from "dynalite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as z from "zod";
 import { bundleFunction } from "../../bench/lambda-bundles.ts";
@@ -166,10 +165,11 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
 
   beforeAll(async () => {
     moto = await startMoto();
-    const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const dynamoEndpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    closeDynamo = () => new Promise<void>((resolve) => server.close(() => resolve()));
+    // DynamoDB on a moto of its own, answering one request at a time as DynamoDB orders
+    // conditional writes: the delivery log writes in transactions, which dynalite lacks.
+    const dynamoServer = await startMoto({ serial: true });
+    const dynamoEndpoint = dynamoServer.endpoint;
+    closeDynamo = () => dynamoServer.stop();
     const shared = awsEnv(dynamoEndpoint);
     Object.assign(process.env, shared);
     dynamodb = new DynamoDBClient({ ...motoClientConfig(moto), endpoint: dynamoEndpoint });

@@ -1,11 +1,11 @@
 /**
  * The stack's resources on local servers: the CDK app synthesized (without bundling), and each
  * resource a function's environment names made on a server that speaks its API, under the
- * name the template gives it. DynamoDB tables go to dynalite with the template's key schemas
- * and indexes; queues, delivery streams, buckets and the sealing key to moto. Each function's
- * environment is then the template's, its references resolved to those resources and its
- * asset paths (/var/task/…) to the folder its bundle was written to, where the files are
- * copied as CDK's bundling copies them.
+ * name the template gives it. DynamoDB tables go to the server given for them (a moto server of
+ * their own) with the template's key schemas and indexes; queues, delivery streams, buckets and the
+ * sealing key to moto. Each function's environment is then the template's, its references resolved
+ * to those resources and its asset paths (/var/task/…) to the folder its bundle was written to,
+ * where the files are copied as CDK's bundling copies them.
  *
  * moto's Firehose writes what it is given to its S3 destination as it comes: it has no dynamic
  * partitioning and no Parquet conversion, so a stream's records land as JSON lines under a
@@ -110,8 +110,8 @@ export const stackOnLocalServers = async (servers: {
     let entry: { ref: string; attributes: Record<string, string> };
     switch (type) {
       case "AWS::DynamoDB::Table": {
-        // The template's keys and indexes; what dynalite has no use for (encryption, recovery,
-        // deletion protection, TTL) is left out.
+        // The template's keys and indexes; what a local server has no use for (encryption,
+        // recovery, deletion protection, TTL) is left out.
         await servers.dynamodb.send(
           new CreateTableCommand({
             TableName: name,

@@ -2,9 +2,12 @@
  * Postbacks on DynamoDB: apps' configurations (one item each, and one of the app's settings,
  * found by the by-app index), the outbox (one item per send, added only where none is, then
  * claimed and settled attempt by attempt under conditions), and the delivery log (one item per
- * attempt, and one per app, day and configuration counting attempts by verdict). Outbox and log
- * items expire by DynamoDB's TTL on AWS and by `reap` on the embedded runtime.
+ * attempt, and one per app, day and configuration counting attempts by verdict, an attempt's
+ * record and its count written in one transaction, which dynalite lacks: the embedded runtime
+ * keeps a log of its own, ../local-delivery-log). Outbox and log items expire by DynamoDB's TTL
+ * on AWS and by `reap` on the embedded runtime.
  */
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
@@ -14,6 +17,8 @@ import {
   PutCommand,
   paginateQuery,
   QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
@@ -36,18 +41,18 @@ import {
   type StoredWebhookConfig,
 } from "../../ports/postbacks.ts";
 import { conditionHolds, unlessConditionFails } from "./conditional.ts";
-import { deleteAll, epochSeconds, expiredKeys, writeAll } from "./expiry.ts";
+import { deleteAll, epochSeconds, expiredKeys } from "./expiry.ts";
 import { pageCursor } from "./page-cursor.ts";
 import { queryIndex } from "./query-index.ts";
 import { indexOf } from "./table-definitions.ts";
 
-/** The log's records of those attempts recorded already, by their key. */
+/** The log's records of those attempts recorded already, by their key, each as stored. */
 const recordedEntries = async (
   doc: DynamoDBDocumentClient,
   table: string,
   keys: readonly string[],
-): Promise<Map<string, DeliveryLogEntry>> => {
-  const found = new Map<string, DeliveryLogEntry>();
+): Promise<Map<string, { readonly entry: DeliveryLogEntry; readonly body: string }>> => {
+  const found = new Map<string, { entry: DeliveryLogEntry; body: string }>();
   for (let start = 0; start < keys.length; start += 100) {
     let pending: BatchGetCommandOutput["UnprocessedKeys"] | undefined = {
       [table]: {
@@ -63,7 +68,7 @@ const recordedEntries = async (
         new BatchGetCommand({ RequestItems: pending }),
       );
       for (const item of answer.Responses?.[table] ?? []) {
-        found.set(String(item.logKey), entryOf(item));
+        found.set(String(item.logKey), { entry: entryOf(item), body: String(item.body) });
       }
       pending = answer.UnprocessedKeys;
     }
@@ -481,26 +486,31 @@ const logItemOf = (entry: DeliveryLogEntry) => {
   };
 };
 
+/** Attempts recorded in one transaction: each a record and up to two days' counts, of 100. */
+const ATTEMPTS_PER_TRANSACTION = 33;
+/** Transactions tried for one set of attempts before the append fails. */
+const TRANSACTION_TRIES = 8;
 /**
- * Records a group of attempts: which are recorded already (their worker stopped before it was
- * done, and the attempt is recorded again) read at once, every record put, and each day's counts
- * changed, one update per app, day and configuration: a new attempt's verdict added, and a
- * replaced one's earlier verdict taken off as its new one is added (a time-out recorded, then
- * the same attempt delivered once taken over, counts as delivered only).
+ * Why a transaction was cancelled that another try may get past: an attempt recorded by
+ * another writer since it was read (read again, its verdict is the one to take off), another
+ * transaction on a shared item (a day's counts, which every attempt of a configuration
+ * changes), or throttling.
  */
-const recordAttempts = async (
-  doc: DynamoDBDocumentClient,
+const TRIED_AGAIN = new Set(["ConditionalCheckFailed", "TransactionConflict", "ThrottlingError"]);
+
+/**
+ * The writes of a set of attempts, as one transaction: each record, put only over the record it
+ * was read as (none, or the same body), and each day's counts changed, one update per app, day
+ * and configuration: a new attempt's verdict added, and a replaced one's earlier verdict taken
+ * off as its new one is added (a time-out recorded, then the same attempt delivered once taken
+ * over, counts as delivered only).
+ */
+const attemptWrites = (
   table: string,
-  entries: readonly DeliveryLogEntry[],
-): Promise<void> => {
-  // One record per attempt: the last given stands, as a later put would replace it.
-  const items = new Map(entries.map((entry) => [logItemOf(entry).logKey, entry]));
-  const recorded = await recordedEntries(doc, table, [...items.keys()]);
-  await writeAll(
-    doc,
-    table,
-    [...items.values()].map((entry) => ({ PutRequest: { Item: logItemOf(entry) } })),
-  );
+  items: ReadonlyMap<string, DeliveryLogEntry>,
+  recorded: Awaited<ReturnType<typeof recordedEntries>>,
+) => {
+  const writes: NonNullable<TransactWriteCommandInput["TransactItems"]> = [];
   const counts = new Map<string, { entry: DeliveryLogEntry; verdicts: Map<string, number> }>();
   const count = (entry: DeliveryLogEntry, change: number) => {
     // A partner and a webhook of one app may share an id: each is counted apart.
@@ -511,37 +521,104 @@ const recordAttempts = async (
   };
   for (const [logKey, entry] of items) {
     const earlier = recorded.get(logKey);
-    if (earlier) count(earlier, -1);
+    if (earlier) count(earlier.entry, -1);
     count(entry, 1);
+    const item = logItemOf(entry);
+    // An update that sets every attribute, as a put would (the write grant's), only over the
+    // record as read: none, or the same body.
+    writes.push({
+      Update: {
+        TableName: table,
+        Key: { logKey },
+        UpdateExpression:
+          "SET appId = :app, logSort = :sort, installKey = :install, body = :body, expiresTtl = :expires",
+        ConditionExpression: earlier ? "body = :earlier" : "attribute_not_exists(logKey)",
+        ExpressionAttributeValues: {
+          ":app": item.appId,
+          ":sort": item.logSort,
+          ":install": item.installKey,
+          ":body": item.body,
+          ":expires": item.expiresTtl,
+          ...(earlier ? { ":earlier": earlier.body } : {}),
+        },
+      },
+    });
   }
-  await Promise.all(
-    [...counts].map(([logKey, { entry, verdicts }]) => {
-      const day = dayOf(entry.time);
-      const added = [...verdicts.keys()].filter((verdict) => verdicts.get(verdict) !== 0);
-      // Recorded again with the verdict it had: nothing to change.
-      if (added.length === 0) return undefined;
-      return doc.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: { logKey },
-          UpdateExpression: `SET appId = :app, logSort = :sort, #day = :day, configId = :config, partner = :partner, expiresTtl = :expires ADD ${added.map((_, i) => `#v${i} :v${i}`).join(", ")}`,
-          ExpressionAttributeNames: {
-            "#day": "day",
-            ...Object.fromEntries(added.map((verdict, i) => [`#v${i}`, verdict])),
-          },
-          ExpressionAttributeValues: {
-            ":app": entry.appId,
-            ":sort": `${COUNT_PREFIX}${day}#${entry.target}#${entry.configId}`,
-            ":day": day,
-            ":config": entry.configId,
-            ":partner": entry.partner,
-            ":expires": epochSeconds(Date.parse(day) + (DELIVERY_LOG_DAYS + 1) * DAY_MS),
-            ...Object.fromEntries(added.map((verdict, i) => [`:v${i}`, verdicts.get(verdict)])),
-          },
-        }),
+  for (const [logKey, { entry, verdicts }] of counts) {
+    const day = dayOf(entry.time);
+    const added = [...verdicts.keys()].filter((verdict) => verdicts.get(verdict) !== 0);
+    // Recorded again with the verdict it had: nothing to change.
+    if (added.length === 0) continue;
+    writes.push({
+      Update: {
+        TableName: table,
+        Key: { logKey },
+        UpdateExpression: `SET appId = :app, logSort = :sort, #day = :day, configId = :config, partner = :partner, expiresTtl = :expires ADD ${added.map((_, i) => `#v${i} :v${i}`).join(", ")}`,
+        ExpressionAttributeNames: {
+          "#day": "day",
+          ...Object.fromEntries(added.map((verdict, i) => [`#v${i}`, verdict])),
+        },
+        ExpressionAttributeValues: {
+          ":app": entry.appId,
+          ":sort": `${COUNT_PREFIX}${day}#${entry.target}#${entry.configId}`,
+          ":day": day,
+          ":config": entry.configId,
+          ":partner": entry.partner,
+          ":expires": epochSeconds(Date.parse(day) + (DELIVERY_LOG_DAYS + 1) * DAY_MS),
+          ...Object.fromEntries(added.map((verdict, i) => [`:v${i}`, verdicts.get(verdict)])),
+        },
+      },
+    });
+  }
+  return writes;
+};
+
+/**
+ * Records a set of attempts with their counts in one transaction, so that a record is never
+ * kept without its count, nor a count without its record: a write that fails leaves both as
+ * they were. Which are recorded already (their worker stopped before it was done, and the
+ * attempt is recorded again) is read first, and each record is written only over what was
+ * read: two writers of one attempt (a delivery taken over) cannot both count it as new, the
+ * second reading the first's record and trying again.
+ */
+const recordTogether = async (
+  doc: DynamoDBDocumentClient,
+  table: string,
+  items: ReadonlyMap<string, DeliveryLogEntry>,
+): Promise<void> => {
+  for (let tries = 1; ; tries += 1) {
+    const recorded = await recordedEntries(doc, table, [...items.keys()]);
+    try {
+      await doc.send(
+        new TransactWriteCommand({ TransactItems: attemptWrites(table, items, recorded) }),
       );
-    }),
-  );
+      return;
+    } catch (error) {
+      const reasons =
+        error instanceof TransactionCanceledException
+          ? (error.CancellationReasons ?? []).map((reason) => reason.Code ?? "None")
+          : [];
+      const again =
+        reasons.some((code) => TRIED_AGAIN.has(code)) &&
+        reasons.every((code) => code === "None" || TRIED_AGAIN.has(code));
+      if (!again || tries === TRANSACTION_TRIES) throw error;
+      // Writers of one configuration's attempts meet on its day's counts: apart at random.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** tries * 10));
+    }
+  }
+};
+
+/** Records a group of attempts, one record per attempt: the last given stands. */
+const recordAttempts = async (
+  doc: DynamoDBDocumentClient,
+  table: string,
+  entries: readonly DeliveryLogEntry[],
+): Promise<void> => {
+  const items = [...new Map(entries.map((entry) => [logItemOf(entry).logKey, entry]))];
+  // One set after another: sets written at once would meet on the same days' counts.
+  for (let start = 0; start < items.length; start += ATTEMPTS_PER_TRANSACTION) {
+    await recordTogether(doc, table, new Map(items.slice(start, start + ATTEMPTS_PER_TRANSACTION)));
+  }
 };
 
 /** How long the first attempt of a group waits for others to be written with it. */
