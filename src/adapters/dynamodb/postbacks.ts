@@ -253,6 +253,7 @@ const subjectBody = z.discriminatedUnion("kind", [
     userAgent: z.string().nullable(),
     // Absent from a row added before it was kept; a schema without it would drop it on read.
     customerUserId: z.string().nullish(),
+    anonymous: z.boolean().optional(),
   }),
 ]);
 
