@@ -364,11 +364,12 @@ const TABLE_GRANTS: {
     ],
   },
   deliveryLog: {
-    // Attempts recorded in groups: which are recorded already read at once, the records put
-    // together, each day's count of the new ones updated.
+    // Attempts recorded in groups: which are recorded already read at once, then each record
+    // and its day's count written in one transaction, as updates (a transaction's writes are
+    // granted by their own actions).
     write: [
       {
-        actions: ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem"],
+        actions: ["dynamodb:BatchGetItem", "dynamodb:UpdateItem"],
         on: whole("deliveryLog"),
       },
     ],
