@@ -110,13 +110,16 @@ const sdkEventObject = z.object(
         "The app's own user identifier in force when the event was sent, if one was set.",
       example: "user-8812",
     }),
-    anonymous: z.boolean().nullish().meta({
-      description:
-        "True when the SDK's anonymous mode was on when the event was sent or when it left: " +
-        "the event then goes with no device id and no customer user id, in the lake and " +
-        "to partners and webhooks, whatever its install was reported with.",
-      example: true,
-    }),
+    anonymous: z
+      .boolean()
+      .nullish()
+      .meta({
+        description:
+          "True when the SDK's anonymous mode was on when the event was sent or when it left: " +
+          "the event then goes with no device id and no customer user id, in the lake and " +
+          "to partners and webhooks, whatever its install was reported with.",
+        example: true,
+      }),
   },
   NOT_AN_OBJECT,
 );

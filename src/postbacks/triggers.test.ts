@@ -79,7 +79,12 @@ describe("an event's sends", () => {
   const login = (anonymous: boolean) => ({
     serviceId: "s1",
     installTime: "2026-11-24T10:00:00.000Z",
-    event: { eventId: "e1", name: "service_login", time: "2026-11-24T12:00:00.000Z", revenue: null },
+    event: {
+      eventId: "e1",
+      name: "service_login",
+      time: "2026-11-24T12:00:00.000Z",
+      revenue: null,
+    },
     ip: "81.2.69.160",
     userAgent: "Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8)",
     customerUserId: "user-8812",

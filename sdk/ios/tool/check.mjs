@@ -1596,7 +1596,9 @@ checking(
     const anonymized = functionText("Core/Requests.swift", /func anonymized\(/);
     const post = functionText("Core/SdkCore.swift", /func post\(/);
     const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConsentTests.swift"));
-    const conformance = read(join(ios, "Tests", "ServiceAttributionTests", "ConformanceTests.swift"));
+    const conformance = read(
+      join(ios, "Tests", "ServiceAttributionTests", "ConformanceTests.swift"),
+    );
     const named = [
       "testAnEventTakenWhileAnonymousLeavesMarkedAnonymousAfterARelaunchWithTheModeOff",
       "testAnEventTakenBeforeAnonymousModeWentOnLeavesMarkedAnonymous",
@@ -1619,7 +1621,9 @@ checking(
         .map((name) => `ConsentTests.${name} is missing`),
       ...(/keys\.contains\("anonymous"\)/.test(conformance)
         ? []
-        : ["ConformanceTests does not check that an event not sent anonymous has no anonymous key"]),
+        : [
+            "ConformanceTests does not check that an event not sent anonymous has no anonymous key",
+          ]),
     ];
   },
 );
