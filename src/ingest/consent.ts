@@ -1,15 +1,17 @@
 /**
  * Consent as the SDK sends it: with the install (`consent` of `POST /v1/installs`) and, when it
- * changes afterwards, through `POST /v1/installs/{service_id}/consent` (docs/api.md#consent).
+ * changes afterwards, through `POST /v1/installs/{service_id}/consent` (docs/api.md#consent),
+ * with the device's tracking (its advertising id and ATT status) when that changed since.
  */
 import * as z from "zod";
 import type { Consent } from "../domain/consent.ts";
 import { ConflictError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
+import { ATT_STATUSES } from "../domain/install-facts.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
-import type { InstallStore } from "../ports/installs.ts";
+import type { DeviceTracking, InstallStore } from "../ports/installs.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
-import { dateTime, missing, text } from "./fields.ts";
+import { dateTime, deviceId, deviceIdOrNull, missing, text } from "./fields.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 
 const consentFlag = (description: string) =>
@@ -72,6 +74,33 @@ export const consentAnswer = (consent: Consent) => ({
   updated_at: consent.updatedAt,
 });
 
+export const trackingSchema = z
+  .object(
+    {
+      maid: deviceId()
+        .nullish()
+        .meta({
+          description:
+            "The advertising id the device gives now (GAID, or IDFA when App Tracking " +
+            "Transparency is authorized); null when it gives none (limit ad tracking on, the " +
+            "id deleted, ATT not authorized, anonymous mode). The all-zero id is none.",
+          example: null,
+        }),
+      att_status: z
+        .enum(ATT_STATUSES, { error: `must be one of ${ATT_STATUSES.join(", ")}` })
+        .nullish()
+        .meta({ description: "iOS App Tracking Transparency status now.", example: "denied" }),
+    },
+    { error: "must be a JSON object" },
+  )
+  .meta({
+    id: "DeviceTracking",
+    description:
+      "What the device now gives of its tracking, sent when it differs from what the install " +
+      "last reported: the service keeps it in place of the first open's, for every postback " +
+      "and lake row of the install from then on.",
+  });
+
 export const consentRequestSchema = z
   .object(
     {
@@ -80,16 +109,31 @@ export const consentRequestSchema = z
         example: "2026-09-16T10:00:02Z",
       }),
       consent: consentSchema,
+      device: trackingSchema.nullish(),
     },
     { error: "must be a JSON object" },
   )
-  .meta({ id: "ConsentRequest", description: "The install's consent, as it now stands." });
+  .meta({
+    id: "ConsentRequest",
+    description: "The install's consent, and its device's tracking, as they now stand.",
+  });
 
-export const parseConsentRequest = (body: unknown): Parsed<ConsentBody> => {
+export const parseConsentRequest = (
+  body: unknown,
+): Parsed<{ consent: ConsentBody; tracking: DeviceTracking | undefined }> => {
   const parsed = consentRequestSchema.safeParse(body);
-  return parsed.success
-    ? { ok: true, value: parsed.data.consent }
-    : { ok: false, detail: formatIssues(parsed.error.issues, "body") };
+  if (!parsed.success) return { ok: false, detail: formatIssues(parsed.error.issues, "body") };
+  const device = parsed.data.device;
+  return {
+    ok: true,
+    value: {
+      consent: parsed.data.consent,
+      // Absent: the SDK said nothing of it, and what the install has stands.
+      tracking: device
+        ? { maid: deviceIdOrNull(device.maid), attStatus: device.att_status ?? null }
+        : undefined,
+    },
+  };
 };
 
 export interface ConsentAnswer {
@@ -119,7 +163,8 @@ export const createConsentRecorder = (deps: ConsentDeps) => {
     const updated = await deps.installs.setConsent(
       appId,
       serviceId,
-      toConsent(parsed.value, now()),
+      toConsent(parsed.value.consent, now()),
+      parsed.value.tracking,
     );
     if (!updated?.consent) throw new ConflictError(INSTALL_NOT_RECORDED);
     return { service_id: serviceId, consent: consentAnswer(updated.consent) };

@@ -48,12 +48,32 @@ export interface Install {
   readonly receivedAt: string;
 }
 
+/**
+ * What the device now gives of its tracking: its advertising id (null: none, as with limit ad
+ * tracking on, the id deleted, or App Tracking Transparency not authorized) and, on iOS, the
+ * ATT status. An install keeps the latest the SDK reported, so that what the user changed after
+ * the first open holds for everything sent of the install from then on.
+ */
+export interface DeviceTracking {
+  readonly maid: string | null;
+  readonly attStatus: AttStatus | null;
+}
+
 export interface InstallStore {
   /** Stores the install unless one with its id exists; returns the stored one either way. */
   putIfAbsent(install: Install): Promise<{ install: Install; created: boolean }>;
   get(appId: string, serviceId: string): Promise<Install | undefined>;
-  /** Replaces the install's consent; returns the install as it now is, or undefined when there is none. */
-  setConsent(appId: string, serviceId: string, consent: Consent): Promise<Install | undefined>;
+  /**
+   * Replaces the install's consent, and its advertising id and ATT status when `tracking` is
+   * given (the device's, as they now stand); returns the install as it now is, or undefined
+   * when there is none.
+   */
+  setConsent(
+    appId: string,
+    serviceId: string,
+    consent: Consent,
+    tracking?: DeviceTracking,
+  ): Promise<Install | undefined>;
   delete(appId: string, serviceId: string): Promise<void>;
 }
 

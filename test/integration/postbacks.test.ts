@@ -373,6 +373,56 @@ describe("postbacks and webhooks over HTTP", () => {
     expect(row("anon-on")).toMatchObject({ maid: null, idfv: null, customer_user_id: null });
   });
 
+  it("sends an event after the user withdrew the advertising id with none, and exports it with none", async () => {
+    await putPartner("net-d-ids", {
+      partner: "custom",
+      template: {
+        method: "GET",
+        event: { url: `${mock.url}/d/event?sid={service_id}&eid={event_id}&gaid={advertising_id}` },
+      },
+      media_sources: ["network_d"],
+      events: { service_purchase: { name: "purchase", revenue: false } },
+    });
+    const referrer = await tap("network_d", "?click_id=d1");
+    const consent = { gdpr_applies: true, ad_user_data: true };
+    await install(
+      androidInstall("pb-withdrawn", { maid: GAID, install_referrer: { referrer }, consent }),
+    );
+    expect(await attributionOf("pb-withdrawn")).toMatchObject({ media_source: "network_d" });
+    const purchase = (eventId: string) => ({
+      event_id: eventId,
+      service_id: "pb-withdrawn",
+      event_type: "PURCHASE",
+      event_time: new Date().toISOString(),
+    });
+    await sendEvents([purchase("before-reset")]);
+    await mock.waitFor((r) => r.path === "/d/event" && r.query.get("eid") === "before-reset");
+    // The user deleted the advertising id (or turned ad tracking off): at the next start the
+    // SDK says so with the consent, which is unchanged.
+    const update = await rt.post(
+      "/v1/installs/pb-withdrawn/consent",
+      { consent, device: { maid: null } },
+      keys.sdkKey,
+    );
+    expect(update.status).toBe(202);
+    await sendEvents([purchase("after-reset")]);
+    await mock.waitFor((r) => r.path === "/d/event" && r.query.get("eid") === "after-reset");
+    const gaidOf = (eventId: string) =>
+      sendsOf("/d/event", "pb-withdrawn")
+        .find((r) => r.query.get("eid") === eventId)
+        ?.query.get("gaid");
+    expect([gaidOf("before-reset"), gaidOf("after-reset")]).toEqual([GAID, ""]);
+
+    await rt.flush();
+    const since = Math.floor(Date.now() / 1000) - 86_400;
+    const exported = (await (
+      await rt.get(`/api/v1/export?timestamp=${since}`, keys.serverKey)
+    ).json()) as { data: Record<string, unknown>[] };
+    const maidOf = (eventId: string) =>
+      exported.data.find((record) => record.event_id === eventId)?.maid;
+    expect([maidOf("before-reset"), maidOf("after-reset")]).toEqual([GAID, null]);
+  });
+
   it("sends an event within the partner's window, not one past it", async () => {
     const firstOpen = Date.now() - 3 * 24 * 60 * MINUTE;
     await install(androidInstall("pb-old", { first_open_time: new Date(firstOpen).toISOString() }));

@@ -8,7 +8,7 @@
  * given to every later read (a postback attempt's, say) until evicted.
  */
 import type { Consent } from "../../domain/consent.ts";
-import type { Install, InstallStore } from "../../ports/installs.ts";
+import type { DeviceTracking, Install, InstallStore } from "../../ports/installs.ts";
 import { RecentMap } from "./recent-map.ts";
 
 export const cachedInstallStore = <S extends InstallStore>(store: S, maxEntries: number): S => {
@@ -37,12 +37,17 @@ export const cachedInstallStore = <S extends InstallStore>(store: S, maxEntries:
       if (found && generation === before) remember(found);
       return found;
     },
-    async setConsent(appId: string, serviceId: string, consent: Consent) {
+    async setConsent(
+      appId: string,
+      serviceId: string,
+      consent: Consent,
+      tracking?: DeviceTracking,
+    ) {
       generation += 1;
       const own = generation;
       entries.delete(keyOf(appId, serviceId));
       try {
-        const updated = await store.setConsent(appId, serviceId, consent);
+        const updated = await store.setConsent(appId, serviceId, consent, tracking);
         // Kept unless another change overlapped: which of the two the store has last is not
         // known here, so the next read asks it.
         if (updated && generation === own) remember(updated);

@@ -4,7 +4,8 @@
  * as moto's server answers it, as on AWS) and the embedded runtime's own store. Each store's
  * test file calls `describeInstallStoreContract` with a factory of its own side; the `it`s share
  * its store, each with apps of its own. Held here: an install stored once per app and service
- * id, a repeat answered with the first; its consent replaced, never making an install; an iOS
+ * id, a repeat answered with the first; its consent replaced, never making an install, and its
+ * advertising id and ATT status with it when the device's are given; an iOS
  * device's installs by IDFV; deletion.
  */
 import { describe, expect, it } from "vitest";
@@ -75,6 +76,33 @@ export const describeInstallStoreContract = (
       expect((await store().get(app, "c1"))?.consent).toEqual(later);
       expect(await store().setConsent(other, "c1", consent)).toBeUndefined();
       expect(await store().get(other, "c1")).toBeUndefined();
+    });
+
+    it("replaces an install's advertising id and ATT status with the device's, only when given", async () => {
+      const app = freshApp();
+      await store().putIfAbsent(install(app, "t1", { attStatus: "authorized" }));
+      const consent = {
+        gdprApplies: null,
+        adUserData: null,
+        adPersonalization: null,
+        tcfString: null,
+        updatedAt: "2026-11-02T10:00:00.000Z",
+      };
+      const first = await store().get(app, "t1");
+      expect(first?.maid).not.toBeNull();
+      // A consent alone leaves them as the first open reported them.
+      await store().setConsent(app, "t1", consent);
+      expect(await store().get(app, "t1")).toMatchObject({
+        maid: first?.maid,
+        attStatus: "authorized",
+      });
+      // The user turned tracking off after the install: the install now has neither.
+      const updated = await store().setConsent(app, "t1", consent, {
+        maid: null,
+        attStatus: "denied",
+      });
+      expect(updated).toMatchObject({ maid: null, attStatus: "denied", consent });
+      expect(await store().get(app, "t1")).toEqual(updated);
     });
 
     it("finds an app's installs of one IDFV, this one's and no other app's or device's", async () => {

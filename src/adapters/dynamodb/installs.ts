@@ -121,17 +121,22 @@ export const createInstallStore = (
       return { install: stored, created: false };
     },
     get,
-    async setConsent(appId, serviceId, consent) {
+    async setConsent(appId, serviceId, consent, tracking) {
       // Only an install that exists: a consent never makes one.
       const written = await unlessConditionFails(() =>
         doc.send(
           new UpdateCommand({
             TableName: table,
             Key: { installKey: installKey(appId, serviceId) },
-            UpdateExpression: "SET #consent = :consent",
+            UpdateExpression: tracking
+              ? "SET #consent = :consent, maid = :maid, attStatus = :att"
+              : "SET #consent = :consent",
             ConditionExpression: "attribute_exists(installKey)",
             ExpressionAttributeNames: { "#consent": "consent" },
-            ExpressionAttributeValues: { ":consent": consent },
+            ExpressionAttributeValues: {
+              ":consent": consent,
+              ...(tracking ? { ":maid": tracking.maid, ":att": tracking.attStatus } : {}),
+            },
             ReturnValues: "ALL_NEW",
           }),
         ),

@@ -48,12 +48,16 @@ const installsIn = (level: LevelStore): LocalInstallStore => {
 
     get,
 
-    setConsent: (appId, serviceId, consent) =>
+    setConsent: (appId, serviceId, consent, tracking) =>
       inTurn(installKey(appId, serviceId), async () => {
         // Only an install that exists: a consent never makes one.
         const stored = await get(appId, serviceId);
         if (!stored) return undefined;
-        const updated: Install = { ...stored, consent };
+        const updated: Install = {
+          ...stored,
+          consent,
+          ...(tracking ? { maid: tracking.maid, attStatus: tracking.attStatus } : {}),
+        };
         await db.put(installKey(appId, serviceId), JSON.stringify(updated));
         return updated;
       }),
