@@ -178,6 +178,8 @@ export interface AttemptSettlement {
   readonly nextAttemptAt: string | null;
   readonly note: string | null;
   readonly at: string;
+  /** The send's subject as kept from now on, in place of its own (a final attempt's). */
+  readonly subject?: OutboxSubject;
 }
 
 export interface OutboxStore {
@@ -203,10 +205,11 @@ export interface OutboxStore {
   /** Records the end of the attempt the token holds; false when the claim was lost. */
   settle(sendId: string, token: string, settlement: AttemptSettlement): Promise<boolean>;
   /**
-   * Marks a send not yet final as skipped, with why: true when this call did; false when the
-   * send was final already, or is gone (a deletion request purged it).
+   * Marks a send not yet final as skipped, with why, and its subject as kept from now on when
+   * given: true when this call did; false when the send was final already, or is gone (a
+   * deletion request purged it).
    */
-  skip(sendId: string, note: string, at: string): Promise<boolean>;
+  skip(sendId: string, note: string, at: string, subject?: OutboxSubject): Promise<boolean>;
   /** Forgets rows past their lifetime (OUTBOX_DAYS) at `now` (DynamoDB's TTL on AWS); how many. */
   reap(now: Date): Promise<number>;
   /** Forgets every send of an install (its deletion request); how many. */

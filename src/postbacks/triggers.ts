@@ -102,6 +102,16 @@ const mayTakeEvent = (
     event,
   ).send;
 
+/**
+ * A send's subject without the device's address and agent: what its row keeps once nothing
+ * will be sent with them (a webhook's, which never carries them; any send once final).
+ */
+export const withoutSender = (subject: OutboxSubject): OutboxSubject => ({
+  ...subject,
+  ip: null,
+  userAgent: null,
+});
+
 export const createPostbackTriggers = (deps: PostbackTriggerDeps): PostbackTriggers => {
   const now = deps.now ?? (() => new Date());
 
@@ -113,8 +123,7 @@ export const createPostbackTriggers = (deps: PostbackTriggerDeps): PostbackTrigg
   ): OutboxRow => {
     const at = now().toISOString();
     // A webhook's body carries no address and no agent (delivery.ts): its row keeps none.
-    const kept: OutboxSubject =
-      target === "webhook" ? { ...subject, ip: null, userAgent: null } : subject;
+    const kept = target === "webhook" ? withoutSender(subject) : subject;
     return {
       sendId: sendIdOf(
         sendConfigKey(appId, target, configId),

@@ -80,6 +80,7 @@ import {
 } from "../postbacks/rules.ts";
 import { openPartnerConfig, openWebhookConfig } from "../postbacks/secrets.ts";
 import { signingSecrets } from "../postbacks/signing.ts";
+import { withoutSender } from "../postbacks/triggers.ts";
 import { POSTBACK_WORKER } from "./workers.ts";
 
 const SLOTS = POSTBACK_WORKER.concurrency ?? POSTBACK_WORKER.batchSize;
@@ -460,7 +461,13 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     { skip, partner }: Extract<Prepared, { skip: Skip }>,
     at: Date,
   ) => {
-    const skipped = await deps.outbox.skip(row.sendId, skip.note, at.toISOString());
+    // Final: the row keeps no address or agent for the rest of its days.
+    const skipped = await deps.outbox.skip(
+      row.sendId,
+      skip.note,
+      at.toISOString(),
+      withoutSender(row.subject),
+    );
     if (!skipped) return;
     if (skip.abnormal) {
       logger.warn("postback skipped", {
@@ -521,6 +528,8 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       nextAttemptAt,
       note: noteOf(outcome, record.error),
       at: endedAt.toISOString(),
+      // Final: the row keeps no address or agent for the rest of its days.
+      ...(verdict.verdict === "retry" ? {} : { subject: withoutSender(row.subject) }),
     });
     // Not settled: a later delivery of this message took the attempt over, or the send is gone,
     // purged with its install's data on request. Its record would then name the install again

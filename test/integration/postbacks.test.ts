@@ -258,6 +258,17 @@ describe("postbacks and webhooks over HTTP", () => {
 
     const [logged] = await logOf("net-a", "pb-agreed");
     expect(logged).toMatchObject({ verdict: "delivered", final: true, status: 200, attempt: 1 });
+    // Final, delivered or skipped: the sends keep neither the address nor the agent.
+    const rowOf = (configId: string, serviceId: string) =>
+      rt.stores.outbox.get(
+        sendIdOf(sendConfigKey(APP, "partner", configId), { kind: "install", serviceId }),
+      );
+    for (const serviceId of ["pb-agreed", "pb-refused"]) {
+      expect((await rowOf("net-a", serviceId))?.subject).toMatchObject({
+        ip: null,
+        userAgent: null,
+      });
+    }
   });
 
   it("sends nothing of an organic install or one another network won, but with send all", async () => {

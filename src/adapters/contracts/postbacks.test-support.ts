@@ -245,6 +245,9 @@ export const describePostbackStoresContract = (
       // Attempt 1 is made: it cannot be claimed again; attempt 2 can.
       expect(await claim("c", 1, T0 + 3 * MINUTE, true)).toBeUndefined();
       expect(await claim("c", 2, T0 + 15 * MINUTE)).toMatchObject({ claimToken: "c" });
+      // The retrying send kept its subject whole; the final one keeps the subject given.
+      expect((await outbox.get(sendId))?.subject).toMatchObject({ ip: "81.2.69.160" });
+      const kept = { ...row(app, sendId).subject, ip: null, userAgent: null };
       expect(
         await outbox.settle(sendId, "c", {
           attempt: 2,
@@ -252,6 +255,7 @@ export const describePostbackStoresContract = (
           nextAttemptAt: null,
           note: null,
           at: iso(T0 + 15 * MINUTE),
+          subject: kept,
         }),
       ).toBe(true);
       expect(await outbox.get(sendId)).toMatchObject({
@@ -259,6 +263,7 @@ export const describePostbackStoresContract = (
         attempts: 2,
         nextAttemptAt: null,
         note: null,
+        subject: kept,
       });
       // A final send is claimed no more, and not skipped either.
       expect(await claim("d", 3, T0 + 30 * MINUTE, true)).toBeUndefined();
@@ -270,13 +275,15 @@ export const describePostbackStoresContract = (
       const { outbox } = stores();
       const app = freshApp();
       await outbox.add(row(app, `${app}-s1`));
-      expect(await outbox.skip(`${app}-s1`, "the configuration is gone", iso(T0))).toBe(true);
+      const kept = { ...row(app, `${app}-s1`).subject, ip: null };
+      expect(await outbox.skip(`${app}-s1`, "the configuration is gone", iso(T0), kept)).toBe(true);
       // A send that is gone (purged with its install's data) is not skipped: nothing is written.
       expect(await outbox.skip(`${app}-gone`, "the configuration is gone", iso(T0))).toBe(false);
       expect(await outbox.get(`${app}-gone`)).toBeUndefined();
       expect(await outbox.get(`${app}-s1`)).toMatchObject({
         state: "skipped",
         note: "the configuration is gone",
+        subject: kept,
       });
       expect(
         await outbox.claim(`${app}-s1`, {

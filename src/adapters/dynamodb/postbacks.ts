@@ -355,6 +355,10 @@ export const createOutboxStore = (doc: DynamoDBDocumentClient, table: string): O
           values[`:${field}`] = value;
         }
       }
+      if (settlement.subject) {
+        set.push("subject = :subject");
+        values[":subject"] = JSON.stringify(settlement.subject);
+      }
       return conditionHolds(() =>
         doc.send(
           new UpdateCommand({
@@ -368,15 +372,14 @@ export const createOutboxStore = (doc: DynamoDBDocumentClient, table: string): O
         ),
       );
     },
-    skip(sendId, note, at) {
+    skip(sendId, note, at, subject) {
       // A row that is gone fails the condition too: nothing is written back.
       return conditionHolds(() =>
         doc.send(
           new UpdateCommand({
             TableName: table,
             Key: { sendId },
-            UpdateExpression:
-              "SET #state = :skipped, note = :note, updatedAt = :at REMOVE claimToken, claimedUntil, nextAttemptAt",
+            UpdateExpression: `SET #state = :skipped, note = :note, updatedAt = :at${subject ? ", subject = :subject" : ""} REMOVE claimToken, claimedUntil, nextAttemptAt`,
             ConditionExpression: "#state = :queued OR #state = :retrying",
             ExpressionAttributeNames: { "#state": "state" },
             ExpressionAttributeValues: {
@@ -385,6 +388,7 @@ export const createOutboxStore = (doc: DynamoDBDocumentClient, table: string): O
               ":at": at,
               ":queued": "queued",
               ":retrying": "retrying",
+              ...(subject ? { ":subject": JSON.stringify(subject) } : {}),
             },
           }),
         ),

@@ -106,16 +106,18 @@ const outboxIn = (level: LevelStore): LocalOutboxStore => {
           updatedAt: settlement.at,
           claimToken: null,
           claimedUntil: null,
+          subject: settlement.subject ?? row.subject,
         });
         return true;
       }),
 
-    skip: (sendId, note, at) =>
+    skip: (sendId, note, at, subject) =>
       inTurn(sendId, async () => {
         const row = await get(sendId);
         if (!row || !isOpen(row)) return false;
         await replace({
           ...row,
+          subject: subject ?? row.subject,
           state: "skipped",
           note,
           updatedAt: at,
