@@ -544,6 +544,139 @@ checking(
 );
 
 checking(
+  "every consent update carries the device's tracking as it now stands, the install's own rules; one goes once the install is recorded when the tracking differs from what the install or the last update told, read at each flush, as the app becomes active and as anonymous mode switches",
+  () => {
+    const problems = [];
+    const api = functionNamed(typeNamed(core("Core/Api.swift"), "Api"), "consent");
+    const signature = api.text.split("{")[0];
+    if (!/\bdevice: JSONValue\b(?!\?)/.test(signature))
+      problems.push(
+        "Api.consent does not take the device's tracking (a JSONValue, never optional)",
+      );
+    if (!dictionaryKeys(api).includes("device")) problems.push("Api.consent's body has no device");
+    // Every consent update the Swift code builds: each call of the route passes the tracking.
+    for (const path of filesUnder(join(ios, "Sources"), ".swift")) {
+      const code = read(path).replace(/\/\/.*$/gm, "");
+      for (const call of code.matchAll(/\bapi\.consent\(([^)]*)\)/g))
+        if (!/\bdevice:/.test(call[1]))
+          problems.push(`${relative(sdk, path)}: a consent update without device: ${call[0]}`);
+    }
+    const requestsType = typeNamed(core("Core/Requests.swift"), "Requests");
+    const tracking = descendants(requestsType, "function_declaration").find((fn) =>
+      /func tracking\(attStatus:/.test(fn.text),
+    );
+    if (!tracking) problems.push("no Requests.tracking(attStatus:idfa:anonymous:)");
+    else {
+      const keys = [...dictionaryKeys(tracking)].sort();
+      for (const c of requests.other.filter((c) => c.request.body?.device))
+        problems.push(
+          ...same(keys, Object.keys(c.request.body.device).sort(), `${c.name}: device`),
+        );
+      if (
+        !/att == "authorized" && !anonymous \? Fields\.deviceId\(idfa\) : nil/.test(tracking.text)
+      )
+        problems.push(
+          "Requests.tracking gives the IDFA without ATT's authorized, or in anonymous mode",
+        );
+    }
+    const install = functionNamed(requestsType, "install").text;
+    if (
+      !/let device = tracking\(input\)/.test(install) ||
+      !/"maid": device\?\["maid"\]/.test(install)
+    )
+      problems.push("the install's maid and att_status are not Requests.tracking's");
+    const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
+    const keys = read(join(sdk, core("Core/SdkCore.swift")));
+    if (!/static let all = \[[^\]]*\btrackingSent\b/.test(keys))
+      problems.push(
+        "Key.all does not hold trackingSent: a restored state would keep another install's tracking",
+      );
+    const send = functionNamed(sdkCore, "sendConsentIfChanged").text;
+    if (
+      !/let device = trackingObject\(\)/.test(send) ||
+      !/platform\.store\.get\(Key\.trackingSent\)/.test(send)
+    )
+      problems.push(
+        "sendConsentIfChanged does not compare the tracking now with the one last told",
+      );
+    if ((send.match(/platform\.store\.put\(Key\.trackingSent, device\.text\)/g) ?? []).length < 2)
+      problems.push(
+        "sendConsentIfChanged does not keep the tracking it sent (and the one refused for good)",
+      );
+    if (
+      !/platform\.store\.put\(Key\.trackingSent,/.test(functionNamed(sdkCore, "ensureInstall").text)
+    )
+      problems.push("ensureInstall does not keep the tracking the install reported");
+    const object = functionNamed(sdkCore, "trackingObject").text;
+    if (
+      !/!isAnonymous && status == "authorized" \? device\.advertisingIdentifier\(\) : nil/.test(
+        object,
+      )
+    )
+      problems.push("trackingObject reads the IDFA without ATT's authorized, or in anonymous mode");
+    if (
+      !/active: \{ \[weak self\] in self\?\.becameActive\(\) \}/.test(
+        functionNamed(sdkCore, "configure").text,
+      )
+    )
+      problems.push("configure does not follow the app becoming active");
+    if (
+      !/Key\.installTracked\) != nil else \{ return \}[\s\S]*self\.flush\(\)/.test(
+        functionNamed(sdkCore, "becameActive").text,
+      )
+    )
+      problems.push("becameActive does not flush once the install is recorded");
+    if (
+      !/if changed \{ worker\.async \{ self\.flush\(\) \} \}/.test(
+        functionNamed(sdkCore, "setAnonymous").text,
+      )
+    )
+      problems.push("setAnonymous does not tell the service the IDFA it now has");
+    if (
+      !read(join(sdk, core("Platform/UIKitLifecycle.swift"))).includes(
+        "UIApplication.didBecomeActiveNotification",
+      )
+    )
+      problems.push(
+        "UIKitLifecycle does not observe didBecomeActiveNotification (ATT's prompt answered)",
+      );
+    const conformance = typeNamed(
+      join("ios", "Tests", "ServiceAttributionTests", "ConformanceTests.swift"),
+      "ConformanceTests",
+    );
+    problems.push(
+      ...same(
+        stringsIn(propertyValue(conformance, "trackingUpdates")).sort(),
+        requests.other
+          .filter((c) => c.platforms?.includes("ios") && c.input?.deviceAtInstall)
+          .map((c) => c.name)
+          .sort(),
+        "ConformanceTests.trackingUpdates",
+      ),
+    );
+    if (
+      !descendants(conformance, "function_declaration").some(
+        (fn) => nameOf(fn) === "testTrackingUpdatesAtALaterStart",
+      )
+    )
+      problems.push("ConformanceTests.testTrackingUpdatesAtALaterStart is missing");
+    const consentTests = read(join(ios, "Tests", "ServiceAttributionTests", "ConsentTests.swift"));
+    problems.push(
+      ...[
+        "testTheSameTrackingAtALaterStartSendsNoUpdate",
+        "testAttDeniedAtALaterStartSendsAnUpdateWithNoIdfaOnce",
+        "testAttAnsweredDuringTheSessionIsSentAsTheAppBecomesActive",
+        "testAnonymousModeOnAfterTheInstallSendsAnUpdateWithNoIdfa",
+        "testNoTrackingUpdateBeforeTheInstallIsRecorded",
+      ]
+        .filter((name) => !new RegExp(`func ${name}\\(`).test(consentTests))
+        .map((name) => `ConsentTests.${name} is missing`),
+    );
+    return problems;
+  },
+);
+
+checking(
   "sessions: the envelope, each session's fields, the limits and the interval are sessions.json's and the service's",
   () => {
     const api = typeNamed(core("Core/Api.swift"), "Api");

@@ -347,6 +347,65 @@ final class ConformanceTests: XCTestCase {
         XCTAssertGreaterThan(ran, 4)
     }
 
+    /// requests.json's `other` cases that name iOS and give the device's tracking at the install
+    /// and at a later start (`deviceAtInstall`, `deviceNow`), each run by
+    /// testTrackingUpdatesAtALaterStart; check.mjs holds this list to the vectors'.
+    static let trackingUpdates = [
+        "tracking update on iOS: App Tracking Transparency denied at a later start, after the install reported it authorized with its IDFA",
+    ]
+
+    /// Each tracking update case through the core: the install with the tracking it had then, a
+    /// later launch with the tracking it has now, and the one consent update that tells it.
+    func testTrackingUpdatesAtALaterStart() throws {
+        let trackingCases = try cases("requests.json", "other").filter {
+            ($0["platforms"] as? [String])?.contains("ios") == true && ($0["input"] as? [String: Any])?["deviceAtInstall"] != nil
+        }
+        XCTAssertEqual(trackingCases.compactMap { $0["name"] as? String }.sorted(), ConformanceTests.trackingUpdates.sorted())
+        let updates = { (harness: Harness) in
+            harness.service.requests.filter { $0.method == "POST" && FakeService.path($0).hasSuffix("/consent") }
+        }
+        for testCase in trackingCases {
+            let name = testCase["name"] as? String ?? "?"
+            let input = try XCTUnwrap(testCase["input"] as? [String: Any])
+            let atInstall = try XCTUnwrap(input["deviceAtInstall"] as? [String: Any])
+            let now = try XCTUnwrap(input["deviceNow"] as? [String: Any])
+            let request = try XCTUnwrap(testCase["request"] as? [String: Any])
+            let store = MemoryStore()
+            let first = Harness(store: store)
+            first.device.idfa = atInstall["advertisingId"] as? String
+            first.device.trackingAuthorizationStatus = atInstall["attStatus"] as? String
+            XCTAssertNil(first.configure(), name)
+            first.eventually("\(name): the install") { first.store.get(SdkCore.Key.installTracked) != nil }
+            let install = try XCTUnwrap(FakeService.body(first.service.sent("POST", "/v1/installs")[0]), name)
+            XCTAssertEqual(install["maid"] ?? .null, first.device.idfa.map(JSONValue.string) ?? .null, name)
+            XCTAssertEqual(install["att_status"] ?? .null, first.device.trackingAuthorizationStatus.map(JSONValue.string) ?? .null, name)
+            first.runScheduled(3)
+            XCTAssertEqual(updates(first), [], "\(name): the install told the tracking it had")
+
+            let next = Harness(store: store)
+            next.device.idfa = now["advertisingId"] as? String
+            next.device.trackingAuthorizationStatus = now["attStatus"] as? String
+            if let consent = input["consent"] as? [String: Any] {
+                next.core.setConsent(ServiceConsent(
+                    gdprApplies: consent["gdprApplies"] as? Bool,
+                    adUserData: consent["adUserData"] as? Bool,
+                    adPersonalization: consent["adPersonalization"] as? Bool
+                ))
+            }
+            XCTAssertNil(next.configure(), name)
+            next.eventually("\(name): the update") { !updates(next).isEmpty }
+            next.runScheduled(3)
+            let sent = updates(next)
+            XCTAssertEqual(sent.count, 1, "\(name): sent once")
+            let serviceId = try XCTUnwrap(next.core.serviceIdentifier)
+            XCTAssertEqual(sent.first?.method, request["method"] as? String, name)
+            XCTAssertEqual(sent.first.map(FakeService.path), (request["path"] as? String)?.replacingOccurrences(of: "{{service_id}}", with: serviceId), name)
+            let body = try JSONValue.parse(try XCTUnwrap(sent.first?.body, name))
+            XCTAssertEqual(JSONMatch.differences(body, try XCTUnwrap(request["body"])), [], name)
+            XCTAssertEqual(next.service.count("POST", "/v1/installs"), 0, "\(name): the install is not reported again")
+        }
+    }
+
     func testTheBodylessRequests() throws {
         let harness = Harness()
         XCTAssertNil(harness.configure())

@@ -14,13 +14,17 @@ final class ConsentTests: XCTestCase {
     /// requests.json's `other` case "consent update", end to end.
     func testTheConsentUpdateRequest() throws {
         let other = try XCTUnwrap(try Vectors.conformance("requests.json")["other"] as? [[String: Any]])
-        let testCase = try XCTUnwrap(other.first { ($0["platforms"] as? [String])?.contains("ios") == true && ($0["input"] as? [String: Any])?["consent"] != nil })
+        let testCase = try XCTUnwrap(other.first { ($0["platforms"] as? [String])?.contains("ios") == true && $0["name"] as? String == "consent update" })
         let input = try XCTUnwrap(testCase["input"] as? [String: Any])
         let consent = try XCTUnwrap(input["consent"] as? [String: Any])
         let tcf = try XCTUnwrap(input["tcf"] as? [String: Any])
         let request = try XCTUnwrap(testCase["request"] as? [String: Any])
 
         let harness = Harness()
+        // The vector's device says nothing of its tracking (its `device` all null): no ATT
+        // status, no IDFA.
+        harness.device.trackingAuthorizationStatus = nil
+        harness.device.idfa = nil
         XCTAssertNil(harness.configure())
         harness.eventually("install recorded") { harness.store.get(SdkCore.Key.installTracked) != nil }
         XCTAssertEqual(consentUpdates(harness).count, 0, "nothing known, nothing to update")
@@ -311,6 +315,135 @@ final class ConsentTests: XCTestCase {
             XCTAssertEqual(event.objectValue?["customer_user_id"], .string("user-8812"))
             XCTAssertEqual(event.objectValue?.keys.contains("anonymous"), false, event.text)
         }
+    }
+
+    // MARK: the device's tracking
+
+    private static let nobodysConsent: JSONValue = .object([
+        "gdpr_applies": .null, "ad_user_data": .null, "ad_personalization": .null, "tcf_string": .null,
+    ])
+
+    private func installRecorded(_ harness: Harness) throws -> [String: JSONValue] {
+        harness.eventually("install recorded") { harness.store.get(SdkCore.Key.installTracked) != nil }
+        return try XCTUnwrap(harness.service.sent("POST", "/v1/installs").last.flatMap(FakeService.body))
+    }
+
+    func testTheSameTrackingAtALaterStartSendsNoUpdate() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        XCTAssertNil(first.configure())
+        let install = try installRecorded(first)
+        XCTAssertEqual(install["maid"], .string(try XCTUnwrap(first.device.idfa)))
+        XCTAssertEqual(install["att_status"], .string("authorized"))
+        first.runScheduled(3)
+        XCTAssertEqual(consentUpdates(first).count, 0)
+
+        let next = Harness(store: store)
+        XCTAssertNil(next.configure())
+        next.lifecycle.enterForeground()
+        next.lifecycle.becomeActive()
+        next.runScheduled(3)
+        XCTAssertEqual(consentUpdates(next).count, 0, "the tracking the install reported: nothing to tell")
+    }
+
+    func testAttDeniedAtALaterStartSendsAnUpdateWithNoIdfaOnce() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        XCTAssertNil(first.configure())
+        _ = try installRecorded(first)
+
+        // The user turned tracking off in Settings while the app was not running.
+        let next = Harness(store: store)
+        next.device.trackingAuthorizationStatus = "denied"
+        XCTAssertNil(next.configure())
+        next.eventually("the update") { !self.consentUpdates(next).isEmpty }
+        let update = try XCTUnwrap(consentUpdates(next).first)
+        XCTAssertEqual(update["device"], .object(["maid": .null, "att_status": .string("denied")]))
+        XCTAssertEqual(update["consent"], ConsentTests.nobodysConsent, "the consent as it stands, none known")
+        XCTAssertEqual(next.service.count("POST", "/v1/installs"), 0, "the install is not reported again")
+        next.lifecycle.becomeActive()
+        next.runScheduled(3)
+        XCTAssertEqual(consentUpdates(next).count, 1, "told once")
+
+        let third = Harness(store: store)
+        third.device.trackingAuthorizationStatus = "denied"
+        XCTAssertNil(third.configure())
+        third.runScheduled(3)
+        XCTAssertEqual(consentUpdates(third).count, 0, "the last update's tracking: nothing to tell")
+    }
+
+    func testAttAnsweredDuringTheSessionIsSentAsTheAppBecomesActive() throws {
+        let harness = Harness()
+        harness.device.trackingAuthorizationStatus = "not_determined"
+        XCTAssertNil(harness.configure())
+        let install = try installRecorded(harness)
+        XCTAssertEqual(install["maid"] ?? .null, .null)
+        XCTAssertEqual(install["att_status"], .string("not_determined"))
+        harness.runScheduled(3)
+        XCTAssertEqual(consentUpdates(harness).count, 0)
+        // The app shows ATT's prompt, which leaves it in the foreground; the user allows tracking.
+        harness.device.trackingAuthorizationStatus = "authorized"
+        harness.lifecycle.becomeActive()
+        harness.eventually("the update") { !self.consentUpdates(harness).isEmpty }
+        XCTAssertEqual(
+            consentUpdates(harness).first?["device"],
+            .object(["maid": .string(try XCTUnwrap(harness.device.idfa)), "att_status": .string("authorized")])
+        )
+    }
+
+    func testAnonymousModeOnAfterTheInstallSendsAnUpdateWithNoIdfa() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        _ = try installRecorded(harness)
+        harness.core.setAnonymous(true)
+        harness.eventually("the update") { self.consentUpdates(harness).count == 1 }
+        XCTAssertEqual(consentUpdates(harness)[0]["device"], .object(["maid": .null, "att_status": .string("authorized")]))
+        // Off again: the IDFA the device gives goes back to the service.
+        harness.core.setAnonymous(false)
+        harness.eventually("the second update") { self.consentUpdates(harness).count == 2 }
+        XCTAssertEqual(
+            consentUpdates(harness)[1]["device"],
+            .object(["maid": .string(try XCTUnwrap(harness.device.idfa)), "att_status": .string("authorized")])
+        )
+        harness.core.setAnonymous(false)
+        harness.runScheduled(3)
+        XCTAssertEqual(consentUpdates(harness).count, 2, "no change, nothing sent")
+    }
+
+    func testNoTrackingUpdateBeforeTheInstallIsRecorded() throws {
+        let harness = Harness()
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/installs" ? HTTPResponse(statusCode: 503, body: #"{"error":"Service Unavailable"}"#) : nil
+        }
+        XCTAssertNil(harness.configure())
+        harness.runScheduled(2)
+        XCTAssertNil(harness.store.get(SdkCore.Key.installTracked))
+        harness.device.trackingAuthorizationStatus = "denied"
+        harness.core.setAnonymous(true)
+        harness.lifecycle.becomeActive()
+        harness.runScheduled(2)
+        XCTAssertEqual(consentUpdates(harness).count, 0, "no consent route before the install")
+        harness.service.answer = nil
+        let install = try installRecorded(harness)
+        // The install reports the tracking as it stands when it goes: nothing is left to update.
+        XCTAssertEqual(install["maid"] ?? .null, .null)
+        XCTAssertEqual(install["att_status"], .string("denied"))
+        harness.runScheduled(3)
+        XCTAssertEqual(consentUpdates(harness).count, 0)
+    }
+
+    func testAnInstallRecordedWithoutItsTrackingKeptTellsTheTrackingOnce() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        XCTAssertNil(first.configure())
+        _ = try installRecorded(first)
+        // As an earlier version of the SDK left the device: the install recorded, its tracking not kept.
+        store.remove(SdkCore.Key.trackingSent)
+        let next = Harness(store: store)
+        XCTAssertNil(next.configure())
+        next.eventually("the update") { !self.consentUpdates(next).isEmpty }
+        next.runScheduled(3)
+        XCTAssertEqual(consentUpdates(next).map { $0["device"] }, [.object(["maid": .string(try XCTUnwrap(next.device.idfa)), "att_status": .string("authorized")])])
     }
 
     func testTheConsentPlatformIsReadFromUserDefaults() throws {

@@ -151,10 +151,11 @@ final class Api {
         return found
     }
 
-    /// POST /v1/installs/{service_id}/consent: the consent as it now stands, with the device's
-    /// clock as `sent_at`. Answers 202 once the install is recorded, 409 before.
-    func consent(serviceId: String, consent: JSONValue, sentAt: Date) throws {
-        let body = JSONValue.object(["sent_at": .string(Requests.iso(sentAt)), "consent": consent])
+    /// POST /v1/installs/{service_id}/consent: the consent and the device's tracking
+    /// (``Requests/tracking(_:)``) as they now stand, with the device's clock as `sent_at`.
+    /// Answers 202 once the install is recorded, 409 before.
+    func consent(serviceId: String, consent: JSONValue, device: JSONValue, sentAt: Date) throws {
+        let body = JSONValue.object(["sent_at": .string(Requests.iso(sentAt)), "consent": consent, "device": device])
         let response = try call("POST", "/v1/installs/\(Api.encode(serviceId))/consent", body.text)
         guard Api.object(response.body) != nil else {
             throw UnexpectedAnswer(route: "POST /v1/installs/{service_id}/consent", statusCode: response.statusCode, body: response.body)

@@ -44,7 +44,8 @@ protocol DeviceSignals: AnyObject {
     /// read yet (on iOS, `configure` called off the main thread). Read by `configure`.
     var identifierForVendorKnownNow: String? { get }
     /// The App Tracking Transparency status (`authorized`, `denied`, `restricted`,
-    /// `not_determined`), nil where ATT does not exist (macOS, in the tests).
+    /// `not_determined`), nil where ATT does not exist (macOS, in the tests). Read as it is now
+    /// each time: the user may answer the prompt, or change it in Settings, while the app runs.
     var trackingAuthorizationStatus: String? { get }
     /// The IDFA, only when ATT authorizes it; nil otherwise.
     func advertisingIdentifier() -> String?
@@ -138,9 +139,11 @@ final class NoConversionValues: ConversionValueSink {
 protocol AppLifecycle: AnyObject {
     /// Whether the app is in the foreground now; read by `configure`, on the app's thread.
     var isInForeground: Bool { get }
-    /// From now on, calls `background` each time the app goes to the background and
-    /// `foreground` each time it comes back. Called once, by `configure`.
-    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void)
+    /// From now on, calls `background` each time the app goes to the background, `foreground`
+    /// each time it comes back, and `active` each time it becomes active: after each return,
+    /// and after a system alert it showed, App Tracking Transparency's prompt among them, which
+    /// does not send the app to the background. Called once, by `configure`.
+    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void, active: @escaping () -> Void)
     /// Asks, on the main thread, for time to send what is queued once the app went to the
     /// background (UIKit's background task). Returns what gives the time back, which ends it
     /// once, on the main thread, whatever thread calls it; nil when none was lent. `expired`
@@ -162,7 +165,7 @@ final class AlwaysInForeground: AppLifecycle {
         return true
     }
 
-    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void) {}
+    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void, active: @escaping () -> Void) {}
 }
 
 /// When the app's files can be read again: after the first unlock since the device restarted

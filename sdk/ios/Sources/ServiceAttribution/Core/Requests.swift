@@ -180,9 +180,7 @@ enum Requests {
     }
 
     static func install(_ input: InstallInput) -> JSONValue {
-        let att = input.trackingAuthorizationStatus.flatMap { attStatuses.contains($0) ? $0 : nil }
-        // The IDFA only with the user's consent: ATT's `authorized`.
-        let maid = att == "authorized" && !input.anonymous ? Fields.deviceId(input.advertisingIdentifier) : nil
+        let device = tracking(input).objectValue
         var body: [String: JSONValue] = [
             "service_id": .string(input.serviceId),
             "os": .string("ios"),
@@ -194,9 +192,9 @@ enum Requests {
             "first_open_time": .string(iso(input.firstOpen)),
             "sent_at": .string(iso(input.sentAt)),
             "idfv": optional(input.anonymous ? nil : Fields.deviceId(input.identifierForVendor)),
-            "maid": optional(maid),
+            "maid": device?["maid"] ?? .null,
             "install_referrer": .null,
-            "att_status": optional(att),
+            "att_status": device?["att_status"] ?? .null,
             "platform_ads_token": optional(input.platformAdsToken.flatMap { $0.isEmpty || $0.utf16.count > 8_192 ? nil : $0 }),
             "open_url": optional(input.openURL.flatMap { $0.utf16.count > 2_048 ? nil : $0 }),
             "customer_user_id": optional(input.anonymous ? nil : Fields.customerUserId(input.customerUserId)),
@@ -205,6 +203,19 @@ enum Requests {
         ]
         if let consent = input.consent { body["consent"] = consent }
         return .object(body)
+    }
+
+    /// The device's tracking as the install reports it (its `maid` and `att_status`), and as
+    /// every consent update carries it (`device`): ATT's status, and the IDFA only with the
+    /// user's consent, ATT's `authorized`, never in anonymous mode.
+    static func tracking(_ input: InstallInput) -> JSONValue {
+        return tracking(attStatus: input.trackingAuthorizationStatus, idfa: input.advertisingIdentifier, anonymous: input.anonymous)
+    }
+
+    static func tracking(attStatus: String?, idfa: String?, anonymous: Bool) -> JSONValue {
+        let att = attStatus.flatMap { attStatuses.contains($0) ? $0 : nil }
+        let maid = att == "authorized" && !anonymous ? Fields.deviceId(idfa) : nil
+        return .object(["maid": optional(maid), "att_status": optional(att)])
     }
 
     /// The longest TCF string the service takes; a longer one is left out rather than cost the

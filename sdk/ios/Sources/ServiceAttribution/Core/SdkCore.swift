@@ -60,6 +60,10 @@ final class SdkCore: @unchecked Sendable {
         static let anonymous = "anonymous"
         static let consent = "consent"
         static let consentSent = "consent_sent"
+        /// The device's tracking (`maid`, `att_status`) the service was last told of, by the
+        /// install or a consent update: another one read at a start, or as the app becomes
+        /// active, goes in a consent update.
+        static let trackingSent = "tracking_sent"
         static let droppedEvents = "dropped_events"
         static let droppedSessions = "dropped_sessions"
         static let deferredDelivered = "deferred_deep_link_delivered"
@@ -72,7 +76,7 @@ final class SdkCore: @unchecked Sendable {
         /// Every key of the install's state, its queues' included.
         static let all = [
             serviceId, firstOpen, installTracked, customerUserId, config, attribution, stopped,
-            anonymous, consent, consentSent, droppedEvents, droppedSessions, deferredDelivered,
+            anonymous, consent, consentSent, trackingSent, droppedEvents, droppedSessions, deferredDelivered,
             deleted, conversionValues, vendorId, EventQueue.Kind.events.key, EventQueue.Kind.sessions.key,
             EventQueue.Kind.pending.key,
         ]
@@ -444,7 +448,8 @@ final class SdkCore: @unchecked Sendable {
         }
         platform.lifecycle.observe(
             background: { [weak self] in self?.enteredBackground() },
-            foreground: { [weak self] in self?.enteredForeground() }
+            foreground: { [weak self] in self?.enteredForeground() },
+            active: { [weak self] in self?.becameActive() }
         )
         worker.async {
             if isStopped {
@@ -971,6 +976,19 @@ final class SdkCore: @unchecked Sendable {
         guard session != nil else { return }
         reportSessionDrop(.queueFull, overflow.count, "the queue holds \(settings.maxQueuedSessions) sessions: the oldest makes room")
         worker.async { self.flush() }
+    }
+
+    /// The app became active (on the main thread): back in the foreground, or a system alert
+    /// answered, App Tracking Transparency's prompt among them, which the app may show at any
+    /// time of a session, while iOS's Settings may change it while the app is away. Once the
+    /// install is recorded, the flush reads the tracking again and sends a consent update when
+    /// it differs from what the service was last told (``sendConsentIfChanged()``).
+    private func becameActive() {
+        guard isConfigured else { return }
+        worker.async {
+            guard self.platform.store.isAvailable, self.platform.store.get(Key.installTracked) != nil else { return }
+            self.flush()
+        }
     }
 
     /// Under `enqueueLock`: the session that started at `time`, with a fresh id, written to its
@@ -1650,8 +1668,11 @@ final class SdkCore: @unchecked Sendable {
     }
 
     /// Anonymous mode: no IDFA, IDFV or customer user id leaves the device, kept across launches.
+    /// Switched on or off once configured, the flush tells the service the IDFA it now has
+    /// (none while anonymous) through a consent update, once the install is recorded.
     func setAnonymous(_ value: Bool) {
-        locked {
+        let changed = locked { () -> Bool in
+            let was = anonymous
             anonymous = value
             if configured {
                 if platform.store.isAvailable { platform.store.put(Key.anonymous, value ? "1" : "0") }
@@ -1659,7 +1680,9 @@ final class SdkCore: @unchecked Sendable {
                 anonymousSetEarly = true
                 writeEarly(Key.anonymous, value ? "1" : "0")
             }
+            return configured && was != value
         }
+        if changed { worker.async { self.flush() } }
     }
 
     var isAnonymous: Bool {
@@ -1703,20 +1726,38 @@ final class SdkCore: @unchecked Sendable {
         return Requests.consent(app, tcString: tcString, tcfGdprApplies: signals.gdprApplies)
     }
 
+    /// On the worker: the device's tracking as it now stands, as the install would report it
+    /// (``Requests/tracking(_:)``): ATT's status read now, and the IDFA when ATT authorizes it,
+    /// not even read in anonymous mode.
+    private func trackingObject() -> JSONValue {
+        let device = platform.device
+        let isAnonymous = locked { anonymous }
+        let status = device.trackingAuthorizationStatus
+        let idfa = !isAnonymous && status == "authorized" ? device.advertisingIdentifier() : nil
+        return Requests.tracking(attStatus: status, idfa: idfa, anonymous: isAnonymous)
+    }
+
     /// On the worker, once the install is recorded: the consent update when the consent differs
-    /// from the one last sent. False when the events must wait (a retry is scheduled).
+    /// from the one last sent, or the device's tracking from the one the install or the last
+    /// update reported (ATT answered or changed in Settings, anonymous mode switched); each
+    /// update carries both as they now stand. A tracking never kept (an install an earlier
+    /// version of the SDK recorded) counts as changed: one update tells the service. False
+    /// when the events must wait (a retry is scheduled).
     private func sendConsentIfChanged() -> Bool {
         if consentHeld { return true }
         let current = consentObject()
         let text = current?.text ?? ""
-        if text == (platform.store.get(Key.consentSent) ?? "") { return true }
+        let device = trackingObject()
+        let trackingChanged = device.text != platform.store.get(Key.trackingSent)
+        if text == (platform.store.get(Key.consentSent) ?? "") && !trackingChanged { return true }
         guard let serviceId = locked({ self.serviceId }) else { return true }
         // Consent withdrawn to nothing known is sent too: every answer null.
         let body = current ?? .object(["gdpr_applies": .null, "ad_user_data": .null, "ad_personalization": .null, "tcf_string": .null])
         do {
-            try api.consent(serviceId: serviceId, consent: body, sentAt: platform.clock())
+            try api.consent(serviceId: serviceId, consent: body, device: device, sentAt: platform.clock())
             platform.store.put(Key.consentSent, text)
-            currentLog.info("consent update sent")
+            platform.store.put(Key.trackingSent, device.text)
+            currentLog.info(trackingChanged ? "consent update sent, with the device's tracking changed since the service was last told" : "consent update sent")
             return true
         } catch let error as ServiceAttributionError {
             switch error {
@@ -1728,8 +1769,9 @@ final class SdkCore: @unchecked Sendable {
                 return true
             case let .http(statusCode, message) where statusCode != 409 && !SdkCore.isRetryable(statusCode):
                 // Refused for good: sending it again would be refused the same way.
-                currentLog.error("the consent update was refused (\(message)): not sent again until the consent changes")
+                currentLog.error("the consent update was refused (\(message)): not sent again until the consent or the device's tracking changes")
                 platform.store.put(Key.consentSent, text)
+                platform.store.put(Key.trackingSent, device.text)
                 return true
             case .http(409, _):
                 // The service holds no install of this id (never recorded, or lost): as its answer
@@ -1835,6 +1877,9 @@ final class SdkCore: @unchecked Sendable {
             // The consent the service now holds: none, when the bare install was the one
             // recorded, so that the consent route sends it next.
             platform.store.put(Key.consentSent, bare ? "" : input.consent?.text ?? "")
+            // The tracking it reported: none with the bare install, so that a device that has
+            // an IDFA or an ATT status tells it through the consent route next.
+            platform.store.put(Key.trackingSent, (bare ? Requests.tracking(attStatus: nil, idfa: nil, anonymous: false) : Requests.tracking(input)).text)
             currentLog.info("install recorded")
             startPolling()
             return .recorded

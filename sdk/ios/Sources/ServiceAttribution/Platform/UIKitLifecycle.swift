@@ -3,9 +3,11 @@ import Foundation
 import UIKit
 #endif
 
-/// The app's lifecycle on iOS, from UIKit's notifications: `didEnterBackgroundNotification` and
-/// `willEnterForegroundNotification`, which UIKit posts on the main thread for the app as a whole
-/// (with scenes too: once the last scene leaves the foreground, once the first comes back). The
+/// The app's lifecycle on iOS, from UIKit's notifications: `didEnterBackgroundNotification`,
+/// `willEnterForegroundNotification` and `didBecomeActiveNotification`, which UIKit posts on the
+/// main thread for the app as a whole (with scenes too: once the last scene leaves the
+/// foreground, once the first comes back; active again also once a system alert, such as App
+/// Tracking Transparency's prompt, is answered). The
 /// app adds nothing: the SDK observes them from `configure` on. On macOS, where only the tests
 /// run, the process counts as always in the foreground.
 final class UIKitLifecycle: AppLifecycle {
@@ -24,13 +26,14 @@ final class UIKitLifecycle: AppLifecycle {
         #endif
     }
 
-    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void) {
+    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void, active: @escaping () -> Void) {
         #if os(iOS)
         let center = NotificationCenter.default
         // No queue: each block runs at once on the posting thread, the main thread.
         let added = [
             center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) { _ in background() },
             center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: nil) { _ in foreground() },
+            center.addObserver(forName: UIApplication.didBecomeActiveNotification, object: nil, queue: nil) { _ in active() },
         ]
         lock.lock()
         observers += added

@@ -177,6 +177,7 @@ final class FakeLifecycle: AppLifecycle {
     private var foregroundNow = true
     private var backgroundHandlers: [() -> Void] = []
     private var foregroundHandlers: [() -> Void] = []
+    private var activeHandlers: [() -> Void] = []
 
     var isInForeground: Bool {
         get {
@@ -191,11 +192,12 @@ final class FakeLifecycle: AppLifecycle {
         }
     }
 
-    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void) {
+    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void, active: @escaping () -> Void) {
         lock.lock()
         defer { lock.unlock() }
         backgroundHandlers.append(background)
         foregroundHandlers.append(foreground)
+        activeHandlers.append(active)
     }
 
     /// The app goes to the background: UIKit's `didEnterBackgroundNotification`.
@@ -212,6 +214,15 @@ final class FakeLifecycle: AppLifecycle {
         lock.lock()
         foregroundNow = true
         let handlers = foregroundHandlers
+        lock.unlock()
+        handlers.forEach { $0() }
+    }
+
+    /// The app becomes active: UIKit's `didBecomeActiveNotification`, after each return to the
+    /// foreground and once a system alert (App Tracking Transparency's prompt) is answered.
+    func becomeActive() {
+        lock.lock()
+        let handlers = activeHandlers
         lock.unlock()
         handlers.forEach { $0() }
     }
