@@ -216,7 +216,11 @@ object ServiceAttributionSdk {
     @JvmStatic
     fun isStopped(): Boolean = core.isStopped()
 
-    /** Anonymous mode: no advertising id and no customer user id leave the device. Kept across launches. */
+    /**
+     * Anonymous mode: no advertising id and no customer user id leave the device. Kept across
+     * launches. A change once the install is recorded is sent to the service (a consent update's
+     * `device`), which then keeps no advertising id for the install, or has it again.
+     */
     @JvmStatic
     fun setAnonymous(anonymous: Boolean) {
         if (refusedHere("setAnonymous")) return

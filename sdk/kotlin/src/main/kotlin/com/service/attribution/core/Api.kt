@@ -161,9 +161,18 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
         (verdict["index"] as? Number)?.takeIf { it.toDouble() == Math.rint(it.toDouble()) }?.toLong()
             ?.takeIf { it >= 0 && it < size }?.toInt()
 
-    /** POST /v1/installs/{service_id}/consent: 202 once stored, 409 while the install is not recorded. */
-    fun consent(serviceId: String, consent: Map<String, Any?>, sentAtMs: Long) {
-        val body = Json.write(linkedMapOf("sent_at" to Requests.iso(sentAtMs), "consent" to consent))
+    /**
+     * POST /v1/installs/{service_id}/consent: 202 once stored, 409 while the install is not
+     * recorded. [device]: the device's tracking as it now stands; null leaves it out, and the
+     * service keeps what it holds.
+     */
+    fun consent(serviceId: String, consent: Map<String, Any?>, device: Map<String, Any?>?, sentAtMs: Long) {
+        val body =
+            Json.write(
+                linkedMapOf<String, Any?>("sent_at" to Requests.iso(sentAtMs), "consent" to consent).also {
+                    if (device != null) it["device"] = device
+                },
+            )
         jsonObject("POST /v1/installs/{id}/consent", call("POST", "/v1/installs/${encode(serviceId)}/consent", body).body)
     }
 

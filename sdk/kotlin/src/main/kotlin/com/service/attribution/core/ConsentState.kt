@@ -77,16 +77,18 @@ internal class ConsentState(
     @Volatile private var warnedTooLong = -1
 
     /**
-     * On the worker: the body for the consent route when the consent changed since last sent
-     * (all null when it was withdrawn), or null when the backend holds it already.
+     * On the worker: the consent route's body as the consent now stands (all null when none is
+     * known, or it was withdrawn), and whether it changed since last sent. A tracking update
+     * sends it unchanged, since every update carries the consent.
      */
-    fun unsent(): Map<String, Any?>? {
+    fun update(): Update {
         val current = current()
         val lastSent = store.get(KEY_CONSENT_SENT)
-        if (current == null && lastSent == null) return null
         val body = current ?: Requests.consent(null, null, null, null)
-        return body.takeIf { Json.write(it) != lastSent }
+        return Update(body, changed = (current != null || lastSent != null) && Json.write(body) != lastSent)
     }
+
+    class Update(val body: Map<String, Any?>, val changed: Boolean)
 
     /** The backend holds [body] now (or refused it for good): not sent again until the consent changes. */
     fun markSent(body: Map<String, Any?>) {

@@ -82,6 +82,20 @@ internal object Requests {
             "timezone" to Fields.matching(device.timezone, Fields.TIMEZONE, 64),
         ).also { body -> if (consent != null) body["consent"] = consent }
 
+    /**
+     * The consent route's `device`: the tracking the device gives now. Android has no ATT status.
+     * The all-zero id is none, as on the install; so is one that is no UUID, which the service
+     * would refuse with the whole update (the install carrying it is refused too, and goes
+     * without it), so that it never costs the consent it goes with.
+     */
+    fun tracking(advertisingId: String?): Map<String, Any?> =
+        linkedMapOf(
+            "maid" to advertisingId?.takeIf { it != NO_ADVERTISING_ID && UUID.matches(it) },
+            "att_status" to null,
+        )
+
+    private val UUID = Regex("^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
+
     /** The consent object of the install and of the consent route, keys in a fixed order. */
     fun consent(gdprApplies: Boolean?, adUserData: Boolean?, adPersonalization: Boolean?, tcfString: String?): Map<String, Any?> =
         linkedMapOf(

@@ -153,6 +153,9 @@ internal class SdkCore(
 
     /** What the app set with setConsent, the TCF values, and what the backend was last sent. */
     private lateinit var consents: ConsentState
+
+    /** The device's tracking (its advertising id) the backend holds: the install's, or the last update's. */
+    private lateinit var tracking: DeviceTracking
     private var apiKey = ""
     private var initListener: InitListener? = null
     private var configureStarted = 0L
@@ -197,6 +200,13 @@ internal class SdkCore(
 
     /** The same for the consent route (events still go): not tried again until the next start or refreshConfig. */
     private var consentBlocked = false
+
+    /**
+     * Set at each start and by setAnonymous: the device's tracking is read at the next send once
+     * the install is recorded, and sent with the consent if it differs from what the backend holds.
+     * Cleared once they agree (an install sent in this process carried it).
+     */
+    private var trackingCheckDue = false
 
     /**
      * The events' route refused the install's key or address (401, 403, 404): no event request
@@ -282,6 +292,7 @@ internal class SdkCore(
             stoppedBeforeConfigure?.let { putFlag(KEY_STOPPED, it) }
             anonymousBeforeConfigure?.let { putFlag(KEY_ANONYMOUS, it) }
             consents = ConsentState(store, platform.journal, platform.tcf, log, consentBeforeConfigure)
+            tracking = DeviceTracking(store)
             if (consentBeforeConfigure != null) consents.persist()
             stopped = stoppedBeforeConfigure ?: (platform.journal.get(KEY_STOPPED) != null)
             anonymous = anonymousBeforeConfigure ?: (platform.journal.get(KEY_ANONYMOUS) != null)
@@ -357,6 +368,8 @@ internal class SdkCore(
             return
         }
         initialized = true
+        // A start: the user may have limited ad tracking, or deleted or reset the id, since.
+        trackingCheckDue = true
         val listener = initListener
         val missing = platform.device.missingPermissions()
         val refusal =
@@ -938,6 +951,9 @@ internal class SdkCore(
             platform.store.put(KEY_INSTALL_TRACKED, "1")
             // The consent the backend now holds; the bare install holds none.
             if (consentSent != null && !minimalInstall) consents.markSent(consentSent)
+            // And the tracking, as the device gave it just now: nothing to compare in this process.
+            tracking.markSent(Requests.tracking(if (minimalInstall) null else body["maid"] as String?))
+            trackingCheckDue = false
             log.info("install recorded")
             startPolling()
             true
@@ -992,16 +1008,31 @@ internal class SdkCore(
     }
 
     /**
-     * On the worker, the install recorded: sends the consent if it changed since last sent;
-     * false when it is to be sent again later (events wait for it, as the install's retry).
+     * On the worker, the install recorded: sends the consent update when the consent changed
+     * since last sent, or when the device's tracking, read at a start or after setAnonymous,
+     * differs from what the backend holds (docs/api.md#consent); each update carries both as
+     * they now stand. False when it is to be sent again later (events wait for it, as the
+     * install's retry): they then go after it, so the backend no longer gives them an id the
+     * user withdrew.
      */
     private fun ensureConsent(): Boolean {
         if (consentBlocked) return true
-        val body = consents.unsent() ?: return true
+        val consent = consents.update()
+        if (!consent.changed && !trackingCheckDue) return true
+        // Read only when an update may go: the advertising id is a call to Play services.
+        val now = readTracking()
+        if (!consent.changed && (now == null || !tracking.differs(now))) {
+            trackingCheckDue = false
+            return true
+        }
+        // Unreadable now: what the backend holds, so that a failed read withdraws no id; left
+        // out when that is unknown too (the backend then keeps what it has).
+        val device = now ?: tracking.sent()
+        val body = consent.body
         return try {
-            api.consent(serviceId!!, body, platform.clock())
-            consents.markSent(body)
-            log.info("consent sent")
+            api.consent(serviceId!!, body, device, platform.clock())
+            markUpdateSent(body, device)
+            log.info(if (consent.changed) "consent sent" else "device tracking sent: advertising id ${if (device?.get("maid") == null) "none" else "given"}")
             true
         } catch (e: AuthenticationException) {
             configurationError(e.code, "the backend refused the consent update (${e.message})", consentRoute = true)
@@ -1020,9 +1051,10 @@ internal class SdkCore(
                     false
                 }
                 refusedForGood(e.code) -> {
-                    // The same body would be refused again: not sent again until the consent changes.
+                    // The same body would be refused again: not sent again until the consent or
+                    // the tracking changes.
                     log.error("consent update refused by the backend (${e.message})")
-                    consents.markSent(body)
+                    markUpdateSent(body, device)
                     true
                 }
                 else -> false
@@ -1032,6 +1064,34 @@ internal class SdkCore(
             false
         } catch (e: IOException) {
             false
+        }
+    }
+
+    /** On the worker: the backend holds [consent] and [device] now, or refused them for good. */
+    private fun markUpdateSent(consent: Map<String, Any?>, device: Map<String, Any?>?) {
+        consents.markSent(consent)
+        device?.let(tracking::markSent)
+        trackingCheckDue = false
+    }
+
+    /**
+     * On the worker: the device's tracking as it now stands (the consent route's `device`), read
+     * as the install reads it: no advertising id with ad tracking limited, nor in anonymous mode
+     * (not even read), nor in an app built without the ads identifier library. Null when Play
+     * services could not give it now (not connected, not on the device): no answer is no
+     * withdrawal of the id, and the install, which read it the same way, sent none then either.
+     */
+    private fun readTracking(): Map<String, Any?>? {
+        if (anonymous) return Requests.tracking(null)
+        return try {
+            Requests.tracking(platform.device.advertisingId())
+        } catch (e: LinkageError) {
+            // Warned at the install, which went without the id for the same reason.
+            log.debug("the ads identifier library is missing (${e.message}): no advertising id")
+            Requests.tracking(null)
+        } catch (e: Exception) {
+            log.debug("the advertising id is not readable now (${e.message}): what the backend holds stands")
+            null
         }
     }
 
@@ -1292,6 +1352,7 @@ internal class SdkCore(
             if (!initialized) {
                 initialize(sessionAtMs)
             } else if (wasStopped) {
+                trackingCheckDue = true
                 // A read that fell due while stopped was skipped: the configuration is read now.
                 refreshQuietly()
                 queueDrafts()
@@ -1314,6 +1375,12 @@ internal class SdkCore(
             }
             // As stop(): on the device when it returns.
             putFlag(KEY_ANONYMOUS, anonymous)
+        }
+        // The mode gives the advertising id or withholds it: once the install is recorded, the
+        // backend is told of the change (none while it is not: the install will carry the mode).
+        worker.execute {
+            trackingCheckDue = true
+            flush()
         }
     }
 

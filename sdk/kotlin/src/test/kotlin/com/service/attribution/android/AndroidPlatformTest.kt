@@ -208,6 +208,36 @@ class AndroidPlatformTest {
     }
 
     @Test
+    fun `limit ad tracking turned on after the install is read off the main thread at the next start, and the later events export without the id`() {
+        val app = robolectricApp()
+        val service = Service.createApp("limitadtracking")
+        val gaid = "38400000-8cf0-11bd-b23e-10b96e40000d"
+        val limited = java.util.concurrent.atomic.AtomicBoolean(false)
+        val readers = Collections.synchronizedList(ArrayList<Thread>())
+        val info = { _: Context ->
+            readers += Thread.currentThread()
+            // Deprecated for apps, which get it from Play services; a test has no other way to make one.
+            @Suppress("DEPRECATION")
+            com.google.android.gms.ads.identifier.AdvertisingIdClient.Info(gaid, limited.get())
+        }
+        val first = launch(app, service.sdkKey, advertisingIdInfo = info)
+        first.sendEvent(EventType.LOGIN, null, null)
+        Service.exportUntil(service, since) { it.size == 2 }
+        first.close()
+
+        // The user limited ad tracking: Play services still give the id, flagged not to be used.
+        limited.set(true)
+        val second = launch(app, service.sdkKey, advertisingIdInfo = info)
+        second.sendEvent(EventType.SHARE, null, null)
+        val records = Service.exportUntil(service, since) { it.size == 3 }
+        val maids = records.associate { it["event_name"] to it["maid"] }
+        assertEquals(mapOf("service_install" to gaid, "service_login" to gaid, "service_share" to null), maids)
+        // Once for the install, once at the start, each on the SDK's worker.
+        assertEquals(2, readers.size)
+        assertTrue(readers.toString(), readers.none { it === Looper.getMainLooper().thread })
+    }
+
+    @Test
     fun `SharedPreferences keep the install and the user id across a restart`() {
         val app = robolectricApp()
         val service = Service.createApp("restart")

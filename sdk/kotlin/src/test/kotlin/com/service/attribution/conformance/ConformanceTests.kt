@@ -345,11 +345,49 @@ class OtherRequestVectorsTest {
     }
 }
 
-/** requests.json's consent update: sent once the install is recorded, when the consent changed. */
+/**
+ * requests.json's consent update: sent once the install is recorded, when the consent changed or
+ * when the device's tracking at a start differs from what the install or the last update sent.
+ */
 class ConsentUpdateVectorTest {
+    private fun case(name: String) = Vectors.conformance("requests.json")["other"].cast<List<Case>>().single { it["name"] == name }
+
+    @Test
+    fun `a start after the install whose advertising id is gone sends the tracking update`() {
+        val case = case("tracking update on Android: the advertising id the install reported is gone at a later start (limit ad tracking on, or the id deleted)")
+        assertTrue("kotlin" in case["platforms"].cast<List<String>>())
+        val input = case["input"].cast<Case>()
+        val request = case["request"].cast<Case>()
+        val atInstall = input["deviceAtInstall"].cast<Case>()
+        val now = input["deviceNow"].cast<Case>()
+        val first = Harness(device = FakeDevice(advertisingId = atInstall["advertisingId"] as String?))
+        first.configure(consent = consent(input["consent"].cast()))
+        val id = first.core.getServiceId()!!
+        val path = (request["path"] as String).replace("{{service_id}}", id)
+        assertEquals(atInstall["advertisingId"], first.bodies("POST", "/v1/installs").single()["maid"])
+        assertEquals(0, first.bodies("POST", path).size)
+        first.core.close()
+
+        // The next start on the same device, which gives no advertising id now.
+        val next = Harness(device = FakeDevice(advertisingId = now["advertisingId"] as String?), store = first.store)
+        next.configure()
+        // The install is not sent again: only its update.
+        assertEquals(0, next.transport.requests.count { com.service.attribution.support.pathOf(it.url) == "/v1/installs" })
+        val sent = next.bodies("POST", path)
+        assertEquals(1, sent.size)
+        Vectors.Matcher().match(request["body"], sent.single())
+
+        // A start after it with the same tracking: nothing more to send.
+        next.core.close()
+        val later = Harness(device = FakeDevice(advertisingId = now["advertisingId"] as String?), store = first.store)
+        later.configure()
+        assertEquals(0, later.bodies("POST", path).size)
+        later.core.close()
+    }
+
     @Test
     fun `setConsent after the install sends the consent route's body`() {
-        val case = Vectors.conformance("requests.json")["other"].cast<List<Case>>().single { it["name"] == "consent update" }
+        val case = case("consent update")
         val input = case["input"].cast<Case>()
         val request = case["request"].cast<Case>()
         val harness = Harness(tcf = tcf(input["tcf"].cast()))

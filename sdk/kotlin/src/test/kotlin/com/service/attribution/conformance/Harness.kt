@@ -28,11 +28,13 @@ internal class Harness(
     referrer: InstallReferrerDetails? = null,
     /** What the consent platform stored on the device (IABTCF_TCString, IABTCF_gdprApplies). */
     tcf: TcfValues = TcfValues(null, null),
+    /** The device's storage: one an earlier harness used is the app's next start on that device. */
+    val store: MemoryStore = MemoryStore(),
 ) {
     val transport = ScriptedTransport { request -> answer(request, encryption) }
     val core = SdkCore()
     private val platform =
-        platform(store = MemoryStore(), http = transport, device = device, referrer = referrer).let {
+        platform(store = store, http = transport, device = device, referrer = referrer).let {
             Platform(it.store, it.device, it.installReferrer, it.mainThread, it.log, it.http, it.clock, TcfSource { tcf })
         }
 

@@ -23,6 +23,7 @@ import com.service.attribution.support.RecordingMainThread
 import com.service.attribution.support.RecordingTransport
 import com.service.attribution.support.Service
 import com.service.attribution.support.eventually
+import com.service.attribution.support.pathOf
 import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertTrue
@@ -46,13 +47,15 @@ class DeliveryEndToEndTest {
         val baseUrl: String = Service.url,
         clock: () -> Long = System::currentTimeMillis,
         tcf: TcfValues = TcfValues(null, null),
+        /** What Play services give: null with ad tracking limited or the id deleted. */
+        advertisingId: String? = GAID,
     ) {
         val transport = RecordingTransport(UrlConnectionTransport(readTimeoutMs = 30_000))
         val core = SdkCore().also { cores += it }
         val errors = Collections.synchronizedList(ArrayList<ServiceError>())
         val log = RecordingLog()
         private val platform =
-            Platform(store, FakeDevice(advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d"), { null }, RecordingMainThread(), log, transport, clock, TcfSource { tcf })
+            Platform(store, FakeDevice(advertisingId = advertisingId), { null }, RecordingMainThread(), log, transport, clock, TcfSource { tcf })
 
         init {
             core.setErrorListener { errors.add(it) }
@@ -70,6 +73,10 @@ class DeliveryEndToEndTest {
     }
 
     private fun names(records: List<Map<String, Any?>>) = records.map { it["event_name"] }
+
+    private companion object {
+        const val GAID = "38400000-8cf0-11bd-b23e-10b96e40000d"
+    }
 
     @Test
     fun `a batch the network refuses with 413 loses the one event it holds, not a hundred`() {
@@ -142,6 +149,32 @@ class DeliveryEndToEndTest {
         // The service answers the consent it kept.
         assertEquals(expected, (Json.parseObject(answer.body)["consent"] as Map<*, *>).filterKeys { it in expected.keys })
         assertEquals(emptyList<ServiceError>(), launch.errors.toList())
+    }
+
+    @Test
+    fun `an advertising id withdrawn after the install reaches the service at the next start, and the install's later events export without it`() {
+        val app = Service.createApp("tracking")
+        val store = MemoryStore()
+        val first = Launch(store).configure(app.sdkKey)
+        first.core.sendEvent(EventType.LOGIN, null, null)
+        assertTrue(eventually { first.accepted() >= 1 })
+        assertEquals(GAID, Json.parseObject(first.transport.requests("POST", "/v1/installs").first().first.body!!)["maid"])
+        first.core.close()
+
+        // Limit ad tracking turned on since: the next start tells the service, before its events.
+        val next = Launch(store, advertisingId = null).configure(app.sdkKey)
+        next.core.sendEvent(EventType.SEARCH, null, null)
+        val route = "/v1/installs/${next.core.getServiceId()}/consent"
+        assertTrue(eventually { next.accepted() >= 1 })
+        val (request, answer) = next.transport.requests("POST", route).single()
+        assertEquals(202, answer!!.code)
+        assertEquals(mapOf("maid" to null, "att_status" to null), Json.parseObject(request.body!!)["device"])
+        assertEquals(0, next.transport.exchanges.count { pathOf(it.first.url) == "/v1/installs" })
+        val records = Service.exportUntil(app, since) { listOf("service_login", "service_search").all { n -> n in names(it) } }
+        // The event sent before keeps the id the install reported; the one after has none.
+        assertEquals(GAID, records.single { it["event_name"] == "service_login" }["maid"])
+        assertEquals(null, records.single { it["event_name"] == "service_search" }["maid"])
+        assertEquals(emptyList<ServiceError>(), next.errors.toList())
     }
 
     @Test

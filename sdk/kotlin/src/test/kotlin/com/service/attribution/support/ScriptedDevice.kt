@@ -4,6 +4,7 @@ import com.service.attribution.DeepLink
 import com.service.attribution.LogLevel
 import com.service.attribution.ServiceError
 import com.service.attribution.core.AppLifecycle
+import com.service.attribution.core.DeviceSignals
 import com.service.attribution.core.HttpRequest
 import com.service.attribution.core.HttpResponse
 import com.service.attribution.core.InstallReferrerSource
@@ -112,6 +113,22 @@ internal class ScriptedDevice(
      */
     @Volatile var inForeground = true
 
+    /**
+     * The advertising id as Play services give it now: null with ad tracking limited; throwing
+     * when they cannot answer. Each read is counted in [advertisingIdReads].
+     */
+    @Volatile var advertisingId: () -> String? = { GAID }
+
+    @Volatile var advertisingIdReads = 0
+
+    private val signals =
+        object : DeviceSignals by FakeDevice() {
+            override fun advertisingId(): String? {
+                advertisingIdReads++
+                return this@ScriptedDevice.advertisingId()
+            }
+        }
+
     /** When this install of the app was made (its package's first install time). */
     @Volatile var appInstalledAt: Long? = 1_700_000_000_000
 
@@ -125,7 +142,7 @@ internal class ScriptedDevice(
     val platform: Platform
         get() =
             Platform(
-                store, FakeDevice(advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d"), referrer, mainThread, log, backend.transport, clock.read, TcfSource { tcf },
+                store, signals, referrer, mainThread, log, backend.transport, clock.read, TcfSource { tcf },
                 lifecycle = lifecycle,
                 appInstalledAt = appInstalledAt,
             )
@@ -155,4 +172,9 @@ internal class ScriptedDevice(
     fun assertNoFailures() = assertEquals(emptyList<Throwable>(), scheduler.failures)
 
     fun close() = cores.forEach { it.close() }
+
+    companion object {
+        /** The advertising id the device gives unless a test changes it. */
+        const val GAID = "38400000-8cf0-11bd-b23e-10b96e40000d"
+    }
 }

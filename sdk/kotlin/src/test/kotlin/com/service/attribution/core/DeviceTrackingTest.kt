@@ -1,0 +1,181 @@
+package com.service.attribution.core
+
+import com.service.attribution.Consent
+import com.service.attribution.EventType
+import com.service.attribution.support.ScriptedDevice
+import com.service.attribution.support.ScriptedDevice.Companion.GAID
+import com.service.attribution.support.pathOf
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertNull
+import org.junit.Test
+
+/**
+ * The device's tracking after the install (docs/api.md#consent, requests.json's tracking
+ * update): read at each start and at each change of anonymous mode once the install is
+ * recorded, and sent through the consent route when it differs from what the backend holds.
+ */
+class DeviceTrackingTest {
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    private val none = mapOf("maid" to null, "att_status" to null)
+    private val given = mapOf("maid" to GAID, "att_status" to null)
+
+    private fun updates(): List<Map<String, Any?>> =
+        device.backend.requests("POST", "/v1/installs/").filter { it.url.endsWith("/consent") }.map { Json.parseObject(it.body!!) }
+
+    private fun installs(): List<Map<String, Any?>> = device.backend.requests("POST", "/v1/installs").map { Json.parseObject(it.body!!) }
+
+    /** The routes the SDK sent, in order, but the attribution reads. */
+    private fun routes(): List<String> =
+        synchronized(device.backend.transport.requests) {
+            device.backend.transport.requests.map { pathOf(it.url).substringBefore('?') }.filter { !it.endsWith("/attribution") }
+                .map { if (it.endsWith("/consent")) "consent" else it.removePrefix("/v1/") }
+        }
+
+    @Test
+    fun `a start with the same tracking sends no update`() {
+        device.configure(device.launch())
+        assertEquals(GAID, installs().single()["maid"])
+        device.configure(device.launch())
+        device.configure(device.launch())
+        assertEquals(emptyList<Any>(), updates())
+        // Read once by the install, once at each later start.
+        assertEquals(3, device.advertisingIdReads)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a start after the advertising id went sends an update with no maid and the current consent, before the events`() {
+        val first = device.configure(device.launch())
+        first.setConsent(Consent(gdprApplies = true, adUserData = true))
+        device.scheduler.runDue()
+        assertEquals(1, updates().size)
+        assertEquals("the consent update carries the device's tracking", given, updates().single()["device"])
+
+        // Limit ad tracking on (or the id deleted): Play services give none.
+        device.advertisingId = { null }
+        val next = device.launch()
+        next.sendEvent(EventType.LOGIN, null, null)
+        device.configure(next)
+        val update = updates().last()
+        assertEquals(2, updates().size)
+        assertEquals(none, update["device"])
+        assertEquals(mapOf("gdpr_applies" to true, "ad_user_data" to true, "ad_personalization" to null, "tcf_string" to null), update["consent"])
+        assertEquals(Requests.iso(device.clock.now), update["sent_at"])
+        // The event leaves after it, so the backend keeps no withdrawn id on it.
+        assertEquals(listOf("consent", "sessions", "events"), routes().takeLast(3))
+        assertEquals(1, installs().size)
+
+        // Still none at the next start: nothing more.
+        device.configure(device.launch())
+        assertEquals(2, updates().size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a start after a new advertising id sends it`() {
+        device.configure(device.launch())
+        val reset = "6d92078a-8246-4ba4-ae5b-76104861e7dc"
+        device.advertisingId = { reset }
+        device.configure(device.launch())
+        val update = updates().single()
+        assertEquals(mapOf("maid" to reset, "att_status" to null), update["device"])
+        // No consent was ever known: the update says so, all null.
+        assertEquals(mapOf("gdpr_applies" to null, "ad_user_data" to null, "ad_personalization" to null, "tcf_string" to null), update["consent"])
+        // The all-zero id Android gives once the user deleted it is none.
+        device.advertisingId = { "00000000-0000-0000-0000-000000000000" }
+        device.configure(device.launch())
+        assertEquals(none, updates().last()["device"])
+        assertEquals(2, updates().size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `setAnonymous after the install sends no maid, without reading the advertising id, and off sends it again`() {
+        val core = device.configure(device.launch())
+        val reads = device.advertisingIdReads
+        core.setAnonymous(true)
+        device.scheduler.runDue()
+        assertEquals(none, updates().single()["device"])
+        assertEquals("anonymous: the id is not even read", reads, device.advertisingIdReads)
+        // The same mode again: nothing to send.
+        core.setAnonymous(true)
+        device.scheduler.runDue()
+        assertEquals(1, updates().size)
+        // Kept across launches: a start in anonymous mode has nothing to send either.
+        val next = device.configure(device.launch())
+        assertEquals(1, updates().size)
+        next.setAnonymous(false)
+        device.scheduler.runDue()
+        assertEquals(given, updates().last()["device"])
+        assertEquals(2, updates().size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `the update is not sent before the install is recorded, and is sent after`() {
+        device.backend.installs = { HttpResponse(503, """{"error":"Service Unavailable"}""") }
+        val core = device.configure(device.launch())
+        core.setAnonymous(true)
+        device.scheduler.runDue()
+        assertEquals(1, installs().size)
+        assertEquals(emptyList<Any>(), updates())
+        // The install goes at its retry, in the mode now in force: no update is needed for it.
+        device.backend.installs = { HttpResponse(202, """{"service_id":"x"}""") }
+        device.scheduler.advance(2_000)
+        assertEquals(2, installs().size)
+        assertNull(installs().last()["maid"])
+        assertEquals(emptyList<Any>(), updates())
+        // A change once it is recorded goes.
+        core.setAnonymous(false)
+        device.scheduler.runDue()
+        assertEquals(given, updates().single()["device"])
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `Play services not answering at a start withdraw no id, and a consent update then carries the one the backend holds`() {
+        device.configure(device.launch())
+        device.advertisingId = { throw java.io.IOException("Play services not connected") }
+        val next = device.configure(device.launch())
+        assertEquals(emptyList<Any>(), updates())
+        next.setConsent(Consent(adPersonalization = false))
+        device.scheduler.runDue()
+        assertEquals(given, updates().single()["device"])
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a tracking update answered 409 sends the install again, carrying the tracking, and no update after it`() {
+        device.configure(device.launch())
+        device.backend.consent = { HttpResponse(409, """{"error":"Conflict","detail":"install"}""") }
+        device.advertisingId = { null }
+        val next = device.configure(device.launch())
+        assertEquals(1, updates().size)
+        device.backend.consent = { HttpResponse(202, Json.write(mapOf("consent" to Json.parseObject(it.body!!)["consent"]))) }
+        next.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.advance(2_000)
+        assertEquals(2, installs().size)
+        assertNull(installs().last()["maid"])
+        assertEquals("the install carried it", 1, updates().size)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        device.configure(device.launch())
+        assertEquals(1, updates().size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an install recorded by an earlier version, which kept no tracking, sends the device's once`() {
+        device.configure(device.launch())
+        device.store.values.remove("tracking_sent")
+        device.configure(device.launch())
+        assertEquals(given, updates().single()["device"])
+        device.configure(device.launch())
+        assertEquals(1, updates().size)
+        device.assertNoFailures()
+    }
+}
