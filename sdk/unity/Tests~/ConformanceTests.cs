@@ -235,9 +235,67 @@ namespace Service.Unity.Tests
             };
         }
 
+        /// <summary>The consent updates a consent the app sets makes (its input names one).</summary>
         public static IEnumerable<TestCaseData> ConsentUpdates()
         {
-            return Cases("requests.json", "other", v => ForUnity(v) && ((string)v["request"]["path"]).EndsWith("/consent"));
+            return Cases("requests.json", "other", v => ForUnity(v) && ((string)v["request"]["path"]).EndsWith("/consent")
+                && v["input"]["consent"] is JObject);
+        }
+
+        /// <summary>The consent updates the device's tracking makes at a later start (its input names it at the install and now).</summary>
+        public static IEnumerable<TestCaseData> TrackingUpdates()
+        {
+            return Cases("requests.json", "other", v => ForUnity(v) && ((string)v["request"]["path"]).EndsWith("/consent")
+                && v["input"]["deviceAtInstall"] is JObject);
+        }
+
+        /// <summary>
+        /// A vector's device tracking as the platform layer reads it: on iOS when the case names
+        /// iOS (with ATT's status), else on Android.
+        /// </summary>
+        private static FixedDevice TrackingDevice(JObject vector, JToken tracking)
+        {
+            var ios = ((JArray)vector["platforms"]).Any(p => (string)p == "ios");
+            var device = new FixedDevice();
+            device.Signals.Os = ios ? "ios" : "android";
+            device.Signals.Idfv = ios ? "6F9619FF-8B86-D011-B42D-00CF4FC964FF" : null;
+            device.Signals.AdvertisingId = (string)tracking["advertisingId"];
+            device.Signals.AttStatus = (string)tracking["attStatus"];
+            return device;
+        }
+
+        [TestCaseSource("TrackingUpdates")]
+        public void TheTrackingUpdateAtALaterStartIsTheVectors(JObject vector)
+        {
+            var input = vector["input"];
+            var store = new MemoryStore();
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            // The install, with the tracking the device had then.
+            var first = new SdkCore(Setups.For("http://service.test", backend, store, TrackingDevice(vector, input["deviceAtInstall"])));
+            first.Configure("sdk_key", 1, null);
+            first.Idle().Wait();
+            var install = backend.Requests.Single(r => r.Key == "POST /v1/installs").Value;
+            Assert.AreEqual((string)input["deviceAtInstall"]["advertisingId"], (string)install["maid"]);
+            Assert.AreEqual((string)input["deviceAtInstall"]["attStatus"], (string)install["att_status"]);
+            Assert.AreEqual(0, backend.Requests.Count(r => r.Key.EndsWith("/consent")), "the install told the tracking it had");
+
+            // A later start, with the tracking the device has now.
+            var second = new SdkCore(Setups.For("http://service.test", backend, store, TrackingDevice(vector, input["deviceNow"])));
+            if (input["consent"] is JObject) second.SetConsent(Consent(input["consent"]));
+            second.Configure("sdk_key", 1, null);
+            second.Idle().Wait();
+            var update = backend.Requests.Single(r => r.Key.EndsWith("/consent"));
+            Assert.AreEqual(
+                ((string)vector["request"]["method"]) + " " + ((string)vector["request"]["path"]).Replace("{{service_id}}", second.ServiceId),
+                update.Key);
+            AssertMatches(vector["request"]["body"], update.Value, second.ServiceId);
+            Assert.AreEqual(1, backend.Requests.Count(r => r.Key == "POST /v1/installs"), "the install is not reported again");
+
+            // The launch after, with the same tracking: nothing to send.
+            var third = new SdkCore(Setups.For("http://service.test", backend, store, TrackingDevice(vector, input["deviceNow"])));
+            third.Configure("sdk_key", 1, null);
+            third.Idle().Wait();
+            Assert.AreEqual(1, backend.Requests.Count(r => r.Key.EndsWith("/consent")));
         }
 
         [TestCaseSource("ConsentUpdates")]

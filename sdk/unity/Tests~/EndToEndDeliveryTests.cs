@@ -120,6 +120,41 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnAdvertisingIdGoneAtALaterStartReachesTheServiceAndItsLaterEventsExportWithNone()
+        {
+            const string advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d";
+            var store = new MemoryStore();
+            var device = new FixedDevice();
+            device.Signals.AdvertisingId = advertisingId;
+            var first = new SdkCore(Setup(store, device: device));
+            first.Configure(app.SdkKey, 1, null);
+            first.SendEvent(EventType.LOGIN, null, null);
+            first.Idle().Wait();
+            var install = network.To("POST /v1/installs").Single();
+            Assert.AreEqual(202, install.Item2, install.Item3);
+            Assert.IsEmpty(network.To("POST /v1/installs/" + first.ServiceId + "/consent"), "the install told the id it had");
+
+            // Limit ad tracking turned on (or the id deleted) before the next start.
+            var next = new SdkCore(Setup(store, device: new FixedDevice()));
+            next.Configure(app.SdkKey, 1, null);
+            next.Idle().Wait();
+            var updates = network.To("POST /v1/installs/" + next.ServiceId + "/consent");
+            Assert.AreEqual(1, updates.Count);
+            Assert.AreEqual(202, updates[0].Item2, updates[0].Item3);
+            var sent = network.BodiesTo("POST /v1/installs/" + next.ServiceId + "/consent").Single();
+            Assert.IsTrue(JToken.DeepEquals(JObject.Parse("{\"maid\":null,\"att_status\":null}"), sent["device"]), sent.ToString());
+            next.SendEvent(EventType.SHARE, null, null);
+            next.Idle().Wait();
+
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, next.ServiceId, "service_login") == 1
+                && Count(r, next.ServiceId, "service_share") == 1);
+            var byName = Rows(rows, next.ServiceId).ToDictionary(r => (string)r["event_name"]);
+            // The event before the start kept the id the install reported; the one after has none.
+            Assert.AreEqual(advertisingId, (string)byName["service_login"]["maid"], byName["service_login"].ToString());
+            Assert.IsNull((string)byName["service_share"]["maid"], byName["service_share"].ToString());
+        }
+
+        [Test]
         public void EventsQueuedBeforeConfigureArrive()
         {
             var core = new SdkCore(Setup());

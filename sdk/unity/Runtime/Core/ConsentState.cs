@@ -8,12 +8,15 @@ namespace Service.Unity
     /// <summary>
     /// The user's consent: what the app set (kept across launches), the consent platform's TCF
     /// values, the body the service gets, what was last sent, and the consent route that sends
-    /// it again whenever it differs.
+    /// it again whenever it differs; with it the device's tracking the service was last told of,
+    /// which the route sends too, as it now stands, whenever it differs.
     /// </summary>
     internal sealed class ConsentState
     {
         public const string Key = "service_sdk.consent";
         public const string SentKey = "service_sdk.consent_sent";
+        /// <summary>The device's tracking (`maid`, `att_status`) the install or the last consent update told the service.</summary>
+        public const string TrackingSentKey = "service_sdk.tracking_sent";
         private readonly IKeyValueStore store;
         private readonly ITcfSource tcfSource;
         private readonly IClock clock;
@@ -115,37 +118,50 @@ namespace Service.Unity
             return Requests.Consent(App, values);
         }
 
-        /// <summary>The consent went with the install.</summary>
-        public void SentWithInstall(JObject consent)
+        /// <summary>The consent and the device's tracking went with the install.</summary>
+        public void SentWithInstall(JObject consent, JObject tracking)
         {
             store.Set(SentKey, Text(consent));
+            store.Set(TrackingSentKey, Text(tracking));
         }
 
-        /// <summary>The install went without it: the consent route sends it next.</summary>
+        /// <summary>
+        /// The install went with its required fields only: no consent, which the consent route
+        /// sends next, and no tracking, which it sends if the device has any.
+        /// </summary>
         public void NoneSent()
         {
             store.Remove(SentKey);
+            store.Set(TrackingSentKey, Text(Requests.Tracking(new DeviceSignals(), false)));
         }
 
         /// <summary>
         /// POST /v1/installs/{service_id}/consent when the consent now (the app's and the TCF
-        /// values) differs from what was last sent. A refusal of the route itself (401, 403, 404:
-        /// a service without it, or a key it no longer takes) is reported once and holds back no
-        /// event, which meets its own answer. A 409 (the service has no install of this id) sends
-        /// the install again at the core's retry, holding the consent now, before what waits.
+        /// values) differs from what was last sent, or the device's tracking now
+        /// (<paramref name="tracking"/>, <see cref="Requests.Tracking"/>) from what the install or
+        /// the last update told: each update carries both as they now stand. A tracking never
+        /// kept (an install an earlier version recorded) counts as changed, so one update tells
+        /// it; one not known now (null: the device could not say) is neither compared nor sent. A
+        /// refusal of the route itself (401, 403, 404: a service without it, or a key it no longer
+        /// takes) is reported once and holds back no event, which meets its own answer. A 409 (the
+        /// service has no install of this id) sends the install again at the core's retry,
+        /// holding the consent and the tracking now, before what waits.
         /// </summary>
-        public async Task<bool> SendIfChanged(ApiClient api, string serviceId)
+        public async Task<bool> SendIfChanged(ApiClient api, string serviceId, JObject tracking)
         {
             if (held) return true;
             var consent = Current();
             var text = Text(consent);
-            if (text == (store.Get(SentKey) ?? Text(null))) return true;
+            var trackingText = tracking == null ? null : Text(tracking);
+            var trackingChanged = tracking != null && trackingText != store.Get(TrackingSentKey);
+            if (text == (store.Get(SentKey) ?? Text(null)) && !trackingChanged) return true;
             try
             {
                 await api.Send("POST", "/v1/installs/" + Uri.EscapeDataString(serviceId) + "/consent",
-                    Requests.ConsentUpdate(consent, clock.UtcNow), ApiClient.AnObject);
+                    Requests.ConsentUpdate(consent, tracking, clock.UtcNow), ApiClient.AnObject);
                 store.Set(SentKey, text);
-                write(LogLevel.Debug, "consent sent: " + text);
+                if (tracking != null) store.Set(TrackingSentKey, trackingText);
+                write(LogLevel.Debug, "consent sent: " + text + (trackingChanged ? ", with the device's tracking changed since the service was last told" : ""));
                 return true;
             }
             catch (ServiceHttpException error) when (error.Code == 409)
@@ -167,6 +183,7 @@ namespace Service.Unity
                 // Sent again as it is it would be refused again: kept as sent, the next change goes.
                 write(LogLevel.Error, "the service refused the consent update for good: " + error.Message);
                 store.Set(SentKey, text);
+                if (tracking != null) store.Set(TrackingSentKey, trackingText);
                 return true;
             }
         }

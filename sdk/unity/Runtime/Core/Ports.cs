@@ -66,6 +66,18 @@ namespace Service.Unity
     }
 
     /// <summary>
+    /// An <see cref="IDevice"/> that reads the device's tracking alone: its <c>Os</c>,
+    /// <c>AdvertisingId</c> and <c>AttStatus</c>, the rest left null. The core reads it again at
+    /// each start and each return to the foreground once the install is recorded, so it skips
+    /// what <see cref="IDevice.Read"/> costs beyond it (Apple's AdServices token); a device
+    /// without it is read whole instead. Off the main thread.
+    /// </summary>
+    internal interface IDeviceTracking
+    {
+        DeviceSignals ReadTracking();
+    }
+
+    /// <summary>
     /// Google Play's install referrer (Android), read off the main thread each time the install
     /// is about to be sent until it answers for good. Null when there is none to give (not
     /// installed from Play, no Play Store, the library missing, an answer that is final); a

@@ -30,13 +30,10 @@ namespace Service.Unity
             var referrer = device.InstallReferrer;
             var referrerText = referrer == null ? null : Fields.Text(referrer.Referrer, Fields.MaxReferrerLength);
             var os = device.Os == "ios" ? "ios" : "android";
-            var attStatus = Fields.AttStatus(device.AttStatus);
-            var maid = Fields.DeviceIdentifier(device.AdvertisingId);
-            if (os == "ios" && attStatus != "authorized") maid = null;
+            var tracking = Tracking(device, anonymous);
             var idfv = Fields.DeviceIdentifier(device.Idfv);
             if (anonymous)
             {
-                maid = null;
                 idfv = null;
                 customerUserId = null;
             }
@@ -52,8 +49,7 @@ namespace Service.Unity
                 { "first_open_time", Iso(firstOpen) },
                 { "sent_at", Iso(sentAt) },
                 { "idfv", idfv },
-                // The all-zero id is what the OS gives without consent: no id at all.
-                { "maid", maid },
+                { "maid", tracking["maid"] },
                 {
                     "install_referrer", referrerText == null ? null : new JObject
                     {
@@ -65,7 +61,7 @@ namespace Service.Unity
                         { "install_version", Fields.Text(referrer.InstallVersion, Fields.MaxDeviceFieldLength) },
                     }
                 },
-                { "att_status", attStatus },
+                { "att_status", tracking["att_status"] },
                 { "platform_ads_token", Fields.Bounded(device.PlatformAdsToken, Fields.MaxAdsTokenLength) },
                 { "open_url", Fields.Bounded(device.OpenUrl, Fields.MaxReferrerLength) },
                 { "customer_user_id", customerUserId },
@@ -105,10 +101,28 @@ namespace Service.Unity
             return tcf != null && tcf.TcString != null && tcf.TcString.Length > Fields.MaxTcfStringLength;
         }
 
-        /// <summary>POST /v1/installs/{service_id}/consent: the consent now, all four null when none is known.</summary>
-        public static JObject ConsentUpdate(JObject consent, DateTime sentAt)
+        /// <summary>
+        /// The device's tracking as the install reports it (its `maid` and `att_status`) and as
+        /// every consent update carries it (`device`): the advertising id, which the all-zero id
+        /// (what the OS gives without consent) is not, on iOS only with ATT's `authorized`, never
+        /// in anonymous mode; iOS's ATT status (Android has none).
+        /// </summary>
+        public static JObject Tracking(DeviceSignals device, bool anonymous)
         {
-            return new JObject
+            var attStatus = Fields.AttStatus(device.AttStatus);
+            var maid = Fields.DeviceIdentifier(device.AdvertisingId);
+            if ((device.Os == "ios" && attStatus != "authorized") || anonymous) maid = null;
+            return new JObject { { "maid", maid }, { "att_status", attStatus } };
+        }
+
+        /// <summary>
+        /// POST /v1/installs/{service_id}/consent: the consent now, all four null when none is
+        /// known, and the device's tracking now (<see cref="Tracking"/>); without `device` only
+        /// when the device could not say (null), which leaves the service's as it is.
+        /// </summary>
+        public static JObject ConsentUpdate(JObject consent, JObject tracking, DateTime sentAt)
+        {
+            var update = new JObject
             {
                 { "sent_at", Iso(sentAt) },
                 {
@@ -118,6 +132,8 @@ namespace Service.Unity
                     }
                 },
             };
+            if (tracking != null) update["device"] = tracking;
+            return update;
         }
 
         /// <summary>

@@ -94,7 +94,8 @@ namespace Service.Unity
         public static readonly string[] StoreKeys =
         {
             ServiceIdKey, FirstOpenKey, InstallTrackedKey, EnabledKey, AttributionKey, EventQueue.Key,
-            CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentState.Key, ConsentState.SentKey, DeferredKey,
+            CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentState.Key, ConsentState.SentKey,
+            ConsentState.TrackingSentKey, DeferredKey,
             SchemaKey, ConversionKey, SessionQueue.Key, DropReporter.SessionsKey, SessionIntervalKey, DeletedKey,
             InstallFingerprintKey,
         };
@@ -184,6 +185,19 @@ namespace Service.Unity
         private int refreshGeneration;
         private TimeSpan refreshInterval = DefaultRefreshInterval;
         private DeviceSignals deviceSignals;
+        /// <summary>
+        /// The device's tracking (advertising id, ATT status) as last read for the consent route,
+        /// under <see cref="gate"/> as the two below; null until read in this process.
+        /// </summary>
+        private DeviceSignals trackingSignals;
+        /// <summary>
+        /// The tracking is to be read again before the next send: at each start (Configure, Start)
+        /// and each return from the background, as the user may have changed it meanwhile (limit
+        /// ad tracking, the advertising id deleted, ATT in iOS's Settings).
+        /// </summary>
+        private bool trackingStale = true;
+        /// <summary>The app went to the background and has not come back yet.</summary>
+        private bool away;
         /// <summary>The Play install referrer answered for good (or was given up on): the signals hold it.</summary>
         private bool referrerRead;
         private int referrerTries;
@@ -573,6 +587,7 @@ namespace Service.Unity
                 if (configured && api != null)
                 {
                     running = true;
+                    trackingStale = true;
                     // The SDK started again is a session, unless switched off or the install's data deleted.
                     if (!disabled && !deleted) QueueSession();
                     first = !initialized;
@@ -612,6 +627,7 @@ namespace Service.Unity
         public void EnteredBackground()
         {
             sessionTracker.Background(setup.Clock.UtcNow);
+            lock (gate) away = true;
             SendBeforeSuspension();
         }
 
@@ -682,15 +698,21 @@ namespace Service.Unity
 
         /// <summary>
         /// The app is back in the foreground: after at least the session interval away, a new
-        /// session, unless the SDK is not configured, stopped or switched off.
+        /// session, unless the SDK is not configured, stopped or switched off. Back from the
+        /// background at all, the device's tracking is read again once the install is recorded,
+        /// and a change the user made meanwhile goes to the service (<see cref="SendQueued"/>).
         /// </summary>
         public void EnteredForeground()
         {
-            if (!sessionTracker.Foreground(setup.Clock.UtcNow)) return;
+            var session = sessionTracker.Foreground(setup.Clock.UtcNow);
             lock (gate)
             {
+                var returned = away;
+                away = false;
                 if (!configured || api == null || stopped || disabled || deleted) return;
-                QueueSession();
+                if (session) QueueSession();
+                else if (!returned || store.Get(InstallTrackedKey) != "true") return;
+                trackingStale = true;
             }
             Flush();
         }
@@ -730,14 +752,20 @@ namespace Service.Unity
             return TimeSpan.FromSeconds(Math.Min(value, int.MaxValue));
         }
 
-        /// <summary>Anonymous mode, kept across launches: no advertising id, IDFV or customer user id is sent.</summary>
+        /// <summary>
+        /// Anonymous mode, kept across launches: no advertising id, IDFV or customer user id is
+        /// sent. Switched on or off once configured, the service is told the advertising id it
+        /// now has (none while anonymous) through the consent route, once the install is recorded.
+        /// </summary>
         public void SetAnonymous(bool on)
         {
+            var changed = anonymous != on;
             anonymous = on;
             if (on) store.Set(AnonymousKey, "true");
             else store.Remove(AnonymousKey);
             // On the disk at once: a launch after a crash must not send what the user withheld.
             SaveNow();
+            if (changed && configured && !disabled && !stopped && !deleted) Flush();
         }
 
         public bool IsAnonymous
@@ -1407,7 +1435,7 @@ namespace Service.Unity
                 KickAttribution();
                 // Stopped (an opt-out), switched off or deleted while the install was on its way: nothing more goes.
                 if (disabled || stopped || deleted) return;
-                if (!await consent.SendIfChanged(api, ServiceId)) return;
+                if (!await consent.SendIfChanged(api, ServiceId, TrackingNow())) return;
                 if (!SessionsHeld)
                 {
                     try
@@ -1490,11 +1518,18 @@ namespace Service.Unity
             if (!installRefused)
             {
                 var current = consent.Current();
+                var isAnonymous = anonymous;
                 try
                 {
                     await api.Send("POST", "/v1/installs",
-                        Requests.Install(ServiceId, firstOpen, setup.Clock.UtcNow, device, userId, current, anonymous), ApiClient.AnObject);
-                    consent.SentWithInstall(current);
+                        Requests.Install(ServiceId, firstOpen, setup.Clock.UtcNow, device, userId, current, isAnonymous), ApiClient.AnObject);
+                    consent.SentWithInstall(current, Requests.Tracking(device, isAnonymous));
+                    // The signals just read are the tracking this process compares with.
+                    lock (gate)
+                    {
+                        trackingSignals = device;
+                        trackingStale = false;
+                    }
                     store.Set(InstallTrackedKey, "true");
                     lock (gate) attributionOfNoInstall = false;
                     return true;
@@ -1525,6 +1560,44 @@ namespace Service.Unity
             store.Set(InstallTrackedKey, "true");
             lock (gate) attributionOfNoInstall = false;
             return true;
+        }
+
+        /// <summary>
+        /// The device's tracking now, for the consent route (<see cref="Requests.Tracking"/>, with
+        /// anonymous mode as it is now): read again from the device when it is stale (a start, a
+        /// return from the background), through <see cref="IDeviceTracking"/> where the device has
+        /// it. A read that throws, with a warning, leaves the last one of the process standing;
+        /// with none, null: the tracking is unknown, and an update the consent makes goes without
+        /// `device`, which leaves the service's as it is.
+        /// </summary>
+        private JObject TrackingNow()
+        {
+            DeviceSignals read = null;
+            var stale = false;
+            lock (gate)
+            {
+                if (trackingStale || trackingSignals == null)
+                {
+                    stale = true;
+                    trackingStale = false;
+                }
+                else read = trackingSignals;
+            }
+            if (stale)
+            {
+                try
+                {
+                    var tracking = setup.Device as IDeviceTracking;
+                    read = tracking != null ? tracking.ReadTracking() : setup.Device.Read();
+                    lock (gate) trackingSignals = read;
+                }
+                catch (Exception error)
+                {
+                    Write(LogLevel.Warn, "the device's tracking was not read: " + error.Message);
+                    lock (gate) read = trackingSignals;
+                }
+            }
+            return read == null ? null : Requests.Tracking(read, anonymous);
         }
 
         /// <summary>

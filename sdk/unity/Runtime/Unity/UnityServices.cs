@@ -68,10 +68,11 @@ namespace Service.Unity
     }
 
     /// <summary>
-    /// The device's signals; made on the main thread, read off it when the install is reported.
-    /// The core fits each to what the service takes or leaves it out.
+    /// The device's signals; made on the main thread, read off it when the install is reported,
+    /// and the tracking alone again at each start and return to the foreground once it is. The
+    /// core fits each to what the service takes or leaves it out.
     /// </summary>
-    internal sealed class UnityDevice : IDevice
+    internal sealed class UnityDevice : IDevice, IDeviceTracking
     {
 #if UNITY_IOS && !UNITY_EDITOR
         // Runtime/Plugins/iOS/ServiceSdkDevice.m; each answer is a malloc'd copy the marshaller frees.
@@ -102,10 +103,10 @@ namespace Service.Unity
         public DeviceSignals Read()
         {
             var ios = platform == RuntimePlatform.IPhonePlayer;
-            var signals = new DeviceSignals
+            var tracking = ReadTracking();
+            return new DeviceSignals
             {
-                // The service takes installs from Android and iOS; the Editor reports as Android.
-                Os = ios ? "ios" : "android",
+                Os = tracking.Os,
                 OsVersion = osVersion,
                 DeviceModel = deviceModel,
                 AppVersion = appVersion,
@@ -114,6 +115,21 @@ namespace Service.Unity
                 Timezone = TimeZoneInfo.Local.Id,
                 Idfv = ios ? vendorId : null,
                 PlatformAdsToken = ios && PlatformAds.Enabled ? AdServicesToken() : null,
+                AdvertisingId = tracking.AdvertisingId,
+                AttStatus = tracking.AttStatus,
+            };
+        }
+
+        /// <summary>
+        /// The OS, the advertising id and the ATT status alone, as they are now: the user may
+        /// turn on limit ad tracking, delete the id or change ATT in Settings at any time.
+        /// </summary>
+        public DeviceSignals ReadTracking()
+        {
+            var signals = new DeviceSignals
+            {
+                // The service takes installs from Android and iOS; the Editor reports as Android.
+                Os = platform == RuntimePlatform.IPhonePlayer ? "ios" : "android",
             };
 #if UNITY_ANDROID && !UNITY_EDITOR
             // The Play install referrer comes apart (PlayInstallReferrer): the install may wait for it.
