@@ -120,20 +120,30 @@ namespace Service.Unity
         /// <summary>The advertising id, or null without consent or Play services; off the main thread.</summary>
         public static string AdvertisingId()
         {
-            AndroidJNI.AttachCurrentThread();
             try
             {
-                using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
-                using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
-                using (var ids = new AndroidJavaClass("com.google.android.gms.ads.identifier.AdvertisingIdClient"))
-                using (var info = ids.CallStatic<AndroidJavaObject>("getAdvertisingIdInfo", activity))
-                {
-                    return info.Call<bool>("isLimitAdTrackingEnabled") ? null : info.Call<string>("getId");
-                }
+                return AdvertisingIdAsNow();
             }
             catch (Exception)
             {
                 return null;
+            }
+        }
+
+        /// <summary>
+        /// The advertising id as Play services give it now: null with limit ad tracking on; throws
+        /// when they cannot answer, which says nothing of the id (not that the user withdrew it),
+        /// so the tracking the service holds is left as it is. Off the main thread.
+        /// </summary>
+        public static string AdvertisingIdAsNow()
+        {
+            AndroidJNI.AttachCurrentThread();
+            using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
+            using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
+            using (var ids = new AndroidJavaClass("com.google.android.gms.ads.identifier.AdvertisingIdClient"))
+            using (var info = ids.CallStatic<AndroidJavaObject>("getAdvertisingIdInfo", activity))
+            {
+                return info.Call<bool>("isLimitAdTrackingEnabled") ? null : info.Call<string>("getId");
             }
         }
 

@@ -103,7 +103,8 @@ namespace Service.Unity
         public DeviceSignals Read()
         {
             var ios = platform == RuntimePlatform.IPhonePlayer;
-            var tracking = ReadTracking();
+            // For the install, Play services that cannot answer give no id: it goes without one.
+            var tracking = TrackingNow(false);
             return new DeviceSignals
             {
                 Os = tracking.Os,
@@ -124,7 +125,14 @@ namespace Service.Unity
         /// The OS, the advertising id and the ATT status alone, as they are now: the user may
         /// turn on limit ad tracking, delete the id or change ATT in Settings at any time.
         /// </summary>
-        public DeviceSignals ReadTracking()
+        public DeviceSignals ReadTracking() => TrackingNow(true);
+
+        /// <summary>
+        /// The tracking as it is now. Strict: Play services that cannot answer throw, which
+        /// says nothing of the id, so the caller keeps the tracking it had rather than telling
+        /// the service the user withdrew it; otherwise they give none.
+        /// </summary>
+        private DeviceSignals TrackingNow(bool strict)
         {
             var signals = new DeviceSignals
             {
@@ -133,7 +141,9 @@ namespace Service.Unity
             };
 #if UNITY_ANDROID && !UNITY_EDITOR
             // The Play install referrer comes apart (PlayInstallReferrer): the install may wait for it.
-            signals.AdvertisingId = AndroidSignals.AdvertisingId();
+            signals.AdvertisingId = strict
+                ? AndroidSignals.AdvertisingIdAsNow()
+                : AndroidSignals.AdvertisingId();
 #endif
 #if UNITY_IOS && !UNITY_EDITOR
             signals.AttStatus = ServiceSdkTrackingStatus();
