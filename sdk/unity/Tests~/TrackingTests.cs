@@ -94,14 +94,14 @@ namespace Service.Unity.Tests
             var device = new TrackedDevice();
             Launch(device);
             Assert.AreEqual(Gaid, (string)backend.Requests.Single(r => r.Key == "POST /v1/installs").Value["maid"]);
-            Assert.AreEqual(0, device.TrackingReads, "the install's own signals are the tracking its process compares with");
+            var readsAtInstall = device.TrackingReads;
 
             var next = Launch(device);
             next.EnteredBackground();
             next.EnteredForeground();
             next.Idle().Wait();
             CollectionAssert.IsEmpty(Updates());
-            Assert.AreEqual(2, device.TrackingReads, "read at the start and at the return");
+            Assert.AreEqual(readsAtInstall + 2, device.TrackingReads, "read at the start and at the return");
             Assert.AreEqual(1, device.Reads, "the device read whole only for the install");
         }
 
@@ -199,7 +199,8 @@ namespace Service.Unity.Tests
             timers.FireUpTo(TimeSpan.FromMinutes(1));
             core.Idle().Wait();
             CollectionAssert.IsEmpty(Updates(), "no consent route before the install");
-            Assert.AreEqual(0, device.TrackingReads);
+            Assert.AreEqual(backend.Requests.Count(r => r.Key == "POST /v1/installs"), device.TrackingReads,
+                "read for the install's tries alone");
 
             backend.Answer = ScriptedBackend.Usual;
             timers.FireUpTo(TimeSpan.FromMinutes(1));
@@ -231,6 +232,31 @@ namespace Service.Unity.Tests
             Assert.AreEqual(2, installs.Count, "the install sent again");
             Assert.AreEqual(JTokenType.Null, installs[1]["maid"].Type, "with the tracking now");
             Assert.AreEqual(1, Updates().Length, "the install carried it: not sent again");
+        }
+
+        [Test]
+        public void AnInstallSentAgainInTheSameProcessCarriesTheTrackingNowNotItsFirstRead()
+        {
+            var device = new TrackedDevice();
+            var timers = new ManualTimers();
+            var core = new SdkCore(Setups.For("http://service.test", backend, store, device, scheduler: timers));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.AreEqual(Gaid, (string)backend.Requests.Single(r => r.Key == "POST /v1/installs").Value["maid"]);
+            var conflicts = 0;
+            backend.Answer = (key, body) => key.EndsWith("/consent") && Interlocked.Increment(ref conflicts) == 1
+                ? Tuple.Create(409, (JToken)JObject.Parse("{\"error\":\"Conflict\",\"detail\":\"no install\"}"))
+                : ScriptedBackend.Usual(key, body);
+            // Limit ad tracking turned on while the app runs, then the service turns out to hold
+            // no install: the install goes again in this process, without the id.
+            device.AdvertisingId = null;
+            core.SetConsent(new ServiceConsent(true, true, false));
+            core.Idle().Wait();
+            timers.FireUpTo(TimeSpan.FromMinutes(1));
+            core.Idle().Wait();
+            var installs = backend.Requests.Where(r => r.Key == "POST /v1/installs").Select(r => r.Value).ToList();
+            Assert.AreEqual(2, installs.Count, "the install sent again");
+            Assert.AreEqual(JTokenType.Null, installs[1]["maid"].Type, "with the tracking as it is now");
         }
 
         [Test]

@@ -1515,6 +1515,10 @@ namespace Service.Unity
             var firstOpen = FirstOpen() ?? now;
             if (firstOpen > now) firstOpen = now;
             var device = Signals();
+            // The tracking as it is now at each try, not as this process first read the device:
+            // an install sent again (its retries, after a 409) must not give back an advertising
+            // id the user withdrew since.
+            ReadTrackingInto(device);
             if (!installRefused)
             {
                 var current = consent.Current();
@@ -1524,11 +1528,11 @@ namespace Service.Unity
                     await api.Send("POST", "/v1/installs",
                         Requests.Install(ServiceId, firstOpen, setup.Clock.UtcNow, device, userId, current, isAnonymous), ApiClient.AnObject);
                     consent.SentWithInstall(current, Requests.Tracking(device, isAnonymous));
-                    // The signals just read are the tracking this process compares with.
+                    // The tracking this process compares with, unless read since; a change marked
+                    // since (a return from the background) still reads it again.
                     lock (gate)
                     {
-                        trackingSignals = device;
-                        trackingStale = false;
+                        if (trackingSignals == null) trackingSignals = device;
                     }
                     store.Set(InstallTrackedKey, "true");
                     lock (gate) attributionOfNoInstall = false;
@@ -1598,6 +1602,29 @@ namespace Service.Unity
                 }
             }
             return read == null ? null : Requests.Tracking(read, anonymous);
+        }
+
+        /// <summary>
+        /// The device's tracking read again into <paramref name="device"/>'s advertising id and
+        /// ATT status; left as they were when the platform cannot say now.
+        /// </summary>
+        private void ReadTrackingInto(DeviceSignals device)
+        {
+            var tracking = setup.Device as IDeviceTracking;
+            if (tracking == null) return;
+            try
+            {
+                var now = tracking.ReadTracking();
+                lock (gate)
+                {
+                    device.AdvertisingId = now.AdvertisingId;
+                    device.AttStatus = now.AttStatus;
+                }
+            }
+            catch (Exception error)
+            {
+                Write(LogLevel.Warn, "the device's tracking was not read: " + error.Message);
+            }
         }
 
         /// <summary>
