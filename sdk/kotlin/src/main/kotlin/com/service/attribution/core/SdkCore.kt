@@ -951,9 +951,11 @@ internal class SdkCore(
             platform.store.put(KEY_INSTALL_TRACKED, "1")
             // The consent the backend now holds; the bare install holds none.
             if (consentSent != null && !minimalInstall) consents.markSent(consentSent)
-            // And the tracking, as the device gave it just now: nothing to compare in this process.
+            // And the tracking, as the device gave it just now: nothing to compare in this
+            // process; but the bare install held none of it, so an id the device has goes in an
+            // update now.
             tracking.markSent(Requests.tracking(if (minimalInstall) null else body["maid"] as String?))
-            trackingCheckDue = false
+            trackingCheckDue = minimalInstall
             log.info("install recorded")
             startPolling()
             true

@@ -178,4 +178,19 @@ class DeviceTrackingTest {
         assertEquals(1, updates().size)
         device.assertNoFailures()
     }
+
+    @Test
+    fun `an install refused whole and recorded bare is followed by an update with the advertising id it left out`() {
+        var refusals = 0
+        // The whole install refused for good once: sent again with its required fields only.
+        device.backend.installs = {
+            if (refusals++ == 0) HttpResponse(422, """{"error":"Unprocessable Entity","detail":"install"}""")
+            else HttpResponse(202, """{"service_id":"x"}""")
+        }
+        device.configure(device.launch())
+        device.scheduler.runDue()
+        assertEquals(2, installs().size)
+        assertNull("the bare install holds no tracking", installs()[1]["maid"])
+        assertEquals("the id the device has goes in an update in the same run", given, updates().single()["device"])
+    }
 }
