@@ -859,6 +859,9 @@ internal class SdkCore(
             // Queued even before initialize ran (configure off the main thread, an activity
             // started meanwhile): sent once it has; none while stopped or switched off.
             if (sessions.foreground(at, interval)) {
+                // A return after a while: the user may have limited ad tracking, or deleted or
+                // reset the id, in the Settings app meanwhile.
+                trackingCheckDue = true
                 queueSession(at)
                 flush()
             }

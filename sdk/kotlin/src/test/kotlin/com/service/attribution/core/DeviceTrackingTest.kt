@@ -193,4 +193,29 @@ class DeviceTrackingTest {
         assertNull("the bare install holds no tracking", installs()[1]["maid"])
         assertEquals("the id the device has goes in an update in the same run", given, updates().single()["device"])
     }
+
+    @Test
+    fun `a return to the foreground after a while with the advertising id gone sends an update, and a quick one reads nothing`() {
+        device.backend.config = {
+            HttpResponse(200, """{"enabled":true,"refresh_interval_seconds":3600,"session_interval_seconds":1,"encryption":{"enabled":false}}""")
+        }
+        val core = device.configure(device.launch())
+        device.scheduler.runDue()
+        val reads = device.advertisingIdReads
+        // Limit ad tracking turned on in the Settings app while the app was away.
+        device.advertisingId = { null }
+        core.onBackground()
+        device.scheduler.advance(2_000)
+        core.onForeground()
+        device.scheduler.runDue()
+        assertEquals(mapOf("maid" to null, "att_status" to null), updates().single()["device"])
+        // Back within the session interval: no new session, nothing read.
+        val after = device.advertisingIdReads
+        core.onBackground()
+        core.onForeground()
+        device.scheduler.runDue()
+        assertEquals(after, device.advertisingIdReads)
+        assertEquals(1, updates().size)
+        assertEquals(reads + 1, after)
+    }
 }
