@@ -306,7 +306,14 @@ internal class SdkCore(
                 val keptIds = kept.map { it.eventId }.toSet()
                 // Events sent before configure under no id of this process take the id known now.
                 userIdKnown = true
-                val merged = kept + drafts.filter { it.eventId !in keptIds }.map(::withInheritedUserId)
+                // And with no setAnonymous in this process, they were sent under the device's
+                // mode, read just now: anonymous, they carry no id, whichever they were given.
+                val modeReadNow = anonymousBeforeConfigure == null && anonymous
+                val merged =
+                    kept +
+                        drafts.filter { it.eventId !in keptIds }.map(::withInheritedUserId).map { draft ->
+                            if (modeReadNow) draft.copy(customerUserId = null, inheritsUserId = false, anonymous = true) else draft
+                        }
                 drafts.clear()
                 // Stopped: what an earlier process handed over goes too, as stop() drops it; the
                 // install's data deleted: the backend would ignore it.

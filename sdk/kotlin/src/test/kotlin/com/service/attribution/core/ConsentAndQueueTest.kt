@@ -240,6 +240,28 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `an event sent before configure under an id set in this process goes anonymous when an earlier launch left the mode on`() {
+        val first = device.configure(device.launch())
+        first.setAnonymous(true)
+        device.scheduler.runDue()
+        // The next launch: the app names its user and sends an event before configure runs;
+        // offline, it is still on the device when the app turns the mode off.
+        val next = device.launch()
+        next.setCustomerUserId("user-2")
+        next.sendEvent(EventType.LOGIN, null, null)
+        device.backend.events = { null }
+        device.configure(next)
+        device.scheduler.runDue()
+        next.setAnonymous(false)
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(60_000)
+        val sent = device.backend.delivered.single()
+        assertEquals("LOGIN", sent["event_type"])
+        assertEquals(true, sent["anonymous"])
+        assertNull(sent["customer_user_id"])
+    }
+
+    @Test
     fun `an event sent and leaving outside anonymous mode has no anonymous key`() {
         val core = device.configure(device.launch())
         core.setCustomerUserId("user-1")
