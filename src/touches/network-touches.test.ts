@@ -3,6 +3,7 @@ import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
 import { testLink } from "../links/link.test-support.ts";
 import type { App } from "../ports/apps.ts";
+import type { RecordStream } from "../ports/lake.ts";
 import type { Link } from "../ports/links.ts";
 import type { Touch } from "../ports/touches.ts";
 import { createNetworkTouches } from "./network-touches.ts";
@@ -38,23 +39,37 @@ const memoryTouches = () => {
   };
 };
 
-const setup = (options: { streamFails?: boolean; links?: Link[] } = {}) => {
-  const touches = memoryTouches();
-  const rows: LakeRecord[] = [];
+/**
+ * The recorder over a touch store of its own (or `touches`), the lake's stream as `put`, the
+ * app, `links`, and a country of DE for every address.
+ */
+const recorderOf = (
+  put: RecordStream["put"],
+  options: {
+    touches?: ReturnType<typeof memoryTouches>;
+    links?: Link[];
+    now?: () => Date;
+  } = {},
+) => {
+  const touches = options.touches ?? memoryTouches();
   const record = createNetworkTouches({
     apps: { get: async (appId) => (appId === APP.appId ? APP : undefined) },
     links: { get: async (id) => options.links?.find((link) => link.deeplinkId === id) },
     touches,
-    stream: {
-      put: async (records) => {
-        if (options.streamFails) throw new Error("stream down");
-        rows.push(...records);
-      },
-    },
+    stream: { put },
     countries: { countryOf: () => "DE" },
     fx: FX,
-    now: () => NOW,
+    now: options.now ?? (() => NOW),
   });
+  return { record, touches };
+};
+
+const setup = (options: { streamFails?: boolean; links?: Link[] } = {}) => {
+  const rows: LakeRecord[] = [];
+  const { record, touches } = recorderOf(async (records) => {
+    if (options.streamFails) throw new Error("stream down");
+    rows.push(...records);
+  }, options);
   return { record, touches, rows };
 };
 
@@ -105,25 +120,18 @@ describe("an ad network's touches", () => {
       releaseFirst = resolve;
     });
     let puts = 0;
-    const record = createNetworkTouches({
-      apps: { get: async () => APP },
-      links: { get: async () => undefined },
-      touches,
-      stream: {
-        put: async (records) => {
-          puts += 1;
-          // The first request's rows wait on the lake, which then refuses them.
-          if (puts === 1) {
-            await firstHeld;
-            throw new Error("stream down");
-          }
-          rows.push(...records);
-        },
+    const { record } = recorderOf(
+      async (records) => {
+        puts += 1;
+        // The first request's rows wait on the lake, which then refuses them.
+        if (puts === 1) {
+          await firstHeld;
+          throw new Error("stream down");
+        }
+        rows.push(...records);
       },
-      countries: { countryOf: () => null },
-      fx: FX,
-      now: () => NOW,
-    });
+      { touches },
+    );
     const sent = { touches: [click({ click_id: "n9" })] };
     const first = record(APP.appId, sent);
     const failed = expect(first).rejects.toThrow("stream down");
@@ -142,20 +150,10 @@ describe("an ad network's touches", () => {
     // Firehose took part of the rows, then failed: what it took stays in the lake.
     const rows: LakeRecord[] = [];
     let failing = true;
-    const record = createNetworkTouches({
-      apps: { get: async () => APP },
-      links: { get: async () => undefined },
-      touches: memoryTouches(),
-      stream: {
-        put: async (records) => {
-          rows.push(...records.slice(0, 2));
-          if (failing) throw new Error("stream down after 2 rows");
-          rows.push(...records.slice(2));
-        },
-      },
-      countries: { countryOf: () => null },
-      fx: FX,
-      now: () => NOW,
+    const { record } = recorderOf(async (records) => {
+      rows.push(...records.slice(0, 2));
+      if (failing) throw new Error("stream down after 2 rows");
+      rows.push(...records.slice(2));
     });
     const impressions = {
       touches: [1, 2, 3].map((n) => click({ touch_type: "impression", params: { n: String(n) } })),
@@ -177,19 +175,12 @@ describe("an ad network's touches", () => {
     const touches = memoryTouches();
     let clock = NOW;
     let streamFails = false;
-    const record = createNetworkTouches({
-      apps: { get: async () => APP },
-      links: { get: async () => undefined },
-      touches,
-      stream: {
-        put: async (records) => {
-          if (streamFails && records.length > 0) throw new Error("stream down");
-        },
+    const { record } = recorderOf(
+      async (records) => {
+        if (streamFails && records.length > 0) throw new Error("stream down");
       },
-      countries: { countryOf: () => null },
-      fx: FX,
-      now: () => clock,
-    });
+      { touches, now: () => clock },
+    );
     // A click with no network click id: the key gives it its id.
     const sent = { touches: [click({ maid: "38400000-8cf0-11bd-b23e-10b96e40000d" })] };
     const first = await record(APP.appId, sent, "batch-9");
