@@ -203,6 +203,19 @@ class ConsentAndQueueTest {
         assertEquals("user-1", device.backend.delivered.last()["customer_user_id"])
     }
 
+    /**
+     * The connection back, the one LOGIN event waiting on the device leaves marked anonymous,
+     * with no customer user id.
+     */
+    private fun assertLeavesAnonymous() {
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(60_000)
+        val sent = device.backend.delivered.single()
+        assertEquals("LOGIN", sent["event_type"])
+        assertEquals(true, sent["anonymous"])
+        assertNull(sent["customer_user_id"])
+    }
+
     @Test
     fun `an event sent in anonymous mode goes marked anonymous with no customer user id, even once the mode is off before it leaves`() {
         val core = device.configure(device.launch())
@@ -213,12 +226,7 @@ class ConsentAndQueueTest {
         core.sendEvent(EventType.LOGIN, null, null)
         device.scheduler.runDue()
         core.setAnonymous(false)
-        device.backend.events = { ScriptedBackend.accepted(it.size) }
-        device.scheduler.advance(60_000)
-        val sent = device.backend.delivered.single()
-        assertEquals("LOGIN", sent["event_type"])
-        assertEquals(true, sent["anonymous"])
-        assertNull(sent["customer_user_id"])
+        assertLeavesAnonymous()
     }
 
     @Test
@@ -232,11 +240,7 @@ class ConsentAndQueueTest {
         val queued = device.store.get(StoredQueue.EVENTS)!!
         assertTrue(queued, queued.contains("user-1") && !queued.contains("anonymous"))
         core.setAnonymous(true)
-        device.backend.events = { ScriptedBackend.accepted(it.size) }
-        device.scheduler.advance(60_000)
-        val sent = device.backend.delivered.single()
-        assertEquals(true, sent["anonymous"])
-        assertNull(sent["customer_user_id"])
+        assertLeavesAnonymous()
     }
 
     @Test
@@ -253,12 +257,7 @@ class ConsentAndQueueTest {
         device.configure(next)
         device.scheduler.runDue()
         next.setAnonymous(false)
-        device.backend.events = { ScriptedBackend.accepted(it.size) }
-        device.scheduler.advance(60_000)
-        val sent = device.backend.delivered.single()
-        assertEquals("LOGIN", sent["event_type"])
-        assertEquals(true, sent["anonymous"])
-        assertNull(sent["customer_user_id"])
+        assertLeavesAnonymous()
     }
 
     @Test
