@@ -2,7 +2,7 @@
 # shrunk by R8 (full mode, as AGP runs it for a release build), then run as the consumer apps
 # are. The program is what the app's APK would hold: its classes, the AAR's classes.jar,
 # kotlin-stdlib, every runtime dependency of the POM and the R classes AGP generates for the
-# libraries; android-all and the JDK are the library (android.jar's place). The rules are the
+# libraries; android-all and the JDK's modules that Android has too are the library (android.jar's place). The rules are the
 # ones AGP would hand R8 for an app with no rules of its own: the consumer rules of every AAR
 # (the SDK's proguard.txt among them) and of every jar (META-INF), AAPT's rules for the merged
 # manifest's components (the app's activity, the SDK's start-up provider), and the app's keep for
@@ -104,13 +104,42 @@ shrink_app() {
   # The app's own rule: the harness calls finishUp by reflection.
   echo "-keepclassmembers class com.example.consumer.KotlinConsumerActivity { public void finishUp(); }" >>"$rules"
 
-  # android-all holds the framework but not java.*, which Robolectric takes from the JVM: the
-  # JDK that runs these scripts stands in for the rest of android.jar.
-  local java_home
-  java_home="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
   java -Xmx1g "${jvm_flags[@]}" -cp "$r8_jar" com.android.tools.r8.R8 --release --classfile \
-    --lib "$java_home" --lib "$android_all_jar" --classpath "$out/seen.jar" --pg-conf "$rules" \
+    --lib "$java_library" --lib "$android_all_jar" --classpath "$out/seen.jar" --pg-conf "$rules" \
     --output "$output" "${program[@]}" >"$output.log" 2>&1
+}
+
+# java_library: android-all holds the framework but not java.*, which Robolectric takes from the
+# JVM. The JDK's modules whose packages android.jar has too (java.base, java.logging, java.sql,
+# java.xml) stand in for the rest of it, as a jar made once from their jmods (R8 reads no
+# jmod): so a class of java.desktop or java.management, which no phone has, is missing here as
+# it is to AGP's R8, and R8 reads far less than the whole JDK, which it takes without the jmods.
+# Sets java_library.
+java_library() {
+  local java_home module
+  java_home="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
+  java_library="$java_home"
+  local modules=(java.base java.logging java.sql java.xml)
+  for module in "${modules[@]}"; do
+    [[ -f "$java_home/jmods/$module.jmod" ]] || return 0
+  done
+  local jar
+  jar="$build/deps/java-library-$(java -version 2>&1 | sed -nE '1s/.*"([^"]+)".*/\1/p').jar"
+  if [[ ! -f "$jar" ]]; then
+    local stage="$build/deps/java-library"
+    rm -rf "$stage"
+    mkdir -p "$stage/classes"
+    local made=1
+    for module in "${modules[@]}"; do
+      jmod extract --dir "$stage/$module" "$java_home/jmods/$module.jmod" &&
+        cp -r "$stage/$module/classes/." "$stage/classes/" || { made=0; break; }
+    done
+    rm -f "$stage/classes/module-info.class"
+    [[ "$made" == 1 ]] && jar --create --no-manifest --file "$jar.part" -C "$stage/classes" . && mv "$jar.part" "$jar"
+    rm -rf "$stage"
+  fi
+  [[ -f "$jar" ]] && java_library="$jar"
+  return 0
 }
 
 run_shrunk_consumer() {
@@ -120,6 +149,7 @@ run_shrunk_consumer() {
     fail "fetch R8 $(catalog_version r8) from Maven Central"
     return
   fi
+  java_library
   rm -rf "$out"
   mkdir -p "$out"
   jar --create --no-manifest --file "$out/app.jar" -C "$build/consumers/kotlin" .
