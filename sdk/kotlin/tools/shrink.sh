@@ -2,12 +2,12 @@
 # shrunk by R8 (full mode, as AGP runs it for a release build), then run as the consumer apps
 # are. The program is what the app's APK would hold: its classes, the AAR's classes.jar,
 # kotlin-stdlib, every runtime dependency of the POM and the R classes AGP generates for the
-# libraries; android-all and the JDK's modules that Android has too are the library (android.jar's place). The rules are the
-# ones AGP would hand R8 for an app with no rules of its own: the consumer rules of every AAR
-# (the SDK's proguard.txt among them) and of every jar (META-INF), AAPT's rules for the merged
-# manifest's components (the app's activity, the SDK's start-up provider), and the app's keep for
-# what the harness calls by reflection. AGP's default file (proguard-android-optimize.txt) is
-# left out: it only keeps more. So a class of the SDK that needs a rule and lacks one fails here:
+# libraries; android-all and the JDK's modules that Android has too are the library (android.jar's
+# place). The rules are the ones AGP would hand R8 for an app with no rules of its own: the
+# consumer rules of every AAR (the SDK's proguard.txt among them) and of every jar (META-INF),
+# AAPT's rules for the merged manifest's components (the app's activity, the SDK's start-up
+# provider), and the app's keep for what the harness calls by reflection. AGP's default file
+# (proguard-android-optimize.txt) is left out: it only keeps more. So a class of the SDK that needs a rule and lacks one fails here:
 # at the R8 run (a missing class) or in the app's run (a class or member removed or renamed).
 # Uses ok/fail from test.sh and the variables of deps.sh and consumers.sh.
 
