@@ -36,6 +36,17 @@ namespace Service.Unity
             Guard("Configure", () => Core.Configure(apiKey, logLevel, customerUserId, baseUrl));
         }
 
+        /// <summary>
+        /// iOS: call before Configure, after asking for App Tracking Transparency, so that the first
+        /// install waits up to <paramref name="timeoutSeconds"/> (1 to 360) for the user's answer
+        /// and carries the IDFA when tracking is allowed. Nothing waits on Android, or once the
+        /// install is recorded. Throws ArgumentOutOfRangeException for a timeout outside 1 to 360.
+        /// </summary>
+        public static void WaitForTrackingAuthorization(int timeoutSeconds)
+        {
+            Guard("WaitForTrackingAuthorization", () => Core.WaitForTrackingAuthorization(timeoutSeconds));
+        }
+
         public static void SetCustomerUserId(string customerUserId)
         {
             Guard("SetCustomerUserId", () => Core.SetCustomerUserId(customerUserId));

@@ -73,5 +73,11 @@ namespace ReadmeUsage
             ServiceSDK.Start();
             long dropped = ServiceSDK.GetDroppedEventCount();
         }
+
+        private void WaitForTheAttAnswer()
+        {
+            ServiceSDK.WaitForTrackingAuthorization(60);               // iOS: the first install waits up to 60 s
+            ServiceSDK.Configure("<SDK key>");
+        }
     }
 }

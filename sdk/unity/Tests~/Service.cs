@@ -59,13 +59,13 @@ namespace Service.Unity.Tests
             }
         }
 
-        /// <summary>A fresh Android app, with its SDK key and server key.</summary>
-        public static TestApp NewApp()
+        /// <summary>A fresh app, Android unless named, with its SDK key and server key.</summary>
+        public static TestApp NewApp(string platform = "android")
         {
             // A Google Play package name (each part begins with a letter): an Android app's taps
             // go to its Play page only when its id can be one.
             var appId = "com.example.unity" + Interlocked.Increment(ref apps) + ".t" + Guid.NewGuid().ToString("N").Substring(0, 6);
-            var created = JObject.Parse(Cli("apps", "create", "--app-id", appId, "--name", "Unity Test", "--platform", "android", "--json"));
+            var created = JObject.Parse(Cli("apps", "create", "--app-id", appId, "--name", "Unity Test", "--platform", platform, "--json"));
             var keys = (JArray)created["keys"];
             return new TestApp
             {

@@ -101,6 +101,10 @@ namespace Service.Unity
         };
 
         private static readonly TimeSpan MaxRetryDelay = TimeSpan.FromMinutes(1);
+        /// <summary>The longest wait for the app's ATT answer that <see cref="WaitForTrackingAuthorization"/> takes, in seconds.</summary>
+        public const int MaxTrackingWaitSeconds = 360;
+        /// <summary>How often the ATT status is read while the install waits for it.</summary>
+        internal static readonly TimeSpan TrackingCheckInterval = TimeSpan.FromSeconds(1);
         /// <summary>A change reaches the disk (PlayerPrefs.Save) at most this long after it is made.</summary>
         public static readonly TimeSpan SaveDelay = TimeSpan.FromSeconds(1);
         /// <summary>Remote configuration is read again this often when it names no interval.</summary>
@@ -196,6 +200,18 @@ namespace Service.Unity
         /// ad tracking, the advertising id deleted, ATT in iOS's Settings).
         /// </summary>
         private bool trackingStale = true;
+        /// <summary>
+        /// Up to how long an install not recorded yet waits for the app's App Tracking
+        /// Transparency answer (<see cref="WaitForTrackingAuthorization"/>), under
+        /// <see cref="gate"/> as the three below; null: it does not wait, or waited in this process.
+        /// </summary>
+        private TimeSpan? trackingWait;
+        /// <summary>When the install stops waiting: this process's Configure plus the wait.</summary>
+        private DateTime trackingWaitEnds;
+        /// <summary>The wait began, and was said in the log: its end is said too.</summary>
+        private bool trackingWaitSaid;
+        /// <summary>The next read of the ATT status is scheduled.</summary>
+        private bool trackingCheckScheduled;
         /// <summary>The app went to the background and has not come back yet.</summary>
         private bool away;
         /// <summary>The Play install referrer answered for good (or was given up on): the signals hold it.</summary>
@@ -420,6 +436,7 @@ namespace Service.Unity
                     else KeepCustomerUserId(userId);
                     disabled = store.Get(EnabledKey) == "false";
                     configured = true;
+                    if (trackingWait.HasValue) trackingWaitEnds = setup.Clock.UtcNow + trackingWait.Value;
                     if (stopped)
                     {
                         // Stopped: not even the remote configuration is read until Start.
@@ -468,6 +485,102 @@ namespace Service.Unity
             listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, null, 1, message));
             drops.Drop(ServiceDropReason.Disabled, queue.Clear(), why);
             sessionDrops.Drop(ServiceDropReason.Disabled, sessions.Clear(), why);
+        }
+
+        /// <summary>
+        /// Before Configure, on iOS: an install not recorded yet waits up to
+        /// <paramref name="timeoutSeconds"/> (1 to 360) from Configure while the app's App Tracking
+        /// Transparency status is `not_determined`, read again every second, so that an install
+        /// whose user allows tracking at the app's prompt carries the IDFA; what is queued waits
+        /// behind it, as it does for any install on its way. Once the user answers, or the time is
+        /// up, it goes with the tracking as it is then. On Android, and for an install already
+        /// recorded, nothing waits. After Configure it is too late: a warning, and nothing changes.
+        /// </summary>
+        public void WaitForTrackingAuthorization(int timeoutSeconds)
+        {
+            if (timeoutSeconds < 1 || timeoutSeconds > MaxTrackingWaitSeconds)
+            {
+                throw new ArgumentOutOfRangeException("timeoutSeconds", timeoutSeconds, "timeoutSeconds must be 1 to " + MaxTrackingWaitSeconds);
+            }
+            lock (gate)
+            {
+                if (!configured)
+                {
+                    trackingWait = TimeSpan.FromSeconds(timeoutSeconds);
+                    return;
+                }
+            }
+            Write(LogLevel.Warn, "WaitForTrackingAuthorization after Configure changes nothing: call it before, as the install may be on its way");
+        }
+
+        /// <summary>
+        /// Whether the install, not recorded yet, waits now for the app's ATT answer
+        /// (<see cref="WaitForTrackingAuthorization"/>): true while the status reads
+        /// `not_determined` on iOS and the time is not up, with the next read scheduled.
+        /// </summary>
+        private bool WaitsForTracking()
+        {
+            lock (gate)
+            {
+                if (!trackingWait.HasValue) return false;
+            }
+            DeviceSignals now = null;
+            try
+            {
+                var tracking = setup.Device as IDeviceTracking;
+                // A host without a tracking read gives the status of its one read of the device.
+                now = tracking != null ? tracking.ReadTracking() : Signals();
+            }
+            catch (Exception error)
+            {
+                Write(LogLevel.Warn, "the device's tracking was not read: " + error.Message);
+            }
+            var ios = now != null && now.Os == "ios";
+            var status = now == null ? null : now.AttStatus;
+            var waiting = ios && status == "not_determined";
+            string said = null;
+            TimeSpan? check = null;
+            lock (gate)
+            {
+                if (!trackingWait.HasValue) return false;
+                var seconds = (int)trackingWait.Value.TotalSeconds;
+                var left = trackingWaitEnds - setup.Clock.UtcNow;
+                if (!waiting || left <= TimeSpan.Zero)
+                {
+                    // Over for this process, whatever comes next (a retry, an install refused).
+                    trackingWait = null;
+                    if (trackingWaitSaid)
+                    {
+                        said = waiting
+                            ? "no tracking authorization came in " + seconds + " s: the install goes without it"
+                            : "the app's tracking authorization is " + (status ?? "unknown") + ": the install goes";
+                    }
+                    waiting = false;
+                }
+                else
+                {
+                    if (!trackingWaitSaid)
+                    {
+                        trackingWaitSaid = true;
+                        said = "the install waits for the app's tracking authorization, up to " + seconds + " s";
+                    }
+                    if (!trackingCheckScheduled)
+                    {
+                        trackingCheckScheduled = true;
+                        check = left < TrackingCheckInterval ? left : TrackingCheckInterval;
+                    }
+                }
+            }
+            if (said != null) Write(LogLevel.Info, said);
+            if (check.HasValue)
+            {
+                scheduler.After(check.Value, () =>
+                {
+                    lock (gate) trackingCheckScheduled = false;
+                    Flush();
+                });
+            }
+            return waiting;
         }
 
         /// <summary>
@@ -1428,7 +1541,7 @@ namespace Service.Unity
             try
             {
                 if (disabled || stopped || deleted || configurationError != null) return;
-                if (store.Get(InstallTrackedKey) != "true" && !await TrackInstall()) return;
+                if (store.Get(InstallTrackedKey) != "true" && (WaitsForTracking() || !await TrackInstall())) return;
                 // The install is recorded: the attribution is read for the listeners if none is kept
                 // and no reading is under way, so a later launch, a Start and a switch back on take
                 // up a match still `failed` or pending.
