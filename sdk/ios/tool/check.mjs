@@ -17,7 +17,8 @@
 // conversion values with them, each queued and evaluated once, none asking Apple outside its
 // window), the configuration read in one chain, only a 4xx taken for a refusal, sessions before
 // events, a sealing key that cannot seal refused, AdAttributionKit linked as every Xcode taken
-// can. Prints one line per check and a closing `N passed, N failed`.
+// can, the install held for the app's tracking answer. Prints one line per check and a closing
+// `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -621,7 +622,7 @@ checking(
     )
       problems.push("configure does not follow the app becoming active");
     if (
-      !/Key\.installTracked\) != nil else \{ return \}[\s\S]*self\.flush\(\)/.test(
+      !/Key\.installTracked\) != nil(?: \|\| self\.installHeldForTracking)? else \{ return \}[\s\S]*self\.flush\(\)/.test(
         functionNamed(sdkCore, "becameActive").text,
       )
     )
@@ -2081,6 +2082,100 @@ checking(
             "SdkCoreTests.testAStopAndStartWhileWaitingForTheConfigurationKeepsOneChainOfReads is missing",
           ]),
     ];
+  },
+);
+
+// waitForTrackingAuthorization: the install held for the app's App Tracking Transparency answer
+// while ATT's status reads not_determined, within the timeout from this launch's configure; read
+// again every second on the worker through the platform's scheduler (which the tests drive) and
+// as the app becomes active; never for an install recorded already; 1 to 360 seconds.
+checking(
+  "the install waits for the app's tracking answer as waitForTrackingAuthorization asks, and its tests are there",
+  () => {
+    const problems = [];
+    const facade = functionNamed(
+      tree(core("ServiceAttribution.swift")),
+      "waitForTrackingAuthorization",
+    ).text;
+    if (
+      !/public static func waitForTrackingAuthorization\(timeout: TimeInterval\)/.test(facade) ||
+      !/core\.waitForTrackingAuthorization\(timeout: timeout, log: UnifiedLogSink\(\)\)/.test(
+        facade,
+      )
+    )
+      problems.push(
+        "ServiceAttribution.waitForTrackingAuthorization(timeout:) does not hand the core its timeout and a log",
+      );
+    const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
+    const limits = propertyValue(sdkCore, "trackingWaitLimits").text;
+    if (limits !== "1...360") problems.push(`trackingWaitLimits is ${limits}, not 1...360`);
+    const take = codeOf(functionNamed(sdkCore, "waitForTrackingAuthorization").text);
+    if (
+      !/timeout\.isFinite && SdkCore\.trackingWaitLimits\.contains\(timeout\)/.test(take) ||
+      !/if valid && !called \{ trackingWaitTimeout = timeout \}/.test(take) ||
+      !/log\.error\(/.test(take) ||
+      !/log\.warn\(/.test(take)
+    )
+      problems.push(
+        "waitForTrackingAuthorization does not refuse a timeout outside the limits (an error) and a call after configure (a warning), taking neither",
+      );
+    if (
+      !/trackingWait = TrackingWait\(since: started, timeout: timeout\)/.test(
+        functionNamed(sdkCore, "configure").text,
+      )
+    )
+      problems.push("configure does not start the wait from its own time");
+    const ensure = codeOf(functionNamed(sdkCore, "ensureInstall").text);
+    if (
+      !before(ensure, "Key.installTracked) != nil", "waitsForTracking()") ||
+      !before(ensure, "waitsForTracking()", "installInput()") ||
+      !/trackingWait = nil/.test(ensure.slice(0, ensure.indexOf("waitsForTracking()")))
+    )
+      problems.push(
+        "ensureInstall does not hold the install before its report is read, or lets an install recorded already wait",
+      );
+    const waits = codeOf(functionNamed(sdkCore, "waitsForTracking").text);
+    if (
+      !/status == "not_determined" && waited >= 0 && waited < wait\.timeout/.test(waits) ||
+      !/scheduleTrackingRead\(after: min\(1, wait\.timeout - waited\)\)/.test(waits) ||
+      !/platform\.device\.trackingAuthorizationStatus/.test(waits) ||
+      !/platform\.clock\(\)/.test(waits)
+    )
+      problems.push(
+        "waitsForTracking does not hold while not_determined within the timeout, read again each second",
+      );
+    const said = waits.match(/currentLog\.info\(/g)?.length ?? 0;
+    if (said !== 2 || !/up to \\\(limit\) s/.test(waits))
+      problems.push("waitsForTracking does not say the wait's beginning and end in the log");
+    const reread = codeOf(functionNamed(sdkCore, "scheduleTrackingRead").text);
+    if (!/platform\.scheduler\.schedule\(after: delay, on: worker\)/.test(reread))
+      problems.push("the status is not read again on the worker through the platform's scheduler");
+    if (!/case \.blocked, \.waiting:\s*return/.test(functionNamed(sdkCore, "flush").text))
+      problems.push("a flush whose install waits schedules a retry");
+    if (
+      !/!installHeldForTracking/.test(functionNamed(sdkCore, "giveBackBackgroundTimeIfDone").text)
+    )
+      problems.push("the time lent in the background is kept while the install waits");
+    const tests = read(
+      join(ios, "Tests", "ServiceAttributionTests", "TrackingAuthorizationTests.swift"),
+    );
+    problems.push(
+      ...[
+        "testTheInstallWaitsWhileNotDeterminedAndGoesWithTheIdfaOnceAuthorized",
+        "testTheAnswerIsReadAtOnceAsTheAppBecomesActive",
+        "testTheInstallGoesWhenTheTimeoutPasses",
+        "testAnInstallRecordedAtAnEarlierLaunchNeverWaits",
+        "testWithoutTheCallTheInstallNeverWaits",
+        "testAnAnsweredOrUnreadableStatusNeverHolds",
+        "testATimeoutOutsideOneTo360SecondsIsRefusedAndChangesNothing",
+        "testACallAfterConfigureChangesNothing",
+        "testALaunchThatEndedWhileWaitingWaitsAgainFromItsOwnConfigure",
+        "testWhileTheInstallWaitsTheTimeLentInTheBackgroundIsGivenBack",
+      ]
+        .filter((name) => !new RegExp(`func ${name}\\(`).test(tests))
+        .map((name) => `TrackingAuthorizationTests.${name} is missing`),
+    );
+    return problems;
   },
 );
 

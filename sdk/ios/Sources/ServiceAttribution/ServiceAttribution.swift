@@ -78,6 +78,33 @@ public enum ServiceAttribution {
         launch(apiKey: apiKey, logLevel: logLevel, customerUserId: customerUserId, baseURL: baseURL, wrapper: nil, completion: completion)
     }
 
+    /// Holds the install's report until the user answers the app's App Tracking Transparency
+    /// prompt, so that an install the user lets the app track carries the IDFA. Call it before
+    /// ``configure(apiKey:logLevel:customerUserId:baseURL:completion:)``, at every launch, and
+    /// show the prompt (`ATTrackingManager.requestTrackingAuthorization(completionHandler:)`)
+    /// when the app sees fit. The SDK never shows it.
+    ///
+    /// While the install is not recorded by the service, ATT's status is `notDetermined` and
+    /// fewer than `timeout` seconds have passed since this launch's `configure`, the install is
+    /// not sent, nor what goes after it: sessions, events (kept on the device meanwhile) and
+    /// consent updates; ``awaitAttributionParams()`` answers once the install has gone and its
+    /// first match attempt finished. Remote configuration is read as usual. The status is read
+    /// again every second and each time the app becomes active (the prompt closing makes it
+    /// active). As soon as it is anything else, or the time has run out, the install goes with
+    /// the tracking as it is then: the IDFA only when the user authorized tracking. One line in
+    /// the log says the wait began, one that it ended, and why. An install recorded at an earlier
+    /// launch never waits; a launch that ended while its install waited waits again at its next
+    /// `configure`, for a timeout counted from that one.
+    ///
+    /// - Parameter timeout: The longest wait, 1 to 360 seconds. Another value, or one not finite,
+    ///   is refused with an error in the log and changes nothing (a later valid call is taken);
+    ///   of several valid calls, the last before `configure` counts. Called once `configure` has
+    ///   been called, it changes nothing, with a warning in the log: the install may be on its
+    ///   way.
+    public static func waitForTrackingAuthorization(timeout: TimeInterval) {
+        core.waitForTrackingAuthorization(timeout: timeout, log: UnifiedLogSink())
+    }
+
     /// As ``configure(apiKey:logLevel:customerUserId:baseURL:completion:)``, for a layer over
     /// this SDK (the Flutter plugin), which reports itself in the install and may ask for the
     /// spec's rules of its platform.

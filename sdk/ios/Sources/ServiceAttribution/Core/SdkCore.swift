@@ -48,6 +48,10 @@ final class SdkCore: @unchecked Sendable {
     /// The statuses with which the service refuses the install's address or key: a
     /// configuration error, not a refusal of what the report holds.
     static let configurationStatuses: Set<Int> = [401, 403, 404]
+    /// The seconds the install may wait for the app's App Tracking Transparency answer
+    /// (``waitForTrackingAuthorization(timeout:log:)``). Bounded: an app whose prompt never
+    /// shows holds its install, and every session and event behind it, for the whole wait.
+    static let trackingWaitLimits: ClosedRange<TimeInterval> = 1...360
 
     enum Key {
         static let serviceId = "service_id"
@@ -122,6 +126,13 @@ final class SdkCore: @unchecked Sendable {
     private var lastReengagementOpen: String?
     private var deleted = false
     private var platformAds = false
+    /// How long the install may wait for the app's App Tracking Transparency answer, as
+    /// `waitForTrackingAuthorization` asked before `configure`; nil when it was not asked.
+    private var trackingWaitTimeout: TimeInterval?
+    /// From `configure` on, the wait that may still hold the install. Nil where none was asked,
+    /// and once it is over (answered, the time run out, or the install found recorded): it never
+    /// holds the install again in this process.
+    private var trackingWait: TrackingWait?
     private var polling = false
     private var stopped = false
     private var stoppedSetEarly = false
@@ -209,6 +220,13 @@ final class SdkCore: @unchecked Sendable {
     /// Set once the consent route refused the update with 401, 403 or 404: not sent again until
     /// the next launch or refreshConfig, and no event waits on it.
     private var consentHeld = false
+    /// The last flush held the install for the app's tracking answer, and with it everything
+    /// that goes after it: nothing can be sent meanwhile.
+    private var installHeldForTracking = false
+    /// The wait for the app's tracking answer was said in the log as it began: its end is too.
+    private var trackingWaitSaid = false
+    /// A read of the tracking status is scheduled: one at a time, a second apart.
+    private var trackingReadScheduled = false
 
     /// Under `lock`: the configure that waits for the device's first unlock (its files readable).
     /// It stays set until that configure runs, so that no other call takes its place meanwhile.
@@ -398,6 +416,9 @@ final class SdkCore: @unchecked Sendable {
             sessionTracker = tracker
         }
         configured = true
+        // Counted from this configure: a launch killed while its install waited waits again,
+        // from its own.
+        if let timeout = trackingWaitTimeout { trackingWait = TrackingWait(since: started, timeout: timeout) }
         let withoutUserId = earlyWithoutUserId
         let launchAnonymous = anonymous
         let waiting = early.map { draft -> Draft in
@@ -936,11 +957,12 @@ final class SdkCore: @unchecked Sendable {
 
     /// On the worker, after each flush: the time iOS lent is given back once nothing is left
     /// that can be sent (the install recorded, the queues empty or held), or once nothing can be
-    /// sent at all (stopped, switched off, deleted, a configuration error). A retry that waits
-    /// keeps it: it may still send in the time lent.
+    /// sent at all (stopped, switched off, deleted, a configuration error, the install held for
+    /// the app's tracking answer, which the user cannot give in the background). A retry that
+    /// waits keeps it: it may still send in the time lent.
     private func giveBackBackgroundTimeIfDone() {
         guard locked({ backgroundTime != nil }) else { return }
-        let canSend = isSending && blockedCode == nil
+        let canSend = isSending && blockedCode == nil && !installHeldForTracking
         let left = canSend && (platform.store.get(Key.installTracked) == nil || lanes.contains { !$0.held && $0.queue.count > 0 })
         if left { return }
         let giveBack = locked { () -> (() -> Void)? in
@@ -982,11 +1004,14 @@ final class SdkCore: @unchecked Sendable {
     /// answered, App Tracking Transparency's prompt among them, which the app may show at any
     /// time of a session, while iOS's Settings may change it while the app is away. Once the
     /// install is recorded, the flush reads the tracking again and sends a consent update when
-    /// it differs from what the service was last told (``sendConsentIfChanged()``).
+    /// it differs from what the service was last told (``sendConsentIfChanged()``). While the
+    /// install waits for the app's tracking answer, the flush reads it at once: the prompt
+    /// closing is what makes the app active.
     private func becameActive() {
         guard isConfigured else { return }
         worker.async {
-            guard self.platform.store.isAvailable, self.platform.store.get(Key.installTracked) != nil else { return }
+            guard self.platform.store.isAvailable else { return }
+            guard self.platform.store.get(Key.installTracked) != nil || self.installHeldForTracking else { return }
             self.flush()
         }
     }
@@ -1156,7 +1181,7 @@ final class SdkCore: @unchecked Sendable {
         switch ensureInstall() {
         case .recorded:
             break
-        case .blocked:
+        case .blocked, .waiting:
             return
         case .later:
             scheduleRetry(nil)
@@ -1824,6 +1849,9 @@ final class SdkCore: @unchecked Sendable {
         case blocked
         /// Not recorded yet: tried again after the retry delay.
         case later
+        /// Held for the app's App Tracking Transparency answer: the status is read again in a
+        /// second, or as the app becomes active.
+        case waiting
     }
 
     private func sendInstall(_ body: JSONValue) -> InstallOutcome {
@@ -1847,10 +1875,18 @@ final class SdkCore: @unchecked Sendable {
     /// On the worker: reports the first open once per install.
     private func ensureInstall() -> InstallState {
         if platform.store.get(Key.installTracked) != nil {
+            // Recorded, at an earlier launch or in this one: the install never waits for the
+            // app's tracking answer again in this process (not even sent again after a 409).
+            installHeldForTracking = false
+            locked { trackingWait = nil }
             startPolling()
             return .recorded
         }
         if blockedCode != nil { return .blocked }
+        // Before anything of the report is read: it goes with the tracking as it is once the
+        // wait is over. The attribution's first read, behind the install, waits with it.
+        installHeldForTracking = waitsForTracking()
+        if installHeldForTracking { return .waiting }
         var input = installInput()
         if input.platformAdsToken == nil, adsTokenFailures > 0, adsTokenFailures < SdkCore.maxAdsTokenTries {
             // Apple's framework could not make the token yet: the install, sent once, waits for
@@ -1935,6 +1971,94 @@ final class SdkCore: @unchecked Sendable {
             input.sdkVersion = wrapper.version
         }
         return input
+    }
+
+    // MARK: - waiting for the app's tracking answer
+
+    /// Before `configure`: the install waits for the app's App Tracking Transparency answer, up
+    /// to `timeout` seconds from `configure` (``waitsForTracking()``); the last call before
+    /// `configure` wins. A timeout outside ``trackingWaitLimits``, or not finite, is refused with
+    /// an error in the log and changes nothing. Once `configure` was called it changes nothing
+    /// either, with a warning: the install may be on its way. The SDK has no log of its own
+    /// before `configure`: `sink` is where the line goes then.
+    func waitForTrackingAuthorization(timeout: TimeInterval, log sink: LogSink) {
+        let valid = timeout.isFinite && SdkCore.trackingWaitLimits.contains(timeout)
+        let (late, log) = locked { () -> (Bool, Logger) in
+            // A configure waiting for the device's first unlock was called: it has the app's log.
+            let called = configured || waitingForProtectedData != nil
+            if valid && !called { trackingWaitTimeout = timeout }
+            return (called, called ? self.log : Logger(sink: sink, level: .default))
+        }
+        let limits = SdkCore.trackingWaitLimits
+        if !valid {
+            log.error("waitForTrackingAuthorization: the timeout must be \(SdkCore.seconds(limits.lowerBound)) to \(SdkCore.seconds(limits.upperBound)) seconds, not \(SdkCore.seconds(timeout)): nothing changes")
+        } else if late {
+            log.warn("waitForTrackingAuthorization was called after configure: it changes nothing, as the install may be on its way (call it before configure)")
+        }
+    }
+
+    /// The install's wait for the app's tracking answer: from this process's `configure`, for
+    /// `timeout` seconds at most.
+    private struct TrackingWait {
+        let since: Date
+        let timeout: TimeInterval
+    }
+
+    /// On the worker, before the install is sent: whether it waits for the app's App Tracking
+    /// Transparency answer, as `waitForTrackingAuthorization` asked: while ATT's status reads
+    /// `not_determined` and fewer than the timeout's seconds have passed since `configure`.
+    /// Meanwhile the status is read again every second, and as the app becomes active. Once
+    /// the wait is over (any other status, none readable, or the time run out) it is said in the
+    /// log with why, and it never holds the install again in this process.
+    private func waitsForTracking() -> Bool {
+        guard let wait = locked({ trackingWait }) else { return false }
+        let status = platform.device.trackingAuthorizationStatus
+        let waited = platform.clock().timeIntervalSince(wait.since)
+        let limit = SdkCore.seconds(wait.timeout)
+        // A clock set back since configure ends the wait rather than lengthen it.
+        if status == "not_determined" && waited >= 0 && waited < wait.timeout {
+            if !trackingWaitSaid {
+                trackingWaitSaid = true
+                currentLog.info("the install waits for the app's tracking authorization, up to \(limit) s")
+            }
+            scheduleTrackingRead(after: min(1, wait.timeout - waited))
+            return true
+        }
+        locked { trackingWait = nil }
+        let why: String
+        switch status {
+        case "not_determined"?:
+            why = waited < 0 ? "the device's clock went back during the wait" : "no tracking authorization came in \(limit) s"
+        case let answered?:
+            why = "the app's tracking authorization is \(answered)"
+        case nil:
+            why = "the device gives no tracking authorization status"
+        }
+        if trackingWaitSaid {
+            currentLog.info("\(why): the install goes, with the tracking as it is now")
+        } else {
+            currentLog.debug("\(why): the install goes without waiting")
+        }
+        return false
+    }
+
+    /// On the worker: the tracking status read again after `delay` (a second, or what is left of
+    /// the wait) by a flush, on the platform's scheduler; one read at a time. A read that finds
+    /// the install no longer held (the app became active meanwhile, and it went) does nothing.
+    private func scheduleTrackingRead(after delay: TimeInterval) {
+        if trackingReadScheduled { return }
+        trackingReadScheduled = true
+        platform.scheduler.schedule(after: delay, on: worker) { [weak self] in
+            guard let self = self else { return }
+            self.trackingReadScheduled = false
+            if self.installHeldForTracking { self.flush() }
+        }
+    }
+
+    /// Seconds as the log says them: `60`, `1.5`.
+    private static func seconds(_ value: TimeInterval) -> String {
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
     }
 
     // MARK: - attribution
