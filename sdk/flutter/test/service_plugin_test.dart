@@ -34,6 +34,43 @@ void main() {
     expect(calls.single.arguments, {'apiKey': 'sdk_key', 'logLevel': 1, 'customerUserId': null});
   });
 
+  group('waitForTrackingAuthorization', () {
+    test('hands the native SDK its timeout in seconds', () async {
+      await ServicePlugin.waitForTrackingAuthorization(const Duration(seconds: 60));
+      await ServicePlugin.waitForTrackingAuthorization(const Duration(milliseconds: 2500));
+      expect(calls.map((call) => [call.method, call.arguments]), [
+        ['waitForTrackingAuthorization', {'timeoutSeconds': 60.0}],
+        ['waitForTrackingAuthorization', {'timeoutSeconds': 2.5}],
+      ]);
+      expect((calls.first.arguments as Map)['timeoutSeconds'], isA<double>());
+    });
+
+    test('takes the bounds themselves, 1 and 360 seconds', () async {
+      await ServicePlugin.waitForTrackingAuthorization(const Duration(seconds: 1));
+      await ServicePlugin.waitForTrackingAuthorization(const Duration(minutes: 6));
+      expect(calls.map((call) => (call.arguments as Map)['timeoutSeconds']), [1.0, 360.0]);
+    });
+
+    for (final timeout in <Duration>[
+      Duration.zero,
+      const Duration(milliseconds: 999),
+      const Duration(seconds: 360, microseconds: 1),
+      const Duration(hours: 1),
+      const Duration(seconds: -5),
+    ]) {
+      test('refuses $timeout with an ArgumentError, before the channel', () async {
+        await expectLater(ServicePlugin.waitForTrackingAuthorization(timeout), throwsArgumentError);
+        expect(calls, isEmpty);
+      });
+    }
+
+    test('goes before configure, which it does not hold on the Dart side', () async {
+      await ServicePlugin.waitForTrackingAuthorization(const Duration(seconds: 30));
+      await ServicePlugin.configure(apiKey: 'sdk_key');
+      expect(calls.map((call) => call.method), ['waitForTrackingAuthorization', 'configure']);
+    });
+  });
+
   test('getAttributionParamsWithCallback emits exactly one value, then closes', () async {
     answer = (call) => call.method == 'awaitAttributionParams'
         ? {'service_match_status': 'matched', 'deep_link_path': '/levels/7'}

@@ -13,8 +13,10 @@
 // the iOS plugin uses; pubspec.yaml's platforms, classes and version are the plugins'; the
 // Android library's SDK levels, versions, dependencies and permissions are the Kotlin SDK's,
 // whose sources and R8 rules are where android/build.gradle finds them, and android/build.gradle
-// applies the Kotlin Gradle plugin only where AGP's built-in Kotlin does not compile. Prints one
-// line per check and a closing `N passed, N failed`.
+// applies the Kotlin Gradle plugin only where AGP's built-in Kotlin does not compile;
+// waitForTrackingAuthorization's bounds are the iOS SDK's, checked in Dart before the channel,
+// its timeout handed to the iOS SDK and nothing held on Android. Prints one line per check and a
+// closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -458,6 +460,71 @@ const declared = (words) =>
     ["handleUniversalLink", "handleDeepLink"]
       .filter((method) => !tellsNative(method))
       .map((method) => `${method} makes no native handleDeepLink call with the url`),
+  );
+}
+// waitForTrackingAuthorization: the Dart side refuses a timeout outside the iOS SDK's bounds
+// before any channel call and sends it in seconds; the iOS plugin hands it to the iOS SDK, and
+// the Android plugin answers at once, holding nothing (Android has no ATT); both sides' tests
+// call it.
+{
+  const body = bodyOf(plugin, /static Future<void> waitForTrackingAuthorization\(/) ?? "";
+  const dartBound = (name) =>
+    Number(new RegExp(`${name} = Duration\\(seconds: (\\d+)\\)`).exec(plugin)?.[1]);
+  const iosLimits = /trackingWaitLimits: ClosedRange<TimeInterval> = (\d+)\.\.\.(\d+)/.exec(
+    read(join(iosSources, "ServiceAttribution", "Core", "SdkCore.swift")),
+  );
+  const swiftCase =
+    /case "waitForTrackingAuthorization":([\s\S]*?)\n\s*case "/.exec(swiftPluginText)?.[1] ?? "";
+  const kotlinTest = read(
+    join(
+      root,
+      "android",
+      "src",
+      "test",
+      "kotlin",
+      "com",
+      "service",
+      "attribution",
+      "flutter",
+      "ServiceAttributionPluginTest.kt",
+    ),
+  );
+  const dartTest = read(join(root, "test", "service_plugin_test.dart"));
+  check(
+    "waitForTrackingAuthorization: the iOS SDK's bounds checked in Dart first, the timeout handed to the iOS SDK, nothing held on Android",
+    [
+      ...(!iosLimits
+        ? ["sdk/ios's SdkCore has no trackingWaitLimits"]
+        : dartBound("_minTrackingWait") === Number(iosLimits[1]) &&
+            dartBound("_maxTrackingWait") === Number(iosLimits[2])
+          ? []
+          : [
+              `Dart's bounds ${dartBound("_minTrackingWait")} to ${dartBound("_maxTrackingWait")} s are not the iOS SDK's ${iosLimits[1]} to ${iosLimits[2]}`,
+            ]),
+      ...(/timeout < _minTrackingWait \|\| timeout > _maxTrackingWait\) \{\s*throw ArgumentError/.test(
+        body,
+      ) && body.indexOf("throw ArgumentError") < body.indexOf("invokeMethod")
+        ? []
+        : ["the Dart side does not refuse a timeout out of bounds with an ArgumentError first"]),
+      ...(/'timeoutSeconds': timeout\.inMicroseconds \/ Duration\.microsecondsPerSecond/.test(body)
+        ? []
+        : ["the Dart side does not send the timeout in seconds"]),
+      ...(/arguments\["timeoutSeconds"\]/.test(swiftCase) &&
+      /ServiceAttribution\.waitForTrackingAuthorization\(timeout: seconds\)/.test(swiftCase)
+        ? []
+        : ["the iOS plugin does not hand timeoutSeconds to the iOS SDK"]),
+      ...(/"waitForTrackingAuthorization" -> result\.success\(null\)/.test(androidText)
+        ? []
+        : ["the Android plugin does not answer success at once"]),
+      ...(/group\('waitForTrackingAuthorization'/.test(dartTest)
+        ? []
+        : ["service_plugin_test.dart does not test it"]),
+      ...(/engine\.success\("waitForTrackingAuthorization"/.test(kotlinTest) &&
+      kotlinTest.indexOf('engine.success("waitForTrackingAuthorization"') <
+        kotlinTest.indexOf('engine.success("configure"')
+        ? []
+        : ["ServiceAttributionPluginTest does not call it before configure"]),
+    ],
   );
 }
 if (swiftPluginText) {

@@ -57,6 +57,36 @@ final class ServicePlugin {
     });
   }
 
+  /// The bounds of [waitForTrackingAuthorization]'s timeout: the iOS SDK's.
+  static const Duration _minTrackingWait = Duration(seconds: 1);
+  static const Duration _maxTrackingWait = Duration(seconds: 360);
+
+  /// iOS: holds the install's report until the user answers the app's App Tracking
+  /// Transparency prompt, for [timeout] at most, so that an install the user lets the app track
+  /// carries the IDFA. Call it before [configure], at every launch, and show the prompt as the
+  /// app sees fit; the native SDK never shows it, and reads the answer itself.
+  ///
+  /// While the install is not recorded by the service, ATT's status is not determined and less
+  /// than [timeout] has passed since [configure], the install is not sent, nor the sessions,
+  /// events (kept on the device) and consent updates that go after it, and the attribution
+  /// waits with it; remote configuration is read as usual. The status is read again every
+  /// second and each time the app becomes active (the prompt closing makes it active): once it
+  /// is anything else, or [timeout] has passed, the install goes with the tracking as it is
+  /// then (the IDFA only when the user authorized tracking). An install recorded at an earlier
+  /// launch never waits. Called after [configure] it changes nothing, with a warning in the
+  /// native log: the install may be on its way. On Android, which has no ATT, it does nothing.
+  ///
+  /// Throws an [ArgumentError], before anything reaches the native SDK, when [timeout] is
+  /// outside 1 to 360 seconds.
+  static Future<void> waitForTrackingAuthorization(Duration timeout) async {
+    if (timeout < _minTrackingWait || timeout > _maxTrackingWait) {
+      throw ArgumentError.value(timeout, 'timeout', 'must be 1 to 360 seconds');
+    }
+    await _channel.invokeMethod<void>('waitForTrackingAuthorization', <String, Object?>{
+      'timeoutSeconds': timeout.inMicroseconds / Duration.microsecondsPerSecond,
+    });
+  }
+
   /// Sets the app's own identifier of the user, or clears it with null; the last write wins.
   /// It applies from the next event sent on.
   static Future<void> setCustomerUserId(String? customerUserId) =>

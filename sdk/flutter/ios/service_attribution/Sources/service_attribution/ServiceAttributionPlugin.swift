@@ -84,6 +84,15 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
                 completion: started
             )
             result(nil)
+        case "waitForTrackingAuthorization":
+            // The Dart side checked the bounds; the SDK refuses a value outside them in its log
+            // too, and a call after configure.
+            guard let seconds = (arguments["timeoutSeconds"] as? NSNumber)?.doubleValue else {
+                result(FlutterError(code: "argument", message: "timeoutSeconds is required", details: nil))
+                return
+            }
+            ServiceAttribution.waitForTrackingAuthorization(timeout: seconds)
+            result(nil)
         case "setCustomerUserId":
             ServiceAttribution.setCustomerUserId(arguments["customerUserId"] as? String)
             result(nil)

@@ -80,6 +80,9 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
                 )
                 result.success(null)
             }
+            // App Tracking Transparency is Apple's: Android has no prompt to wait for, and the
+            // install goes at configure as always.
+            "waitForTrackingAuthorization" -> result.success(null)
             "setCustomerUserId" -> {
                 ServiceAttributionSdk.setCustomerUserId(call.argument<String>("customerUserId"))
                 result.success(null)

@@ -102,6 +102,11 @@ class ServiceAttributionPluginTest {
         shadowOf(engine.app.packageManager).getInternalMutablePackageInfo(engine.app.packageName).applicationInfo.metaData =
             Bundle().apply { putString("com.service.attribution.BASE_URL", Service.url) }
         shadowOf(engine.app).grantPermissions(Manifest.permission.INTERNET)
+        // Called before configure as an app calls it for iOS, with the longest wait the Dart side
+        // takes: answered at once, and nothing waits on Android, which has no ATT. The install is
+        // exported below within a minute, long before the wait would have ended.
+        assertNull(engine.success("waitForTrackingAuthorization", mapOf("timeoutSeconds" to 360.0)))
+        assertEquals(true, engine.success("isSdkDisabled"))
         assertNull(engine.success("configure", mapOf("apiKey" to service.sdkKey, "logLevel" to 0, "customerUserId" to "flutter-user")))
         assertEquals(false, engine.success("isSdkDisabled"))
 
