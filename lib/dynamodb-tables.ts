@@ -226,12 +226,13 @@ const TABLE_GRANTS: {
     // One install's requests (ingestion takes nothing in for a deleted install).
     lookup: [{ actions: QUERY, on: indexes("deletions", "byInstall") }],
     // Find the install's open request (a repeat answers it) or put a new one (never
-    // overwritten), then add its install to the app's tombstones; a full tombstones item is
-    // read, and the installs the by-app index has long listed are taken out.
+    // overwritten; one another call put first under the same id is read and answered), then
+    // add its install to the app's tombstones; a full tombstones item is read, and the installs
+    // the by-app index has long listed are taken out.
     request: [
       { actions: QUERY, on: indexes("deletions", "byInstall") },
       { actions: QUERY, on: indexes("deletions", "byApp") },
-      { actions: ["dynamodb:PutItem"], on: whole("deletions") },
+      { actions: ["dynamodb:PutItem", "dynamodb:GetItem"], on: whole("deletions") },
       {
         actions: ["dynamodb:UpdateItem", "dynamodb:GetItem"],
         on: whole("deletions"),

@@ -6,7 +6,7 @@ import {
   type SavedPass,
 } from "../ports/deletions.ts";
 import type { LakePass } from "../ports/lake.ts";
-import { purgeOpenRequests, requestDeletion } from "./deletions.ts";
+import { deletionRequestId, purgeOpenRequests, requestDeletion } from "./deletions.ts";
 
 // In-memory ports: the flow under test decides what is called, in which order, and when.
 const memoryDeletions = () => {
@@ -26,8 +26,10 @@ const memoryDeletions = () => {
     clearTombstone: async (r) => void tombstones.delete(r.serviceId),
     tombstones: async () => ({ serviceIds: [...tombstones], version: 0 }),
     create: async (r) => {
+      if (requests.has(r.requestId)) return false;
       requests.set(r.requestId, r);
       tombstones.add(r.serviceId);
+      return true;
     },
     get: async (id) => requests.get(id),
     listByApp: async (appId) => [...requests.values()].filter((r) => r.appId === appId),
@@ -69,6 +71,45 @@ const noopStores = {
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 10, minute));
 
 describe("deletion requests", () => {
+  it("store one request of two calls at once, answered to both", async () => {
+    const deletions = memoryDeletions();
+    const [first, second] = await Promise.all([
+      requestDeletion("com.a", "s1", deletions),
+      requestDeletion("com.a", "s1", deletions),
+    ]);
+    expect(second.request_id).toBe(first.request_id);
+    expect(await deletions.listByInstall("com.a", "s1")).toHaveLength(1);
+    // The call that found its request made meanwhile adds the tombstone again, as a repeat does.
+    expect(deletions.marked).toEqual([first.request_id]);
+  });
+
+  it("answer the open request when the install's list is behind, and make the next once it is completed", async () => {
+    const deletions = memoryDeletions();
+    // An index that has not seen the install's requests yet.
+    const behind = { ...deletions, listByInstall: async () => [] };
+    const first = await requestDeletion("com.a", "s1", behind);
+    expect((await requestDeletion("com.a", "s1", behind)).request_id).toBe(first.request_id);
+    await deletions.setStatus(first.request_id, "completed", at(5).toISOString());
+    const next = await requestDeletion("com.a", "s1", behind);
+    expect(next.request_id).not.toBe(first.request_id);
+    expect(next.status).toBe("pending");
+    expect(await deletions.listByInstall("com.a", "s1")).toHaveLength(2);
+  });
+
+  it("name each request with a version 8 UUID of its app, install and number", () => {
+    const id = deletionRequestId("com.a", "s1", 0);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(deletionRequestId("com.a", "s1", 0)).toBe(id);
+    expect(
+      new Set([
+        id,
+        deletionRequestId("com.a", "s1", 1),
+        deletionRequestId("com.a", "s2", 0),
+        deletionRequestId("com.b", "s1", 0),
+      ]).size,
+    ).toBe(4);
+  });
+
   it("answer a repeat with the open request instead of making another", async () => {
     const deletions = memoryDeletions();
     const first = await requestDeletion("com.a", "s1", deletions);

@@ -6,7 +6,7 @@
  * saved where it stopped, and the next run goes on from there.
  */
 
-import { randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { NotFoundError } from "../domain/errors.ts";
 import type { AttributionStore } from "../ports/attributions.ts";
 import {
@@ -36,31 +36,59 @@ const answer = (request: DeletionRequest): DeletionAnswer => ({
   completed_at: request.completedAt,
 });
 
+/**
+ * The id of an install's request number `n` (from 0): the same for every call that makes it, so
+ * that two calls at once (an SDK's retry beside its first try, two app servers) store one request
+ * between them. A UUID (version 8, RFC 9562) of a SHA-256 of the app, the install and `n`.
+ */
+export const deletionRequestId = (appId: string, serviceId: string, n: number): string => {
+  const hex = createHash("sha256").update(`${appId}\n${serviceId}\n${n}`).digest("hex");
+  const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};
+
+/** More requests than any install makes: a store that keeps answering "taken" is broken. */
+const MAX_REQUESTS_PER_INSTALL = 1_000;
+
 export const requestDeletion = async (
   appId: string,
   serviceId: string,
   deletions: DeletionStore,
   now = new Date(),
 ): Promise<DeletionAnswer> => {
+  const made = await deletions.listByInstall(appId, serviceId);
   // A repeat (an SDK retry) answers the request already made, so retries cannot pile up.
-  const existing = (await deletions.listByInstall(appId, serviceId)).find(
-    (d) => d.status !== "completed",
-  );
-  if (existing) {
-    // The first call may have failed after storing it, before its tombstone was added: exports
-    // must see it now, whether or not the purge has taken the request up.
-    await deletions.markTombstone(existing);
-    return answer(existing);
+  const existing = made.find((d) => d.status !== "completed");
+  if (existing) return repeated(existing, deletions);
+  // The install's next number, unless a call made it meanwhile (or the list was behind, as an
+  // index can be): then that request is the answer while it is open, and the next number is
+  // tried once it is completed.
+  for (let n = made.length; n < made.length + MAX_REQUESTS_PER_INSTALL; n++) {
+    const request: DeletionRequest = {
+      requestId: deletionRequestId(appId, serviceId, n),
+      appId,
+      serviceId,
+      status: "pending",
+      requestedAt: now.toISOString(),
+      completedAt: null,
+    };
+    if (await deletions.create(request)) return answer(request);
+    const stored = await deletions.get(request.requestId);
+    if (stored && stored.status !== "completed") return repeated(stored, deletions);
   }
-  const request: DeletionRequest = {
-    requestId: randomUUID(),
-    appId,
-    serviceId,
-    status: "pending",
-    requestedAt: now.toISOString(),
-    completedAt: null,
-  };
-  await deletions.create(request);
+  throw new Error(`No deletion request could be stored for install ${serviceId}.`);
+};
+
+/**
+ * A request already made, answered again. The call that made it may have failed after storing
+ * it, before its tombstone was added: exports must see it now, whether or not the purge has
+ * taken the request up.
+ */
+const repeated = async (
+  request: DeletionRequest,
+  deletions: DeletionStore,
+): Promise<DeletionAnswer> => {
+  await deletions.markTombstone(request);
   return answer(request);
 };
 

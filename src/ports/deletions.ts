@@ -44,8 +44,11 @@ export interface SavedPass {
 }
 
 export interface DeletionStore {
-  /** Stores a new request, then adds its install to the app's tombstones. */
-  create(request: DeletionRequest): Promise<void>;
+  /**
+   * Stores a new request, then adds its install to the app's tombstones: true. False when a
+   * request with its id is stored already (made by another call meanwhile): nothing is written.
+   */
+  create(request: DeletionRequest): Promise<boolean>;
   /**
    * Adds a stored, pending request's install to its app's tombstones (again: adding is
    * idempotent), and moves their version on, for an open request the purge has taken up too.
@@ -59,6 +62,7 @@ export interface DeletionStore {
   clearTombstone(request: DeletionRequest): Promise<void>;
   /** The app's tombstones, as they are now. */
   tombstones(appId: string): Promise<Tombstones>;
+  /** A request as stored now, a write just made included. */
   get(requestId: string): Promise<DeletionRequest | undefined>;
   /** Every request of an app, completed ones too. */
   listByApp(appId: string): Promise<DeletionRequest[]>;

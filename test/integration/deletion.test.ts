@@ -454,6 +454,29 @@ describe("a purge beside the rest of the service's work", () => {
     expect(await installTypes()).toEqual({ "ios-after": "new_install" });
   });
 
+  it("makes one request of an install's two deletions asked at once, and another once it is completed", async () => {
+    const app = await rt.createApp("com.example.deleting.twice", "android");
+    const ask = async () => {
+      const response = await rt.fetch("/v1/installs/asked-twice", { method: "DELETE" }, app.sdkKey);
+      expect(response.status).toBe(202);
+      return (await response.json()) as Deletion;
+    };
+    // An SDK's retry beside its first try, each on its own connection.
+    const [first, second] = await Promise.all([ask(), ask()]);
+    expect(second.request_id).toBe(first.request_id);
+    expect(
+      (await rt.stores.deletions.listByInstall("com.example.deleting.twice", "asked-twice")).map(
+        (request) => request.requestId,
+      ),
+    ).toEqual([first.request_id]);
+
+    await completed(app, first.request_id);
+    const [third, fourth] = await Promise.all([ask(), ask()]);
+    expect(third.request_id).not.toBe(first.request_id);
+    expect(fourth.request_id).toBe(third.request_id);
+    await completed(app, third.request_id);
+  });
+
   it("leaves another app's export alone when its install has the deleted install's id", async () => {
     const shared = "device-id-in-two-apps";
     const deleting = await rt.createApp("com.example.deleting.one", "android");

@@ -26,8 +26,10 @@ const countingStore = () => {
   };
   const store: DeletionStore = {
     create: async (r) => {
+      if (requests.has(r.requestId)) return false;
       requests.set(r.requestId, r);
       change(r, true);
+      return true;
     },
     markTombstone: async (r) => change(r, true),
     clearTombstone: async (r) => change(r, false),

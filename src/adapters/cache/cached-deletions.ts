@@ -40,9 +40,9 @@ export const cachedDeletionStore = (store: DeletionStore): DeletionStore => {
     return groups;
   };
   /** Runs a write, then forgets what it may have changed. */
-  const writing = async (appId: string | undefined, write: () => Promise<void>) => {
+  const writing = async <T>(appId: string | undefined, write: () => Promise<T>): Promise<T> => {
     try {
-      await write();
+      return await write();
     } finally {
       writes += 1;
       if (appId === undefined) {

@@ -19,6 +19,7 @@ import {
   type DeletionRequest,
   type DeletionStore,
 } from "../../ports/deletions.ts";
+import { conditionHolds } from "./conditional.ts";
 import { queryIndex, scanWhere } from "./query-index.ts";
 import { indexOf, PURGE_PASS_PREFIX, TOMBSTONES_PREFIX } from "./table-definitions.ts";
 import { createTombstones } from "./tombstones.ts";
@@ -78,15 +79,18 @@ export const createDeletionStore = (
   const tombstones = createTombstones(doc, table, listByApp);
   return {
     async create(request) {
-      await doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: { ...request, openStatus: OPEN_KEY },
-          ConditionExpression: "attribute_not_exists(requestId)",
-        }),
+      const stored = await conditionHolds(() =>
+        doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: { ...request, openStatus: OPEN_KEY },
+            ConditionExpression: "attribute_not_exists(requestId)",
+          }),
+        ),
       );
       // After the request, so a tombstone names only a stored request.
-      await tombstones.mark(request);
+      if (stored) await tombstones.mark(request);
+      return stored;
     },
     markTombstone: tombstones.mark,
     clearTombstone: tombstones.clear,
@@ -96,7 +100,9 @@ export const createDeletionStore = (
       if (requestId.startsWith(TOMBSTONES_PREFIX) || requestId.startsWith(PURGE_PASS_PREFIX)) {
         return undefined;
       }
-      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { requestId } }));
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: { requestId }, ConsistentRead: true }),
+      );
       return Item ? parse(Item) : undefined;
     },
     listByApp,

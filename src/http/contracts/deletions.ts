@@ -46,7 +46,8 @@ export const DELETION_CONTRACTS = {
       "on the install's events are left out of every export, and a background purge removes " +
       "the install, its customer_user_id mapping and its events from the lake within minutes. " +
       "The app's server follows it with GET /v1/deletions/{request_id}. A repeat while a " +
-      "request is open answers that request.",
+      "request is open answers that request, also one made at the same time (an SDK's retry " +
+      "beside its first try): an install has one open request at most.",
     request: {
       params: z.object({
         service_id: serviceIdParam.meta({

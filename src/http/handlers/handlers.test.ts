@@ -58,7 +58,11 @@ const memoryDeletions = (): DeletionStore & { requests: DeletionRequest[] } => {
   const requests: DeletionRequest[] = [];
   return {
     requests,
-    create: async (request) => void requests.push(request),
+    create: async (request) => {
+      if (requests.some((r) => r.requestId === request.requestId)) return false;
+      requests.push(request);
+      return true;
+    },
     markTombstone: async () => undefined,
     clearTombstone: async () => undefined,
     tombstones: async () => ({ serviceIds: [], version: 0 }),
