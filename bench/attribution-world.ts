@@ -612,7 +612,9 @@ export const generateWorld = (options: {
    * A tap in a browser that carried no id to the store (iOS, or an Android link that lost its
    * referrer), then the install. Most install where they tapped; some tapped on mobile data
    * and installed at home, or the reverse, and cannot be matched by address (9% on Android,
-   * 13% on iOS, where no referrer carries a click id).
+   * 13% on iOS, where no referrer carries a click id). On iOS a quarter of them allow the app
+   * to track (its install waited for their answer): the install carries their IDFA, which no
+   * tap in a browser does, and only they may be matched by address.
    */
   const tapThenInstall = (os: "android" | "ios") => {
     const phone = newPhone(os);
@@ -624,10 +626,13 @@ export const generateWorld = (options: {
     const touch = tap(tappedAt, { ...phone, maid: null }, tapIp);
     const installPlace = random.chance(0.85) ? tapPlace : somePlace(home);
     const facts = factsOf(phone, at, installPlace.address(phone, tapIp), tappedAt);
+    const allowed = os === "ios" && random.chance(0.25);
     push(
       "tap then install",
       { phone, home },
-      { ...facts, maid: null, attStatus: os === "ios" ? "denied" : null },
+      allowed
+        ? { ...facts, maid: random.uuid(), attStatus: "authorized" }
+        : { ...facts, maid: null, attStatus: os === "ios" ? "denied" : null },
       "probabilistic",
       touch.clickId,
     );

@@ -58,7 +58,7 @@ const pct = (part: number, whole: number) =>
 
 /**
  * The app's settings in the benchmark: the defaults, with probabilistic matching on for iOS
- * too, so that iOS has figures of its own.
+ * too (for the installs whose user allowed tracking), so that iOS has figures of its own.
  */
 const SETTINGS: AttributionSettings = {
   ...DEFAULT_ATTRIBUTION,
@@ -93,6 +93,12 @@ interface Check {
   /** Least precision; 1 also asks for every install of the cause found. */
   readonly target: number | null;
 }
+
+/**
+ * The fewest attributions on which a precision short of 100% is judged: one wrong of two is
+ * no measure of a 95% target. Exact targets (100%) are judged on any number.
+ */
+const FEWEST_JUDGED = 30;
 
 const probabilistic = (level?: Confidence) => (m: Match) =>
   m.kind === "matched" && m.method === "probabilistic" && (!level || m.confidence === level);
@@ -201,7 +207,9 @@ const accuracyOf = async (
       const found = caused.filter((r) => check.test(r.match) && right(r));
       const precision = attributed.length === 0 ? 1 : correct.length / attributed.length;
       let target = "recall reported, no target";
-      if (check.target !== null) {
+      if (check.target !== null && check.target < 1 && attributed.length < FEWEST_JUDGED) {
+        target = `precision ${check.target * 100}%: too few to judge (fewer than ${FEWEST_JUDGED})`;
+      } else if (check.target !== null) {
         const met =
           precision >= check.target && (check.target < 1 || found.length === caused.length);
         allMet &&= met;
@@ -256,7 +264,7 @@ const accuracyOf = async (
 
 const accuracy = async (store: TouchStore) => {
   console.log(
-    `\nAccuracy on ${SEEDS.length} seeded worlds (bench/attribution-world.ts: both platforms, households of alike phones, office Wi-Fi, carrier NAT pools, cafés, IPv6 privacy addresses, dual stack, in-app browsers, organic installs beside a housemate's or a stranger's tap, the app's users sending from the same addresses, phones whose clock is minutes off, some reported without a clock, injected clicks), probabilistic matching on for iOS. Recall of a level: the share of the installs a tap with no id caused that were found at that level.`,
+    `\nAccuracy on ${SEEDS.length} seeded worlds (bench/attribution-world.ts: both platforms, households of alike phones, office Wi-Fi, carrier NAT pools, cafés, IPv6 privacy addresses, dual stack, in-app browsers, organic installs beside a housemate's or a stranger's tap, the app's users sending from the same addresses, phones whose clock is minutes off, some reported without a clock, injected clicks), probabilistic matching on for iOS (taking only the installs whose user allowed tracking). Recall of a level: the share of the installs a tap with no id caused that were found at that level; a precision target short of 100% is judged on at least ${FEWEST_JUDGED} attributions.`,
   );
   const seeds: SeedFigures[] = [];
   let allMet = true;

@@ -359,10 +359,12 @@ export const attributionSection = (f: AttributionFigures): string => {
   return section(
     "Attribution",
     `Accuracy on seeded worlds with ground truth (\`bench/attribution-world.ts\`), matched by the
-real matcher against the real touch store with probabilistic matching on for iOS; the
-matcher's cost as the store's touches grow; and install to resolved attribution through the
-service (\`bench/attribution.bench.ts\`). The recall of a probabilistic level is the share of
-the installs a tap with no id caused that were found at that level. Each world holds
+real matcher against the real touch store with probabilistic matching on for iOS (where it
+takes only the installs whose user allowed tracking); the matcher's cost as the store's
+touches grow; and install to resolved attribution through the service
+(\`bench/attribution.bench.ts\`). The recall of a probabilistic level is the share of the
+installs a tap with no id caused that were found at that level; a precision target short of
+100% is judged on at least 30 attributions of its level. Each world holds
 households of alike phones behind one address, where a housemate may install organically
 beside another's tap, and its app's users, who send from home, from their carrier's NAT, from
 offices and cafés whether or not they tapped anything; the store counts the installs that sent

@@ -528,8 +528,15 @@ describe("probabilistic matching", () => {
   const MINUTE = 60 * SECOND;
   const IOS_ON = { probabilistic: { android: true, ios: true } };
   /** What the SDK reports of an iPhone 14 Pro (iPhone15,2) on iOS 17.4.1. */
+  /** An iPhone whose user allowed the app to track (ATT), as iOS's probabilistic match needs. */
   const iphone = (overrides: Partial<InstallFacts> = {}) =>
-    install({ os: "ios", osVersion: "17.4.1", deviceModel: "iPhone15,2", ...overrides });
+    install({
+      os: "ios",
+      osVersion: "17.4.1",
+      deviceModel: "iPhone15,2",
+      attStatus: "authorized",
+      ...overrides,
+    });
   /** Facebook's in-app browser on an iPhone: it names the model, which Safari never does. */
   const facebookOn = (model: string, version = "17_4_1") =>
     `Mozilla/5.0 (iPhone; CPU iPhone OS ${version} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/21E236 [FBAN/FBIOS;FBAV/458.0.0.36.108;FBDV/${model};FBMD/iPhone;FBSN/iOS;FBSV/${version.replaceAll("_", ".")};FBLC/en_US]`;
@@ -615,6 +622,16 @@ describe("probabilistic matching", () => {
     const click = touch(5 * MINUTE, { userAgent: AGENTS.iphone });
     expect((await match(iphone(), [click])).kind).toBe("organic");
     expect(await match(iphone(), [click], IOS_ON)).toMatchObject({ method: "probabilistic" });
+  });
+
+  it("never takes it on iOS for a user who did not allow tracking, the switch on or not", async () => {
+    const click = touch(5 * MINUTE, { userAgent: facebookOn("iPhone15,2") });
+    for (const attStatus of ["denied", "restricted", "not_determined", null] as const) {
+      expect((await match(iphone({ attStatus }), [click], IOS_ON)).kind, String(attStatus)).toBe(
+        "organic",
+      );
+    }
+    expect(await match(iphone(), [click], IOS_ON)).toMatchObject({ confidence: "medium" });
   });
 
   it("takes an iPhone's Safari, which names no model, as low at most", async () => {

@@ -423,6 +423,9 @@ const probabilistically = async (
 ): Promise<Match | undefined> => {
   const ip = facts.ip;
   if (!settings.probabilistic[facts.os] || !ip || !isPublicIp(ip)) return undefined;
+  // Telling an iPhone by its address and agent is tracking to Apple: only a user who allowed
+  // the app to track (ATT) may be matched so, whatever the app's switch says.
+  if (facts.os === "ios" && facts.attStatus !== "authorized") return undefined;
   const firstOpen = clock.firstOpen;
   const window = settings.probabilisticWindowHours * HOUR_MS;
   const history = Math.max(window, ADDRESS_HISTORY_HOURS * HOUR_MS);

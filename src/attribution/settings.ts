@@ -21,7 +21,8 @@ export interface AttributionSettings {
   readonly probabilisticWindowHours: number;
   /**
    * Per OS, whether a probabilistic match is tried: on for Android; off for iOS, whose rules
-   * forbid fingerprinting a device without the user's consent.
+   * forbid fingerprinting a device without the user's consent. On, iOS takes it still only
+   * for an install whose ATT status is `authorized`.
    */
   readonly probabilistic: Readonly<Record<Os, boolean>>;
   /** The lowest confidence of a probabilistic match that counts; below it, organic. */

@@ -270,7 +270,7 @@ apps
   .addOption(
     new Option(
       "--probabilistic-ios <state>",
-      "probabilistic matching on iOS (off: no consent)",
+      "probabilistic matching on iOS, for installs whose ATT status is authorized (off: none)",
     ).choices(["on", "off"]),
   )
   .addOption(

@@ -488,7 +488,7 @@ export function SettingsPage(props: { appId: string }) {
                 {...control("probabilistic_ios")}
                 {...check("probabilisticIos")}
               />
-              <span>Probabilistic matching on iOS</span>
+              <span>Probabilistic matching on iOS, for users who allowed tracking (ATT)</span>
             </label>
             <FieldError name="probabilistic_ios" error={fieldErrors.probabilistic_ios} />
           </fieldset>
