@@ -62,8 +62,13 @@ export const installFacts = (
 });
 
 /**
- * The facts matching may use under the install's consent as it stands when matching runs: an
- * advertising id whose user refused ad user data is never matched on.
+ * The facts matching may use under the install's consent and tracking as they stand when
+ * matching runs: the advertising id and ATT status the install holds then (a consent update may
+ * have withdrawn the one or changed the other since the first open), and never an advertising
+ * id whose user refused ad user data.
  */
-export const factsUnderConsent = (facts: InstallFacts, install: Install): InstallFacts =>
-  facts.maid && !allowsAdUserData(install.consent) ? { ...facts, maid: null } : facts;
+export const factsUnderConsent = (facts: InstallFacts, install: Install): InstallFacts => ({
+  ...facts,
+  maid: allowsAdUserData(install.consent) ? install.maid : null,
+  attStatus: install.attStatus,
+});

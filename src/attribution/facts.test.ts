@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { storedInstall } from "../../test/support/installs.ts";
+import { factsUnderConsent, installFacts } from "./facts.ts";
+
+const IDFA = "6D92078A-8246-4BA4-AE5B-76104861E7DC";
+const RECEIVED = new Date("2026-11-01T10:00:01.000Z");
+
+/** An iPhone's install as its first open reported it, and its facts as matching got them then. */
+const firstOpen = () => {
+  const install = storedInstall("com.example.app", "s1", {
+    os: "ios",
+    maid: IDFA,
+    attStatus: "authorized",
+  });
+  return { install, facts: installFacts(install, { ip: "203.0.113.7", receivedAt: RECEIVED }) };
+};
+
+describe("the facts matching uses", () => {
+  it("are the install's tracking as it stands, not the first open's", () => {
+    const { install, facts } = firstOpen();
+    expect(factsUnderConsent(facts, install)).toMatchObject({
+      maid: IDFA,
+      attStatus: "authorized",
+    });
+    // Tracking turned off before the job ran: the consent update replaced the install's.
+    const withdrawn = { ...install, maid: null, attStatus: "denied" as const };
+    expect(factsUnderConsent(facts, withdrawn)).toMatchObject({ maid: null, attStatus: "denied" });
+    // Allowed after the first open: matching may use it from then on.
+    const undetermined = installFacts(
+      { ...install, maid: null, attStatus: "not_determined" },
+      { ip: null, receivedAt: RECEIVED },
+    );
+    expect(factsUnderConsent(undetermined, install)).toMatchObject({
+      maid: IDFA,
+      attStatus: "authorized",
+    });
+  });
+
+  it("never hold an advertising id whose user refused ad user data", () => {
+    const { install, facts } = firstOpen();
+    const refused = {
+      ...install,
+      consent: {
+        gdprApplies: true,
+        adUserData: false,
+        adPersonalization: null,
+        tcfString: null,
+        updatedAt: "2026-11-01T10:00:00.000Z",
+      },
+    };
+    expect(factsUnderConsent(facts, refused).maid).toBeNull();
+    // Everything else is the first open's.
+    expect(factsUnderConsent(facts, refused)).toMatchObject({
+      ip: "203.0.113.7",
+      os: "ios",
+      firstOpenTime: facts.firstOpenTime,
+    });
+  });
+});
