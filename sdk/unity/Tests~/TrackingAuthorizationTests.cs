@@ -171,6 +171,52 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AClockSetBackDuringTheWaitEndsIt()
+        {
+            var phone = new Phone();
+            var sdk = Sdk(phone);
+            sdk.WaitForTrackingAuthorization(60);
+            sdk.Configure("sdk_key", 1, null);
+            sdk.Idle().Wait();
+            CollectionAssert.IsEmpty(Installs());
+            // The user put the clock a day back: the wait must not grow by a day.
+            clock.Held -= TimeSpan.FromDays(1);
+            Assert.AreEqual(1, timers.Fire(Check));
+            sdk.Idle().Wait();
+            Assert.AreEqual("not_determined", (string)Installs().Single()["att_status"]);
+            Assert.AreEqual(1, log.At(LogLevel.Info, "the device's clock went back during the wait").Count);
+        }
+
+        [Test]
+        public void AnInstallRecordedEarlierIsNotHeldWhenTheServiceAsksForItAgain()
+        {
+            var phone = new Phone { AttStatus = "denied" };
+            var first = Sdk(phone);
+            first.Configure("sdk_key", 1, null);
+            first.Idle().Wait();
+            Assert.AreEqual(1, Installs().Length);
+
+            // A later launch that waits, whose status reads not determined again (the app's
+            // permissions reset), and whose consent update (its tracking changed) the service
+            // answers with a 409, as it does for an install it does not hold: the install goes
+            // again at once.
+            phone.Answer("not_determined", null);
+            backend.Answer = (key, body) => key.EndsWith("/consent") && Installs().Length == 1
+                ? Tuple.Create(409, (JToken)new JObject { { "error", "Conflict" }, { "detail", "no such install" } })
+                : ScriptedBackend.Usual(key, body);
+            var next = Sdk(phone);
+            next.WaitForTrackingAuthorization(60);
+            next.Configure("sdk_key", 1, null);
+            next.SendEvent(EventType.LOGIN, null, null);
+            next.Idle().Wait();
+            // The install goes again at the send's retry.
+            Assert.AreEqual(1, timers.Fire(TimeSpan.FromMilliseconds(100)));
+            next.Idle().Wait();
+            Assert.AreEqual(2, Installs().Length, "reported again without waiting");
+            CollectionAssert.IsEmpty(timers.Delays.Where(d => d == Check));
+        }
+
+        [Test]
         public void AStatusAlreadyDeterminedAtConfigureWaitsForNothing()
         {
             var phone = new Phone { AttStatus = "authorized", AdvertisingId = Idfa };

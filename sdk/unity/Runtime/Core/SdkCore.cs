@@ -206,7 +206,8 @@ namespace Service.Unity
         /// <see cref="gate"/> as the three below; null: it does not wait, or waited in this process.
         /// </summary>
         private TimeSpan? trackingWait;
-        /// <summary>When the install stops waiting: this process's Configure plus the wait.</summary>
+        /// <summary>When the wait began (this process's Configure), and when it ends.</summary>
+        private DateTime trackingWaitBegan;
         private DateTime trackingWaitEnds;
         /// <summary>The wait began, and was said in the log: its end is said too.</summary>
         private bool trackingWaitSaid;
@@ -436,7 +437,13 @@ namespace Service.Unity
                     else KeepCustomerUserId(userId);
                     disabled = store.Get(EnabledKey) == "false";
                     configured = true;
-                    if (trackingWait.HasValue) trackingWaitEnds = setup.Clock.UtcNow + trackingWait.Value;
+                    // An install recorded at an earlier launch never waits, even reported again.
+                    if (store.Get(InstallTrackedKey) == "true") trackingWait = null;
+                    if (trackingWait.HasValue)
+                    {
+                        trackingWaitBegan = setup.Clock.UtcNow;
+                        trackingWaitEnds = trackingWaitBegan + trackingWait.Value;
+                    }
                     if (stopped)
                     {
                         // Stopped: not even the remote configuration is read until Start.
@@ -524,19 +531,19 @@ namespace Service.Unity
             {
                 if (!trackingWait.HasValue) return false;
             }
-            DeviceSignals now = null;
+            DeviceSignals read = null;
             try
             {
                 var tracking = setup.Device as IDeviceTracking;
                 // A host without a tracking read gives the status of its one read of the device.
-                now = tracking != null ? tracking.ReadTracking() : Signals();
+                read = tracking != null ? tracking.ReadTracking() : Signals();
             }
             catch (Exception error)
             {
                 Write(LogLevel.Warn, "the device's tracking was not read: " + error.Message);
             }
-            var ios = now != null && now.Os == "ios";
-            var status = now == null ? null : now.AttStatus;
+            var ios = read != null && read.Os == "ios";
+            var status = read == null ? null : read.AttStatus;
             var waiting = ios && status == "not_determined";
             string said = null;
             TimeSpan? check = null;
@@ -544,16 +551,20 @@ namespace Service.Unity
             {
                 if (!trackingWait.HasValue) return false;
                 var seconds = (int)trackingWait.Value.TotalSeconds;
-                var left = trackingWaitEnds - setup.Clock.UtcNow;
-                if (!waiting || left <= TimeSpan.Zero)
+                var now = setup.Clock.UtcNow;
+                var left = trackingWaitEnds - now;
+                // A clock set back since Configure ends the wait rather than lengthen it.
+                if (!waiting || left <= TimeSpan.Zero || now < trackingWaitBegan)
                 {
                     // Over for this process, whatever comes next (a retry, an install refused).
                     trackingWait = null;
                     if (trackingWaitSaid)
                     {
-                        said = waiting
-                            ? "no tracking authorization came in " + seconds + " s: the install goes without it"
-                            : "the app's tracking authorization is " + (status ?? "unknown") + ": the install goes";
+                        said = !waiting
+                            ? "the app's tracking authorization is " + (status ?? "unknown") + ": the install goes"
+                            : now < trackingWaitBegan
+                                ? "the device's clock went back during the wait for the app's tracking authorization: the install goes without it"
+                                : "no tracking authorization came in " + seconds + " s: the install goes without it";
                     }
                     waiting = false;
                 }
