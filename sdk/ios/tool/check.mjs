@@ -2114,7 +2114,7 @@ checking(
       !/timeout\.isFinite && SdkCore\.trackingWaitLimits\.contains\(timeout\)/.test(take) ||
       !/if valid && !called \{ trackingWaitTimeout = timeout \}/.test(take) ||
       !/log\.error\(/.test(take) ||
-      !/log\.warn\(/.test(take)
+      !/log\.warning\(/.test(take)
     )
       problems.push(
         "waitForTrackingAuthorization does not refuse a timeout outside the limits (an error) and a call after configure (a warning), taking neither",

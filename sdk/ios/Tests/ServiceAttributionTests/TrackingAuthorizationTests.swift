@@ -201,7 +201,8 @@ final class TrackingAuthorizationTests: XCTestCase {
         XCTAssertNil(harness.store.get(SdkCore.Key.installTracked), "not recorded yet: the install is on its way")
 
         harness.core.waitForTrackingAuthorization(timeout: 60, log: harness.log)
-        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("waitForTrackingAuthorization was called after configure") }.count, 1)
+        // A warning the app must see: written at error level, iOS having no warning tier.
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("waitForTrackingAuthorization was called after configure") }.count, 1)
         harness.service.answer = nil
         harness.eventually("the install") { harness.store.get(SdkCore.Key.installTracked) != nil }
         XCTAssertEqual(harness.scheduler.elapsed, 2, "at its retry, not held")

@@ -1993,7 +1993,7 @@ final class SdkCore: @unchecked Sendable {
         if !valid {
             log.error("waitForTrackingAuthorization: the timeout must be \(SdkCore.seconds(limits.lowerBound)) to \(SdkCore.seconds(limits.upperBound)) seconds, not \(SdkCore.seconds(timeout)): nothing changes")
         } else if late {
-            log.warn("waitForTrackingAuthorization was called after configure: it changes nothing, as the install may be on its way (call it before configure)")
+            log.warning("waitForTrackingAuthorization was called after configure: it changes nothing, as the install may be on its way (call it before configure)")
         }
     }
 
