@@ -123,19 +123,23 @@ java_library() {
   for module in "${modules[@]}"; do
     [[ -f "$java_home/jmods/$module.jmod" ]] || return 0
   done
-  local jar
-  jar="$build/deps/java-library-$(java -version 2>&1 | sed -nE '1s/.*"([^"]+)".*/\1/p').jar"
+  # Named by the JDK's own release file: a JDK updated in place makes its jar anew.
+  local jar version
+  version="$(sed -nE 's/^JAVA_VERSION="([^"]+)"$/\1/p' "$java_home/release" 2>/dev/null || true)"
+  [[ -n "$version" ]] || return 0
+  jar="$build/deps/java-library-$version.jar"
   if [[ ! -f "$jar" ]]; then
     local stage="$build/deps/java-library"
     rm -rf "$stage"
     mkdir -p "$stage/classes"
     local made=1
     for module in "${modules[@]}"; do
-      jmod extract --dir "$stage/$module" "$java_home/jmods/$module.jmod" &&
+      "$java_home/bin/jmod" extract --dir "$stage/$module" "$java_home/jmods/$module.jmod" &&
         cp -r "$stage/$module/classes/." "$stage/classes/" || { made=0; break; }
     done
     rm -f "$stage/classes/module-info.class"
-    [[ "$made" == 1 ]] && jar --create --no-manifest --file "$jar.part" -C "$stage/classes" . && mv "$jar.part" "$jar"
+    [[ "$made" == 1 ]] && "$java_home/bin/jar" --create --no-manifest --file "$jar.part" -C "$stage/classes" . &&
+      mv "$jar.part" "$jar"
     rm -rf "$stage"
   fi
   [[ -f "$jar" ]] && java_library="$jar"
