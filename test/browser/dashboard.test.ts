@@ -163,6 +163,7 @@ describe("the dashboard in a browser", () => {
       await handled;
     });
     return {
+      /** The requests held so far: one a page sends reaches the route some time after the click. */
       held: () => handlers.length,
       release: async () => {
         release();
@@ -991,6 +992,8 @@ describe("the dashboard in a browser", () => {
     const nextPage = await holdRequests(page, "**/v1/links?*cursor=*", "GET");
     const more = page.getByRole("button", { name: "Load more links" });
     await more.click();
+    // On its way, and held: the second press comes while it is.
+    await expect.poll(() => nextPage.held(), WITHIN).toBe(1);
     // Marked busy by then (aria-disabled), which a press still reaches.
     await more.click({ force: true });
     await nextPage.release();
@@ -2848,6 +2851,8 @@ describe("the dashboard in a browser", () => {
     const deletes = await holdRequests(page, "**/v1/postbacks/webhooks/spare**", "DELETE");
     const confirmDelete = spare.getByRole("button", { name: "Confirm delete" });
     await confirmDelete.click();
+    // On its way, and held: the second press comes while it is.
+    await expect.poll(() => deletes.held(), WITHIN).toBe(1);
     await confirmDelete.click();
     await deletes.release();
     await page.getByRole("status").filter({ hasText: "Webhook spare deleted." }).waitFor(WITHIN);
