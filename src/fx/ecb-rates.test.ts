@@ -20,6 +20,18 @@ describe("parseEcbRates", () => {
     expect(fx.currencies).toEqual(["EUR", "GBP", "JPY", "USD", "XXX", ...USD_PEGS.keys()].sort());
   });
 
+  it("gives a table parsed again the rates parsed last, and another table its own", () => {
+    // A copy of the text, not the same string: what a second read of the file gives.
+    expect(parseEcbRates(CSV.split("\n").join("\n"))).toBe(parseEcbRates(CSV));
+    const other = parseEcbRates(CSV.replace("2025-01-10,1.03", "2025-01-10,1.02"));
+    expect(other).not.toBe(fx);
+    expect(other.toUsd(1, "EUR", "2025-01-10")).toBe(1.02);
+    // A table that does not parse is refused each time, and leaves the last one standing.
+    expect(() => parseEcbRates("Date,USD\n")).toThrow(/no rows/);
+    expect(() => parseEcbRates("Date,USD\n")).toThrow(/no rows/);
+    expect(parseEcbRates(CSV).toUsd(1, "EUR", "2025-01-10")).toBe(1.03);
+  });
+
   it("rejects a table it cannot trust", () => {
     expect(() => parseEcbRates("Day,USD\n2025-01-10,1.03\n")).toThrow(/header/);
     expect(() => parseEcbRates("Date,USD\n")).toThrow(/no rows/);

@@ -143,8 +143,23 @@ const parseRate = (cell: string): number | null | "bad" => {
   return Number.isFinite(value) && value > 0 ? value : "bad";
 };
 
+/**
+ * The table parsed last, with its text: a process that parses the same table again (a runtime
+ * started again, a function's cold start beside another's in one process) gets it at once, as a
+ * table is the same rates whoever reads it, and parsing the shipped one is most of a runtime's
+ * start.
+ */
+let lastParsed: { readonly text: string; readonly rates: FxRates } | undefined;
+
 /** Parses the ECB history CSV (`Date,USD,JPY,…`, any row order). Throws on a malformed table. */
 export const parseEcbRates = (csvText: string): FxRates => {
+  if (lastParsed?.text === csvText) return lastParsed.rates;
+  const rates = parseTable(csvText);
+  lastParsed = { text: csvText, rates };
+  return rates;
+};
+
+const parseTable = (csvText: string): FxRates => {
   const rows: string[][] = parse(csvText, { skip_empty_lines: true, relax_column_count: true });
   const [header, ...body] = rows;
   if (header?.[0]?.trim() !== "Date") throw new Error("ECB rates: header must start with Date");
