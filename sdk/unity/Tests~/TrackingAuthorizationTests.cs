@@ -70,6 +70,19 @@ namespace Service.Unity.Tests
             return new SdkCore(setup);
         }
 
+        /// <summary>
+        /// An SDK on the device told to wait up to <paramref name="seconds"/> for the ATT answer,
+        /// configured, and done with what it sends meanwhile.
+        /// </summary>
+        private SdkCore Waiting(Phone phone, int seconds = 60)
+        {
+            var sdk = Sdk(phone);
+            sdk.WaitForTrackingAuthorization(seconds);
+            sdk.Configure("sdk_key", 1, null);
+            sdk.Idle().Wait();
+            return sdk;
+        }
+
         private JToken[] Installs()
         {
             lock (backend.Requests) return backend.Requests.Where(r => r.Key == "POST /v1/installs").Select(r => r.Value).ToArray();
@@ -118,10 +131,7 @@ namespace Service.Unity.Tests
         public void ADenialSendsTheInstallAtTheNextReadWithNoIdfa()
         {
             var phone = new Phone();
-            var sdk = Sdk(phone);
-            sdk.WaitForTrackingAuthorization(60);
-            sdk.Configure("sdk_key", 1, null);
-            sdk.Idle().Wait();
+            var sdk = Waiting(phone);
             CollectionAssert.IsEmpty(Installs());
 
             phone.Answer("denied", null);
@@ -135,10 +145,7 @@ namespace Service.Unity.Tests
         public void WithNoAnswerTheInstallGoesOnceTheTimeIsUp()
         {
             var phone = new Phone();
-            var sdk = Sdk(phone);
-            sdk.WaitForTrackingAuthorization(3);
-            sdk.Configure("sdk_key", 1, null);
-            sdk.Idle().Wait();
+            var sdk = Waiting(phone, 3);
             NextCheck(sdk);
             NextCheck(sdk);
             CollectionAssert.IsEmpty(Installs(), "2 s of 3: still waiting");
@@ -154,10 +161,7 @@ namespace Service.Unity.Tests
         public void TheLastReadComesWhenTheTimeIsUpNotASecondLater()
         {
             var phone = new Phone();
-            var sdk = Sdk(phone);
-            sdk.WaitForTrackingAuthorization(2);
-            sdk.Configure("sdk_key", 1, null);
-            sdk.Idle().Wait();
+            var sdk = Waiting(phone, 2);
             // The app took its time over the first send: 1.5 s of the 2 gone at the next read.
             clock.Held += TimeSpan.FromMilliseconds(1500);
             Assert.AreEqual(1, timers.Fire(Check));
@@ -174,10 +178,7 @@ namespace Service.Unity.Tests
         public void AClockSetBackDuringTheWaitEndsIt()
         {
             var phone = new Phone();
-            var sdk = Sdk(phone);
-            sdk.WaitForTrackingAuthorization(60);
-            sdk.Configure("sdk_key", 1, null);
-            sdk.Idle().Wait();
+            var sdk = Waiting(phone);
             CollectionAssert.IsEmpty(Installs());
             // The user put the clock a day back: the wait must not grow by a day.
             clock.Held -= TimeSpan.FromDays(1);
@@ -219,11 +220,7 @@ namespace Service.Unity.Tests
         [Test]
         public void AStatusAlreadyDeterminedAtConfigureWaitsForNothing()
         {
-            var phone = new Phone { AttStatus = "authorized", AdvertisingId = Idfa };
-            var sdk = Sdk(phone);
-            sdk.WaitForTrackingAuthorization(60);
-            sdk.Configure("sdk_key", 1, null);
-            sdk.Idle().Wait();
+            Waiting(new Phone { AttStatus = "authorized", AdvertisingId = Idfa });
             Assert.AreEqual(Idfa, (string)Installs().Single()["maid"]);
             CollectionAssert.IsEmpty(log.At(LogLevel.Info, "tracking authorization"), "no wait began: none is said");
         }
@@ -231,11 +228,7 @@ namespace Service.Unity.Tests
         [Test]
         public void NothingWaitsOnAndroid()
         {
-            var phone = new Phone { Os = "android", AttStatus = null };
-            var sdk = Sdk(phone);
-            sdk.WaitForTrackingAuthorization(60);
-            sdk.Configure("sdk_key", 1, null);
-            sdk.Idle().Wait();
+            Waiting(new Phone { Os = "android", AttStatus = null });
             Assert.AreEqual(1, Installs().Length);
             CollectionAssert.IsEmpty(timers.Delays.Where(d => d == Check));
         }
@@ -261,10 +254,7 @@ namespace Service.Unity.Tests
             // A later launch, the status reset to not determined (the user reset the app's
             // permissions in Settings): its session goes at once.
             phone.Answer("not_determined", null);
-            var next = Sdk(phone);
-            next.WaitForTrackingAuthorization(60);
-            next.Configure("sdk_key", 1, null);
-            next.Idle().Wait();
+            Waiting(phone);
             Assert.AreEqual(1, Installs().Length);
             Assert.AreEqual(2, Sent().Count(k => k == "POST /v1/sessions"));
             CollectionAssert.IsEmpty(timers.Delays.Where(d => d == Check));
@@ -274,18 +264,12 @@ namespace Service.Unity.Tests
         public void ALaunchEndedWhileWaitingWaitsAgainAtTheNextConfigure()
         {
             var phone = new Phone();
-            var first = Sdk(phone);
-            first.WaitForTrackingAuthorization(60);
-            first.Configure("sdk_key", 1, null);
-            first.Idle().Wait();
+            Waiting(phone);
             CollectionAssert.IsEmpty(Installs());
 
             // Killed before an answer; the next launch asks again, and this time the user answers.
             timers = new ManualTimers();
-            var next = Sdk(phone);
-            next.WaitForTrackingAuthorization(60);
-            next.Configure("sdk_key", 1, null);
-            next.Idle().Wait();
+            var next = Waiting(phone);
             CollectionAssert.IsEmpty(Installs(), "the install still waits");
             phone.Answer("authorized", Idfa);
             NextCheck(next);
