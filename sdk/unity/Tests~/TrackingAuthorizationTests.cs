@@ -83,6 +83,14 @@ namespace Service.Unity.Tests
             return sdk;
         }
 
+        /// <summary>An SDK on the device, configured with no wait, and done with what it sends.</summary>
+        private void Launched(Phone phone)
+        {
+            var sdk = Sdk(phone);
+            sdk.Configure("sdk_key", 1, null);
+            sdk.Idle().Wait();
+        }
+
         private JToken[] Installs()
         {
             lock (backend.Requests) return backend.Requests.Where(r => r.Key == "POST /v1/installs").Select(r => r.Value).ToArray();
@@ -192,9 +200,7 @@ namespace Service.Unity.Tests
         public void AnInstallRecordedEarlierIsNotHeldWhenTheServiceAsksForItAgain()
         {
             var phone = new Phone { AttStatus = "denied" };
-            var first = Sdk(phone);
-            first.Configure("sdk_key", 1, null);
-            first.Idle().Wait();
+            Launched(phone);
             Assert.AreEqual(1, Installs().Length);
 
             // A later launch that waits, whose status reads not determined again (the app's
@@ -236,9 +242,7 @@ namespace Service.Unity.Tests
         [Test]
         public void WithoutTheCallTheInstallGoesAtOnceUndetermined()
         {
-            var sdk = Sdk(new Phone());
-            sdk.Configure("sdk_key", 1, null);
-            sdk.Idle().Wait();
+            Launched(new Phone());
             Assert.AreEqual("not_determined", (string)Installs().Single()["att_status"]);
         }
 
@@ -246,9 +250,7 @@ namespace Service.Unity.Tests
         public void AnInstallAlreadyRecordedNeverWaits()
         {
             var phone = new Phone { AttStatus = "denied" };
-            var first = Sdk(phone);
-            first.Configure("sdk_key", 1, null);
-            first.Idle().Wait();
+            Launched(phone);
             Assert.AreEqual(1, Installs().Length);
 
             // A later launch, the status reset to not determined (the user reset the app's
