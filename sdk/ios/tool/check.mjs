@@ -33,6 +33,11 @@ const flutter = join(sdk, "flutter");
 /** The Flutter plugin's Swift package, whose sources the podspec compiles too. */
 const flutterPackage = join(flutter, "ios", "service_attribution");
 const read = (path) => readFileSync(path, "utf8");
+/** A problem for each of `names` that the XCTest class `suite`'s source declares no `func` of. */
+const missingTests = (source, suite, names) =>
+  names
+    .filter((name) => !new RegExp(`func ${name}\\(`).test(source))
+    .map((name) => `${suite}.${name} is missing`);
 const vectors = (file) => JSON.parse(read(join(sdk, "conformance", file)));
 
 const grammar = createRequire(import.meta.url).resolve(
@@ -663,15 +668,13 @@ checking(
       problems.push("ConformanceTests.testTrackingUpdatesAtALaterStart is missing");
     const consentTests = read(join(ios, "Tests", "ServiceAttributionTests", "ConsentTests.swift"));
     problems.push(
-      ...[
+      ...missingTests(consentTests, "ConsentTests", [
         "testTheSameTrackingAtALaterStartSendsNoUpdate",
         "testAttDeniedAtALaterStartSendsAnUpdateWithNoIdfaOnce",
         "testAttAnsweredDuringTheSessionIsSentAsTheAppBecomesActive",
         "testAnonymousModeOnAfterTheInstallSendsAnUpdateWithNoIdfa",
         "testNoTrackingUpdateBeforeTheInstallIsRecorded",
-      ]
-        .filter((name) => !new RegExp(`func ${name}\\(`).test(consentTests))
-        .map((name) => `ConsentTests.${name} is missing`),
+      ]),
     );
     return problems;
   },
@@ -1750,9 +1753,7 @@ checking(
       ...(/anonymous \? batch\.map\(Requests\.anonymized\) : batch/.test(post)
         ? []
         : ["an event leaving while anonymous is not anonymized"]),
-      ...named
-        .filter((name) => !new RegExp(`func ${name}\\(`).test(tests))
-        .map((name) => `ConsentTests.${name} is missing`),
+      ...missingTests(tests, "ConsentTests", named),
       ...(/keys\.contains\("anonymous"\)/.test(conformance)
         ? []
         : [
@@ -2160,7 +2161,7 @@ checking(
       join(ios, "Tests", "ServiceAttributionTests", "TrackingAuthorizationTests.swift"),
     );
     problems.push(
-      ...[
+      ...missingTests(tests, "TrackingAuthorizationTests", [
         "testTheInstallWaitsWhileNotDeterminedAndGoesWithTheIdfaOnceAuthorized",
         "testTheAnswerIsReadAtOnceAsTheAppBecomesActive",
         "testTheInstallGoesWhenTheTimeoutPasses",
@@ -2171,9 +2172,7 @@ checking(
         "testACallAfterConfigureChangesNothing",
         "testALaunchThatEndedWhileWaitingWaitsAgainFromItsOwnConfigure",
         "testWhileTheInstallWaitsTheTimeLentInTheBackgroundIsGivenBack",
-      ]
-        .filter((name) => !new RegExp(`func ${name}\\(`).test(tests))
-        .map((name) => `TrackingAuthorizationTests.${name} is missing`),
+      ]),
     );
     return problems;
   },
