@@ -26,7 +26,8 @@ describe("findAddresses", () => {
   });
 
   it("says so when the database has no address in a country", async () => {
-    const addresses = findAddresses(["XK"], await createCountryResolver(), createRandom(1));
+    // Fewer draws than the demo's: the answer is the same for a country with none.
+    const addresses = findAddresses(["XK"], await createCountryResolver(), createRandom(1), 20_000);
     expect(() => addresses.home("XK")).toThrow(/no address in XK/);
   });
 });

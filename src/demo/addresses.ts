@@ -22,17 +22,19 @@ const MAX_DRAWS = 2_000_000;
 
 /**
  * Finds /24 blocks of each country by drawing addresses and asking the country database, so
- * the blocks are the database's, whatever release of it is installed.
+ * the blocks are the database's, whatever release of it is installed. A country still short of
+ * blocks after `maxDraws` draws has what was found, or no address.
  */
 export const findAddresses = (
   countries: readonly string[],
   resolver: CountryResolver,
   random: Random,
+  maxDraws = MAX_DRAWS,
 ): Addresses => {
   const wanted = new Set(countries);
   const blocks = new Map<string, string[]>(countries.map((c) => [c, []]));
   const full = () => [...blocks.values()].every((list) => list.length >= BLOCKS_PER_COUNTRY);
-  for (let draw = 0; draw < MAX_DRAWS && !full(); draw++) {
+  for (let draw = 0; draw < maxDraws && !full(); draw++) {
     const block = `${random.int(1, 223)}.${random.int(0, 255)}.${random.int(0, 255)}`;
     const countryOf = (host: number) =>
       resolver.countryOf({ sourceIp: `${block}.${host}`, headers: {} });
