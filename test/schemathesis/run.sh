@@ -20,7 +20,7 @@ version="4.32.5"
 # ATTRIBUTION_VENV_HOME names (CI keeps one between runs, as Maven keeps its repository).
 venv="${ATTRIBUTION_VENV_HOME:+$ATTRIBUTION_VENV_HOME/schemathesis-$version}"
 venv="${venv:-$root/.venv-schemathesis}"
-max_examples="${SCHEMATHESIS_MAX_EXAMPLES:-50}"
+max_examples="${SCHEMATHESIS_MAX_EXAMPLES:-25}"
 
 fail() {
   echo "$1"
