@@ -114,6 +114,44 @@ namespace Service.Unity.Tests
                 "parameters: " + actual["parameters"]);
         }
 
+        public static IEnumerable<TestCaseData> MatchingParameters()
+        {
+            return Cases("pii.json", "cases", v => true);
+        }
+
+        /// <summary>
+        /// pii.json's cases with sealing off, which is how Unity sends them always: each matching
+        /// parameter hashed or left out before the queue, so neither the queue on the device nor
+        /// the request holds it in clear.
+        /// </summary>
+        [TestCaseSource("MatchingParameters")]
+        public void SendEventHashesTheMatchingParameters(JObject vector)
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var store = new MemoryStore();
+            var setup = Setups.For("http://service.test", backend, store: store);
+            var core = new SdkCore(setup);
+            var parameters = (JObject)vector["parameters"];
+            // Queued before Configure, so it waits in the store.
+            core.SendEvent(EventType.CUSTOM, "sign_up", (Dictionary<string, object>)Native(parameters));
+            var clearValues = Pii.Keys.Where(key => parameters[key] != null && parameters[key].Type == JTokenType.String)
+                .Select(key => (string)parameters[key])
+                .Where(value => !value.StartsWith("sha256:") && value.Length != 64).ToList();
+            foreach (var clear in clearValues)
+            {
+                Assert.IsFalse(store.Values().Any(stored => stored.Contains(Newtonsoft.Json.JsonConvert.ToString(clear))), "kept in clear: " + clear);
+            }
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            var sent = (JObject)backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events"))
+                .SelectMany(r => r.Value["events"]).Single();
+            Assert.IsTrue(JToken.DeepEquals(vector["encryptionOff"], sent["parameters"]), "parameters: " + sent["parameters"]);
+            var leftOut = Pii.Keys.Where(key => parameters[key] != null && vector["encryptionOff"][key] == null).ToList();
+            var warned = ((ListLog)setup.Log).At(LogLevel.Warn, "matching parameters with no usable value were left out");
+            if (leftOut.Count == 0) Assert.IsEmpty(warned);
+            else StringAssert.EndsWith(string.Join(", ", leftOut), warned.Single());
+        }
+
         /// <summary>No parameters may be null, absent or an empty map (the vectors' description).</summary>
         private static JToken Normalized(JToken parameters)
         {

@@ -40,10 +40,25 @@ namespace Service.Unity.Tests
         /// <summary>`attribution …` against the service's data folder; its standard output.</summary>
         public static string Cli(params string[] args)
         {
+            return Node(Path.Combine(Repo.Root, "bin", "attribution.js"),
+                args.Concat(new[] { "--data-dir", Require("SERVICE_DATA_DIR") }).ToArray());
+        }
+
+        /// <summary>
+        /// The parameters the service stored in its lake for an event ("stored"), and the same with
+        /// every sealed value opened with the app's keys ("opened"): sdk/stored-parameters.mjs.
+        /// </summary>
+        public static JObject StoredParameters(string appId, string eventId)
+        {
+            return JObject.Parse(Node(Path.Combine(Repo.Root, "sdk", "stored-parameters.mjs"),
+                Require("SERVICE_DATA_DIR"), appId, eventId));
+        }
+
+        private static string Node(string script, params string[] args)
+        {
             var start = new ProcessStartInfo("node")
             {
-                Arguments = string.Join(" ", new[] { Path.Combine(Repo.Root, "bin", "attribution.js") }
-                    .Concat(args).Concat(new[] { "--data-dir", Require("SERVICE_DATA_DIR") })
+                Arguments = string.Join(" ", new[] { script }.Concat(args)
                     .Select(arg => "\"" + arg.Replace("\"", "\\\"") + "\"")),
                 RedirectStandardOutput = true,
                 RedirectStandardError = true,
@@ -54,7 +69,7 @@ namespace Service.Unity.Tests
                 var output = process.StandardOutput.ReadToEnd();
                 var errors = process.StandardError.ReadToEnd();
                 process.WaitForExit();
-                if (process.ExitCode != 0) throw new InvalidOperationException("attribution " + string.Join(" ", args) + ": " + errors);
+                if (process.ExitCode != 0) throw new InvalidOperationException(Path.GetFileName(script) + " " + string.Join(" ", args) + ": " + errors);
                 return output;
             }
         }

@@ -33,6 +33,12 @@ namespace Service.Unity.Tests
         {
             lock (values) values.Remove(key);
         }
+
+        /// <summary>Every value held, for a test that looks for what must not be kept.</summary>
+        public List<string> Values()
+        {
+            lock (values) return values.Values.ToList();
+        }
     }
 
     /// <summary>
@@ -468,7 +474,12 @@ namespace Service.Unity.Tests
 
         public static JObject Vectors(string file)
         {
-            return JObject.Parse(File.ReadAllText(Path.Combine(Root, "sdk", "conformance", file)));
+            // Strings stay strings: a date-time in a vector is the text an app passes.
+            using (var reader = new Newtonsoft.Json.JsonTextReader(new StringReader(File.ReadAllText(Path.Combine(Root, "sdk", "conformance", file)))))
+            {
+                reader.DateParseHandling = Newtonsoft.Json.DateParseHandling.None;
+                return JObject.Load(reader);
+            }
         }
     }
 }

@@ -658,13 +658,21 @@ namespace Service.Unity
                 userId = takenAnonymous ? null : configured ? customerUserId : store.Get(CustomerUserIdKey);
             }
             var now = setup.Clock.UtcNow;
+            // Hashed before the queue: a matching parameter reaches neither the disk nor the
+            // network in clear.
+            List<string> leftOut;
+            var queuedParameters = Pii.Protect(checkedParameters, out leftOut);
+            if (leftOut.Count > 0)
+            {
+                Write(LogLevel.Warn, eventType + ": matching parameters with no usable value were left out: " + string.Join(", ", leftOut));
+            }
             var overflow = queue.Add(new QueuedEvent
             {
                 EventId = Guid.NewGuid().ToString("N"),
                 EventType = eventType.ToString(),
                 // A standard event's name is not sent: the type names it.
                 EventName = eventType == EventType.CUSTOM ? eventName : null,
-                Parameters = checkedParameters == null ? null : JToken.FromObject(checkedParameters),
+                Parameters = queuedParameters == null ? null : JToken.FromObject(queuedParameters),
                 EventTime = Requests.Iso(now),
                 CustomerUserId = userId,
                 Anonymous = takenAnonymous,
