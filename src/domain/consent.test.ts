@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { allowsAdUserData, type Consent } from "./consent.ts";
+import { adUserDataOf, allowsAdUserData, type Consent } from "./consent.ts";
+import { tcString } from "./tcf.test-support.ts";
+import { tcfAnswers } from "./tcf.ts";
 
 const consent = (overrides: Partial<Consent>): Consent => ({
   gdprApplies: null,
@@ -26,5 +28,48 @@ describe("allowsAdUserData", () => {
   it("asks for a yes where consent is required", () => {
     expect(allowsAdUserData(consent({ gdprApplies: true }))).toBe(false);
     expect(allowsAdUserData(consent({ gdprApplies: true, adPersonalization: true }))).toBe(false);
+  });
+});
+
+describe("a consent platform's TCF string", () => {
+  const measured = tcString([1, 3, 4, 7]);
+  const notMeasured = tcString([1, 3, 4]);
+
+  it("answers ad user data when the app did not: purposes 1 and 7, as Google reads it", () => {
+    expect(adUserDataOf(consent({ tcfString: measured }))).toBe(true);
+    expect(adUserDataOf(consent({ tcfString: notMeasured }))).toBe(false);
+    expect(adUserDataOf(consent({ tcfString: tcString([7]) }))).toBe(false);
+    expect(allowsAdUserData(consent({ gdprApplies: true, tcfString: measured }))).toBe(true);
+    expect(allowsAdUserData(consent({ gdprApplies: true, tcfString: notMeasured }))).toBe(false);
+    // A refusal there holds wherever the user is, as the app's own does.
+    expect(allowsAdUserData(consent({ gdprApplies: false, tcfString: notMeasured }))).toBe(false);
+  });
+
+  it("reads purpose 1 as given where the platform did not disclose it (purpose one treatment)", () => {
+    expect(adUserDataOf(consent({ tcfString: tcString([7], { purposeOneTreatment: true }) }))).toBe(
+      true,
+    );
+  });
+
+  it("gives way to the app's own answer", () => {
+    expect(adUserDataOf(consent({ adUserData: false, tcfString: measured }))).toBe(false);
+    expect(adUserDataOf(consent({ adUserData: true, tcfString: notMeasured }))).toBe(true);
+  });
+
+  it("says nothing when it is no TCF v2 string", () => {
+    for (const text of [
+      "CQF0-AAQF0-AAAH",
+      "not a consent string",
+      "BOEFEAyOEFEAyAHABDENAI4AAAB9vABAASA",
+    ]) {
+      expect(tcfAnswers(text)).toBeNull();
+      expect(allowsAdUserData(consent({ gdprApplies: true, tcfString: text }))).toBe(false);
+      expect(allowsAdUserData(consent({ gdprApplies: null, tcfString: text }))).toBe(true);
+    }
+  });
+
+  it("reads personalisation from purposes 3 and 4", () => {
+    expect(tcfAnswers(measured)).toEqual({ adUserData: true, adPersonalization: true });
+    expect(tcfAnswers(tcString([1, 3, 7]))).toEqual({ adUserData: true, adPersonalization: false });
   });
 });

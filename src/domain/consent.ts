@@ -1,3 +1,5 @@
+import { tcfAnswers } from "./tcf.ts";
+
 /**
  * A user's consent as the SDK reports it: whether the user is where consent is required, the
  * answers Google's EU user consent policy asks for, and the IAB TCF string a consent platform
@@ -16,12 +18,24 @@ export interface Consent {
 }
 
 /**
+ * The user's answer on ad user data: the app's own (`setConsent`), else what the consent
+ * platform's TCF string says (./tcf.ts), else null. The app's answer comes first, as it does
+ * for the leading attribution services: an app that asks itself knows what it asked.
+ */
+export const adUserDataOf = (consent: Consent | null): boolean | null => {
+  if (!consent) return null;
+  if (consent.adUserData !== null) return consent.adUserData;
+  return (consent.tcfString ? tcfAnswers(consent.tcfString)?.adUserData : undefined) ?? null;
+};
+
+/**
  * Whether the install's advertising id may serve advertising purposes, matching included: not
  * when the user refused ad user data, nor where consent is required and was not given (Google's
  * policy for the EEA asks for a yes, not the absence of a no).
  */
 export const allowsAdUserData = (consent: Consent | null): boolean => {
   if (!consent) return true;
-  if (consent.adUserData === false) return false;
-  return consent.gdprApplies !== true || consent.adUserData === true;
+  const adUserData = adUserDataOf(consent);
+  if (adUserData === false) return false;
+  return consent.gdprApplies !== true || adUserData === true;
 };

@@ -26,8 +26,9 @@ export const consentSchema = z
       ),
       ad_user_data: consentFlag(
         "Whether the user agreed that their data be sent to ad platforms for advertising " +
-          "(Google's `ad_user_data`). Null: not asked. False, or not true where consent is " +
-          "required, keeps the advertising id out of matching.",
+          "(Google's `ad_user_data`). Null: not asked (then `tcf_string` answers, when there is " +
+          "one). False, or not true where consent is required, keeps the advertising id out of " +
+          "matching.",
       ),
       ad_personalization: consentFlag(
         "Whether the user agreed to personalised ads (Google's `ad_personalization`). Null: not asked.",
@@ -40,7 +41,8 @@ export const consentSchema = z
         .meta({
           description:
             "The IAB TCF v2 consent string the app's consent platform stored on the device " +
-            "(`IABTCF_TCString`), as stored.",
+            "(`IABTCF_TCString`), as stored. Where `ad_user_data` is null, its purposes 1 and 7 " +
+            "answer it (as Google reads a TCF string for consent mode).",
           example: "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA",
         }),
     },

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { tcString } from "../domain/tcf.test-support.ts";
 import {
   ANDROID_INSTALL,
   consentOf,
@@ -182,6 +183,13 @@ describe("deviceDataShareable", () => {
       expect(deviceDataShareable(absent, false)).toBe(false);
       expect(deviceDataShareable(absent, true)).toBe(true);
     }
+  });
+
+  it("takes the consent platform's TCF string as the user's answer when the app gave none", () => {
+    const measured = consentOf({ gdprApplies: true, tcfString: tcString([1, 7]) });
+    expect(deviceDataShareable(measured, false)).toBe(true);
+    const withheld = consentOf({ gdprApplies: true, tcfString: tcString([1]) });
+    expect(deviceDataShareable(withheld, true)).toBe(false);
   });
 });
 

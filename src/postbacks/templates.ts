@@ -21,7 +21,7 @@
  * media source, campaign, click) only for the partner that won the install: one network never
  * learns of another's campaigns.
  */
-import { allowsAdUserData, type Consent } from "../domain/consent.ts";
+import { adUserDataOf, allowsAdUserData, type Consent } from "../domain/consent.ts";
 import type { AttStatus, Os } from "../domain/install-facts.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { AdFields } from "../ports/links.ts";
@@ -122,12 +122,13 @@ const ZERO_ID = /^[0-]+$/;
 /**
  * Whether the install's device ids and address may be shared with ad networks: a user who
  * said no to ad user data, or where consent is required and was not given (Google's EU user
- * consent policy asks for a yes there), never; a user who said yes, always; an install whose
- * consent says nothing on it, as the app's own setting says.
+ * consent policy asks for a yes there), never; a user who said yes (to the app, or in the TCF
+ * string of its consent platform), always; an install whose consent says nothing on it, as the
+ * app's own setting says.
  */
 export const deviceDataShareable = (consent: Consent | null, appSetting: boolean): boolean => {
   if (!allowsAdUserData(consent)) return false;
-  if (consent?.adUserData === true) return true;
+  if (adUserDataOf(consent) === true) return true;
   return appSetting;
 };
 

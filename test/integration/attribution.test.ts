@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CROWDED_IP_DEVICES } from "../../src/attribution/matcher.ts";
 import { withAttributionSettings } from "../../src/attribution/settings.ts";
+import { tcString } from "../../src/domain/tcf.test-support.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { PIXEL } from "../support/agents.ts";
@@ -162,6 +163,34 @@ describe("attribution over HTTP", () => {
       });
       expect(await attributionOf("consent-unasked")).toMatchObject({
         media_source: "network_unasked",
+      });
+    });
+
+    it("reads the consent platform's TCF string where the app gave no answer of its own", async () => {
+      const measured = "38400000-8cf0-11bd-b23e-10b96e400104";
+      const withheld = "38400000-8cf0-11bd-b23e-10b96e400105";
+      await reportClick(measured, "network_tcf_measured");
+      await reportClick(withheld, "network_tcf_withheld");
+      // Purposes 1 (device storage) and 7 (ad measurement): ad user data, as Google reads it.
+      await install(
+        androidInstall("consent-tcf-measured", {
+          maid: measured,
+          consent: { gdpr_applies: true, tcf_string: tcString([1, 2, 7]) },
+        }),
+      );
+      await install(
+        androidInstall("consent-tcf-withheld", {
+          maid: withheld,
+          consent: { gdpr_applies: true, tcf_string: tcString([1, 2, 3, 4]) },
+        }),
+      );
+      expect(await attributionOf("consent-tcf-measured")).toMatchObject({
+        media_source: "network_tcf_measured",
+        matching_type: "network",
+      });
+      expect(await attributionOf("consent-tcf-withheld")).toEqual({
+        service_match_status: "organic",
+        media_source: "organic",
       });
     });
 
@@ -448,6 +477,8 @@ describe("attribution over HTTP", () => {
         "by-maid-again",
         "consent-agreed",
         "consent-refused",
+        "consent-tcf-measured",
+        "consent-tcf-withheld",
         "consent-unasked",
         "consent-updated",
         "geo-1",

@@ -1,0 +1,38 @@
+/**
+ * The answers to Google's EU user consent policy that an IAB TCF v2 consent string gives, read
+ * as Google reads one for consent mode: `ad_user_data` is granted with purposes 1 (store and/or
+ * access information on a device) and 7 (measure ad performance), `ad_personalization` with
+ * purposes 3 (create a personalised ads profile) and 4 (select personalised ads). A string
+ * whose CMP did not disclose purpose 1 at all (purpose one treatment, where the publisher's
+ * country has no such rule) is read without it. Vendor consents are not read: the service
+ * works for the app, not as a vendor of the Global Vendor List.
+ */
+import { TCString } from "@iabtechlabtcf/core";
+
+export interface TcfAnswers {
+  readonly adUserData: boolean;
+  readonly adPersonalization: boolean;
+}
+
+/** The last string read and its answers: an install's consent is read several times in a row. */
+let last: { readonly text: string; readonly answers: TcfAnswers | null } | undefined;
+
+/** The answers the string gives; null for a string that is no TCF v2 consent string. */
+export const tcfAnswers = (text: string): TcfAnswers | null => {
+  if (last?.text === text) return last.answers;
+  let answers: TcfAnswers | null = null;
+  try {
+    const model = TCString.decode(text);
+    if (model.version === 2) {
+      const granted = (purpose: number) => model.purposeConsents.has(purpose);
+      answers = {
+        adUserData: (model.purposeOneTreatment || granted(1)) && granted(7),
+        adPersonalization: granted(3) && granted(4),
+      };
+    }
+  } catch {
+    // Not a consent string (cut short, another framework's): it says nothing.
+  }
+  last = { text, answers };
+  return answers;
+};
