@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestEnv } from "../src/config/aws-env.ts";
 import { API_FUNCTIONS } from "../src/functions/manifest.ts";
 import { LINK_HOST_ROUTES } from "../src/http/routes.ts";
+import { AWS_JOBS } from "../src/jobs/jobs.ts";
 import { TABLE_STREAM_WORKERS } from "../src/workers/table-stream-workers.ts";
 import { WORKERS } from "../src/workers/workers.ts";
 import { createApp, EDGE_STACK_ID, STACK_ID } from "./app.ts";
@@ -243,14 +244,15 @@ describe("cdk synth", () => {
   it("bundles each function as one ESM file exporting handler, the AWS SDK left to the runtime", () => {
     const bundles = lambdaBundles();
     // One function per ungrouped route and per route group of the API, per route of the link
-    // host, per queue-driven worker and per table-stream worker, the authorizer, the scheduled
-    // purge, the daily rates job, the attribution sweep and the link host's origin check.
+    // host, per queue-driven worker and per table-stream worker, per job with an AWS schedule,
+    // the authorizer and the link host's origin check.
     expect(bundles).toHaveLength(
       API_FUNCTIONS.length +
         LINK_HOST_ROUTES.length +
         WORKERS.length +
         TABLE_STREAM_WORKERS.length +
-        5,
+        AWS_JOBS.length +
+        2,
     );
     for (const { id, code } of bundles) {
       expect(code, id).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);

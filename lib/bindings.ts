@@ -104,6 +104,7 @@ const GRANTS: Grants = {
   credentials: {
     verify: (role, parts) => need(parts.users, "the user pool").grantVerify(role),
     manage: (role, parts) => need(parts.users, "the user pool").grantManage(role),
+    list: (role, parts) => need(parts.users, "the user pool").grantList(role),
   },
   rates: {
     read: (role, parts) => need(parts.lake, "the lake").grantReadRates(role),

@@ -93,6 +93,16 @@ export class DashboardUsers extends Construct {
     );
   }
 
+  /** Lists the pool's people, whose `Enabled` says who was disabled there. */
+  grantList(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["cognito-idp:ListUsers"],
+        resources: [this.pool.userPoolArn],
+      }),
+    );
+  }
+
   /** Adds people, sets and removes their passwords (the users routes and CLI). */
   grantManage(grantee: IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(

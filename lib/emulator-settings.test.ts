@@ -55,6 +55,20 @@ describe("the stack for an emulator without Glue, Athena and HTTP APIs", () => {
     expect(routes).toContain("list-apps");
     expect(() => bare.stack.dashboard).toThrow(/dashboard/);
     expect(() => bare.stack.dashboardUsers).toThrow(/dashboard/);
+    // And the job that ends the sessions of people disabled in the pool, which lists them.
+    const job = (template: typeof full.template) =>
+      Object.keys(template.findResources("AWS::Lambda::Function")).filter((id) =>
+        id.startsWith("DisabledAccountsJob"),
+      );
+    expect(job(full.template)).toHaveLength(1);
+    expect(job(bare.template)).toEqual([]);
+    const policies = JSON.stringify(
+      Object.entries(full.template.findResources("AWS::IAM::Policy")).filter(([id]) =>
+        id.startsWith("DisabledAccountsJob"),
+      ),
+    );
+    expect(policies).toContain("cognito-idp:ListUsers");
+    expect(policies).not.toContain("cognito-idp:AdminDeleteUser");
   });
 
   it("keeps the streams, which write records as JSON, without Parquet conversion", () => {

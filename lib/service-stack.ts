@@ -277,6 +277,8 @@ export class ServiceStack extends Stack {
     const built = new Set<string>(["purge", "fx-rates", "attribution-sweep"]);
     for (const job of AWS_JOBS) {
       if (built.has(job.id)) continue;
+      // As the routes that check a password: without the dashboard, no user pool to read.
+      if (!settings.dashboard && (job.aws.uses as Uses).credentials) continue;
       new ScheduledJob(this, `${pascal(job.id)}Job`, {
         job,
         binding: bindingOf(job.aws.uses, parts),

@@ -56,8 +56,11 @@ export interface TableAccess {
    * whose claim it lets go) and delete it.
    */
   readonly attributions: "request" | "work" | "get" | "sweep" | "purge";
-  /** read: one user by email (a session's owner); grant: add an app to a user's apps. */
-  readonly users: "read" | "grant";
+  /**
+   * read: one user by email (a session's owner); grant: add an app to a user's apps; renew: a
+   * user's session generation (ending their sessions).
+   */
+  readonly users: "read" | "grant" | "renew";
   /** read: one session by key (the authorizer); readWrite: sign in and out. */
   readonly sessions: "read" | "readWrite";
   /** read: an app's configurations (the by-app index) and one by key; manage: and change them. */
@@ -123,9 +126,9 @@ export interface Uses<Queue extends string = string> {
   readonly postbackSecrets?: "open" | "manage";
   /**
    * Dashboard people's passwords (Cognito's user pool on AWS): `verify` one at sign-in;
-   * `manage` them (set, remove).
+   * `manage` them (set, remove); `list` the people, to find those disabled there.
    */
-  readonly credentials?: "verify" | "manage";
+  readonly credentials?: "verify" | "manage" | "list";
   /**
    * The exchange-rate table: `read` the stored one (else the one shipped in the asset); `write`
    * it (the daily rates job), starting from the shipped one.

@@ -15,7 +15,12 @@ describe("the job table", () => {
   });
 
   it("runs on AWS only the jobs that have a schedule there; the rest say what does their work", () => {
-    expect(AWS_JOBS.map((job) => job.id)).toEqual(["purge", "fx-rates", "attribution-sweep"]);
+    expect(AWS_JOBS.map((job) => job.id)).toEqual([
+      "purge",
+      "fx-rates",
+      "attribution-sweep",
+      "disabled-accounts",
+    ]);
     for (const job of JOBS) {
       if (!("schedule" in job.aws)) expect(job.aws.instead.length).toBeGreaterThan(0);
     }

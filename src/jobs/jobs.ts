@@ -98,6 +98,22 @@ export const JOBS = [
     },
   },
   {
+    id: "disabled-accounts",
+    handler: "jobs/disabled-accounts.ts#disabledAccountsJob",
+    description:
+      "Ends the open sessions of people disabled in the user pool that keeps the passwords.",
+    // Embedded, the users table keeps the passwords and no account is disabled but by its
+    // removal: a run finds no one, and reads nothing but the (empty) answer.
+    embedded: { everyMs: 5 * 60_000, atStart: false },
+    aws: {
+      // How long a person disabled in Cognito's console keeps an open session, at most.
+      schedule: { everyMs: 5 * 60_000 },
+      memoryMb: 256,
+      timeoutSeconds: 60,
+      uses: { tables: { users: "renew" }, credentials: "list" },
+    },
+  },
+  {
     id: "reap-touches",
     description: "Forgets touches older than the longest click window.",
     embedded: { everyMs: 6 * HOUR_MS, atStart: true },

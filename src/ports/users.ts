@@ -135,4 +135,11 @@ export interface Credentials {
   set(email: string, password: string): Promise<void>;
   /** Forgets a person's password (the user was removed). */
   remove(email: string): Promise<void>;
+  /**
+   * The people whose accounts are disabled where the passwords are kept, by email: on AWS those
+   * disabled in Cognito's user pool (its console, `admin-disable-user`), who can sign in no more
+   * and whose open sessions the service then ends; none where the service keeps the passwords
+   * itself (a person is removed there, which ends their sessions at once).
+   */
+  disabledAccounts(): Promise<string[]>;
 }

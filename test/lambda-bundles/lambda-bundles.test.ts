@@ -22,6 +22,10 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import {
+  AdminDisableUserCommand,
+  CognitoIdentityProviderClient,
+} from "@aws-sdk/client-cognito-identity-provider";
+import {
   DeleteTableCommand,
   DynamoDBClient,
   ListTablesCommand,
@@ -995,6 +999,40 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
 
     expect((await call("sign-out", { session })).statusCode).toBe(204);
     expect((await call("session", { session })).statusCode).toBe(401);
+
+    // No admin again (whose sign-in would ask a TOTP code first), signed in again, then disabled
+    // in the pool (its console's switch): Cognito refuses the person's sign-ins, and the
+    // disabled-accounts job ends the session already open.
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: envOf("authorizer")[tableVariable("users")],
+        Key: { email: { S: email } },
+        UpdateExpression: "SET #admin = :admin",
+        ExpressionAttributeNames: { "#admin": "admin" },
+        ExpressionAttributeValues: { ":admin": { BOOL: false } },
+      }),
+    );
+    const again = await call("sign-in", { body: { email, password } });
+    const reopened = {
+      cookie: (again.headers["set-cookie"] ?? "").split(";")[0] ?? "",
+      csrfToken: (conforming("sign-in", again) as { csrf_token: string }).csrf_token,
+    };
+    conforming("session", await call("session", { session: reopened }));
+    const cognito = new CognitoIdentityProviderClient(motoClientConfig(moto));
+    await cognito.send(
+      new AdminDisableUserCommand({
+        UserPoolId: envOf(functionIdOf("sign-in")).USER_POOL_ID,
+        Username: email,
+      }),
+    );
+    expect((await call("sign-in", { body: { email, password } })).statusCode).toBe(401);
+    conforming("session", await call("session", { session: reopened }));
+    const ended = await handlerOf("disabled-accounts")(
+      { "detail-type": "Scheduled Event", source: "aws.events", detail: {} },
+      lambdaContext(rowOf("disabled-accounts")),
+    );
+    expect(ended).toBe(1);
+    expect((await call("session", { session: reopened })).statusCode).toBe(401);
   });
 
   it("openapi answers the document without a key", async () => {

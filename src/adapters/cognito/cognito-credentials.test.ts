@@ -13,13 +13,15 @@ import {
   CodeMismatchException,
   CognitoIdentityProviderClient,
   EnableSoftwareTokenMFAException,
+  ListUsersCommand,
   NotAuthorizedException,
   VerifySoftwareTokenCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
+import { endDisabledAccountsSessions } from "../../dashboard/disabled-accounts.ts";
 import { memorySessionStore, memoryUserStore } from "../../dashboard/memory-stores.test-support.ts";
-import { answerChallenge, signIn } from "../../dashboard/sessions.ts";
+import { answerChallenge, currentSession, signIn } from "../../dashboard/sessions.ts";
 import { createSignInGuard, LOCKED_OUT } from "../../dashboard/sign-in-guard.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
 import type { User } from "../../ports/users.ts";
@@ -196,7 +198,11 @@ describe("the dashboard's sign-in over Cognito", () => {
     createdAt: "2026-11-01T00:00:00.000Z",
   });
   const depsWith = () => ({
-    users: memoryUserStore([person(EMAIL, true), person("viewer@example.com", false)]),
+    users: memoryUserStore([
+      person(EMAIL, true),
+      person("viewer@example.com", false),
+      person("other@example.com", false),
+    ]),
     sessions: memorySessionStore(),
     credentials: credentials(),
     guard: createSignInGuard(),
@@ -254,5 +260,68 @@ describe("the dashboard's sign-in over Cognito", () => {
     const result = await signIn(deps, "viewer@example.com", "the password");
     expect(result.signedIn?.user.email).toBe("viewer@example.com");
     expect(inputsOf(AssociateSoftwareTokenCommand)).toEqual([]);
+  });
+
+  it("ends the open session of a person disabled in the pool at the job's next run, and only theirs", async () => {
+    cognito.on(AdminInitiateAuthCommand).resolves({ AuthenticationResult: { AccessToken: "at" } });
+    const deps = depsWith();
+    const viewer = await signIn(deps, "viewer@example.com", "the password");
+    const other = await signIn(deps, "other@example.com", "the password");
+    cognito.on(ListUsersCommand).resolves({
+      Users: [
+        {
+          Username: "a1b2",
+          Enabled: false,
+          Attributes: [{ Name: "email", Value: "viewer@example.com" }],
+        },
+        {
+          Username: "c3d4",
+          Enabled: true,
+          Attributes: [{ Name: "email", Value: "other@example.com" }],
+        },
+        // Disabled in the pool, and no person of the service's: nothing to end.
+        { Username: "gone@example.com", Enabled: false },
+      ],
+    });
+    expect(await endDisabledAccountsSessions(deps)).toBe(1);
+    await expect(currentSession(deps, viewer.signedIn?.token)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    expect((await currentSession(deps, other.signedIn?.token)).user.email).toBe(
+      "other@example.com",
+    );
+  });
+});
+
+describe("Cognito credentials' disabled accounts", () => {
+  beforeEach(() => cognito.reset());
+
+  it("reads every page of the pool's people, each disabled one by its email, else its username", async () => {
+    cognito
+      .on(ListUsersCommand)
+      .resolvesOnce({
+        Users: [
+          {
+            Username: "u-1",
+            Enabled: false,
+            Attributes: [{ Name: "email", Value: " Left@Example.com" }],
+          },
+          {
+            Username: "u-2",
+            Enabled: true,
+            Attributes: [{ Name: "email", Value: "stays@example.com" }],
+          },
+        ],
+        PaginationToken: "page-2",
+      })
+      .resolvesOnce({ Users: [{ Username: "Named@Example.com", Enabled: false }] });
+    expect(await credentials().disabledAccounts()).toEqual([
+      "left@example.com",
+      "named@example.com",
+    ]);
+    expect(inputsOf(ListUsersCommand)).toEqual([
+      { UserPoolId: POOL, Limit: 60, PaginationToken: undefined },
+      { UserPoolId: POOL, Limit: 60, PaginationToken: "page-2" },
+    ]);
   });
 });

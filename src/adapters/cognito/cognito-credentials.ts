@@ -28,6 +28,7 @@ import {
   type CognitoIdentityProviderClient,
   EnableSoftwareTokenMFAException,
   ExpiredCodeException,
+  ListUsersCommand,
   NotAuthorizedException,
   UserNotFoundException,
   UsernameExistsException,
@@ -243,6 +244,27 @@ export const createCognitoCredentials = (options: CognitoCredentialsOptions): Cr
       } catch (error) {
         if (!(error instanceof UserNotFoundException)) throw error;
       }
+    },
+    async disabledAccounts() {
+      // Every person of the pool, a page (60, Cognito's most) at a time: a dashboard's people
+      // are a few pages at most, and each person's `Enabled` is read as it is, with no filter
+      // expression to spell. A pool whose people sign in by email names them by a generated
+      // username: their email attribute is who they are here.
+      const disabled: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListUsersCommand({ UserPoolId: userPoolId, Limit: 60, PaginationToken: token }),
+        );
+        for (const person of page.Users ?? []) {
+          if (person.Enabled !== false) continue;
+          const email = person.Attributes?.find((attribute) => attribute.Name === "email")?.Value;
+          const who = email ?? person.Username;
+          if (who) disabled.push(who.trim().toLowerCase());
+        }
+        token = page.PaginationToken;
+      } while (token);
+      return disabled;
     },
   };
 };

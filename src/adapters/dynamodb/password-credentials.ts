@@ -61,5 +61,9 @@ export const createPasswordCredentials = (
     async remove() {
       // The hash and the secret go with the user's item.
     },
+    async disabledAccounts() {
+      // No account here is disabled but by its removal, which ends its sessions itself.
+      return [];
+    },
   };
 };
