@@ -883,6 +883,17 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     await clearOfMidnight(30_000);
     const email = "person@example.com";
     const password = "A long enough password 1!";
+    /** Made an admin, or no longer one, in the users table: the item that says who is one. */
+    const makeAdmin = (admin: boolean) =>
+      dynamodb.send(
+        new UpdateItemCommand({
+          TableName: envOf("authorizer")[tableVariable("users")],
+          Key: { email: { S: email } },
+          UpdateExpression: "SET #admin = :admin",
+          ExpressionAttributeNames: { "#admin": "admin" },
+          ExpressionAttributeValues: { ":admin": { BOOL: admin } },
+        }),
+      );
     await run(
       process.execPath,
       [join(PROJECT_ROOT, "bin", "attribution.js"), "users", "add", email, "--password", password],
@@ -978,15 +989,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     expect(JSON.parse(posted.body)).toEqual({ stored: "new" });
     // Made an admin in the users table (an admin's own sign-in asks a TOTP code on AWS): the
     // route reads who its person is at each call.
-    await dynamodb.send(
-      new UpdateItemCommand({
-        TableName: envOf("authorizer")[tableVariable("users")],
-        Key: { email: { S: email } },
-        UpdateExpression: "SET #admin = :admin",
-        ExpressionAttributeNames: { "#admin": "admin" },
-        ExpressionAttributeValues: { ":admin": { BOOL: true } },
-      }),
-    );
+    await makeAdmin(true);
     expect(
       conforming(
         "unknown-skadnetwork-postbacks",
@@ -1003,15 +1006,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     // No admin again (whose sign-in would ask a TOTP code first), signed in again, then disabled
     // in the pool (its console's switch): Cognito refuses the person's sign-ins, and the
     // disabled-accounts job ends the session already open.
-    await dynamodb.send(
-      new UpdateItemCommand({
-        TableName: envOf("authorizer")[tableVariable("users")],
-        Key: { email: { S: email } },
-        UpdateExpression: "SET #admin = :admin",
-        ExpressionAttributeNames: { "#admin": "admin" },
-        ExpressionAttributeValues: { ":admin": { BOOL: false } },
-      }),
-    );
+    await makeAdmin(false);
     const again = await call("sign-in", { body: { email, password } });
     const reopened = {
       cookie: (again.headers["set-cookie"] ?? "").split(";")[0] ?? "",
