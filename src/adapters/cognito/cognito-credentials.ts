@@ -34,6 +34,7 @@ import {
   UsernameExistsException,
   VerifySoftwareTokenCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
+import { normalEmail } from "../../dashboard/sessions.ts";
 import { LOCKED_OUT } from "../../dashboard/sign-in-guard.ts";
 import { TOTP_ISSUER } from "../../dashboard/totp.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
@@ -260,7 +261,7 @@ export const createCognitoCredentials = (options: CognitoCredentialsOptions): Cr
           if (person.Enabled !== false) continue;
           const email = person.Attributes?.find((attribute) => attribute.Name === "email")?.Value;
           const who = email ?? person.Username;
-          if (who) disabled.push(who.trim().toLowerCase());
+          if (who) disabled.push(normalEmail(who));
         }
         token = page.PaginationToken;
       } while (token);
