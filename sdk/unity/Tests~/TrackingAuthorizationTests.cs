@@ -36,6 +36,11 @@ namespace Service.Unity.Tests
                 lock (this) return new DeviceSignals { Os = Os, AdvertisingId = AdvertisingId, AttStatus = AttStatus };
             }
 
+            public bool ReadsAdvertisingId
+            {
+                set { }
+            }
+
             /// <summary>The user answered the app's prompt.</summary>
             public void Answer(string status, string idfa)
             {

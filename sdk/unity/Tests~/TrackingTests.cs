@@ -45,9 +45,20 @@ namespace Service.Unity.Tests
                 return Tracking();
             }
 
+            /// <summary>As the Unity layer: no advertising id read while the core says not to.</summary>
+            public volatile bool ReadsId = true;
+            /// <summary>How many reads gave the advertising id (read it from Play services).</summary>
+            public int IdReads;
+
+            public bool ReadsAdvertisingId
+            {
+                set { ReadsId = value; }
+            }
+
             private DeviceSignals Tracking()
             {
-                lock (this) return new DeviceSignals { Os = Os, AdvertisingId = AdvertisingId, AttStatus = AttStatus };
+                if (ReadsId) Interlocked.Increment(ref IdReads);
+                lock (this) return new DeviceSignals { Os = Os, AdvertisingId = ReadsId ? AdvertisingId : null, AttStatus = AttStatus };
             }
         }
 
@@ -178,6 +189,34 @@ namespace Service.Unity.Tests
             core.Idle().Wait();
             Assert.AreEqual(2, Updates().Length);
             AssertDevice(Device(Gaid, null), Updates()[1]["device"]);
+        }
+
+        [Test]
+        public void AnonymousFromTheFirstLaunchReadsNoAdvertisingIdUntilTheModeIsOff()
+        {
+            var device = new TrackedDevice();
+            var core = new SdkCore(Setups.For("http://service.test", backend, store, device));
+            core.SetAnonymous(true);
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            core.EnteredBackground();
+            core.EnteredForeground();
+            core.Idle().Wait();
+            Assert.AreEqual(0, device.IdReads, "not even read");
+            var install = backend.Requests.Single(r => r.Key == "POST /v1/installs").Value;
+            Assert.AreEqual(JTokenType.Null, install["maid"].Type);
+            // A next launch in the mode, as the store keeps it: still none read. Its timers held,
+            // so that it does nothing more once done with its start.
+            var next = new TrackedDevice();
+            var nextLaunch = new SdkCore(Setups.For("http://service.test", backend, store, next, scheduler: new ManualTimers()));
+            nextLaunch.Configure("sdk_key", 1, null);
+            nextLaunch.Idle().Wait();
+            Assert.AreEqual(0, next.IdReads);
+
+            core.SetAnonymous(false);
+            core.Idle().Wait();
+            Assert.Greater(device.IdReads, 0);
+            AssertDevice(Device(Gaid, null), Updates().Last()["device"]);
         }
 
         [Test]

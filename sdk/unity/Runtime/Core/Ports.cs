@@ -75,6 +75,12 @@ namespace Service.Unity
     internal interface IDeviceTracking
     {
         DeviceSignals ReadTracking();
+
+        /// <summary>
+        /// Whether the advertising id is read at all, by this read and by <see cref="IDevice.Read"/>:
+        /// not in anonymous mode, which sends none (the core sets it whenever the mode changes).
+        /// </summary>
+        bool ReadsAdvertisingId { set; }
     }
 
     /// <summary>

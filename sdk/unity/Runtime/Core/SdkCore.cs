@@ -269,6 +269,7 @@ namespace Service.Unity
             attributionDelay = setup.RetryDelay;
             stopped = store.Get(StoppedKey) == "true";
             anonymous = store.Get(AnonymousKey) == "true";
+            ReadAdvertisingIdUnlessAnonymous();
             deleted = store.Get(DeletedKey) == "true";
             this.listeners = listeners ?? new SdkListeners();
             this.listeners.Use(setup.MainThread, setup.Log);
@@ -893,6 +894,12 @@ namespace Service.Unity
         {
             var changed = anonymous != on;
             anonymous = on;
+            ReadAdvertisingIdUnlessAnonymous();
+            // The last reading, made in the mode, holds no advertising id: read again for the update.
+            if (changed && !on)
+            {
+                lock (gate) trackingStale = true;
+            }
             if (on) store.Set(AnonymousKey, "true");
             else store.Remove(AnonymousKey);
             // On the disk at once: a launch after a crash must not send what the user withheld.
@@ -903,6 +910,16 @@ namespace Service.Unity
         public bool IsAnonymous
         {
             get { return anonymous; }
+        }
+
+        /// <summary>
+        /// Anonymous mode sends no advertising id, so the device does not even read it (as the
+        /// Kotlin SDK does not): an app for children that must not collect it need not.
+        /// </summary>
+        private void ReadAdvertisingIdUnlessAnonymous()
+        {
+            var tracking = setup.Device as IDeviceTracking;
+            if (tracking != null) tracking.ReadsAdvertisingId = !anonymous;
         }
 
         /// <summary>

@@ -127,6 +127,21 @@ namespace Service.Unity
         /// </summary>
         public DeviceSignals ReadTracking() => TrackingNow(true);
 
+#if (UNITY_ANDROID || UNITY_IOS) && !UNITY_EDITOR
+        private volatile bool readsAdvertisingId = true;
+
+        public bool ReadsAdvertisingId
+        {
+            set { readsAdvertisingId = value; }
+        }
+#else
+        // The Editor and the other players have no advertising id to read, or not.
+        public bool ReadsAdvertisingId
+        {
+            set { }
+        }
+#endif
+
         /// <summary>
         /// The tracking as it is now. Strict: Play services that cannot answer throw, which
         /// says nothing of the id, so the caller keeps the tracking it had rather than telling
@@ -141,14 +156,17 @@ namespace Service.Unity
             };
 #if UNITY_ANDROID && !UNITY_EDITOR
             // The Play install referrer comes apart (PlayInstallReferrer): the install may wait for it.
-            signals.AdvertisingId = strict
-                ? AndroidSignals.AdvertisingIdAsNow()
-                : AndroidSignals.AdvertisingId();
+            if (readsAdvertisingId)
+            {
+                signals.AdvertisingId = strict
+                    ? AndroidSignals.AdvertisingIdAsNow()
+                    : AndroidSignals.AdvertisingId();
+            }
 #endif
 #if UNITY_IOS && !UNITY_EDITOR
             signals.AttStatus = ServiceSdkTrackingStatus();
             // The IDFA only once the user allowed tracking (ATT), as the spec asks.
-            if (signals.AttStatus == "authorized") signals.AdvertisingId = ServiceSdkAdvertisingId();
+            if (readsAdvertisingId && signals.AttStatus == "authorized") signals.AdvertisingId = ServiceSdkAdvertisingId();
 #endif
             return signals;
         }
