@@ -18,7 +18,8 @@ namespace Service.Unity
     ///
     /// Hashed, never sealed: the Kotlin and iOS SDKs seal these to the app's key when its remote
     /// configuration turns sealing on, with platform cryptography (AES-GCM) that Unity's Mono and
-    /// IL2CPP do not all offer; a hash is accepted either way and is as private.
+    /// IL2CPP do not all offer. The service takes a hash either way; only the app's owner could
+    /// have opened a sealed value, and no one opens a hash.
     /// </summary>
     internal static class Pii
     {
