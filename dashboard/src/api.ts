@@ -812,6 +812,8 @@ export interface CatalogPartner {
   takes_events: boolean;
   values: CatalogValue[];
   macros: string[];
+  /** Its id on the IAB's Global Vendor List; null where the catalog does not know it. */
+  tcf_vendor_id: number | null;
   sources: string[];
   notes: string;
 }
@@ -862,6 +864,8 @@ export interface PartnerConfig {
   installs: InstallScope;
   events: Record<string, EventMapping>;
   event_window_days: number;
+  /** The partner's Global Vendor List id, whose consent in a TCF string it needs; null: none. */
+  tcf_vendor_id: number | null;
   enabled: boolean;
   updated_at: string;
 }
@@ -876,6 +880,7 @@ export interface PartnerConfigRequest {
   installs?: InstallScope;
   events?: Record<string, EventMapping>;
   event_window_days?: number;
+  tcf_vendor_id?: number | null;
   enabled?: boolean;
 }
 

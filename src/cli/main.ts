@@ -555,6 +555,12 @@ partners
       integer(1, 365),
     ),
   )
+  .addOption(
+    new Option(
+      "--tcf-vendor-id <id>",
+      "its Global Vendor List id, whose consent in a TCF string it needs, or none",
+    ).argParser((value) => (value === "none" ? null : integer(1, 65_535)(value))),
+  )
   .addOption(new Option("--enabled <state>", "on or off").choices(["on", "off"]))
   .option("--json", "print JSON")
   .addOption(dataDirOption())

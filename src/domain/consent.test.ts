@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adUserDataOf, allowsAdUserData, type Consent } from "./consent.ts";
+import { adUserDataOf, allowsAdUserData, type Consent, vendorRefused } from "./consent.ts";
 import { tcString } from "./tcf.test-support.ts";
 import { tcfAnswers } from "./tcf.ts";
 
@@ -69,7 +69,51 @@ describe("a consent platform's TCF string", () => {
   });
 
   it("reads personalisation from purposes 3 and 4", () => {
-    expect(tcfAnswers(measured)).toEqual({ adUserData: true, adPersonalization: true });
-    expect(tcfAnswers(tcString([1, 3, 7]))).toEqual({ adUserData: true, adPersonalization: false });
+    expect(tcfAnswers(measured)).toMatchObject({ adUserData: true, adPersonalization: true });
+    expect(tcfAnswers(tcString([1, 3, 7]))).toMatchObject({
+      adUserData: true,
+      adPersonalization: false,
+    });
+  });
+});
+
+describe("vendorRefused: a network's own consent in the TCF string", () => {
+  const google = 755;
+  const withGoogle = tcString([1, 7], { vendors: [12, google] });
+  const withoutGoogle = tcString([1, 7], { vendors: [12] });
+
+  it("withholds the install from a vendor the user did not consent to", () => {
+    expect(tcfAnswers(withGoogle)?.vendorConsents).toEqual(new Set([12, google]));
+    expect(vendorRefused(consent({ gdprApplies: true, tcfString: withoutGoogle }), google)).toBe(
+      true,
+    );
+    expect(vendorRefused(consent({ gdprApplies: true, tcfString: withGoogle }), google)).toBe(
+      false,
+    );
+    expect(vendorRefused(consent({ gdprApplies: true, tcfString: withoutGoogle }), 12)).toBe(false);
+  });
+
+  it("is not outweighed by the app's yes to ad networks at large", () => {
+    const yes = consent({ gdprApplies: true, adUserData: true, tcfString: withoutGoogle });
+    expect(allowsAdUserData(yes)).toBe(true);
+    expect(vendorRefused(yes, google)).toBe(true);
+  });
+
+  it("reads the string unless GDPR was said not to apply", () => {
+    expect(vendorRefused(consent({ tcfString: withoutGoogle }), google)).toBe(true);
+    expect(vendorRefused(consent({ gdprApplies: false, tcfString: withoutGoogle }), google)).toBe(
+      false,
+    );
+  });
+
+  it("withholds nothing without a vendor id, a string, or a TCF v2 string", () => {
+    expect(vendorRefused(consent({ gdprApplies: true, tcfString: withoutGoogle }), null)).toBe(
+      false,
+    );
+    expect(vendorRefused(consent({ gdprApplies: true }), google)).toBe(false);
+    expect(vendorRefused(null, google)).toBe(false);
+    expect(
+      vendorRefused(consent({ gdprApplies: true, tcfString: "CQF0-AAQF0-AAAH" }), google),
+    ).toBe(false);
   });
 });

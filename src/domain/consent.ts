@@ -39,3 +39,16 @@ export const allowsAdUserData = (consent: Consent | null): boolean => {
   if (adUserData === false) return false;
   return consent.gdprApplies !== true || adUserData === true;
 };
+
+/**
+ * Whether the consent platform's TCF string withholds the user's consent from the vendor of the
+ * IAB's Global Vendor List with this id (an ad network): a string that names no consent for it,
+ * where GDPR was not said not to apply. The string is more specific than the app's own answer
+ * on ad user data, which speaks of ad networks at large, so a yes there does not outweigh it.
+ * No vendor id, no string, or a string that is no TCF v2 one: nothing withheld.
+ */
+export const vendorRefused = (consent: Consent | null, vendorId: number | null): boolean => {
+  if (vendorId === null || !consent?.tcfString || consent.gdprApplies === false) return false;
+  const answers = tcfAnswers(consent.tcfString);
+  return answers !== null && !answers.vendorConsents.has(vendorId);
+};

@@ -1,6 +1,6 @@
 /**
  * TCF v2 consent strings as a consent platform writes them, encoded by the IAB's own library
- * against a vendor list of the ten purposes and no vendor (it encodes against some list).
+ * against a vendor list of the ten purposes and the vendors named (it encodes against some list).
  */
 import { GVL, TCModel, TCString } from "@iabtechlabtcf/core";
 
@@ -11,29 +11,51 @@ const PURPOSES = Object.fromEntries(
   ]),
 );
 
-const VENDOR_LIST = new GVL({
-  gvlSpecificationVersion: 3,
-  vendorListVersion: 100,
-  tcfPolicyVersion: 5,
-  lastUpdated: "2026-01-01T00:00:00Z",
-  purposes: PURPOSES,
-  specialPurposes: {},
-  features: {},
-  specialFeatures: {},
-  vendors: {},
-  stacks: {},
-  dataCategories: {},
-});
+/** A vendor list of the ten purposes and these vendors: the encoder leaves out any other. */
+const vendorList = (vendors: readonly number[]) =>
+  new GVL({
+    gvlSpecificationVersion: 3,
+    vendorListVersion: 100,
+    tcfPolicyVersion: 5,
+    lastUpdated: "2026-01-01T00:00:00Z",
+    purposes: PURPOSES,
+    specialPurposes: {},
+    features: {},
+    specialFeatures: {},
+    vendors: Object.fromEntries(
+      vendors.map((id) => [
+        String(id),
+        {
+          id,
+          name: `Vendor ${id}`,
+          purposes: [1, 7],
+          legIntPurposes: [],
+          flexiblePurposes: [],
+          specialPurposes: [],
+          features: [],
+          specialFeatures: [],
+          usesCookies: false,
+          cookieRefresh: false,
+          usesNonCookieAccess: false,
+          cookieMaxAgeSeconds: null,
+        },
+      ]),
+    ),
+    stacks: {},
+    dataCategories: {},
+  });
 
-/** A consent string whose user consented to `purposes` and to no other. */
+/** A consent string whose user consented to `purposes` and `vendors` and to no other. */
 export const tcString = (
   purposes: readonly number[],
-  options: { readonly purposeOneTreatment?: boolean } = {},
+  options: { readonly purposeOneTreatment?: boolean; readonly vendors?: readonly number[] } = {},
 ): string => {
-  const model = new TCModel(VENDOR_LIST);
+  const vendors = options.vendors ?? [];
+  const model = new TCModel(vendorList(vendors));
   model.cmpId = 10;
   model.cmpVersion = 1;
   model.purposeOneTreatment = options.purposeOneTreatment ?? false;
   model.purposeConsents.set([...purposes]);
+  model.vendorConsents.set([...vendors]);
   return TCString.encode(model);
 };

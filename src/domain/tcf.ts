@@ -4,14 +4,17 @@
  * access information on a device) and 7 (measure ad performance), `ad_personalization` with
  * purposes 3 (create a personalised ads profile) and 4 (select personalised ads). A string
  * whose CMP did not disclose purpose 1 at all (purpose one treatment, where the publisher's
- * country has no such rule) is read without it. Vendor consents are not read: the service
- * works for the app, not as a vendor of the Global Vendor List.
+ * country has no such rule) is read without it. The vendors the user consented to are kept too:
+ * an ad network on the IAB's Global Vendor List hears of an install only with its own consent
+ * (vendorRefused, ./consent.ts). Publisher restrictions are not read.
  */
 import { TCString } from "@iabtechlabtcf/core";
 
 export interface TcfAnswers {
   readonly adUserData: boolean;
   readonly adPersonalization: boolean;
+  /** The Global Vendor List ids of the vendors the user consented to. */
+  readonly vendorConsents: ReadonlySet<number>;
 }
 
 /** The last string read and its answers: an install's consent is read several times in a row. */
@@ -25,9 +28,14 @@ export const tcfAnswers = (text: string): TcfAnswers | null => {
     const model = TCString.decode(text);
     if (model.version === 2) {
       const granted = (purpose: number) => model.purposeConsents.has(purpose);
+      const vendorConsents = new Set<number>();
+      model.vendorConsents.forEach((consented, vendorId) => {
+        if (consented) vendorConsents.add(vendorId);
+      });
       answers = {
         adUserData: (model.purposeOneTreatment || granted(1)) && granted(7),
         adPersonalization: granted(3) && granted(4),
+        vendorConsents,
       };
     }
   } catch {

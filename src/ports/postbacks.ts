@@ -39,6 +39,8 @@ export interface StoredPartnerConfig {
   readonly installs: StoredInstallScope;
   readonly events: Readonly<Record<string, { readonly name: string; readonly revenue: boolean }>>;
   readonly eventWindowDays: number;
+  /** The partner's Global Vendor List id, or null (src/postbacks/config.ts). */
+  readonly tcfVendorId: number | null;
   readonly enabled: boolean;
   /** ISO 8601 UTC. */
   readonly updatedAt: string;

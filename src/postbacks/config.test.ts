@@ -31,7 +31,7 @@ const CUSTOM_GET = {
 } as const;
 
 describe("a catalog partner's configuration", () => {
-  it("takes the catalog's installs and media sources, and the 180-day event window", () => {
+  it("takes the catalog's installs, media sources and vendor id, and the 180-day event window", () => {
     const config = parsePartnerConfig({
       ...base,
       partner: "google-ads",
@@ -47,6 +47,7 @@ describe("a catalog partner's configuration", () => {
       installs: "all",
       events: {},
       eventWindowDays: DEFAULT_EVENT_WINDOW_DAYS,
+      tcfVendorId: 755,
       enabled: true,
     });
     expect(DEFAULT_EVENT_WINDOW_DAYS).toBe(180);
@@ -64,6 +65,7 @@ describe("a catalog partner's configuration", () => {
         service_login: { name: "session" },
       },
       eventWindowDays: 30,
+      tcfVendorId: 3,
       enabled: false,
     });
     expect(config).toMatchObject({
@@ -74,8 +76,28 @@ describe("a catalog partner's configuration", () => {
         service_login: { name: "session", revenue: false },
       },
       eventWindowDays: 30,
+      tcfVendorId: 3,
       enabled: false,
     });
+  });
+
+  it("takes a vendor id of none over the catalog's, and refuses one the TCF string cannot carry", () => {
+    const google = { ...base, partner: "google-ads", values: { dev_token: "D", link_id: "L" } };
+    expect(parsePartnerConfig({ ...google, tcfVendorId: null }).tcfVendorId).toBeNull();
+    const generic = {
+      ...base,
+      partner: "generic",
+      mediaSources: ["net_int"],
+      values: { endpoint: "https://p.example" },
+    };
+    expect(parsePartnerConfig(generic).tcfVendorId).toBeNull();
+    for (const [tcfVendorId, problem] of [
+      [0, "must be at least 1"],
+      [65_536, "must be at most 65535"],
+      [1.5, "must be a whole number"],
+    ] as const) {
+      expect(() => parsePartnerConfig({ ...google, tcfVendorId })).toThrow(problem);
+    }
   });
 
   it("accepts a minimal configuration of every catalog partner", () => {

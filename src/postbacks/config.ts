@@ -40,6 +40,8 @@ import { REQUEST_LIMITS } from "./url-safety.ts";
 /** AppsFlyer's default in-app event window: an event this long after the install still goes. */
 export const DEFAULT_EVENT_WINDOW_DAYS = 180;
 export const EVENT_WINDOW_DAYS = { min: 1, max: 365 } as const;
+/** A Global Vendor List id: the TCF string gives vendor ids 16 bits. */
+export const TCF_VENDOR_ID = { min: 1, max: 65_535 } as const;
 
 const ID_RULE = "must be 1 to 64 characters of A-Z, a-z, 0-9, _ or -";
 const id = () => z.string({ error: ID_RULE }).regex(/^[A-Za-z0-9_-]{1,64}$/, { error: ID_RULE });
@@ -124,6 +126,13 @@ const partnerConfigObject = z.strictObject({
     .min(EVENT_WINDOW_DAYS.min, { error: `must be at least ${EVENT_WINDOW_DAYS.min}` })
     .max(EVENT_WINDOW_DAYS.max, { error: `must be at most ${EVENT_WINDOW_DAYS.max}` })
     .default(DEFAULT_EVENT_WINDOW_DAYS),
+  /** The partner's Global Vendor List id; the catalog's when left out, none when null. */
+  tcfVendorId: z
+    .int({ error: "must be a whole number" })
+    .min(TCF_VENDOR_ID.min, { error: `must be at least ${TCF_VENDOR_ID.min}` })
+    .max(TCF_VENDOR_ID.max, { error: `must be at most ${TCF_VENDOR_ID.max}` })
+    .nullable()
+    .optional(),
   enabled: z.boolean({ error: "must be true or false" }).default(true),
 });
 
@@ -142,6 +151,8 @@ export interface PartnerConfig {
   readonly installs: InstallScope;
   readonly events: Readonly<Record<string, { readonly name: string; readonly revenue: boolean }>>;
   readonly eventWindowDays: number;
+  /** The partner's Global Vendor List id, or null: what its TCF consent is read by. */
+  readonly tcfVendorId: number | null;
   readonly enabled: boolean;
 }
 
@@ -166,6 +177,7 @@ export const partnerTemplateOf = (
     installs: "won",
     eventNames: null,
     requires: [],
+    tcfVendorId: null,
     sources: [],
     notes: "",
   };
@@ -462,6 +474,8 @@ export const partnerConfigSchema = partnerConfigObject
       installs: config.installs ?? partner?.installs ?? "won",
       events: config.events,
       eventWindowDays: config.eventWindowDays,
+      tcfVendorId:
+        config.tcfVendorId === undefined ? (partner?.tcfVendorId ?? null) : config.tcfVendorId,
       enabled: config.enabled,
     };
   });

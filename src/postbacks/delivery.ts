@@ -55,6 +55,7 @@ export const decisionConfigOf = (stored: StoredPartnerConfig): PartnerConfig => 
   installs: stored.installs,
   events: stored.events,
   eventWindowDays: stored.eventWindowDays,
+  tcfVendorId: stored.tcfVendorId,
   enabled: stored.enabled,
 });
 

@@ -69,6 +69,13 @@ export interface PartnerTemplate {
   readonly eventNames: readonly string[] | null;
   /** Macros without which a send is pointless (the partner matches on them); it is skipped. */
   readonly requires: readonly string[];
+  /**
+   * The partner's id on the IAB's Global Vendor List, where it is one of its vendors: an install
+   * whose consent platform's TCF string gives it no consent is not reported to it
+   * (vendorRefused, src/domain/consent.ts). Null where the catalog does not know it; a
+   * configuration may give it.
+   */
+  readonly tcfVendorId: number | null;
   /** The public pages the template follows. */
   readonly sources: readonly string[];
   readonly notes: string;
@@ -209,6 +216,7 @@ export const PARTNERS = [
     installs: "won",
     eventNames: null,
     requires: [],
+    tcfVendorId: null,
     sources: [],
     notes:
       "The service's own format for a partner without a catalog row: a GET with every install " +
@@ -259,9 +267,12 @@ export const PARTNERS = [
       "ecommerce_purchase",
     ],
     requires: ["advertising_id"],
+    // Google Advertising Products on the Global Vendor List.
+    tcfVendorId: 755,
     sources: [
       "https://developers.google.com/app-conversion-tracking/api",
       "https://developers.google.com/app-conversion-tracking/api/request-response-specs",
+      "https://vendor-list.consensu.org/v3/vendor-list.json",
     ],
     notes:
       "Google attributes from every first_open it is told of, so all installs go. It needs a " +
@@ -301,6 +312,7 @@ export const PARTNERS = [
     installs: "all",
     eventNames: null,
     requires: [],
+    tcfVendorId: null,
     sources: [
       "https://developers.snap.com/api/marketing-api/Conversions-API/UsingTheAPI",
       "https://developers.snap.com/api/marketing-api/Ads-API/audience-creation/mobile-app-events",
@@ -344,6 +356,7 @@ export const PARTNERS = [
     installs: "all",
     eventNames: null,
     requires: [],
+    tcfVendorId: null,
     sources: [
       "https://business-api.tiktok.com/portal/docs?id=1771101186666498",
       "https://github.com/segmentio/action-destinations/tree/main/packages/destination-actions/src/destinations/tiktok-app-events (maintained by TikTok)",
@@ -382,6 +395,7 @@ export const PARTNERS = [
     installs: "won",
     eventNames: null,
     requires: [],
+    tcfVendorId: null,
     sources: [
       "https://docs.unity.com/grow/en-us/acquire/partner-integration/custom/postback-request",
       "https://docs.unity.com/grow/ja-jp/acquire/partner-integration/custom/send-attribution-links",

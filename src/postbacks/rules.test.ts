@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Consent } from "../domain/consent.ts";
+import { tcString } from "../domain/tcf.test-support.ts";
 import { DAY_MS } from "../domain/time.ts";
 import { type PartnerConfig, parsePartnerConfig } from "./config.ts";
 import {
@@ -231,16 +232,32 @@ describe("consentSkip", () => {
   });
 
   it("keeps a partner from hearing of a user who refused, or of one where consent is required and not given", () => {
-    expect(consentSkip(consent({ adUserData: false }))).toBe("no_consent");
-    expect(consentSkip(consent({ gdprApplies: true }))).toBe("no_consent");
-    expect(consentSkip(consent({ gdprApplies: true, adUserData: false }))).toBe("no_consent");
+    expect(consentSkip(consent({ adUserData: false }), null)).toBe("no_consent");
+    expect(consentSkip(consent({ gdprApplies: true }), null)).toBe("no_consent");
+    expect(consentSkip(consent({ gdprApplies: true, adUserData: false }), null)).toBe("no_consent");
   });
 
   it("lets a partner hear of a user who agreed, or one never asked where consent is not required", () => {
-    expect(consentSkip(consent({ adUserData: true }))).toBeNull();
-    expect(consentSkip(consent({ gdprApplies: true, adUserData: true }))).toBeNull();
-    expect(consentSkip(consent({ gdprApplies: false }))).toBeNull();
-    expect(consentSkip(consent({}))).toBeNull();
-    expect(consentSkip(null)).toBeNull();
+    expect(consentSkip(consent({ adUserData: true }), null)).toBeNull();
+    expect(consentSkip(consent({ gdprApplies: true, adUserData: true }), null)).toBeNull();
+    expect(consentSkip(consent({ gdprApplies: false }), null)).toBeNull();
+    expect(consentSkip(consent({}), null)).toBeNull();
+    expect(consentSkip(null, null)).toBeNull();
+  });
+
+  it("keeps a vendor of the Global Vendor List from hearing of a user its TCF string gave no consent", () => {
+    const google = 755;
+    const withGoogle = tcString([1, 7], { vendors: [google] });
+    const withoutGoogle = tcString([1, 7], { vendors: [12] });
+    expect(consentSkip(consent({ gdprApplies: true, tcfString: withoutGoogle }), google)).toBe(
+      "no_vendor_consent",
+    );
+    expect(consentSkip(consent({ gdprApplies: true, tcfString: withGoogle }), google)).toBeNull();
+    // A partner the configuration names no vendor id for is not asked of.
+    expect(consentSkip(consent({ gdprApplies: true, tcfString: withoutGoogle }), null)).toBeNull();
+    // A refusal of ad user data at large still says so first.
+    expect(consentSkip(consent({ gdprApplies: true, tcfString: tcString([1]) }), google)).toBe(
+      "no_consent",
+    );
   });
 });

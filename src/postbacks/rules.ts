@@ -10,14 +10,15 @@
  *   goes only when the mapping says so;
  * - neither goes to a partner when the install's user refused ad user data, or consent is
  *   required and was not given (consentSkip): an ad network is a third party, and even without
- *   device ids a postback tells it of the device (its install id, user agent, model, locale).
- *   The app's own webhooks are first party and not held back.
+ *   device ids a postback tells it of the device (its install id, user agent, model, locale);
+ *   nor to a partner on the IAB's Global Vendor List that the install's TCF string gives no
+ *   consent. The app's own webhooks are first party and not held back.
  *
  * A send's id is derived from the configuration and the install (or event), so the outbox that
  * stores sends can refuse a second one however often an install or event is processed.
  */
 import { createHash } from "node:crypto";
-import { allowsAdUserData, type Consent } from "../domain/consent.ts";
+import { allowsAdUserData, type Consent, vendorRefused } from "../domain/consent.ts";
 import { DAY_MS } from "../domain/time.ts";
 import type { MatchStatus } from "../ports/attributions.ts";
 import type { SendRevenue } from "../ports/postbacks.ts";
@@ -39,7 +40,8 @@ export type SkipReason =
   | "not_won"
   | "unmapped"
   | "outside_window"
-  | "no_consent";
+  | "no_consent"
+  | "no_vendor_consent";
 
 export type InstallDecision =
   | { readonly send: true; readonly won: boolean }
@@ -123,12 +125,19 @@ export const eventDecision = (
 
 /**
  * Whether a partner may hear of the install at all, as its consent stands at the attempt: not
- * when its user refused ad user data, nor where consent is required and was not given. A user
- * never asked is the app's setting's to decide for device ids (./templates.ts), not for the
- * send. The trigger does not know the install's consent, so the worker asks at each attempt.
+ * when its user refused ad user data, nor where consent is required and was not given, nor when
+ * the partner is the vendor `vendorId` of the Global Vendor List and the install's TCF string
+ * gives it no consent. A user never asked is the app's setting's to decide for device ids
+ * (./templates.ts), not for the send. The trigger does not know the install's consent, so the
+ * worker asks at each attempt.
  */
-export const consentSkip = (consent: Consent | null): "no_consent" | null =>
-  allowsAdUserData(consent) ? null : "no_consent";
+export const consentSkip = (
+  consent: Consent | null,
+  vendorId: number | null,
+): "no_consent" | "no_vendor_consent" | null => {
+  if (!allowsAdUserData(consent)) return "no_consent";
+  return vendorRefused(consent, vendorId) ? "no_vendor_consent" : null;
+};
 
 /** What a send is about: an install, or one of its events (the export's key for events). */
 export type SendSubject =

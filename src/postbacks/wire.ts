@@ -86,6 +86,11 @@ export const partnerRequestSchema = z
       description: "How many days after the install an event still goes; 180 unless set.",
       example: 180,
     }),
+    tcf_vendor_id: z.number().nullable().optional().meta({
+      description:
+        "The partner's id on the IAB's Global Vendor List (1 to 65535): an install whose consent platform's TCF string gives that vendor no consent is not reported to it (docs/postbacks.md#consent). The catalog's when left out (Google Ads: 755); null for none.",
+      example: 755,
+    }),
     enabled: z.boolean().optional().meta({ description: "On unless set.", example: true }),
   })
   .meta({ id: "PartnerConfigRequest" });
@@ -96,6 +101,7 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   mediaSources: "media_sources",
   secretValues: "secret_values",
   eventWindowDays: "event_window_days",
+  tcfVendorId: "tcf_vendor_id",
 };
 
 /** A body's partner configuration for the app, its problems named by the body's fields. */
@@ -116,6 +122,7 @@ export const partnerConfigFrom = (
     installs: body.installs,
     events: body.events,
     eventWindowDays: body.event_window_days,
+    tcfVendorId: body.tcf_vendor_id,
     enabled: body.enabled,
   });
   if (parsed.success) return parsed.data;
@@ -196,6 +203,7 @@ export interface PartnerConfigAnswer {
   readonly installs: "won" | "all";
   readonly events: Readonly<Record<string, { readonly name: string; readonly revenue: boolean }>>;
   readonly event_window_days: number;
+  readonly tcf_vendor_id: number | null;
   readonly enabled: boolean;
   readonly updated_at: string;
 }
@@ -364,6 +372,7 @@ export const partnerAnswer = (stored: StoredPartnerConfig): PartnerConfigAnswer 
   installs: stored.installs,
   events: stored.events,
   event_window_days: stored.eventWindowDays,
+  tcf_vendor_id: stored.tcfVendorId,
   enabled: stored.enabled,
   updated_at: stored.updatedAt,
 });
@@ -466,6 +475,7 @@ export interface CatalogPartnerAnswer {
   }[];
   /** The macros its templates fill, on either platform. */
   readonly macros: string[];
+  readonly tcf_vendor_id: number | null;
   readonly sources: string[];
   readonly notes: string;
 }
@@ -494,6 +504,7 @@ export const catalogAnswer = (partner: PartnerTemplate): CatalogPartnerAnswer =>
   takes_events: partner.event !== null,
   values: partner.values.map((value) => ({ ...value })),
   macros: macrosOf(partner),
+  tcf_vendor_id: partner.tcfVendorId,
   sources: [...partner.sources],
   notes: partner.notes,
 });

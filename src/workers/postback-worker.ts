@@ -149,6 +149,8 @@ const SKIPPED: Readonly<Record<SkipReason, string>> = {
   unmapped: "the event is not mapped for the partner",
   outside_window: "the event is past the partner's window",
   no_consent: "the install's user did not consent to ad user data going to ad networks",
+  no_vendor_consent:
+    "the install's TCF consent string gives the partner, a vendor of the Global Vendor List, no consent",
 };
 
 const skipOf = (reason: SkipReason): Skip => ({ reason, note: SKIPPED[reason] });
@@ -311,7 +313,7 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       return { wait: true };
     }
     // Consent as it stands now: a user who withdrew it since the trigger is not reported.
-    const refused = consentSkip(facts.install.consent);
+    const refused = consentSkip(facts.install.consent, config.tcfVendorId);
     if (refused) return skipped(skipOf(refused));
     const built = partnerRequestOf({
       config,

@@ -18,6 +18,7 @@ const saved: PartnerConfig = {
   installs: "won",
   events: {},
   event_window_days: 180,
+  tcf_vendor_id: 12,
   enabled: true,
   updated_at: "2026-11-24T12:00:00.000Z",
 };
@@ -32,5 +33,12 @@ describe("a custom configuration's form", () => {
     const request = requestOf(draft, undefined, saved.sealed_values);
     expect(request.values).toEqual({ app: "app-1" });
     expect(request.secret_values).toEqual(["api_key"]);
+  });
+
+  it("keeps the partner's Global Vendor List id, and sends none for an empty one", () => {
+    const draft = draftOf(saved);
+    expect(draft.vendorId).toBe("12");
+    expect(requestOf(draft, undefined, []).tcf_vendor_id).toBe(12);
+    expect(requestOf({ ...draft, vendorId: " " }, undefined, []).tcf_vendor_id).toBeNull();
   });
 });

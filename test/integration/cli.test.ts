@@ -709,6 +709,8 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
         "key=s3cret-cli",
         "--event",
         "service_purchase=buy:revenue",
+        "--tcf-vendor-id",
+        "755",
       ];
       await expect(cli(dataDir, ...setArgs)).rejects.toThrow(/loopback|https/);
       const saved = JSON.parse(await cliWithEnv(loopback, dataDir, ...setArgs, "--json"));
@@ -717,6 +719,7 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
         installs: "all",
         sealed_values: ["key"],
         events: { service_purchase: { name: "buy", revenue: true } },
+        tcf_vendor_id: 755,
       });
       expect(JSON.stringify(saved)).not.toContain("s3cret-cli");
 

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpSender } from "../../src/adapters/postback-sender/http-sender.ts";
+import { tcString } from "../../src/domain/tcf.test-support.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import type { DeliveryLogEntry } from "../../src/ports/postbacks.ts";
 import type { WorkMessage } from "../../src/ports/work-queue.ts";
@@ -269,6 +270,39 @@ describe("postbacks and webhooks over HTTP", () => {
         userAgent: null,
       });
     }
+  });
+
+  it("tells a network on the Global Vendor List of an install only with its own consent in the TCF string", async () => {
+    const google = 755;
+    const saved = await putPartner("net-vendor", {
+      partner: "custom",
+      template: { method: "GET", install: { url: `${mock.url}/v/install?sid={service_id}` } },
+      installs: "all",
+      tcf_vendor_id: google,
+    });
+    expect(saved.tcf_vendor_id).toBe(google);
+    // The user agreed to measurement (purposes 1 and 7) in both; to Google in one only.
+    const consentTo = (vendors: number[]) => ({
+      gdpr_applies: true,
+      tcf_string: tcString([1, 7], { vendors }),
+    });
+    await install(androidInstall("pb-vendor-yes", { consent: consentTo([12, google]) }));
+    await install(androidInstall("pb-vendor-no", { consent: consentTo([12]) }));
+    await mock.waitFor((r) => r.path === "/v/install" && r.query.get("sid") === "pb-vendor-yes");
+    // The network without a vendor id hears of both: the string consents to measurement.
+    await mock.waitFor((r) => r.path === "/b/install" && r.query.get("sid") === "pb-vendor-no");
+    await settle();
+    expect(sendsOf("/v/install", "pb-vendor-yes")).toHaveLength(1);
+    expect(sendsOf("/v/install", "pb-vendor-no")).toEqual([]);
+    expect(await logOf("net-vendor", "pb-vendor-no")).toEqual([
+      expect.objectContaining({ verdict: "skipped", reason: "no_vendor_consent", final: true }),
+    ]);
+    // The catalog knows Google's id, and a configuration of it takes it unless it says none.
+    const catalog = (await (await rt.get("/v1/partners", keys.serverKey)).json()) as {
+      data: { id: string; tcf_vendor_id: number | null }[];
+    };
+    expect(catalog.data.find((partner) => partner.id === "google-ads")?.tcf_vendor_id).toBe(google);
+    await putPartner("net-vendor", { partner: "generic", tcf_vendor_id: 0 }, 422);
   });
 
   it("sends nothing of an organic install or one another network won, but with send all", async () => {

@@ -43,6 +43,8 @@ export interface PartnerDraft {
   readonly installs: InstallScope;
   readonly mappings: readonly MappingRow[];
   readonly windowDays: string;
+  /** The Global Vendor List id as typed; empty for none. */
+  readonly vendorId: string;
   readonly enabled: boolean;
 }
 
@@ -53,6 +55,8 @@ export const mappingRow = (ours = "", theirs = "", revenue = false): MappingRow 
   theirs,
   revenue,
 });
+
+const vendorIdText = (id: number | null): string => (id === null ? "" : String(id));
 
 /** A new configuration of a catalog partner (or a custom template): the catalog's defaults. */
 export const newDraft = (partner: CatalogPartner | undefined, id = ""): PartnerDraft => ({
@@ -69,6 +73,7 @@ export const newDraft = (partner: CatalogPartner | undefined, id = ""): PartnerD
   installs: partner?.installs ?? "won",
   mappings: [],
   windowDays: String(DEFAULT_WINDOW_DAYS),
+  vendorId: vendorIdText(partner?.tcf_vendor_id ?? null),
   enabled: true,
 });
 
@@ -99,6 +104,7 @@ export const draftOf = (config: PartnerConfig): PartnerDraft => {
       mappingRow(ours, mapping.name, mapping.revenue),
     ),
     windowDays: String(config.event_window_days),
+    vendorId: vendorIdText(config.tcf_vendor_id),
     enabled: config.enabled,
   };
 };
@@ -201,6 +207,7 @@ export const requestOf = (
     installs: draft.installs,
     events,
     event_window_days: numberOf(draft.windowDays),
+    tcf_vendor_id: draft.vendorId.trim() === "" ? null : numberOf(draft.vendorId),
     enabled: draft.enabled,
   };
   const mediaSources = listOf(draft.mediaSources);
@@ -346,6 +353,8 @@ export const partnerProblemsOf = (
       }
       case "event_window_days":
         return ["event_window_days", "Event window"];
+      case "tcf_vendor_id":
+        return ["tcf_vendor_id", "TCF vendor id"];
       case "enabled":
         return ["enabled", "On"];
       default:

@@ -432,6 +432,25 @@ export function PartnerForm(props: {
             ))}
           </div>
           <FieldError id={`${idOf("installs")}-error`} error={errorOf("installs")} />
+          <Field
+            id={idOf("tcf_vendor_id")}
+            label="TCF vendor id (Global Vendor List)"
+            error={errorOf("tcf_vendor_id")}
+            hint="An install whose consent platform's TCF string gives this vendor no consent is not reported to it. Empty: none."
+            hintId="partner-form-vendor-hint"
+          >
+            <input
+              name="tcf_vendor_id"
+              type="number"
+              min={1}
+              max={65535}
+              step={1}
+              inputMode="numeric"
+              {...control("tcf_vendor_id", "partner-form-vendor-hint")}
+              value={draft.vendorId}
+              onInput={(event) => update({ vendorId: event.currentTarget.value }, "tcf_vendor_id")}
+            />
+          </Field>
         </fieldset>
 
         <fieldset class="stack">

@@ -50,6 +50,7 @@ const partner = (appId: string, id: string): StoredPartnerConfig => ({
     constructor: { name: "c", revenue: false },
   },
   eventWindowDays: 180,
+  tcfVendorId: 12,
   enabled: true,
   updatedAt: iso(T0),
 });

@@ -133,6 +133,7 @@ const partnerBody = z.object({
   installs: z.enum(["won", "all"]),
   events: z.record(z.string(), z.object({ name: z.string(), revenue: z.boolean() })),
   eventWindowDays: z.number(),
+  tcfVendorId: z.number().nullable(),
   enabled: z.boolean(),
   updatedAt: z.string(),
 });

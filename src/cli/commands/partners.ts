@@ -74,6 +74,8 @@ export interface SetPartnerOptions {
   /** `service_purchase=purchase`, or `service_purchase=purchase:revenue`. */
   event?: string[];
   eventWindowDays?: number;
+  /** The partner's Global Vendor List id; null for none. */
+  tcfVendorId?: number | null;
   enabled?: "on" | "off";
   json?: boolean;
   dataDir: string;
@@ -119,6 +121,7 @@ export const partnerBodyOf = async (options: SetPartnerOptions): Promise<Partner
     ...(options.eventWindowDays !== undefined
       ? { event_window_days: options.eventWindowDays }
       : {}),
+    ...(options.tcfVendorId !== undefined ? { tcf_vendor_id: options.tcfVendorId } : {}),
     ...(options.enabled ? { enabled: options.enabled === "on" } : {}),
   };
 };
@@ -135,7 +138,7 @@ export const setPartnerCommand = async (options: SetPartnerOptions) => {
   }
   const name = PARTNERS.find((partner) => partner.id === stored.partner)?.name ?? "custom template";
   console.log(
-    `Saved ${stored.id} for ${stored.appId}: ${name}, ${stored.installs === "all" ? "every install" : `installs won by ${stored.mediaSources.join(", ")}`}, ${Object.keys(stored.events).length} mapped event(s), ${stored.enabled ? "on" : "off"}.`,
+    `Saved ${stored.id} for ${stored.appId}: ${name}, ${stored.installs === "all" ? "every install" : `installs won by ${stored.mediaSources.join(", ")}`}, ${Object.keys(stored.events).length} mapped event(s), ${stored.tcfVendorId === null ? "" : `TCF vendor ${stored.tcfVendorId}, `}${stored.enabled ? "on" : "off"}.`,
   );
   const sealed = Object.keys(stored.sealedValues);
   if (sealed.length > 0) console.log(`Sealed: ${sealed.join(", ")} (never shown again).`);

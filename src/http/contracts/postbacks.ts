@@ -64,6 +64,10 @@ const catalogPartnerSchema = tiedTo<CatalogPartnerAnswer>()(
         "The values the advertiser gives: the network's ids and keys.",
       ),
       macros: described(z.array(z.string()), "The macros its templates fill."),
+      tcf_vendor_id: described(
+        z.number().nullable(),
+        "Its id on the IAB's Global Vendor List, whose consent in an install's TCF string it needs; null where the catalog does not know it.",
+      ),
       sources: described(z.array(z.string()), "The public pages its templates follow."),
       notes: z.string(),
     })
@@ -108,6 +112,10 @@ const partnerConfigSchema = tiedTo<PartnerConfigAnswer>()(
       installs: z.enum(["won", "all"]),
       events: z.record(z.string(), mappingSchema),
       event_window_days: z.number(),
+      tcf_vendor_id: described(
+        z.number().nullable(),
+        "The partner's id on the IAB's Global Vendor List: an install whose TCF string gives it no consent is not reported to it; null for none.",
+      ),
       enabled: z.boolean(),
       updated_at: z.iso.datetime(),
     })
