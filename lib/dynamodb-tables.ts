@@ -185,8 +185,9 @@ const TABLE_GRANTS: {
     read: [{ actions: ["dynamodb:GetItem"], on: whole("users") }],
     // A new app's maker may see it: the user's item read, and updated.
     grant: [{ actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], on: whole("users") }],
-    // A disabled person's generation set anew (a conditional update of that attribute alone).
-    renew: [{ actions: ["dynamodb:UpdateItem"], on: whole("users") }],
+    // A disabled person's generation read, and set anew where it is not yet the one their
+    // disabling gives (a conditional update of that attribute alone).
+    renew: [{ actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], on: whole("users") }],
   },
   sessions: {
     read: [{ actions: ["dynamodb:GetItem"], on: whole("sessions") }],

@@ -57,8 +57,8 @@ export interface TableAccess {
    */
   readonly attributions: "request" | "work" | "get" | "sweep" | "purge";
   /**
-   * read: one user by email (a session's owner); grant: add an app to a user's apps; renew: a
-   * user's session generation (ending their sessions).
+   * read: one user by email (a session's owner); grant: add an app to a user's apps; renew: read
+   * one and renew their session generation (ending their sessions).
    */
   readonly users: "read" | "grant" | "renew";
   /** read: one session by key (the authorizer); readWrite: sign in and out. */

@@ -136,10 +136,20 @@ export interface Credentials {
   /** Forgets a person's password (the user was removed). */
   remove(email: string): Promise<void>;
   /**
-   * The people whose accounts are disabled where the passwords are kept, by email: on AWS those
-   * disabled in Cognito's user pool (its console, `admin-disable-user`), who can sign in no more
-   * and whose open sessions the service then ends; none where the service keeps the passwords
-   * itself (a person is removed there, which ends their sessions at once).
+   * The people whose accounts are disabled where the passwords are kept: on AWS those disabled
+   * in Cognito's user pool (its console, `admin-disable-user`), who can sign in no more and whose
+   * open sessions the service then ends; none where the service keeps the passwords itself (a
+   * person is removed there, which ends their sessions at once).
    */
-  disabledAccounts(): Promise<string[]>;
+  disabledAccounts(): Promise<DisabledAccount[]>;
+}
+
+export interface DisabledAccount {
+  /** Normalised as accounts are keyed. */
+  readonly email: string;
+  /**
+   * When the account last changed where it is kept (ISO 8601; its disabling, or a later
+   * change), which tells one disabling from the next; null when the store does not say.
+   */
+  readonly changedAt: string | null;
 }

@@ -1028,6 +1028,12 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     );
     expect(ended).toBe(1);
     expect((await call("session", { session: reopened })).statusCode).toBe(401);
+    // The next run finds the disabling's generation set: no write.
+    const nextRun = await handlerOf("disabled-accounts")(
+      { "detail-type": "Scheduled Event", source: "aws.events", detail: {} },
+      lambdaContext(rowOf("disabled-accounts")),
+    );
+    expect(nextRun).toBe(0);
   });
 
   it("openapi answers the document without a key", async () => {

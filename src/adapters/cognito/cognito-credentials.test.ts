@@ -291,6 +291,40 @@ describe("the dashboard's sign-in over Cognito", () => {
       "other@example.com",
     );
   });
+
+  it("ends a disabling's sessions once: a person enabled again keeps the session then opened", async () => {
+    cognito.on(AdminInitiateAuthCommand).resolves({ AuthenticationResult: { AccessToken: "at" } });
+    const deps = depsWith();
+    const disabledAt = (when: string) =>
+      cognito.on(ListUsersCommand).resolves({
+        Users: [
+          {
+            Username: "a1b2",
+            Enabled: false,
+            UserLastModifiedDate: new Date(when),
+            Attributes: [{ Name: "email", Value: "viewer@example.com" }],
+          },
+        ],
+      });
+    const first = await signIn(deps, "viewer@example.com", "the password");
+    disabledAt("2026-12-01T10:00:00Z");
+    expect(await endDisabledAccountsSessions(deps)).toBe(1);
+    await expect(currentSession(deps, first.signedIn?.token)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    // Enabled again, and signed in, while a run still read the pool as it was: nothing written.
+    const again = await signIn(deps, "viewer@example.com", "the password");
+    expect(await endDisabledAccountsSessions(deps)).toBe(0);
+    expect((await currentSession(deps, again.signedIn?.token)).user.email).toBe(
+      "viewer@example.com",
+    );
+    // Disabled a second time: the pool dates it anew, and the session ends.
+    disabledAt("2026-12-02T08:00:00Z");
+    expect(await endDisabledAccountsSessions(deps)).toBe(1);
+    await expect(currentSession(deps, again.signedIn?.token)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+  });
 });
 
 describe("Cognito credentials' disabled accounts", () => {
@@ -316,8 +350,8 @@ describe("Cognito credentials' disabled accounts", () => {
       })
       .resolvesOnce({ Users: [{ Username: "Named@Example.com", Enabled: false }] });
     expect(await credentials().disabledAccounts()).toEqual([
-      "left@example.com",
-      "named@example.com",
+      { email: "left@example.com", changedAt: null },
+      { email: "named@example.com", changedAt: null },
     ]);
     expect(inputsOf(ListUsersCommand)).toEqual([
       { UserPoolId: POOL, Limit: 60, PaginationToken: undefined },

@@ -38,7 +38,7 @@ import { normalEmail } from "../../dashboard/sessions.ts";
 import { LOCKED_OUT } from "../../dashboard/sign-in-guard.ts";
 import { TOTP_ISSUER } from "../../dashboard/totp.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
-import type { CodeCheck, Credentials } from "../../ports/users.ts";
+import type { CodeCheck, Credentials, DisabledAccount } from "../../ports/users.ts";
 
 export interface CognitoCredentialsOptions {
   readonly client: CognitoIdentityProviderClient;
@@ -251,7 +251,7 @@ export const createCognitoCredentials = (options: CognitoCredentialsOptions): Cr
       // are a few pages at most, and each person's `Enabled` is read as it is, with no filter
       // expression to spell. A pool whose people sign in by email names them by a generated
       // username: their email attribute is who they are here.
-      const disabled: string[] = [];
+      const disabled: DisabledAccount[] = [];
       let token: string | undefined;
       do {
         const page = await client.send(
@@ -261,7 +261,9 @@ export const createCognitoCredentials = (options: CognitoCredentialsOptions): Cr
           if (person.Enabled !== false) continue;
           const email = person.Attributes?.find((attribute) => attribute.Name === "email")?.Value;
           const who = email ?? person.Username;
-          if (who) disabled.push(normalEmail(who));
+          if (!who) continue;
+          const changedAt = person.UserLastModifiedDate?.toISOString() ?? null;
+          disabled.push({ email: normalEmail(who), changedAt });
         }
         token = page.PaginationToken;
       } while (token);
