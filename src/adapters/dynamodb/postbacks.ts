@@ -2,7 +2,7 @@
  * Postbacks on DynamoDB: apps' configurations (one item each, and one of the app's settings,
  * found by the by-app index), the outbox (one item per send, added only where none is, then
  * claimed and settled attempt by attempt under conditions), and the delivery log (one item per
- * attempt, and one per app, day and configuration counting attempts by verdict, an attempt's
+ * attempt, and a few per app, day and configuration counting attempts by verdict, an attempt's
  * record and its count written in one transaction, which dynalite lacks: the embedded runtime
  * keeps a log of its own, ../local-delivery-log). Outbox and log items expire by DynamoDB's TTL
  * on AWS and by `reap` on the embedded runtime.
@@ -442,7 +442,16 @@ const entryBody = z.object({
 const entryOf = (item: Record<string, unknown>): DeliveryLogEntry =>
   entryBody.parse(JSON.parse(z.object({ body: z.string() }).parse(item).body));
 
+/**
+ * Items each app's day of one configuration is counted over. Every attempt's transaction
+ * updates its configuration's day count, and two transactions on one item at once conflict:
+ * with the worker's instances recording a burst of one partner's sends together, each
+ * transaction takes one of these at random, and a read adds them up.
+ */
+const COUNT_SHARDS = 8;
+
 const countItem = z.object({
+  logSort: z.string(),
   day: z.string(),
   configId: z.string(),
   partner: z.string(),
@@ -451,6 +460,28 @@ const countItem = z.object({
   failed: z.number().default(0),
   skipped: z.number().default(0),
 });
+
+/** The counts of each day, target and configuration, their shards added up. */
+const sumShards = (items: readonly z.output<typeof countItem>[]): DeliveryCounts[] => {
+  const sums = new Map<string, DeliveryCounts>();
+  for (const { logSort, ...item } of items) {
+    const key = logSort.slice(0, logSort.lastIndexOf("#"));
+    const sum = sums.get(key);
+    sums.set(
+      key,
+      sum
+        ? {
+            ...sum,
+            delivered: sum.delivered + item.delivered,
+            retry: sum.retry + item.retry,
+            failed: sum.failed + item.failed,
+            skipped: sum.skipped + item.skipped,
+          }
+        : item,
+    );
+  }
+  return [...sums.values()];
+};
 
 /** A key attribute's bound in DynamoDB (a sort key's; a partition key may be longer). */
 const KEY_MAX_BYTES = 1024;
@@ -478,6 +509,10 @@ const CURSOR = pageCursor(
 );
 
 const dayOf = (iso: string) => iso.slice(0, 10);
+
+/** What an attempt is counted under, but for the shard: its day, target and configuration. */
+const countSortOf = (entry: DeliveryLogEntry) =>
+  `${dayOf(entry.time)}#${entry.target}#${entry.configId}`;
 
 /** An attempt's item: its record, found by app (newest first) and by install. */
 const logItemOf = (entry: DeliveryLogEntry) => {
@@ -518,9 +553,11 @@ const attemptWrites = (
 ) => {
   const writes: NonNullable<TransactWriteCommandInput["TransactItems"]> = [];
   const counts = new Map<string, { entry: DeliveryLogEntry; verdicts: Map<string, number> }>();
+  // One of the counts' shards for the whole transaction: another try takes another at random.
+  const shard = Math.floor(Math.random() * COUNT_SHARDS);
   const count = (entry: DeliveryLogEntry, change: number) => {
     // A partner and a webhook of one app may share an id: each is counted apart.
-    const key = `${COUNT_PREFIX}${entry.appId}#${dayOf(entry.time)}#${entry.target}#${entry.configId}`;
+    const key = `${COUNT_PREFIX}${entry.appId}#${countSortOf(entry)}#${shard}`;
     const counted = counts.get(key) ?? { entry, verdicts: new Map<string, number>() };
     counted.verdicts.set(entry.verdict, (counted.verdicts.get(entry.verdict) ?? 0) + change);
     counts.set(key, counted);
@@ -566,7 +603,7 @@ const attemptWrites = (
         },
         ExpressionAttributeValues: {
           ":app": entry.appId,
-          ":sort": `${COUNT_PREFIX}${day}#${entry.target}#${entry.configId}`,
+          ":sort": `${COUNT_PREFIX}${countSortOf(entry)}#${shard}`,
           ":day": day,
           ":config": entry.configId,
           ":partner": entry.partner,
@@ -701,7 +738,7 @@ export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): D
       };
     },
     async counts(appId, since) {
-      const found: DeliveryCounts[] = [];
+      const found: z.output<typeof countItem>[] = [];
       let start: Record<string, unknown> | undefined;
       do {
         const {
@@ -728,7 +765,7 @@ export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): D
         for (const item of Items ?? []) found.push(countItem.parse(item));
         start = LastEvaluatedKey;
       } while (start);
-      return found;
+      return sumShards(found);
     },
     async reap(now) {
       const expired = await expiredKeys(doc, table, "logKey", now);
