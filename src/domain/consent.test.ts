@@ -1,3 +1,4 @@
+import { RestrictionType } from "@iabtechlabtcf/core";
 import { describe, expect, it } from "vitest";
 import { adUserDataOf, allowsAdUserData, type Consent, vendorRefused } from "./consent.ts";
 import { tcString } from "./tcf.test-support.ts";
@@ -91,6 +92,24 @@ describe("vendorRefused: a network's own consent in the TCF string", () => {
       false,
     );
     expect(vendorRefused(consent({ gdprApplies: true, tcfString: withoutGoogle }), 12)).toBe(false);
+  });
+
+  it("withholds it from a vendor the publisher keeps from consent on purpose 1 or 7", () => {
+    const restricted = (purpose: number, type: RestrictionType) =>
+      consent({
+        gdprApplies: true,
+        tcfString: tcString([1, 7], {
+          vendors: [12, google],
+          restrictions: [{ vendor: google, purpose, type }],
+        }),
+      });
+    expect(vendorRefused(restricted(7, RestrictionType.NOT_ALLOWED), google)).toBe(true);
+    expect(vendorRefused(restricted(7, RestrictionType.REQUIRE_LI), google)).toBe(true);
+    expect(vendorRefused(restricted(1, RestrictionType.NOT_ALLOWED), google)).toBe(true);
+    expect(vendorRefused(restricted(7, RestrictionType.REQUIRE_CONSENT), google)).toBe(false);
+    // Another purpose's restriction, and another vendor, are not this one's.
+    expect(vendorRefused(restricted(3, RestrictionType.NOT_ALLOWED), google)).toBe(false);
+    expect(vendorRefused(restricted(7, RestrictionType.NOT_ALLOWED), 12)).toBe(false);
   });
 
   it("is not outweighed by the app's yes to ad networks at large", () => {

@@ -2,7 +2,13 @@
  * TCF v2 consent strings as a consent platform writes them, encoded by the IAB's own library
  * against a vendor list of the ten purposes and the vendors named (it encodes against some list).
  */
-import { GVL, TCModel, TCString } from "@iabtechlabtcf/core";
+import {
+  GVL,
+  PurposeRestriction,
+  type RestrictionType,
+  TCModel,
+  TCString,
+} from "@iabtechlabtcf/core";
 
 const PURPOSES = Object.fromEntries(
   Array.from({ length: 11 }, (_, i) => [
@@ -30,7 +36,8 @@ const vendorList = (vendors: readonly number[]) =>
           name: `Vendor ${id}`,
           purposes: [1, 7],
           legIntPurposes: [],
-          flexiblePurposes: [],
+          // Purpose 7 flexible: a publisher may ask consent or legitimate interest of it.
+          flexiblePurposes: [7],
           specialPurposes: [],
           features: [],
           specialFeatures: [],
@@ -45,10 +52,21 @@ const vendorList = (vendors: readonly number[]) =>
     dataCategories: {},
   });
 
-/** A consent string whose user consented to `purposes` and `vendors` and to no other. */
+/**
+ * A consent string whose user consented to `purposes` and `vendors` and to no other, and whose
+ * publisher restricts each of `restrictions` (a vendor's purpose) as it says.
+ */
 export const tcString = (
   purposes: readonly number[],
-  options: { readonly purposeOneTreatment?: boolean; readonly vendors?: readonly number[] } = {},
+  options: {
+    readonly purposeOneTreatment?: boolean;
+    readonly vendors?: readonly number[];
+    readonly restrictions?: readonly {
+      readonly vendor: number;
+      readonly purpose: number;
+      readonly type: RestrictionType;
+    }[];
+  } = {},
 ): string => {
   const vendors = options.vendors ?? [];
   const model = new TCModel(vendorList(vendors));
@@ -57,5 +75,8 @@ export const tcString = (
   model.purposeOneTreatment = options.purposeOneTreatment ?? false;
   model.purposeConsents.set([...purposes]);
   model.vendorConsents.set([...vendors]);
+  for (const { vendor, purpose, type } of options.restrictions ?? []) {
+    model.publisherRestrictions.add(vendor, new PurposeRestriction(purpose, type));
+  }
   return TCString.encode(model);
 };
