@@ -16,6 +16,7 @@ import {
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { KeyKind, Scope } from "../domain/keys.ts";
+import { DEFAULT_TIME_ZONE, isReportTimeZone } from "../domain/time-zone.ts";
 import {
   checkAppStoreIdFree,
   checkLinkHostsFree,
@@ -36,6 +37,8 @@ export interface AppSummary {
 }
 
 export interface AppSettings extends AppSummary {
+  /** The IANA time zone the reports count days in. */
+  readonly time_zone: string;
   readonly encryption: { readonly enabled: boolean; readonly key_id: string | null };
   readonly attribution: {
     readonly enabled: boolean;
@@ -80,6 +83,7 @@ export const appSettings = (app: App): AppSettings => {
   const attribution = attributionSettingsOf(app);
   return {
     ...appSummary(app),
+    time_zone: app.timeZone ?? DEFAULT_TIME_ZONE,
     encryption: {
       enabled: app.encryptionEnabled ?? false,
       key_id: app.encryptionKeys?.[0]?.keyId ?? null,
@@ -141,6 +145,12 @@ const nullToClear = (value: string | null | undefined) => (value === null ? "" :
 export const settingsChangeBody = z.strictObject({
   name: appName.optional(),
   enabled: z.boolean().optional(),
+  time_zone: z
+    .string()
+    .refine(isReportTimeZone, {
+      error: "must be an IANA time zone of a place, such as America/Los_Angeles, or UTC",
+    })
+    .optional(),
   encryption: z.strictObject({ enabled: z.boolean() }).optional(),
   attribution: z
     .strictObject({
@@ -275,6 +285,7 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
         let app = stored;
         if (change.name !== undefined) app = { ...app, name: change.name };
         if (change.enabled !== undefined) app = { ...app, enabled: change.enabled };
+        if (change.time_zone !== undefined) app = { ...app, timeZone: change.time_zone };
         if (change.attribution) {
           const a = change.attribution;
           const attribution: AttributionChange = {

@@ -107,9 +107,12 @@ const APPS_USES = {
   linkHost: "name",
 } as const satisfies Uses;
 
-/** What the report routes use: the app's deletions to leave out, and the lake's reports. */
+/**
+ * What the report routes use: the app (its time zone), its deletions to leave out, and the
+ * lake's reports.
+ */
 const REPORTS_USES = {
-  tables: { deletions: "tombstones", costs: "read" },
+  tables: { apps: "get", deletions: "tombstones", costs: "read" },
   queries: "reports",
 } as const satisfies Uses;
 

@@ -30,6 +30,10 @@ export interface App {
   readonly links?: AppLinkSettings;
   /** What the app changed of the attribution defaults (src/attribution/settings.ts). */
   readonly attribution?: StoredAttributionSettings;
+  /**
+   * The IANA time zone its reports count days in (src/domain/time-zone.ts); UTC when unset.
+   */
+  readonly timeZone?: string;
   /** SKAdNetwork: the conversion value schema, and the app's own names of ad network ids. */
   readonly skadnetwork?: {
     readonly schema?: ConversionSchema;

@@ -13,13 +13,15 @@ export interface Excluding {
   readonly excludeServiceIds: readonly string[];
 }
 
-/** The overview's window: UTC days `YYYY-MM-DD`, both ends included. */
+/** The overview's window: days `YYYY-MM-DD` of the app's time zone, both ends included. */
 export interface OverviewQuery extends Excluding {
   readonly appId: string;
   /** None: every install's. */
   readonly filters?: CohortFilters;
   readonly from: string;
   readonly to: string;
+  /** The IANA time zone the days are counted in (src/domain/time-zone.ts); UTC unless given. */
+  readonly timeZone?: string;
 }
 
 /** The newest events of the app, from the last two days' partitions (today's and yesterday's). */
@@ -114,9 +116,11 @@ export type CohortCostKey = "campaign" | "adset" | "ad" | "country";
 
 export interface CohortQuery extends Excluding {
   readonly appId: string;
-  /** UTC install days, both included. */
+  /** Install days of the app's time zone, both included. */
   readonly from: string;
   readonly to: string;
+  /** The IANA time zone the days are counted in (src/domain/time-zone.ts); UTC unless given. */
+  readonly timeZone?: string;
   readonly groupBy: CohortGroup;
   readonly filters: CohortFilters;
   /**

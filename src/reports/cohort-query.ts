@@ -49,14 +49,13 @@ import {
 } from "../lake/export-query.ts";
 import type { CohortCostKey, CohortFilters, CohortGroup } from "../ports/reports.ts";
 import type { ColumnName } from "../record/columns.ts";
-import { addDays, startOfDay } from "./days.ts";
+import { addDays } from "./days.ts";
 import {
   boundedEvents,
-  dayOf,
   INSTALL_EVENT_NAME,
   partitionsOfDays,
   REPORT_COLUMNS,
-  timestampLiteral,
+  reportDays,
 } from "./queries.ts";
 
 /**
@@ -120,9 +119,11 @@ const COHORT_COLUMNS: readonly ColumnName[] = [
 export interface CohortQueryInput {
   readonly dialect: Dialect;
   readonly appId: string;
-  /** UTC install days, both included. */
+  /** Install days of the time zone, both included. */
   readonly from: string;
   readonly to: string;
+  /** The app's time zone its days are counted in (../domain/time-zone.ts); UTC unless given. */
+  readonly timeZone?: string;
   readonly groupBy: CohortGroup;
   readonly filters: CohortFilters;
   /** The cost keys the rows carry (src/ports/reports.ts's CohortQuery). */
@@ -261,14 +262,16 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
   const { dialect, appId, from, to, sources } = input;
   const keyed = keyedBy(input.costKeys, input.groupBy);
   const days = cohortDaysOf(from, to);
-  const partitions = partitionsOfDays(days.from, days.to);
-  const at = timestampLiteral[dialect];
+  const local = reportDays(dialect, input.timeZone);
+  const utcDays = local.utcDays(days.from, days.to);
+  const partitions = partitionsOfDays(utcDays.from, utcDays.to);
+  const at = local.startLiteral;
   const rows = buildReportRowsQuery({
     dialect,
     appId,
-    since: startOfDay(from),
+    since: local.start(from),
     sources: {
-      events: boundedEvents(dialect, sources.events, appId, days.from, days.to),
+      events: boundedEvents(dialect, sources.events, appId, days.from, days.to, local),
       attributions: sources.attributions,
     },
     exclude: input.exclude,
@@ -292,34 +295,35 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
         ),
       )
       .join(", ");
-  const touchPartitions = partitionsOfDays(from, to);
+  const touchDays = local.utcDays(from, to);
+  const touchPartitions = partitionsOfDays(touchDays.from, touchDays.to);
   /** Of a touch (its rows grouped), 1 when its price is charged and no rate converted it. */
   const touchUnconverted = unconvertedOf(
     "max(t.cost_usd)",
     `max(CASE WHEN ${chargedTouch("t")} THEN 1 ELSE 0 END)`,
   );
-  const sinceInstall = (day: string) =>
-    `date_diff('day', CAST(i.cohort_day AS DATE), CAST(${day} AS DATE))`;
+  /** Days from the install's day to a date's. */
+  const sinceInstall = (date: string) => `date_diff('day', CAST(i.cohort_day AS DATE), ${date})`;
   return `WITH report_rows AS (
 ${rows}
 ),
 cohort_installs AS (
   SELECT r.service_id,
-    ${dayOf("r.event_time")} AS cohort_day,
+    ${local.day("r.event_time")} AS cohort_day,
     r.media_source,
     ${group.rows} AS group_key,
     ${SOURCE_COLUMNS.map((column) => keyed.source(column, `r.${column}`)).join(", ")},
     ${groupColumns((name) => `r.${name}`)}
   FROM report_rows AS r
   WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
-    AND r.event_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("rows")}
+    AND r.event_time < ${at(addDays(to, 1))}${filtersOn("rows")}
 ),
 cohort_attributions AS (
   SELECT a.service_id, a.attributed_at, a.cost_usd,
     CASE WHEN ${chargedInstall("a")} THEN 1 ELSE 0 END AS charged
   FROM ${withCostColumns(dialect, sources.attributions)} AS a
   WHERE a.app_id = ${sqlString(appId)}
-    AND a.dt >= ${sqlString(from)}
+    AND a.dt >= ${sqlString(touchDays.from)}
     AND a.service_id IN (SELECT service_id FROM cohort_installs)
 ),
 install_costs AS (
@@ -338,20 +342,20 @@ costed_installs AS (
   LEFT JOIN install_costs AS c ON c.service_id = i.service_id
 ),
 active_days AS (
-  SELECT DISTINCT s.service_id, CAST(s.started_at AS DATE) AS day
+  SELECT DISTINCT s.service_id, ${local.date("s.started_at")} AS day
   FROM ${sources.sessions} AS s
   WHERE s.app_id = ${sqlString(appId)}
     AND s.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
-    AND s.started_at >= ${at(startOfDay(days.from))}
-    AND s.started_at < ${at(startOfDay(addDays(days.to, 1)))}
+    AND s.started_at >= ${at(days.from)}
+    AND s.started_at < ${at(addDays(days.to, 1))}
     AND s.service_id IN (SELECT service_id FROM cohort_installs)
 ),
 revenue_days AS (
-  SELECT r.service_id, CAST(r.event_time AS DATE) AS day, sum(r.revenue_usd) AS revenue_usd
+  SELECT r.service_id, ${local.date("r.event_time")} AS day, sum(r.revenue_usd) AS revenue_usd
   FROM report_rows AS r
   WHERE r.revenue_usd IS NOT NULL
     AND r.service_id IN (SELECT service_id FROM cohort_installs)
-  GROUP BY r.service_id, CAST(r.event_time AS DATE)
+  GROUP BY r.service_id, ${local.date("r.event_time")}
 ),
 unconverted_revenue AS (
   SELECT r.currency, count(*) AS revenue_events, sum(r.revenue) AS revenue_amount
@@ -360,7 +364,7 @@ unconverted_revenue AS (
   WHERE r.revenue IS NOT NULL
     AND r.revenue_usd IS NULL
     AND r.currency IS NOT NULL
-    AND ${sinceInstall("r.event_time")} BETWEEN 0 AND ${COHORT_DAYS}
+    AND ${sinceInstall(local.date("r.event_time"))} BETWEEN 0 AND ${COHORT_DAYS}
   GROUP BY r.currency
 ),
 install_days AS (
@@ -373,7 +377,7 @@ install_days AS (
   GROUP BY service_id, day
 ),
 cohort_touches AS (
-  SELECT t.click_id, t.touch_type, ${dayOf("t.touch_time")} AS cohort_day,
+  SELECT t.click_id, t.touch_type, ${local.day("t.touch_time")} AS cohort_day,
     t.media_source, ${group.touches} AS group_key, max(t.cost_usd) AS cost_usd,
     ${touchUnconverted} AS cost_unconverted,
     ${keyed.source("campaign_id", "max(t.campaign_id)")},
@@ -383,18 +387,18 @@ cohort_touches AS (
   FROM ${withCostColumns(dialect, sources.touches)} AS t
   WHERE t.app_id = ${sqlString(appId)}
     AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
-    AND t.touch_time >= ${at(startOfDay(from))}
-    AND t.touch_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("touches")}
-  GROUP BY t.click_id, t.touch_type, ${dayOf("t.touch_time")}, t.media_source,
+    AND t.touch_time >= ${at(from)}
+    AND t.touch_time < ${at(addDays(to, 1))}${filtersOn("touches")}
+  GROUP BY t.click_id, t.touch_type, ${local.day("t.touch_time")}, t.media_source,
     ${group.touches}
 ),
 range_sessions AS (
-  SELECT DISTINCT s.service_id, ${dayOf("s.started_at")} AS day, s.os, s.country
+  SELECT DISTINCT s.service_id, ${local.day("s.started_at")} AS day, s.os, s.country
   FROM ${sources.sessions} AS s
   WHERE s.app_id = ${sqlString(appId)}
     AND s.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
-    AND s.started_at >= ${at(startOfDay(from))}
-    AND s.started_at < ${at(startOfDay(addDays(to, 1)))}${exclusionFilter(input.exclude, "s.service_id")}
+    AND s.started_at >= ${at(from)}
+    AND s.started_at < ${at(addDays(to, 1))}${exclusionFilter(input.exclude, "s.service_id")}
 ),
 active_attributions AS (
   SELECT a.service_id, a.attributed_at, a.media_source,
@@ -421,13 +425,13 @@ SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL 
 FROM costed_installs AS i
 GROUP BY i.cohort_day, i.media_source, i.group_key${keyed.groupBy("i")}
 UNION ALL
-SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("d.day")} AS day_n,
+SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("CAST(d.day AS DATE)")} AS day_n,
   0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
   0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
 FROM cohort_installs AS i
 JOIN install_days AS d ON d.service_id = i.service_id
-WHERE ${sinceInstall("d.day")} BETWEEN 0 AND ${COHORT_DAYS}
-GROUP BY i.cohort_day, i.media_source, i.group_key, ${sinceInstall("d.day")}
+WHERE ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND ${COHORT_DAYS}
+GROUP BY i.cohort_day, i.media_source, i.group_key, ${sinceInstall("CAST(d.day AS DATE)")}
 UNION ALL
 SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, CAST(NULL AS INTEGER) AS day_n,
   0 AS installs, 0 AS active, 0.0 AS revenue_usd,

@@ -10,6 +10,7 @@
  */
 import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
 import { exportEventName } from "../domain/event-types.ts";
+import { DEFAULT_TIME_ZONE, startOfDayIn } from "../domain/time-zone.ts";
 import {
   buildExportRowsQuery,
   buildReportRowsQuery,
@@ -72,6 +73,55 @@ export const timestampLiteral: Record<Dialect, (moment: Date) => string> = {
 /** The UTC day (`YYYY-MM-DD`) of a timestamp stored in UTC, in both dialects. */
 export const dayOf = (timestamp: string): string => `CAST(CAST(${timestamp} AS DATE) AS VARCHAR)`;
 
+/**
+ * How a report counts days: in UTC, or in the app's time zone (../domain/time-zone.ts). The lake's
+ * timestamps and `dt` partitions are UTC, so a day of another zone is read from the UTC days
+ * either side of it too, and bounded by its own first moments.
+ */
+export interface ReportDays {
+  readonly zone: string;
+  /** SQL: the day's date a timestamp stored in UTC falls on. */
+  readonly date: (timestamp: string) => string;
+  /** SQL: that day as `YYYY-MM-DD`. */
+  readonly day: (timestamp: string) => string;
+  /** The first moment of a day. */
+  readonly start: (day: string) => Date;
+  /** SQL: the first moment of a day, as a timestamp literal. */
+  readonly startLiteral: (day: string) => string;
+  /** The UTC days whose rows may fall on the days `from` to `to`. */
+  readonly utcDays: (from: string, to: string) => { from: string; to: string };
+}
+
+/** A timestamp stored in UTC, moved to the zone's clock, in each dialect. */
+const inZone: Record<Dialect, (timestamp: string, zone: string) => string> = {
+  duckdb: (timestamp, zone) => `timezone(${sqlString(zone)}, timezone('UTC', ${timestamp}))`,
+  athena: (timestamp, zone) =>
+    `at_timezone(with_timezone(${timestamp}, 'UTC'), ${sqlString(zone)})`,
+};
+
+export const reportDays = (dialect: Dialect, zone: string = DEFAULT_TIME_ZONE): ReportDays => {
+  const start = (day: string) => startOfDayIn(day, zone);
+  if (zone === DEFAULT_TIME_ZONE) {
+    return {
+      zone,
+      date: (timestamp) => `CAST(${timestamp} AS DATE)`,
+      day: dayOf,
+      start,
+      startLiteral: (day) => timestampLiteral[dialect](start(day)),
+      utcDays: (from, to) => ({ from, to }),
+    };
+  }
+  const date = (timestamp: string) => `CAST(${inZone[dialect](timestamp, zone)} AS DATE)`;
+  return {
+    zone,
+    date,
+    day: (timestamp) => `CAST(${date(timestamp)} AS VARCHAR)`,
+    start,
+    startLiteral: (day) => timestampLiteral[dialect](start(day)),
+    utcDays: (from, to) => ({ from: addDays(from, -1), to: addDays(to, 1) }),
+  };
+};
+
 /** The `deep_link_path` of a touch's params (JSON text); null where they are not JSON. */
 const deepLinkPathOf: Record<Dialect, (params: string) => string> = {
   duckdb: (params) =>
@@ -98,29 +148,38 @@ export const partitionsOfDays = (from: string, to: string): { from: string; to: 
   to: addDays(to, LAKE_LATE_DAYS),
 });
 
-/** The app's events of the days `from` to `to` (partitions and times), for the export query. */
+/**
+ * The app's events of the days `from` to `to` (partitions and times), for the export query:
+ * UTC days unless `days` counts them in another zone.
+ */
 export const boundedEvents = (
   dialect: Dialect,
   events: string,
   appId: string,
   from: string,
   to: string,
+  days: ReportDays = reportDays(dialect),
 ): string => {
-  const partitions = partitionsOfDays(from, to);
+  const utc = days.utcDays(from, to);
+  const partitions = partitionsOfDays(utc.from, utc.to);
   return `(
   SELECT * FROM ${events} AS bounded
   WHERE bounded.app_id = ${sqlString(appId)}
     AND bounded.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
-    AND bounded.event_time >= ${timestampLiteral[dialect](startOfDay(from))}
-    AND bounded.event_time < ${timestampLiteral[dialect](startOfDay(addDays(to, 1)))}
+    AND bounded.event_time >= ${days.startLiteral(from)}
+    AND bounded.event_time < ${days.startLiteral(addDays(to, 1))}
 )`;
 };
 
-/** The days the winning touches of installs of the days `from` to `to` may lie on. */
-export const touchDaysOf = (from: string, to: string): { from: string; to: string } => ({
-  from: addDays(from, -TOUCH_LEAD_DAYS),
-  to: addDays(to, 1),
-});
+/** The UTC days the winning touches of installs of the days `from` to `to` may lie on. */
+export const touchDaysOf = (
+  from: string,
+  to: string,
+  days?: Pick<ReportDays, "utcDays">,
+): { from: string; to: string } => {
+  const utc = days?.utcDays(from, to) ?? { from, to };
+  return { from: addDays(utc.from, -TOUCH_LEAD_DAYS), to: addDays(utc.to, 1) };
+};
 
 /**
  * The columns of the export's rows (`r`) a report's filters compare: an event's attribution is
@@ -216,9 +275,11 @@ export interface OverviewQueryInput {
   readonly appId: string;
   /** Only the rows of this media source, campaign, country, platform (each given). */
   readonly filters?: CohortFilters;
-  /** UTC days, both included. */
+  /** Days of the time zone, both included. */
   readonly from: string;
   readonly to: string;
+  /** The app's time zone its days are counted in (../domain/time-zone.ts); UTC unless given. */
+  readonly timeZone?: string;
   readonly sources: ReportSources;
   readonly exclude?: Exclusion;
 }
@@ -236,13 +297,14 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
   const install = sqlString(INSTALL_EVENT_NAME);
   const organic = sqlString(ORGANIC);
   const pending = sqlString(PENDING);
-  const events = boundedEvents(dialect, sources.events, appId, from, to);
-  const touchDays = touchDaysOf(from, to);
+  const days = reportDays(dialect, input.timeZone);
+  const events = boundedEvents(dialect, sources.events, appId, from, to, days);
+  const touchDays = touchDaysOf(from, to, days);
   const touchPartitions = partitionsOfDays(touchDays.from, touchDays.to);
   const rows = buildReportRowsQuery({
     dialect,
     appId,
-    since: startOfDay(from),
+    since: days.start(from),
     sources: { events, attributions: sources.attributions },
     columns: OVERVIEW_COLUMNS,
     exclude: input.exclude,
@@ -289,7 +351,7 @@ install_paths AS (
 -- then read these groups, not every event.
 window_groups AS (
   SELECT
-    ${dayOf("r.event_time")} AS day,
+    ${days.day("r.event_time")} AS day,
     r.media_source,
     coalesce(r.campaign_name, r.campaign_id) AS campaign,
     r.event_name,

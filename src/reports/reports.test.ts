@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { costRowsOf } from "../costs/cost-rows.ts";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
+import type { App } from "../ports/apps.ts";
 import type { CostRow } from "../ports/costs.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
 import { recordingEngine } from "./recording-engine.test-support.ts";
 import { createReports, deletedInstalls } from "./reports.ts";
+
+/** An app that sets no time zone: its reports count UTC days. */
+const NO_APP = { get: async () => undefined };
 
 const request = (serviceId: string, appId = "com.example.game"): DeletionRequest => ({
   requestId: `r-${serviceId}`,
@@ -43,18 +47,19 @@ describe("the reports", () => {
 
   it("ask the engine for the window with the deleted installs left out", async () => {
     const { engine, asked } = recordingEngine(CLICKS);
-    const reports = createReports({ engine, deletions, costs: NO_COSTS });
+    const reports = createReports({ engine, apps: NO_APP, deletions, costs: NO_COSTS });
     const overview = await reports.overview("com.example.game", {
       from: "2026-11-01",
       to: "2026-11-14",
       country: "DE",
     });
-    expect(overview).toMatchObject({ from: "2026-11-01", to: "2026-11-14" });
+    expect(overview).toMatchObject({ from: "2026-11-01", to: "2026-11-14", time_zone: "UTC" });
     expect(asked).toEqual([
       {
         appId: "com.example.game",
         from: "2026-11-01",
         to: "2026-11-14",
+        timeZone: "UTC",
         filters: {
           media_source: undefined,
           campaign: undefined,
@@ -66,10 +71,32 @@ describe("the reports", () => {
     ]);
   });
 
+  it("count the days in the app's time zone, and say which", async () => {
+    const { engine, asked } = recordingEngine(CLICKS);
+    const reports = createReports({
+      engine,
+      apps: { get: async () => ({ timeZone: "America/Los_Angeles" }) as App },
+      deletions,
+      costs: NO_COSTS,
+    });
+    const window = { from: "2026-11-01", to: "2026-11-14" };
+    expect(await reports.overview("com.example.game", window)).toMatchObject({
+      time_zone: "America/Los_Angeles",
+    });
+    expect(
+      await reports.cohorts("com.example.game", { ...window, group_by: "campaign" }),
+    ).toMatchObject({ time_zone: "America/Los_Angeles" });
+    expect(asked.map((query) => (query as { timeZone?: string }).timeZone)).toEqual([
+      "America/Los_Angeles",
+      "America/Los_Angeles",
+    ]);
+  });
+
   it("ask for the latest events of today's UTC day", async () => {
     const { engine, asked } = recordingEngine(CLICKS);
     const reports = createReports({
       engine,
+      apps: NO_APP,
       deletions,
       costs: NO_COSTS,
       now: () => new Date("2026-11-20T23:59:59.999Z"),
@@ -82,7 +109,7 @@ describe("the reports", () => {
 
   it("list link clicks most clicked first", async () => {
     const { engine } = recordingEngine(CLICKS);
-    const reports = createReports({ engine, deletions, costs: NO_COSTS });
+    const reports = createReports({ engine, apps: NO_APP, deletions, costs: NO_COSTS });
     expect(await reports.linkClicks("com.example.game")).toEqual({
       clicks: [
         { deeplink_id: "Kx3v9QpZ2aQ", clicks: 12 },
@@ -115,6 +142,7 @@ describe("the reports", () => {
     const costsAsked: unknown[] = [];
     const reports = createReports({
       engine,
+      apps: NO_APP,
       deletions,
       costs: {
         listByApp: async (appId, days) => {
@@ -135,6 +163,7 @@ describe("the reports", () => {
         appId: "com.example.game",
         from: "2026-11-01",
         to: "2026-11-14",
+        timeZone: "UTC",
         groupBy: "country",
         filters: {
           media_source: "meta_ads",
@@ -153,6 +182,7 @@ describe("the reports", () => {
     // The row sent again with amount 0 is taken back: no cost row names that day any more.
     const takenBack = createReports({
       engine: recordingEngine(CLICKS).engine,
+      apps: NO_APP,
       deletions,
       costs: { listByApp: async () => [{ ...GERMANY_SPEND, amount: 0, amountUsd: 0 }] },
       now: () => new Date("2026-11-20T10:00:00.000Z"),
@@ -190,6 +220,7 @@ describe("the reports", () => {
     const cohortsOf = async (stored: CostRow[]) =>
       createReports({
         engine: recordingEngine(CLICKS).engine,
+        apps: NO_APP,
         deletions,
         costs: { listByApp: async () => stored },
         now: () => new Date("2026-11-28T12:00:00Z"),

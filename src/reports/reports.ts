@@ -5,6 +5,8 @@
  * rows are purged from the lake, and after.
  */
 import { standingCostRows } from "../costs/cost-rows.ts";
+import { DEFAULT_TIME_ZONE, dayIn } from "../domain/time-zone.ts";
+import type { AppStore } from "../ports/apps.ts";
 import type { CostStore } from "../ports/costs.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { OverviewReport, ReportEngine } from "../ports/reports.ts";
@@ -15,6 +17,8 @@ import { type CohortParams, filtersOf, type OverviewParams } from "./params.ts";
 
 export interface ReportsDeps {
   readonly engine: ReportEngine;
+  /** The app, whose time zone the reports count days in. */
+  readonly apps: Pick<AppStore, "get">;
   readonly deletions: Pick<DeletionStore, "tombstones" | "listByApp">;
   /** The cost rows cohorts weigh their revenue against (ROAS, eCPI). */
   readonly costs: Pick<CostStore, "listByApp">;
@@ -47,28 +51,42 @@ export interface LatestEventsAnswer {
   readonly events: ExportRecord[];
 }
 
+/** A report, with the time zone its days are of. */
+export type InTimeZone<T> = T & {
+  /** The app's IANA time zone, in which its days are counted (src/domain/time-zone.ts). */
+  readonly time_zone: string;
+};
+
 export const createReports = (deps: ReportsDeps) => {
   const now = deps.now ?? (() => new Date());
   const excluded = (appId: string) => deletedInstalls(deps.deletions, appId);
+  const timeZoneOf = async (appId: string) =>
+    (await deps.apps.get(appId))?.timeZone ?? DEFAULT_TIME_ZONE;
   return {
-    async overview(appId: string, params: OverviewParams): Promise<OverviewReport> {
+    async overview(appId: string, params: OverviewParams): Promise<InTimeZone<OverviewReport>> {
       const { from, to } = params;
-      return deps.engine.overview({
-        appId,
-        from,
-        to,
-        filters: filtersOf(params),
-        excludeServiceIds: await excluded(appId),
-      });
+      const [timeZone, excludeServiceIds] = await Promise.all([timeZoneOf(appId), excluded(appId)]);
+      return {
+        ...(await deps.engine.overview({
+          appId,
+          from,
+          to,
+          timeZone,
+          filters: filtersOf(params),
+          excludeServiceIds,
+        })),
+        time_zone: timeZone,
+      };
     },
 
-    async cohorts(appId: string, params: CohortParams): Promise<CohortReport> {
+    async cohorts(appId: string, params: CohortParams): Promise<InTimeZone<CohortReport>> {
       const { from, to, group_by: groupBy } = params;
       const filters = filtersOf(params);
       // The cost rows first: the rows the query gives carry the keys they name, and only those.
-      const [excludeServiceIds, stored] = await Promise.all([
+      const [excludeServiceIds, stored, timeZone] = await Promise.all([
         excluded(appId),
         deps.costs.listByApp(appId, { from, to }),
+        timeZoneOf(appId),
       ]);
       // One spend stored under two spellings of a name (sent again in another case, say) is
       // counted once, at its latest; a latest row taken back counts as none.
@@ -77,12 +95,16 @@ export const createReports = (deps: ReportsDeps) => {
         appId,
         from,
         to,
+        timeZone,
         groupBy,
         filters,
         costKeys: costKeysNamedBy(costs),
         excludeServiceIds,
       });
-      return cohortReport({ from, to, today: dayOf(now()), groupBy, filters, rows, costs });
+      return {
+        ...cohortReport({ from, to, today: dayIn(now(), timeZone), groupBy, filters, rows, costs }),
+        time_zone: timeZone,
+      };
     },
 
     async latestEvents(appId: string, limit: number): Promise<LatestEventsAnswer> {

@@ -122,6 +122,29 @@ describe("Athena report engine", () => {
     expect(input?.ClientRequestToken).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("counts the days of the app's time zone: its first moments, and the UTC days either side", async () => {
+    results.push(csv([OVERVIEW_HEADER, overviewRow("totals", {}, [0, 0, 0, 0, 0])]));
+    await engine().overview({
+      appId: APP,
+      from: "2026-11-01",
+      to: "2026-11-14",
+      timeZone: "America/Los_Angeles",
+      excludeServiceIds: [],
+    });
+    const sql = sent()[0]?.QueryString ?? "";
+    // Daylight saving time ends on 1 November 2026 at 02:00: the day begins at UTC-7.
+    expect(sql).toContain(
+      "bounded.event_time >= from_iso8601_timestamp('2026-11-01T07:00:00.000Z')",
+    );
+    expect(sql).toContain(
+      "bounded.event_time < from_iso8601_timestamp('2026-11-15T08:00:00.000Z')",
+    );
+    expect(sql).toContain("bounded.dt BETWEEN '2026-10-31' AND '2026-12-16'");
+    expect(sql).toContain(
+      "CAST(CAST(at_timezone(with_timezone(r.event_time, 'UTC'), 'America/Los_Angeles') AS DATE) AS VARCHAR) AS day",
+    );
+  });
+
   it("reads each grouping set's rows into the overview's parts", async () => {
     results.push(
       csv([

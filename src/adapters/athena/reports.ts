@@ -94,12 +94,13 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
   };
 
   return {
-    async overview({ appId, from, to, filters, excludeServiceIds }) {
+    async overview({ appId, from, to, timeZone, filters, excludeServiceIds }) {
       const query = buildOverviewQuery({
         dialect: "athena",
         appId,
         from,
         to,
+        timeZone,
         filters,
         sources,
         exclude: await excluded(excludeServiceIds),
@@ -107,12 +108,13 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
       return overviewReport({ from, to }, await named(query, overviewRowOf));
     },
 
-    async cohorts({ appId, from, to, groupBy, filters, costKeys, excludeServiceIds }) {
+    async cohorts({ appId, from, to, timeZone, groupBy, filters, costKeys, excludeServiceIds }) {
       const query = buildCohortQuery({
         dialect: "athena",
         appId,
         from,
         to,
+        timeZone,
         groupBy,
         filters,
         costKeys,

@@ -64,7 +64,7 @@ describe("cachedReportEngine", () => {
     expect(asked).toHaveLength(2);
   });
 
-  it("asks the engine for another window, app or set of deleted installs", async () => {
+  it("asks the engine for another window, app, time zone or set of deleted installs", async () => {
     const { engine, asked } = countingEngine();
     const reports = cachedReportEngine(engine, { now: () => 0 });
     await reports.overview(WINDOW);
@@ -73,9 +73,10 @@ describe("cachedReportEngine", () => {
     await reports.overview({ ...WINDOW, appId: "com.example.other" });
     await reports.overview({ ...WINDOW, excludeServiceIds: ["s-1", "s-2", "s-3"] });
     await reports.overview({ ...WINDOW, excludeServiceIds: [] });
-    expect(asked).toHaveLength(6);
+    await reports.overview({ ...WINDOW, timeZone: "America/Los_Angeles" });
+    expect(asked).toHaveLength(7);
     await reports.overview({ ...WINDOW, to: "2026-11-15" });
-    expect(asked).toHaveLength(6);
+    expect(asked).toHaveLength(7);
   });
 
   it("shares one run between the asks that come while it runs", async () => {

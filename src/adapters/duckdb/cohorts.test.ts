@@ -363,6 +363,36 @@ describe("cohorts on DuckDB", () => {
     expect([active(0), active(1)]).toEqual([6, 2]);
   });
 
+  it("counts install days and days since install in the app's time zone", async () => {
+    const rows = await engine.cohorts({
+      appId: APP,
+      from: DAY,
+      to: DAY,
+      timeZone: "Asia/Tokyo",
+      groupBy: "campaign",
+      filters: {},
+      costKeys: [],
+      excludeServiceIds: [DELETED],
+    });
+    const sum = (part: string, n: number | null, of: "installs" | "active" | "revenue_usd") =>
+      rows
+        .filter((row) => row.part === part && row.day_n === n)
+        .reduce((total, row) => total + row[of], 0);
+    // Installed from 08:00 UTC on, one an hour: i-7 to i-9, from 15:00 UTC, are Tokyo's next day.
+    expect(sum("installs", null, "installs")).toBe(7);
+    expect(rows.filter((row) => row.part === "installs").map((row) => row.cohort_day)).toEqual([
+      DAY,
+      DAY,
+    ]);
+    // Day 1 in Tokyo: i-0 (23:59 UTC is 08:59 there), i-1 (12:00 UTC), i-6 (09:00 UTC); i-1's
+    // 18:00 UTC is day 2.
+    expect([sum("days", 0, "active"), sum("days", 1, "active"), sum("days", 2, "active")]).toEqual([
+      7, 3, 1,
+    ]);
+    // i-0's 5 USD at 20:00 UTC is 05:00 the next day in Tokyo: day 1's, not day 0's.
+    expect([sum("days", 0, "revenue_usd"), sum("days", 1, "revenue_usd")]).toEqual([0, 7]);
+  });
+
   it("sums revenue up to each day since install, per user, and ROAS over the cohort's cost", async () => {
     const answer = await report({ costs: [cost(30)] });
     const winter = answer.groups.find((group) => group.group === "Winter Sale");

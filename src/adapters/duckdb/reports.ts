@@ -25,6 +25,7 @@ import {
   buildOverviewQuery,
   latestEventDays,
   partitionsOfDays,
+  reportDays,
   touchDaysOf,
 } from "../../reports/queries.ts";
 import {
@@ -90,18 +91,20 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
     filesRelation(ATTRIBUTIONS_TABLE, await appParquetFiles(lakeDir, ATTRIBUTIONS_TABLE, appId));
 
   return {
-    async overview({ appId, from, to, filters, excludeServiceIds }) {
+    async overview({ appId, from, to, timeZone, filters, excludeServiceIds }) {
+      const days = reportDays("duckdb", timeZone);
       const rows = await rowsOf(async () =>
         buildOverviewQuery({
           dialect: "duckdb",
           appId,
           from,
           to,
+          timeZone,
           filters,
           sources: {
-            events: await dayFiles(EVENTS_TABLE, appId, { from, to }),
+            events: await dayFiles(EVENTS_TABLE, appId, days.utcDays(from, to)),
             attributions: await attributionsOf(appId),
-            touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to)),
+            touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to, days)),
           },
           exclude: { serviceIds: excludeServiceIds },
         }),
@@ -109,14 +112,17 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
       return overviewReport({ from, to }, rows.map(overviewRowOf));
     },
 
-    async cohorts({ appId, from, to, groupBy, filters, costKeys, excludeServiceIds }) {
-      const days = cohortDaysOf(from, to);
+    async cohorts({ appId, from, to, timeZone, groupBy, filters, costKeys, excludeServiceIds }) {
+      const local = reportDays("duckdb", timeZone);
+      const cohortDays = cohortDaysOf(from, to);
+      const days = local.utcDays(cohortDays.from, cohortDays.to);
       const rows = await rowsOf(async () =>
         buildCohortQuery({
           dialect: "duckdb",
           appId,
           from,
           to,
+          timeZone,
           groupBy,
           filters,
           costKeys,
@@ -124,7 +130,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
             events: await dayFiles(EVENTS_TABLE, appId, days),
             attributions: await attributionsOf(appId),
             sessions: await dayFiles(SESSIONS_TABLE, appId, days),
-            touches: await dayFiles(TOUCHES_TABLE, appId, { from, to }),
+            touches: await dayFiles(TOUCHES_TABLE, appId, local.utcDays(from, to)),
           },
           exclude: { serviceIds: excludeServiceIds },
         }),

@@ -47,6 +47,7 @@ const appItem = z.object({
   enabled: z.boolean(),
   createdAt: z.string(),
   encryptionEnabled: z.boolean().optional(),
+  timeZone: z.string().optional(),
   encryptionKeys: z
     .array(
       z.object({

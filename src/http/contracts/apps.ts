@@ -39,6 +39,11 @@ const appSettingsSchema = tiedTo<AppSettings>()(
   z
     .strictObject({
       ...summaryShape,
+      time_zone: z.string().meta({
+        description:
+          "The IANA time zone the reports count days in (an install's day, a cohort's day N); UTC unless set.",
+        example: "America/Los_Angeles",
+      }),
       encryption: z.strictObject({
         enabled: z.boolean().meta({ description: "Whether SDKs seal parameter values." }),
         key_id: z.string().nullable().meta({ description: "The current sealing key's id." }),

@@ -11,7 +11,7 @@ import {
   REPORT_LIMITS,
 } from "../../reports/params.ts";
 import { TOP_DEEP_LINK_PATHS } from "../../reports/queries.ts";
-import type { LatestEventsAnswer, LinkClicksAnswer } from "../../reports/reports.ts";
+import type { InTimeZone, LatestEventsAnswer, LinkClicksAnswer } from "../../reports/reports.ts";
 import { exportRecordContractSchema } from "./export.ts";
 import { INTERNAL, JSON_MEDIA_TYPE, type RouteContract, tiedTo, unauthorized } from "./shared.ts";
 
@@ -44,11 +44,16 @@ const mediaSource = z
     example: "meta_ads",
   });
 
-export const overviewReportSchema = tiedTo<OverviewReport>()(
+export const overviewReportSchema = tiedTo<InTimeZone<OverviewReport>>()(
   z
     .strictObject({
       from: date,
       to: date,
+      time_zone: z.string().meta({
+        description:
+          "The app's time zone (its settings' `time_zone`), in which the report's days are counted: an event's day is its day there.",
+        example: "UTC",
+      }),
       totals: z
         .strictObject({
           installs: count("The installs (their `service_install` events) of the window.", 120),
@@ -265,11 +270,16 @@ const cohortFigures = {
     }),
 };
 
-export const cohortReportSchema = tiedTo<CohortReport>()(
+export const cohortReportSchema = tiedTo<InTimeZone<CohortReport>>()(
   z
     .strictObject({
       from: date,
       to: date,
+      time_zone: z.string().meta({
+        description:
+          "The app's time zone (its settings' `time_zone`), in which the report's days are counted: an event's day is its day there.",
+        example: "UTC",
+      }),
       group_by: z.enum(["campaign", "adset", "ad", "country", "platform"]),
       filters: z
         .strictObject({

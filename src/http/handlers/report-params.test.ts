@@ -9,6 +9,9 @@ import { recordingEngine } from "../../reports/recording-engine.test-support.ts"
 import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
 import { createReportHandlers } from "./reports.ts";
 
+/** An app that sets no time zone: its reports count UTC days. */
+const NO_APP = { get: async () => undefined };
+
 const APP = "com.example.game";
 /** The service's clock in these tests: tomorrow is 2026-11-04. */
 const NOW = new Date("2026-11-03T23:59:59.000Z");
@@ -17,6 +20,7 @@ const handlersAsking = () => {
   const { engine, asked } = recordingEngine();
   const handlers = createReportHandlers({
     engine,
+    apps: NO_APP,
     deletions: {
       tombstones: async () => ({ serviceIds: [], version: 1 }),
       listByApp: async () => [],

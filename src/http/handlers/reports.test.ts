@@ -27,6 +27,9 @@ import { REPORT_CONTRACTS } from "../contracts/reports.ts";
 import type { HttpResponse } from "../middleware.ts";
 import { createReportHandlers } from "./reports.ts";
 
+/** An app that sets no time zone: its reports count UTC days. */
+const NO_APP = { get: async () => undefined };
+
 const APP = "com.example.game";
 const json = (response: HttpResponse) => JSON.parse(String(response.body));
 
@@ -130,6 +133,7 @@ describe("the report routes over a DuckDB lake", () => {
     }
     handlers = createReportHandlers({
       engine: createDuckDbReportEngine({ duckdb, lakeDir, lakeFiles: createReadWriteLock() }),
+      apps: NO_APP,
       deletions: deletions(["s3"]),
       costs: { listByApp: async () => [] },
       now: () => new Date("2026-11-03T12:00:00.000Z"),
@@ -191,6 +195,7 @@ describe("the report routes' parameters and errors", () => {
   const { engine, asked } = recordingEngine();
   const handlers = createReportHandlers({
     engine,
+    apps: NO_APP,
     deletions: deletions([]),
     costs: { listByApp: async () => [] },
     now: () => new Date("2026-11-20T01:00:00.000Z"),

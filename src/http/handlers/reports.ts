@@ -63,6 +63,7 @@ const reportHandlers = /* @__PURE__ */ sharedBy(
   (adapters: Adapters<ReturnType<typeof routeOf<"report-overview">>["uses"]>, _runtime: Runtime) =>
     createReportHandlers({
       engine: adapters.reports,
+      apps: adapters.tables.apps,
       deletions: adapters.tables.deletions,
       costs: adapters.tables.costs,
     }),
