@@ -71,6 +71,8 @@ export interface LinkSettings {
 }
 
 export interface AppSettings extends AppSummary {
+  /** The IANA time zone the reports count days in. */
+  time_zone: string;
   encryption: { enabled: boolean; key_id: string | null };
   attribution: AttributionSettings;
   links: LinkSettings;
@@ -80,6 +82,7 @@ export interface AppSettings extends AppSummary {
 export interface AppSettingsPatch {
   name?: string;
   enabled?: boolean;
+  time_zone?: string;
   encryption?: { enabled?: boolean };
   attribution?: Partial<Omit<AttributionSettings, "probabilistic">> & {
     probabilistic?: Partial<AttributionSettings["probabilistic"]>;
@@ -145,6 +148,8 @@ export interface LinkPage {
 export interface Overview {
   from: string;
   to: string;
+  /** The app's time zone, whose days the report counts. */
+  time_zone: string;
   totals: {
     installs: number;
     paid_installs: number;
@@ -242,6 +247,8 @@ export interface ActiveUsers {
 export interface CohortReport {
   from: string;
   to: string;
+  /** The app's time zone, whose days the report counts. */
+  time_zone: string;
   group_by: CohortGroupBy;
   filters: ReportFilters;
   active_users: ActiveUsers;

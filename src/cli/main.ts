@@ -209,6 +209,10 @@ apps
       "off",
     ]),
   )
+  .option(
+    "--time-zone <zone>",
+    "the IANA time zone the reports count days in, such as America/Los_Angeles (default UTC)",
+  )
   .option("--app-store-id <id>", 'App Store numeric id of the iOS app ("" clears)')
   .option(
     "--play-package <package>",

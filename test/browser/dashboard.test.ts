@@ -1409,7 +1409,7 @@ describe("the dashboard in a browser", () => {
     await explain.click();
     const definition = page.locator(`[id="${await explain.getAttribute("aria-controls")}"]`);
     expect(await definition.innerText()).toMatch(
-      /session .* on the 7th UTC calendar day after their install day.*— while no install day of the range has reached day 7/,
+      /session .* on the 7th calendar day after their install day, in the app.s time zone.*— while no install day of the range has reached day 7/,
     );
     await page.getByRole("button", { name: "What eCPI means", exact: true }).click();
     expect(await page.locator("#cohort-ecpi-definition").innerText()).toMatch(
@@ -2282,7 +2282,7 @@ describe("the dashboard in a browser", () => {
     expect(await page.getByLabel("Campaign", { exact: true }).inputValue()).toBe(campaign);
   });
 
-  it("6. saves a click window of 14 days; shows the service's refusal of 99", async () => {
+  it("6. saves a click window of 14 days; shows the service's refusal of 99; saves a time zone the overview then says", async () => {
     await open(page, `/apps/${APP_ID}/settings`);
     await heading(page, "Settings").waitFor();
     const clickWindow = page.getByLabel("Click window");
@@ -2325,6 +2325,22 @@ describe("the dashboard in a browser", () => {
     expect(await page.locator('[aria-invalid="true"]').count()).toBe(1);
     expect((await rt.stores.apps.get(APP_ID))?.attribution?.clickWindowDays).toBe(14);
     await screenshot(page, "settings");
+
+    // The reports' time zone, picked from the zones the browser lists: the overview says so.
+    await clickWindow.fill("14");
+    const zone = page.getByLabel("Time zone");
+    await zone.fill("Asia/Tokyo");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByRole("status").filter({ hasText: "Settings saved." }).waitFor(WITHIN);
+    expect((await rt.stores.apps.get(APP_ID))?.timeZone).toBe("Asia/Tokyo");
+    await open(page, `/apps/${APP_ID}/overview`);
+    await page.getByRole("status").filter({ hasText: "Days in Asia/Tokyo." }).waitFor(WITHIN);
+    await open(page, `/apps/${APP_ID}/settings`);
+    await heading(page, "Settings").waitFor();
+    await page.getByLabel("Time zone").fill("UTC");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByRole("status").filter({ hasText: "Settings saved." }).waitFor(WITHIN);
+    expect((await rt.stores.apps.get(APP_ID))?.timeZone).toBe("UTC");
   });
 
   it("6b. says the service's refusals of settings beside their fields, in words: no internal name, no validation library's message", async () => {

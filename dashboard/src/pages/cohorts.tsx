@@ -174,7 +174,7 @@ export function CohortsPage(props: { appId: string }) {
         {loading
           ? "Loading…"
           : shown
-            ? `Showing ${report.from} to ${report.to}${filterWords ? `: ${filterWords}` : ""}.`
+            ? `Showing ${report.from} to ${report.to}${filterWords ? `: ${filterWords}` : ""}. Days in ${report.time_zone}.`
             : ""}
       </div>
       <ErrorText message={error} />
@@ -197,11 +197,11 @@ export function CohortsPage(props: { appId: string }) {
  */
 const DEFINITIONS = {
   impressions:
-    "Views of the ads on the range's days (UTC), as ad networks reported them to the service (POST /v1/touches), with the filters' media source, campaign, country and platform. For a media source and campaign of which the service recorded none, the impressions its cost rows report.",
+    "Views of the ads on the range's days (in the app's time zone), as ad networks reported them to the service (POST /v1/touches), with the filters' media source, campaign, country and platform. For a media source and campaign of which the service recorded none, the impressions its cost rows report.",
   clicks:
-    "Clicks on the range's days (UTC): taps on the app's links and the clicks ad networks reported (POST /v1/touches), with the filters' values. For a media source and campaign of which the service recorded none, the clicks its cost rows report.",
+    "Clicks on the range's days (in the app's time zone): taps on the app's links and the clicks ad networks reported (POST /v1/touches), with the filters' values. For a media source and campaign of which the service recorded none, the clicks its cost rows report.",
   installs:
-    "Installs whose first open falls on a day of the range (UTC), each counted once, with the filters' values; deleted installs left out. Organic installs count too, unless a media source filter leaves them out.",
+    "Installs whose first open falls on a day of the range (in the app's time zone), each counted once, with the filters' values; deleted installs left out. Organic installs count too, unless a media source filter leaves them out.",
   conversion:
     "Paid installs (those a media source other than organic won) divided by clicks: organic installs came from no click. — when there were no clicks.",
   cost: "What the range's days cost, in US dollars, from two sources added up. Cost rows: what was spent, as sent with POST /v1/costs or the CLI's attribution costs import, each converted at the European Central Bank's rate of its day (or of the nearest of the 7 days before), or at the fixed rate of a currency pegged to the dollar (the Gulf's riyals and dirham among them); a row whose currency had no rate is left out (the page says how many). Cost carried by links and ad networks' clicks (their cost model, value and currency): CPI, the price of each install a CPI click or link won (its latest attribution), on the install's day; CPC, the price of each click, and CPM, a thousandth of the price of each impression, on the click's or impression's day; each converted at the rate of that day, and one whose currency had no rate left out (the page says how many). A cost row replaces the carried cost of what it names: its day, media source and campaign (the same by id when both sides name one, else by name), and its ad set, ad and country when it has them; whatever the grouping, so the totals never change with it. A cost row left out for want of a rate still replaces what it names. With a media source, campaign or country filter, only the cost rows, installs and touches of that value count. — when neither source gives a cost for the range's days and filters, and with a country filter when a cost row for every country is among the range's (it holds no one country's share). With a platform filter, — whenever the range has any cost row of the filters' media source and campaign (of any, without those filters), since cost rows name no platform; without such cost rows, the cost the links and clicks carried for that platform's installs and touches shows.",
@@ -210,17 +210,17 @@ const DEFINITIONS = {
     "The revenue of these installs' events in US dollars (each at the European Central Bank's rate of its day, or at the fixed rate of a currency pegged to the dollar), from the install day to day 30 after it, or to today for younger installs. An event whose currency no rate converts is left out, and the page says how many, and how much in each currency.",
   arpu: "Average revenue per user: that revenue divided by the installs. — without installs.",
   retention: (day: number) =>
-    `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} UTC calendar day after their install day, counted over the install days whose day ${day} is over (today, still under way, counts once it ends). — while no install day of the range has reached day ${day}.`,
+    `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} calendar day after their install day, in the app's time zone, counted over the install days whose day ${day} is over (today, still under way, counts once it ends). — while no install day of the range has reached day ${day}.`,
   roas: (day: number) =>
     `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the spend of every day of the range whose day ${day} is over, whether it won installs or not. 100% is the spend earned back. Only the revenue of paid installs of media sources with a cost counts: the cost bought no organic install, and the spend of a media source with none is not known. — without spend (a cost above 0) on the days that have reached day ${day}.`,
   curve:
-    "For each day since install, the share of installs with a session on that UTC calendar day, over the install days that have reached it: each install day weighs as many as its installs. Later days rest on fewer, older install days; a day none has reached has no point.",
+    "For each day since install, the share of installs with a session on that calendar day of the app's time zone, over the install days that have reached it: each install day weighs as many as its installs. Later days rest on fewer, older install days; a day none has reached has no point.",
   activeUsers:
-    "Users (installs) that opened the app at least once in the range: an install with a session (the SDKs send one at launch and on coming back after 30 minutes away: POST /v1/sessions) on any UTC day of the range, counted once however many days it was active, whatever day it was installed on. With the filters: the media source and campaign that won the install, and the platform and country its sessions came from. Deleted installs left out.",
+    "Users (installs) that opened the app at least once in the range: an install with a session (the SDKs send one at launch and on coming back after 30 minutes away: POST /v1/sessions) on any day of the range, counted once however many days it was active, whatever day it was installed on. With the filters: the media source and campaign that won the install, and the platform and country its sessions came from. Deleted installs left out.",
   averageDau:
-    "Daily active users (DAU) on average: for each UTC day of the range that is over, the installs with at least one session that day, whatever day they were installed on, added up over those days and divided by their number. Today, still under way, is in the chart as it stands and left out of the average, which it would pull down. — while no day of the range is over.",
+    "Daily active users (DAU) on average: for each day of the range that is over, the installs with at least one session that day, whatever day they were installed on, added up over those days and divided by their number. Today, still under way, is in the chart as it stands and left out of the average, which it would pull down. — while no day of the range is over.",
   dailyActive:
-    "For each UTC day of the range, the installs with at least one session that day (daily active users), whatever day they were installed on, with the filters' values.",
+    "For each day of the range, the installs with at least one session that day (daily active users), whatever day they were installed on, with the filters' values.",
   table:
     "Each install day's installs, and for each day since install the share of them with a session that day (Retention), or their revenue from the install day to that day, divided by the installs (Revenue per user, cumulative). — for a day the install day has not reached yet. The last row weighs each install day by its installs, over those that reached the day.",
 } as const;

@@ -125,7 +125,7 @@ export function OverviewPage(props: { appId: string }) {
         {loading
           ? "Loading…"
           : data
-            ? `Showing ${data.from} to ${data.to}${filterWords ? `: ${filterWords}` : ""}.`
+            ? `Showing ${data.from} to ${data.to}${filterWords ? `: ${filterWords}` : ""}. Days in ${data.time_zone}.`
             : ""}
       </div>
       <ErrorText message={error} />
@@ -149,7 +149,7 @@ export function OverviewPage(props: { appId: string }) {
  */
 const DEFINITIONS = {
   installs:
-    "Installs whose first open falls on a day of the range (UTC), each counted once. Deleted installs are left out.",
+    "Installs whose first open falls on a day of the range (in the app's time zone, set in its settings), each counted once. Deleted installs are left out.",
   paid: "Installs of the range credited to a media source: a link, an ad network's click or impression, or Apple Ads.",
   organic: "Installs of the range that no link, click or impression explains.",
   events:

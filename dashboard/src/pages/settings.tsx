@@ -18,6 +18,7 @@ import { useSession, useViewOnly } from "../session.tsx";
 /** The form's values as typed: numbers stay text until saved, lists are one item a line. */
 interface Draft {
   name: string;
+  timeZone: string;
   enabled: boolean;
   encryption: boolean;
   attributionEnabled: boolean;
@@ -42,6 +43,7 @@ interface Draft {
 
 const draftOf = (app: AppSettings): Draft => ({
   name: app.name,
+  timeZone: app.time_zone,
   enabled: app.enabled,
   encryption: app.encryption.enabled,
   attributionEnabled: app.attribution.enabled,
@@ -64,6 +66,9 @@ const draftOf = (app: AppSettings): Draft => ({
   previewImageUrl: app.links.preview_image_url ?? "",
 });
 
+/** The zones the browser knows, to pick from; the service checks the one saved. */
+const TIME_ZONES: readonly string[] = ["UTC", ...Intl.supportedValuesOf("timeZone")];
+
 /** Text as a number; what cannot be one goes as null, for the service to refuse with a reason. */
 const numberOf = (text: string): number => (text.trim() === "" ? Number.NaN : Number(text));
 const textOrNull = (text: string): string | null => (text.trim() === "" ? null : text.trim());
@@ -75,6 +80,7 @@ const linesOf = (text: string): string[] =>
 
 const patchOf = (draft: Draft): AppSettingsPatch => ({
   name: draft.name.trim(),
+  time_zone: draft.timeZone.trim(),
   enabled: draft.enabled,
   encryption: { enabled: draft.encryption },
   attribution: {
@@ -109,6 +115,7 @@ const patchOf = (draft: Draft): AppSettingsPatch => ({
  */
 const FIELD_LABELS: Readonly<Record<string, string>> = {
   name: "Name",
+  time_zone: "Time zone",
   enabled: "App enabled",
   encryption: "Encryption",
   attribution_enabled: "Attribution enabled",
@@ -367,7 +374,25 @@ export function SettingsPage(props: { appId: string }) {
                 <span>Platform</span>
                 <span>{app.platform === "ios" ? "iOS" : "Android"}</span>
               </p>
+              <Field name="time_zone" label="Time zone" error={fieldErrors.time_zone}>
+                <input
+                  autocomplete="off"
+                  spellcheck={false}
+                  list="settings-time-zones"
+                  {...control("time_zone")}
+                  {...text("timeZone")}
+                />
+                <datalist id="settings-time-zones">
+                  {TIME_ZONES.map((zone) => (
+                    <option key={zone} value={zone} />
+                  ))}
+                </datalist>
+              </Field>
             </div>
+            <p class="hint">
+              The reports count days in this time zone: an install's day, a cohort's day N, the day
+              a cost row is of. An IANA name such as America/Los_Angeles, or UTC.
+            </p>
           </fieldset>
           <fieldset class="card" disabled={viewOnly}>
             <legend>Remote configuration</legend>

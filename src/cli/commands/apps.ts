@@ -6,6 +6,7 @@ import {
   withAttributionSettings,
 } from "../../attribution/settings.ts";
 import { ValidationError } from "../../domain/errors.ts";
+import { DEFAULT_TIME_ZONE, isReportTimeZone } from "../../domain/time-zone.ts";
 import {
   checkAppStoreIdFree,
   checkLinkHostsFree,
@@ -111,6 +112,8 @@ export interface ConfigureAppOptions {
   enable?: boolean;
   disable?: boolean;
   encryption?: "on" | "off";
+  /** The IANA time zone the reports count days in. */
+  timeZone?: string;
   appStoreId?: string;
   playPackage?: string;
   webUrl?: string;
@@ -155,12 +158,18 @@ const describeLinks = (links: ReturnType<typeof withLinkSettings>["links"]) =>
 
 export const configureAppCommand = async (options: ConfigureAppOptions) => {
   if (options.enable && options.disable) throw new Error("Give --enable or --disable, not both.");
+  if (options.timeZone !== undefined && !isReportTimeZone(options.timeZone)) {
+    throw new ValidationError(
+      `--time-zone ${options.timeZone}: must be an IANA time zone of a place, such as America/Los_Angeles, or UTC`,
+    );
+  }
   const app = await withAdminStores(options.dataDir, (stores) =>
     // Applied to the app as stored, again if another change came in between, so both hold.
     stores.apps.update(options.appId, async (found) => {
       let updated = {
         ...found,
         enabled: options.disable ? false : options.enable ? true : found.enabled,
+        ...(options.timeZone === undefined ? {} : { timeZone: options.timeZone }),
       };
       updated = applySettings(() =>
         withLinkSettings(updated, {
@@ -214,7 +223,7 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
   );
   const sealing = app.encryptionEnabled ? `on (key ${app.encryptionKeys?.[0]?.keyId})` : "off";
   console.log(
-    `${app.appId}: ${app.enabled ? "enabled" : "disabled"} for its SDKs; sealing ${sealing}.`,
+    `${app.appId}: ${app.enabled ? "enabled" : "disabled"} for its SDKs; sealing ${sealing}; reports in ${app.timeZone ?? DEFAULT_TIME_ZONE}.`,
   );
   console.log(`Links: ${describeLinks(app.links)}.`);
   const settings = attributionSettingsOf(app);
