@@ -79,7 +79,6 @@ export const dayOf = (timestamp: string): string => `CAST(CAST(${timestamp} AS D
  * either side of it too, and bounded by its own first moments.
  */
 export interface ReportDays {
-  readonly zone: string;
   /** SQL: the day's date a timestamp stored in UTC falls on. */
   readonly date: (timestamp: string) => string;
   /** SQL: that day as `YYYY-MM-DD`. */
@@ -103,7 +102,6 @@ export const reportDays = (dialect: Dialect, zone: string = DEFAULT_TIME_ZONE): 
   const start = (day: string) => startOfDayIn(day, zone);
   if (zone === DEFAULT_TIME_ZONE) {
     return {
-      zone,
       date: (timestamp) => `CAST(${timestamp} AS DATE)`,
       day: dayOf,
       start,
@@ -113,7 +111,6 @@ export const reportDays = (dialect: Dialect, zone: string = DEFAULT_TIME_ZONE): 
   }
   const date = (timestamp: string) => `CAST(${inZone[dialect](timestamp, zone)} AS DATE)`;
   return {
-    zone,
     date,
     day: (timestamp) => `CAST(${date(timestamp)} AS VARCHAR)`,
     start,
