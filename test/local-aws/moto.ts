@@ -83,9 +83,21 @@ const install = async (): Promise<void> => {
   }
 };
 
+/**
+ * Whether moto is there whole: its version imports, and no install holds the lock. An install
+ * under way imports its version before pip has written `moto_server`, so the version alone
+ * says nothing while the lock is held.
+ */
+const installedWhole = async (): Promise<boolean> =>
+  (await installedVersion()) === MOTO_VERSION &&
+  !(await stat(LOCK).then(
+    () => true,
+    () => false,
+  ));
+
 /** Installs moto once, whichever test file gets here first; the others wait for it. */
 const ensureInstalled = async (): Promise<void> => {
-  if ((await installedVersion()) === MOTO_VERSION) return;
+  if (await installedWhole()) return;
   // mkdir is atomic: the file that makes the lock installs. A lock older than 10 minutes was
   // left by a run that died mid-install.
   for (let waited = 0; ; waited += 1) {
@@ -100,7 +112,7 @@ const ensureInstalled = async (): Promise<void> => {
       if (age > 600_000) await rm(LOCK, { recursive: true, force: true });
       else if (waited > 1_200) throw new Error(`moto: ${LOCK} held for over 10 minutes`);
       else await sleep(500);
-      if ((await installedVersion()) === MOTO_VERSION) return;
+      if (await installedWhole()) return;
     }
   }
   try {
@@ -180,6 +192,11 @@ const startMotoOn = async (port: number, options: { serial?: boolean }): Promise
   });
   let exited = false;
   child.once("exit", () => {
+    exited = true;
+  });
+  // Not started at all (no such program): said at once, not after the wait for an answer.
+  child.once("error", (error) => {
+    stderr += String(error);
     exited = true;
   });
   // Started when it is bound and answers; bounded, with room for a machine busy with other
