@@ -42,6 +42,8 @@ export interface AppSummary {
   platform: Platform;
   enabled: boolean;
   created_at: string;
+  /** The IANA time zone the reports count days in. */
+  time_zone: string;
 }
 
 export type ConfidenceFloor = "low" | "medium";
@@ -71,8 +73,6 @@ export interface LinkSettings {
 }
 
 export interface AppSettings extends AppSummary {
-  /** The IANA time zone the reports count days in. */
-  time_zone: string;
   encryption: { enabled: boolean; key_id: string | null };
   attribution: AttributionSettings;
   links: LinkSettings;

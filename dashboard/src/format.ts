@@ -7,6 +7,22 @@ export const isoDay = (date: Date): string => date.toISOString().slice(0, 10);
 
 export const today = (): string => isoDay(new Date());
 
+/** Today in a time zone (an app's, whose days its reports count): `YYYY-MM-DD`. */
+export const todayIn = (zone: string): string => {
+  if (zone === "UTC") return today();
+  try {
+    // Canada's English writes a date as YYYY-MM-DD.
+    return new Intl.DateTimeFormat("en-CA", {
+      timeZone: zone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+    }).format(new Date());
+  } catch {
+    return today();
+  }
+};
+
 /** The day `days` after `day` (before, when negative). */
 export const addDays = (day: string, days: number): string =>
   isoDay(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));

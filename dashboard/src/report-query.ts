@@ -22,9 +22,9 @@ export const PLATFORMS = ["android", "ios"] as const;
 const filterValue = (value: string | null): string | undefined =>
   value === null || value.trim() === "" ? undefined : value.slice(0, 200);
 
-/** The query's range; the last 7 days for a date it lacks. */
-export const rangeOf = (query: URLSearchParams): Range => {
-  const fallback = defaultRange();
+/** The query's range; the last 7 days to `last` (today, UTC unless given) for a date it lacks. */
+export const rangeOf = (query: URLSearchParams, last?: string): Range => {
+  const fallback = defaultRange(last);
   return { from: query.get("from") ?? fallback.from, to: query.get("to") ?? fallback.to };
 };
 

@@ -50,6 +50,10 @@ export const storeAppId = (appId: string | null): void => {
   }
 };
 
+/** The time zone an app's reports count days in, as its summary says; UTC while not known. */
+export const useAppTimeZone = (appId: string): string =>
+  useSession().apps?.find((app) => app.app_id === appId)?.time_zone ?? "UTC";
+
 /** The hash route of one of an app's pages. */
 export const appPath = (appId: string, page: string): string =>
   `/apps/${encodeURIComponent(appId)}/${page}`;

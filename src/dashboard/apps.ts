@@ -34,11 +34,11 @@ export interface AppSummary {
   readonly platform: Platform;
   readonly enabled: boolean;
   readonly created_at: string;
+  /** The IANA time zone the reports count days in. */
+  readonly time_zone: string;
 }
 
 export interface AppSettings extends AppSummary {
-  /** The IANA time zone the reports count days in. */
-  readonly time_zone: string;
   readonly encryption: { readonly enabled: boolean; readonly key_id: string | null };
   readonly attribution: {
     readonly enabled: boolean;
@@ -77,13 +77,13 @@ export const appSummary = (app: App): AppSummary => ({
   platform: app.platform,
   enabled: app.enabled,
   created_at: app.createdAt,
+  time_zone: app.timeZone ?? DEFAULT_TIME_ZONE,
 });
 
 export const appSettings = (app: App): AppSettings => {
   const attribution = attributionSettingsOf(app);
   return {
     ...appSummary(app),
-    time_zone: app.timeZone ?? DEFAULT_TIME_ZONE,
     encryption: {
       enabled: app.encryptionEnabled ?? false,
       key_id: app.encryptionKeys?.[0]?.keyId ?? null,

@@ -2333,8 +2333,21 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByRole("status").filter({ hasText: "Settings saved." }).waitFor(WITHIN);
     expect((await rt.stores.apps.get(APP_ID))?.timeZone).toBe("Asia/Tokyo");
+    const tokyoToday = () =>
+      new Intl.DateTimeFormat("en-CA", {
+        timeZone: "Asia/Tokyo",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+      }).format(new Date());
+    const before = tokyoToday();
     await open(page, `/apps/${APP_ID}/overview`);
     await page.getByRole("status").filter({ hasText: "Days in Asia/Tokyo." }).waitFor(WITHIN);
+    // The range's days are Tokyo's too: its legend says so, and its latest day is Tokyo's today
+    // (either side of its midnight, should the page have been drawn across it).
+    await page.getByText("Date range (days of Asia/Tokyo, both included)").waitFor(WITHIN);
+    const latest = await page.locator('input[name="to"]').getAttribute("max");
+    expect([before, tokyoToday()]).toContain(latest);
     await open(page, `/apps/${APP_ID}/settings`);
     await heading(page, "Settings").waitFor();
     await page.getByLabel("Time zone").fill("UTC");

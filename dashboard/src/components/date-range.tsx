@@ -1,7 +1,8 @@
 /**
- * A report's range of UTC days, as the Overview and Cohorts pages take it: two date inputs up
- * to today, the presets, and the range's rules (src/reports/params.ts) checked before any call,
- * the reason said beside the dates (docs/dashboard.md#the-overviews-range).
+ * A report's range of days, as the Overview and Cohorts pages take it (days of the app's time
+ * zone) and the Cost page (UTC days): two date inputs up to today there, the presets, and the
+ * range's rules (src/reports/params.ts) checked before any call, the reason said beside the
+ * dates (docs/dashboard.md#the-overviews-range).
  */
 import { addDays, daysSpanned, formatCount, isDay, today } from "../format.ts";
 
@@ -9,14 +10,18 @@ export { refusalOf } from "../refusal.ts";
 
 export type Range = { from: string; to: string };
 
-const PRESETS: { label: string; range: () => Range }[] = [
-  { label: "Yesterday", range: () => ({ from: addDays(today(), -1), to: addDays(today(), -1) }) },
-  { label: "Last 7 days", range: () => ({ from: addDays(today(), -6), to: today() }) },
-  { label: "Last 30 days", range: () => ({ from: addDays(today(), -29), to: today() }) },
+/** Each preset, of the day that is today where the range's days are counted. */
+const PRESETS: { label: string; range: (last: string) => Range }[] = [
+  { label: "Yesterday", range: (last) => ({ from: addDays(last, -1), to: addDays(last, -1) }) },
+  { label: "Last 7 days", range: (last) => ({ from: addDays(last, -6), to: last }) },
+  { label: "Last 30 days", range: (last) => ({ from: addDays(last, -29), to: last }) },
 ];
 
-/** The last 7 days, today included. */
-export const defaultRange = (): Range => ({ from: addDays(today(), -6), to: today() });
+/** The last 7 days, today (UTC unless given) included. */
+export const defaultRange = (last: string = today()): Range => ({
+  from: addDays(last, -6),
+  to: last,
+});
 
 /** The longest range the reports take, both days counted: a leap year. */
 export const MAX_RANGE_DAYS = 366;
@@ -32,7 +37,7 @@ export interface RangeProblem {
  * The range's problem, if it has one: a date missing, a date after `latest` (today: no day
  * after it has figures), a start after the end, or more days than the report takes.
  */
-export const rangeProblem = (range: Range, latest: string): RangeProblem | null => {
+export const rangeProblem = (range: Range, latest: string, zone = "UTC"): RangeProblem | null => {
   const fromGiven = isDay(range.from);
   const toGiven = isDay(range.to);
   if (!fromGiven || !toGiven) {
@@ -50,7 +55,7 @@ export const rangeProblem = (range: Range, latest: string): RangeProblem | null 
     const which =
       fromAhead && toAhead ? "Both dates are" : fromAhead ? "The start date is" : "The end date is";
     return {
-      message: `${which} in the future. The latest day with figures is today, ${latest} (UTC).`,
+      message: `${which} in the future. The latest day with figures is today, ${latest} (${zone}).`,
       from: fromAhead,
       to: toAhead,
     };
@@ -79,11 +84,14 @@ const RANGE_ERROR = "range-error";
 export function RangeForm(props: {
   range: Range;
   problem: RangeProblem | null;
-  /** Today (UTC): the latest day a date may be. */
+  /** Today where the days are counted: the latest day a date may be. */
   lastDay: string;
+  /** The time zone whose days the range holds; UTC unless given. */
+  zone?: string;
   onChange: (range: Range) => void;
 }) {
   const { range, problem, lastDay, onChange } = props;
+  const zone = props.zone ?? "UTC";
   /** A date input's limits and, when the range's problem is its, its mark and the reason. */
   const dateProps = (which: "from" | "to") => ({
     ...(problem?.[which] ? { "aria-invalid": "true" as const } : {}),
@@ -92,7 +100,9 @@ export function RangeForm(props: {
   return (
     <form class="card range" onSubmit={(event) => event.preventDefault()}>
       <fieldset>
-        <legend>Date range (UTC days, both included)</legend>
+        <legend>
+          Date range ({zone === "UTC" ? "UTC days" : `days of ${zone}`}, both included)
+        </legend>
         <div class="range-row">
           <label class="field">
             <span>From</span>
@@ -121,7 +131,7 @@ export function RangeForm(props: {
           </label>
           <div class="presets">
             {PRESETS.map((preset) => {
-              const presetRange = preset.range();
+              const presetRange = preset.range(lastDay);
               const active = presetRange.from === range.from && presetRange.to === range.to;
               return (
                 <button
@@ -129,7 +139,7 @@ export function RangeForm(props: {
                   type="button"
                   class="secondary"
                   aria-pressed={active}
-                  onClick={() => onChange(preset.range())}
+                  onClick={() => onChange(preset.range(lastDay))}
                 >
                   {preset.label}
                 </button>

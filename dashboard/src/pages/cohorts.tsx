@@ -33,12 +33,19 @@ import { ErrorText, Page } from "../components/page.tsx";
 import { type FilterOptions, FiltersForm, filterOptions } from "../components/report-filters.tsx";
 import { csvOf, DownloadCsv, type TextTable, TextTableView } from "../components/text-table.tsx";
 import { csvFileName, saveCsv } from "../download.ts";
-import { formatCount, formatKnownUsd, formatShare, formatUsd, today, UNKNOWN } from "../format.ts";
+import {
+  formatCount,
+  formatKnownUsd,
+  formatShare,
+  formatUsd,
+  todayIn,
+  UNKNOWN,
+} from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
 import { cohortsOf } from "../report-cache.ts";
 import { filtersInWords, filtersOf, putFilters, rangeOf } from "../report-query.ts";
 import { unconvertedRevenueLine } from "../revenue-left-out.ts";
-import { appPath } from "../session.tsx";
+import { appPath, useAppTimeZone } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
 import { groupByWord, platformWord, UNATTRIBUTED } from "../words.ts";
@@ -63,10 +70,10 @@ interface Choices {
   readonly view: CohortView;
 }
 
-const choicesOf = (query: URLSearchParams): Choices => {
+const choicesOf = (query: URLSearchParams, lastDay: string): Choices => {
   const groupBy = query.get("group_by");
   return {
-    range: rangeOf(query),
+    range: rangeOf(query, lastDay),
     groupBy: GROUP_BYS.find((one) => one === groupBy) ?? "campaign",
     filters: filtersOf(query),
     view: query.get("view") === "revenue" ? "revenue" : "retention",
@@ -102,15 +109,16 @@ export function CohortsPage(props: { appId: string }) {
   const { appId } = props;
   const [, navigate] = useLocation();
   const query = useHashQuery();
-  const choices = useMemo(() => choicesOf(new URLSearchParams(query)), [query]);
+  const zone = useAppTimeZone(appId);
+  const lastDay = todayIn(zone);
+  const choices = useMemo(() => choicesOf(new URLSearchParams(query), lastDay), [query, lastDay]);
   const choose = (next: Partial<Choices>) =>
     navigate(`${appPath(appId, "cohorts")}?${queryOf({ ...choices, ...next })}`, {
       replace: true,
     });
 
-  const lastDay = today();
   const { range, groupBy, filters } = choices;
-  const problem = rangeProblem(range, lastDay);
+  const problem = rangeProblem(range, lastDay, zone);
   const valid = problem === null;
   /** The report's question: a text, so that a new view of the same figures asks nothing. */
   const question = JSON.stringify({
@@ -140,6 +148,7 @@ export function CohortsPage(props: { appId: string }) {
         range={range}
         problem={problem}
         lastDay={lastDay}
+        zone={zone}
         onChange={(next) => choose({ range: next })}
       />
       <FiltersForm

@@ -18,7 +18,7 @@ import { ErrorText, Page, TableScroll } from "../components/page.tsx";
 import { type FilterOptions, FiltersForm, filterOptions } from "../components/report-filters.tsx";
 import { DownloadCsv } from "../components/text-table.tsx";
 import { csvFileName, saveCsv } from "../download.ts";
-import { daysBetween, formatCount, formatUsd, today, UNKNOWN } from "../format.ts";
+import { daysBetween, formatCount, formatUsd, todayIn, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
 import { overviewOf } from "../report-cache.ts";
 import {
@@ -30,7 +30,7 @@ import {
   rangeOf,
 } from "../report-query.ts";
 import { unconvertedRevenueLine } from "../revenue-left-out.ts";
-import { appPath, useSession } from "../session.tsx";
+import { appPath, useAppTimeZone, useSession } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
 import { eventWord, matchMethodWord, matchStatusWord, UNATTRIBUTED } from "../words.ts";
@@ -72,18 +72,19 @@ export function OverviewPage(props: { appId: string }) {
   const onIos = currentAppId === appId && currentAppOnIos === true;
   const [, navigate] = useLocation();
   const query = useHashQuery();
+  const zone = useAppTimeZone(appId);
+  const lastDay = todayIn(zone);
   const choices = useMemo<Choices>(() => {
     const params = new URLSearchParams(query);
-    return { range: rangeOf(params), filters: filtersOf(params) };
-  }, [query]);
+    return { range: rangeOf(params, lastDay), filters: filtersOf(params) };
+  }, [query, lastDay]);
   const choose = (next: Partial<Choices>) =>
     navigate(`${appPath(appId, "overview")}?${queryOf({ ...choices, ...next })}`, {
       replace: true,
     });
   const { range, filters } = choices;
   /** The answer shown, with the filters it was asked with (the answer does not name them). */
-  const lastDay = today();
-  const problem = rangeProblem(range, lastDay);
+  const problem = rangeProblem(range, lastDay, zone);
   const valid = problem === null;
   /** The report's question: a text, so that the same choices ask nothing again. */
   const question = JSON.stringify({ from: range.from, to: range.to, ...filters });
@@ -111,6 +112,7 @@ export function OverviewPage(props: { appId: string }) {
         range={range}
         problem={problem}
         lastDay={lastDay}
+        zone={zone}
         onChange={(next) => choose({ range: next })}
       />
       <FiltersForm

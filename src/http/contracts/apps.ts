@@ -29,6 +29,11 @@ const summaryShape = {
   platform: z.enum(PLATFORMS),
   enabled: z.boolean().meta({ description: "Off: the app's SDKs switch themselves off." }),
   created_at: z.iso.datetime(),
+  time_zone: z.string().meta({
+    description:
+      "The IANA time zone the reports count days in (an install's day, a cohort's day N); UTC unless set.",
+    example: "America/Los_Angeles",
+  }),
 };
 
 const appSummarySchema = tiedTo<AppSummary>()(
@@ -39,11 +44,6 @@ const appSettingsSchema = tiedTo<AppSettings>()(
   z
     .strictObject({
       ...summaryShape,
-      time_zone: z.string().meta({
-        description:
-          "The IANA time zone the reports count days in (an install's day, a cohort's day N); UTC unless set.",
-        example: "America/Los_Angeles",
-      }),
       encryption: z.strictObject({
         enabled: z.boolean().meta({ description: "Whether SDKs seal parameter values." }),
         key_id: z.string().nullable().meta({ description: "The current sealing key's id." }),
