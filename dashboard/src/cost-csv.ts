@@ -278,7 +278,7 @@ export const costProblems = (
   return { problems, more };
 };
 
-/** A problem as the page says it beside its row: "day: must not be after today (…)". */
+/** A problem as the page says it beside its row: "day: must not be after tomorrow (…)". */
 export const problemText = (problem: CostProblem): string =>
   problem.column ? `${problem.column}: ${problem.message}` : problem.message;
 

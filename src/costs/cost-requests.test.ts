@@ -59,10 +59,11 @@ describe("the pages of a cost upload", () => {
 
 describe("the days a cost row may be of", () => {
   const now = new Date("2026-11-29T23:59:59Z");
-  it("are today and the 90 days before, UTC", () => {
+  it("are the 90 days before today and up to tomorrow, UTC: an app's today may be ahead", () => {
     expect(costDayProblem("2026-11-29", now)).toBeUndefined();
+    expect(costDayProblem("2026-11-30", now)).toBeUndefined();
     expect(costDayProblem("2026-08-31", now)).toBeUndefined();
-    expect(costDayProblem("2026-11-30", now)).toBe("must not be after today (2026-11-29, UTC)");
+    expect(costDayProblem("2026-12-01", now)).toBe("must not be after tomorrow (2026-11-30, UTC)");
     expect(costDayProblem("2026-08-30", now)).toBe("must be within 90 days (from 2026-08-31)");
   });
 });

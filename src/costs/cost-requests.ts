@@ -144,12 +144,14 @@ export const costPages = <T>(rows: readonly T[], bodyRowOf: (row: T) => unknown)
 
 /**
  * Why a row's day is not taken, or undefined: days up to COST_LIMITS.maxDaysBack back are
- * (AppsFlyer lets cost be corrected that long), a day ahead of today (UTC) is not.
+ * (AppsFlyer lets cost be corrected that long), and up to tomorrow, UTC: a row's day is a day of
+ * the app's time zone (the reports match it to theirs), whose today may be ahead of UTC's, as
+ * the reports' windows allow.
  */
 export const costDayProblem = (day: string, now: Date): string | undefined => {
-  const today = dayOf(now);
+  const latest = dayOf(new Date(now.getTime() + DAY_MS));
   const earliest = dayOf(new Date(now.getTime() - COST_LIMITS.maxDaysBack * DAY_MS));
-  if (day > today) return `must not be after today (${today}, UTC)`;
+  if (day > latest) return `must not be after tomorrow (${latest}, UTC)`;
   if (day < earliest) return `must be within ${COST_LIMITS.maxDaysBack} days (from ${earliest})`;
   return undefined;
 };

@@ -36,16 +36,16 @@ describe("cost rows", () => {
     expect(none?.amountUsd).toBeNull();
   });
 
-  it("takes days up to 90 back and none after today, naming each row at fault", () => {
+  it("takes days up to 90 back and none after tomorrow, naming each row at fault", () => {
     expect(() =>
       costRowsOf(
         "com.a",
-        { rows: [row({ day: "2026-11-30" }), row({ day: "2026-08-30" })] },
+        { rows: [row({ day: "2026-12-01" }), row({ day: "2026-08-30" })] },
         FX,
         NOW,
       ),
     ).toThrow(
-      "body.rows[0].day: must not be after today (2026-11-29, UTC); body.rows[1].day: must be within 90 days (from 2026-08-31)",
+      "body.rows[0].day: must not be after tomorrow (2026-11-30, UTC); body.rows[1].day: must be within 90 days (from 2026-08-31)",
     );
     expect(() => costRowsOf("com.a", { rows: [row({ currency: "EURO" })] }, FX, NOW)).toThrow(
       "body.rows[0].currency: must be an ISO 4217 currency code",

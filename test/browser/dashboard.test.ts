@@ -2015,11 +2015,12 @@ describe("the dashboard in a browser", () => {
     expect(cost).toBeCloseTo(costBefore + 25, 2);
     expect(cost).toBeCloseTo(await cohortCost("campaign"), 2);
 
-    // A file of two requests whose last row is of tomorrow: refused whole at the file input,
+    // A file of two requests whose last row is after tomorrow: refused whole at the file input,
     // before any request, so that the first request's rows are not stored without the rest.
     await navLink(page, "Cost").click();
     await heading(page, "Cost").waitFor();
     const tomorrow = dayBefore(today(), -1);
+    const afterTomorrow = dayBefore(today(), -2);
     let costPosts = 0;
     const countPosts = (request: { method(): string; url(): string }) => {
       if (request.method() === "POST" && new URL(request.url()).pathname === "/v1/costs") {
@@ -2031,7 +2032,7 @@ describe("the dashboard in a browser", () => {
       [
         "day,media_source,campaign_id,amount,currency",
         ...Array.from({ length: 1_000 }, (_, n) => `${range.from},${source},csv-late-${n},1,USD`),
-        `${tomorrow},${source},csv-late-last,1,USD`,
+        `${afterTomorrow},${source},csv-late-last,1,USD`,
         "",
       ].join("\n"),
     );
@@ -2040,7 +2041,7 @@ describe("the dashboard in a browser", () => {
     await expect
       .poll(() => fileProblem.innerText(), WITHIN)
       .toBe(
-        `Line 1,002, day: must not be after today (${today()}, UTC). Nothing was sent: correct the file and choose it again.`,
+        `Line 1,002, day: must not be after tomorrow (${tomorrow}, UTC). Nothing was sent: correct the file and choose it again.`,
       );
     expect(await fileProblem.getAttribute("role")).toBe("alert");
     expect(await fileInput.getAttribute("aria-invalid")).toBe("true");
@@ -2052,9 +2053,8 @@ describe("the dashboard in a browser", () => {
     expect((await stored()).filter((row) => row.campaign_id.startsWith("csv-late"))).toEqual([]);
 
     // A row the service refuses all the same (its clock a day behind this browser's, answered
-    // here): the reason beside that row, nothing stored.
-    const serviceDay = dayBefore(today(), 1);
-    const reason = `day: must not be after today (${serviceDay}, UTC)`;
+    // here: its tomorrow is this browser's today): the reason beside that row, nothing stored.
+    const reason = `day: must not be after tomorrow (${today()}, UTC)`;
     /** The service's 422 of the fourth row of a request, for every upload on `on`. */
     const refuseFourthRow = (on: Page) =>
       on.route("**/v1/costs?*", (route) =>

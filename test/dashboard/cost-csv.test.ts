@@ -108,14 +108,14 @@ describe("costRowsProblem", () => {
     return reading.file.rows;
   };
 
-  it("refuses a file whose last row, a request after the first, is of tomorrow, before any is sent", () => {
+  it("refuses a file whose last row, a request after the first, is after tomorrow, before any is sent", () => {
     const rows = rowsOf([
       ...Array.from({ length: 1_000 }, (_, n) => `2026-11-28,net,c${n},1,USD`),
-      "2026-11-30,net,late,1,USD",
+      "2026-12-01,net,late,1,USD",
     ]);
     expect(costPages(rows).length).toBe(2);
     expect(costRowsProblem(rows, now)).toBe(
-      "Line 1,002, day: must not be after today (2026-11-29, UTC). Nothing was sent: correct the file and choose it again.",
+      "Line 1,002, day: must not be after tomorrow (2026-11-30, UTC). Nothing was sent: correct the file and choose it again.",
     );
   });
 

@@ -27,11 +27,11 @@ import {
 } from "../cost-csv.ts";
 import { costRowCounts, costRowsUnconverted, costTable, rowsWord } from "../cost-table.ts";
 import { saveCsv } from "../download.ts";
-import { formatCount, today, UNKNOWN } from "../format.ts";
+import { formatCount, todayIn, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
 import { forgetReports } from "../report-cache.ts";
 import { rangeOf } from "../report-query.ts";
-import { appPath, useViewOnly } from "../session.tsx";
+import { appPath, useAppTimeZone, useViewOnly } from "../session.tsx";
 
 /** The preview's first rows; rows the service refused are shown wherever they are. */
 const PREVIEW_ROWS = 20;
@@ -41,14 +41,16 @@ export function CostPage(props: { appId: string }) {
   const viewOnly = useViewOnly();
   const [, navigate] = useLocation();
   const query = useHashQuery();
-  const range = useMemo(() => rangeOf(new URLSearchParams(query)), [query]);
+  // Cost rows are of days of the app's time zone, as the reports match them.
+  const zone = useAppTimeZone(appId);
+  const lastDay = todayIn(zone);
+  const range = useMemo(() => rangeOf(new URLSearchParams(query), lastDay), [query, lastDay]);
   const chooseRange = (next: Range) =>
     navigate(`${appPath(appId, "cost")}?${new URLSearchParams(next).toString()}`, {
       replace: true,
     });
 
-  const lastDay = today();
-  const problem = rangeProblem(range, lastDay);
+  const problem = rangeProblem(range, lastDay, zone);
   const valid = problem === null;
   /** The rows shown, with the range they are of. */
   const [shown, setShown] = useState<{ rows: CostRow[]; range: Range } | null>(null);
@@ -105,7 +107,13 @@ export function CostPage(props: { appId: string }) {
           onShowDays={chooseRange}
         />
       )}
-      <RangeForm range={range} problem={problem} lastDay={lastDay} onChange={chooseRange} />
+      <RangeForm
+        range={range}
+        problem={problem}
+        lastDay={lastDay}
+        zone={zone}
+        onChange={chooseRange}
+      />
       <div role="status" class="status">
         {loading
           ? "Loading…"
@@ -268,8 +276,8 @@ function CostUpload(props: {
         A CSV file whose first line names its columns, as the command line's{" "}
         <code>attribution costs import</code> takes it: {REQUIRED_COLUMNS.join(", ")} in every row;{" "}
         {COST_COLUMNS.filter((column) => !REQUIRED_COLUMNS.includes(column)).join(", ")} when known.
-        Days up to 90 back, none after today (UTC). A row of the same day, media source, campaign,
-        ad set, ad and country as one stored replaces it.
+        Days of the app's time zone, up to 90 back and none after tomorrow (UTC). A row of the same
+        day, media source, campaign, ad set, ad and country as one stored replaces it.
       </p>
       <form
         onSubmit={(event) => {

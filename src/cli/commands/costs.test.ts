@@ -203,13 +203,13 @@ describe("costs import's requests", () => {
   it("send nothing of a file with a day the service refuses, wherever in the file it is", async () => {
     const lines = ["day,media_source,campaign_id,amount,currency"];
     for (let n = 0; n < 1_000; n++) lines.push(`2026-11-27,net,c${n},1.5,USD`);
-    lines.push("2026-07-01,net,late,1.5,USD", "2026-11-30,net,early,1.5,USD");
+    lines.push("2026-07-01,net,late,1.5,USD", "2026-12-01,net,early,1.5,USD");
     await withFile(lines, async (file) => {
       const { bodies, stored } = serviceStub();
       await expect(
         importCostsCommand({ file, url: "http://svc", key: "k", now: () => NOW }),
       ).rejects.toThrow(
-        `${file}: line 1002, day: must be within 90 days (from 2026-08-31); line 1003, day: must not be after today (2026-11-29, UTC)`,
+        `${file}: line 1002, day: must be within 90 days (from 2026-08-31); line 1003, day: must not be after tomorrow (2026-11-30, UTC)`,
       );
       expect(bodies).toEqual([]);
       expect(stored).toEqual([]);

@@ -55,7 +55,7 @@ const costRowAnswer = tiedTo<CostAnswer>()(
 export const COST_CONTRACTS = {
   "put-costs": {
     summary: "Report what campaigns cost",
-    description: `Rows of a day's spend per media source and campaign (and ad set, ad, country when given), with impressions and clicks when known. A row for the same day and keys replaces the earlier one; the reports count one row of keys that differ only in case or Unicode form, the later. Days up to ${COST_LIMITS.maxDaysBack} back are taken, none after today (UTC). Each amount is converted to USD with the ECB's rate of its day (none without a rate). A body with any row at fault stores nothing.`,
+    description: `Rows of a day's spend per media source and campaign (and ad set, ad, country when given), with impressions and clicks when known. A row for the same day and keys replaces the earlier one; the reports count one row of keys that differ only in case or Unicode form, the later. Days up to ${COST_LIMITS.maxDaysBack} back are taken, none after tomorrow (UTC: a row's day is a day of the app's time zone, which may be ahead of UTC's). Each amount is converted to USD with the ECB's rate of its day (none without a rate). A body with any row at fault stores nothing.`,
     request: {
       body: { description: `1 to ${COST_LIMITS.maxRows} rows.`, schema: costRequestSchema },
     },
