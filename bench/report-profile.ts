@@ -22,7 +22,7 @@ import {
   TOUCHES_TABLE,
 } from "../src/lake/lake-tables.ts";
 import { buildCohortQuery, cohortDaysOf } from "../src/reports/cohort-query.ts";
-import { buildOverviewQuery, touchDaysOf } from "../src/reports/queries.ts";
+import { buildOverviewQuery, reportDays, touchDaysOf } from "../src/reports/queries.ts";
 
 export interface OperatorTime {
   /** What the operator does, as the plan says it: `group by service_id, event_id`. */
@@ -93,9 +93,12 @@ export const profileReport = async (
   appId: string,
   report: "overview" | "cohorts",
   window: { from: string; to: string },
-  options: { threads?: number; topOperators?: number } = {},
+  options: { threads?: number; topOperators?: number; timeZone?: string } = {},
 ): Promise<QueryProfile> => {
-  const { threads = 1, topOperators = 6 } = options;
+  const { threads = 1, topOperators = 6, timeZone } = options;
+  // The days of the app's time zone, read from the UTC days either side of them too.
+  const days = reportDays("duckdb", timeZone);
+  const cohortDays = cohortDaysOf(window.from, window.to);
   const paths = dataPaths(dataDir);
   const lakeDir = paths.lake;
   // The service's own: the partitions that may hold the days' rows.
@@ -114,10 +117,11 @@ export const profileReport = async (
           appId,
           from,
           to,
+          timeZone,
           sources: {
-            events: await dayFiles(EVENTS_TABLE, window),
+            events: await dayFiles(EVENTS_TABLE, days.utcDays(from, to)),
             attributions,
-            touches: await dayFiles(TOUCHES_TABLE, touchDaysOf(from, to)),
+            touches: await dayFiles(TOUCHES_TABLE, touchDaysOf(from, to, days)),
           },
           exclude,
         })
@@ -130,11 +134,12 @@ export const profileReport = async (
           filters: {},
           // The bench's app has no cost rows: the rows carry no cost keys.
           costKeys: [],
+          timeZone,
           sources: {
-            events: await dayFiles(EVENTS_TABLE, cohortDaysOf(from, to)),
+            events: await dayFiles(EVENTS_TABLE, days.utcDays(cohortDays.from, cohortDays.to)),
             attributions,
-            sessions: await dayFiles(SESSIONS_TABLE, cohortDaysOf(from, to)),
-            touches: await dayFiles(TOUCHES_TABLE, window),
+            sessions: await dayFiles(SESSIONS_TABLE, days.utcDays(cohortDays.from, cohortDays.to)),
+            touches: await dayFiles(TOUCHES_TABLE, days.utcDays(from, to)),
           },
           exclude,
         });
@@ -159,7 +164,7 @@ export const profileReport = async (
       .sort((a, b) => b.seconds - a.seconds)
       .slice(0, topOperators);
     return {
-      report,
+      report: timeZone ? `${report} in ${timeZone}` : report,
       threads,
       seconds,
       spillBytes: plan.system_peak_temp_dir_size ?? 0,

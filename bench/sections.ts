@@ -798,7 +798,7 @@ bench waits for the service to be idle before its next ask.`,
       `- every first load under ${count(targets.firstMs)} ms: ${met(firstMet)}; every median after it under ${count(targets.medianMs)} ms: ${met(medianMet)}`,
       `- the service's peak resident memory: ${f.peaks.map((p) => `${megabytes(p.bytes)} (${p.part})`).join(", ")}`,
       "",
-      "Each report's query alone (no filter), as the service builds it, under DuckDB's profiler on an instance set as the service's reports instance (`ATTRIBUTION_REPORT_MEMORY`, spilling to the data folder; `bench/report-profile.ts`) with no time limit, on every core as the service's and on one, and the operators that took the most:",
+      "Each report's query alone (no filter), as the service builds it, under DuckDB's profiler on an instance set as the service's reports instance (`ATTRIBUTION_REPORT_MEMORY`, spilling to the data folder; `bench/report-profile.ts`) with no time limit, on every core as the service's and on one, and on every core for an app whose time zone is not UTC (its days counted there), and the operators that took the most:",
       "",
       markdownTable(
         ["query", ">time", ">spilled", "operator", ">rows", ">operator time"],

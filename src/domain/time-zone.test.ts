@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayIn, isReportTimeZone, startOfDayIn } from "./time-zone.ts";
+import { dayIn, isReportTimeZone, offsetsIn, startOfDayIn } from "./time-zone.ts";
 
 describe("the reports' time zone", () => {
   it("takes the IANA names of a place the runtime knows, and UTC", () => {
@@ -34,5 +34,28 @@ describe("the reports' time zone", () => {
     expect(startOfDayIn("2026-09-06", "America/Santiago").toISOString()).toBe(
       "2026-09-06T04:00:00.000Z",
     );
+  });
+});
+
+describe("a zone's offsets over a stretch of time", () => {
+  it("is one offset where the clocks never change", () => {
+    expect(
+      offsetsIn("Asia/Tokyo", new Date("2026-01-01T00:00:00Z"), new Date("2026-12-31T00:00:00Z")),
+    ).toEqual([{ from: null, offsetSeconds: 9 * 3600 }]);
+  });
+
+  it("names the second each change of the clocks takes effect", () => {
+    expect(
+      offsetsIn(
+        "America/Los_Angeles",
+        new Date("2026-01-01T00:00:00Z"),
+        new Date("2026-12-31T00:00:00Z"),
+      ),
+    ).toEqual([
+      { from: null, offsetSeconds: -8 * 3600 },
+      // 02:00 PST on 8 March and 02:00 PDT on 1 November 2026.
+      { from: new Date("2026-03-08T10:00:00Z"), offsetSeconds: -7 * 3600 },
+      { from: new Date("2026-11-01T09:00:00Z"), offsetSeconds: -8 * 3600 },
+    ]);
   });
 });

@@ -1,14 +1,15 @@
 /**
  * The time zone an app's reports count days in, as AppsFlyer's and Adjust's "app time zone":
  * an install at 02:00 UTC is a San Francisco app's install of the day before. An IANA name of
- * an area and a place (`America/Los_Angeles`, `Asia/Kolkata`) that the runtime's ICU knows,
- * which DuckDB's ICU and Athena's Java zones read too, or `UTC`, the default. The lake keeps UTC
- * throughout: only the reports' days move.
+ * an area and a place (`America/Los_Angeles`, `Asia/Kolkata`) that the runtime's ICU knows, or
+ * `UTC`, the default. The service reads the zone's rules itself (the queries get offsets, never
+ * the name), so no engine's list of zones matters. The lake keeps UTC throughout: only the
+ * reports' days move.
  */
 
 export const DEFAULT_TIME_ZONE = "UTC";
 
-/** An area and one or two places: no abbreviation (`EST`) or offset, which engines read apart. */
+/** An area and one or two places: no abbreviation (`EST`) or offset, which tools read apart. */
 const ZONE_NAME = /^[A-Z][A-Za-z_]+(?:\/[A-Za-z0-9_+-]+){1,2}$/;
 
 /** Whether `name` is a time zone the reports can count days in. */
@@ -80,4 +81,52 @@ export const startOfDayIn = (day: string, zone: string): Date => {
     else before = middle;
   }
   return new Date(after);
+};
+
+/** The zone's offset from UTC at a moment, in whole seconds (as its clocks show it). */
+const offsetSecondsAt = (ms: number, zone: string): number => {
+  const at = Math.floor(ms / 1000) * 1000;
+  const { year, month, day, hour, minute, second } = partsIn(at, zone);
+  return Math.round((Date.UTC(year, month - 1, day, hour, minute, second) - at) / 1000);
+};
+
+/** A stretch of time over which the zone's offset from UTC holds. */
+export interface ZoneOffset {
+  /** The stretch's first moment; null for the first stretch, which reaches back without end. */
+  readonly from: Date | null;
+  /** What to add to a UTC time to read the zone's clock. */
+  readonly offsetSeconds: number;
+}
+
+/** How often the offset is looked at: clocks change months apart, never twice in 12 hours. */
+const OFFSET_STEP_MS = 12 * HOUR_MS;
+
+/**
+ * The zone's offsets over `start` to `end`, with the moments its clocks change: what a query
+ * adds to its UTC times to read the zone's days, where moving each time through the zone's
+ * rules would cost a lookup per row. The first stretch reaches back before `start`, the last on
+ * after `end`.
+ */
+export const offsetsIn = (zone: string, start: Date, end: Date): ZoneOffset[] => {
+  let at = start.getTime();
+  let offset = offsetSecondsAt(at, zone);
+  const offsets: ZoneOffset[] = [{ from: null, offsetSeconds: offset }];
+  while (at < end.getTime()) {
+    const next = Math.min(at + OFFSET_STEP_MS, end.getTime());
+    const nextOffset = offsetSecondsAt(next, zone);
+    if (nextOffset !== offset) {
+      // The change lies after `at` and by `next`: its first second, by halves.
+      let before = Math.floor(at / 1000) * 1000;
+      let after = Math.floor(next / 1000) * 1000;
+      while (after - before > 1000) {
+        const middle = before + Math.floor((after - before) / 2000) * 1000;
+        if (offsetSecondsAt(middle, zone) === offset) before = middle;
+        else after = middle;
+      }
+      offsets.push({ from: new Date(after), offsetSeconds: nextOffset });
+      offset = nextOffset;
+    }
+    at = next;
+  }
+  return offsets;
 };

@@ -262,7 +262,7 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
   const { dialect, appId, from, to, sources } = input;
   const keyed = keyedBy(input.costKeys, input.groupBy);
   const days = cohortDaysOf(from, to);
-  const local = reportDays(dialect, input.timeZone);
+  const local = reportDays(dialect, input.timeZone, days);
   const utcDays = local.utcDays(days.from, days.to);
   const partitions = partitionsOfDays(utcDays.from, utcDays.to);
   const at = local.startLiteral;

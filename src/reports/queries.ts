@@ -10,7 +10,12 @@
  */
 import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
 import { exportEventName } from "../domain/event-types.ts";
-import { DEFAULT_TIME_ZONE, startOfDayIn } from "../domain/time-zone.ts";
+import {
+  DEFAULT_TIME_ZONE,
+  offsetsIn,
+  startOfDayIn,
+  type ZoneOffset,
+} from "../domain/time-zone.ts";
 import {
   buildExportRowsQuery,
   buildReportRowsQuery,
@@ -91,30 +96,58 @@ export interface ReportDays {
   readonly utcDays: (from: string, to: string) => { from: string; to: string };
 }
 
-/** A timestamp stored in UTC, moved to the zone's clock, in each dialect. */
-const inZone: Record<Dialect, (timestamp: string, zone: string) => string> = {
-  duckdb: (timestamp, zone) => `timezone(${sqlString(zone)}, timezone('UTC', ${timestamp}))`,
-  athena: (timestamp, zone) =>
-    `at_timezone(with_timezone(${timestamp}, 'UTC'), ${sqlString(zone)})`,
+/** A timestamp moved by a number of seconds, in each dialect. */
+const plusSeconds: Record<Dialect, (timestamp: string, seconds: number) => string> = {
+  duckdb: (timestamp, seconds) => `(${timestamp} + to_seconds(${seconds}))`,
+  athena: (timestamp, seconds) => `date_add('second', ${seconds}, ${timestamp})`,
 };
 
-export const reportDays = (dialect: Dialect, zone: string = DEFAULT_TIME_ZONE): ReportDays => {
+/**
+ * How a report counts days. In a zone, a timestamp stored in UTC is moved by the zone's offset
+ * of its moment, taken from the few offsets the zone has over the report's days (one, or one
+ * each side of a change of its clocks: `offsetsIn`): a comparison and an addition per row,
+ * where the engines' own zone conversion looks the zone's rules up for every row.
+ */
+export const reportDays = (
+  dialect: Dialect,
+  zone: string = DEFAULT_TIME_ZONE,
+  /** The report's days, first and last: the zone's offsets are those of these days. */
+  span?: { readonly from: string; readonly to: string },
+): ReportDays => {
   const start = (day: string) => startOfDayIn(day, zone);
+  const startLiteral = (day: string) => timestampLiteral[dialect](start(day));
   if (zone === DEFAULT_TIME_ZONE) {
     return {
       date: (timestamp) => `CAST(${timestamp} AS DATE)`,
       day: dayOf,
       start,
-      startLiteral: (day) => timestampLiteral[dialect](start(day)),
+      startLiteral,
       utcDays: (from, to) => ({ from, to }),
     };
   }
-  const date = (timestamp: string) => `CAST(${inZone[dialect](timestamp, zone)} AS DATE)`;
+  const offsets = span
+    ? offsetsIn(zone, start(addDays(span.from, -2)), start(addDays(span.to, 2)))
+    : [];
+  const moved = (timestamp: string): string => {
+    const add = (offset: ZoneOffset) => plusSeconds[dialect](timestamp, offset.offsetSeconds);
+    // Each stretch until the moment the next begins; the last reaches on.
+    let cases = "";
+    let last: ZoneOffset | undefined;
+    for (const offset of offsets) {
+      if (last && offset.from) {
+        cases += `WHEN ${timestamp} < ${timestampLiteral[dialect](offset.from)} THEN ${add(last)} `;
+      }
+      last = offset;
+    }
+    if (!last) throw new Error("a report's days in a time zone need the days they span");
+    return cases === "" ? add(last) : `(CASE ${cases}ELSE ${add(last)} END)`;
+  };
+  const date = (timestamp: string) => `CAST(${moved(timestamp)} AS DATE)`;
   return {
     date,
     day: (timestamp) => `CAST(${date(timestamp)} AS VARCHAR)`,
     start,
-    startLiteral: (day) => timestampLiteral[dialect](start(day)),
+    startLiteral,
     utcDays: (from, to) => ({ from: addDays(from, -1), to: addDays(to, 1) }),
   };
 };
@@ -294,7 +327,7 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
   const install = sqlString(INSTALL_EVENT_NAME);
   const organic = sqlString(ORGANIC);
   const pending = sqlString(PENDING);
-  const days = reportDays(dialect, input.timeZone);
+  const days = reportDays(dialect, input.timeZone, { from, to });
   const events = boundedEvents(dialect, sources.events, appId, from, to, days);
   const touchDays = touchDaysOf(from, to, days);
   const touchPartitions = partitionsOfDays(touchDays.from, touchDays.to);

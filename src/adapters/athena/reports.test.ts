@@ -140,8 +140,9 @@ describe("Athena report engine", () => {
       "bounded.event_time < from_iso8601_timestamp('2026-11-15T08:00:00.000Z')",
     );
     expect(sql).toContain("bounded.dt BETWEEN '2026-10-31' AND '2026-12-16'");
+    // Each event's day by the offset of its moment: UTC-7 until the clocks go back, then UTC-8.
     expect(sql).toContain(
-      "CAST(CAST(at_timezone(with_timezone(r.event_time, 'UTC'), 'America/Los_Angeles') AS DATE) AS VARCHAR) AS day",
+      "CAST(CAST((CASE WHEN r.event_time < from_iso8601_timestamp('2026-11-01T09:00:00.000Z') THEN date_add('second', -25200, r.event_time) ELSE date_add('second', -28800, r.event_time) END) AS DATE) AS VARCHAR) AS day",
     );
   });
 

@@ -393,6 +393,30 @@ describe("cohorts on DuckDB", () => {
     expect([sum("days", 0, "revenue_usd"), sum("days", 1, "revenue_usd")]).toEqual([0, 7]);
   });
 
+  it("moves each moment by its own offset where the zone's clocks change within the days", async () => {
+    // Los Angeles went from UTC-7 to UTC-8 on 1 November 2026, within the days read.
+    const rows = await engine.cohorts({
+      appId: APP,
+      from: DAY,
+      to: DAY,
+      timeZone: "America/Los_Angeles",
+      groupBy: "campaign",
+      filters: {},
+      costKeys: [],
+      excludeServiceIds: [DELETED],
+    });
+    const active = (n: number) =>
+      rows
+        .filter((row) => row.part === "days" && row.day_n === n)
+        .reduce((total, row) => total + row.active, 0);
+    expect(rows.filter((row) => row.part === "installs").reduce((t, r) => t + r.installs, 0)).toBe(
+      10,
+    );
+    // Day 1 there: i-1 (12:00 and 18:00 UTC), i-6 (09:00 UTC), i-7 (22:00 UTC); i-0's 00:01 UTC
+    // is 16:01 of its install day.
+    expect([active(0), active(1)]).toEqual([10, 3]);
+  });
+
   it("sums revenue up to each day since install, per user, and ROAS over the cohort's cost", async () => {
     const answer = await report({ costs: [cost(30)] });
     const winter = answer.groups.find((group) => group.group === "Winter Sale");
