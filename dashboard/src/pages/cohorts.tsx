@@ -183,7 +183,7 @@ export function CohortsPage(props: { appId: string }) {
         {loading
           ? "Loading…"
           : shown
-            ? `Showing ${report.from} to ${report.to}${filterWords ? `: ${filterWords}` : ""}. Days in ${report.time_zone}.`
+            ? `Showing ${report.from} to ${report.to}${filterWords ? `: ${filterWords}` : ""}.`
             : ""}
       </div>
       <ErrorText message={error} />

@@ -127,7 +127,7 @@ export function OverviewPage(props: { appId: string }) {
         {loading
           ? "Loading…"
           : data
-            ? `Showing ${data.from} to ${data.to}${filterWords ? `: ${filterWords}` : ""}. Days in ${data.time_zone}.`
+            ? `Showing ${data.from} to ${data.to}${filterWords ? `: ${filterWords}` : ""}.`
             : ""}
       </div>
       <ErrorText message={error} />
