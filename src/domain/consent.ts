@@ -43,7 +43,8 @@ export const allowsAdUserData = (consent: Consent | null): boolean => {
 /**
  * Whether the consent platform's TCF string withholds the user's consent from the vendor of the
  * IAB's Global Vendor List with this id (an ad network): a string that names no consent for it,
- * where GDPR was not said not to apply. The string is more specific than the app's own answer
+ * or whose publisher keeps it from consent on purpose 1 or 7 (./tcf.ts), where GDPR was not said
+ * not to apply. The string is more specific than the app's own answer
  * on ad user data, which speaks of ad networks at large, so a yes there does not outweigh it.
  * No vendor id, no string, or a string that is no TCF v2 one: nothing withheld.
  */
