@@ -1,8 +1,8 @@
 /**
- * A report's range of days, as the Overview and Cohorts pages take it (days of the app's time
- * zone) and the Cost page (UTC days): two date inputs up to today there, the presets, and the
- * range's rules (src/reports/params.ts) checked before any call, the reason said beside the
- * dates (docs/dashboard.md#the-overviews-range).
+ * A report's range of days, as the Overview, Cohorts and Cost pages take it (days of the app's
+ * time zone): two date inputs up to today there, the presets, and the range's rules
+ * (src/reports/params.ts) checked before any call, the reason said beside the dates
+ * (docs/dashboard.md#the-overviews-range).
  */
 import { addDays, daysSpanned, formatCount, isDay, today } from "../format.ts";
 
