@@ -345,39 +345,40 @@ describe("cohorts on DuckDB", () => {
     expect(cohort?.retention[30]).toBeNull();
   });
 
-  it("puts a session at 23:59 and one at 00:01 on different days", async () => {
-    const rows = await engine.cohorts({
+  /** The query's rows of DAY's installs, by campaign, in a time zone (UTC unless given). */
+  const dayRows = (options: { timeZone?: string; filters?: CohortFilters } = {}) =>
+    engine.cohorts({
       appId: APP,
       from: DAY,
       to: DAY,
+      timeZone: options.timeZone,
       groupBy: "campaign",
-      filters: { media_source: "meta_ads" },
+      filters: options.filters ?? {},
       costKeys: [],
       excludeServiceIds: [DELETED],
     });
-    const active = (n: number) =>
-      rows
-        .filter((row) => row.part === "days" && row.day_n === n)
-        .reduce((s, r) => s + r.active, 0);
+
+  /** A figure added up over the rows of a part, of day N since install (null: none). */
+  const sumOf = (
+    rows: Awaited<ReturnType<typeof dayRows>>,
+    part: string,
+    n: number | null,
+    of: "installs" | "active" | "revenue_usd",
+  ) =>
+    rows
+      .filter((row) => row.part === part && row.day_n === n)
+      .reduce((total, row) => total + row[of], 0);
+
+  it("puts a session at 23:59 and one at 00:01 on different days", async () => {
+    const rows = await dayRows({ filters: { media_source: "meta_ads" } });
     // Winter Sale's six: every one active on day 0, i-0 (at 00:01) and i-1 on day 1.
-    expect([active(0), active(1)]).toEqual([6, 2]);
+    expect([sumOf(rows, "days", 0, "active"), sumOf(rows, "days", 1, "active")]).toEqual([6, 2]);
   });
 
   it("counts install days and days since install in the app's time zone", async () => {
-    const rows = await engine.cohorts({
-      appId: APP,
-      from: DAY,
-      to: DAY,
-      timeZone: "Asia/Tokyo",
-      groupBy: "campaign",
-      filters: {},
-      costKeys: [],
-      excludeServiceIds: [DELETED],
-    });
+    const rows = await dayRows({ timeZone: "Asia/Tokyo" });
     const sum = (part: string, n: number | null, of: "installs" | "active" | "revenue_usd") =>
-      rows
-        .filter((row) => row.part === part && row.day_n === n)
-        .reduce((total, row) => total + row[of], 0);
+      sumOf(rows, part, n, of);
     // Installed from 08:00 UTC on, one an hour: i-7 to i-9, from 15:00 UTC, are Tokyo's next day.
     expect(sum("installs", null, "installs")).toBe(7);
     expect(rows.filter((row) => row.part === "installs").map((row) => row.cohort_day)).toEqual([
@@ -395,26 +396,11 @@ describe("cohorts on DuckDB", () => {
 
   it("moves each moment by its own offset where the zone's clocks change within the days", async () => {
     // Los Angeles went from UTC-7 to UTC-8 on 1 November 2026, within the days read.
-    const rows = await engine.cohorts({
-      appId: APP,
-      from: DAY,
-      to: DAY,
-      timeZone: "America/Los_Angeles",
-      groupBy: "campaign",
-      filters: {},
-      costKeys: [],
-      excludeServiceIds: [DELETED],
-    });
-    const active = (n: number) =>
-      rows
-        .filter((row) => row.part === "days" && row.day_n === n)
-        .reduce((total, row) => total + row.active, 0);
-    expect(rows.filter((row) => row.part === "installs").reduce((t, r) => t + r.installs, 0)).toBe(
-      10,
-    );
+    const rows = await dayRows({ timeZone: "America/Los_Angeles" });
+    expect(sumOf(rows, "installs", null, "installs")).toBe(10);
     // Day 1 there: i-1 (12:00 and 18:00 UTC), i-6 (09:00 UTC), i-7 (22:00 UTC); i-0's 00:01 UTC
     // is 16:01 of its install day.
-    expect([active(0), active(1)]).toEqual([10, 3]);
+    expect([sumOf(rows, "days", 0, "active"), sumOf(rows, "days", 1, "active")]).toEqual([10, 3]);
   });
 
   it("sums revenue up to each day since install, per user, and ROAS over the cohort's cost", async () => {
