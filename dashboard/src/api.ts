@@ -154,6 +154,8 @@ export interface Overview {
     installs: number;
     paid_installs: number;
     organic_installs: number;
+    /** Installs of a device that had the app, apart from `installs`. */
+    reinstalls: number;
     events: number;
     revenue_usd: number;
   };

@@ -3,7 +3,7 @@
  * (`service_match_status` and the parameters) and what its exported events carry.
  */
 import { installCostOf } from "../costs/touch-cost.ts";
-import type { Confidence } from "../domain/attribution.ts";
+import { type Confidence, REINSTALL } from "../domain/attribution.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
 import { NO_CAMPAIGN } from "../touches/touch.ts";
@@ -25,7 +25,7 @@ export const installTypeOf = (
       (other.firstOpenTime < install.firstOpenTime ||
         (other.firstOpenTime === install.firstOpenTime && other.serviceId < install.serviceId)),
   );
-  return earlier ? "reinstall_same_device" : "new_install";
+  return earlier ? REINSTALL : "new_install";
 };
 
 const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
@@ -80,7 +80,7 @@ export const resultOf = (
     matchingType: match.matchingType,
     confidence: match.confidence,
     clickToFirstOpenHours: match.clickToFirstOpenHours,
-    installType: reinstall && installType !== null ? "reinstall_same_device" : installType,
+    installType: reinstall && installType !== null ? REINSTALL : installType,
     otherCandidates: match.otherCandidates,
     params,
     // A CPI touch's cost is the install's once it wins (a CPC click's or a CPM impression's is

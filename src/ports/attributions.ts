@@ -4,7 +4,7 @@
  * of the request is kept only while the attribution is unresolved, but for the request's
  * address and user agent, which its postbacks name: those are kept until they are sent on.
  */
-import type { Confidence, MatchMethod } from "../domain/attribution.ts";
+import type { Confidence, InstallType, MatchMethod } from "../domain/attribution.ts";
 import type { InstallFacts } from "../domain/install-facts.ts";
 import type { TouchCost } from "../domain/touch.ts";
 import type { AdFields } from "./links.ts";
@@ -30,7 +30,7 @@ export interface AttributionResult extends Omit<AdFields, "mediaSource"> {
   readonly matchingType: "network" | "geo" | null;
   readonly confidence: Confidence | null;
   readonly clickToFirstOpenHours: number | null;
-  readonly installType: "new_install" | "reinstall_same_device" | null;
+  readonly installType: InstallType | null;
   /** How many other touches the winning method found eligible. */
   readonly otherCandidates: number;
   /** The link's `deep_link_path` and custom parameters: the deferred deep link. */

@@ -34,12 +34,19 @@ export interface LatestEventsQuery extends Excluding {
 }
 
 export interface OverviewTotals {
-  /** The install events (`service_install`) of the window. */
+  /**
+   * The install events (`service_install`) of the window but the reinstalls: an install of a
+   * device that had the app (`install_type` `reinstall_same_device`), counted in `reinstalls`.
+   * Every other install figure (paid, organic, by day, status, method, path, campaign, country)
+   * counts the same installs.
+   */
   readonly installs: number;
   /** Installs credited to a media source other than organic. */
   readonly paid_installs: number;
   /** Installs found organic (media_source `organic`). */
   readonly organic_installs: number;
+  /** The window's reinstalls: iOS installs of a device that had the app (`install_type`). */
+  readonly reinstalls: number;
   /** Every event of the window, the installs' own included. */
   readonly events: number;
   /** The sum of `revenue_usd`, nulls as 0. */

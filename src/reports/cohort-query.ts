@@ -1,7 +1,7 @@
 /**
  * The cohorts query, for both engines as the other reports (./queries.ts): the installs of the
  * days `from` to `to` as the export has them (each once, with its latest attribution, deleted
- * installs left out), each with the days since its install on which it was active (a session
+ * installs and reinstalls left out, as the overview counts installs), each with the days since its install on which it was active (a session
  * on that UTC calendar day, as AppsFlyer counts retention) and its revenue on each of those days
  * (its events' USD revenue), up to COHORT_DAYS after its install. Its rows are per cohort (the
  * install's UTC day) and group, one with the cohort's size (`day_n` null) and one per day since
@@ -40,6 +40,7 @@
  * the range has its install event in partitions the query does not read.
  */
 import { CHARGED_TOUCHES } from "../costs/touch-cost.ts";
+import { REINSTALL } from "../domain/attribution.ts";
 import {
   buildReportRowsQuery,
   type Dialect,
@@ -114,6 +115,7 @@ const COHORT_COLUMNS: readonly ColumnName[] = [
   "ad_name",
   "revenue",
   "currency",
+  "install_type",
 ];
 
 export interface CohortQueryInput {
@@ -316,6 +318,7 @@ cohort_installs AS (
     ${groupColumns((name) => `r.${name}`)}
   FROM report_rows AS r
   WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
+    AND (r.install_type IS NULL OR r.install_type <> ${sqlString(REINSTALL)})
     AND r.event_time < ${at(addDays(to, 1))}${filtersOn("rows")}
 ),
 cohort_attributions AS (

@@ -85,6 +85,7 @@ describe("the overview on DuckDB", () => {
     await lay(EVENTS_TABLE, [
       install("s-1"),
       install("s-2"),
+      install("s-3"),
       purchase(1, 5, "USD", 5),
       purchase(2, 250_000, "VND", null),
       purchase(3, 300, "TWD", null),
@@ -95,6 +96,8 @@ describe("the overview on DuckDB", () => {
       byAppleAds("s-1", "2026-11-10T12:05:00.000Z"),
       byAppleAds("s-2", "2026-11-10T12:00:01.000Z"),
       byLink("s-2", "2026-11-10T12:05:00.000Z"),
+      // s-3: an iPhone that had the app, installing again from a link's click.
+      { ...byLink("s-3", "2026-11-10T12:00:01.000Z"), install_type: "reinstall_same_device" },
     ]);
     const click = (serviceId: string, path: string): LakeRecord => ({
       ...nullColumns(TOUCHES_TABLE),
@@ -106,7 +109,11 @@ describe("the overview on DuckDB", () => {
       source: "link",
       params: JSON.stringify({ deep_link_path: path }),
     });
-    await lay(TOUCHES_TABLE, [click("s-1", "/shop"), click("s-2", "/levels/7")]);
+    await lay(TOUCHES_TABLE, [
+      click("s-1", "/shop"),
+      click("s-2", "/levels/7"),
+      click("s-3", "/again"),
+    ]);
   });
   afterAll(async () => {
     duckdb?.closeSync();
@@ -133,6 +140,40 @@ describe("the overview on DuckDB", () => {
         ["matched_no_params", 1],
       ]),
     );
+  });
+
+  it("counts a reinstall apart: in no install figure, nor a status, method or path of one", async () => {
+    const engine = createDuckDbReportEngine({
+      duckdb,
+      lakeDir: join(dir, "lake"),
+      lakeFiles: createReadWriteLock(),
+    });
+    const report = await engine.overview({
+      appId: APP,
+      from: "2026-11-10",
+      to: "2026-11-10",
+      excludeServiceIds: [],
+    });
+    expect(report.totals).toMatchObject({
+      installs: 2,
+      paid_installs: 2,
+      organic_installs: 0,
+      reinstalls: 1,
+      events: 7,
+    });
+    expect(report.installs_by_day).toEqual([
+      { date: "2026-11-10", media_source: "apple_search_ads", installs: 1 },
+      { date: "2026-11-10", media_source: "link", installs: 1 },
+    ]);
+    expect(report.match_method.reduce((sum, row) => sum + row.installs, 0)).toBe(2);
+    expect(report.campaigns.reduce((sum, row) => sum + row.installs, 0)).toBe(2);
+    expect(report.countries.reduce((sum, row) => sum + row.installs, 0)).toBe(2);
+    // The reinstall's own event is an event of the range all the same.
+    expect(report.events_by_day).toContainEqual({
+      date: "2026-11-10",
+      event_name: "service_install",
+      events: 3,
+    });
   });
 
   it("counts the revenue no rate converted, per currency with its amount, beside the revenue it is left out of", async () => {

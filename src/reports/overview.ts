@@ -80,6 +80,7 @@ export const overviewReport = (
       installs: total?.installs ?? 0,
       paid_installs: total?.paid_installs ?? 0,
       organic_installs: total?.organic_installs ?? 0,
+      reinstalls: total?.reinstalls ?? 0,
       events: total?.events ?? 0,
       revenue_usd: money(total?.revenue_usd ?? 0),
     },

@@ -8,7 +8,7 @@
  * The overview is one query per (app, from, to): the window's rows feed one aggregation with
  * a grouping set per chart, each result row naming its set by `grouping_id`.
  */
-import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
+import { ATTRIBUTION_LIMITS, REINSTALL } from "../domain/attribution.ts";
 import { exportEventName } from "../domain/event-types.ts";
 import {
   DEFAULT_TIME_ZONE,
@@ -271,6 +271,7 @@ export const OVERVIEW_MEASURES = [
   "revenue_usd",
   "revenue_events_unconverted",
   "revenue_unconverted",
+  "reinstalls",
 ] as const;
 
 /**
@@ -296,6 +297,7 @@ export const REPORT_COLUMNS = [
 const OVERVIEW_COLUMNS: readonly ColumnName[] = [
   ...REPORT_COLUMNS,
   "matching_type",
+  "install_type",
   "revenue",
   "currency",
 ];
@@ -340,6 +342,9 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
     exclude: input.exclude,
   });
   const isInstall = `r.event_name = ${install}`;
+  // The same device installing again: counted apart, never among the installs (nor paid, organic,
+  // a status, a method or a path of one), as the leading services keep reinstalls apart.
+  const isReinstall = `${isInstall} AND r.install_type = ${sqlString(REINSTALL)}`;
   // Revenue no rate converted: in no `revenue_usd`, counted apart so the answer says so.
   const isUnconverted =
     "r.revenue IS NOT NULL AND r.revenue_usd IS NULL AND r.currency IS NOT NULL";
@@ -388,6 +393,7 @@ window_groups AS (
     r.country,
     CASE WHEN ${isInstall} THEN r.service_id END AS install_id,
     CASE WHEN ${isInstall} THEN r.matching_type END AS matching_type,
+    CASE WHEN ${isReinstall} THEN 1 ELSE 0 END AS reinstall,
     CASE WHEN ${isUnconverted} THEN r.currency END AS currency,
     count(*) AS events,
     sum(coalesce(r.revenue_usd, 0)) AS revenue_usd,
@@ -395,7 +401,7 @@ window_groups AS (
     sum(CASE WHEN ${isUnconverted} THEN r.revenue END) AS revenue_unconverted
   FROM report_rows AS r
   WHERE 1 = 1${filters}
-  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
 ),
 facts AS (
   SELECT
@@ -404,7 +410,8 @@ facts AS (
     g.campaign,
     g.event_name,
     g.country,
-    g.event_name = ${install} AS is_install,
+    g.event_name = ${install} AND g.reinstall = 0 AS is_install,
+    g.reinstall = 1 AS is_reinstall,
     CASE WHEN g.install_id IS NOT NULL THEN coalesce(i.match_status, ${pending}) END AS status,
     CASE WHEN g.install_id IS NOT NULL THEN coalesce(g.matching_type, i.match_status, ${pending}) END AS method,
     CASE WHEN g.install_id IS NOT NULL AND g.media_source <> ${organic} THEN p.deep_link_path END AS deep_link_path,
@@ -422,6 +429,7 @@ grouped AS (
     grouping(${keys}) AS grouping_id,
     ${keys},
     ${count("CASE WHEN is_install THEN events END")} AS installs,
+    ${count("CASE WHEN is_reinstall THEN events END")} AS reinstalls,
     ${count(`CASE WHEN is_install AND media_source <> ${organic} THEN events END`)} AS paid_installs,
     ${count(`CASE WHEN is_install AND media_source = ${organic} THEN events END`)} AS organic_installs,
     ${count("events")} AS events,

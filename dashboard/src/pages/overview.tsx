@@ -151,7 +151,9 @@ export function OverviewPage(props: { appId: string }) {
  */
 const DEFINITIONS = {
   installs:
-    "Installs whose first open falls on a day of the range (in the app's time zone, set in its settings), each counted once. Deleted installs are left out.",
+    "Installs whose first open falls on a day of the range (in the app's time zone, set in its settings), each counted once. Deleted installs are left out, and so are reinstalls, counted apart: every install figure of the page counts these.",
+  reinstalls:
+    "iPhones and iPads that installed the app again on a day of the range, after an earlier install on the same device (the export's install type reinstall_same_device). They are not among the installs, here, in the charts or in the cohorts.",
   paid: "Installs of the range credited to a media source: a link, an ad network's click or impression, or Apple Ads.",
   organic: "Installs of the range that no link, click or impression explains.",
   events:
@@ -267,6 +269,13 @@ function Totals(props: { data: Overview }) {
         totals.organic_installs,
         formatCount(totals.organic_installs),
         DEFINITIONS.organic,
+      ],
+      [
+        "Reinstalls",
+        "total-reinstalls",
+        totals.reinstalls,
+        formatCount(totals.reinstalls),
+        DEFINITIONS.reinstalls,
       ],
       ["Events", "total-events", totals.events, formatCount(totals.events), DEFINITIONS.events],
       [

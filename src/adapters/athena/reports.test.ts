@@ -8,7 +8,12 @@ import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { COLUMN_NAMES, EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
-import { groupingIdOf, OVERVIEW_KEYS, OVERVIEW_SETS } from "../../reports/queries.ts";
+import {
+  groupingIdOf,
+  OVERVIEW_KEYS,
+  OVERVIEW_MEASURES,
+  OVERVIEW_SETS,
+} from "../../reports/queries.ts";
 import { exclusionList } from "./exclusions.ts";
 import { createFakeS3 } from "./fake-s3.test-support.ts";
 import { createAthenaReportEngine } from "./reports.ts";
@@ -23,17 +28,7 @@ const field = (value: string | number | null): string =>
 const csv = (rows: readonly (readonly (string | number | null)[])[]): string =>
   rows.map((row) => `${row.map(field).join(",")}\n`).join("");
 
-const OVERVIEW_HEADER = [
-  "grouping_id",
-  ...OVERVIEW_KEYS,
-  "installs",
-  "paid_installs",
-  "organic_installs",
-  "events",
-  "revenue_usd",
-  "revenue_events_unconverted",
-  "revenue_unconverted",
-];
+const OVERVIEW_HEADER = ["grouping_id", ...OVERVIEW_KEYS, ...OVERVIEW_MEASURES];
 
 /** An overview result row of `set`, its keys given, the rest null; measures not given 0. */
 const overviewRow = (
@@ -150,7 +145,7 @@ describe("Athena report engine", () => {
     results.push(
       csv([
         OVERVIEW_HEADER,
-        overviewRow("totals", {}, [3, 2, 1, 10, "1.2345E1", 2, "2.5E5"]),
+        overviewRow("totals", {}, [3, 2, 1, 10, "1.2345E1", 2, "2.5E5", 1]),
         overviewRow("revenue_unconverted", { currency: "VND" }, [0, 0, 0, 2, 0, 2, "2.5E5"]),
         overviewRow(
           "installs_by_day",
@@ -211,6 +206,7 @@ describe("Athena report engine", () => {
         installs: 3,
         paid_installs: 2,
         organic_installs: 1,
+        reinstalls: 1,
         events: 10,
         revenue_usd: 12.345,
       },
@@ -273,7 +269,10 @@ describe("Athena report engine", () => {
 
   it("fails on a result that is not the overview's rather than chart part of it", async () => {
     results.push(
-      csv([OVERVIEW_HEADER, [99, ...OVERVIEW_KEYS.map(() => null), 0, 0, 0, 0, 0, 0, 0]]),
+      csv([
+        OVERVIEW_HEADER,
+        [99, ...OVERVIEW_KEYS.map(() => null), ...OVERVIEW_MEASURES.map(() => 0)],
+      ]),
     );
     await expect(
       engine().overview({

@@ -20,6 +20,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRandom } from "../../demo/prng.ts";
+import { REINSTALL } from "../../domain/attribution.ts";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../domain/time.ts";
 import {
   ATTRIBUTIONS_TABLE,
@@ -84,6 +85,8 @@ export interface InstallTruth {
   readonly status: string | null;
   readonly matchingType: string | null;
   readonly deepLinkPath: string | null;
+  /** Its latest attribution says the device had the app before (`reinstall_same_device`). */
+  readonly reinstall: boolean;
 }
 
 /** An event as the export has it once, with its install. */
@@ -183,6 +186,7 @@ export const reportWorld = (seed = 7): ReportWorld => {
       status: null,
       matchingType: null,
       deepLinkPath: null,
+      reinstall: false,
     };
     const organicRow = { ...base, media_source: "organic", match_status: "organic" };
     const matched = (campaign: Campaign, matchingType: "network" | "geo", at: number) => {
@@ -224,6 +228,7 @@ export const reportWorld = (seed = 7): ReportWorld => {
         status,
         matchingType,
         deepLinkPath: path,
+        reinstall: false,
       };
     };
     switch (cause) {
@@ -248,6 +253,13 @@ export const reportWorld = (seed = 7): ReportWorld => {
         attributions.push(organicRow);
         matched(random.pick([WINTER, CREATORS]), "network", attributedAt + HOUR_MS);
         break;
+    }
+    // One install in twenty that has an attribution is a device's reinstall, as its latest
+    // attribution says (drawing nothing, so the rest of the world stays the seed's).
+    const latest = attributions.at(-1);
+    if (i % 20 === 19 && latest?.service_id === serviceId) {
+      attributions[attributions.length - 1] = { ...latest, install_type: REINSTALL };
+      truth = { ...truth, reinstall: true };
     }
     installs.set(serviceId, truth);
     addEvent(REPORT_APP, {
@@ -334,10 +346,15 @@ const newerFirst = (a: string | null, b: string | null): number =>
 const dayOfRecord = (row: ExportRecord) => String(row.event_time).slice(0, 10);
 const cents = (value: number) => Math.round(value * 1e6) / 1e6;
 
+/** An export row of an install the reports count as one: its own event, not a reinstall's. */
+const isInstallRow = (row: ExportRecord) =>
+  row.event_name === "service_install" && row.install_type !== REINSTALL;
+
 /** The totals and per-day figures of the export's rows of the days `from` to `to`. */
 const countedFromExport = (rows: readonly ExportRecord[], from: string, to: string) => {
   const inWindow = rows.filter((row) => dayOfRecord(row) >= from && dayOfRecord(row) <= to);
-  const installs = inWindow.filter((row) => row.event_name === "service_install");
+  const installEvents = inWindow.filter((row) => row.event_name === "service_install");
+  const installs = installEvents.filter(isInstallRow);
   const perDay = <T>(items: readonly ExportRecord[], value: (rows: ExportRecord[]) => T) => {
     const days = new Map<string, ExportRecord[]>();
     for (const row of items)
@@ -352,6 +369,7 @@ const countedFromExport = (rows: readonly ExportRecord[], from: string, to: stri
       paid_installs: installs.filter((r) => r.media_source !== null && r.media_source !== "organic")
         .length,
       organic_installs: installs.filter((r) => r.media_source === "organic").length,
+      reinstalls: installEvents.length - installs.length,
       events: inWindow.length,
       revenue_usd: revenue(inWindow),
     },
@@ -401,6 +419,7 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         const day = event.eventTime.slice(0, 10);
         return day >= FROM && day <= TO && !exclude.includes(event.serviceId);
       });
+    /** The window's installs, the reinstalls left out as the reports leave them. */
     const windowInstalls = (exclude: readonly string[]) =>
       windowEvents(exclude)
         .filter((event) => event.eventName === "service_install")
@@ -408,7 +427,8 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
           const install = world.installs.get(event.serviceId);
           if (!install) throw new Error(`no install ${event.serviceId}`);
           return install;
-        });
+        })
+        .filter((install) => !install.reinstall);
 
     beforeAll(async () => {
       side = await factory(world.lake);
@@ -429,6 +449,7 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
       expect(counted.totals.installs).toBeGreaterThan(30);
       expect(counted.totals.paid_installs).toBeGreaterThan(10);
       expect(counted.totals.organic_installs).toBeGreaterThan(10);
+      expect(counted.totals.reinstalls).toBeGreaterThan(0);
       expect(counted.totals.revenue_usd).toBeGreaterThan(0);
       expect(Object.keys(counted.eventsPerDay)).toEqual(
         [0, 1, 2, 3, 4].map((n) => addDays(FROM, n)),
@@ -446,7 +467,7 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         const sent = inWindow.filter((row) => row.country === country);
         return {
           country,
-          installs: sent.filter((row) => row.event_name === "service_install").length,
+          installs: sent.filter(isInstallRow).length,
           events,
           revenue_usd: cents(sent.reduce((sum, row) => sum + (row.revenue_usd ?? 0), 0)),
         };
@@ -582,11 +603,12 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         JSON.stringify([install?.mediaSource ?? null, install?.campaign ?? null]);
       const expected = new Map<string, { installs: number; events: number; revenue: number }>();
       for (const event of events) {
-        const k = key(world.installs.get(event.serviceId));
+        const install = world.installs.get(event.serviceId);
+        const k = key(install);
         const entry = expected.get(k) ?? { installs: 0, events: 0, revenue: 0 };
         entry.events += 1;
         entry.revenue += event.revenueUsd ?? 0;
-        if (event.eventName === "service_install") entry.installs += 1;
+        if (event.eventName === "service_install" && !install?.reinstall) entry.installs += 1;
         expected.set(k, entry);
       }
       expect(report.campaigns).toHaveLength(expected.size);
@@ -647,7 +669,14 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
       expect(empty).toEqual({
         from: FROM,
         to: TO,
-        totals: { installs: 0, paid_installs: 0, organic_installs: 0, events: 0, revenue_usd: 0 },
+        totals: {
+          installs: 0,
+          paid_installs: 0,
+          organic_installs: 0,
+          reinstalls: 0,
+          events: 0,
+          revenue_usd: 0,
+        },
         installs_by_day: [],
         match_status: [],
         match_method: [],

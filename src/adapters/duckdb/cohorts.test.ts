@@ -126,6 +126,12 @@ const ACTIVE = "com.example.cohorts.active";
  */
 const ADSETS = "com.example.cohorts.adsets";
 
+/**
+ * An app of an iPhone's first install (n-1, Winter Sale) and, the same day, another iPhone's
+ * reinstall (n-2, won again by Winter Sale), which buys and comes back on day 1.
+ */
+const REINSTALLS = "com.example.cohorts.reinstalls";
+
 /** A table as its files were written before the lake kept costs. */
 const withoutCosts = (table: LakeTable): LakeTable => ({
   ...table,
@@ -288,6 +294,27 @@ describe("cohorts on DuckDB", () => {
       unconverted("2026-11-05T12:00:00.000Z", 5, "KWD"),
       unconverted("2026-11-06T12:00:00.000Z", 0.25, "XAU"),
       ofApp(ADSETS, purchase("z-0", "2026-11-06T13:00:00.000Z", 4)),
+    ]);
+
+    await lay(EVENTS_TABLE, [
+      ofApp(REINSTALLS, install("n-1", `${DAY}T08:00:00.000Z`, "US", "ios")),
+      ofApp(REINSTALLS, install("n-2", `${DAY}T09:00:00.000Z`, "US", "ios")),
+      ofApp(REINSTALLS, purchase("n-2", `${DAY}T10:00:00.000Z`, 9)),
+    ]);
+    await lay(ATTRIBUTIONS_TABLE, [
+      ofApp(REINSTALLS, {
+        ...attribution("n-1", `${DAY}T08:00:00.000Z`, true),
+        install_type: "new_install",
+      }),
+      ofApp(REINSTALLS, {
+        ...attribution("n-2", `${DAY}T09:00:00.000Z`, true),
+        install_type: "reinstall_same_device",
+      }),
+    ]);
+    await lay(SESSIONS_TABLE, [
+      ofApp(REINSTALLS, session("n-1", `${DAY}T08:00:00.000Z`, "ios")),
+      ofApp(REINSTALLS, session("n-2", `${DAY}T09:00:00.000Z`, "ios")),
+      ofApp(REINSTALLS, session("n-2", "2026-11-03T09:00:00.000Z", "ios")),
     ]);
 
     engine = createDuckDbReportEngine({ duckdb, lakeDir, lakeFiles: createReadWriteLock() });
@@ -605,6 +632,17 @@ describe("cohorts on DuckDB", () => {
         ],
       });
     });
+  });
+
+  it("leaves a reinstall out of the cohorts, its revenue and its days with it, not out of the active users", async () => {
+    const answer = await report({ appId: REINSTALLS });
+    expect(answer.totals.installs).toBe(1);
+    expect(answer.totals.paid_installs).toBe(1);
+    expect(answer.totals.revenue_usd).toBe(0);
+    expect(answer.totals.retention.d1).toBe(0);
+    expect(answer.cohorts.map((cohort) => [cohort.day, cohort.installs])).toEqual([[DAY, 1]]);
+    // The reinstalled iPhone is a user all the same: active on DAY and the day after.
+    expect(answer.active_users.range).toBe(2);
   });
 
   it("puts a cost row naming an ad set by its id in the group of its installs, which cost nothing", async () => {

@@ -14,7 +14,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { CONFIDENCE_LEVELS } from "../../domain/attribution.ts";
+import { CONFIDENCE_LEVELS, INSTALL_TYPES } from "../../domain/attribution.ts";
 import { ATT_STATUSES, OS_VALUES } from "../../domain/install-facts.ts";
 import type { AttributionRecord, AttributionStore } from "../../ports/attributions.ts";
 import { MATCH_STATUSES } from "../../ports/attributions.ts";
@@ -62,7 +62,7 @@ const resultItem = z.object({
   matchingType: z.enum(["network", "geo"]).nullable(),
   confidence: z.enum(CONFIDENCE_LEVELS).nullable(),
   clickToFirstOpenHours: z.number().nullable(),
-  installType: z.enum(["new_install", "reinstall_same_device"]).nullable(),
+  installType: z.enum(INSTALL_TYPES).nullable(),
   otherCandidates: z.number(),
   params: stringMapItem,
   cost: costItem,

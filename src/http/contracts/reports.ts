@@ -33,7 +33,10 @@ const revenueUnconverted = (example: { currency: string; amount: number }) =>
       }),
     )
     .meta({ description: "Those events per currency, most first." });
-const date = z.iso.date().meta({ description: "A UTC day.", example: "2026-11-03" });
+const date = z.iso.date().meta({
+  description: "A calendar day of the app's time zone (`time_zone`).",
+  example: "2026-11-03",
+});
 const mediaSource = z
   .string()
   .nullable()
@@ -56,9 +59,16 @@ export const overviewReportSchema = tiedTo<InTimeZone<OverviewReport>>()(
       }),
       totals: z
         .strictObject({
-          installs: count("The installs (their `service_install` events) of the window.", 120),
+          installs: count(
+            "The installs (their `service_install` events) of the window, reinstalls left out: every install figure of the answer counts these.",
+            120,
+          ),
           paid_installs: count("Installs credited to a media source other than organic.", 80),
           organic_installs: count("Installs found organic.", 35),
+          reinstalls: count(
+            "The window's reinstalls: installs of a device that had the app before (`install_type` `reinstall_same_device`, iOS), counted apart from the installs.",
+            4,
+          ),
           events: count("Every event of the window, the installs' own included.", 2400),
           revenue_usd: usd(
             "The events' `revenue_usd` summed, a missing one as 0 (`revenue_events_unconverted` counts those of revenue no rate converts).",
@@ -223,7 +233,10 @@ const cohortFigures = {
     "Clicks: link taps and networks' clicks the service recorded in the window, or where it has none, what the cost rows report.",
     800,
   ),
-  installs: count("Installs of the window's days.", 120),
+  installs: count(
+    "Installs of the window's days, reinstalls left out (as the overview's installs): a reinstall is in no figure of the cohorts but the active users.",
+    120,
+  ),
   conversion_rate: share(
     "Paid installs (a media source other than organic won them) over clicks; null without clicks.",
     0.15,
@@ -254,7 +267,7 @@ const cohortFigures = {
     })
     .meta({
       description:
-        "Share of installs active (a session) on the N-th UTC calendar day after their install " +
+        "Share of installs active (a session) on the N-th calendar day after their install " +
         "day, of the install days that have reached day N by today; null when none has.",
     }),
   roas: z
@@ -304,15 +317,15 @@ export const cohortReportSchema = tiedTo<InTimeZone<CohortReport>>()(
             .array(
               z.strictObject({
                 day: date,
-                active: count("Installs with at least one session on that UTC day.", 42),
+                active: count("Installs with at least one session on that day.", 42),
               }),
             )
-            .meta({ description: "Daily active users: one per UTC day of the range, in order." }),
+            .meta({ description: "Daily active users: one per day of the range, in order." }),
         })
         .meta({
           description:
             "Active users, from the sessions (POST /v1/sessions): installs of any install day, not only the " +
-            "window's, with a session on a UTC day of the window. Media source and campaign are the " +
+            "window's, with a session on a day of the window. Media source and campaign are the " +
             "install's attribution's, platform and country its sessions'.",
         }),
       cost_rows_unconverted: count(
@@ -364,8 +377,8 @@ export const REPORT_CONTRACTS = {
     summary: "An overview of the app's days",
     description:
       "The app's installs (paid and organic, by day and media source, attribution status and " +
-      "method), events by day and name, revenue by day, campaigns and deep link paths, for UTC " +
-      "days `from` to `to`, both included. Answers are kept 30 seconds, so the charts of a " +
+      "method), events by day and name, revenue by day, campaigns and deep link paths, for the " +
+      "days `from` to `to` of the app's time zone, both included; reinstalls apart from installs. Answers are kept 30 seconds, so the charts of a " +
       "page and a reload cost one query (on AWS, Athena may also reuse a result of the same " +
       "query up to 5 minutes old).",
     request: { query: overviewParamsSchema },
@@ -386,12 +399,12 @@ export const REPORT_CONTRACTS = {
   "report-cohorts": {
     summary: "Cohorts, retention, cost and ROAS of the app's installs",
     description:
-      "For the installs of UTC days `from` to `to`, filtered by media source, campaign, country " +
+      "For the installs of days `from` to `to` (of the app's time zone), filtered by media source, campaign, country " +
       "and platform: touches, installs, conversion, cost (the cost rows of POST /v1/costs, in " +
       "USD), eCPI, revenue, ARPU, retention on day 1, 7 and 30, and ROAS on day 0, 7 and 30, in " +
       "total and by media source and the group asked (`group_by`); and the cohort table, by " +
       "install day and days since install. Retention counts sessions (POST /v1/sessions) on " +
-      "UTC calendar days; revenue is the events' `revenue_usd`. Answers are kept 30 seconds.",
+      "calendar days of that zone; revenue is the events' `revenue_usd`. Answers are kept 30 seconds.",
     request: { query: cohortParamsSchema },
     success: {
       status: 200,

@@ -153,7 +153,14 @@ describe("the report routes over a DuckDB lake", () => {
     expect(body).toMatchObject({
       from: "2026-11-01",
       to: "2026-11-03",
-      totals: { installs: 2, paid_installs: 1, organic_installs: 1, events: 3, revenue_usd: 4.99 },
+      totals: {
+        installs: 2,
+        paid_installs: 1,
+        organic_installs: 1,
+        reinstalls: 0,
+        events: 3,
+        revenue_usd: 4.99,
+      },
       deep_link_paths: [{ deep_link_path: "/levels/7", installs: 1 }],
       campaigns: [
         {
