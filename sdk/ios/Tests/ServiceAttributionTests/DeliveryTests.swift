@@ -178,8 +178,10 @@ final class DeliveryTests: XCTestCase {
             return HTTPResponse(statusCode: 202, body: #"{"accepted":0,"ignored":[{"index":0,"event_id":"a","reason":"install_deleted","detail":"in words"}],"rejected":[],"warnings":[]}"#)
         }
         XCTAssertNil(harness.configure())
+        harness.core.setCustomerUserId("user-8812")
         XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil))
         harness.eventually("the deletion is kept") { harness.store.get(SdkCore.Key.deleted) == "1" }
+        XCTAssertNil(harness.store.get(SdkCore.Key.customerUserId), "the customer user id goes with the data")
         XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] }, [["events_dropped", "deleted", "1"]])
         // Nothing more is taken or sent, in this launch or the next.
         XCTAssertFalse(try harness.core.sendEvent(.share, name: nil, parameters: nil))

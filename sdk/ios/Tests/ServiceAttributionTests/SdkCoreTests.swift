@@ -719,6 +719,8 @@ final class SdkCoreTests: XCTestCase {
 
         let harness = Harness()
         XCTAssertNil(harness.configure())
+        harness.core.setCustomerUserId("user-8812")
+        XCTAssertEqual(harness.store.get(SdkCore.Key.customerUserId), "user-8812")
         harness.eventually("attribution") { harness.core.attributionParams()[SdkCore.matchStatus] == "organic" }
         let deleted = expectation(description: "deleted")
         harness.core.deleteUserData { error in
@@ -728,6 +730,7 @@ final class SdkCoreTests: XCTestCase {
         wait(for: [deleted], timeout: 5)
         XCTAssertEqual(harness.service.count("DELETE", "/v1/installs/\(try XCTUnwrap(harness.core.serviceIdentifier))"), 1)
         XCTAssertEqual(harness.core.attributionParams(), [SdkCore.matchStatus: "skipped"])
+        XCTAssertNil(harness.store.get(SdkCore.Key.customerUserId), "the customer user id goes with the data")
 
         // A later launch of the deleted install waits for no attempt: none is made for it.
         let next = Harness(store: harness.store, service: harness.service)

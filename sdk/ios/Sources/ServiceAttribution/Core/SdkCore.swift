@@ -2221,10 +2221,13 @@ final class SdkCore: @unchecked Sendable {
         enqueueLock.lock()
         locked {
             deleted = true
+            // The user's id goes with their data, as the id of events that will never be sent.
+            customerUserId = nil
             sessionTracker.disable()
         }
         platform.store.put(Key.deleted, "1")
         platform.store.remove(Key.attribution)
+        platform.store.remove(Key.customerUserId)
         let dropped = (queue?.clear() ?? []) + (pendingQueue?.clear() ?? [])
         let droppedSessions = sessionQueue?.clear() ?? []
         enqueueLock.unlock()

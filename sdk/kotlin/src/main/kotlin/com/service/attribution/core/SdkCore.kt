@@ -1545,6 +1545,9 @@ internal class SdkCore(
         deleted = true
         platform.store.put(KEY_DELETED, "1")
         platform.store.remove(KEY_ATTRIBUTION)
+        // The user's id goes with their data, as the id of events that will never be sent.
+        customerUserId = null
+        platform.store.remove(KEY_CUSTOMER_USER_ID)
         sessions.disable()
         retry?.cancel(false)
         retry = null

@@ -7,6 +7,7 @@ import com.service.attribution.support.ScriptedDevice
 import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import java.util.concurrent.atomic.AtomicInteger
@@ -68,12 +69,16 @@ class AttributionAndDeletionTest {
     @Test
     fun `after deleteUserData nothing more is queued or sent for the install, in this process or the next`() {
         val core = device.configure(device.launch())
+        core.setCustomerUserId("user-8812")
         core.sendEvent(EventType.LOGIN, null, null)
         device.scheduler.runDue()
         assertEquals(1, device.backend.delivered.size)
+        assertEquals("user-8812", device.store.get("customer_user_id"))
         val sessions = device.backend.requests("POST", "/v1/sessions").size
         core.deleteUserDataAsync()
         device.scheduler.runDue()
+        // The user's id goes with their data.
+        assertNull(device.store.get("customer_user_id"))
         core.sendEvent(EventType.PURCHASE, null, mapOf("revenue" to 1.5))
         device.scheduler.advance(10 * 60_000)
         assertEquals(1, device.backend.requests("POST", "/v1/events").size)
@@ -101,6 +106,7 @@ class AttributionAndDeletionTest {
     @Test
     fun `a deletion made through the service's API is learned from its answers, and kept for the next launch`() {
         val core = device.configure(device.launch())
+        core.setCustomerUserId("user-8812")
         device.scheduler.runDue()
         // The app's backend deleted the install on a person's request: the service ignores what
         // comes for it from now on.
@@ -112,6 +118,7 @@ class AttributionAndDeletionTest {
         device.scheduler.runDue()
         assertEquals(listOf("deleted" to 1), device.errors.map { it.reason!!.wire to it.count })
         assertEquals("1", device.store.get("deleted"))
+        assertNull(device.store.get("customer_user_id"))
         // Nothing more is queued or sent, in this launch or the next.
         assertFalse(core.sendEvent(EventType.SHARE, null, null))
         val events = device.backend.requests("POST", "/v1/events").size
