@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ISO_4217_CODES } from "../ingest/currencies.ts";
-import { loadEcbRates, parseEcbRates, roundUsd, USD_PEGS } from "./ecb-rates.ts";
+import { EUR_PEGS, loadEcbRates, parseEcbRates, roundUsd, USD_PEGS } from "./ecb-rates.ts";
 
 // Newest first with a trailing empty column, as the ECB ships it. 2025-01-10 is a Friday.
 // XXX has a rate only on 2025-01-02, to show that an N/A cell is a missing day for that currency.
@@ -17,7 +17,9 @@ describe("parseEcbRates", () => {
   it("knows the table's dates and currencies", () => {
     expect(fx.firstDate).toBe("2024-12-20");
     expect(fx.lastDate).toBe("2025-01-10");
-    expect(fx.currencies).toEqual(["EUR", "GBP", "JPY", "USD", "XXX", ...USD_PEGS.keys()].sort());
+    expect(fx.currencies).toEqual(
+      ["EUR", "GBP", "JPY", "USD", "XXX", ...USD_PEGS.keys(), ...EUR_PEGS.keys()].sort(),
+    );
   });
 
   it("gives a table parsed again the rates parsed last, and another table its own", () => {
@@ -114,6 +116,21 @@ describe("toUsd", () => {
     // A basket peg is not one: the Kuwaiti dinar moves.
     expect(fx.toUsd(1, "KWD", "2025-01-10")).toBeNull();
     for (const code of USD_PEGS.keys()) expect(ISO_4217_CODES.has(code), code).toBe(true);
+  });
+
+  it("converts a currency fixed to the euro at its peg, then at the day's euro rate", () => {
+    // 655.957 XOF is 1 EUR, and a euro was 1.03 USD on 2025-01-10, 1.04 on 2025-01-09.
+    expect(fx.toUsd(655.957, "XOF", "2025-01-10")).toBe(1.03);
+    expect(fx.toUsd(6_559.57, "xaf", "2025-01-09")).toBe(10.4);
+    expect(fx.toUsd(1_193.317_422, "XPF", "2025-01-10")).toBe(10.3);
+    expect(fx.toUsd(-110.265, "CVE", "2025-01-10")).toBe(-1.03);
+    expect(fx.toUsd(1.955_83, "BGN", "2025-01-10")).toBe(1.03);
+    // A weekend carries Friday's euro rate, as a euro amount does.
+    expect(fx.toUsd(655.957, "XOF", "2025-01-12")).toBe(1.03);
+    // No euro rate of the day, no dollar amount: the peg alone does not give one.
+    expect(fx.toUsd(655.957, "XOF", "2024-12-19")).toBeNull();
+    expect(fx.toUsd(655.957, "XOF", "2025-01-30")).toBeNull();
+    for (const code of EUR_PEGS.keys()) expect(ISO_4217_CODES.has(code), code).toBe(true);
   });
 
   it("returns null for an unknown currency", () => {

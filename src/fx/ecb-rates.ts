@@ -4,7 +4,8 @@
  * rate (weekend, TARGET holiday, or an `N/A` cell) carries the last earlier known rate — but only
  * a bounded number of days back: past that the rate is unknown and the answer is null, never a
  * guessed rate. Currencies their central bank holds at a fixed rate to the US dollar, which the
- * ECB does not publish, convert at that rate (USD_PEGS).
+ * ECB does not publish, convert at that rate (USD_PEGS); those held at a fixed rate to the euro
+ * convert to euros at it, then at the day's USD rate as a euro does (EUR_PEGS).
  */
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
@@ -35,7 +36,8 @@ export interface FxRates {
    * `amount` of `currency` in USD at the rate of `date` (yyyy-mm-dd, the event's UTC date).
    * Null when no rate is known for that currency within `maxCarryDays` of the date, for an
    * unknown currency, or for a non-finite amount. USD is returned unchanged (no rate involved); a
-   * currency of USD_PEGS converts at its peg, whatever the date. Other results are rounded to 6
+   * currency of USD_PEGS converts at its peg, whatever the date, and one of EUR_PEGS at its peg
+   * to the euro and the date's euro rate. Other results are rounded to 6
    * decimal places (see `roundUsd`), or to `decimals`.
    */
   toUsd(amount: number, currency: string, date: string, options?: ToUsdOptions): number | null;
@@ -77,6 +79,31 @@ export const USD_PEGS: ReadonlyMap<string, number> = new Map([
   ["ANG", 1.79],
   ["XCG", 1.79],
   ["DJF", 177.721],
+]);
+
+/**
+ * Units per euro of the currencies fixed to it by law (by treaty with the euro area, or a
+ * currency board), which the ECB publishes no rate of: without them, revenue in West and
+ * Central Africa's CFA francs, among the larger mobile markets of the continent, would have no
+ * USD amount at all. Each amount is a euro amount at the peg, converted at the day's USD rate.
+ *
+ * - XOF and XAF 655.957 (the West and Central African CFA francs, since the euro began in 1999,
+ *   the French franc's parity before), KMF 491.96775 (Comoros, 1999), XPF 1000/8.38 (the CFP
+ *   franc of French Polynesia, New Caledonia and Wallis and Futuna, 1999), CVE 110.265 (Cape
+ *   Verde, 1999), BAM 1.95583 (Bosnia and Herzegovina's currency board, 1999), STN 24.5 (São
+ *   Tomé and Príncipe, since the dobra was redenominated in 2018, at the peg of 2010);
+ * - BGN 1.95583, the lev's irrevocable rate since Bulgaria took the euro on 2026-01-01: the ECB
+ *   published it until then at the same figure, and no longer does.
+ */
+export const EUR_PEGS: ReadonlyMap<string, number> = new Map([
+  ["XOF", 655.957],
+  ["XAF", 655.957],
+  ["KMF", 491.96775],
+  ["XPF", 1000 / 8.38],
+  ["CVE", 110.265],
+  ["BAM", 1.95583],
+  ["STN", 24.5],
+  ["BGN", 1.95583],
 ]);
 
 /** One currency's known rates, ascending by day; days without a rate are simply absent. */
@@ -219,7 +246,9 @@ const parseTable = (csvText: string): FxRates => {
   return {
     firstDate: dateOfDay(firstDay),
     lastDate: dateOfDay(lastDay),
-    currencies: [...new Set(["EUR", ...series.keys(), ...USD_PEGS.keys()])].sort(),
+    currencies: [
+      ...new Set(["EUR", ...series.keys(), ...USD_PEGS.keys(), ...EUR_PEGS.keys()]),
+    ].sort(),
     toUsd(amount, currency, date, options) {
       const day = dayOfEvent(date);
       if (!Number.isFinite(amount)) return null;
@@ -235,6 +264,8 @@ const parseTable = (csvText: string): FxRates => {
       const usdPerEur = perEurOn(usd, day, maxCarryDays);
       if (usdPerEur === null) return null;
       if (code === "EUR") return usdOf(amount * usdPerEur);
+      const perEurPegged = EUR_PEGS.get(code);
+      if (perEurPegged !== undefined) return usdOf((amount / perEurPegged) * usdPerEur);
       const other = series.get(code);
       const perEur = other ? perEurOn(other, day, maxCarryDays) : null;
       if (perEur === null) return null;

@@ -141,6 +141,16 @@ describe("toLakeEvent", () => {
     expect(usdOf("2026-09-03T10:00:00Z", 7.28, "QAR")).toBe(2);
   });
 
+  it("converts a currency fixed to the euro at its peg and the day's euro rate", () => {
+    // 6,559.57 XOF is 10 EUR, at the rate a euro carries that day.
+    expect(usdOf("2026-09-13T10:00:00Z", 6_559.57, "XOF")).toBe(
+      usdOf("2026-09-13T10:00:00Z", 10, "EUR"),
+    );
+    expect(usdOf("2026-09-13T10:00:00Z", 6_559.57, "XOF")).toBe(10.5);
+    // No euro rate of the day, no dollar amount.
+    expect(usdOf("2026-09-03T10:00:00Z", 655.957, "XOF")).toBeNull();
+  });
+
   it("returns USD amounts unchanged", () => {
     expect(usdOf("2026-09-16T10:00:00Z", 4.99, "USD")).toBe(4.99);
   });

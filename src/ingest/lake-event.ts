@@ -46,7 +46,7 @@ export function toLakeEvent(event: ValidEvent, ctx: LakeEventContext): LakeRecor
     // The event's own; the caller applies the customer-user mapping, not this function.
     customer_user_id: event.customerUserId,
     // The rate of the event's UTC date, carried over closures by toUsd's default, or the peg of
-    // a currency fixed to the dollar; null when no rate is known, never a guess.
+    // a currency fixed to the dollar or the euro; null when no rate is known, never a guess.
     revenue_usd: revenue
       ? ctx.fx.toUsd(revenue.amount, revenue.currency, event.eventTime.slice(0, 10))
       : null,

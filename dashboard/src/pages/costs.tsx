@@ -94,7 +94,7 @@ export function CostPage(props: { appId: string }) {
         What campaigns cost, a row per day, media source and campaign (and ad set, ad and country
         when given), as the Cohorts page's cost, eCPI and ROAS count it. Each amount is converted to
         US dollars at the European Central Bank's rate of its day, or at the fixed rate of a
-        currency pegged to the dollar.
+        currency pegged to the dollar or the euro.
       </p>
       {viewOnly ? null : (
         <CostUpload

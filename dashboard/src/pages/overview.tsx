@@ -159,7 +159,7 @@ const DEFINITIONS = {
   events:
     "Everything the apps reported on the days of the range, the installs themselves included, whenever the app was installed.",
   revenue:
-    "The revenue of the range's events, each converted to US dollars at the European Central Bank's rate of its day, or at the fixed rate of a currency pegged to the dollar. An event without revenue counts as 0. An event whose currency no rate converts is left out, here and in every revenue figure of the page, and a line under these figures says how many, and how much in each currency.",
+    "The revenue of the range's events, each converted to US dollars at the European Central Bank's rate of its day, or at the fixed rate of a currency pegged to the dollar or the euro. An event without revenue counts as 0. An event whose currency no rate converts is left out, here and in every revenue figure of the page, and a line under these figures says how many, and how much in each currency.",
   matchStatus:
     "Each install of the range by what its attribution found. Matched (with deep link): a touch won and the app was handed its deep link. Matched (no deep link): a touch won, but it carried no deep link or the match was not sure enough to hand one over. Organic: no touch explains it. Waiting for attribution: not in the reports yet, for a few minutes.",
   matchMethod:
