@@ -7,7 +7,13 @@ import {
   templateTexts,
 } from "./partners.ts";
 import { ANDROID_INSTALL, contextOf, IOS_INSTALL, PURCHASE } from "./postbacks.test-support.ts";
-import { buildRequest, isKnownMacro, macrosIn, partnerValuesIn } from "./templates.ts";
+import {
+  buildRequest,
+  installRefOf,
+  isKnownMacro,
+  macrosIn,
+  partnerValuesIn,
+} from "./templates.ts";
 import { checkUrlSyntax } from "./url-safety.ts";
 
 const CATALOG: readonly PartnerTemplate[] = PARTNERS;
@@ -52,6 +58,9 @@ describe("the catalog", () => {
       const used = new Set(texts.flatMap(partnerValuesIn));
       expect([...used].sort()).toEqual(partner.values.map((value) => value.name).sort());
       for (const name of partner.requires) expect(isKnownMacro(name)).toBe(true);
+      // The install's own id, with the app's public SDK key, reaches its consent and deletion
+      // routes: no catalog template hands it to a partner.
+      expect(texts.flatMap(macrosIn)).not.toContain("service_id");
     },
   );
 
@@ -101,6 +110,7 @@ describe("each partner's request", () => {
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
       event: "install",
       app_id: "com.example.game",
+      install_ref: installRefOf("com.example.game", ANDROID_INSTALL.serviceId),
       attributed: "1",
       media_source: "unityads_int",
       click_id: "clk_service_1",
@@ -110,6 +120,7 @@ describe("each partner's request", () => {
       retry: "0",
       attempt: "1",
     });
+    expect(url.searchParams.has("service_id")).toBe(false);
     const event = new URL(build(partner("generic"), "event").url);
     expect(Object.fromEntries(event.searchParams)).toMatchObject({
       event: "in_app_purchase",
@@ -157,7 +168,7 @@ describe("each partner's request", () => {
     expect(event).toEqual({
       event_name: "APP_INSTALL",
       event_time: 1793527200,
-      event_id: IOS_INSTALL.serviceId,
+      event_id: installRefOf(IOS_INSTALL.appId, IOS_INSTALL.serviceId),
       action_source: "MOBILE_APP",
       app_data: {
         advertiser_tracking_enabled: 1,
@@ -213,7 +224,7 @@ describe("each partner's request", () => {
         {
           event: "InstallApp",
           event_time: 1793527200,
-          event_id: IOS_INSTALL.serviceId,
+          event_id: installRefOf(IOS_INSTALL.appId, IOS_INSTALL.serviceId),
           user: {
             idfa: IOS_INSTALL.advertisingId,
             idfv: IOS_INSTALL.idfv,

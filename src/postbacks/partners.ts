@@ -82,7 +82,7 @@ export interface PartnerTemplate {
 }
 
 const GENERIC_COMMON =
-  "app_id={app_id}&platform={platform}&service_id={service_id}&attributed={attributed}" +
+  "app_id={app_id}&platform={platform}&install_ref={install_ref}&attributed={attributed}" +
   "&media_source={media_source}&campaign={campaign_name}&campaign_id={campaign_id}" +
   "&adset={adset_name}&adset_id={adset_id}&ad={ad_name}&ad_id={ad_id}" +
   "&click_id={click_id}&network_click_id={network_click_id}&click_ts={click_unix_ts}" +
@@ -139,7 +139,7 @@ const snapJson = (event: "install" | "event", version: "a2" | "i2"): string =>
       {
         event_name: event === "install" ? "APP_INSTALL" : "{event_name}",
         event_time: event === "install" ? "{install_unix_ts}" : "{event_unix_ts}",
-        event_id: event === "install" ? "{service_id}" : "{event_id}",
+        event_id: event === "install" ? "{install_ref}" : "{event_id}",
         action_source: "MOBILE_APP",
         app_data: {
           advertiser_tracking_enabled: "{ad_tracking_enabled}",
@@ -167,7 +167,7 @@ const tiktokJson = (event: "install" | "event"): string =>
       {
         event: event === "install" ? "InstallApp" : "{event_name}",
         event_time: event === "install" ? "{install_unix_ts}" : "{event_unix_ts}",
-        event_id: event === "install" ? "{service_id}" : "{event_id}",
+        event_id: event === "install" ? "{install_ref}" : "{event_id}",
         user: {
           idfa: "{idfa}",
           gaid: "{gaid}",

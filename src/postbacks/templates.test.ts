@@ -218,6 +218,13 @@ describe("macro values", () => {
     expect(value("app_id")).toBe("com.example.game");
     expect(value("platform")).toBe("android");
     expect(value("service_id")).toBe(ANDROID_INSTALL.serviceId);
+    // The partners' id of the install: stable, of this app, and no way back to its own id.
+    expect(value("install_ref")).toMatch(/^ins_[A-Za-z0-9_-]{32}$/);
+    expect(value("install_ref")).toBe(value("install_ref"));
+    expect(value("install_ref")).not.toContain(ANDROID_INSTALL.serviceId);
+    expect(
+      value("install_ref", { install: { ...ANDROID_INSTALL, appId: "com.example.other" } }),
+    ).not.toBe(value("install_ref"));
     expect(value("install_unix_ts")).toBe("1793527200");
     expect(value("install_time")).toBe("2026-11-01T10:00:00.000Z");
     expect(value("click_unix_ts")).toBe("1793527100");

@@ -21,6 +21,7 @@
  * media source, campaign, click) only for the partner that won the install: one network never
  * learns of another's campaigns.
  */
+import { createHash } from "node:crypto";
 import { adUserDataOf, allowsAdUserData, type Consent } from "../domain/consent.ts";
 import type { AttStatus, Os } from "../domain/install-facts.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
@@ -82,6 +83,18 @@ export interface PostbackEvent {
   readonly time: string;
   readonly revenue: SendRevenue | null;
 }
+
+/**
+ * The install's id as partners are told it: a digest of the app's and the install's ids, from
+ * which the install's own id cannot be found (it is random, generated on the device), so that a
+ * partner holding the app's public SDK key still cannot reach the install's consent or deletion
+ * routes.
+ */
+export const installRefOf = (appId: string, serviceId: string): string =>
+  `ins_${createHash("sha256")
+    .update(JSON.stringify(["install_ref", appId, serviceId]))
+    .digest("base64url")
+    .slice(0, 32)}`;
 
 /** Everything one attempt's templates are filled from. */
 export interface PostbackContext {
@@ -232,10 +245,17 @@ const MACRO_ROWS: readonly MacroRow[] = [
     (c) => c.install.country,
   ),
   row(
+    "install_ref",
+    "text",
+    "install",
+    "An id of the install for partners (`ins_` and 32 characters), the same in each of its sends, for a partner to deduplicate on; it does not disclose the install's own id, which the catalog's templates never send.",
+    (c) => installRefOf(c.install.appId, c.install.serviceId),
+  ),
+  row(
     "service_id",
     "text",
     "install",
-    "The install's id, generated on the device.",
+    "The install's own id, generated on the device. With the app's SDK key, which any copy of the app holds, it reaches the install's consent and deletion routes: send it only to a partner you trust with that (`install_ref` is the id to deduplicate on).",
     (c) => c.install.serviceId,
   ),
   row(
