@@ -120,18 +120,22 @@ describe("the overview on DuckDB", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("reads each install's latest attribution whole: no deep link path of an earlier click", async () => {
-    const engine = createDuckDbReportEngine({
+  /** The overview of the day the lake holds, `filters` applied. */
+  const overview = (filters = {}) =>
+    createDuckDbReportEngine({
       duckdb,
       lakeDir: join(dir, "lake"),
       lakeFiles: createReadWriteLock(),
-    });
-    const report = await engine.overview({
+    }).overview({
       appId: APP,
       from: "2026-11-10",
       to: "2026-11-10",
+      filters,
       excludeServiceIds: [],
     });
+
+  it("reads each install's latest attribution whole: no deep link path of an earlier click", async () => {
+    const report = await overview();
     // s-1's latest attribution has no click: the link's earlier click names no path of it.
     expect(report.deep_link_paths).toEqual([{ deep_link_path: "/levels/7", installs: 1 }]);
     expect(new Map(report.match_status.map((row) => [row.status, row.installs]))).toEqual(
@@ -143,17 +147,7 @@ describe("the overview on DuckDB", () => {
   });
 
   it("counts a reinstall apart: in no install figure, nor a status, method or path of one", async () => {
-    const engine = createDuckDbReportEngine({
-      duckdb,
-      lakeDir: join(dir, "lake"),
-      lakeFiles: createReadWriteLock(),
-    });
-    const report = await engine.overview({
-      appId: APP,
-      from: "2026-11-10",
-      to: "2026-11-10",
-      excludeServiceIds: [],
-    });
+    const report = await overview();
     expect(report.totals).toMatchObject({
       installs: 2,
       paid_installs: 2,
@@ -177,19 +171,6 @@ describe("the overview on DuckDB", () => {
   });
 
   it("counts the revenue no rate converted, per currency with its amount, beside the revenue it is left out of", async () => {
-    const engine = createDuckDbReportEngine({
-      duckdb,
-      lakeDir: join(dir, "lake"),
-      lakeFiles: createReadWriteLock(),
-    });
-    const overview = (filters = {}) =>
-      engine.overview({
-        appId: APP,
-        from: "2026-11-10",
-        to: "2026-11-10",
-        filters,
-        excludeServiceIds: [],
-      });
     const report = await overview();
     expect(report.totals.revenue_usd).toBe(5);
     expect(report.revenue_events_unconverted).toBe(3);
