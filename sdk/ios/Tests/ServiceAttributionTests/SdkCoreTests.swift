@@ -732,9 +732,15 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(harness.core.attributionParams(), [SdkCore.matchStatus: "skipped"])
         XCTAssertNil(harness.store.get(SdkCore.Key.customerUserId), "the customer user id goes with the data")
 
-        // A later launch of the deleted install waits for no attempt: none is made for it.
+        // An app that names its user again keeps no id of a deleted install.
+        harness.core.setCustomerUserId("user-8812")
+        XCTAssertNil(harness.store.get(SdkCore.Key.customerUserId))
+
+        // A later launch of the deleted install waits for no attempt: none is made for it, and the
+        // user it is configured with is not kept either.
         let next = Harness(store: harness.store, service: harness.service)
-        XCTAssertNil(next.configure())
+        XCTAssertNil(next.configure(customerUserId: "user-8812"))
+        XCTAssertNil(next.store.get(SdkCore.Key.customerUserId))
         let answered = expectation(description: "answered at once")
         next.core.awaitAttributionParams { params in
             XCTAssertEqual(params, [SdkCore.matchStatus: "skipped"])

@@ -348,7 +348,10 @@ final class SdkCore: @unchecked Sendable {
             restoredFrom = SdkCore.forgetRestoredState(in: store, vendorId: vendorId)
             keptUserId = customerUserIdClearedEarly ? nil : store.get(Key.customerUserId)
             if let id = Fields.customerUserId(customerUserId) { self.customerUserId = id }
-            if let id = self.customerUserId {
+            if store.get(Key.deleted) != nil {
+                // The install's data was deleted: its user's id went with it, and is not kept again.
+                store.remove(Key.customerUserId)
+            } else if let id = self.customerUserId {
                 store.put(Key.customerUserId, id)
             } else if customerUserIdClearedEarly {
                 // Cleared before configure: the id an earlier launch kept goes too.
@@ -770,10 +773,14 @@ final class SdkCore: @unchecked Sendable {
         }
         if id == nil && value != nil { log.warn("the customer user id must be 1 to 256 characters: it is cleared") }
         guard isConfigured, platform.store.isAvailable else { return }
-        if let id = id {
-            platform.store.put(Key.customerUserId, id)
-        } else {
-            platform.store.remove(Key.customerUserId)
+        // Under the lock that marks a deletion (forgetDeletedInstall): once the install's data is
+        // deleted, its user's id went with it and is not kept again.
+        locked {
+            if let id = id, !deleted {
+                platform.store.put(Key.customerUserId, id)
+            } else {
+                platform.store.remove(Key.customerUserId)
+            }
         }
     }
 
@@ -2221,13 +2228,14 @@ final class SdkCore: @unchecked Sendable {
         enqueueLock.lock()
         locked {
             deleted = true
-            // The user's id goes with their data, as the id of events that will never be sent.
+            // The user's id goes with their data, as the id of events that will never be sent;
+            // under the lock, so that a setCustomerUserId under way does not keep it again.
             customerUserId = nil
+            platform.store.remove(Key.customerUserId)
             sessionTracker.disable()
         }
         platform.store.put(Key.deleted, "1")
         platform.store.remove(Key.attribution)
-        platform.store.remove(Key.customerUserId)
         let dropped = (queue?.clear() ?? []) + (pendingQueue?.clear() ?? [])
         let droppedSessions = sessionQueue?.clear() ?? []
         enqueueLock.unlock()

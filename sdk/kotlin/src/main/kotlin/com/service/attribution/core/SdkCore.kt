@@ -275,12 +275,9 @@ internal class SdkCore(
             when {
                 configureUserId != null -> {
                     this.customerUserId = configureUserId
-                    persist { store.put(KEY_CUSTOMER_USER_ID, configureUserId) }
+                    keepCustomerUserId(configureUserId)
                 }
-                userIdSetBeforeConfigure -> {
-                    val id = this.customerUserId
-                    persist { if (id != null) store.put(KEY_CUSTOMER_USER_ID, id) else store.remove(KEY_CUSTOMER_USER_ID) }
-                }
+                userIdSetBeforeConfigure -> keepCustomerUserId(this.customerUserId)
                 else -> this.customerUserId = store.get(KEY_CUSTOMER_USER_ID)
             }
             serviceId = store.get(KEY_SERVICE_ID) ?: UUID.randomUUID().toString().also {
@@ -598,13 +595,7 @@ internal class SdkCore(
                 return
             }
             // Handed to the worker under the lock, so that the writes reach it in the calls' order.
-            persist {
-                if (customerUserId == null) {
-                    platform.store.remove(KEY_CUSTOMER_USER_ID)
-                } else {
-                    platform.store.put(KEY_CUSTOMER_USER_ID, customerUserId)
-                }
-            }
+            keepCustomerUserId(customerUserId)
         }
     }
 
@@ -1422,6 +1413,20 @@ internal class SdkCore(
      * is handed later.
      */
     private fun persist(write: () -> Unit) = worker.execute(write)
+
+    /**
+     * The customer user id kept on the device, written on the worker: none once the install's
+     * data is deleted, as it went with the data (the worker orders this after [forgetDeletedInstall]
+     * or before it, and the stored mark covers a configure whose flag is not read yet).
+     */
+    private fun keepCustomerUserId(id: String?) = persist {
+        val store = platform.store
+        if (id == null || deleted || store.get(KEY_DELETED) != null) {
+            store.remove(KEY_CUSTOMER_USER_ID)
+        } else {
+            store.put(KEY_CUSTOMER_USER_ID, id)
+        }
+    }
 
     /**
      * Android's backups (Auto Backup, the transfer to a new phone) bring this SDK's keys to

@@ -2,6 +2,7 @@ package com.service.attribution.core
 
 import com.service.attribution.DeepLinkKind
 import com.service.attribution.EventType
+import com.service.attribution.LogLevel
 import com.service.attribution.core.HttpResponse
 import com.service.attribution.support.ScriptedDevice
 import org.junit.After
@@ -98,6 +99,13 @@ class AttributionAndDeletionTest {
         assertEquals(reads, attributionReads())
         assertEquals(0, next.queuedCount())
         assertEquals(0, next.queuedSessionCount())
+        // An app that names its user at each start, or again later, keeps no id of a deleted install.
+        next.setCustomerUserId("user-8812")
+        device.scheduler.runDue()
+        assertNull(device.store.get("customer_user_id"))
+        device.launch().configure(device.platform, SdkSettings(baseUrl = "https://backend.test"), "sdk_key", LogLevel.DEBUG, null, "user-8812")
+        device.scheduler.runDue()
+        assertNull(device.store.get("customer_user_id"))
         // Nothing is awaited for a deleted install.
         assertTrue(next.awaitAttributionParamsAsync(null).isDone)
         device.assertNoFailures()
