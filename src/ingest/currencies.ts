@@ -2,7 +2,7 @@
  * ISO 4217 currency codes accepted for revenue: list one (current currencies and funds,
  * precious metals included) as of 2025, plus codes withdrawn since 2023 that app stores and
  * older app builds may still send (ANG, CUC, HRK, SLL, ZWL). A code without an ECB rate (or a
- * peg to the dollar, src/fx/ecb-rates.ts) is still accepted: its revenue is kept, and
+ * peg to the dollar or the euro, src/fx/ecb-rates.ts) is still accepted: its revenue is kept, and
  * `revenue_usd` is null rather than invented. `XTS`
  * (testing) and `XXX` (no currency) are left out: revenue in them is not money.
  */

@@ -415,7 +415,7 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "revenue_usd",
     "number",
     "event",
-    "The event's revenue in USD at the ECB rate of its day, or its peg to the dollar (the export's `revenue_usd`); only when the mapping sends revenue and a rate was known.",
+    "The event's revenue in USD at the ECB rate of its day, or its peg to the dollar or the euro (the export's `revenue_usd`); only when the mapping sends revenue and a rate was known.",
     (c) => c.event?.revenue?.usd,
   ),
   row(

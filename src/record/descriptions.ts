@@ -34,5 +34,5 @@ export const COLUMN_DESCRIPTIONS: { readonly [C in ColumnName]: string } = {
   maid: "Mobile advertising identifier (GAID; IDFA when consented), when available.",
   customer_user_id: "The app's own user identifier; null when the user was never identified.",
   revenue_usd:
-    "`revenue` in USD at the ECB reference rate of the event's date, or at its fixed peg to the dollar (SAR, AED and the like).",
+    "`revenue` in USD at the ECB reference rate of the event's date, or at its fixed peg to the dollar (SAR, AED and the like) or to the euro (XOF, XAF and the like).",
 };

@@ -130,7 +130,11 @@ export const reportWorld = (seed = 7): ReportWorld => {
   const events: EventTruth[] = [];
   const span = dayStartMs(LAST_DAY) + DAY_MS - dayStartMs(FIRST_DAY);
 
-  const addEvent = (appId: string, record: Omit<EventTruth, "eventId"> & { eventId?: string }) => {
+  const addEvent = (
+    appId: string,
+    record: Omit<EventTruth, "eventId"> & { eventId?: string },
+    os = "android",
+  ) => {
     const eventId = record.eventId ?? random.uuid();
     const row: LakeRecord = {
       ...nullColumns(EVENTS_TABLE),
@@ -139,7 +143,7 @@ export const reportWorld = (seed = 7): ReportWorld => {
       event_time: record.eventTime,
       event_name: record.eventName,
       service_id: record.serviceId,
-      os: "android",
+      os,
       app_name: "Reports Example",
       country: random.pick(["DE", "FR", "US", "BR"]),
       event_type: record.eventName === "service_install" ? "INSTALL" : "CUSTOM",
@@ -254,36 +258,46 @@ export const reportWorld = (seed = 7): ReportWorld => {
         matched(random.pick([WINTER, CREATORS]), "network", attributedAt + HOUR_MS);
         break;
     }
-    // One install in twenty that has an attribution is a device's reinstall, as its latest
-    // attribution says (drawing nothing, so the rest of the world stays the seed's).
+    // One install in five that has an attribution, paid or organic, is an iPhone's reinstall, as
+    // its latest attribution says (drawing nothing, so the rest of the world stays the seed's);
+    // every other install is an Android one.
     const latest = attributions.at(-1);
-    if (i % 20 === 19 && latest?.service_id === serviceId) {
+    if (i % 5 === 4 && latest?.service_id === serviceId) {
       attributions[attributions.length - 1] = { ...latest, install_type: REINSTALL };
       truth = { ...truth, reinstall: true };
     }
     installs.set(serviceId, truth);
-    addEvent(REPORT_APP, {
-      eventId: `service_install_${serviceId}`,
-      serviceId,
-      eventName: "service_install",
-      eventTime: iso(firstOpen),
-      revenueUsd: null,
-    });
+    const os = truth.reinstall ? "ios" : "android";
+    addEvent(
+      REPORT_APP,
+      {
+        eventId: `service_install_${serviceId}`,
+        serviceId,
+        eventName: "service_install",
+        eventTime: iso(firstOpen),
+        revenueUsd: null,
+      },
+      os,
+    );
     const sessions = random.int(0, 6);
     for (let n = 0; n < sessions; n++) {
       const at = firstOpen + Math.floor(random.exponential(DAY_MS));
       const purchase = random.chance(0.25);
-      addEvent(REPORT_APP, {
-        serviceId,
-        eventName: purchase ? "service_purchase" : random.pick(["service_login", "level_up"]),
-        eventTime: iso(at),
-        // A purchase in a currency the rates did not convert has no USD value.
-        revenueUsd: purchase
-          ? random.chance(0.9)
-            ? Math.round(random.between(0.99, 19.99) * 100) / 100
-            : null
-          : null,
-      });
+      addEvent(
+        REPORT_APP,
+        {
+          serviceId,
+          eventName: purchase ? "service_purchase" : random.pick(["service_login", "level_up"]),
+          eventTime: iso(at),
+          // A purchase in a currency the rates did not convert has no USD value.
+          revenueUsd: purchase
+            ? random.chance(0.9)
+              ? Math.round(random.between(0.99, 19.99) * 100) / 100
+              : null
+            : null,
+        },
+        os,
+      );
     }
   }
   // Taps and reports that won no install, and impressions.
@@ -518,9 +532,13 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
       const events = windowEvents([]).filter(ofMeta);
       expect(events.length).toBeGreaterThan(0);
       expect(bySource.totals.events).toBe(events.length);
-      expect(bySource.totals.installs).toBe(
-        events.filter((event) => event.eventName === "service_install").length,
-      );
+      const reinstall = (event: EventTruth) => world.installs.get(event.serviceId)?.reinstall;
+      const installEvents = events.filter((event) => event.eventName === "service_install");
+      expect(bySource.totals.installs).toBe(installEvents.filter((e) => !reinstall(e)).length);
+      // A paid reinstall is among them, and in no install figure.
+      expect(bySource.totals.reinstalls).toBe(installEvents.filter(reinstall).length);
+      expect(bySource.totals.reinstalls).toBeGreaterThan(0);
+      expect(bySource.totals.paid_installs).toBe(bySource.totals.installs);
       expect(bySource.totals.organic_installs).toBe(0);
       expect(bySource.campaigns.every((row) => row.media_source === "meta_ads")).toBe(true);
       const byCampaign = await side.reports.overview({
@@ -539,8 +557,17 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         filters: { platform: "ios" },
         excludeServiceIds: [],
       });
-      // Every event of the world is an Android one.
-      expect(other.totals).toMatchObject({ installs: 0, events: 0 });
+      // The world's iOS installs are its reinstalls, so iOS has events and reinstalls, no install.
+      const ios = windowEvents([]).filter(
+        (event) => world.installs.get(event.serviceId)?.reinstall,
+      );
+      expect(ios.length).toBeGreaterThan(0);
+      expect(other.totals).toMatchObject({
+        installs: 0,
+        reinstalls: ios.filter((event) => event.eventName === "service_install").length,
+        events: ios.length,
+      });
+      expect(other.installs_by_day).toEqual([]);
     });
 
     it("leaves out a deleted install's events, its install and its revenue", async () => {

@@ -180,7 +180,7 @@ export const overviewReportSchema = tiedTo<InTimeZone<OverviewReport>>()(
           description: "Per country the events were sent from, most installs first.",
         }),
       revenue_events_unconverted: count(
-        "The window's revenue events left out of every revenue figure (the totals', each day's, each campaign's and country's): no ECB rate of their day (or the 7 days before), nor a peg to the dollar, converts their currency to USD, so their `revenue_usd` is null.",
+        "The window's revenue events left out of every revenue figure (the totals', each day's, each campaign's and country's): no ECB rate of their day (or the 7 days before), nor a peg to the dollar or the euro, converts their currency to USD, so their `revenue_usd` is null.",
         0,
       ),
       revenue_unconverted: revenueUnconverted({ currency: "VND", amount: 250000 }),
@@ -333,11 +333,11 @@ export const cohortReportSchema = tiedTo<InTimeZone<CohortReport>>()(
         0,
       ),
       touch_costs_unconverted: count(
-        "Installs won by a CPI touch, and CPC clicks and CPM impressions, of the window whose price (a link's or a network touch's `cost_value` in `cost_currency`) is left out of every cost figure: no ECB rate of their day (or the 7 days before), nor a peg to the dollar, converts its currency to USD. Those a cost row replaces are not counted.",
+        "Installs won by a CPI touch, and CPC clicks and CPM impressions, of the window whose price (a link's or a network touch's `cost_value` in `cost_currency`) is left out of every cost figure: no ECB rate of their day (or the 7 days before), nor a peg to the dollar or the euro, converts its currency to USD. Those a cost row replaces are not counted.",
         0,
       ),
       revenue_events_unconverted: count(
-        `Revenue events of these installs (up to day ${COHORT_DAYS} since each install) left out of revenue, ARPU and ROAS: no ECB rate of their day (or the 7 days before), nor a peg to the dollar, converts their currency to USD.`,
+        `Revenue events of these installs (up to day ${COHORT_DAYS} since each install) left out of revenue, ARPU and ROAS: no ECB rate of their day (or the 7 days before), nor a peg to the dollar or the euro, converts their currency to USD.`,
         0,
       ),
       revenue_unconverted: revenueUnconverted({ currency: "KWD", amount: 5.5 }),
