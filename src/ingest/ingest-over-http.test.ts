@@ -39,8 +39,10 @@ describe("ingestion over HTTP", () => {
   it("counts no install for a CUSTOM event named Install", async () => {
     const keys = await rt.createApp("com.example.custom-install", "ios");
     const installs = [randomUUID(), randomUUID()];
+    // Two iPhones: each its own IDFV, so neither is the other's reinstall.
     for (const serviceId of installs) {
-      expect((await post("/v1/installs", installRequest(serviceId), keys.sdkKey)).status).toBe(202);
+      const request = installRequest(serviceId, { idfv: randomUUID().toUpperCase() });
+      expect((await post("/v1/installs", request, keys.sdkKey)).status).toBe(202);
     }
     const [first] = installs;
     const answer = await post(
