@@ -82,6 +82,14 @@ namespace Service.Unity.Tests
             Assert.AreEqual(0, next.Core.Queued);
             Assert.AreEqual(0, next.Core.QueuedSessions);
             Assert.IsEmpty(next.Heard.Errors);
+
+            // An app that names its user again, or at each start, keeps no id of a deleted install.
+            next.Core.SetCustomerUserId("user-8812");
+            Assert.IsNull(next.Store.Get("service_sdk.customer_user_id"));
+            var third = new Rig(((DiskStore)next.Store).AfterCrash());
+            third.Core.Configure("sdk_key", 1, "user-8812");
+            third.Settle();
+            Assert.IsNull(third.Store.Get("service_sdk.customer_user_id"));
         }
 
         /// <summary>A 202 that ignores every item of the batch because the install's data was deleted.</summary>
@@ -142,6 +150,14 @@ namespace Service.Unity.Tests
             Assert.AreEqual(0, next.Core.Queued);
             Assert.AreEqual(0, next.Core.QueuedSessions);
             Assert.IsEmpty(next.Heard.Errors);
+
+            // An app that names its user again, or at each start, keeps no id of a deleted install.
+            next.Core.SetCustomerUserId("user-8812");
+            Assert.IsNull(next.Store.Get("service_sdk.customer_user_id"));
+            var third = new Rig(((DiskStore)next.Store).AfterCrash());
+            third.Core.Configure("sdk_key", 1, "user-8812");
+            third.Settle();
+            Assert.IsNull(third.Store.Get("service_sdk.customer_user_id"));
         }
 
         [Test]

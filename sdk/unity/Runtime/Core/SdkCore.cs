@@ -614,9 +614,15 @@ namespace Service.Unity
                 Write(LogLevel.Error, problem + ": it is not sent, and events go without a customer user id until a valid one is set");
                 userId = null;
             }
-            lock (gate) customerUserId = userId;
-            if (userId == null) store.Remove(CustomerUserIdKey);
-            else store.Set(CustomerUserIdKey, userId);
+            // Under the gate a deletion is marked under (ForgetDeletedInstall): once the install's
+            // data is deleted, its user's id went with it and is not kept again.
+            lock (gate)
+            {
+                if (deleted) userId = null;
+                customerUserId = userId;
+                if (userId == null) store.Remove(CustomerUserIdKey);
+                else store.Set(CustomerUserIdKey, userId);
+            }
         }
 
         /// <summary>
@@ -1036,12 +1042,12 @@ namespace Service.Unity
             {
                 deleted = true;
                 customerUserId = null;
+                // The user's id goes with their data, as the id of events that will never be sent.
+                store.Remove(CustomerUserIdKey);
             }
             lock (conversionGate) awaitingConversion.Clear();
             store.Set(DeletedKey, "true");
             store.Remove(AttributionKey);
-            // The user's id goes with their data, as the id of events that will never be sent.
-            store.Remove(CustomerUserIdKey);
             DropDeleted();
             Write(LogLevel.Info, why + ": nothing more is sent for it");
             // On the disk as soon as can be: a launch after a crash must not send under this id
