@@ -1,7 +1,8 @@
 /**
  * The cohorts query, for both engines as the other reports (./queries.ts): the installs of the
  * days `from` to `to` as the export has them (each once, with its latest attribution, deleted
- * installs and reinstalls left out, as the overview counts installs), each with the days since its install on which it was active (a session
+ * installs left out, and reinstalls counted as the overview counts them: in no install figure,
+ * though what a network charged for one is spent all the same and in the cost), each with the days since its install on which it was active (a session
  * on that UTC calendar day, as AppsFlyer counts retention) and its revenue on each of those days
  * (its events' USD revenue), up to COHORT_DAYS after its install. Its rows are per cohort (the
  * install's UTC day) and group, one with the cohort's size (`day_n` null) and one per day since
@@ -311,6 +312,7 @@ ${rows}
 ),
 cohort_installs AS (
   SELECT r.service_id,
+    CASE WHEN r.install_type = ${sqlString(REINSTALL)} THEN 1 ELSE 0 END AS reinstall,
     ${local.day("r.event_time")} AS cohort_day,
     r.media_source,
     ${group.rows} AS group_key,
@@ -318,8 +320,13 @@ cohort_installs AS (
     ${groupColumns((name) => `r.${name}`)}
   FROM report_rows AS r
   WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
-    AND (r.install_type IS NULL OR r.install_type <> ${sqlString(REINSTALL)})
     AND r.event_time < ${at(addDays(to, 1))}${filtersOn("rows")}
+),
+-- The cohorts' installs proper: a reinstall's days, revenue and retention are no cohort's.
+new_installs AS (
+  SELECT service_id, cohort_day, media_source, group_key
+  FROM cohort_installs
+  WHERE reinstall = 0
 ),
 cohort_attributions AS (
   SELECT a.service_id, a.attributed_at, a.cost_usd,
@@ -337,7 +344,8 @@ install_costs AS (
   GROUP BY a.service_id
 ),
 costed_installs AS (
-  SELECT i.cohort_day, i.media_source, i.group_key, i.campaign_id, i.campaign_name, c.cost_usd,
+  SELECT i.cohort_day, i.media_source, i.group_key, i.reinstall, i.campaign_id, i.campaign_name,
+    c.cost_usd,
     coalesce(c.cost_unconverted, 0) AS cost_unconverted,
     ${costKeysOf("c.cost_usd", "c.cost_unconverted", (column) => `i.${column}`)},
     i.group_id, i.group_name
@@ -351,19 +359,19 @@ active_days AS (
     AND s.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
     AND s.started_at >= ${at(days.from)}
     AND s.started_at < ${at(addDays(days.to, 1))}
-    AND s.service_id IN (SELECT service_id FROM cohort_installs)
+    AND s.service_id IN (SELECT service_id FROM new_installs)
 ),
 revenue_days AS (
   SELECT r.service_id, ${local.date("r.event_time")} AS day, sum(r.revenue_usd) AS revenue_usd
   FROM report_rows AS r
   WHERE r.revenue_usd IS NOT NULL
-    AND r.service_id IN (SELECT service_id FROM cohort_installs)
+    AND r.service_id IN (SELECT service_id FROM new_installs)
   GROUP BY r.service_id, ${local.date("r.event_time")}
 ),
 unconverted_revenue AS (
   SELECT r.currency, count(*) AS revenue_events, sum(r.revenue) AS revenue_amount
   FROM report_rows AS r
-  JOIN cohort_installs AS i ON i.service_id = r.service_id
+  JOIN new_installs AS i ON i.service_id = r.service_id
   WHERE r.revenue IS NOT NULL
     AND r.revenue_usd IS NULL
     AND r.currency IS NOT NULL
@@ -422,7 +430,7 @@ active_installs AS (
   WHERE true${filtersOn("active")}
 )
 SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL AS INTEGER) AS day_n,
-  count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
+  count(CASE WHEN i.reinstall = 0 THEN 1 END) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
   coalesce(sum(i.cost_usd), 0.0) AS cost_usd, ${keyed.select("i")}, ${NO_UNCONVERTED},
   CAST(sum(i.cost_unconverted) AS BIGINT) AS cost_unconverted
 FROM costed_installs AS i
@@ -431,7 +439,7 @@ UNION ALL
 SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("CAST(d.day AS DATE)")} AS day_n,
   0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
   0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
-FROM cohort_installs AS i
+FROM new_installs AS i
 JOIN install_days AS d ON d.service_id = i.service_id
 WHERE ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND ${COHORT_DAYS}
 GROUP BY i.cohort_day, i.media_source, i.group_key, ${sinceInstall("CAST(d.day AS DATE)")}

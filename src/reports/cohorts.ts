@@ -419,6 +419,8 @@ class Tally {
       this.clicks += row.clicks;
       this.impressions += row.impressions;
     } else if (row.part === "installs") {
+      // A row of reinstalls alone brings cost, no install: no cohort of its day.
+      if (row.installs === 0) return;
       const add = (counts: Map<string, number>) =>
         counts.set(row.cohort_day, (counts.get(row.cohort_day) ?? 0) + row.installs);
       add(this.installs);

@@ -306,9 +306,14 @@ describe("cohorts on DuckDB", () => {
         ...attribution("n-1", `${DAY}T08:00:00.000Z`, true),
         install_type: "new_install",
       }),
+      // The network charged 3 USD for the reinstall all the same.
       ofApp(REINSTALLS, {
         ...attribution("n-2", `${DAY}T09:00:00.000Z`, true),
         install_type: "reinstall_same_device",
+        cost_model: "CPI",
+        cost_value: 3,
+        cost_currency: "USD",
+        cost_usd: 3,
       }),
     ]);
     await lay(SESSIONS_TABLE, [
@@ -634,15 +639,46 @@ describe("cohorts on DuckDB", () => {
     });
   });
 
-  it("leaves a reinstall out of the cohorts, its revenue and its days with it, not out of the active users", async () => {
+  it("leaves a reinstall out of the cohorts, its revenue and its days with it, not its cost nor the active users", async () => {
     const answer = await report({ appId: REINSTALLS });
     expect(answer.totals.installs).toBe(1);
     expect(answer.totals.paid_installs).toBe(1);
     expect(answer.totals.revenue_usd).toBe(0);
     expect(answer.totals.retention.d1).toBe(0);
     expect(answer.cohorts.map((cohort) => [cohort.day, cohort.installs])).toEqual([[DAY, 1]]);
+    // What the network charged for the reinstall was spent: in the cost, over the one install.
+    expect(answer.totals.cost_usd).toBe(3);
+    expect(answer.totals.ecpi_usd).toBe(3);
     // The reinstalled iPhone is a user all the same: active on DAY and the day after.
     expect(answer.active_users.range).toBe(2);
+  });
+
+  it("gives a day of reinstalls alone no cohort, and its cost to the range", async () => {
+    // n-1 deleted: the day holds n-2's reinstall alone.
+    const rows = await engine.cohorts({
+      appId: REINSTALLS,
+      from: DAY,
+      to: DAY,
+      groupBy: "campaign",
+      filters: {},
+      costKeys: [],
+      excludeServiceIds: ["n-1"],
+    });
+    const answer = cohortReport({
+      from: DAY,
+      to: DAY,
+      today: TODAY,
+      groupBy: "campaign",
+      filters: {},
+      rows,
+      costs: [],
+    });
+    expect(answer.totals.installs).toBe(0);
+    expect(answer.cohorts).toEqual([]);
+    expect(answer.totals.cost_usd).toBe(3);
+    expect(answer.groups.map((group) => [group.media_source, group.installs])).toEqual([
+      ["meta_ads", 0],
+    ]);
   });
 
   it("puts a cost row naming an ad set by its id in the group of its installs, which cost nothing", async () => {

@@ -234,7 +234,7 @@ const cohortFigures = {
     800,
   ),
   installs: count(
-    "Installs of the window's days, reinstalls left out (as the overview's installs): a reinstall is in no figure of the cohorts but the active users.",
+    "Installs of the window's days, reinstalls left out (as the overview's installs): a reinstall is in no figure of the cohorts but the active users and the cost (what a network charged for it was spent).",
     120,
   ),
   conversion_rate: share(
