@@ -179,6 +179,8 @@ export interface CampaignRow {
   media_source: string | null;
   campaign: string | null;
   installs: number;
+  /** The campaign's reinstalls, apart from `installs`. */
+  reinstalls: number;
   events: number;
   revenue_usd: number;
   revenue_per_install: number | null;

@@ -78,6 +78,8 @@ export interface OverviewReport {
     readonly media_source: string | null;
     readonly campaign: string | null;
     readonly installs: number;
+    /** The campaign's reinstalls in the window: devices it brought back to the app. */
+    readonly reinstalls: number;
     readonly events: number;
     readonly revenue_usd: number;
     readonly revenue_per_install: number;

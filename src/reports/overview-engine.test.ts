@@ -161,6 +161,13 @@ describe("the overview on DuckDB", () => {
     ]);
     expect(report.match_method.reduce((sum, row) => sum + row.installs, 0)).toBe(2);
     expect(report.campaigns.reduce((sum, row) => sum + row.installs, 0)).toBe(2);
+    // Its campaign's own: the link's, whose click brought it back.
+    expect(report.campaigns.map((row) => [row.media_source, row.installs, row.reinstalls])).toEqual(
+      [
+        ["apple_search_ads", 1, 0],
+        ["link", 1, 1],
+      ],
+    );
     expect(report.countries.reduce((sum, row) => sum + row.installs, 0)).toBe(2);
     // The reinstall's own event is an event of the range all the same.
     expect(report.events_by_day).toContainEqual({

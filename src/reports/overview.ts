@@ -120,6 +120,7 @@ export const overviewReport = (
         media_source: row.media_source,
         campaign: row.campaign,
         installs: row.installs,
+        reinstalls: row.reinstalls,
         events: row.events,
         revenue_usd: money(row.revenue_usd),
         revenue_per_install: row.installs > 0 ? money(row.revenue_usd / row.installs) : 0,

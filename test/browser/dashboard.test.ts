@@ -1064,6 +1064,10 @@ describe("the dashboard in a browser", () => {
       header(name).getByRole("button", { name, exact: true }).click();
     expect(await header("Installs").getAttribute("aria-sort")).toBe("descending");
     const installsOf = async () => (await cellTexts(rows, 2)).map(countOf);
+    // The campaigns' reinstalls add up to the range's.
+    expect((await cellTexts(rows, 3)).map(countOf).reduce((sum, n) => sum + n, 0)).toBe(
+      await figure("reinstalls"),
+    );
     const descending = await installsOf();
     expect(descending).toEqual([...descending].sort((a, b) => b - a));
     expect(new Set(descending).size, "campaigns with different installs").toBeGreaterThan(1);
@@ -1105,6 +1109,7 @@ describe("the dashboard in a browser", () => {
         "Media source",
         "Campaign",
         "Installs",
+        "Reinstalls",
         "Events",
         "Revenue USD",
         "Revenue per install in range",
@@ -1127,11 +1132,11 @@ describe("the dashboard in a browser", () => {
     expect(await header(perInstall).count()).toBe(1);
     for (const row of await rows.all()) {
       const cells = await row.locator("td").allInnerTexts();
-      const [installs, revenue, ratio] = [cells[2], cells[4], cells[5]].map((text) =>
+      const [installs, revenue, ratio] = [cells[2], cells[5], cells[6]].map((text) =>
         countOf(text ?? ""),
       );
       if (installs === undefined || revenue === undefined || ratio === undefined) continue;
-      if (installs === 0) expect(cells[5]).toBe("—");
+      if (installs === 0) expect(cells[6]).toBe("—");
       else expect(ratio).toBeCloseTo(revenue / installs, 1);
     }
 
@@ -2257,7 +2262,7 @@ describe("the dashboard in a browser", () => {
       Number(await page.getByTestId(`total-${name}`).getAttribute("data-value"));
     await expect.poll(() => total("installs"), WITHIN).toBe(1);
     const campaigns = page.getByRole("table", { name: "Campaigns" }).locator("tbody tr");
-    expect(await cellTexts(campaigns, 4)).toEqual(["-$44.00"]);
+    expect(await cellTexts(campaigns, 5)).toEqual(["-$44.00"]);
 
     // The refund downloads as the amount it is, which a spreadsheet sums; a name that could
     // run as a formula would still be written after an apostrophe.
@@ -2266,7 +2271,7 @@ describe("the dashboard in a browser", () => {
       page.getByRole("button", { name: "Download CSV of the campaign table", exact: true }).click(),
     ]);
     const rows = parseCsv((await readFile(await download.path(), "utf8")).slice(1));
-    expect(rows[1]).toEqual(["spacenet", campaign, "1", "2", "-$44.00", "-$44.00"]);
+    expect(rows[1]).toEqual(["spacenet", campaign, "1", "0", "2", "-$44.00", "-$44.00"]);
 
     // The campaign chosen as it is named: its install, not none; kept in the address as such.
     await page.getByLabel("Campaign", { exact: true }).selectOption(campaign);
@@ -2278,7 +2283,7 @@ describe("the dashboard in a browser", () => {
       .filter({ hasText: `Showing ${day} to ${day}: campaign ${campaign}` })
       .waitFor(WITHIN);
     await expect.poll(() => total("installs"), WITHIN).toBe(1);
-    expect(await cellTexts(campaigns, 4)).toEqual(["-$44.00"]);
+    expect(await cellTexts(campaigns, 5)).toEqual(["-$44.00"]);
     await page.reload();
     await heading(page, "Overview").waitFor();
     await expect.poll(() => total("installs"), WITHIN).toBe(1);

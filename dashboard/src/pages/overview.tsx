@@ -165,6 +165,8 @@ const DEFINITIONS = {
   matchMethod:
     "How each install of the range was matched. Click id or advertising id: the touch named the device or the click for sure. Probabilistic: a click from the install's address on a like device, shortly before the first open. An install not matched shows its status.",
   campaignInstalls: "Installs of the range credited to this media source and campaign.",
+  campaignReinstalls:
+    "Reinstalls of the range credited to this media source and campaign: iPhones and iPads that had the app, brought back to it. They are not among its installs.",
   campaignEvents:
     "Events of the range (the installs included) of the installs credited to this campaign, whenever those were installed.",
   campaignRevenue:
@@ -628,12 +630,25 @@ function RevenueChart(props: { data: Overview }) {
   );
 }
 
-type SortKey = "media_source" | "campaign" | "installs" | "events" | "revenue_usd" | "rpi";
+type SortKey =
+  | "media_source"
+  | "campaign"
+  | "installs"
+  | "reinstalls"
+  | "events"
+  | "revenue_usd"
+  | "rpi";
 
 const COLUMNS: { key: SortKey; label: string; numeric: boolean; definition?: string }[] = [
   { key: "media_source", label: "Media source", numeric: false },
   { key: "campaign", label: "Campaign", numeric: false },
   { key: "installs", label: "Installs", numeric: true, definition: DEFINITIONS.campaignInstalls },
+  {
+    key: "reinstalls",
+    label: "Reinstalls",
+    numeric: true,
+    definition: DEFINITIONS.campaignReinstalls,
+  },
   { key: "events", label: "Events", numeric: true, definition: DEFINITIONS.campaignEvents },
   {
     key: "revenue_usd",
@@ -677,6 +692,7 @@ const campaignCells = (row: CampaignRow): string[] => [
   row.media_source ?? UNATTRIBUTED,
   row.campaign ?? UNKNOWN,
   formatCount(row.installs),
+  formatCount(row.reinstalls),
   formatCount(row.events),
   formatUsd(row.revenue_usd),
   formatUsd(revenuePerInstallInRange(row)),

@@ -628,14 +628,20 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
       const events = windowEvents([]);
       const key = (install: InstallTruth | undefined) =>
         JSON.stringify([install?.mediaSource ?? null, install?.campaign ?? null]);
-      const expected = new Map<string, { installs: number; events: number; revenue: number }>();
+      const expected = new Map<
+        string,
+        { installs: number; reinstalls: number; events: number; revenue: number }
+      >();
       for (const event of events) {
         const install = world.installs.get(event.serviceId);
         const k = key(install);
-        const entry = expected.get(k) ?? { installs: 0, events: 0, revenue: 0 };
+        const entry = expected.get(k) ?? { installs: 0, reinstalls: 0, events: 0, revenue: 0 };
         entry.events += 1;
         entry.revenue += event.revenueUsd ?? 0;
-        if (event.eventName === "service_install" && !install?.reinstall) entry.installs += 1;
+        if (event.eventName === "service_install") {
+          if (install?.reinstall) entry.reinstalls += 1;
+          else entry.installs += 1;
+        }
         expected.set(k, entry);
       }
       expect(report.campaigns).toHaveLength(expected.size);
@@ -643,6 +649,7 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         const entry = expected.get(JSON.stringify([row.media_source, row.campaign]));
         expect(entry, JSON.stringify(row)).toBeDefined();
         expect(row.installs).toBe(entry?.installs);
+        expect(row.reinstalls).toBe(entry?.reinstalls);
         expect(row.events).toBe(entry?.events);
         expect(row.revenue_usd).toBeCloseTo(entry?.revenue ?? -1, 6);
         expect(row.revenue_per_install).toBeCloseTo(

@@ -144,6 +144,10 @@ export const overviewReportSchema = tiedTo<InTimeZone<OverviewReport>>()(
               example: "Winter Sale",
             }),
             installs: count("The campaign's installs in the window.", 40),
+            reinstalls: count(
+              "The campaign's reinstalls in the window: devices that had the app, installing it again (apart from `installs`).",
+              2,
+            ),
             events: count("The window's events of installs credited to the campaign.", 900),
             revenue_usd: usd("Their revenue.", 456.7),
             revenue_per_install: usd("`revenue_usd` / `installs`; 0 without installs.", 11.42),
