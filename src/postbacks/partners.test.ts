@@ -116,6 +116,7 @@ describe("each partner's request", () => {
       click_id: "clk_service_1",
       network_click_id: "net-click-9",
       install_ts: "1793527200",
+      install_type: "",
       advertising_id: ANDROID_INSTALL.advertisingId,
       retry: "0",
       attempt: "1",

@@ -86,7 +86,8 @@ const GENERIC_COMMON =
   "&media_source={media_source}&campaign={campaign_name}&campaign_id={campaign_id}" +
   "&adset={adset_name}&adset_id={adset_id}&ad={ad_name}&ad_id={ad_id}" +
   "&click_id={click_id}&network_click_id={network_click_id}&click_ts={click_unix_ts}" +
-  "&install_ts={install_unix_ts}&advertising_id={advertising_id}&idfv={idfv}" +
+  "&install_ts={install_unix_ts}&install_type={install_type}&advertising_id={advertising_id}" +
+  "&idfv={idfv}" +
   "&country={country}&retry={retry}&attempt={attempt}";
 
 const GOOGLE_ACT = "https://www.googleadservices.com/pagead/conversion/app/1.0";
