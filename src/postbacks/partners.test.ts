@@ -122,6 +122,11 @@ describe("each partner's request", () => {
       attempt: "1",
     });
     expect(url.searchParams.has("service_id")).toBe(false);
+    // An iPhone installing again says so.
+    const again = { ...IOS_INSTALL, installType: "reinstall_same_device" as const };
+    expect(
+      new URL(build(partner("generic"), "install", again).url).searchParams.get("install_type"),
+    ).toBe("reinstall_same_device");
     const event = new URL(build(partner("generic"), "event").url);
     expect(Object.fromEntries(event.searchParams)).toMatchObject({
       event: "in_app_purchase",

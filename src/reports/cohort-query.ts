@@ -434,6 +434,8 @@ SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL 
   coalesce(sum(i.cost_usd), 0.0) AS cost_usd, ${keyed.select("i")}, ${NO_UNCONVERTED},
   CAST(sum(i.cost_unconverted) AS BIGINT) AS cost_unconverted
 FROM costed_installs AS i
+-- A reinstall only for what a network charged for it: one that cost nothing makes no row.
+WHERE i.reinstall = 0 OR i.cost_usd > 0 OR i.cost_unconverted > 0
 GROUP BY i.cohort_day, i.media_source, i.group_key${keyed.groupBy("i")}
 UNION ALL
 SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("CAST(d.day AS DATE)")} AS day_n,

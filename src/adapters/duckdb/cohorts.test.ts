@@ -128,7 +128,8 @@ const ADSETS = "com.example.cohorts.adsets";
 
 /**
  * An app of an iPhone's first install (n-1, Winter Sale) and, the same day, another iPhone's
- * reinstall (n-2, won again by Winter Sale), which buys and comes back on day 1.
+ * reinstall (n-2, won again by Winter Sale, which charged for it), which buys and comes back on
+ * day 1, and a third's organic reinstall (n-3), which cost nothing.
  */
 const REINSTALLS = "com.example.cohorts.reinstalls";
 
@@ -299,6 +300,7 @@ describe("cohorts on DuckDB", () => {
     await lay(EVENTS_TABLE, [
       ofApp(REINSTALLS, install("n-1", `${DAY}T08:00:00.000Z`, "US", "ios")),
       ofApp(REINSTALLS, install("n-2", `${DAY}T09:00:00.000Z`, "US", "ios")),
+      ofApp(REINSTALLS, install("n-3", `${DAY}T10:00:00.000Z`, "US", "ios")),
       ofApp(REINSTALLS, purchase("n-2", `${DAY}T10:00:00.000Z`, 9)),
     ]);
     await lay(ATTRIBUTIONS_TABLE, [
@@ -314,6 +316,11 @@ describe("cohorts on DuckDB", () => {
         cost_value: 3,
         cost_currency: "USD",
         cost_usd: 3,
+      }),
+      // n-3: an organic reinstall, which cost nothing.
+      ofApp(REINSTALLS, {
+        ...attribution("n-3", `${DAY}T10:00:00.000Z`, false),
+        install_type: "reinstall_same_device",
       }),
     ]);
     await lay(SESSIONS_TABLE, [
@@ -649,6 +656,10 @@ describe("cohorts on DuckDB", () => {
     // What the network charged for the reinstall was spent: in the cost, over the one install.
     expect(answer.totals.cost_usd).toBe(3);
     expect(answer.totals.ecpi_usd).toBe(3);
+    // The organic reinstall, which cost nothing, makes no group of its own.
+    expect(answer.groups.map((group) => [group.media_source, group.installs])).toEqual([
+      ["meta_ads", 1],
+    ]);
     // The reinstalled iPhone is a user all the same: active on DAY and the day after.
     expect(answer.active_users.range).toBe(2);
   });

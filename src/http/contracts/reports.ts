@@ -337,7 +337,7 @@ export const cohortReportSchema = tiedTo<InTimeZone<CohortReport>>()(
         0,
       ),
       touch_costs_unconverted: count(
-        "Installs won by a CPI touch, and CPC clicks and CPM impressions, of the window whose price (a link's or a network touch's `cost_value` in `cost_currency`) is left out of every cost figure: no ECB rate of their day (or the 7 days before), nor a peg to the dollar or the euro, converts its currency to USD. Those a cost row replaces are not counted.",
+        "Installs (and reinstalls) won by a CPI touch, and CPC clicks and CPM impressions, of the window whose price (a link's or a network touch's `cost_value` in `cost_currency`) is left out of every cost figure: no ECB rate of their day (or the 7 days before), nor a peg to the dollar or the euro, converts its currency to USD. Those a cost row replaces are not counted.",
         0,
       ),
       revenue_events_unconverted: count(
