@@ -43,7 +43,8 @@ import { SIGNATURE_HEADER, verifySignature } from "../../src/postbacks/signing.t
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
 import type { CohortReport as CohortAnswer } from "../../src/reports/cohorts.ts";
 import { SKAN_4_COARSE, SKAN_4_FINE } from "../../src/skadnetwork/apple-samples.test-support.ts";
-import { androidInstallRequest } from "../support/installs.ts";
+import { androidInstallRequest, installRequest } from "../support/installs.ts";
+import { clearOfMidnight } from "../support/midnight.ts";
 import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 import { DESKTOP, documentWidth, launchChromium, PHONE, screenshot } from "./support/browser.ts";
@@ -2288,6 +2289,54 @@ describe("the dashboard in a browser", () => {
     await heading(page, "Overview").waitFor();
     await expect.poll(() => total("installs"), WITHIN).toBe(1);
     expect(await page.getByLabel("Campaign", { exact: true }).inputValue()).toBe(campaign);
+  });
+
+  it("5g. counts an iPhone's reinstall apart: its own card, its source's column, in no install", async () => {
+    // An app of its own: an iPhone installs, and installs again (its IDFV known), organic both.
+    const iosApp = "com.example.browser.reinstalled";
+    const { sdkKey } = await rt.createApp(iosApp, "ios");
+    const idfv = randomUUID().toUpperCase();
+    // Both installs and the page on one UTC day.
+    await clearOfMidnight(60_000);
+    const now = Date.now();
+    for (const [n, serviceId] of [randomUUID(), randomUUID()].entries()) {
+      const first_open_time = new Date(now - (2 - n) * 1_000).toISOString();
+      const installed = await rt.post(
+        "/v1/installs",
+        installRequest(serviceId, { idfv, first_open_time }),
+        sdkKey,
+      );
+      expect(installed.status, await installed.text()).toBe(202);
+      const attribution = await rt.get(
+        `/v1/installs/${serviceId}/attribution?wait_seconds=20`,
+        sdkKey,
+      );
+      expect(await attribution.json()).toMatchObject({ service_match_status: "organic" });
+    }
+    await rt.flush();
+    const day = today();
+    await expect
+      .poll(async () => {
+        const { body } = await apiGet(
+          owner,
+          `/v1/reports/overview?app_id=${iosApp}&from=${day}&to=${day}`,
+        );
+        const { totals } = body as OverviewAnswer;
+        return [totals.installs, totals.reinstalls];
+      }, PAST_REPORT_CACHE)
+      .toEqual([1, 1]);
+
+    await open(page, `/apps/${iosApp}/overview?from=${day}&to=${day}`);
+    await heading(page, "Overview").waitFor();
+    const total = async (name: string) =>
+      Number(await page.getByTestId(`total-${name}`).getAttribute("data-value"));
+    await expect.poll(() => total("reinstalls"), WITHIN).toBe(1);
+    expect(await total("installs")).toBe(1);
+    expect(await total("organic")).toBe(1);
+    const campaigns = page.getByRole("table", { name: "Campaigns" }).locator("tbody tr");
+    expect(await cellTexts(campaigns, 0)).toEqual(["organic"]);
+    // Installs, then reinstalls.
+    expect([await cellTexts(campaigns, 2), await cellTexts(campaigns, 3)]).toEqual([["1"], ["1"]]);
   });
 
   it("6. saves a click window of 14 days; shows the service's refusal of 99; saves a time zone the overview's range then counts in", async () => {
