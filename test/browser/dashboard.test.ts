@@ -2307,11 +2307,9 @@ describe("the dashboard in a browser", () => {
         sdkKey,
       );
       expect(installed.status, await installed.text()).toBe(202);
-      const attribution = await rt.get(
-        `/v1/installs/${serviceId}/attribution?wait_seconds=20`,
-        sdkKey,
-      );
-      expect(await attribution.json()).toMatchObject({ service_match_status: "organic" });
+      expect(await rt.attributionOf(serviceId, sdkKey)).toMatchObject({
+        service_match_status: "organic",
+      });
     }
     await rt.flush();
     const day = today();
