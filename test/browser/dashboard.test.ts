@@ -2191,6 +2191,11 @@ describe("the dashboard in a browser", () => {
     }
   });
 
+  /** The overview the API answers the owner for one day of an app. */
+  const overviewOfDay = async (appId: string, day: string) =>
+    (await apiGet(owner, `/v1/reports/overview?app_id=${appId}&from=${day}&to=${day}`))
+      .body as OverviewAnswer;
+
   it("5f. filters by a campaign named with a space at its end, as named; downloads a refund as the negative amount it is", async () => {
     // An app of its own: one install won by a click of a campaign whose name ends in a space,
     // and a refund of 44 USD.
@@ -2249,11 +2254,8 @@ describe("the dashboard in a browser", () => {
     const day = today();
     await expect
       .poll(async () => {
-        const { body } = await apiGet(
-          owner,
-          `/v1/reports/overview?app_id=${spacedApp}&from=${day}&to=${day}`,
-        );
-        return (body as OverviewAnswer).campaigns.map((row) => [row.campaign, row.revenue_usd]);
+        const { campaigns } = await overviewOfDay(spacedApp, day);
+        return campaigns.map((row) => [row.campaign, row.revenue_usd]);
       }, PAST_REPORT_CACHE)
       .toEqual([[campaign, -44]]);
 
@@ -2315,11 +2317,7 @@ describe("the dashboard in a browser", () => {
     const day = today();
     await expect
       .poll(async () => {
-        const { body } = await apiGet(
-          owner,
-          `/v1/reports/overview?app_id=${iosApp}&from=${day}&to=${day}`,
-        );
-        const { totals } = body as OverviewAnswer;
+        const { totals } = await overviewOfDay(iosApp, day);
         return [totals.installs, totals.reinstalls];
       }, PAST_REPORT_CACHE)
       .toEqual([1, 1]);

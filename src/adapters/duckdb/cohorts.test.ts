@@ -343,6 +343,8 @@ describe("cohorts on DuckDB", () => {
       filters?: CohortFilters;
       costs?: CostRow[];
       appId?: string;
+      /** The installs left out: the deleted one unless given. */
+      exclude?: string[];
     } = {},
   ) => {
     const groupBy = options.groupBy ?? "campaign";
@@ -355,7 +357,7 @@ describe("cohorts on DuckDB", () => {
       filters,
       // As the report asks: the keys its cost rows name.
       costKeys: costKeysNamedBy(options.costs ?? []),
-      excludeServiceIds: [DELETED],
+      excludeServiceIds: options.exclude ?? [DELETED],
     });
     return cohortReport({
       from: DAY,
@@ -665,25 +667,8 @@ describe("cohorts on DuckDB", () => {
   });
 
   it("gives a day of reinstalls alone no cohort, and its cost to the range", async () => {
-    // n-1 deleted: the day holds n-2's reinstall alone.
-    const rows = await engine.cohorts({
-      appId: REINSTALLS,
-      from: DAY,
-      to: DAY,
-      groupBy: "campaign",
-      filters: {},
-      costKeys: [],
-      excludeServiceIds: ["n-1"],
-    });
-    const answer = cohortReport({
-      from: DAY,
-      to: DAY,
-      today: TODAY,
-      groupBy: "campaign",
-      filters: {},
-      rows,
-      costs: [],
-    });
+    // n-1 deleted: the day holds n-2's and n-3's reinstalls alone.
+    const answer = await report({ appId: REINSTALLS, exclude: ["n-1"] });
     expect(answer.totals.installs).toBe(0);
     expect(answer.cohorts).toEqual([]);
     expect(answer.totals.cost_usd).toBe(3);
