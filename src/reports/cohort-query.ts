@@ -1,12 +1,15 @@
 /**
  * The cohorts query, for both engines as the other reports (./queries.ts): the installs of the
  * days `from` to `to` as the export has them (each once, with its latest attribution, deleted
- * installs left out, and reinstalls counted as the overview counts them: in no install figure,
- * though what a network charged for one is spent all the same and in the cost), each with the days since its install on which it was active (a session
- * on that UTC calendar day, as AppsFlyer counts retention) and its revenue on each of those days
- * (its events' USD revenue), up to COHORT_DAYS after its install. Its rows are per cohort (the
- * install's UTC day) and group, one with the cohort's size (`day_n` null) and one per day since
- * install; src/reports/cohorts.ts folds them into the answer.
+ * installs left out), each with the days since its install on which it was active (a session
+ * on that calendar day of the app's time zone, as AppsFlyer counts retention) and its revenue
+ * on each of those days (its events' USD revenue), up to COHORT_DAYS after its install. Its
+ * rows are per cohort (the install's day) and group, one with the cohort's size (`day_n` null)
+ * and one per day since install; src/reports/cohorts.ts folds them into the answer.
+ *
+ * A reinstall is counted as the overview counts it, in no install figure: it makes no cohort,
+ * and its days and revenue are no cohort's. What a network charged for it was spent all the
+ * same, so its size row's cost counts it; a reinstall that cost nothing makes no row at all.
  *
  * Cost the service knows itself (src/costs/touch-cost.ts) comes in `cost_usd`: on a cohort's
  * size row, what its installs cost when a CPI touch won them (the `cost_usd` of each install's
