@@ -11,6 +11,7 @@ import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
 import { cachedLinkStore } from "../adapters/cache/cached-links.ts";
 import { cachedPostbackConfigs } from "../adapters/cache/cached-postback-configs.ts";
 import { cachedValue } from "../adapters/cache/cached-value.ts";
+import { createTxtRecords } from "../adapters/dns/txt-records.ts";
 import { DEFAULT_APP_CACHE_MS, DEFAULT_SNAPSHOT_TTL_SECONDS } from "../config/defaults.ts";
 import type {
   Adapters,
@@ -102,6 +103,7 @@ export const awsAdapters = async <R extends ComposedRow>(
       queues: {},
       settings: settingsOf(env),
       ...(typeof linkBaseUrl === "string" ? { linkBaseUrl: () => linkBaseUrl } : {}),
+      ...(row.uses.linkHost ? { dns: createTxtRecords() } : {}),
     },
     ...parts,
   ) as unknown as Adapters<R["uses"]>;

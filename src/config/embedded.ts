@@ -84,6 +84,19 @@ const schema = z.object({
   /** Apple's AdServices attribution API, which resolves iOS installs' Apple Ads tokens. */
   ATTRIBUTION_APPLE_ADS_URL: z.url().default(APPLE_ADSERVICES_URL),
   /**
+   * The DNS servers asked for the TXT records that prove a link host an app's, comma-separated
+   * (`10.0.0.2`, `127.0.0.1:5353`); the system's when unset.
+   */
+  ATTRIBUTION_DNS_SERVERS: z
+    .string()
+    .transform((list) =>
+      list
+        .split(",")
+        .map((server) => server.trim())
+        .filter((server) => server.length > 0),
+    )
+    .optional(),
+  /**
    * What the export's DuckDB may hold in memory; past it, a large window's sort spills to the
    * data folder. DuckDB's own default is 80% of the machine.
    */
@@ -133,6 +146,8 @@ export interface EmbeddedConfig {
   /** Where the rates are refreshed from; null: never (offline, tests). */
   readonly fxFeedUrl: string | null;
   readonly appleAdsUrl: string;
+  /** The DNS servers asked for link hosts' proofs; the system's when none. */
+  readonly dnsServers: readonly string[];
   /** DuckDB's memory_limit for export queries, such as "256MB". */
   readonly queryMemory: string;
   /** DuckDB's memory_limit for report queries, such as "1GB". */
@@ -170,6 +185,7 @@ export const embeddedConfig = (
     trustViewerCountry:
       overrides.trustViewerCountry ?? parsed.ATTRIBUTION_TRUST_VIEWER_COUNTRY === "true",
     appleAdsUrl: overrides.appleAdsUrl ?? parsed.ATTRIBUTION_APPLE_ADS_URL,
+    dnsServers: overrides.dnsServers ?? parsed.ATTRIBUTION_DNS_SERVERS ?? [],
     queryMemory: overrides.queryMemory ?? parsed.ATTRIBUTION_QUERY_MEMORY,
     reportMemory: overrides.reportMemory ?? parsed.ATTRIBUTION_REPORT_MEMORY,
     snapshotDisk: overrides.snapshotDisk ?? parsed.ATTRIBUTION_SNAPSHOT_DISK,

@@ -20,11 +20,15 @@ import { DEFAULT_TIME_ZONE, isReportTimeZone } from "../domain/time-zone.ts";
 import {
   checkAppStoreIdFree,
   checkLinkHostsFree,
+  hostsTakenBy,
+  linkHostsOf,
   type linkSettingsChangeSchema,
   linkSettingsChangeSchemaOf,
   withLinkSettings,
 } from "../links/app-settings.ts";
+import { proveHosts } from "../links/host-proof.ts";
 import type { App, AppStore, KeyStore, Platform, StoredKey } from "../ports/apps.ts";
+import type { TxtRecords } from "../ports/dns.ts";
 import type { User, UserStore } from "../ports/users.ts";
 import { checked, formatPath, joinProblems } from "../validation/issues.ts";
 
@@ -240,6 +244,8 @@ export interface DashboardAppsDeps {
   readonly onChange?: () => Promise<void> | void;
   /** The service's link host's URL, which no app may name as a host of its own. */
   readonly linkBaseUrl?: () => string;
+  /** The DNS, whose TXT records prove a link host an app's (../links/host-proof.ts). */
+  readonly dns?: TxtRecords;
 }
 
 export const createDashboardApps = (deps: DashboardAppsDeps) => {
@@ -252,6 +258,37 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
     const app = await deps.apps.get(appId);
     if (!app) throw new NotFoundError(`App ${appId} does not exist.`);
     return app;
+  };
+  /**
+   * Who may share a host with the app (the apps `email` may manage too), and what the DNS says
+   * of the hosts named that other apps have: asked before the change, as a lookup may take
+   * seconds.
+   */
+  const hostsChange = async (email: string, appId: string, named: readonly string[]) => {
+    const user = await userOf(email);
+    const mayShareWith = (other: string) => maySee(user, other);
+    const asked = new Set(named.map((host) => host.toLowerCase()));
+    const held = (await deps.apps.list())
+      .filter((other) => other.appId !== appId && !mayShareWith(other.appId))
+      .flatMap(linkHostsOf)
+      .filter((host) => asked.has(host));
+    const proofs = deps.dns ? await proveHosts(deps.dns, [...new Set(held)]) : undefined;
+    return { mayShareWith, ...(proofs ? { proofs } : {}) };
+  };
+  /** Takes the hosts the DNS proved the app's from the other apps naming them. */
+  const releaseHosts = async (app: App, hosts: Awaited<ReturnType<typeof hostsChange>>) => {
+    for (const taken of hostsTakenBy(app, await deps.apps.list(), hosts)) {
+      await deps.apps
+        .update(taken.appId, async (other) =>
+          withLinkSettings(other, {
+            hosts: linkHostsOf(other).filter((host) => !taken.hosts.includes(host)),
+          }),
+        )
+        // An app deleted meanwhile names no host.
+        .catch((error: unknown) => {
+          if (!(error instanceof NotFoundError)) throw error;
+        });
+    }
   };
   return {
     async list(email: string): Promise<AppSummary[]> {
@@ -280,6 +317,9 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
     /** Changes the app's settings, as `email` (who may change it) asks. */
     async update(email: string, appId: string, body: unknown): Promise<AppSettings> {
       const change = checked(settingsChangeBody, body, "body");
+      const hosts = change.links?.hosts
+        ? await hostsChange(email, appId, change.links.hosts)
+        : null;
       // Applied to the app as stored, again if another change came in between, so both hold.
       const updated = await deps.apps.update(appId, async (stored) => {
         let app = stored;
@@ -326,11 +366,10 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
               maySee: (other) => maySee(user, other),
             });
           }
-          if (linkChange.hosts) {
-            const user = await userOf(email);
+          if (hosts) {
             checkLinkHostsFree(app, await deps.apps.list(), {
               serviceLinkBase: deps.linkBaseUrl?.(),
-              mayShareWith: (other) => maySee(user, other),
+              ...hosts,
             });
           }
         }
@@ -339,6 +378,7 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
         }
         return app;
       });
+      if (hosts) await releaseHosts(updated, hosts);
       await deps.onChange?.();
       return appSettings(updated);
     },

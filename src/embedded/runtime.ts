@@ -18,6 +18,7 @@ import { cachedPostbackConfigs } from "../adapters/cache/cached-postback-configs
 import { cachedReportEngine } from "../adapters/cache/cached-reports.ts";
 import { cachedSnapshotCatalog } from "../adapters/cache/cached-snapshots.ts";
 import { cachedValue } from "../adapters/cache/cached-value.ts";
+import { createTxtRecords } from "../adapters/dns/txt-records.ts";
 import { createDuckDbCompactor } from "../adapters/duckdb/compact.ts";
 import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
@@ -413,6 +414,7 @@ const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRunt
     },
     // The service's own link host, once its listener is up.
     linkBaseUrl: () => linkBaseUrl ?? "",
+    dns: createTxtRecords({ servers: config.dnsServers }),
     searchAds: createAdServicesClient({ url: config.appleAdsUrl }),
     settings: {
       snapshotTtlSeconds: config.snapshotTtlSeconds,

@@ -14,6 +14,7 @@ import type { FxRates } from "../fx/ecb-rates.ts";
 import type { LakeTableName } from "../lake/lake-tables.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { ClickSink } from "../ports/clicks.ts";
+import type { TxtRecords } from "../ports/dns.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { LakePurger, LakeQueryEngine, RecordStream } from "../ports/lake.ts";
 import type { LinkStore } from "../ports/links.ts";
@@ -72,6 +73,8 @@ export interface AllAdapters {
   readonly flushLake: () => Promise<void>;
   /** linkHost: the base URL new links name. */
   readonly linkBaseUrl: () => string;
+  /** linkHost: the DNS, whose TXT records prove a link host an app's. */
+  readonly dns: TxtRecords;
   /** appleAds: Apple's AdServices API. */
   readonly searchAds: SearchAds;
   readonly settings: FunctionSettings;
@@ -103,7 +106,7 @@ export type Adapters<U extends Uses> = {
   (U extends { readonly queries: "export" } ? Pick<AllAdapters, "engine"> : unknown) &
   (U extends { readonly queries: "reports" } ? Pick<AllAdapters, "reports"> : unknown) &
   When<Has<U, "lake">, Pick<AllAdapters, "lakePurger" | "flushLake">> &
-  When<Has<U, "linkHost">, Pick<AllAdapters, "linkBaseUrl">> &
+  When<Has<U, "linkHost">, Pick<AllAdapters, "linkBaseUrl" | "dns">> &
   When<Has<U, "appleAds">, Pick<AllAdapters, "searchAds">> &
   (U extends { readonly rates: "read" } ? Pick<AllAdapters, "fx"> : unknown) &
   (U extends { readonly rates: "write" }

@@ -143,7 +143,7 @@ export interface Uses<Queue extends string = string> {
   readonly queries?: "export" | "reports";
   /** The lake's files: `purge` rewrites those of a deleted install and drops query results. */
   readonly lake?: "purge";
-  /** The link host's base URL, which new links name. */
+  /** The link host's base URL, which new links name, and the DNS that proves a host an app's. */
   readonly linkHost?: "name";
   /** Apple's AdServices API, which resolves iOS installs' Apple Ads tokens. */
   readonly appleAds?: "call";

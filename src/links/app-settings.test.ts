@@ -5,6 +5,7 @@ import {
   checkAppStoreIdFree,
   checkLinkHostsFree,
   hostServesApp,
+  hostsTakenBy,
   withLinkSettings,
 } from "./app-settings.ts";
 
@@ -161,6 +162,53 @@ describe("checkLinkHostsFree", () => {
         /is the service's own link host/,
       );
     }
+  });
+});
+
+describe("a link host the DNS proves", () => {
+  const squatter = {
+    appId: "com.squatter.game",
+    links: { hosts: ["go.brand.com", "go.squat.com"] },
+  };
+  const twin = { appId: "com.brand.game.android", links: { hosts: ["go.brand.com"] } };
+  const brand = withLinkSettings(app, { hosts: ["go.brand.com"] });
+  const proven = (...apps: string[]) =>
+    new Map([["go.brand.com", { answered: true as const, apps: new Set(apps) }]]);
+
+  it("may be named by the app its records name, and is taken from the apps they do not", () => {
+    expect(() => checkLinkHostsFree(brand, [squatter, brand])).toThrow(
+      `add to its DNS a TXT record _attribution.go.brand.com with the value "attribution-app=${app.appId}"`,
+    );
+    expect(() =>
+      checkLinkHostsFree(brand, [squatter, brand], { proofs: proven("com.other") }),
+    ).toThrow(ConflictError);
+    expect(() =>
+      checkLinkHostsFree(brand, [squatter, brand], {
+        proofs: new Map([["go.brand.com", { answered: false }]]),
+      }),
+    ).toThrow("Its DNS did not answer for the TXT record _attribution.go.brand.com");
+    const proofs = proven(app.appId);
+    expect(() => checkLinkHostsFree(brand, [squatter, brand], { proofs })).not.toThrow();
+    expect(hostsTakenBy(brand, [squatter, twin, brand], { proofs })).toEqual([
+      { appId: squatter.appId, hosts: ["go.brand.com"] },
+      { appId: twin.appId, hosts: ["go.brand.com"] },
+    ]);
+    // An app the records name too, or one whose maker may share with the brand, keeps it.
+    expect(
+      hostsTakenBy(brand, [squatter, twin, brand], { proofs: proven(app.appId, twin.appId) }),
+    ).toEqual([{ appId: squatter.appId, hosts: ["go.brand.com"] }]);
+    expect(
+      hostsTakenBy(brand, [squatter, twin, brand], {
+        proofs,
+        mayShareWith: (id) => id === twin.appId,
+      }),
+    ).toEqual([{ appId: squatter.appId, hosts: ["go.brand.com"] }]);
+  });
+
+  it("is no hint where no DNS record can prove a host: an address or a host with its port", () => {
+    const local = { appId: "com.local", links: { hosts: ["links.test:8788"] } };
+    const taking = withLinkSettings(app, { hosts: ["links.test:8788"] });
+    expect(() => checkLinkHostsFree(taking, [local, taking])).toThrow(/one owner only\.$/);
   });
 });
 

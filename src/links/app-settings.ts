@@ -9,6 +9,7 @@ import * as z from "zod";
 import { ConflictError } from "../domain/errors.ts";
 import type { App, AppLinkSettings } from "../ports/apps.ts";
 import { checked } from "../validation/issues.ts";
+import { type HostProof, hostProofName, hostProofValue, provableHost } from "./host-proof.ts";
 import { LANDING_LANGUAGES } from "./landing-strings.ts";
 import { PREVIEW_FIELDS } from "./link-request.ts";
 
@@ -164,11 +165,12 @@ export const checkAppStoreIdFree = (
 
 /**
  * Refuses a link host another app names, unless the one making the change may manage that app
- * too, or the service's own link host (`serviceLinkBase`, its URL, where known): a host an app
- * names serves the links and `.well-known` files of the apps naming it alone, so naming a
- * stranger's would take its links and its Universal and App Links away, and naming the service's
- * own would take every other app's. The refusal names no app: the one it meets is one the
- * caller may not manage, whose id is not to be learnt from a refusal.
+ * too, or the host's DNS names this app (`proofs`, ./host-proof.ts); and the service's own link
+ * host (`serviceLinkBase`, its URL, where known): a host an app names serves the links and
+ * `.well-known` files of the apps naming it alone, so naming a stranger's would take its links
+ * and its Universal and App Links away, and naming the service's own would take every other
+ * app's. The refusal names no app: the one it meets is one the caller may not manage, whose id
+ * is not to be learnt from a refusal. It says how the domain's owner proves the host theirs.
  */
 export const checkLinkHostsFree = (
   app: Pick<App, "appId" | "links">,
@@ -180,6 +182,8 @@ export const checkLinkHostsFree = (
      * as a brand's iOS and Android apps share their domain. Unset: no other app's.
      */
     readonly mayShareWith?: (appId: string) => boolean;
+    /** What the DNS says of the hosts other apps name: an app it names may name the host. */
+    readonly proofs?: ReadonlyMap<string, HostProof>;
   } = {},
 ): void => {
   const own = options.serviceLinkBase ? new URL(options.serviceLinkBase) : undefined;
@@ -190,6 +194,7 @@ export const checkLinkHostsFree = (
         `Link host ${host} is the service's own link host, which serves every app's links: name a host of your own.`,
       );
     }
+    if (provenFor(options.proofs, host, app.appId)) continue;
     const holder = apps.find(
       (other) =>
         other.appId !== app.appId &&
@@ -197,11 +202,51 @@ export const checkLinkHostsFree = (
         !options.mayShareWith?.(other.appId),
     );
     if (holder) {
+      const proof = options.proofs?.get(host);
+      const how = !provableHost(host)
+        ? ""
+        : proof && !proof.answered
+          ? ` Its DNS did not answer for the TXT record ${hostProofName(host)} that would prove it yours: try again.`
+          : ` If the domain is yours, add to its DNS a TXT record ${hostProofName(host)} with the value "${hostProofValue(app.appId)}" and save again: the host then moves to this app.`;
       throw new ConflictError(
-        `Link host ${host} is another app's already: a host serves the links of the apps that name it, so it can be named by apps of one owner only.`,
+        `Link host ${host} is another app's already: a host serves the links of the apps that name it, so it can be named by apps of one owner only.${how}`,
       );
     }
   }
+};
+
+const provenFor = (
+  proofs: ReadonlyMap<string, HostProof> | undefined,
+  host: string,
+  appId: string,
+): boolean => {
+  const proof = proofs?.get(host);
+  return proof?.answered === true && proof.apps.has(appId);
+};
+
+/**
+ * The hosts other apps lose to `app` (checked by `checkLinkHostsFree`): those it names that
+ * the DNS proves its, from each app the DNS does not name and whose maker may not share with
+ * it. A host serves the apps naming it, so they would still serve there otherwise.
+ */
+export const hostsTakenBy = (
+  app: Pick<App, "appId" | "links">,
+  apps: readonly Pick<App, "appId" | "links">[],
+  options: {
+    readonly mayShareWith?: (appId: string) => boolean;
+    readonly proofs?: ReadonlyMap<string, HostProof>;
+  },
+): { readonly appId: string; readonly hosts: readonly string[] }[] => {
+  const proven = linkHostsOf(app).filter((host) => provenFor(options.proofs, host, app.appId));
+  return apps
+    .filter((other) => other.appId !== app.appId && !options.mayShareWith?.(other.appId))
+    .map((other) => ({
+      appId: other.appId,
+      hosts: linkHostsOf(other).filter(
+        (host) => proven.includes(host) && !provenFor(options.proofs, host, other.appId),
+      ),
+    }))
+    .filter((taken) => taken.hosts.length > 0);
 };
 
 /** The host names an app's links are served on: its own, or none (the service's link host). */

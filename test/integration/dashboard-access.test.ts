@@ -3,6 +3,7 @@
  * may see, on every route a session reaches (apps, keys, links, export, reports); a change needs the
  * session's own CSRF token; signing out ends the session; a key is never a session.
  */
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPasswordCredentials } from "../../src/adapters/dynamodb/password-credentials.ts";
 import { addUser } from "../../src/dashboard/accounts.ts";
@@ -11,6 +12,18 @@ import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const OWNER_APP = "com.example.owners";
 const OTHER_APP = "com.example.others";
+const BRAND_APP = "com.example.brand";
+
+/** A tap on the link host as a phone makes it on one of its hosts: `Host` names that host. */
+const tapOn = (linkUrl: string, host: string, path: string) =>
+  new Promise<{ status: number }>((resolve, reject) => {
+    const asked = request(new URL(path, linkUrl), { headers: { host } }, (answer) => {
+      answer.resume();
+      resolve({ status: answer.statusCode ?? 0 });
+    });
+    asked.on("error", reject);
+    asked.end();
+  });
 
 describe("the dashboard's sessions", () => {
   let rt: TestRuntime;
@@ -77,6 +90,79 @@ describe("the dashboard's sessions", () => {
     expect((await hosts(other, OTHER_APP, ["go.others.example"])).status).toBe(200);
   });
 
+  it("moves a link host named first by a stranger's app to the app its domain's DNS names", async () => {
+    await addUser(
+      { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },
+      { email: "brand@example.com", password: "the brand's own password" },
+    );
+    const brand = await signIn(rt.url, "brand@example.com", "the brand's own password");
+    expect(
+      (await brand.send("POST", "/v1/apps", { app_id: BRAND_APP, name: "Brand", platform: "ios" }))
+        .status,
+    ).toBe(201);
+    const hosts = (session: DashboardSession, appId: string, names: string[]) =>
+      session.send("PATCH", `/v1/apps/${appId}`, { links: { hosts: names } });
+    const hostsOf = async (appId: string) => (await rt.stores.apps.get(appId))?.links?.hosts;
+    const detail = async (response: Response) =>
+      ((await response.json()) as { detail: string }).detail;
+
+    // A stranger names the brand's domain first, and makes a link on it.
+    expect((await hosts(other, OTHER_APP, ["go.others.example", "go.brand.example"])).status).toBe(
+      200,
+    );
+    const squatted = await other.send("POST", `/v1/links?app_id=${OTHER_APP}`, {
+      media_source: "squat",
+      web_url: "https://squatter.example/",
+    });
+    const squattedUrl = new URL(((await squatted.json()) as { url: string }).url);
+    expect(squattedUrl.host).toBe("go.others.example");
+    const onBrandHost = (path: string) => tapOn(rt.linkUrl, "go.brand.example", path);
+    expect((await onBrandHost(squattedUrl.pathname)).status).toBe(302);
+
+    // The brand is refused, and told which record proves the domain theirs.
+    const refused = await hosts(brand, BRAND_APP, ["go.brand.example"]);
+    expect(refused.status).toBe(409);
+    const told = await detail(refused);
+    expect(told).toContain(
+      `add to its DNS a TXT record _attribution.go.brand.example with the value "attribution-app=${BRAND_APP}"`,
+    );
+    expect(told).not.toContain(OTHER_APP);
+    // A record naming another app proves nothing, nor does a DNS that cannot answer.
+    rt.dns.setTxt("_attribution.go.brand.example", "attribution-app=com.example.unrelated");
+    expect((await hosts(brand, BRAND_APP, ["go.brand.example"])).status).toBe(409);
+    rt.dns.failing("_attribution.go.brand.example");
+    const unanswered = await hosts(brand, BRAND_APP, ["go.brand.example"]);
+    expect(unanswered.status).toBe(409);
+    expect(await detail(unanswered)).toMatch(/Its DNS did not answer/);
+    expect(await hostsOf(BRAND_APP)).toBeUndefined();
+    expect(await hostsOf(OTHER_APP)).toEqual(["go.others.example", "go.brand.example"]);
+
+    // With the record, the host moves: the stranger's app keeps only its own host.
+    rt.dns.setTxt("_attribution.go.brand.example", `attribution-app=${BRAND_APP}`);
+    rt.dns.healthy("_attribution.go.brand.example");
+    expect((await hosts(brand, BRAND_APP, ["go.brand.example"])).status).toBe(200);
+    expect(await hostsOf(BRAND_APP)).toEqual(["go.brand.example"]);
+    expect(await hostsOf(OTHER_APP)).toEqual(["go.others.example"]);
+    // The stranger's link no longer opens on the brand's domain, and it cannot be named again.
+    expect((await onBrandHost(squattedUrl.pathname)).status).toBe(404);
+    const again = await hosts(other, OTHER_APP, ["go.others.example", "go.brand.example"]);
+    expect(again.status).toBe(409);
+    expect(await hostsOf(OTHER_APP)).toEqual(["go.others.example"]);
+
+    // Records naming two apps let both name the host, neither taking it from the other.
+    rt.dns.setTxt(
+      "_attribution.go.brand.example",
+      `attribution-app=${BRAND_APP}`,
+      `attribution-app=${OTHER_APP}`,
+    );
+    expect((await hosts(other, OTHER_APP, ["go.others.example", "go.brand.example"])).status).toBe(
+      200,
+    );
+    expect(await hostsOf(BRAND_APP)).toEqual(["go.brand.example"]);
+    expect(await hostsOf(OTHER_APP)).toEqual(["go.others.example", "go.brand.example"]);
+    expect((await hosts(other, OTHER_APP, ["go.others.example"])).status).toBe(200);
+  });
+
   it("refuses another person's app on every route a session reaches", async () => {
     const refused = [
       await other.get(`/v1/apps/${OWNER_APP}`),
@@ -97,8 +183,12 @@ describe("the dashboard's sessions", () => {
   it("lets a person use their own app's links and export with the session", async () => {
     const link = await other.send("POST", `/v1/links?app_id=${OTHER_APP}`, { media_source: "qr" });
     expect(link.status).toBe(201);
+    const { deeplink_id } = (await link.json()) as { deeplink_id: string };
     const listed = await other.get(`/v1/links?app_id=${OTHER_APP}`);
-    expect(((await listed.json()) as { data: unknown[] }).data).toHaveLength(1);
+    const ids = ((await listed.json()) as { data: { deeplink_id: string }[] }).data.map(
+      (each) => each.deeplink_id,
+    );
+    expect(ids).toContain(deeplink_id);
     const exported = await other.get(`/api/v1/export?app_id=${OTHER_APP}&timestamp=0&format=json`);
     expect(exported.status).toBe(200);
   });

@@ -7,6 +7,7 @@ import { embeddedConfig } from "../../src/config/embedded.ts";
 import { dataPaths } from "../../src/embedded/data-dir.ts";
 import { type EmbeddedRuntime, startEmbeddedRuntime } from "../../src/embedded/runtime.ts";
 import type { Platform } from "../../src/ports/apps.ts";
+import { startTestDnsServer, type TestDnsServer } from "./dns-server.ts";
 
 export interface TestRuntime extends EmbeddedRuntime {
   get(path: string, key?: string): Promise<Response>;
@@ -19,6 +20,8 @@ export interface TestRuntime extends EmbeddedRuntime {
     headers?: Record<string, string>,
   ): Promise<Response>;
   createApp(appId: string, platform?: Platform): Promise<{ sdkKey: string; serverKey: string }>;
+  /** The DNS the runtime asks for link hosts' proofs: a test sets its TXT records. */
+  readonly dns: TestDnsServer;
   /**
    * An install's attribution once resolved, as an SDK reads it: long polls asked again until one
    * answers it, within 40 s (a loaded machine may let one end unresolved). Fails on a status
@@ -44,6 +47,7 @@ export const startTestRuntime = async (
   } = {},
 ): Promise<TestRuntime> => {
   const { ratesCsv, ...config } = overrides;
+  const dns = await startTestDnsServer();
   const dataDir = await mkdtemp(join(tmpdir(), "attribution-it-"));
   if (ratesCsv) {
     // As `attribution rates import` leaves them.
@@ -64,11 +68,13 @@ export const startTestRuntime = async (
         trustViewerCountry: true,
         // Nothing in the test run reaches the internet; a test names a stand-in feed.
         fxFeedUrl: null,
+        dnsServers: [dns.server],
         ...config,
       },
     ),
   );
   return Object.assign(runtime, {
+    dns,
     fetch: (path: string, init: RequestInit, key?: string) =>
       fetch(`${runtime.url}${path}`, {
         ...init,
@@ -110,6 +116,7 @@ export const startTestRuntime = async (
     },
     async dispose() {
       await runtime.stop();
+      await dns.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   });

@@ -158,7 +158,8 @@ export const APP_CONTRACTS = {
     description:
       "Any subset of the writable settings; a nested object may be partial. A link setting " +
       "given as null (or a list given empty) is cleared. Switching encryption on makes the " +
-      "app's first sealing key pair.",
+      "app's first sealing key pair. A link host another app names first moves to this app " +
+      "when the host's DNS has a TXT record `_attribution.<host>` of `attribution-app=<app id>`.",
     request: {
       params: appIdParams,
       body: { description: "The change.", schema: settingsChangeBody.meta({ id: "AppChange" }) },
@@ -171,6 +172,9 @@ export const APP_CONTRACTS = {
     errors: {
       400: NOT_JSON,
       401: UNAUTHORIZED,
+      409:
+        "The App Store id or a link host is another app's (the detail says how the domain's " +
+        "owner proves a host theirs), or a link host is the service's own.",
       413: TOO_LARGE,
       422: "A setting is out of range or malformed; the detail names it.",
       500: INTERNAL,
