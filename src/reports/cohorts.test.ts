@@ -380,6 +380,34 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     expect(on(DAY, 0).totals.roas.d0).toBeNull();
   });
 
+  it("counts the spend of touches of no ad set, ad or country once, when the network's rows name them", () => {
+    // A link with no ad set: 200 CPC taps at 0.50 on the 2nd; the network's cost of that day
+    // comes by ad set, 70 and 40. Its taps' spend is in those rows, whichever: 110, not 210.
+    const bySet = [
+      costRow({ adsetId: "a1", amount: 70, amountUsd: 70 }),
+      costRow({ adsetId: "a2", amount: 40, amountUsd: 40 }),
+    ];
+    const rows = [installs(20, 0), clicks(200, 100)];
+    expect(report(rows, { costs: bySet }).totals.cost_usd).toBe(110);
+    expect(report(rows, { costs: bySet }).totals.ecpi_usd).toBe(5.5);
+    // As a row of the whole campaign would give.
+    expect(
+      report(rows, { costs: [costRow({ amount: 110, amountUsd: 110 })] }).totals.cost_usd,
+    ).toBe(110);
+    // Taps of an ad set of their own are still that ad set's alone: a2's row is not a1's cost.
+    const ofA1 = { cost_adset_id: "a1", cost_adset_name: null };
+    expect(
+      report([installs(20, 0), clicks(100, 50, ofA1)], { costs: [bySet[1] as CostRow] }).totals
+        .cost_usd,
+    ).toBe(90);
+    // Installs won by CPI touches of no known country, under rows by country: 30, not 36.
+    const byCountry = [
+      costRow({ country: "DE", amount: 20, amountUsd: 20 }),
+      costRow({ country: "FR", amount: 10, amountUsd: 10 }),
+    ];
+    expect(report([installs(3, 6)], { costs: byCountry }).totals.cost_usd).toBe(30);
+  });
+
   it("put an ad set's or ad's cost row in the group of its installs, named by id or by name", () => {
     // Grouped by ad set with cost rows naming ad sets, the rows carry their ad set's own id and
     // name; those that cost something, their cost keys too.

@@ -228,25 +228,32 @@ const campaignOfRow = (row: CohortRow): Named => ({
 });
 
 /**
+ * Whether a cost row's level (an ad set, an ad) covers a row's: the cost row names none (it is
+ * the whole campaign's), or the row names none (a link with no ad set: its taps' spend is in
+ * one of the network's rows of the campaign, which cannot say which, so both would count it),
+ * or both name the same.
+ */
+const covers = (cost: Named, row: Named): boolean =>
+  (cost.id == null && cost.name == null) ||
+  (row.id == null && row.name == null) ||
+  sameNamed(cost, row);
+
+/**
  * Whether a cost row names the installs or touches of a row that cost something (so that its
  * figure replaces theirs): the same day, media source and campaign, and the same ad set, ad and
- * country where the cost row names one (a row of every country is every country's).
+ * country where both name one (a row of every country is every country's; touches of no known
+ * country, as those of no ad set, are in the network's rows of their campaign, whichever).
  */
 const replaces = (cost: CostRow, row: CohortRow): boolean =>
   cost.day === row.cohort_day &&
   cost.mediaSource === row.media_source &&
   sameNamed(campaignOfCost(cost), campaignOfRow(row)) &&
-  ((cost.adsetId === null && cost.adsetName === null) ||
-    sameNamed(
-      { id: cost.adsetId, name: cost.adsetName },
-      { id: row.cost_adset_id, name: row.cost_adset_name },
-    )) &&
-  ((cost.adId === null && cost.adName === null) ||
-    sameNamed(
-      { id: cost.adId, name: cost.adName },
-      { id: row.cost_ad_id, name: row.cost_ad_name },
-    )) &&
-  (cost.country === null || cost.country === row.cost_country);
+  covers(
+    { id: cost.adsetId, name: cost.adsetName },
+    { id: row.cost_adset_id, name: row.cost_adset_name },
+  ) &&
+  covers({ id: cost.adId, name: cost.adName }, { id: row.cost_ad_id, name: row.cost_ad_name }) &&
+  (cost.country === null || row.cost_country == null || cost.country === row.cost_country);
 
 /**
  * The campaigns the query's rows name, by media source: a cost row's campaign is told by them
