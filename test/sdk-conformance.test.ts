@@ -13,6 +13,7 @@ import { isSealed, seal } from "../src/crypto/envelope.ts";
 import { EVENT_TYPES, type EventType, exportEventName } from "../src/domain/event-types.ts";
 import { parseConsentRequest } from "../src/ingest/consent.ts";
 import { eventSchema, eventsRequestSchema } from "../src/ingest/event-schema.ts";
+import { customerUserIdField } from "../src/ingest/fields.ts";
 import { parseInstallRequest } from "../src/ingest/install.ts";
 import { INGEST_LIMITS } from "../src/ingest/limits.ts";
 import { sanitizeParameters } from "../src/ingest/parameters.ts";
@@ -213,6 +214,25 @@ describe("SDK conformance vectors", () => {
     }
     for (const custom of customNames) {
       expect(exportEventName("CUSTOM", custom.name)).toBe(custom.exportEventName);
+    }
+  });
+
+  it("keeps the customer user ids the service takes, and only those", () => {
+    const { cases } = read<{
+      cases: {
+        name: string;
+        value: string | { repeat: string; times: number };
+        outcome: "kept" | "refused" | "none";
+      }[];
+    }>("customer-user-ids.json");
+    expect(new Set(cases.map((c) => c.outcome))).toEqual(new Set(["kept", "refused", "none"]));
+    for (const c of cases) {
+      const value = typeof c.value === "string" ? c.value : c.value.repeat.repeat(c.value.times);
+      if (c.outcome === "none") {
+        expect(value.trim(), c.name).toBe("");
+        continue;
+      }
+      expect(customerUserIdField().safeParse(value).success, c.name).toBe(c.outcome === "kept");
     }
   });
 

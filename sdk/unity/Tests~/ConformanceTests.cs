@@ -114,6 +114,35 @@ namespace Service.Unity.Tests
                 "parameters: " + actual["parameters"]);
         }
 
+        public static IEnumerable<TestCaseData> CustomerUserIds()
+        {
+            return Cases("customer-user-ids.json", "cases", v => true);
+        }
+
+        /// <summary>customer-user-ids.json: the ids kept, those refused on the device, the blank ones that are none.</summary>
+        [TestCaseSource("CustomerUserIds")]
+        public void ACustomerUserIdIsKeptRefusedOrNone(JObject vector)
+        {
+            var raw = vector["value"];
+            var value = raw.Type == JTokenType.String
+                ? (string)raw
+                : string.Concat(Enumerable.Repeat((string)raw["repeat"], (int)raw["times"]));
+            var name = (string)vector["name"];
+            switch ((string)vector["outcome"])
+            {
+                case "kept":
+                    Assert.IsNull(Fields.CustomerUserIdProblem(value), name);
+                    Assert.IsFalse(string.IsNullOrWhiteSpace(value), name);
+                    break;
+                case "refused":
+                    Assert.IsNotNull(Fields.CustomerUserIdProblem(value), name);
+                    break;
+                default:
+                    Assert.IsTrue(string.IsNullOrWhiteSpace(value), name);
+                    break;
+            }
+        }
+
         public static IEnumerable<TestCaseData> MatchingParameters()
         {
             return Cases("pii.json", "cases", v => true);

@@ -139,6 +139,32 @@ final class ConformanceTests: XCTestCase {
         XCTAssertGreaterThan(ran, 20)
     }
 
+    // MARK: customer-user-ids.json
+
+    func testCustomerUserIdsKeptRefusedOrNone() throws {
+        for testCase in try cases("customer-user-ids.json") {
+            let name = testCase["name"] as? String ?? "?"
+            let value: String
+            if let text = testCase["value"] as? String {
+                value = text
+            } else {
+                let repeated = try XCTUnwrap(testCase["value"] as? [String: Any], name)
+                value = String(repeating: try XCTUnwrap(repeated["repeat"] as? String, name),
+                               count: try XCTUnwrap(repeated["times"] as? Int, name))
+            }
+            switch testCase["outcome"] as? String {
+            case "kept":
+                XCTAssertEqual(Fields.customerUserId(value), value, name)
+            case "refused":
+                XCTAssertNil(Fields.customerUserId(value), name)
+                XCTAssertNotNil(Fields.customerUserIdProblem(value), name)
+            default:
+                XCTAssertNil(Fields.customerUserId(value), name)
+                XCTAssertNil(Fields.customerUserIdProblem(value), name)
+            }
+        }
+    }
+
     // MARK: pii.json
 
     func testMatchingParametersWithSealingOff() throws {

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.Text.RegularExpressions;
 
 namespace Service.Unity
@@ -38,12 +39,26 @@ namespace Service.Unity
         /// </summary>
         public static string CustomerUserIdProblem(string value)
         {
-            if (value.Length > MaxCustomerUserIdLength)
+            if (HasLoneSurrogate(value)) return "the customer user id is not Unicode text (it holds a lone surrogate)";
+            // Characters as the service counts them: an emoji (a surrogate pair) is one.
+            var characters = value.Length;
+            for (var i = 0; i < value.Length; i++)
             {
-                return "the customer user id has " + value.Length + " characters; the service takes 1 to "
+                if (char.IsHighSurrogate(value[i])) characters--;
+            }
+            if (characters > MaxCustomerUserIdLength)
+            {
+                return "the customer user id has " + characters + " characters; the service takes 1 to "
                     + MaxCustomerUserIdLength;
             }
-            if (HasLoneSurrogate(value)) return "the customer user id is not Unicode text (it holds a lone surrogate)";
+            for (var i = 0; i < value.Length; i++)
+            {
+                if (char.IsControl(value[i]))
+                {
+                    return "the customer user id holds a control character (U+" + ((int)value[i]).ToString("X4", CultureInfo.InvariantCulture)
+                        + "), which the service refuses";
+                }
+            }
             return null;
         }
 

@@ -124,11 +124,26 @@ enum Fields {
         return pattern.firstMatch(in: value, options: [], range: range) == nil ? nil : value
     }
 
-    /// The service takes 1 to 256 characters: blank is no id, a longer one is refused.
+    /// A customer user id the service takes (sdk/conformance/customer-user-ids.json); blank is no id.
     static func customerUserId(_ value: String?) -> String? {
-        guard let value = value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
-              value.utf16.count <= 256 else { return nil }
+        guard let value = value, !isBlank(value), customerUserIdProblem(value) == nil else { return nil }
         return value
+    }
+
+    /// Why the service would refuse `value` as a customer user id, and every event and the
+    /// install that carry it: more than 256 characters (Unicode scalars), a control character (a
+    /// line break typed with it). Nil when it takes it, and for no id (nil or blank).
+    static func customerUserIdProblem(_ value: String?) -> String? {
+        guard let value = value, !isBlank(value) else { return nil }
+        if value.unicodeScalars.count > 256 { return "has more than 256 characters" }
+        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "holds a control character"
+        }
+        return nil
+    }
+
+    private static func isBlank(_ value: String) -> Bool {
+        value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
     /// A device id the service takes (a UUID), nil for anything else and for the all-zero id

@@ -443,6 +443,9 @@ final class SdkCore: @unchecked Sendable {
         let isStopped = stopped
         let isDeleted = deleted
         lock.unlock()
+        if let problem = Fields.customerUserIdProblem(customerUserId) {
+            currentLog.warn("configure's customer user id \(problem): not kept, so that no event is refused for it")
+        }
         if let other = restoredFrom {
             currentLog.warn("the SDK's state on this device was kept under another IDFV (\(other)): restored from another device or install, it is forgotten (its install id, its queues, its stop or deletion), and this install is tracked as a new one")
         }
@@ -771,7 +774,9 @@ final class SdkCore: @unchecked Sendable {
             }
             return (configured, self.log)
         }
-        if id == nil && value != nil { log.warn("the customer user id must be 1 to 256 characters: it is cleared") }
+        if let problem = Fields.customerUserIdProblem(value) {
+            log.warn("the customer user id \(problem): it is cleared, so that no event is refused for it")
+        }
         guard isConfigured, platform.store.isAvailable else { return }
         // Under the lock that marks a deletion (forgetDeletedInstall): once the install's data is
         // deleted, its user's id went with it and is not kept again.

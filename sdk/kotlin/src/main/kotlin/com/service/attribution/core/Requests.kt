@@ -36,8 +36,21 @@ internal object Fields {
 
     fun matching(value: String?, pattern: Regex, max: Int): String? = value?.takeIf { it.length <= max && pattern.matches(it) }
 
-    /** The service takes 1 to 256 characters: blank is no id, a longer one is refused. */
-    fun customerUserId(value: String?): String? = value?.takeIf { it.isNotBlank() && it.length <= 256 }
+    /** A customer user id the service takes (sdk/conformance/customer-user-ids.json); blank is no id. */
+    fun customerUserId(value: String?): String? = value?.takeIf { it.isNotBlank() && customerUserIdProblem(it) == null }
+
+    /**
+     * Why the service would refuse [value] as a customer user id, and every event and the install
+     * that carry it: more than 256 characters (code points), a control character (a line break
+     * typed with it), half a surrogate pair. Null when it takes it.
+     */
+    fun customerUserIdProblem(value: String): String? =
+        when {
+            value.codePointCount(0, value.length) > 256 -> "has more than 256 characters"
+            value.codePoints().anyMatch { Character.getType(it) == Character.CONTROL.toInt() } -> "holds a control character"
+            value.codePoints().anyMatch { Character.getType(it) == Character.SURROGATE.toInt() } -> "is not Unicode text"
+            else -> null
+        }
 }
 
 /**

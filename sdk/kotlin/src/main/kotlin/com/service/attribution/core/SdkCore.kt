@@ -271,6 +271,7 @@ internal class SdkCore(
             // configure's id, else the last setCustomerUserId before it (a clear included), else
             // the one kept from an earlier launch.
             val configureUserId = Fields.customerUserId(customerUserId)
+            refusedUserId(customerUserId)?.let { log.warn("configure's customer user id $it: not kept, so that no event is refused for it") }
             keptUserId = store.get(KEY_CUSTOMER_USER_ID)
             when {
                 configureUserId != null -> {
@@ -576,9 +577,13 @@ internal class SdkCore(
         return future
     }
 
+    /** Why the service would refuse [value] as a customer user id; null for one it takes, and for none (null or blank). */
+    private fun refusedUserId(value: String?): String? =
+        value?.takeIf { it.isNotBlank() }?.let { Fields.customerUserIdProblem(it) }
+
     fun setCustomerUserId(value: String?) {
         val customerUserId = Fields.customerUserId(value)
-        if (customerUserId != value && value != null) log.warn("customer user id must be 1 to 256 characters: cleared")
+        refusedUserId(value)?.let { log.warn("the customer user id $it: cleared, so that no event is refused for it") }
         // Under configure's lock: configure reads the id set before it, or the one kept on the
         // device, and then marks itself configured; a call in between would have its id replaced
         // in memory by the kept one, or never written. Before or after, the last call wins in

@@ -7,6 +7,7 @@ import com.service.attribution.LogLevel
 import com.service.attribution.core.CustomValues
 import com.service.attribution.core.Drafts
 import com.service.attribution.core.Encryption
+import com.service.attribution.core.Fields
 import com.service.attribution.core.InstallReferrerDetails
 import com.service.attribution.core.Json
 import com.service.attribution.core.LinkParser
@@ -142,6 +143,36 @@ class LinkVectorsTest(private val name: String, private val case: Case) {
         if (want == null) return assertNull(name, got)
         assertEquals(name, want["deeplinkId"], got?.deeplinkId)
         assertEquals(name, want["queryParams"], got?.queryParams)
+    }
+}
+
+/** customer-user-ids.json: the ids kept, those refused on the device, the blank ones that are none. */
+@RunWith(Parameterized::class)
+class CustomerUserIdVectorsTest(private val name: String, private val case: Case) {
+    companion object {
+        @JvmStatic
+        @Parameters(name = "{0}")
+        fun cases() = named(Vectors.cases("customer-user-ids.json"))
+    }
+
+    @Test
+    fun `kept as given, refused, or no id`() {
+        val value =
+            when (val raw = case["value"]) {
+                is String -> raw
+                else -> raw.cast<Case>().let { (it["repeat"] as String).repeat((it["times"] as Number).toInt()) }
+            }
+        when (case["outcome"]) {
+            "kept" -> assertEquals(name, value, Fields.customerUserId(value))
+            "refused" -> {
+                assertNull(name, Fields.customerUserId(value))
+                assertTrue(name, Fields.customerUserIdProblem(value) != null)
+            }
+            else -> {
+                assertTrue(name, value.isBlank())
+                assertNull(name, Fields.customerUserId(value))
+            }
+        }
     }
 }
 
