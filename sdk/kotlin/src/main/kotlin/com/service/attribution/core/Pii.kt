@@ -35,7 +35,7 @@ internal class Pii(private val sealer: (plaintextJson: String) -> String?) {
         val value =
             when (raw) {
                 is String -> raw
-                is Number -> raw.toString()
+                is Number -> numberText(raw)
                 else -> return null
             }
         PRE_HASHED.matchEntire(value)?.let { return HASH_MARKER + it.groupValues[1].lowercase() }
@@ -47,6 +47,19 @@ internal class Pii(private val sealer: (plaintextJson: String) -> String?) {
     }
 
     companion object {
+        /**
+         * A number as the service reads it from the JSON sent (JavaScript's `String(n)`): a whole
+         * double without its fraction, so 15550109999.0 (a Dart double) is the digits 15550109999,
+         * as a Long would be, never `1.5550109999E10`.
+         */
+        private fun numberText(raw: Number): String {
+            if (raw is Double || raw is Float) {
+                val d = raw.toDouble()
+                if (d == Math.floor(d) && Math.abs(d) < 9007199254740992.0) return d.toLong().toString()
+            }
+            return raw.toString()
+        }
+
         val KEYS = listOf("email", "name", "phone_number", "date_of_birth", "gender")
         const val HASH_MARKER = "sha256:"
         private val PRE_HASHED = Regex("^(?:sha256:)?([0-9a-fA-F]{64})$")
