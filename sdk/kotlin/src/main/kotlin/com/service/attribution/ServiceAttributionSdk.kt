@@ -3,9 +3,9 @@ package com.service.attribution
 import android.content.Context
 import android.content.Intent
 import android.net.Uri
-import android.util.Log
 import com.service.attribution.android.AndroidPlatform
 import com.service.attribution.core.LinkParser
+import com.service.attribution.core.Logger
 import com.service.attribution.core.SdkCore
 import java.util.concurrent.CompletableFuture
 
@@ -20,6 +20,9 @@ object ServiceAttributionSdk {
 
     /** Set when configure ran in one of the app's other processes, and was refused there. */
     @Volatile internal var otherProcess: IllegalStateException? = null
+
+    /** The log of a process configure refused, at the level configure was given. */
+    @Volatile private var otherProcessLog: Logger? = null
 
     /**
      * The application Context, given by the library's ContentProvider as the process starts:
@@ -56,15 +59,17 @@ object ServiceAttributionSdk {
         val app = context.applicationContext
         val refusal = AndroidPlatform.otherProcessRefusal(app, process)
         if (refusal != null) {
+            val log = AndroidPlatform.logger(logLevel)
+            otherProcessLog = log
             otherProcess = refusal
-            Log.w(AndroidPlatform.TAG, refusal.message ?: "")
+            log.warn(refusal.message ?: "")
             // The app's listener must not break the app's start: what it throws is logged.
             try {
                 listener?.onError(refusal)
             } catch (e: VirtualMachineError) {
                 throw e
             } catch (e: Throwable) {
-                Log.e(AndroidPlatform.TAG, "InitListener.onError threw: $e", e)
+                log.error("InitListener.onError threw: $e", e)
             }
             return
         }
@@ -101,7 +106,7 @@ object ServiceAttributionSdk {
      */
     private fun refusedHere(call: String): Boolean {
         val refusal = otherProcess ?: return false
-        Log.w(AndroidPlatform.TAG, "$call changes nothing: ${refusal.message}")
+        otherProcessLog?.warn("$call changes nothing: ${refusal.message}")
         return true
     }
 
@@ -119,7 +124,7 @@ object ServiceAttributionSdk {
     internal fun sendEventTaken(event: EventType, name: String?, parameters: Map<String, Any>?): Boolean {
         // Not kept in a process configure refused: it would wait in memory for ever, unsent.
         otherProcess?.let {
-            Log.w(AndroidPlatform.TAG, "${event.name} is not sent: ${it.message}")
+            otherProcessLog?.warn("${event.name} is not sent: ${it.message}")
             return false
         }
         return core.sendEvent(event, name, parameters)

@@ -51,6 +51,9 @@ internal object AndroidPlatform {
     /** The app's main thread (listeners run there). */
     val mainThread = MainThread { Handler(Looper.getMainLooper()).post(it) }
 
+    /** Logcat through [level]: what a process that runs no SDK (another of the app's) writes. */
+    fun logger(level: LogLevel): Logger = Logger(Logcat, level)
+
     fun create(
         context: Context,
         referrerClient: (Context) -> InstallReferrerClient = { InstallReferrerClient.newBuilder(it).build() },

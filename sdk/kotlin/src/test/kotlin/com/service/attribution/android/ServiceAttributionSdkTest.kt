@@ -87,6 +87,12 @@ class ServiceAttributionSdkTest {
             null,
         )
         assertTrue(sdkLogs(ERROR).any { it.startsWith("InitListener.onError threw") && "NotImplementedError" in it })
+        // Configured there with LogLevel.NONE, it writes nothing at all.
+        val written = sdkLogs(WARN).size + sdkLogs(ERROR).size
+        ServiceAttributionSdk.configureIn("${app.packageName}:push", app, service.sdkKey, LogLevel.NONE, null, null)
+        ServiceAttributionSdk.setCustomerUserId("quiet-user")
+        assertFalse(ServiceAttributionSdk.sendEventTaken(EventType.SHARE, null, null))
+        assertEquals(written, sdkLogs(WARN).size + sdkLogs(ERROR).size)
         ServiceAttributionSdk.otherProcess = null
         ServiceAttributionSdk.configure(
             app,
