@@ -958,6 +958,66 @@ namespace Service.Unity.Tests
             Assert.AreEqual(3, rig.Core.DroppedEventCount);
         }
 
+        /// <summary>
+        /// A launch after one the app was switched off in: events sent before this launch's first
+        /// reading of the configuration wait for it, held here until they are sent.
+        /// </summary>
+        private static Rig OffAtTheLastLaunch(Func<Tuple<int, JToken>> config, out ManualResetEventSlim read)
+        {
+            var store = new MemoryStore();
+            store.Set("service_sdk.enabled", "false");
+            var rig = new Rig(store);
+            var gate = new ManualResetEventSlim(false);
+            read = gate;
+            rig.Other = (key, body) =>
+            {
+                if (!key.StartsWith("GET /v1/config")) return ScriptedBackend.Usual(key, body);
+                gate.Wait(TimeSpan.FromSeconds(30));
+                return config();
+            };
+            rig.Core.Configure("sdk_key", 1, null);
+            rig.Send(0);
+            rig.Send(1);
+            return rig;
+        }
+
+        [Test]
+        public void EventsSentBeforeTheFirstReadingOfALaunchAfterASwitchOffAreSentWhenItSaysOn()
+        {
+            ManualResetEventSlim read;
+            var rig = OffAtTheLastLaunch(() => Tuple.Create(200, (JToken)JObject.Parse("{\"enabled\":true}")), out read);
+            read.Set();
+            rig.Settle();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow, "taken while the launch had read nothing yet");
+            Assert.IsEmpty(rig.Heard.Errors);
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/sessions").Count, "the launch's session, made once it is on");
+        }
+
+        [Test]
+        public void EventsSentBeforeTheFirstReadingOfALaunchAfterASwitchOffAreDroppedAsDisabledWhenItSaysOffOrCannotBeRead()
+        {
+            foreach (var offline in new[] { false, true })
+            {
+                ManualResetEventSlim read;
+                var rig = OffAtTheLastLaunch(
+                    () => offline ? Error(503) : Tuple.Create(200, (JToken)JObject.Parse("{\"enabled\":false}")),
+                    out read);
+                read.Set();
+                rig.Settle();
+                Assert.IsTrue(rig.Core.IsSdkDisabled, offline ? "as the configuration kept says" : "as this launch's says");
+                CollectionAssert.AreEqual(
+                    new[] { "events_dropped disabled 2" },
+                    rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + " " + e.Count),
+                    "reported, never lost without a word");
+                Assert.IsEmpty(rig.Backend.To("POST /v1/events"));
+                // Once off, an event is not taken at all, as before.
+                rig.Send(2);
+                rig.Settle();
+                Assert.AreEqual(0, rig.Core.Queued);
+            }
+        }
+
         [Test]
         public void ARejectedKeyOnTheConfigurationIsAConfigurationErrorThenDropsTheQueueWithTheReasonDisabled()
         {

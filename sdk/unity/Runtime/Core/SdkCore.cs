@@ -166,6 +166,12 @@ namespace Service.Unity
         private string customerUserId;
         private volatile bool configured;
         private volatile bool disabled;
+        /// <summary>
+        /// Off only as an earlier launch's configuration said, until this launch's first reading:
+        /// events are taken meanwhile, and sent or dropped (reported as `disabled`) by what it says,
+        /// or by the configuration kept when it cannot be read.
+        /// </summary>
+        private volatile bool offUntilRead;
         private volatile bool stopped;
         private volatile bool anonymous;
         private volatile bool deleted;
@@ -437,6 +443,7 @@ namespace Service.Unity
                     if (Blank(userId)) customerUserId = store.Get(CustomerUserIdKey);
                     else KeepCustomerUserId(userId);
                     disabled = store.Get(EnabledKey) == "false";
+                    offUntilRead = disabled;
                     configured = true;
                     // An install recorded at an earlier launch never waits, even reported again.
                     if (store.Get(InstallTrackedKey) == "true") trackingWait = null;
@@ -650,7 +657,7 @@ namespace Service.Unity
                 Write(LogLevel.Debug, "the install's data was deleted: " + eventType + " is not queued");
                 return;
             }
-            if (configured && disabled)
+            if (configured && disabled && !offUntilRead)
             {
                 Write(LogLevel.Debug, "the SDK is switched off: " + eventType + " is not queued");
                 return;
@@ -1177,7 +1184,10 @@ namespace Service.Unity
                 UseSchema(settings == null ? null : ConversionSchema.Parse(settings["skadnetwork"]), enabled);
                 if (enabled)
                 {
-                    if (disabled && !first) Write(LogLevel.Info, "the app is switched on again in its remote configuration");
+                    if (disabled) Write(LogLevel.Info, "the app is switched on again in its remote configuration");
+                    // Off at the launch's start only as kept: this launch's session is made now.
+                    if (offUntilRead && !deleted) QueueSession();
+                    offUntilRead = false;
                     disabled = false;
                 }
                 else if (first || !disabled)
@@ -1197,6 +1207,7 @@ namespace Service.Unity
             {
                 // Offline or the service down: go on with the last configuration kept.
                 Write(LogLevel.Warn, "remote configuration not fetched: " + error.Message);
+                if (offUntilRead) SwitchOff("the app is switched off in the remote configuration last read");
             }
             int generation;
             lock (gate) generation = ++refreshGeneration;
@@ -1523,6 +1534,7 @@ namespace Service.Unity
         private void SwitchOff(string why)
         {
             disabled = true;
+            offUntilRead = false;
             Write(LogLevel.Error, why + ": the SDK sends nothing");
             // The owner asked for nothing to be sent: what waits is dropped, not kept for later.
             drops.Drop(ServiceDropReason.Disabled, queue.Clear(), why);
