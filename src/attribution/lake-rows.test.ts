@@ -21,6 +21,7 @@ const result = (overrides: Partial<AttributionResult> = {}): AttributionResult =
   confidence: "high",
   clickToFirstOpenHours: 0,
   installType: null,
+  reinstall: false,
   otherCandidates: 0,
   params: {},
   cost: null,
@@ -45,6 +46,14 @@ describe("an attribution's lake row", () => {
       cost_value: 2.5,
       cost_currency: "EUR",
       cost_usd: 2.75,
+    });
+  });
+
+  it("says a reinstall of either platform, which the export's install type says on iOS only", () => {
+    expect(attributionRow(INSTALL, result(), FX).reinstall).toBe(0);
+    expect(attributionRow(INSTALL, result({ reinstall: true }), FX)).toMatchObject({
+      reinstall: 1,
+      install_type: null,
     });
   });
 

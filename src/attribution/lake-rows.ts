@@ -34,6 +34,7 @@ export const attributionRow = (
     attributed_at: result.attributedAt,
     ...exportedFields(result),
     install_type: result.installType,
+    reinstall: result.reinstall ? 1 : 0,
     match_status: result.status,
     match_method: result.method,
     click_id: result.clickId,

@@ -75,19 +75,29 @@ describe("an attribution result's cost", () => {
 });
 
 describe("an install again from a click another install of its device holds", () => {
-  it("costs nothing more, and is a reinstall where install types are given (iOS)", () => {
+  it("costs nothing more, and is a reinstall: in the export's install type on iOS, for the reports on both", () => {
     const high = matchAt("high") as Extract<Match, { kind: "matched" }>;
     const paid: Extract<Match, { kind: "matched" }> = {
       ...high,
       credit: { ...high.credit, cost: { model: "CPI", value: 2, currency: "USD" } },
     };
     const first = resultOf(paid, null, AT, DEFAULT_ATTRIBUTION);
-    expect(first.installType).toBeNull();
+    expect(first).toMatchObject({ installType: null, reinstall: false });
     expect(first.cost).not.toBeNull();
     const again = resultOf({ ...paid, reinstall: true }, null, AT, DEFAULT_ATTRIBUTION);
-    expect(again).toMatchObject({ status: "matched", installType: null });
+    expect(again).toMatchObject({ status: "matched", installType: null, reinstall: true });
     expect(again.cost).toBeNull();
     const ios = resultOf({ ...paid, reinstall: true }, "new_install", AT, DEFAULT_ATTRIBUTION);
-    expect(ios).toMatchObject({ installType: "reinstall_same_device", cost: null });
+    expect(ios).toMatchObject({
+      installType: "reinstall_same_device",
+      reinstall: true,
+      cost: null,
+    });
+    // An iPhone whose IDFV an earlier install had: a reinstall, matched or organic.
+    expect(resultOf(paid, "reinstall_same_device", AT, DEFAULT_ATTRIBUTION).reinstall).toBe(true);
+    expect(
+      resultOf({ kind: "organic" } as Match, "reinstall_same_device", AT, DEFAULT_ATTRIBUTION)
+        .reinstall,
+    ).toBe(true);
   });
 });

@@ -51,6 +51,7 @@ export const resultOf = (
       confidence: null,
       clickToFirstOpenHours: null,
       installType,
+      reinstall: installType === REINSTALL,
       otherCandidates: 0,
       params: {},
       cost: null,
@@ -81,6 +82,7 @@ export const resultOf = (
     confidence: match.confidence,
     clickToFirstOpenHours: match.clickToFirstOpenHours,
     installType: reinstall && installType !== null ? REINSTALL : installType,
+    reinstall: reinstall || installType === REINSTALL,
     otherCandidates: match.otherCandidates,
     params,
     // A CPI touch's cost is the install's once it wins (a CPC click's or a CPM impression's is
@@ -105,6 +107,7 @@ export const skippedResult = (attributedAt: Date): AttributionResult => ({
   confidence: null,
   clickToFirstOpenHours: null,
   installType: null,
+  reinstall: false,
   otherCandidates: 0,
   params: {},
   cost: null,

@@ -5,7 +5,7 @@
  */
 import { DAY_MS } from "../domain/time.ts";
 import { type ColumnName, EXPORT_COLUMNS } from "../record/columns.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "./lake-tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeOnlyAttributionColumn } from "./lake-tables.ts";
 
 export type Dialect = "duckdb" | "athena";
 
@@ -51,6 +51,8 @@ export interface ExportQueryInput {
    * events' other columns are then not read at all.
    */
   readonly columns?: readonly ColumnName[];
+  /** Columns of the attributions table the export does not have, selected after the others. */
+  readonly attributionColumns?: readonly LakeOnlyAttributionColumn[];
 }
 
 /** A range of `event_time`, `from` included and `to` not; a bound left out is none. */
@@ -329,13 +331,14 @@ const exportRows = (input: ExportQueryInput, timeAsText: boolean): string => {
     input.latestAttributions === undefined
       ? attributionsOfRows(input)
       : `att AS (SELECT * FROM ${input.latestAttributions})`;
+  const lakeOnly = (input.attributionColumns ?? []).map((name) => `,\n  att.${name} AS ${name}`);
   return `WITH src ${inlined[dialect]} (
   ${windowRows(input)}
 ),
 ${firstOfEach("ev", "src", "service_id, event_id", "received_at", "copy_no", repeated, repeatedKeyHashes(dialect, "src"))},
 ${att}
 SELECT
-  ${selectList(dialect, timeAsText, input.columns)}
+  ${selectList(dialect, timeAsText, input.columns)}${lakeOnly.join("")}
 FROM ev
 LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1
 WHERE ev.copy_no = 1`;

@@ -81,26 +81,36 @@ export const EVENTS_TABLE = lakeTable({
   installColumn: "service_id",
 });
 
+/** The attributions table's columns the export does not have. */
+const ATTRIBUTION_LAKE_COLUMNS = [
+  // For an app owner asking why an install went where it went: the status the SDK reads, the
+  // method that won, the winning touch, and how many other touches the method found eligible.
+  { name: "match_status", type: "string" },
+  { name: "match_method", type: "string" },
+  { name: "click_id", type: "string" },
+  { name: "other_candidates", type: "int" },
+  // For the cohorts report's cost: the install's cost when the touch that won it is paid per
+  // install (CPI), as its link or network said, and in USD at the ECB rate of the install's day
+  // (src/costs/touch-cost.ts); null otherwise.
+  { name: "cost_model", type: "string" },
+  { name: "cost_value", type: "double" },
+  { name: "cost_currency", type: "string" },
+  { name: "cost_usd", type: "double" },
+  // 1 for the same device installing again, on any platform (the export's `install_type` says
+  // so on iOS only): the reports count it apart from the installs.
+  { name: "reinstall", type: "int" },
+] as const satisfies readonly LakeColumn[];
+
+/** A column of the attributions table the export does not have. */
+export type LakeOnlyAttributionColumn = (typeof ATTRIBUTION_LAKE_COLUMNS)[number]["name"];
+
 export const ATTRIBUTIONS_TABLE = lakeTable({
   name: "attributions",
   columns: [
     { name: "service_id", type: "string" },
     { name: "attributed_at", type: "timestamp" },
     ...columnsFrom("attribution"),
-    // Lake-only, for an app owner asking why an install went where it went: the status the
-    // SDK reads, the method that won, the winning touch, and how many other touches the
-    // method found eligible.
-    { name: "match_status", type: "string" },
-    { name: "match_method", type: "string" },
-    { name: "click_id", type: "string" },
-    { name: "other_candidates", type: "int" },
-    // Lake-only too, for the cohorts report's cost: the install's cost when the touch that won
-    // it is paid per install (CPI), as its link or network said, and in USD at the ECB rate of
-    // the install's day (src/costs/touch-cost.ts); null otherwise.
-    { name: "cost_model", type: "string" },
-    { name: "cost_value", type: "double" },
-    { name: "cost_currency", type: "string" },
-    { name: "cost_usd", type: "double" },
+    ...ATTRIBUTION_LAKE_COLUMNS,
   ],
   dateColumn: "attributed_at",
   receivedColumn: "attributed_at",

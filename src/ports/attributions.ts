@@ -31,6 +31,12 @@ export interface AttributionResult extends Omit<AdFields, "mediaSource"> {
   readonly confidence: Confidence | null;
   readonly clickToFirstOpenHours: number | null;
   readonly installType: InstallType | null;
+  /**
+   * The same device installing again, on any platform: an iOS device's IDFV an earlier install
+   * had, or an earlier install of the device holding the click this one is credited to. The
+   * export says so on iOS only (`installType`); the reports count it apart on both.
+   */
+  readonly reinstall: boolean;
   /** How many other touches the winning method found eligible. */
   readonly otherCandidates: number;
   /** The link's `deep_link_path` and custom parameters: the deferred deep link. */

@@ -36,7 +36,8 @@ export interface LatestEventsQuery extends Excluding {
 export interface OverviewTotals {
   /**
    * The install events (`service_install`) of the window but the reinstalls: an install of a
-   * device that had the app (`install_type` `reinstall_same_device`), counted in `reinstalls`.
+   * device that had the app (the attribution's `reinstall`, of either platform), counted in
+   * `reinstalls`.
    * Every other install figure (paid, organic, by day, status, method, path, campaign, country)
    * counts the same installs.
    */

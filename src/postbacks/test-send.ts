@@ -98,6 +98,7 @@ export const sampleFacts = (input: {
     confidence: "high",
     clickToFirstOpenHours: 0.15,
     installType: "new_install",
+    reinstall: false,
     otherCandidates: 0,
     params: {},
     cost: null,

@@ -44,7 +44,6 @@
  * the range has its install event in partitions the query does not read.
  */
 import { CHARGED_TOUCHES } from "../costs/touch-cost.ts";
-import { REINSTALL } from "../domain/attribution.ts";
 import {
   buildReportRowsQuery,
   type Dialect,
@@ -119,7 +118,6 @@ const COHORT_COLUMNS: readonly ColumnName[] = [
   "ad_name",
   "revenue",
   "currency",
-  "install_type",
 ];
 
 export interface CohortQueryInput {
@@ -282,6 +280,7 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
     },
     exclude: input.exclude,
     columns: COHORT_COLUMNS,
+    attributionColumns: ["reinstall"],
   });
   const given = Object.entries(input.filters).filter(
     (entry): entry is [keyof CohortFilters, string] => typeof entry[1] === "string",
@@ -315,7 +314,7 @@ ${rows}
 ),
 cohort_installs AS (
   SELECT r.service_id,
-    CASE WHEN r.install_type = ${sqlString(REINSTALL)} THEN 1 ELSE 0 END AS reinstall,
+    CASE WHEN r.reinstall = 1 THEN 1 ELSE 0 END AS reinstall,
     ${local.day("r.event_time")} AS cohort_day,
     r.media_source,
     ${group.rows} AS group_key,

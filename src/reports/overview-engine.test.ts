@@ -97,7 +97,11 @@ describe("the overview on DuckDB", () => {
       byAppleAds("s-2", "2026-11-10T12:00:01.000Z"),
       byLink("s-2", "2026-11-10T12:05:00.000Z"),
       // s-3: an iPhone that had the app, installing again from a link's click.
-      { ...byLink("s-3", "2026-11-10T12:00:01.000Z"), install_type: "reinstall_same_device" },
+      {
+        ...byLink("s-3", "2026-11-10T12:00:01.000Z"),
+        install_type: "reinstall_same_device",
+        reinstall: 1,
+      },
     ]);
     const click = (serviceId: string, path: string): LakeRecord => ({
       ...nullColumns(TOUCHES_TABLE),

@@ -8,7 +8,7 @@
  * The overview is one query per (app, from, to): the window's rows feed one aggregation with
  * a grouping set per chart, each result row naming its set by `grouping_id`.
  */
-import { ATTRIBUTION_LIMITS, REINSTALL } from "../domain/attribution.ts";
+import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
 import { exportEventName } from "../domain/event-types.ts";
 import {
   DEFAULT_TIME_ZONE,
@@ -297,7 +297,6 @@ export const REPORT_COLUMNS = [
 const OVERVIEW_COLUMNS: readonly ColumnName[] = [
   ...REPORT_COLUMNS,
   "matching_type",
-  "install_type",
   "revenue",
   "currency",
 ];
@@ -339,12 +338,14 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
     since: days.start(from),
     sources: { events, attributions: sources.attributions },
     columns: OVERVIEW_COLUMNS,
+    attributionColumns: ["reinstall"],
     exclude: input.exclude,
   });
   const isInstall = `r.event_name = ${install}`;
-  // The same device installing again: counted apart, never among the installs (nor paid, organic,
-  // a status, a method or a path of one), as the leading services keep reinstalls apart.
-  const isReinstall = `${isInstall} AND r.install_type = ${sqlString(REINSTALL)}`;
+  // The same device installing again (either platform; the export's `install_type` says so on
+  // iOS only): counted apart, never among the installs (nor paid, organic, a status, a method or
+  // a path of one), as the leading services keep reinstalls apart.
+  const isReinstall = `${isInstall} AND r.reinstall = 1`;
   // Revenue no rate converted: in no `revenue_usd`, counted apart so the answer says so.
   const isUnconverted =
     "r.revenue IS NOT NULL AND r.revenue_usd IS NULL AND r.currency IS NOT NULL";

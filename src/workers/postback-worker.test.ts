@@ -65,6 +65,7 @@ const result = (
   confidence: null,
   clickToFirstOpenHours: null,
   installType: "new_install",
+  reinstall: false,
   otherCandidates: 0,
   params: {},
   cost: null,

@@ -85,8 +85,13 @@ export interface InstallTruth {
   readonly status: string | null;
   readonly matchingType: string | null;
   readonly deepLinkPath: string | null;
-  /** Its latest attribution says the device had the app before (`reinstall_same_device`). */
+  /**
+   * Its latest attribution says the device had the app before: an iPhone's (`install_type`
+   * `reinstall_same_device` in the export too), or an Android phone's from the click its earlier
+   * install holds (the lake's `reinstall` alone: the export's `install_type` is iOS only).
+   */
   readonly reinstall: boolean;
+  readonly os: "android" | "ios";
 }
 
 /** An event as the export has it once, with its install. */
@@ -191,6 +196,7 @@ export const reportWorld = (seed = 7): ReportWorld => {
       matchingType: null,
       deepLinkPath: null,
       reinstall: false,
+      os: "android",
     };
     const organicRow = { ...base, media_source: "organic", match_status: "organic" };
     const matched = (campaign: Campaign, matchingType: "network" | "geo", at: number) => {
@@ -233,6 +239,7 @@ export const reportWorld = (seed = 7): ReportWorld => {
         matchingType,
         deepLinkPath: path,
         reinstall: false,
+        os: "android",
       };
     };
     switch (cause) {
@@ -258,16 +265,22 @@ export const reportWorld = (seed = 7): ReportWorld => {
         matched(random.pick([WINTER, CREATORS]), "network", attributedAt + HOUR_MS);
         break;
     }
-    // One install in five that has an attribution, paid or organic, is an iPhone's reinstall, as
-    // its latest attribution says (drawing nothing, so the rest of the world stays the seed's);
-    // every other install is an Android one.
+    // One install in five that has an attribution, paid or organic, is a reinstall, as its
+    // latest attribution says (drawing nothing, so the rest of the world stays the seed's): half
+    // of them an iPhone's, whose export says so too, half an Android phone's, whose export does
+    // not; every other install is an Android one.
     const latest = attributions.at(-1);
     if (i % 5 === 4 && latest?.service_id === serviceId) {
-      attributions[attributions.length - 1] = { ...latest, install_type: REINSTALL };
-      truth = { ...truth, reinstall: true };
+      const ios = i % 10 === 4;
+      attributions[attributions.length - 1] = {
+        ...latest,
+        install_type: ios ? REINSTALL : null,
+        reinstall: 1,
+      };
+      truth = { ...truth, reinstall: true, os: ios ? "ios" : "android" };
     }
     installs.set(serviceId, truth);
-    const os = truth.reinstall ? "ios" : "android";
+    const os = truth.os;
     addEvent(
       REPORT_APP,
       {
@@ -360,15 +373,23 @@ const newerFirst = (a: string | null, b: string | null): number =>
 const dayOfRecord = (row: ExportRecord) => String(row.event_time).slice(0, 10);
 const cents = (value: number) => Math.round(value * 1e6) / 1e6;
 
+/** Whether the world's install is a reinstall, which the export says on iOS only. */
+type Reinstalled = (serviceId: string) => boolean;
+
 /** An export row of an install the reports count as one: its own event, not a reinstall's. */
-const isInstallRow = (row: ExportRecord) =>
-  row.event_name === "service_install" && row.install_type !== REINSTALL;
+const isInstallRow = (reinstalled: Reinstalled) => (row: ExportRecord) =>
+  row.event_name === "service_install" && !reinstalled(String(row.service_id));
 
 /** The totals and per-day figures of the export's rows of the days `from` to `to`. */
-const countedFromExport = (rows: readonly ExportRecord[], from: string, to: string) => {
+const countedFromExport = (
+  rows: readonly ExportRecord[],
+  from: string,
+  to: string,
+  reinstalled: Reinstalled,
+) => {
   const inWindow = rows.filter((row) => dayOfRecord(row) >= from && dayOfRecord(row) <= to);
   const installEvents = inWindow.filter((row) => row.event_name === "service_install");
-  const installs = installEvents.filter(isInstallRow);
+  const installs = installEvents.filter(isInstallRow(reinstalled));
   const perDay = <T>(items: readonly ExportRecord[], value: (rows: ExportRecord[]) => T) => {
     const days = new Map<string, ExportRecord[]>();
     for (const row of items)
@@ -423,6 +444,8 @@ const countBy = <T>(items: readonly T[], key: (item: T) => string | null) => {
 export const describeReportEngineContract = (name: string, factory: ReportEngineFactory): void => {
   describe(`report engine contract: ${name}`, () => {
     const world = reportWorld();
+    const reinstalled: Reinstalled = (serviceId) =>
+      world.installs.get(serviceId)?.reinstall === true;
     let side: ReportEngineUnderTest;
     const overview = (exclude: string[] = [], from = FROM, to = TO) =>
       side.reports.overview({ appId: REPORT_APP, from, to, excludeServiceIds: exclude });
@@ -457,7 +480,14 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         overview(exclude),
         exportedRows(side.exports, FROM, exclude),
       ]);
-      const counted = countedFromExport(rows, FROM, TO);
+      const counted = countedFromExport(rows, FROM, TO, reinstalled);
+      // The export says an iPhone's reinstall, and not an Android phone's.
+      const reinstallTypes = rows
+        .filter(
+          (row) => row.event_name === "service_install" && reinstalled(String(row.service_id)),
+        )
+        .map((row) => row.install_type);
+      expect(new Set(reinstallTypes)).toEqual(new Set([REINSTALL, null]));
       expect(countedFromOverview(report)).toEqual(counted);
       // The world is not a trivial one.
       expect(counted.totals.installs).toBeGreaterThan(30);
@@ -481,7 +511,7 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         const sent = inWindow.filter((row) => row.country === country);
         return {
           country,
-          installs: sent.filter(isInstallRow).length,
+          installs: sent.filter(isInstallRow(reinstalled)).length,
           events,
           revenue_usd: cents(sent.reduce((sum, row) => sum + (row.revenue_usd ?? 0), 0)),
         };
@@ -557,9 +587,9 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         filters: { platform: "ios" },
         excludeServiceIds: [],
       });
-      // The world's iOS installs are its reinstalls, so iOS has events and reinstalls, no install.
+      // The world's iOS installs are reinstalls, so iOS has events and reinstalls, no install.
       const ios = windowEvents([]).filter(
-        (event) => world.installs.get(event.serviceId)?.reinstall,
+        (event) => world.installs.get(event.serviceId)?.os === "ios",
       );
       expect(ios.length).toBeGreaterThan(0);
       expect(other.totals).toMatchObject({
@@ -582,7 +612,12 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         6,
       );
       expect(without.totals).toEqual(
-        countedFromExport(await exportedRows(side.exports, FROM, [world.deleted]), FROM, TO).totals,
+        countedFromExport(
+          await exportedRows(side.exports, FROM, [world.deleted]),
+          FROM,
+          TO,
+          reinstalled,
+        ).totals,
       );
     });
 

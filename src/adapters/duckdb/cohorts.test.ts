@@ -312,6 +312,7 @@ describe("cohorts on DuckDB", () => {
       ofApp(REINSTALLS, {
         ...attribution("n-2", `${DAY}T09:00:00.000Z`, true),
         install_type: "reinstall_same_device",
+        reinstall: 1,
         cost_model: "CPI",
         cost_value: 3,
         cost_currency: "USD",
@@ -321,6 +322,7 @@ describe("cohorts on DuckDB", () => {
       ofApp(REINSTALLS, {
         ...attribution("n-3", `${DAY}T10:00:00.000Z`, false),
         install_type: "reinstall_same_device",
+        reinstall: 1,
       }),
     ]);
     await lay(SESSIONS_TABLE, [
@@ -562,13 +564,16 @@ describe("cohorts on DuckDB", () => {
   });
 
   it("gives the same cost whatever the grouping: a cost row replaces what its own keys name", async () => {
-    // A row of Germany: the CPI installs (in Germany) are its, the CPC clicks (of no country)
-    // are not, and stay: 30 + 1.
+    // A row of Germany: the CPI installs (in Germany) are its, and so are the CPC clicks of no
+    // country, whose spend is in the network's rows of their campaign: 30, not 30 + 1. A row of
+    // France takes the clicks of no country too, and leaves the German installs' 5.50: 35.50.
     const german = { ...cost(30), country: "DE" };
+    const french = { ...cost(30), country: "FR" };
     for (const groupBy of ["campaign", "adset", "ad", "country", "platform"] as const) {
       for (const [costs, total, ecpi] of [
         [[cost(30)], 30, 10],
-        [[german], 31, 10.333333],
+        [[german], 30, 10],
+        [[french], 35.5, 11.833333],
       ] as const) {
         const answer = await report({ appId: COSTED, groupBy, costs: [...costs] });
         expect(answer.totals, `${groupBy}, ${total}`).toMatchObject({

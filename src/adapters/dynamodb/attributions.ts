@@ -63,6 +63,7 @@ const resultItem = z.object({
   confidence: z.enum(CONFIDENCE_LEVELS).nullable(),
   clickToFirstOpenHours: z.number().nullable(),
   installType: z.enum(INSTALL_TYPES).nullable(),
+  reinstall: z.boolean(),
   otherCandidates: z.number(),
   params: stringMapItem,
   cost: costItem,

@@ -66,7 +66,7 @@ export const overviewReportSchema = tiedTo<InTimeZone<OverviewReport>>()(
           paid_installs: count("Installs credited to a media source other than organic.", 80),
           organic_installs: count("Installs found organic.", 35),
           reinstalls: count(
-            "The window's reinstalls: installs of a device that had the app before (`install_type` `reinstall_same_device`, iOS), counted apart from the installs.",
+            "The window's reinstalls: installs of a device that had the app before (an iPhone's IDFV seen before, or a phone of either platform installing again from the click its earlier install holds), counted apart from the installs.",
             4,
           ),
           events: count("Every event of the window, the installs' own included.", 2400),
