@@ -979,6 +979,11 @@ describe("the wire contract, over HTTP", () => {
       400: () => owner.send("PATCH", `/v1/apps/${DASHBOARD_APP}`, "{"),
       401: () =>
         owner.fetch(`/v1/apps/${DASHBOARD_APP}`, { method: "PATCH", body: "{}", csrf: false }),
+      // The service's own link host, which no app may name.
+      409: () =>
+        owner.send("PATCH", `/v1/apps/${DASHBOARD_APP}`, {
+          links: { hosts: [new URL(rt.linkUrl).host] },
+        }),
       413: () => owner.send("PATCH", `/v1/apps/${DASHBOARD_APP}`, BIG_BODY),
       422: () =>
         owner.send("PATCH", `/v1/apps/${DASHBOARD_APP}`, {
