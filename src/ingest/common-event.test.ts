@@ -14,6 +14,7 @@ const FIELDS = [
   "service_id",
   "customer_user_id",
   "parameters",
+  "anonymous",
 ] as const;
 
 const pick = (value: Record<string, unknown>) =>
@@ -116,6 +117,11 @@ const customerUserId = field(
   ),
 );
 
+const anonymous = field(
+  fc.constantFrom(true, false, null),
+  fc.constantFrom(undefined, "true", 1, 0, "false", {}),
+);
+
 const parameters = field(
   fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
   fc.constantFrom(undefined, null, [], "x", 3, Object.create(null), new Date(0)),
@@ -143,6 +149,8 @@ const anyEvent = (s2s: boolean) =>
         service_id: s2s ? field(fc.constantFrom(undefined, null), id) : id,
         customer_user_id: customerUserId,
         parameters,
+        // A server names no anonymous mode: its schema has no such field.
+        anonymous: s2s ? fc.constantFrom(undefined, undefined, undefined, true) : anonymous,
         extra: fc.jsonValue({ maxDepth: 1 }),
       }),
       fc.constantFrom("plain", "no prototype", "own __proto__"),
@@ -231,11 +239,16 @@ describe("commonEvent", () => {
       sdk({ customer_user_id: "u\u0000x" }),
       sdk({ customer_user_id: "u\u007f" }),
       sdk({ parameters: [] }),
+      // Anonymous mode is true or false: "true" or 1 is zod's to refuse, never taken as off.
+      sdk({ anonymous: "true" }),
+      sdk({ anonymous: 1 }),
     ];
     for (const event of leaveSdk) expect(commonEvent(event, false)).toBeUndefined();
     expect(commonEvent(s2s({ service_id: "svc-1" }), true)).toBeUndefined();
     expect(commonEvent(s2s({ customer_user_id: null }), true)).toBeUndefined();
     expect(commonEvent(s2s({ customer_user_id: "u\u0001" }), true)).toBeUndefined();
+    // A server's event names no anonymous mode: zod leaves the field out, the map would not.
+    expect(commonEvent(s2s({ anonymous: true }), true)).toBeUndefined();
     expect(commonEvent(sdk({}), true)).toBeUndefined();
   });
 });

@@ -73,10 +73,12 @@ const isCommonSdkEvent = (
   map: Record<string, unknown>,
 ): map is Record<string, unknown> & IncomingEventFields => {
   const user = map.customer_user_id;
+  const anonymous = map.anonymous;
   return (
     hasCommonShared(map) &&
     isIdentifier(map.service_id) &&
-    (missing(user) || isCustomerUserId(user))
+    (missing(user) || isCustomerUserId(user)) &&
+    (missing(anonymous) || typeof anonymous === "boolean")
   );
 };
 
@@ -84,7 +86,11 @@ const isCommonSdkEvent = (
 const isCommonS2sEvent = (
   map: Record<string, unknown>,
 ): map is Record<string, unknown> & IncomingS2sEventFields =>
-  hasCommonShared(map) && missing(map.service_id) && isCustomerUserId(map.customer_user_id);
+  hasCommonShared(map) &&
+  missing(map.service_id) &&
+  isCustomerUserId(map.customer_user_id) &&
+  // Zod leaves out a field the schema does not name; the map itself would keep it.
+  !("anonymous" in map);
 
 export interface CommonEvent {
   /** The map itself, as zod would have passed it. */

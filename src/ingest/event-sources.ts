@@ -62,7 +62,8 @@ export const SDK_EVENTS: EventSource = {
   userOf: (event) => event.serviceId ?? "",
   target: installTarget,
   countryOf: (_install, callerCountry) => callerCountry,
-  customerUserUse: (event) => event.customerUserId,
+  // An event sent anonymous names no user, whatever it carries.
+  customerUserUse: (event) => (event.anonymous ? null : event.customerUserId),
 };
 
 export const S2S_EVENTS: EventSource = {

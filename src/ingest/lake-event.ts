@@ -43,8 +43,9 @@ export function toLakeEvent(event: ValidEvent, ctx: LakeEventContext): LakeRecor
     // An event sent anonymous names no device, whatever its install was reported with.
     idfv: event.anonymous ? null : ctx.install.idfv,
     maid: event.anonymous ? null : ctx.install.maid,
-    // The event's own; the caller applies the customer-user mapping, not this function.
-    customer_user_id: event.customerUserId,
+    // The event's own (none when it was sent anonymous); the caller applies the customer-user
+    // mapping, not this function.
+    customer_user_id: event.anonymous ? null : event.customerUserId,
     // The rate of the event's UTC date, carried over closures by toUsd's default, or the peg of
     // a currency fixed to the dollar or the euro; null when no rate is known, never a guess.
     revenue_usd: revenue

@@ -229,6 +229,7 @@ describe("one request's events", () => {
   }) => {
     const stored: LakeRecord[] = [];
     const sent: AcceptedInstallEvent[] = [];
+    const mapped: string[] = [];
     const known = new Map(options.installs.map((serviceId) => [serviceId, install(serviceId)]));
     const deletion = (serviceId: string): DeletionRequest => ({
       requestId: `r-${serviceId}`,
@@ -244,6 +245,10 @@ describe("one request's events", () => {
         customerUsers: {
           get: async (_, customerUserId, which) =>
             (which?.purged ? options.purgedUsers : options.customerUsers)?.[customerUserId],
+          put: async (_, customerUserId, serviceId, seenAt) => {
+            mapped.push(`${customerUserId}:${serviceId}`);
+            return { serviceId, seenAt };
+          },
         },
         events: { put: async (records) => void stored.push(...records) },
         postbacks: {
@@ -262,7 +267,7 @@ describe("one request's events", () => {
       }),
     );
     const caller = { appId: APP.appId, sourceIp: null, headers: {} };
-    return { ingestion, caller, stored, sent };
+    return { ingestion, caller, stored, sent, mapped };
   };
 
   const purchase = (revenue: number, overrides: Record<string, unknown> = {}) => ({
@@ -271,6 +276,31 @@ describe("one request's events", () => {
     event_time: "2026-09-16T10:00:00.250Z",
     parameters: { revenue, currency: "EUR" },
     ...overrides,
+  });
+
+  it("names no user of an event sent anonymous: not in its lake row, its sends, nor the mapping", async () => {
+    const { ingestion, caller, stored, sent, mapped } = ingestionOf({ installs: ["svc-1"] });
+    const answer = await ingestion.recordEvents(
+      caller,
+      {
+        events: [
+          sdkEvent(
+            purchase(1, { service_id: "svc-1", customer_user_id: "user-8812", anonymous: true }),
+          ),
+          sdkEvent(
+            purchase(2, { event_id: "named", service_id: "svc-1", customer_user_id: "user-7" }),
+          ),
+        ],
+      },
+      SDK_EVENTS,
+    );
+    expect(answer.accepted).toBe(2);
+    expect(stored.map((r) => [r.event_id, r.customer_user_id, r.maid])).toEqual([
+      ["dup-1", null, null],
+      ["named", "user-7", expect.anything()],
+    ]);
+    expect(sent.map((s) => s.customerUserId)).toEqual([null, "user-7"]);
+    expect(mapped).toEqual(["user-7:svc-1"]);
   });
 
   it("keeps the first of an install's events sent twice under one event_id, and ignores the repeat", async () => {

@@ -302,8 +302,9 @@ export const createIngestion = (deps: IngestionDeps) => {
               : null,
           },
           ...device,
-          // The event's own, as its lake row has it: a user who logged in after the install.
-          customerUserId: event.customerUserId,
+          // The event's own, as its lake row has it: a user who logged in after the install
+          // (none when the event was sent anonymous).
+          customerUserId: event.anonymous ? null : event.customerUserId,
           anonymous: event.anonymous,
         });
         const used = source.customerUserUse(event);
