@@ -71,4 +71,44 @@ describe("a partner's install postback", () => {
     });
     expect(params).toMatchObject({ media_source: "unityads_int", click_id: "clk-1" });
   });
+
+  it("names an iOS app's Android build by its Play package on an Android phone", () => {
+    const config = parsePartnerConfig({
+      id: "tracker",
+      appId: APP_ID,
+      partner: "generic",
+      mediaSources: ["unityads_int"],
+      values: { endpoint: "https://tracker.example.com/pb" },
+    });
+    // An iOS app with an Android build: an Android phone installs it from Google Play.
+    const app = {
+      appId: APP_ID,
+      name: "Delivery",
+      platform: "ios" as const,
+      enabled: true,
+      createdAt: "2026-11-01T00:00:00.000Z",
+      links: { appStoreId: "1234567890", playPackage: "com.example.delivery.android" },
+    };
+    const appIdSent = (platform: "android" | "ios") => {
+      const facts = sampleFacts({
+        appId: APP_ID,
+        platform,
+        mediaSource: "unityads_int",
+        subject: { kind: "install", serviceId: "svc-1", ip: null, userAgent: null },
+        settings: { shareDeviceDataWithoutConsent: false },
+        now: new Date("2026-11-20T10:00:00Z"),
+      });
+      const built = partnerRequestOf({
+        config,
+        facts: { ...facts, app },
+        event: null,
+        won: true,
+        attempt: 1,
+      });
+      if (!built.ok) throw new Error(built.problem);
+      return new URL(built.request.url).searchParams.get("app_id");
+    };
+    expect(appIdSent("android")).toBe("com.example.delivery.android");
+    expect(appIdSent("ios")).toBe(APP_ID);
+  });
 });

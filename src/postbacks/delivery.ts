@@ -90,8 +90,10 @@ export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
     attribution !== null && MATCHED.has(attribution.status) && attribution.mediaSource !== null
       ? { ...attribution, mediaSource: attribution.mediaSource }
       : null;
+  const playPackage = facts.app?.platform === "ios" ? facts.app.links?.playPackage : undefined;
   return {
     appId: install.appId,
+    platformAppId: (install.os === "android" && playPackage) || install.appId,
     appStoreId: facts.app?.links?.appStoreId ?? null,
     platform: install.os,
     serviceId: install.serviceId,

@@ -27,6 +27,7 @@ export const TOUCH: PostbackTouch = {
 
 export const ANDROID_INSTALL: PostbackInstall = {
   appId: "com.example.game",
+  platformAppId: "com.example.game",
   appStoreId: null,
   platform: "android",
   serviceId: "3f2b9c1e-7a4d-4e8b-9c0a-1d2e3f4a5b6c",
@@ -51,6 +52,7 @@ export const ANDROID_INSTALL: PostbackInstall = {
 export const IOS_INSTALL: PostbackInstall = {
   ...ANDROID_INSTALL,
   appId: "com.example.game.ios",
+  platformAppId: "com.example.game.ios",
   appStoreId: "1234567890",
   platform: "ios",
   advertisingId: "6D92078A-8246-4BA4-AE5B-76104861E7DC",

@@ -44,7 +44,13 @@ export interface PostbackTouch extends AdFields {
 
 /** What a postback may tell of an install. */
 export interface PostbackInstall {
+  /** The app's id as registered with the service. */
   readonly appId: string;
+  /**
+   * The app's id on the install's platform: the registered one, but on an Android phone of an
+   * iOS app, its Android build's Play package (its setting) when it has one.
+   */
+  readonly platformAppId: string;
   /** The App Store's numeric id of an iOS app, when the app set it. */
   readonly appStoreId: string | null;
   readonly platform: Os;
@@ -193,15 +199,15 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "app_id",
     "text",
     "install",
-    "The app's id: its bundle identifier or package name.",
-    (c) => c.install.appId,
+    "The app's id on the install's platform: its bundle identifier, or its package name (an iOS app's Android build's Play package on an Android phone).",
+    (c) => c.install.platformAppId,
   ),
   row(
     "store_app_id",
     "text",
     "install",
-    "The app's id in its store: the App Store's numeric id on iOS (the app's setting), the package name on Android.",
-    (c) => (c.install.platform === "ios" ? c.install.appStoreId : c.install.appId),
+    "The app's id in its store: the App Store's numeric id on iOS (the app's setting), the package name on Android (an iOS app's Android build's Play package).",
+    (c) => (c.install.platform === "ios" ? c.install.appStoreId : c.install.platformAppId),
   ),
   row("platform", "text", "install", "`android` or `ios`.", (c) => c.install.platform),
   row("os_name", "text", "install", "`Android` or `iOS`.", (c) =>
