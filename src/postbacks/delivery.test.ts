@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SEARCH_ADS_SOURCE } from "../attribution/matcher.ts";
 import { parsePartnerConfig } from "./config.ts";
-import { partnerRequestOf } from "./delivery.ts";
+import { partnerRequestOf, webhookBodyOf } from "./delivery.ts";
 import { sampleFacts } from "./test-send.ts";
 
 const APP_ID = "com.example.delivery";
@@ -110,5 +110,49 @@ describe("a partner's install postback", () => {
     };
     expect(appIdSent("android")).toBe("com.example.delivery.android");
     expect(appIdSent("ios")).toBe(APP_ID);
+  });
+
+  it("tells a partner and the app's backend of an Android phone's reinstall, which the export cannot", () => {
+    const facts = sampleFacts({
+      appId: APP_ID,
+      platform: "android",
+      mediaSource: "unityads_int",
+      subject: { kind: "install", serviceId: "svc-1", ip: null, userAgent: null },
+      settings: { shareDeviceDataWithoutConsent: false },
+      now: new Date("2026-11-20T10:00:00Z"),
+    });
+    const base = facts.attribution;
+    if (!base) throw new Error("the sample has an attribution");
+    const config = parsePartnerConfig({
+      id: "tracker",
+      appId: APP_ID,
+      partner: "generic",
+      mediaSources: ["unityads_int"],
+      values: { endpoint: "https://tracker.example.com/pb" },
+    });
+    const sent = (reinstall: boolean) => {
+      const attribution = { ...base, installType: null, reinstall };
+      const built = partnerRequestOf({
+        config,
+        facts: { ...facts, attribution },
+        event: null,
+        won: true,
+        attempt: 1,
+      });
+      if (!built.ok) throw new Error(built.problem);
+      const body = JSON.parse(webhookBodyOf({ ...facts, attribution }, "snd_1"));
+      return {
+        installType: new URL(built.request.url).searchParams.get("install_type"),
+        webhook: body.attribution,
+      };
+    };
+    expect(sent(true)).toEqual({
+      installType: "reinstall_same_device",
+      webhook: expect.objectContaining({ install_type: null, reinstall: true }),
+    });
+    expect(sent(false)).toEqual({
+      installType: "",
+      webhook: expect.objectContaining({ install_type: null, reinstall: false }),
+    });
   });
 });

@@ -4,7 +4,9 @@
  * winning touch, what the trigger knew of the request), the request of a partner's template,
  * and a webhook's body and signed headers. Pure: the worker reads, this builds.
  */
+
 import { keptFirstOpen } from "../attribution/lake-rows.ts";
+import { REINSTALL } from "../domain/attribution.ts";
 import type { App } from "../ports/apps.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
@@ -103,7 +105,8 @@ export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
     // The install's time as the export keeps it: a device clock set wrong moves neither the
     // partner's install time nor the event window that runs from it.
     firstOpenTime: keptFirstOpen(install),
-    installType: attribution?.installType ?? null,
+    // A reinstall of either platform says so (the export's `install_type` is iOS only).
+    installType: attribution?.reinstall ? REINSTALL : (attribution?.installType ?? null),
     appVersion: install.appVersion,
     osVersion: install.osVersion,
     deviceModel: install.deviceModel,
@@ -217,6 +220,8 @@ export const webhookBodyOf = (facts: SendFacts, sendId: string): string => {
       matching_type: attribution.matchingType,
       confidence_score: attribution.confidence,
       install_type: attribution.installType,
+      // The same device installing again, on either platform (install_type says so on iOS).
+      reinstall: attribution.reinstall,
       attributed_at: attribution.attributedAt,
     },
     ...(subject.kind === "event"

@@ -337,7 +337,7 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "install_type",
     "text",
     "install",
-    "`new_install` or `reinstall_same_device`, as the install's attribution gives it (the export's `install_type`); empty when it gives none.",
+    "`reinstall_same_device` for the same device installing again (an iPhone whose IDFV an earlier install had, or a phone of either platform installing from the click its earlier install holds), else `new_install` on iOS (the export's `install_type`) and empty on Android, which cannot tell a new install from a reinstall without a click.",
     (c) => c.install.installType,
   ),
   row("attributed", "number", "install", "`1` when this partner won the install, else `0`.", (c) =>
