@@ -418,6 +418,21 @@ describe("matching by Apple Ads", () => {
       ...overrides,
     });
 
+  it("lets a click beat Apple's impression, and takes the impression with no click", async () => {
+    const { searchAds } = apple({
+      ...attributed(new Date(FIRST_OPEN - 2 * HOUR).toISOString()),
+      claimType: "Impression",
+    });
+    const click = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
+    const result = await match(ios(), [click], {}, searchAds);
+    expect(result).toMatchObject({ method: "advertising_id" });
+    expect(winner(result)).toBe(click.clickId);
+    expect(await match(ios(), [], {}, searchAds)).toMatchObject({
+      method: "search_ads",
+      credit: { touchType: "impression" },
+    });
+  });
+
   it("credits Apple's campaign, ad group, ad and keyword, network and high", async () => {
     const { searchAds, asked } = apple(attributed(new Date(FIRST_OPEN - 2 * HOUR).toISOString()));
     const result = await match(
@@ -488,6 +503,20 @@ describe("matching by advertising id", () => {
     const click = touch(5 * HOUR, { maid: GAID });
     const impression = touch(HOUR, { maid: GAID, touchType: "impression" });
     expect(winner(await match(install({ maid: GAID }), [click, impression]))).toBe(click.clickId);
+  });
+
+  it("lets a click a later method finds beat an impression an earlier one found", async () => {
+    // A network's impression names the phone's GAID; a tap on a link from the same address,
+    // minutes before the first open, names its model: the tap wins, probabilistically.
+    const impression = touch(2 * HOUR, { maid: GAID, touchType: "impression", ip: null });
+    const tap = touch(5 * 60 * SECOND);
+    const result = await match(install({ maid: GAID }), [impression, tap]);
+    expect(result).toMatchObject({ method: "probabilistic", confidence: "medium" });
+    expect(winner(result)).toBe(tap.clickId);
+    // With no click found, the impression stands.
+    const alone = await match(install({ maid: GAID }), [impression]);
+    expect(alone).toMatchObject({ method: "advertising_id" });
+    expect(winner(alone)).toBe(impression.clickId);
   });
 
   it("takes an impression one second inside the view window, not one second outside", async () => {

@@ -1,7 +1,8 @@
 /**
  * Matching an install to the touch that caused it (docs/attribution.md). The methods are
- * tried in order and the first that finds a touch wins; within a method the last touch before
- * the first open wins, and a click always beats an impression:
+ * tried in order and the first that finds a click wins, else the first that finds an
+ * impression (a click always beats an impression); within a method the last touch before the
+ * first open wins:
  *
  * 1. click id: the Play install referrer's (the link host put it there) or the opening link's;
  * 2. Apple Ads: the install's AdServices token, resolved by Apple;
@@ -513,7 +514,7 @@ const claimedOwn = async (
   return match;
 };
 
-/** The install's match: the first method that finds a touch, else organic. */
+/** The install's match: the first method that finds a click, else an impression, else organic. */
 export const matchInstall = async (
   facts: InstallFacts,
   settings: AttributionSettings,
@@ -534,14 +535,35 @@ export const matchInstall = async (
   // request that sent no clock, what gives the device's offset.
   const referred = facts.referrerClickId ? await lookups.get(facts.referrerClickId) : undefined;
   const clock = installClock(facts, referred);
-  return (
-    (await claimedOwn(
-      await byClickId(facts, clock, settings, lookups, referred),
-      lookups,
-      claimant,
-    )) ??
-    (await bySearchAds(facts, clock, settings, install.searchAds)) ??
-    (await claimedOwn(await byAdvertisingId(facts, clock, settings, lookups), lookups, claimant)) ??
-    (await probabilistically(facts, clock, settings, lookups, claimant)) ?? { kind: "organic" }
-  );
+  const own = (match: Match | undefined) => claimedOwn(match, lookups, claimant);
+  // A click beats an impression whichever method finds either, as the leading services rank
+  // click-through above view-through: an impression a method finds waits while the later
+  // methods look for a click, and wins (claimed then, as its method claims) only if none does.
+  const methods: readonly (() => Promise<{ match: Match | undefined; claim: boolean }>)[] = [
+    async () => ({
+      match: await byClickId(facts, clock, settings, lookups, referred),
+      claim: true,
+    }),
+    async () => ({
+      match: await bySearchAds(facts, clock, settings, install.searchAds),
+      claim: false,
+    }),
+    async () => ({ match: await byAdvertisingId(facts, clock, settings, lookups), claim: true }),
+    // Clicks alone, each claimed as it is tried.
+    async () => ({
+      match: await probabilistically(facts, clock, settings, lookups, claimant),
+      claim: false,
+    }),
+  ];
+  let impression: { match: Match; claim: boolean } | undefined;
+  for (const method of methods) {
+    const found = await method();
+    if (found.match?.kind !== "matched") continue;
+    if (found.match.credit.touchType !== "impression") {
+      return found.claim ? ((await own(found.match)) ?? found.match) : found.match;
+    }
+    impression ??= { match: found.match, claim: found.claim };
+  }
+  if (!impression) return { kind: "organic" };
+  return impression.claim ? ((await own(impression.match)) ?? impression.match) : impression.match;
 };
