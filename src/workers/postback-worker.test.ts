@@ -24,6 +24,7 @@ import {
   startLocalDynamoDb,
 } from "../embedded/local-dynamodb.ts";
 import { logger } from "../logging/logger.ts";
+import type { App } from "../ports/apps.ts";
 import type { AttributionRecord, AttributionResult } from "../ports/attributions.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
 import type { Install } from "../ports/installs.ts";
@@ -130,6 +131,8 @@ describe("the postback worker", () => {
       webhooks?: string[];
       /** What the partner answers; 200 unless given. */
       answer?: (request: OutgoingRequest) => SendOutcome | Promise<SendOutcome>;
+      /** The app as stored, read at each attempt; none unless given. */
+      app?: () => App | undefined;
     } = {},
   ) => {
     const appId = `${APP}.${++apps}`;
@@ -198,7 +201,7 @@ describe("the postback worker", () => {
     let slotAsks = 0;
     let failingLogAppends = options.failingLogAppends ?? 0;
     const worker = createPostbackWorker({
-      apps: { get: async () => undefined },
+      apps: { get: async () => options.app?.() },
       installs: {
         get: async (app, serviceId) => {
           const facts = options.installs?.[serviceId];
@@ -584,6 +587,40 @@ describe("the postback worker", () => {
       notes.push(entries.filter((entry) => entry.subject.serviceId === serviceId).length);
     }
     expect(notes).toEqual([1, 0]);
+  });
+
+  it("sends nothing more of an app switched off, a retry included", async () => {
+    let enabled = true;
+    let answers = 0;
+    const t = await setup([{ id: "net" }], {
+      app: () => ({
+        appId: "com.example.any",
+        name: "Any",
+        platform: "android",
+        enabled,
+        createdAt: new Date(T0).toISOString(),
+      }),
+      // The first attempt fails for a while; the owner switches the app off meanwhile.
+      answer: () => ({ kind: "answer", status: ++answers === 1 ? 503 : 200 }),
+    });
+    await t.organicInstalls(["o1"]);
+    const [first] = t.take();
+    if (!first) throw new Error("nothing queued");
+    await t.worker(t.message(first.job));
+    expect(t.sent).toHaveLength(1);
+    enabled = false;
+    const [second] = t.take();
+    if (!second) throw new Error("no second attempt queued");
+    t.tick((second.delaySeconds ?? 0) * 1000);
+    await t.worker(t.message(second.job));
+    expect(t.sent).toHaveLength(1);
+    expect(await stores.outbox.get(first.job.sendId)).toMatchObject({ state: "skipped" });
+    expect(
+      (await logOf(t.appId)).map((entry) => [entry.attempt, entry.verdict, entry.reason ?? null]),
+    ).toEqual([
+      [2, "skipped", "app_disabled"],
+      [1, "retry", null],
+    ]);
   });
 
   afterEach(() => {

@@ -169,6 +169,8 @@ const SKIPS = {
     note: "its install's attribution was not resolved within a day",
     abnormal: true,
   },
+  // The owner switched the app off: its sends waiting for a retry stop with its ingestion.
+  appOff: { reason: "app_disabled", note: "the app is switched off" },
 } as const satisfies Record<string, Skip>;
 
 /**
@@ -242,6 +244,7 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       deps.deletions.listByInstall(row.appId, row.subject.serviceId),
     ]);
     if (deletions.length > 0) return { skip: SKIPS.deleted };
+    if (app && !app.enabled) return { skip: SKIPS.appOff };
     if (!install) return { skip: SKIPS.notStored };
     const attribution = record?.state === "resolved" ? record.result : null;
     return { app, install, attribution, subject: row.subject, settings: configs.settings };
