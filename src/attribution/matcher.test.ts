@@ -419,10 +419,9 @@ describe("matching by Apple Ads", () => {
     });
 
   it("lets a click beat Apple's impression, and takes the impression with no click", async () => {
-    const { searchAds } = apple({
-      ...attributed(new Date(FIRST_OPEN - 2 * HOUR).toISOString()),
-      claimType: "Impression",
-    });
+    const applesAnswer = attributed(new Date(FIRST_OPEN - 2 * HOUR).toISOString());
+    if (!applesAnswer.attribution) throw new Error("attributed");
+    const { searchAds } = apple({ ...applesAnswer, claimType: "Impression" });
     const click = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
     const result = await match(ios(), [click], {}, searchAds);
     expect(result).toMatchObject({ method: "advertising_id" });
