@@ -78,7 +78,17 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   const timeoutMs = options.timeoutMs ?? REQUEST_LIMITS.timeoutMs;
 
-  const attempt = (request: OutgoingRequest, url: URL, fresh = 0): Promise<SendOutcome> =>
+  /**
+   * One attempt, made again on a fresh connection when a reused one was closed under it; all
+   * of its tries within the one time-out (`deadline`), so that an attempt never outlasts the
+   * claim the worker holds for it.
+   */
+  const attempt = (
+    request: OutgoingRequest,
+    url: URL,
+    fresh = 0,
+    deadline = Date.now() + timeoutMs,
+  ): Promise<SendOutcome> =>
     new Promise<SendOutcome>((resolve) => {
       let settled = false;
       const finish = (outcome: SendOutcome) => {
@@ -115,7 +125,7 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
             : { kind: "timeout" },
         );
         outgoing.destroy();
-      }, timeoutMs);
+      }, Math.max(0, deadline - Date.now()));
       outgoing.on("response", (response) => {
         const status = response.statusCode ?? 0;
         const read = readBounded(response, REQUEST_LIMITS.maxAnswerReadBytes);
@@ -145,7 +155,7 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
         ) {
           settled = true;
           clearTimeout(timer);
-          resolve(attempt(request, url, fresh + 1));
+          resolve(attempt(request, url, fresh + 1, deadline));
           return;
         }
         if (isUnsafeAddressError(error)) {
