@@ -44,6 +44,9 @@ import {
   BUSY_DELAY_SECONDS,
   createPostbackWorker,
   PENDING_DELAY_SECONDS,
+  postbackSlotsOn,
+  SLOW_PER_CONFIGURATION,
+  slowPerConfiguration,
 } from "./postback-worker.ts";
 import { POSTBACK_WORKER } from "./workers.ts";
 
@@ -587,6 +590,13 @@ describe("the postback worker", () => {
       notes.push(entries.filter((entry) => entry.subject.serviceId === serviceId).length);
     }
     expect(notes).toEqual([1, 0]);
+  });
+
+  it("gives a slow partner a quarter of the slots of each runtime's process", () => {
+    // The embedded worker's 32 messages at once; a Lambda function's batch of 10.
+    expect(slowPerConfiguration(postbackSlotsOn("embedded"))).toBe(8);
+    expect(slowPerConfiguration(postbackSlotsOn("aws"))).toBe(2);
+    expect(SLOW_PER_CONFIGURATION).toBe(8);
   });
 
   it("sends nothing more of an app switched off, a retry included", async () => {

@@ -83,11 +83,18 @@ import { signingSecrets } from "../postbacks/signing.ts";
 import { withoutSender } from "../postbacks/triggers.ts";
 import { POSTBACK_WORKER } from "./workers.ts";
 
-const SLOTS = POSTBACK_WORKER.concurrency ?? POSTBACK_WORKER.batchSize;
-/** Requests to one slow configuration, or one slow destination host, one process has at once. */
-export const SLOW_PER_CONFIGURATION = SLOTS / 4;
-/** Attempts of one slow configuration (or host) that may wait for one of its requests to end. */
-export const BUSY_WAITING = SLOTS / 4;
+/**
+ * The attempts one process runs side by side: the embedded worker's messages at once, or on AWS
+ * a function's batch, which its attempts share.
+ */
+export const postbackSlotsOn = (kind: "aws" | "embedded"): number =>
+  kind === "aws"
+    ? POSTBACK_WORKER.batchSize
+    : (POSTBACK_WORKER.concurrency ?? POSTBACK_WORKER.batchSize);
+/** Of `slots`: requests one slow configuration, or one slow destination host, may have at once. */
+export const slowPerConfiguration = (slots: number): number => Math.max(1, Math.floor(slots / 4));
+/** Requests to one slow configuration the embedded worker has at once. */
+export const SLOW_PER_CONFIGURATION = slowPerConfiguration(postbackSlotsOn("embedded"));
 /** How long an attempt waits for a busy configuration's request to end before it is set aside. */
 export const BUSY_WAIT_MS = 1_000;
 /** How soon a message set aside for a busy configuration comes back. */
@@ -122,6 +129,8 @@ export interface PostbackWorkerDeps {
   readonly now?: () => Date;
   /** Places for requests, per configuration and per destination host (src/postbacks/partner-slots.ts). */
   readonly slots?: PartnerSlots;
+  /** The attempts the process runs side by side (`postbackSlotsOn`); the embedded worker's unless given. */
+  readonly parallel?: number;
 }
 
 /**
@@ -212,11 +221,13 @@ type Prepared =
 
 export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<PostbackJob> => {
   const now = deps.now ?? (() => new Date());
+  // A quarter of the process's slots in requests to a slow partner, a quarter more waiting.
+  const quarter = slowPerConfiguration(deps.parallel ?? postbackSlotsOn("embedded"));
   const slots =
     deps.slots ??
     createPartnerSlots({
-      slowMax: SLOW_PER_CONFIGURATION,
-      room: BUSY_WAITING,
+      slowMax: quarter,
+      room: quarter,
       waitMs: BUSY_WAIT_MS,
       now: () => now().getTime(),
     });
@@ -601,5 +612,6 @@ export const postbackWorkerFunction = /* @__PURE__ */ composition(
       queue: queues.postback,
       sender: createHttpSender({ allowLoopback: settings.postbacksAllowLoopback }),
       keyWrapper,
+      parallel: postbackSlotsOn(runtime.kind),
     }),
 );
