@@ -662,15 +662,6 @@ namespace Service.Unity
                 Write(LogLevel.Debug, "the SDK is switched off: " + eventType + " is not queued");
                 return;
             }
-            string userId;
-            bool takenAnonymous;
-            // Anonymous when taken: the event never carries the customer user id, not on the
-            // device either, and is sent marked anonymous, even once the mode is off when it is sent.
-            lock (gate)
-            {
-                takenAnonymous = anonymous;
-                userId = takenAnonymous ? null : configured ? customerUserId : store.Get(CustomerUserIdKey);
-            }
             var now = setup.Clock.UtcNow;
             // Hashed before the queue: a matching parameter reaches neither the disk nor the
             // network in clear.
@@ -680,17 +671,34 @@ namespace Service.Unity
             {
                 Write(LogLevel.Warn, eventType + ": matching parameters with no usable value were left out: " + string.Join(", ", leftOut));
             }
-            var overflow = queue.Add(new QueuedEvent
+            var overflow = -1;
+            // Queued under the gate Stop is marked under, which it empties the queue after: an
+            // event is either queued before a Stop, and dropped by it (reported), or not at all.
+            lock (gate)
             {
-                EventId = Guid.NewGuid().ToString("N"),
-                EventType = eventType.ToString(),
-                // A standard event's name is not sent: the type names it.
-                EventName = eventType == EventType.CUSTOM ? eventName : null,
-                Parameters = queuedParameters == null ? null : JToken.FromObject(queuedParameters),
-                EventTime = Requests.Iso(now),
-                CustomerUserId = userId,
-                Anonymous = takenAnonymous,
-            });
+                if (!stopped)
+                {
+                    // Anonymous when taken: the event never carries the customer user id, not on the
+                    // device either, and is sent marked anonymous, even once the mode is off when it is sent.
+                    var takenAnonymous = anonymous;
+                    overflow = queue.Add(new QueuedEvent
+                    {
+                        EventId = Guid.NewGuid().ToString("N"),
+                        EventType = eventType.ToString(),
+                        // A standard event's name is not sent: the type names it.
+                        EventName = eventType == EventType.CUSTOM ? eventName : null,
+                        Parameters = queuedParameters == null ? null : JToken.FromObject(queuedParameters),
+                        EventTime = Requests.Iso(now),
+                        CustomerUserId = takenAnonymous ? null : configured ? customerUserId : store.Get(CustomerUserIdKey),
+                        Anonymous = takenAnonymous,
+                    });
+                }
+            }
+            if (overflow < 0)
+            {
+                Write(LogLevel.Debug, "the SDK is stopped: " + eventType + " is not queued");
+                return;
+            }
             drops.Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + EventQueue.Capacity + " events; the oldest made room");
             EvaluateConversion(new AwaitingConversion(eventType, eventName, checkedParameters, now));
             if (configured) Flush();
