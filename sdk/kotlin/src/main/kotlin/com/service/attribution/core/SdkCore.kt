@@ -369,7 +369,7 @@ internal class SdkCore(
             log.info("the SDK is stopped: nothing is sent until start()")
             // What a stop in an earlier process did not live to drop (the flag is written at once,
             // the queue on the worker) goes now, as that stop would have dropped it.
-            dropQueued(DropReason.STOPPED, 0)
+            dropQueued(DropReason.STOPPED, emptySet())
             return
         }
         initialized = true
@@ -456,19 +456,24 @@ internal class SdkCore(
     /** On the worker: drops what sendEvent handed over and what is queued, reported as [reason]. */
     private fun dropEverything(reason: DropReason) = dropQueued(reason, clearDrafts())
 
-    /** What sendEvent handed over and is not queued yet, dropped: how many. */
-    private fun clearDrafts(): Int =
+    /** What sendEvent handed over and is not queued yet, dropped: their event ids. */
+    private fun clearDrafts(): Set<String> =
         synchronized(drafts) {
-            drafts.size.also {
+            drafts.mapTo(HashSet()) { it.eventId }.also {
                 drafts.clear()
                 writeDrafts()
             }
         }
 
-    /** On the worker: drops the queues, reported as [reason] with [alsoDropped] drafts; sessions are only logged and counted. */
-    private fun dropQueued(reason: DropReason, alsoDropped: Int) {
+    /**
+     * On the worker: drops the queues, reported as [reason] with the drafts of [draftIds], each
+     * event once (a draft the worker queued while stop() took it is in both); sessions are only
+     * logged and counted.
+     */
+    private fun dropQueued(reason: DropReason, draftIds: Set<String>) {
+        val queuedIds = if (::queue.isInitialized) queue.values("event_id") else emptySet()
         val fromQueue = if (::queue.isInitialized) queue.clear() else 0
-        listeners.reportDrop(reason, alsoDropped + fromQueue)
+        listeners.reportDrop(reason, fromQueue + draftIds.count { it !in queuedIds })
         if (::sessionQueue.isInitialized) sessionDrops.report(reason, sessionQueue.clear() + sessionJournal.clear())
     }
 
