@@ -257,6 +257,14 @@ describe("toInstall", () => {
     });
   });
 
+  it("keeps an install reported in anonymous mode as anonymous, and no other", () => {
+    expect(toInstall(requestOf({ ...minimal, anonymous: true }), ctx).anonymous).toBe(true);
+    for (const anonymous of [false, null, undefined]) {
+      expect(toInstall(requestOf({ ...minimal, anonymous }), ctx)).not.toHaveProperty("anonymous");
+    }
+    expect(parse({ ...minimal, anonymous: "yes" }).ok).toBe(false);
+  });
+
   it("treats the all-zero advertising id as absent", () => {
     const zero = "00000000-0000-0000-0000-000000000000";
     expect(toInstall(requestOf({ ...minimal, maid: zero, idfv: zero }), ctx)).toMatchObject({

@@ -194,6 +194,16 @@ export const installRequestSchema = z
             "server events resolve an id only once an event was sent with it.",
           example: "user-8812",
         }),
+      anonymous: z
+        .boolean()
+        .nullish()
+        .meta({
+          description:
+            "True when the SDK's anonymous mode was on at the first launch: the install comes " +
+            "with no device id and no customer user id, and its postbacks name no address or " +
+            "user agent.",
+          example: true,
+        }),
       consent: consentSchema.nullish().meta({
         description:
           "The user's consent at first open, as the app and its consent platform know it. " +
@@ -293,6 +303,7 @@ export function toInstall(
     attStatus: request.att_status ?? null,
     openUrl: textOrNull(request.open_url),
     customerUserId: request.customer_user_id ?? null,
+    ...(request.anonymous === true ? { anonymous: true } : {}),
     consent: request.consent ? toConsent(request.consent, ctx.receivedAt) : null,
     locale: textOrNull(request.locale),
     timezone: textOrNull(request.timezone),

@@ -38,6 +38,11 @@ export interface Install {
   /** The link that opened the app on its first launch. */
   readonly openUrl: string | null;
   readonly customerUserId: string | null;
+  /**
+   * Reported in the SDK's anonymous mode: the install's postbacks then name no address or user
+   * agent, as its events' name none.
+   */
+  readonly anonymous?: boolean;
   /** The user's latest consent, as the SDK last reported it; null when it never said. */
   readonly consent: Consent | null;
   readonly locale: string | null;

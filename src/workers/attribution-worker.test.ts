@@ -201,6 +201,16 @@ describe("the attribution worker", () => {
     });
   });
 
+  it("names no address or agent in the postbacks of an install reported in anonymous mode", async () => {
+    const anonymous = { ...INSTALL, anonymous: true };
+    const { attributions, triggered, worker, job } = setup({ install: anonymous });
+    await pending(attributions, anonymous);
+    await worker(job());
+    expect(triggered).toEqual([
+      expect.objectContaining({ ip: null, userAgent: null, serviceId: INSTALL.serviceId }),
+    ]);
+  });
+
   it("marks the install failed on its last try, and a later run resolves it", async () => {
     const failing = setup({ touchesFail: true });
     await pending(failing.attributions);

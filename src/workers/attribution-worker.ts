@@ -119,7 +119,10 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       });
       result = resultOf(match, installTypeOf(install, sameIdfv), now(), settings);
     }
-    const sender = { ip: record.facts.ip, userAgent: record.facts.userAgent };
+    // An install reported in anonymous mode names no address or user agent to partners.
+    const sender = install.anonymous
+      ? { ip: null, userAgent: null }
+      : { ip: record.facts.ip, userAgent: record.facts.userAgent };
     if (await deps.attributions.resolve(job.appId, job.serviceId, result, sender)) {
       await deliver(job, result, sender, { app, install });
       return;

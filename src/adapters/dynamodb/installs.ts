@@ -62,6 +62,7 @@ const installItem = z.object({
   attStatus: z.enum(ATT_STATUSES).nullable(),
   openUrl: z.string().nullable(),
   customerUserId: z.string().nullable(),
+  anonymous: z.boolean().optional(),
   consent: z
     .object({
       gdprApplies: z.boolean().nullable(),
