@@ -116,16 +116,19 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
             readonly later: { readonly retryAfter?: string };
           }
         | undefined;
-      const timer = setTimeout(() => {
-        // A status in time is the partner's answer, whether or not its body ended: a 2xx whose
-        // body stalls was received, and trying it again would send it twice.
-        finish(
-          answer
-            ? { kind: "answer", status: answer.status, body: answer.sofar(), ...answer.later }
-            : { kind: "timeout" },
-        );
-        outgoing.destroy();
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          // A status in time is the partner's answer, whether or not its body ended: a 2xx whose
+          // body stalls was received, and trying it again would send it twice.
+          finish(
+            answer
+              ? { kind: "answer", status: answer.status, body: answer.sofar(), ...answer.later }
+              : { kind: "timeout" },
+          );
+          outgoing.destroy();
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       outgoing.on("response", (response) => {
         const status = response.statusCode ?? 0;
         const read = readBounded(response, REQUEST_LIMITS.maxAnswerReadBytes);
