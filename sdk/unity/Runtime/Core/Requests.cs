@@ -69,6 +69,8 @@ namespace Service.Unity
                 { "timezone", Fields.TimeZoneName(device.Timezone) },
             };
             if (consent != null) install["consent"] = consent;
+            // The install says so: its postbacks then name no address or user agent.
+            if (anonymous) install["anonymous"] = true;
             return install;
         }
 
@@ -170,9 +172,9 @@ namespace Service.Unity
         /// The install with only what the service requires: sent once the whole one was refused
         /// for good, so that the install is still recorded and its events are taken.
         /// </summary>
-        public static JObject BareInstall(string serviceId, DateTime firstOpen, DateTime sentAt, string os)
+        public static JObject BareInstall(string serviceId, DateTime firstOpen, DateTime sentAt, string os, bool anonymous = false)
         {
-            return new JObject
+            var install = new JObject
             {
                 { "service_id", serviceId },
                 { "os", os },
@@ -181,6 +183,8 @@ namespace Service.Unity
                 { "first_open_time", Iso(firstOpen) },
                 { "sent_at", Iso(sentAt) },
             };
+            if (anonymous) install["anonymous"] = true;
+            return install;
         }
 
         /// <summary>One event of POST /v1/events.</summary>

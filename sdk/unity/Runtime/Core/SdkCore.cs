@@ -1727,7 +1727,7 @@ namespace Service.Unity
             try
             {
                 await api.Send("POST", "/v1/installs",
-                    Requests.BareInstall(ServiceId, firstOpen, setup.Clock.UtcNow, device.Os == "ios" ? "ios" : "android"), ApiClient.AnObject);
+                    Requests.BareInstall(ServiceId, firstOpen, setup.Clock.UtcNow, device.Os == "ios" ? "ios" : "android", anonymous), ApiClient.AnObject);
             }
             catch (ServiceHttpException error) when (error.IsRefusedForGood || error.IsConfiguration)
             {

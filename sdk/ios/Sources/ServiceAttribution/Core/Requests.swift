@@ -217,6 +217,8 @@ enum Requests {
             "timezone": optional(Fields.matching(input.timezone, Fields.timezone, max: 64)),
         ]
         if let consent = input.consent { body["consent"] = consent }
+        // The install says so: its postbacks then name no address or user agent.
+        if input.anonymous { body["anonymous"] = .bool(true) }
         return .object(body)
     }
 
@@ -256,14 +258,16 @@ enum Requests {
     /// refused the full report for good, so a device signal it does not take never costs the
     /// install and every event after it. A first open ahead of the clock is the clock's now.
     static func minimalInstall(_ input: InstallInput) -> JSONValue {
-        return .object([
+        var body: [String: JSONValue] = [
             "service_id": .string(input.serviceId),
             "os": .string("ios"),
             "sdk_platform": .string(input.sdkPlatform),
             "sdk_version": .string(input.sdkVersion),
             "first_open_time": .string(iso(min(input.firstOpen, input.sentAt))),
             "sent_at": .string(iso(input.sentAt)),
-        ])
+        ]
+        if input.anonymous { body["anonymous"] = .bool(true) }
+        return .object(body)
     }
 
     /// An event as it is queued; anonymous mode leaves out the customer user id and marks the

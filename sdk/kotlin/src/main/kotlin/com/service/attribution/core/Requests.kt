@@ -75,6 +75,8 @@ internal object Requests {
         wrapper: Wrapper? = null,
         /** gdpr_applies, ad_user_data, ad_personalization, tcf_string; null when none is known. */
         consent: Map<String, Any?>? = null,
+        /** Anonymous mode is on: the install says so, and its postbacks name no address or agent. */
+        anonymous: Boolean = false,
     ): Map<String, Any?> =
         linkedMapOf<String, Any?>(
             "service_id" to serviceId,
@@ -93,7 +95,10 @@ internal object Requests {
             "customer_user_id" to customerUserId,
             "locale" to Fields.matching(device.locale, Fields.LOCALE, 35),
             "timezone" to Fields.matching(device.timezone, Fields.TIMEZONE, 64),
-        ).also { body -> if (consent != null) body["consent"] = consent }
+        ).also { body ->
+            if (consent != null) body["consent"] = consent
+            if (anonymous) body["anonymous"] = true
+        }
 
     /**
      * The consent route's `device`: the tracking the device gives now. Android has no ATT status.
@@ -123,7 +128,7 @@ internal object Requests {
      * good: a first open ahead of the clock is the clock's now.
      */
     fun minimalInstall(full: Map<String, Any?>, nowMs: Long): Map<String, Any?> {
-        val required = full.filterKeys { it in setOf("service_id", "os", "sdk_platform", "sdk_version", "first_open_time", "sent_at") }
+        val required = full.filterKeys { it in setOf("service_id", "os", "sdk_platform", "sdk_version", "first_open_time", "sent_at", "anonymous") }
         val firstOpen = runCatching { Instant.parse(full["first_open_time"] as String).toEpochMilli() }.getOrNull()
         return if (firstOpen == null || firstOpen > nowMs) required + ("first_open_time" to iso(nowMs)) else required
     }

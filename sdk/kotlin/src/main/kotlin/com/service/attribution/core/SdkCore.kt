@@ -949,6 +949,7 @@ internal class SdkCore(
                     openUrl = openUrl,
                     customerUserId = if (anonymous) null else customerUserId,
                     consent = consentSent,
+                    anonymous = anonymous,
                 )
             } catch (e: ReferrerUnavailableException) {
                 log.info("the Play Store's install referrer is not available yet (${e.message}): the install waits for it")
