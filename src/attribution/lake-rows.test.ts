@@ -22,6 +22,7 @@ const result = (overrides: Partial<AttributionResult> = {}): AttributionResult =
   clickToFirstOpenHours: 0,
   installType: null,
   reinstall: false,
+  repeatsClick: false,
   otherCandidates: 0,
   params: {},
   cost: null,

@@ -85,7 +85,12 @@ describe("an install again from a click another install of its device holds", ()
     expect(first).toMatchObject({ installType: null, reinstall: false });
     expect(first.cost).not.toBeNull();
     const again = resultOf({ ...paid, reinstall: true }, null, AT, DEFAULT_ATTRIBUTION);
-    expect(again).toMatchObject({ status: "matched", installType: null, reinstall: true });
+    expect(again).toMatchObject({
+      status: "matched",
+      installType: null,
+      reinstall: true,
+      repeatsClick: true,
+    });
     expect(again.cost).toBeNull();
     const ios = resultOf({ ...paid, reinstall: true }, "new_install", AT, DEFAULT_ATTRIBUTION);
     expect(ios).toMatchObject({
@@ -93,8 +98,12 @@ describe("an install again from a click another install of its device holds", ()
       reinstall: true,
       cost: null,
     });
-    // An iPhone whose IDFV an earlier install had: a reinstall, matched or organic.
-    expect(resultOf(paid, "reinstall_same_device", AT, DEFAULT_ATTRIBUTION).reinstall).toBe(true);
+    // An iPhone whose IDFV an earlier install had: a reinstall, matched or organic; from a new
+    // click, one its network was not told of yet.
+    expect(resultOf(paid, "reinstall_same_device", AT, DEFAULT_ATTRIBUTION)).toMatchObject({
+      reinstall: true,
+      repeatsClick: false,
+    });
     expect(
       resultOf({ kind: "organic" } as Match, "reinstall_same_device", AT, DEFAULT_ATTRIBUTION)
         .reinstall,

@@ -52,6 +52,7 @@ export const resultOf = (
       clickToFirstOpenHours: null,
       installType,
       reinstall: installType === REINSTALL,
+      repeatsClick: false,
       otherCandidates: 0,
       params: {},
       cost: null,
@@ -83,6 +84,7 @@ export const resultOf = (
     clickToFirstOpenHours: match.clickToFirstOpenHours,
     installType: reinstall && installType !== null ? REINSTALL : installType,
     reinstall: reinstall || installType === REINSTALL,
+    repeatsClick: reinstall,
     otherCandidates: match.otherCandidates,
     params,
     // A CPI touch's cost is the install's once it wins (a CPC click's or a CPM impression's is
@@ -108,6 +110,7 @@ export const skippedResult = (attributedAt: Date): AttributionResult => ({
   clickToFirstOpenHours: null,
   installType: null,
   reinstall: false,
+  repeatsClick: false,
   otherCandidates: 0,
   params: {},
   cost: null,

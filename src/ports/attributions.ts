@@ -37,6 +37,11 @@ export interface AttributionResult extends Omit<AdFields, "mediaSource"> {
    * export says so on iOS only (`installType`); the reports count it apart on both.
    */
   readonly reinstall: boolean;
+  /**
+   * Credited to the click an earlier install of the same device holds: the device installing
+   * again from a tap its network was told of, and paid for, with that first install.
+   */
+  readonly repeatsClick: boolean;
   /** How many other touches the winning method found eligible. */
   readonly otherCandidates: number;
   /** The link's `deep_link_path` and custom parameters: the deferred deep link. */

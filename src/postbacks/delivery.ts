@@ -39,6 +39,7 @@ export interface PostbackJob {
 export const resolvedOf = (result: AttributionResult): ResolvedAttribution => ({
   status: result.status,
   mediaSource: result.mediaSource,
+  repeatsClick: result.repeatsClick,
 });
 
 /**

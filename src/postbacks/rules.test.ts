@@ -68,6 +68,22 @@ describe("installDecision", () => {
     expect(installDecision(all, ORGANIC)).toEqual({ send: true, won: false });
   });
 
+  it("tells no partner twice of one click: a device installing again from its tap, its events still", () => {
+    const again: ResolvedAttribution = { ...matched("unityads_int"), repeatsClick: true };
+    expect(installDecision(unity(), again)).toEqual({ send: false, reason: "repeated_click" });
+    // A partner that hears of every install, won by another, is not charged for it.
+    expect(
+      installDecision(unity({ installs: "all" }), { ...matched("meta_ads"), repeatsClick: true }),
+    ).toEqual({
+      send: true,
+      won: false,
+    });
+    expect(eventDecision(unity(), again, INSTALLED, eventAt(sinceInstall(DAY_MS)))).toMatchObject({
+      send: true,
+      won: true,
+    });
+  });
+
   it("sends no install to any partner when it was not attributed on purpose (skipped)", () => {
     const skipped: ResolvedAttribution = { status: "skipped", mediaSource: null };
     const all = unity({ installs: "all" });

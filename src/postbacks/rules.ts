@@ -30,6 +30,8 @@ export interface ResolvedAttribution {
   readonly status: Exclude<MatchStatus, "failed">;
   /** The winning touch's media source; `organic`, or null for a skipped install. */
   readonly mediaSource: string | null;
+  /** Credited to the click an earlier install of the device holds (its network was told). */
+  readonly repeatsClick?: boolean;
 }
 
 export type SkipReason =
@@ -37,6 +39,7 @@ export type SkipReason =
   | "not_resolved"
   | "no_template"
   | "install_skipped"
+  | "repeated_click"
   | "not_won"
   | "unmapped"
   | "outside_window"
@@ -84,6 +87,9 @@ export const installDecision = (
   if (attribution.status === "skipped") return { send: false, reason: "install_skipped" };
   const won = wonBy(config, attribution);
   if (!won && config.installs === "won") return { send: false, reason: "not_won" };
+  // The partner was told of the click's install, and charged for it, by the device's first
+  // install: told again, it would count (and bill) one tap twice.
+  if (won && attribution.repeatsClick === true) return { send: false, reason: "repeated_click" };
   return { send: true, won };
 };
 

@@ -99,6 +99,7 @@ export const sampleFacts = (input: {
     clickToFirstOpenHours: 0.15,
     installType: "new_install",
     reinstall: false,
+    repeatsClick: false,
     otherCandidates: 0,
     params: {},
     cost: null,

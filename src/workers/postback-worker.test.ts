@@ -70,6 +70,7 @@ const result = (
   clickToFirstOpenHours: null,
   installType: "new_install",
   reinstall: false,
+  repeatsClick: false,
   otherCandidates: 0,
   params: {},
   cost: null,

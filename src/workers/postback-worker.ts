@@ -154,6 +154,8 @@ const SKIPPED: Readonly<Record<SkipReason, string>> = {
   not_resolved: "its install's attribution was never resolved",
   no_template: "the partner takes no postback of this kind",
   install_skipped: "the install was not attributed: its app or attribution is switched off",
+  repeated_click:
+    "the device installed again from a click the partner was told of with its first install",
   not_won: "the partner did not win the install",
   unmapped: "the event is not mapped for the partner",
   outside_window: "the event is past the partner's window",

@@ -64,6 +64,7 @@ const resultItem = z.object({
   clickToFirstOpenHours: z.number().nullable(),
   installType: z.enum(INSTALL_TYPES).nullable(),
   reinstall: z.boolean(),
+  repeatsClick: z.boolean(),
   otherCandidates: z.number(),
   params: stringMapItem,
   cost: costItem,
