@@ -1019,6 +1019,36 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnSdkStoppedBeforeItsFirstReadingAfterASwitchOffTakesNoEventOnceTheReadingAtStartSaysOff()
+        {
+            // Off at the last launch; stopped after Configure, before its first reading began,
+            // which then reads nothing: the reading at Start is the launch's first.
+            var store = new MemoryStore();
+            store.Set("service_sdk.enabled", "false");
+            var rig = new Rig(store);
+            rig.Other = (key, body) => key.StartsWith("GET /v1/config")
+                ? Tuple.Create(200, (JToken)JObject.Parse("{\"enabled\":false}"))
+                : ScriptedBackend.Usual(key, body);
+            using (var held = new ManualResetEventSlim(false))
+            {
+                rig.Timers.HeldStarts = held;
+                rig.Core.Configure("sdk_key", 1, null);
+                rig.Core.Stop();
+                rig.Timers.HeldStarts = null;
+                held.Set();
+                rig.Settle();
+            }
+            Assert.IsEmpty(rig.Backend.To("GET /v1/config"), "stopped before its reading began");
+            rig.Core.Start();
+            rig.Settle();
+            Assert.AreEqual(1, rig.Backend.To("GET /v1/config").Count, "read at Start");
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            rig.Send(0);
+            rig.Settle();
+            Assert.AreEqual(0, rig.Core.Queued, "off as read: not taken, never kept to wait");
+        }
+
+        [Test]
         public void ARejectedKeyOnTheConfigurationIsAConfigurationErrorThenDropsTheQueueWithTheReasonDisabled()
         {
             var rig = new Rig();

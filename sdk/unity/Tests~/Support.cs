@@ -254,9 +254,18 @@ namespace Service.Unity.Tests
     {
         private readonly List<KeyValuePair<TimeSpan, Action>> pending = new List<KeyValuePair<TimeSpan, Action>>();
 
+        /// <summary>While set, work started waits for it before it begins (a call made meanwhile comes first).</summary>
+        public volatile ManualResetEventSlim HeldStarts;
+
         public Task Start(Func<Task> work)
         {
-            return Task.Run(work);
+            var held = HeldStarts;
+            if (held == null) return Task.Run(work);
+            return Task.Run(async () =>
+            {
+                held.Wait(TimeSpan.FromSeconds(30));
+                await work();
+            });
         }
 
         public void After(TimeSpan delay, Action action)

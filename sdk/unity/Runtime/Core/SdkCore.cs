@@ -1198,7 +1198,9 @@ namespace Service.Unity
                     offUntilRead = false;
                     disabled = false;
                 }
-                else if (first || !disabled)
+                // Off as kept, and now as read (a Stop before the launch's first reading made
+                // this the first): what waited for the reading is dropped, and told.
+                else if (first || !disabled || offUntilRead)
                 {
                     SwitchOff("the app is switched off in its remote configuration");
                 }
