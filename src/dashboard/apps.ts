@@ -267,8 +267,11 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
   const hostsChange = async (email: string, appId: string, named: readonly string[]) => {
     const user = await userOf(email);
     const mayShareWith = (other: string) => maySee(user, other);
-    const asked = new Set(named.map((host) => host.toLowerCase()));
-    const held = (await deps.apps.list())
+    const apps = await deps.apps.list();
+    // Only the hosts the change adds: one the app names already stays its.
+    const own = new Set(linkHostsOf(apps.find((app) => app.appId === appId) ?? {}));
+    const asked = new Set(named.map((host) => host.toLowerCase()).filter((host) => !own.has(host)));
+    const held = apps
       .filter((other) => other.appId !== appId && !mayShareWith(other.appId))
       .flatMap(linkHostsOf)
       .filter((host) => asked.has(host));
@@ -369,6 +372,7 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
           if (hosts) {
             checkLinkHostsFree(app, await deps.apps.list(), {
               serviceLinkBase: deps.linkBaseUrl?.(),
+              kept: linkHostsOf(stored),
               ...hosts,
             });
           }

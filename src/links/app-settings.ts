@@ -184,6 +184,11 @@ export const checkLinkHostsFree = (
     readonly mayShareWith?: (appId: string) => boolean;
     /** What the DNS says of the hosts other apps name: an app it names may name the host. */
     readonly proofs?: ReadonlyMap<string, HostProof>;
+    /**
+     * The hosts the app named before the change: shared already (a proof at the time, or the
+     * operator's choice), they stay its whatever the DNS says now.
+     */
+    readonly kept?: readonly string[];
   } = {},
 ): void => {
   const own = options.serviceLinkBase ? new URL(options.serviceLinkBase) : undefined;
@@ -194,7 +199,7 @@ export const checkLinkHostsFree = (
         `Link host ${host} is the service's own link host, which serves every app's links: name a host of your own.`,
       );
     }
-    if (provenFor(options.proofs, host, app.appId)) continue;
+    if (options.kept?.includes(host) || provenFor(options.proofs, host, app.appId)) continue;
     const holder = apps.find(
       (other) =>
         other.appId !== app.appId &&

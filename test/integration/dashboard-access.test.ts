@@ -160,6 +160,14 @@ describe("the dashboard's sessions", () => {
     );
     expect(await hostsOf(BRAND_APP)).toEqual(["go.brand.example"]);
     expect(await hostsOf(OTHER_APP)).toEqual(["go.others.example", "go.brand.example"]);
+    // Records removed later take nothing back: a save naming the hosts as they are (as the
+    // settings form sends them with any change) asks no proof of a host the app has.
+    rt.dns.setTxt("_attribution.go.brand.example");
+    const resaved = await other.send("PATCH", `/v1/apps/${OTHER_APP}`, {
+      time_zone: "Europe/Berlin",
+      links: { hosts: ["go.others.example", "go.brand.example"] },
+    });
+    expect(resaved.status).toBe(200);
     expect((await hosts(other, OTHER_APP, ["go.others.example"])).status).toBe(200);
   });
 

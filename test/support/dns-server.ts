@@ -15,12 +15,15 @@ export interface TestDnsServer {
   failing(name: string): void;
   /** Answers the name again. */
   healthy(name: string): void;
+  /** Never answers the name, as a DNS server out of reach. */
+  silent(name: string): void;
   close(): Promise<void>;
 }
 
 export const startTestDnsServer = async (): Promise<TestDnsServer> => {
   const records = new Map<string, string[]>();
   const failing = new Set<string>();
+  const silent = new Set<string>();
   const socket = createSocket("udp4");
   socket.on("message", (message, from) => {
     let query: packet.Packet;
@@ -31,6 +34,7 @@ export const startTestDnsServer = async (): Promise<TestDnsServer> => {
     }
     const question = query.questions?.[0];
     const name = question?.name.toLowerCase() ?? "";
+    if (silent.has(name)) return;
     const values = records.get(name);
     const answer = packet.encode({
       id: query.id ?? 0,
@@ -64,6 +68,10 @@ export const startTestDnsServer = async (): Promise<TestDnsServer> => {
     },
     healthy(name) {
       failing.delete(name.toLowerCase());
+      silent.delete(name.toLowerCase());
+    },
+    silent(name) {
+      silent.add(name.toLowerCase());
     },
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };

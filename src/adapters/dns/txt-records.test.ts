@@ -18,5 +18,10 @@ describe("TXT records through Node's resolver", () => {
     expect(await dns.txt("_attribution.nowhere.example")).toEqual([]);
     server.failing("_attribution.down.example");
     await expect(dns.txt("_attribution.down.example")).rejects.toThrow(/ESERVFAIL/);
+    // A server that never answers: the lookup gives up at its one deadline, its tries within it.
+    server.silent("_attribution.far.example");
+    await expect(dns.txt("_attribution.far.example")).rejects.toMatchObject({
+      code: "ECANCELLED",
+    });
   });
 });
