@@ -258,7 +258,22 @@ describe("toInstall", () => {
   });
 
   it("keeps an install reported in anonymous mode as anonymous, and no other", () => {
-    expect(toInstall(requestOf({ ...minimal, anonymous: true }), ctx).anonymous).toBe(true);
+    const device = {
+      maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
+      idfv: "6D92078A-8246-4BA4-AE5B-76104861E7DC",
+      customer_user_id: "user-8812",
+    };
+    // Whatever a client sends with it, an anonymous install keeps no device id and no user.
+    expect(toInstall(requestOf({ ...minimal, ...device, anonymous: true }), ctx)).toMatchObject({
+      anonymous: true,
+      maid: null,
+      idfv: null,
+      customerUserId: null,
+    });
+    expect(toInstall(requestOf({ ...minimal, ...device }), ctx)).toMatchObject({
+      maid: device.maid,
+      customerUserId: "user-8812",
+    });
     for (const anonymous of [false, null, undefined]) {
       expect(toInstall(requestOf({ ...minimal, anonymous }), ctx)).not.toHaveProperty("anonymous");
     }

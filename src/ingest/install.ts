@@ -286,8 +286,9 @@ export function toInstall(
     // UTC like every other time the service keeps, so they compare as strings.
     firstOpenTime: new Date(request.first_open_time).toISOString(),
     clockOffsetMs: request.sent_at ? deviceClockOffsetMs(ctx.receivedAt, request.sent_at) : null,
-    idfv: deviceIdOrNull(request.idfv),
-    maid: deviceIdOrNull(request.maid),
+    // An install reported anonymous names no device and no user, whatever it carries.
+    idfv: request.anonymous === true ? null : deviceIdOrNull(request.idfv),
+    maid: request.anonymous === true ? null : deviceIdOrNull(request.maid),
     installReferrer: referrer
       ? {
           referrer: referrer.referrer,
@@ -302,7 +303,7 @@ export function toInstall(
       : null,
     attStatus: request.att_status ?? null,
     openUrl: textOrNull(request.open_url),
-    customerUserId: request.customer_user_id ?? null,
+    customerUserId: request.anonymous === true ? null : (request.customer_user_id ?? null),
     ...(request.anonymous === true ? { anonymous: true } : {}),
     consent: request.consent ? toConsent(request.consent, ctx.receivedAt) : null,
     locale: textOrNull(request.locale),

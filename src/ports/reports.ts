@@ -46,7 +46,7 @@ export interface OverviewTotals {
   readonly paid_installs: number;
   /** Installs found organic (media_source `organic`). */
   readonly organic_installs: number;
-  /** The window's reinstalls: iOS installs of a device that had the app (`install_type`). */
+  /** The window's reinstalls: installs of a device that had the app (the attribution's `reinstall`). */
   readonly reinstalls: number;
   /** Every event of the window, the installs' own included. */
   readonly events: number;

@@ -153,7 +153,7 @@ const DEFINITIONS = {
   installs:
     "Installs whose first open falls on a day of the range (in the app's time zone, set in its settings), each counted once. Deleted installs are left out, and so are reinstalls, counted apart: every install figure of the page counts these.",
   reinstalls:
-    "iPhones and iPads that installed the app again on a day of the range, after an earlier install on the same device (the export's install type reinstall_same_device). They are not among the installs, here, in the charts or in the cohorts.",
+    "Devices that installed the app again on a day of the range, after an earlier install on the same device: an iPhone or iPad the app had seen, or a phone installing again from the tap its first install came from. They are not among the installs, here, in the charts or in the cohorts.",
   paid: "Installs of the range credited to a media source: a link, an ad network's click or impression, or Apple Ads.",
   organic: "Installs of the range that no link, click or impression explains.",
   events:
