@@ -75,6 +75,46 @@ describe("an install's sends", () => {
   });
 });
 
+describe("a device installing again from the click its first install holds", () => {
+  it("is told to the app's backend, not again to the partner that won it; its events go to both", async () => {
+    const { rows, triggers } = triggersOf();
+    const again = { status: "matched" as const, mediaSource: "network", repeatsClick: true };
+    await triggers.installResolved({
+      appId: APP_ID,
+      serviceId: "s2",
+      attribution: again,
+      ip: null,
+      userAgent: null,
+    });
+    expect(rows.map((row) => row.target)).toEqual(["webhook"]);
+    await triggers.eventsAccepted(
+      APP_ID,
+      [
+        {
+          serviceId: "s2",
+          installTime: "2026-11-24T10:00:00.000Z",
+          event: {
+            eventId: "e2",
+            name: "service_login",
+            time: "2026-11-24T12:00:00.000Z",
+            revenue: null,
+          },
+          ip: null,
+          userAgent: null,
+          customerUserId: null,
+          anonymous: false,
+        },
+      ],
+      async () => again,
+    );
+    expect(rows.map((row) => `${row.target}:${row.subject.kind}`)).toEqual([
+      "webhook:install",
+      "webhook:event",
+      "partner:event",
+    ]);
+  });
+});
+
 describe("an event's sends", () => {
   const login = (anonymous: boolean) => ({
     serviceId: "s1",
