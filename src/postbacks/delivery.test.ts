@@ -1,47 +1,50 @@
 import { describe, expect, it } from "vitest";
 import { SEARCH_ADS_SOURCE } from "../attribution/matcher.ts";
 import { parsePartnerConfig } from "./config.ts";
-import { partnerRequestOf, webhookBodyOf } from "./delivery.ts";
+import { partnerRequestOf, type SendFacts, webhookBodyOf } from "./delivery.ts";
 import { sampleFacts } from "./test-send.ts";
 
 const APP_ID = "com.example.delivery";
 
-/** What the generic partner's install postback tells, as query parameters. */
-const installParams = (attribution: Parameters<typeof withAttribution>[0]) => {
+/** An install's facts, of an iPhone unless said, won by `mediaSource`. */
+const factsOf = (mediaSource: string, platform: "android" | "ios" = "ios") =>
+  sampleFacts({
+    appId: APP_ID,
+    platform,
+    mediaSource,
+    subject: { kind: "install", serviceId: "svc-1", ip: null, userAgent: null },
+    settings: { shareDeviceDataWithoutConsent: false },
+    now: new Date("2026-11-20T10:00:00Z"),
+  });
+
+/** What the generic partner's install postback of `facts` tells, as query parameters. */
+const queryOf = (facts: SendFacts) => {
+  const mediaSource = facts.attribution?.mediaSource;
+  if (!mediaSource) throw new Error("the facts have a winner");
   const config = parsePartnerConfig({
     id: "tracker",
     appId: APP_ID,
     partner: "generic",
-    mediaSources: [attribution.mediaSource],
+    mediaSources: [mediaSource],
     values: { endpoint: "https://tracker.example.com/pb" },
   });
-  const built = partnerRequestOf({
-    config,
-    facts: withAttribution(attribution),
-    event: null,
-    won: true,
-    attempt: 1,
-  });
+  const built = partnerRequestOf({ config, facts, event: null, won: true, attempt: 1 });
   if (!built.ok) throw new Error(built.problem);
-  return Object.fromEntries(new URL(built.request.url).searchParams);
+  return new URL(built.request.url).searchParams;
 };
 
-const withAttribution = (attribution: {
+/** What the generic partner's install postback tells of an iPhone's install so won. */
+const installParams = (attribution: {
   readonly mediaSource: string;
   readonly clickId: string | null;
   readonly campaignId: string;
   readonly adsetId: string;
 }) => {
-  const facts = sampleFacts({
-    appId: APP_ID,
-    platform: "ios",
-    mediaSource: attribution.mediaSource,
-    subject: { kind: "install", serviceId: "svc-1", ip: null, userAgent: null },
-    settings: { shareDeviceDataWithoutConsent: false },
-    now: new Date("2026-11-20T10:00:00Z"),
-  });
+  const facts = factsOf(attribution.mediaSource);
   if (!facts.attribution) throw new Error("the sample has an attribution");
-  return { ...facts, attribution: { ...facts.attribution, ...attribution } };
+  return Object.fromEntries(
+    queryOf({ ...facts, attribution: { ...facts.attribution, ...attribution } }),
+  );
 };
 
 describe("a partner's install postback", () => {
@@ -73,13 +76,6 @@ describe("a partner's install postback", () => {
   });
 
   it("names an iOS app's Android build by its Play package on an Android phone", () => {
-    const config = parsePartnerConfig({
-      id: "tracker",
-      appId: APP_ID,
-      partner: "generic",
-      mediaSources: ["unityads_int"],
-      values: { endpoint: "https://tracker.example.com/pb" },
-    });
     // An iOS app with an Android build: an Android phone installs it from Google Play.
     const app = {
       appId: APP_ID,
@@ -89,61 +85,21 @@ describe("a partner's install postback", () => {
       createdAt: "2026-11-01T00:00:00.000Z",
       links: { appStoreId: "1234567890", playPackage: "com.example.delivery.android" },
     };
-    const appIdSent = (platform: "android" | "ios") => {
-      const facts = sampleFacts({
-        appId: APP_ID,
-        platform,
-        mediaSource: "unityads_int",
-        subject: { kind: "install", serviceId: "svc-1", ip: null, userAgent: null },
-        settings: { shareDeviceDataWithoutConsent: false },
-        now: new Date("2026-11-20T10:00:00Z"),
-      });
-      const built = partnerRequestOf({
-        config,
-        facts: { ...facts, app },
-        event: null,
-        won: true,
-        attempt: 1,
-      });
-      if (!built.ok) throw new Error(built.problem);
-      return new URL(built.request.url).searchParams.get("app_id");
-    };
+    const appIdSent = (platform: "android" | "ios") =>
+      queryOf({ ...factsOf("unityads_int", platform), app }).get("app_id");
     expect(appIdSent("android")).toBe("com.example.delivery.android");
     expect(appIdSent("ios")).toBe(APP_ID);
   });
 
   it("tells a partner and the app's backend of an Android phone's reinstall, which the export cannot", () => {
-    const facts = sampleFacts({
-      appId: APP_ID,
-      platform: "android",
-      mediaSource: "unityads_int",
-      subject: { kind: "install", serviceId: "svc-1", ip: null, userAgent: null },
-      settings: { shareDeviceDataWithoutConsent: false },
-      now: new Date("2026-11-20T10:00:00Z"),
-    });
+    const facts = factsOf("unityads_int", "android");
     const base = facts.attribution;
     if (!base) throw new Error("the sample has an attribution");
-    const config = parsePartnerConfig({
-      id: "tracker",
-      appId: APP_ID,
-      partner: "generic",
-      mediaSources: ["unityads_int"],
-      values: { endpoint: "https://tracker.example.com/pb" },
-    });
     const sent = (reinstall: boolean) => {
-      const attribution = { ...base, installType: null, reinstall };
-      const built = partnerRequestOf({
-        config,
-        facts: { ...facts, attribution },
-        event: null,
-        won: true,
-        attempt: 1,
-      });
-      if (!built.ok) throw new Error(built.problem);
-      const body = JSON.parse(webhookBodyOf({ ...facts, attribution }, "snd_1"));
+      const told = { ...facts, attribution: { ...base, installType: null, reinstall } };
       return {
-        installType: new URL(built.request.url).searchParams.get("install_type"),
-        webhook: body.attribution,
+        installType: queryOf(told).get("install_type"),
+        webhook: JSON.parse(webhookBodyOf(told, "snd_1")).attribution,
       };
     };
     expect(sent(true)).toEqual({

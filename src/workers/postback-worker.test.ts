@@ -614,24 +614,9 @@ describe("the postback worker", () => {
       // The first attempt fails for a while; the owner switches the app off meanwhile.
       answer: () => ({ kind: "answer", status: ++answers === 1 ? 503 : 200 }),
     });
-    await t.organicInstalls(["o1"]);
-    const [first] = t.take();
-    if (!first) throw new Error("nothing queued");
-    await t.worker(t.message(first.job));
-    expect(t.sent).toHaveLength(1);
-    enabled = false;
-    const [second] = t.take();
-    if (!second) throw new Error("no second attempt queued");
-    t.tick((second.delaySeconds ?? 0) * 1000);
-    await t.worker(t.message(second.job));
-    expect(t.sent).toHaveLength(1);
-    expect(await stores.outbox.get(first.job.sendId)).toMatchObject({ state: "skipped" });
-    expect(
-      (await logOf(t.appId)).map((entry) => [entry.attempt, entry.verdict, entry.reason ?? null]),
-    ).toEqual([
-      [2, "skipped", "app_disabled"],
-      [1, "retry", null],
-    ]);
+    await skippedAtItsRetry(t, "o1", "app_disabled", () => {
+      enabled = false;
+    });
   });
 
   afterEach(() => {
@@ -649,6 +634,36 @@ describe("the postback worker", () => {
 
   const logOf = async (appId: string) =>
     (await stores.deliveryLog.listByApp(appId, { limit: 100 })).entries;
+
+  /**
+   * An organic install's send whose first attempt fails (the partner answers 503 first), then,
+   * after `meanwhile`, skipped at its retry for `reason`: one request made, the skip logged.
+   */
+  const skippedAtItsRetry = async (
+    t: Awaited<ReturnType<typeof setup>>,
+    serviceId: string,
+    reason: string,
+    meanwhile: () => void,
+  ) => {
+    await t.organicInstalls([serviceId]);
+    const [first] = t.take();
+    if (!first) throw new Error("nothing queued");
+    await t.worker(t.message(first.job));
+    expect(t.sent).toHaveLength(1);
+    meanwhile();
+    const [second] = t.take();
+    if (!second) throw new Error("no second attempt queued");
+    t.tick((second.delaySeconds ?? 0) * 1000);
+    await t.worker(t.message(second.job));
+    expect(t.sent).toHaveLength(1);
+    expect(await stores.outbox.get(first.job.sendId)).toMatchObject({ state: "skipped" });
+    expect(
+      (await logOf(t.appId)).map((entry) => [entry.attempt, entry.verdict, entry.reason ?? null]),
+    ).toEqual([
+      [2, "skipped", reason],
+      [1, "retry", null],
+    ]);
+  };
 
   const consent = (overrides: Partial<Consent>): Consent => ({
     gdprApplies: null,
@@ -704,24 +719,9 @@ describe("the postback worker", () => {
       installs,
       answer: () => ({ kind: "answer", status: 503, body: "busy" }),
     });
-    await t.organicInstalls(["d1"]);
-    const [first] = t.take();
-    if (!first) throw new Error("nothing queued");
-    await t.worker(t.message(first.job));
-    expect(t.sent).toHaveLength(1);
-    installs.d1 = { consent: consent({ adUserData: false }) };
-    const [second] = t.take();
-    if (!second) throw new Error("no second attempt queued");
-    t.tick((second.delaySeconds ?? 0) * 1000);
-    await t.worker(t.message(second.job));
-    expect(t.sent).toHaveLength(1);
-    expect(await stores.outbox.get(first.job.sendId)).toMatchObject({ state: "skipped" });
-    expect(
-      (await logOf(t.appId)).map((entry) => [entry.attempt, entry.verdict, entry.reason ?? null]),
-    ).toEqual([
-      [2, "skipped", "no_consent"],
-      [1, "retry", null],
-    ]);
+    await skippedAtItsRetry(t, "d1", "no_consent", () => {
+      installs.d1 = { consent: consent({ adUserData: false }) };
+    });
   });
 
   it("logs every skipped send with its reason, and warns of those that mean something went wrong", async () => {
