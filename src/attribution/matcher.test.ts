@@ -436,7 +436,7 @@ describe("matching by Apple Ads", () => {
     const { searchAds, asked } = apple(attributed(new Date(FIRST_OPEN - 2 * HOUR).toISOString()));
     const result = await match(
       ios(),
-      [touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone })],
+      [touch(3 * HOUR, { maid: IDFA, userAgent: AGENTS.iphone })],
       {},
       searchAds,
     );
@@ -455,6 +455,23 @@ describe("matching by Apple Ads", () => {
         clickId: null,
         params: { keyword_id: "87675432" },
       },
+    });
+  });
+
+  it("lets the advertising id's later click beat Apple's dated one, never its undated claim", async () => {
+    const dated = apple(attributed(new Date(FIRST_OPEN - 6 * DAY).toISOString()));
+    const recent = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
+    const result = await match(ios(), [recent], {}, dated.searchAds);
+    expect(result).toMatchObject({ method: "advertising_id", otherCandidates: 1 });
+    expect(winner(result)).toBe(recent.clickId);
+    // The same answer with its click later than the advertising id's: Apple's.
+    const later = apple(attributed(new Date(FIRST_OPEN - HOUR / 2).toISOString()));
+    expect(await match(ios(), [recent], {}, later.searchAds)).toMatchObject({
+      method: "search_ads",
+    });
+    const undated = apple(attributed(null));
+    expect(await match(ios(), [recent], {}, undated.searchAds)).toMatchObject({
+      method: "search_ads",
     });
   });
 
@@ -804,7 +821,7 @@ describe("probabilistic matching", () => {
     // 25 minutes before the tap, and it sent its clock.
     const click = touch(5 * MINUTE);
     const slow = {
-      firstOpenTime: new Date(FIRST_OPEN - 30 * MINUTE).toISOString(),
+      firstOpenTime: new Date(FIRST_OPEN - HOUR / 2).toISOString(),
       clockOffsetMs: 30 * MINUTE,
     };
     expect(await match(install(slow), [click])).toMatchObject({ confidence: "medium" });

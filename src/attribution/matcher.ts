@@ -5,7 +5,8 @@
  * first open wins:
  *
  * 1. click id: the Play install referrer's (the link host put it there) or the opening link's;
- * 2. Apple Ads: the install's AdServices token, resolved by Apple;
+ * 2. Apple Ads: the install's AdServices token, resolved by Apple; where Apple dates its click,
+ *    an advertising id's later click wins over it;
  * 3. advertising id: the install's GAID, or its IDFA only with the user's consent (ATT);
  * 4. probabilistic: a click from the same IP (IPv6 by /64) on a compatible device, minutes
  *    before the first open, on an OS where the app allows it; its confidence is what the
@@ -369,7 +370,7 @@ const bySearchAds = async (
   clock: InstallClock,
   settings: AttributionSettings,
   searchAds: SearchAds | undefined,
-): Promise<Match | undefined> => {
+): Promise<{ readonly match: Match; readonly dated: boolean } | undefined> => {
   if (facts.os !== "ios" || !facts.platformAdsToken || !searchAds) return undefined;
   const answer = await searchAds.resolve(facts.platformAdsToken);
   if (!answer.attribution) return undefined;
@@ -388,7 +389,10 @@ const bySearchAds = async (
     params: answer.keywordId ? { keyword_id: answer.keywordId } : {},
   };
   if (!inWindow(credit, clock, settings)) return undefined;
-  return matched("search_ads", { winner: credit, others: 0 }, clock, "high");
+  return {
+    match: matched("search_ads", { winner: credit, others: 0 }, clock, "high"),
+    dated: answer.clickDate !== null,
+  };
 };
 
 /** An IDFA counts only with the user's consent; a GAID always (the user may reset it). */
@@ -544,10 +548,29 @@ export const matchInstall = async (
       match: await byClickId(facts, clock, settings, lookups, referred),
       claim: true,
     }),
-    async () => ({
-      match: await bySearchAds(facts, clock, settings, install.searchAds),
-      claim: false,
-    }),
+    // Apple Ads and the advertising id both name the device: the later of their clicks wins,
+    // as last click does among the leading services' deterministic candidates, where Apple
+    // dates its click (a user who allowed tracking); Apple's undated claim stands first.
+    async () => {
+      const apple = await bySearchAds(facts, clock, settings, install.searchAds);
+      if (
+        apple?.match.kind !== "matched" ||
+        !apple.dated ||
+        apple.match.credit.touchType !== "click"
+      )
+        return { match: apple?.match, claim: false };
+      const device = await byAdvertisingId(facts, clock, settings, lookups);
+      if (
+        device?.kind !== "matched" ||
+        device.credit.touchType !== "click" ||
+        timeOf(device.credit.touchTime) <= timeOf(apple.match.credit.touchTime)
+      )
+        return { match: apple.match, claim: false };
+      return {
+        match: { ...device, otherCandidates: device.otherCandidates + 1 },
+        claim: true,
+      };
+    },
     async () => ({ match: await byAdvertisingId(facts, clock, settings, lookups), claim: true }),
     // Clicks alone, each claimed as it is tried.
     async () => ({

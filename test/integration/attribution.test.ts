@@ -10,17 +10,45 @@ import { tcString } from "../../src/domain/tcf.test-support.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { PIXEL } from "../support/agents.ts";
-import { androidInstallRequest } from "../support/installs.ts";
+import { androidInstallRequest, installRequest } from "../support/installs.ts";
+import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.attributed";
+const IOS_APP = "com.example.attributed.ios";
 const GAID = "38400000-8cf0-11bd-b23e-10b96e40000d";
+const HOUR_MS = 3_600_000;
+
+/** Apple's AdServices answer for each token the tests send: its click this long ago, or undated. */
+const APPLE_CLICKS: Record<string, number | null> = {
+  "asa-six-days": 6 * 24 * HOUR_MS,
+  "asa-half-hour": HOUR_MS / 2,
+  "asa-undated": null,
+};
+
+const appleAnswers = (token: string) => {
+  const ago = APPLE_CLICKS[token];
+  if (ago === undefined) return { status: 400 };
+  const answer = {
+    attribution: true,
+    orgId: 40669820,
+    campaignId: 542370539,
+    adGroupId: 542317095,
+    keywordId: 87675432,
+    adId: 542317136,
+    conversionType: "Download",
+    claimType: "Click",
+    ...(ago === null ? {} : { clickDate: new Date(Date.now() - ago).toISOString() }),
+  };
+  return { status: 200, body: JSON.stringify(answer) };
+};
 
 const androidInstall = androidInstallRequest;
 
 describe("attribution over HTTP", () => {
   let rt: TestRuntime;
   let keys: { sdkKey: string; serverKey: string };
+  let apple: MockNetwork;
 
   const attributionOf = (serviceId: string, key = keys.sdkKey) => rt.attributionOf(serviceId, key);
 
@@ -30,11 +58,15 @@ describe("attribution over HTTP", () => {
   };
 
   beforeAll(async () => {
-    rt = await startTestRuntime({ trustProxy: true });
+    apple = await startMockNetwork((request) => appleAnswers(request.body.toString()));
+    rt = await startTestRuntime({ trustProxy: true, appleAdsUrl: `${apple.url}/api/v1/` });
     keys = await rt.createApp(APP, "android");
   });
 
-  afterAll(() => rt?.dispose());
+  afterAll(async () => {
+    await rt?.dispose();
+    await apple?.close();
+  });
 
   it("matches an install to the tap whose click id the Play referrer brings back", async () => {
     const made = await rt.post(
@@ -107,6 +139,64 @@ describe("attribution over HTTP", () => {
     // price its first install paid (the export below says so).
     await install(androidInstall("by-maid-again", { maid: GAID }));
     expect(await attributionOf("by-maid-again")).toMatchObject({ media_source: "network_b" });
+  });
+
+  describe("Apple Ads and the advertising id", () => {
+    const IDFA = "6D92078A-8246-4BA4-AE5B-76104861E7DD";
+    let ios: { sdkKey: string; serverKey: string };
+
+    beforeAll(async () => {
+      ios = await rt.createApp(IOS_APP, "ios");
+      // A network's click on the IDFA two hours before the installs below first open.
+      const reported = await rt.post(
+        "/v1/touches",
+        {
+          touches: [
+            {
+              touch_type: "click",
+              touch_time: new Date(Date.now() - 2 * HOUR_MS).toISOString(),
+              media_source: "network_idfa",
+              maid: IDFA,
+            },
+          ],
+        },
+        ios.serverKey,
+      );
+      expect(reported.status).toBe(202);
+    });
+
+    const iosInstall = async (serviceId: string, token: string) => {
+      const body = installRequest(serviceId, {
+        first_open_time: new Date().toISOString(),
+        maid: IDFA,
+        att_status: "authorized",
+        platform_ads_token: token,
+      });
+      const response = await rt.post("/v1/installs", body, ios.sdkKey);
+      expect(response.status).toBe(202);
+      return rt.attributionOf(serviceId, ios.sdkKey);
+    };
+
+    it("credits the later click: a network's on the IDFA over Apple's dated six days back", async () => {
+      expect(await iosInstall("asa-old", "asa-six-days")).toMatchObject({
+        media_source: "network_idfa",
+        matching_type: "network",
+      });
+      expect(await iosInstall("asa-recent", "asa-half-hour")).toMatchObject({
+        media_source: "Apple Search Ads",
+        campaign_id: "542370539",
+        keyword_id: "87675432",
+      });
+      // Apple's standard answer gives no date: its claim stands.
+      expect(await iosInstall("asa-undated", "asa-undated")).toMatchObject({
+        media_source: "Apple Search Ads",
+      });
+      expect(apple.received.map((request) => request.body.toString()).sort()).toEqual([
+        "asa-half-hour",
+        "asa-six-days",
+        "asa-undated",
+      ]);
+    });
   });
 
   describe("consent", () => {
