@@ -44,6 +44,8 @@ export const startTestRuntime = async (
     dashboardTotp?: "off" | "admins";
     /** Postbacks may go to this machine's loopback addresses: the tests' mock partners. */
     postbacksAllowLoopback?: boolean;
+    /** Where Apple Ads tokens are resolved: a test's stand-in for Apple's AdServices API. */
+    appleAdsUrl?: string;
   } = {},
 ): Promise<TestRuntime> => {
   const { ratesCsv, ...config } = overrides;
