@@ -150,6 +150,36 @@ describe("the SKAdNetwork report", () => {
       });
     });
 
+    it("leave out a re-engagement's, which are not of the row's installs", () => {
+      const report = skadnetworkReport(
+        [
+          group({ sourceIdentifier: "5239", postbacks: 10 }),
+          group({ sourceIdentifier: "39", reengagement: true, postbacks: 100 }),
+          group({
+            sourceIdentifier: "39",
+            reengagement: true,
+            sequenceIndex: 1,
+            conversionValue: null,
+            coarseValue: "low",
+            postbacks: 60,
+          }),
+          group({
+            sourceIdentifier: "39",
+            sequenceIndex: 1,
+            conversionValue: null,
+            coarseValue: "medium",
+            postbacks: 5,
+          }),
+        ],
+        { schema: null, networks: {} },
+      );
+      expect(row(report, "39")).toMatchObject({
+        reengagements: 100,
+        later_postbacks: 5,
+        suffix_installs: 10,
+      });
+    });
+
     it("make the row of two digits a campaign of more has, with none of its own", () => {
       const report = skadnetworkReport([group({ sourceIdentifier: "5239", postbacks: 10 })], {
         schema: null,

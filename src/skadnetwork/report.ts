@@ -156,12 +156,13 @@ export const skadnetworkReport = (
         reengagements: campaign.reengagements + (won && kind === "reengagements" ? n : 0),
       });
     } else {
-      // A later window's postback names two digits: counted under them, had it more.
+      // A later window's postback names two digits: counted under them, had it more. A
+      // re-engagement's are not: its windows are its own, and the row's installs are not it.
       const suffix = suffixOf({
         identifier_field: identifierField,
         source_identifier: sourceIdentifier,
       });
-      if (suffix !== null) {
+      if (suffix !== null && !postback.reengagement) {
         const key = campaignKey(adNetworkId, identifierField, suffix);
         const seen = later.get(key)?.postbacks ?? 0;
         later.set(key, { adNetworkId, suffix, postbacks: seen + n });
