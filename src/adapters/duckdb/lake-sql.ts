@@ -40,9 +40,15 @@ export const parquetFilesUnder = async (dir: string): Promise<string[]> => {
 export const appParquetFiles = (lakeDir: string, table: LakeTable, appId: string) =>
   parquetFilesUnder(appDir(lakeDir, table, appId));
 
+/**
+ * `app_id` and `dt` read from a file's path: the app id as the text it is (DuckDB would make an
+ * id of digits, hex or a date a number or a date), the day as a date.
+ */
+const HIVE_COLUMNS = "hive_partitioning = true, hive_types = {'app_id': VARCHAR}";
+
 /** The Parquet files of one app's partitions, with `app_id` and `dt` read from the path. */
 export const appFilesRelation = (lakeDir: string, table: LakeTable, appId: string): string =>
-  `read_parquet(${sqlString(`${appDir(lakeDir, table, appId)}/*/*.parquet`)}, hive_partitioning = true, union_by_name = true)`;
+  `read_parquet(${sqlString(`${appDir(lakeDir, table, appId)}/*/*.parquet`)}, ${HIVE_COLUMNS}, union_by_name = true)`;
 
 /**
  * Listed Parquet files of one table, with `app_id` and `dt` read from their paths: a query
@@ -51,7 +57,7 @@ export const appFilesRelation = (lakeDir: string, table: LakeTable, appId: strin
 export const filesRelation = (table: LakeTable, files: readonly string[]): string =>
   files.length === 0
     ? emptyRelation(table)
-    : `read_parquet([${files.map(sqlString).join(", ")}], hive_partitioning = true, union_by_name = true)`;
+    : `read_parquet([${files.map(sqlString).join(", ")}], ${HIVE_COLUMNS}, union_by_name = true)`;
 
 /**
  * A lake file as listed. A rewrite of the lake (a purge, a compaction) reads a file, writes

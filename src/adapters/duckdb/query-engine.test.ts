@@ -33,6 +33,8 @@ const collect = async (rows: AsyncIterable<ExportRecord>) => {
   return out;
 };
 
+const NUMERIC_LOOKING_APPS = ["123456789", "0x1F", "2026-01-01"];
+
 describe("DuckDB query engine over the local lake", () => {
   let dir: string;
   let duckdb: DuckDBInstance;
@@ -116,6 +118,10 @@ describe("DuckDB query engine over the local lake", () => {
         event_id: "b1",
         event_time: "2026-11-01T10:00:00.000Z",
       }),
+      // App ids DuckDB would read from a path as a number, a hex number and a date.
+      ...NUMERIC_LOOKING_APPS.map((id) =>
+        lakeEvent({ app_id: id, event_id: `n-${id}`, event_time: "2026-11-01T10:00:00.000Z" }),
+      ),
     ]);
     await events.flush();
     // The same event delivered twice (an SDK retry): it must come out once.
@@ -171,6 +177,21 @@ describe("DuckDB query engine over the local lake", () => {
       currency: "EUR",
       revenue_usd: 5.4,
     });
+  });
+
+  it("exports an app id as the text it is, whatever it looks like", async () => {
+    for (const appId of NUMERIC_LOOKING_APPS) {
+      const snapshot = await engine.materialize({
+        appId,
+        since: new Date("2026-11-01T00:00:00Z"),
+        snapshotId: `s-id-${appId}`,
+      });
+      expect(await collect(engine.readPage(snapshot, 0, 10))).toEqual([
+        expect.objectContaining({ app_id: appId, event_id: `n-${appId}` }),
+      ]);
+      const page = await encoded(snapshot, 0, 10, "ndjson");
+      expect(JSON.parse(await text(page.body))).toMatchObject({ app_id: appId });
+    }
   });
 
   it("joins the latest attribution of the install, and nulls when there is none", async () => {
