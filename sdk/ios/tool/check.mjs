@@ -999,6 +999,26 @@ checking(
       "Postback.updateConversionValue",
     ])
       if (!found.includes(call)) problems.push(`${call} is never called`);
+    // Before 15.4 the first launch is registered, and the first window's value set, by the calls
+    // those versions have: reached only where no newer call's #available holds.
+    const older = [];
+    const visitOlder = (node, ifs) => {
+      const inside = node.type === "if_statement" ? [...ifs, node] : ifs;
+      const name = node.type === "call_expression" ? node.text.split("(")[0] : "";
+      if (/^SKAdNetwork\.(registerAppForAdNetworkAttribution|updateConversionValue)$/.test(name)) {
+        older.push(name);
+        if (guardedVersion(node, inside))
+          problems.push(`${name} is inside an #available it is never reached under`);
+        return;
+      }
+      for (const child of node.namedChildren) visitOlder(child, inside);
+    };
+    visitOlder(apple, []);
+    for (const call of [
+      "SKAdNetwork.registerAppForAdNetworkAttribution",
+      "SKAdNetwork.updateConversionValue",
+    ])
+      if (!older.includes(call)) problems.push(`${call} is never called (iOS 15.0 to 15.3)`);
 
     const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"));
     if (

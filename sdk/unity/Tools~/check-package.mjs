@@ -460,6 +460,13 @@ for (const path of swiftPlugins) {
     "Postback.updateConversionValue",
   ])
     if (!calls.includes(call)) problems.push(`${path}: ${call} is never called`);
+  // Before iOS 15.4 the first launch is registered, and the first window's value set, by the
+  // calls those versions have.
+  for (const call of [
+    "SKAdNetwork.registerAppForAdNetworkAttribution()",
+    "SKAdNetwork.updateConversionValue(value)",
+  ])
+    if (!read(path).includes(call)) problems.push(`${path}: ${call} is never called`);
   check(`${path} calls SKAdNetwork and AdAttributionKit only behind #available`, problems);
   const source = read(path);
   const conditions = swiftConditions(source);

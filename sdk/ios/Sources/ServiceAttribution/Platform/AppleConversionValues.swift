@@ -47,6 +47,10 @@ final class AppleConversionValues: ConversionValueSink {
             SKAdNetwork.updatePostbackConversionValue(0) { error in
                 if let error = error { failed("SKAdNetwork: \(error.localizedDescription)") }
             }
+        } else {
+            // Before 15.4 this is the call that registers the first launch: without one, Apple
+            // makes no postback at all for the install.
+            SKAdNetwork.registerAppForAdNetworkAttribution()
         }
         #endif
         #if os(iOS) && canImport(AdAttributionKit)
@@ -77,6 +81,10 @@ final class AppleConversionValues: ConversionValueSink {
                     if let error = error { failed("SKAdNetwork: \(error.localizedDescription)") }
                 }
             }
+        } else if call.window == 0, let value = call.fine {
+            // Before 15.4 (SKAdNetwork 3, one postback): the first window's fine value, by the
+            // call those versions have, which answers nothing.
+            SKAdNetwork.updateConversionValue(value)
         }
         #endif
         #if os(iOS) && canImport(AdAttributionKit)

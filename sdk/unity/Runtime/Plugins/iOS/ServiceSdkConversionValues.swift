@@ -7,7 +7,9 @@
 // - iOS 16.1 and later: SKAdNetwork.updatePostbackConversionValue(_:coarseValue:lockWindow:).
 // - iOS 15.4 to 16.0: updatePostbackConversionValue(_:), the first window's fine value alone
 //   (SKAdNetwork 3: one postback, fine values only).
-// - Before iOS 15.4: nothing (the calls there are deprecated).
+// - Before iOS 15.4: registerAppForAdNetworkAttribution() at the first launch, and
+//   updateConversionValue(_:) with the first window's fine value (without a call at the first
+//   launch Apple makes no postback at all for the install).
 // - iOS 17.4 and later, also: Postback.updateConversionValue(_:coarseConversionValue:lockPostback:);
 //   from iOS 18, Postback.updateConversionValue(_:) with a PostbackUpdate naming the install's
 //   conversions alone (`conversionTypes: [.install]`), as the iOS SDK does. On iOS 18 an update
@@ -104,6 +106,8 @@ public func serviceSdkRegisterConversion(_ refused: ServiceSdkRefused?) {
         SKAdNetwork.updatePostbackConversionValue(0) { error in
             if let error = error { serviceSdkReport(refused, "SKAdNetwork: \(error.localizedDescription)") }
         }
+    } else {
+        SKAdNetwork.registerAppForAdNetworkAttribution()
     }
     #if canImport(AdAttributionKit)
     if #available(iOS 17.4, *) {
@@ -141,6 +145,8 @@ public func serviceSdkUpdateConversionValue(
                 if let error = error { serviceSdkReport(refused, "SKAdNetwork: \(error.localizedDescription)") }
             }
         }
+    } else if window == 0 && fine >= 0 {
+        SKAdNetwork.updateConversionValue(value)
     }
     #if canImport(AdAttributionKit)
     if #available(iOS 17.4, *) {
