@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { everyInstallStored } from "../../test/support/installs.ts";
 import {
   type DeletionRequest,
   type DeletionStore,
@@ -74,8 +75,8 @@ describe("deletion requests", () => {
   it("store one request of two calls at once, answered to both", async () => {
     const deletions = memoryDeletions();
     const [first, second] = await Promise.all([
-      requestDeletion("com.a", "s1", deletions),
-      requestDeletion("com.a", "s1", deletions),
+      requestDeletion("com.a", "s1", { deletions: deletions, installs: everyInstallStored }),
+      requestDeletion("com.a", "s1", { deletions: deletions, installs: everyInstallStored }),
     ]);
     expect(second.request_id).toBe(first.request_id);
     expect(await deletions.listByInstall("com.a", "s1")).toHaveLength(1);
@@ -87,10 +88,19 @@ describe("deletion requests", () => {
     const deletions = memoryDeletions();
     // An index that has not seen the install's requests yet.
     const behind = { ...deletions, listByInstall: async () => [] };
-    const first = await requestDeletion("com.a", "s1", behind);
-    expect((await requestDeletion("com.a", "s1", behind)).request_id).toBe(first.request_id);
+    const first = await requestDeletion("com.a", "s1", {
+      deletions: behind,
+      installs: everyInstallStored,
+    });
+    expect(
+      (await requestDeletion("com.a", "s1", { deletions: behind, installs: everyInstallStored }))
+        .request_id,
+    ).toBe(first.request_id);
     await deletions.setStatus(first.request_id, "completed", at(5).toISOString());
-    const next = await requestDeletion("com.a", "s1", behind);
+    const next = await requestDeletion("com.a", "s1", {
+      deletions: behind,
+      installs: everyInstallStored,
+    });
     expect(next.request_id).not.toBe(first.request_id);
     expect(next.status).toBe("pending");
     expect(await deletions.listByInstall("com.a", "s1")).toHaveLength(2);
@@ -112,9 +122,18 @@ describe("deletion requests", () => {
 
   it("answer a repeat with the open request instead of making another", async () => {
     const deletions = memoryDeletions();
-    const first = await requestDeletion("com.a", "s1", deletions);
-    const again = await requestDeletion("com.a", "s1", deletions);
-    const other = await requestDeletion("com.a", "s2", deletions);
+    const first = await requestDeletion("com.a", "s1", {
+      deletions: deletions,
+      installs: everyInstallStored,
+    });
+    const again = await requestDeletion("com.a", "s1", {
+      deletions: deletions,
+      installs: everyInstallStored,
+    });
+    const other = await requestDeletion("com.a", "s2", {
+      deletions: deletions,
+      installs: everyInstallStored,
+    });
     expect(again.request_id).toBe(first.request_id);
     expect(other.request_id).not.toBe(first.request_id);
     expect(await deletions.listByApp("com.a")).toHaveLength(2);
@@ -122,14 +141,27 @@ describe("deletion requests", () => {
     expect(deletions.marked).toEqual([first.request_id]);
     // Taken up by the purge: the repeat answers it, and tells the exports again too.
     await deletions.setStatus(first.request_id, "in_progress", "2026-11-01T00:00:00.000Z");
-    expect((await requestDeletion("com.a", "s1", deletions)).status).toBe("in_progress");
+    expect(
+      (await requestDeletion("com.a", "s1", { deletions: deletions, installs: everyInstallStored }))
+        .status,
+    ).toBe("in_progress");
     expect(deletions.marked).toEqual([first.request_id, first.request_id]);
   });
 
   it("are purged one by one: a failing one stays open and holds back no other", async () => {
     const deletions = memoryDeletions();
-    const failing = await requestDeletion("com.a", "broken", deletions, at(1));
-    const fine = await requestDeletion("com.a", "fine", deletions, at(2));
+    const failing = await requestDeletion(
+      "com.a",
+      "broken",
+      { deletions: deletions, installs: everyInstallStored },
+      at(1),
+    );
+    const fine = await requestDeletion(
+      "com.a",
+      "fine",
+      { deletions: deletions, installs: everyInstallStored },
+      at(2),
+    );
     const purged: string[][] = [];
     const run = purgeOpenRequests({
       ...noopStores,
@@ -159,8 +191,18 @@ describe("deletion requests", () => {
 
   it("leave an app's requests open when its lake pass fails, and go on with other apps", async () => {
     const deletions = memoryDeletions();
-    const broken = await requestDeletion("com.broken", "s1", deletions, at(1));
-    const fine = await requestDeletion("com.fine", "s2", deletions, at(2));
+    const broken = await requestDeletion(
+      "com.broken",
+      "s1",
+      { deletions: deletions, installs: everyInstallStored },
+      at(1),
+    );
+    const fine = await requestDeletion(
+      "com.fine",
+      "s2",
+      { deletions: deletions, installs: everyInstallStored },
+      at(2),
+    );
     const run = purgeOpenRequests({
       ...noopStores,
       deletions,
@@ -181,10 +223,30 @@ describe("deletion requests", () => {
 
   it("purge an app's requests in one lake pass, an app at a time, the app of the oldest first", async () => {
     const deletions = memoryDeletions();
-    await requestDeletion("com.a", "a1", deletions, at(2));
-    await requestDeletion("com.b", "b1", deletions, at(1));
-    await requestDeletion("com.a", "a2", deletions, at(3));
-    await requestDeletion("com.b", "b2", deletions, at(4));
+    await requestDeletion(
+      "com.a",
+      "a1",
+      { deletions: deletions, installs: everyInstallStored },
+      at(2),
+    );
+    await requestDeletion(
+      "com.b",
+      "b1",
+      { deletions: deletions, installs: everyInstallStored },
+      at(1),
+    );
+    await requestDeletion(
+      "com.a",
+      "a2",
+      { deletions: deletions, installs: everyInstallStored },
+      at(3),
+    );
+    await requestDeletion(
+      "com.b",
+      "b2",
+      { deletions: deletions, installs: everyInstallStored },
+      at(4),
+    );
     const passes: [string, string[]][] = [];
     const outcome = await purgeOpenRequests({
       ...noopStores,
@@ -206,8 +268,18 @@ describe("deletion requests", () => {
 
   it("take up apps a run took up before after the others, so that one cannot hold them back", async () => {
     const deletions = memoryDeletions();
-    const stuck = await requestDeletion("com.stuck", "s1", deletions, at(1));
-    await requestDeletion("com.new", "n1", deletions, at(2));
+    const stuck = await requestDeletion(
+      "com.stuck",
+      "s1",
+      { deletions: deletions, installs: everyInstallStored },
+      at(1),
+    );
+    await requestDeletion(
+      "com.new",
+      "n1",
+      { deletions: deletions, installs: everyInstallStored },
+      at(2),
+    );
     // A run took it up and was stopped (its timeout) or failed before completing it.
     await deletions.setStatus(stuck.request_id, "in_progress", at(3).toISOString());
     const passes: string[] = [];
@@ -226,8 +298,18 @@ describe("deletion requests", () => {
 
   it("take up no further app once the run's time is out, leaving it open for a later run", async () => {
     const deletions = memoryDeletions();
-    const first = await requestDeletion("com.a", "a1", deletions, at(1));
-    const second = await requestDeletion("com.b", "b1", deletions, at(2));
+    const first = await requestDeletion(
+      "com.a",
+      "a1",
+      { deletions: deletions, installs: everyInstallStored },
+      at(1),
+    );
+    const second = await requestDeletion(
+      "com.b",
+      "b1",
+      { deletions: deletions, installs: everyInstallStored },
+      at(2),
+    );
     let clock = 1_000;
     const lake = {
       purgeInstalls: async () => {
@@ -258,7 +340,10 @@ describe("deletion requests", () => {
 
   it("stay open while the install's tombstone could not be taken out, to be tried again", async () => {
     const deletions = memoryDeletions();
-    const request = await requestDeletion("com.a", "s1", deletions);
+    const request = await requestDeletion("com.a", "s1", {
+      deletions: deletions,
+      installs: everyInstallStored,
+    });
     const run = purgeOpenRequests({
       ...noopStores,
       deletions: {
@@ -301,8 +386,18 @@ describe("deletion requests", () => {
 
     it("save a pass out of time, and complete its requests, only them, when the next run ends it", async () => {
       const deletions = memoryDeletions();
-      const a1 = await requestDeletion("com.a", "a1", deletions, at(1));
-      const a2 = await requestDeletion("com.a", "a2", deletions, at(2));
+      const a1 = await requestDeletion(
+        "com.a",
+        "a1",
+        { deletions: deletions, installs: everyInstallStored },
+        at(1),
+      );
+      const a2 = await requestDeletion(
+        "com.a",
+        "a2",
+        { deletions: deletions, installs: everyInstallStored },
+        at(2),
+      );
       const lake = slowLake(5);
       let clock = 0;
       const run = () =>
@@ -320,7 +415,12 @@ describe("deletion requests", () => {
       expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["a1", "a2"]);
 
       // Made between the runs: it waits for the pass after this one.
-      const a3 = await requestDeletion("com.a", "a3", deletions, at(3));
+      const a3 = await requestDeletion(
+        "com.a",
+        "a3",
+        { deletions: deletions, installs: everyInstallStored },
+        at(3),
+      );
       clock = 1_000;
       expect(await run()).toEqual({ completed: 2, deferred: 1 });
       expect(lake.passes.slice(1)).toEqual([
@@ -343,7 +443,12 @@ describe("deletion requests", () => {
 
     it("go on with a saved pass over several runs, each from where the one before stopped", async () => {
       const deletions = memoryDeletions();
-      await requestDeletion("com.a", "a1", deletions, at(1));
+      await requestDeletion(
+        "com.a",
+        "a1",
+        { deletions: deletions, installs: everyInstallStored },
+        at(1),
+      );
       const lake = slowLake(7);
       // Each run's time lets its pass take two keys.
       const outcomes = [];
@@ -370,7 +475,12 @@ describe("deletion requests", () => {
       const deletions = memoryDeletions();
       const count = PASS_INSTALLS_AT_MOST + 2;
       for (let i = 0; i < count; i++) {
-        await requestDeletion("com.a", `s${i}`, deletions, new Date(at(0).getTime() + i));
+        await requestDeletion(
+          "com.a",
+          `s${i}`,
+          { deletions: deletions, installs: everyInstallStored },
+          new Date(at(0).getTime() + i),
+        );
       }
       const lake = slowLake(1);
       const run = () =>
@@ -387,7 +497,12 @@ describe("deletion requests", () => {
 
     it("keep a saved pass and its requests open when the pass fails", async () => {
       const deletions = memoryDeletions();
-      const a1 = await requestDeletion("com.a", "a1", deletions, at(1));
+      const a1 = await requestDeletion(
+        "com.a",
+        "a1",
+        { deletions: deletions, installs: everyInstallStored },
+        at(1),
+      );
       await deletions.savePass("com.a", { serviceIds: ["a1"], position: "3" });
       const run = purgeOpenRequests({
         ...noopStores,
@@ -409,7 +524,12 @@ describe("deletion requests", () => {
     it("drop a saved pass none of whose requests is open, and start one afresh", async () => {
       const deletions = memoryDeletions();
       await deletions.savePass("com.a", { serviceIds: ["gone-before"], position: "3" });
-      const a1 = await requestDeletion("com.a", "a1", deletions, at(1));
+      const a1 = await requestDeletion(
+        "com.a",
+        "a1",
+        { deletions: deletions, installs: everyInstallStored },
+        at(1),
+      );
       const lake = slowLake(1);
       expect(
         await purgeOpenRequests({ ...noopStores, deletions, lake, remainingMs: () => 1_000 }),
@@ -422,7 +542,12 @@ describe("deletion requests", () => {
 
   it("give the lake no pass to stop where runs have no timeout, and save none", async () => {
     const deletions = memoryDeletions();
-    await requestDeletion("com.a", "a1", deletions, at(1));
+    await requestDeletion(
+      "com.a",
+      "a1",
+      { deletions: deletions, installs: everyInstallStored },
+      at(1),
+    );
     const given: (LakePass | undefined)[] = [];
     const outcome = await purgeOpenRequests({
       ...noopStores,

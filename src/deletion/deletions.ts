@@ -14,6 +14,7 @@ import {
   type DeletionStore,
   PASS_INSTALLS_AT_MOST,
   type SavedPass,
+  type TombstoneOptions,
 } from "../ports/deletions.ts";
 import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
 import type { LakePurger } from "../ports/lake.ts";
@@ -53,13 +54,18 @@ const MAX_REQUESTS_PER_INSTALL = 1_000;
 export const requestDeletion = async (
   appId: string,
   serviceId: string,
-  deletions: DeletionStore,
+  deps: { deletions: DeletionStore; installs: Pick<InstallStore, "get"> },
   now = new Date(),
 ): Promise<DeletionAnswer> => {
+  const { deletions } = deps;
   const made = await deletions.listByInstall(appId, serviceId);
+  // Exports' earlier snapshots are withdrawn only for an install that has data: the request of
+  // an id the app never stored (anyone with the app's public key may make one) leaves them be.
+  // An install stored after this read had sent nothing before it: its events wait for it.
+  const tombstone = { moveVersion: (await deps.installs.get(appId, serviceId)) !== undefined };
   // A repeat (an SDK retry) answers the request already made, so retries cannot pile up.
   const existing = made.find((d) => d.status !== "completed");
-  if (existing) return repeated(existing, deletions);
+  if (existing) return repeated(existing, deletions, tombstone);
   // The install's next number, unless a call made it meanwhile (or the list was behind, as an
   // index can be): then that request is the answer while it is open, and the next number is
   // tried once it is completed.
@@ -72,9 +78,9 @@ export const requestDeletion = async (
       requestedAt: now.toISOString(),
       completedAt: null,
     };
-    if (await deletions.create(request)) return answer(request);
+    if (await deletions.create(request, tombstone)) return answer(request);
     const stored = await deletions.get(request.requestId);
-    if (stored && stored.status !== "completed") return repeated(stored, deletions);
+    if (stored && stored.status !== "completed") return repeated(stored, deletions, tombstone);
   }
   throw new Error(`No deletion request could be stored for install ${serviceId}.`);
 };
@@ -82,13 +88,14 @@ export const requestDeletion = async (
 /**
  * A request already made, answered again. The call that made it may have failed after storing
  * it, before its tombstone was added: exports must see it now, whether or not the purge has
- * taken the request up.
+ * taken the request up. Marked already, it changes nothing.
  */
 const repeated = async (
   request: DeletionRequest,
   deletions: DeletionStore,
+  tombstone: TombstoneOptions,
 ): Promise<DeletionAnswer> => {
-  await deletions.markTombstone(request);
+  await deletions.markTombstone(request, tombstone);
   return answer(request);
 };
 

@@ -237,7 +237,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
-    uses: { tables: { deletions: "request" } },
+    uses: { tables: { installs: "get", deletions: "request" } },
   },
   {
     id: "consent",

@@ -43,18 +43,29 @@ export interface SavedPass {
   readonly position: string;
 }
 
+export interface TombstoneOptions {
+  /**
+   * Whether an export's earlier snapshots are withdrawn (true unless false): needed only where
+   * the install has data a snapshot could hold.
+   */
+  readonly moveVersion?: boolean;
+}
+
 export interface DeletionStore {
   /**
-   * Stores a new request, then adds its install to the app's tombstones: true. False when a
-   * request with its id is stored already (made by another call meanwhile): nothing is written.
+   * Stores a new request, then marks its tombstone (`markTombstone`, with the same options):
+   * true. False when a request with its id is stored already (made by another call meanwhile):
+   * nothing is written.
    */
-  create(request: DeletionRequest): Promise<boolean>;
+  create(request: DeletionRequest, options?: TombstoneOptions): Promise<boolean>;
   /**
-   * Adds a stored, pending request's install to its app's tombstones (again: adding is
-   * idempotent), and moves their version on, for an open request the purge has taken up too.
-   * A repeat of a request calls it, which completes a `create` that failed after storing.
+   * Adds a stored, pending request's install to its app's tombstones, and moves their version
+   * on (unless `moveVersion` is false), for an open request the purge has taken up too; only
+   * where the install is not there already, so a request moves the version once however often
+   * it is asked again. A repeat of a request calls it, which completes a `create` that failed
+   * after storing.
    */
-  markTombstone(request: DeletionRequest): Promise<void>;
+  markTombstone(request: DeletionRequest, options?: TombstoneOptions): Promise<void>;
   /**
    * Takes a completed request's install out of its app's tombstones, which keeps them to the
    * open requests: the by-app list leaves it out from then on. The version stays.

@@ -477,6 +477,65 @@ describe("a purge beside the rest of the service's work", () => {
     await completed(app, third.request_id);
   });
 
+  it("withdraws an export's snapshot once for an install with data, and never for an id the app never had", async () => {
+    const app = await rt.createApp("com.example.deleting.paged", "android");
+    const since = Math.floor(Date.now() / 1000) - 3_600;
+    for (const serviceId of ["paged-a", "paged-b"]) {
+      const installed = await rt.post(
+        "/v1/installs",
+        installRequest(serviceId, { os: "android", first_open_time: minutesAgo(50) }),
+        app.sdkKey,
+      );
+      expect(installed.status).toBe(202);
+      const sent = await rt.post(
+        "/v1/events",
+        {
+          events: [0, 1].map((i) => ({
+            event_id: `${serviceId}-${i}`,
+            service_id: serviceId,
+            event_type: "LEVEL_START",
+            event_time: minutesAgo(40 - i),
+          })),
+        },
+        app.sdkKey,
+      );
+      expect(((await sent.json()) as { accepted: number }).accepted).toBe(2);
+    }
+    await rt.flush();
+    const firstPage = async () => {
+      const page = await rt.get(`/api/v1/export?timestamp=${since}&limit=1`, app.serverKey);
+      expect(page.status).toBe(200);
+      await page.arrayBuffer();
+      return page.headers.get(SNAPSHOT_HEADER);
+    };
+    const secondPage = async (snapshot: string | null) => {
+      const page = await rt.get(
+        `/api/v1/export?timestamp=${since}&limit=1&offset=1&snapshot=${snapshot}`,
+        app.serverKey,
+      );
+      await page.arrayBuffer();
+      return page.status;
+    };
+    const requestDeletion = async (serviceId: string) => {
+      const answer = await rt.fetch(`/v1/installs/${serviceId}`, { method: "DELETE" }, app.sdkKey);
+      expect(answer.status).toBe(202);
+      await answer.arrayBuffer();
+    };
+
+    // Anyone with the app's public key may name an id: one the app never had withdraws nothing.
+    let snapshot = await firstPage();
+    await requestDeletion("never-installed-9d1e");
+    await requestDeletion("never-installed-9d1e");
+    expect(await secondPage(snapshot)).toBe(200);
+    // An install with data withdraws the snapshots made before its request, once: asked again,
+    // the request changes nothing.
+    await requestDeletion("paged-a");
+    expect(await secondPage(snapshot)).toBe(422);
+    snapshot = await firstPage();
+    await requestDeletion("paged-a");
+    expect(await secondPage(snapshot)).toBe(200);
+  });
+
   it("leaves another app's export alone when its install has the deleted install's id", async () => {
     const shared = "device-id-in-two-apps";
     const deleting = await rt.createApp("com.example.deleting.one", "android");

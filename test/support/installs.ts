@@ -1,5 +1,5 @@
 /** An install as the stores keep it, for tests: every field set, overridable. */
-import type { Install } from "../../src/ports/installs.ts";
+import type { Install, InstallStore } from "../../src/ports/installs.ts";
 
 export const storedInstall = (
   appId: string,
@@ -29,6 +29,11 @@ export const storedInstall = (
   receivedAt: "2026-11-01T10:00:01.000Z",
   ...overrides,
 });
+
+/** An install store that has every install asked for. */
+export const everyInstallStored: Pick<InstallStore, "get"> = {
+  get: async (appId, serviceId) => storedInstall(appId, serviceId),
+};
 
 /** The IDFV `installRequest` sends. */
 export const REQUEST_IDFV = "6D92078A-8246-4BA4-AE5B-76104861E7DC";

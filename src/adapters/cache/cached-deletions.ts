@@ -61,8 +61,9 @@ export const cachedDeletionStore = (store: DeletionStore): DeletionStore => {
     listByInstall: async (appId, serviceId) => [
       ...(byInstallOf(await listByApp(appId)).get(serviceId) ?? []),
     ],
-    create: (request) => writing(request.appId, () => store.create(request)),
-    markTombstone: (request) => writing(request.appId, () => store.markTombstone(request)),
+    create: (request, options) => writing(request.appId, () => store.create(request, options)),
+    markTombstone: (request, options) =>
+      writing(request.appId, () => store.markTombstone(request, options)),
     clearTombstone: (request) => writing(request.appId, () => store.clearTombstone(request)),
     setStatus: (requestId, status, at) =>
       writing(undefined, () => store.setStatus(requestId, status, at)),

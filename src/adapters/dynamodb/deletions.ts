@@ -78,7 +78,7 @@ export const createDeletionStore = (
   const listByApp = (appId: string) => listWhere(BY_APP, appId);
   const tombstones = createTombstones(doc, table, listByApp);
   return {
-    async create(request) {
+    async create(request, options) {
       const stored = await conditionHolds(() =>
         doc.send(
           new PutCommand({
@@ -89,7 +89,7 @@ export const createDeletionStore = (
         ),
       );
       // After the request, so a tombstone names only a stored request.
-      if (stored) await tombstones.mark(request);
+      if (stored) await tombstones.mark(request, options);
       return stored;
     },
     markTombstone: tombstones.mark,

@@ -474,19 +474,33 @@ describe("DynamoDB stores", () => {
     // A request that could not be stored (its id taken) adds nothing.
     expect(await deletions.create(deletionRequest("t2", "com.tomb", "s9", 3))).toBe(false);
     expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s1", "s2"], version: 2 });
-    // Added again (a repeat, or an update retried after it was applied): the set is the same,
-    // the version moves on.
+    // Marked again (a repeat, or an update retried after it was applied): nothing changes, the
+    // version neither, so asking again withdraws no export's snapshot.
     await deletions.markTombstone(first);
-    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s1", "s2"], version: 3 });
+    await deletions.markTombstone({ ...first, status: "in_progress" });
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s1", "s2"], version: 2 });
     // Completed: listed by app from then on, so the version stays.
     await deletions.clearTombstone(first);
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s2"], version: 2 });
+    // Marked once the purge took it up, its install never added (a create that failed after
+    // storing): the exports are told, the install is not added.
+    const third = deletionRequest("t3", "com.tomb", "s3", 3);
+    await deletions.markTombstone({ ...third, status: "in_progress" });
     expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s2"], version: 3 });
-    // Marked again once the purge took it up: the exports are told, the install is not added.
-    const second = deletionRequest("t2", "com.tomb", "s2", 2);
-    await deletions.markTombstone({ ...second, status: "in_progress" });
-    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s2"], version: 4 });
-    await deletions.clearTombstone(second);
-    expect(await sorted("com.tomb")).toEqual({ serviceIds: [], version: 4 });
+    await deletions.clearTombstone(deletionRequest("t2", "com.tomb", "s2", 2));
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: [], version: 3 });
+    // An install with nothing to withdraw: added, the version kept; marked again with the
+    // version asked for, it is there already, and nothing moves.
+    const unknown = deletionRequest("t4", "com.tomb", "s4", 4);
+    expect(await deletions.create(unknown, { moveVersion: false })).toBe(true);
+    await deletions.markTombstone(unknown);
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s4"], version: 3 });
+    // A new app's first such request makes an item its completion can take the install from.
+    const fresh = deletionRequest("t5", "com.tomb.fresh", "f1", 5);
+    await deletions.create(fresh, { moveVersion: false });
+    expect(await sorted("com.tomb.fresh")).toEqual({ serviceIds: ["f1"], version: 0 });
+    await deletions.clearTombstone(fresh);
+    expect(await sorted("com.tomb.fresh")).toEqual({ serviceIds: [], version: 0 });
   });
 
   /** Ids of the longest kind, so that some 3,200 fill a tombstones item's 400 KB. */

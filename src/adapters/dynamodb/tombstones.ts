@@ -5,8 +5,9 @@
  * request the moment its install is added, with no index's lag and no clock; completed
  * requests, long listed by the by-app index, are read there. The item has no `appId` or
  * `openStatus`, so no index holds it, and its key is never a request id (those are UUIDs).
- * Adding to a set is idempotent, so an SDK retry of an update DynamoDB had applied changes
- * nothing but the version, which only costs an export one more snapshot. An item grows to
+ * An install is added once: a repeat of its request, or an update retried after DynamoDB had
+ * applied it, finds it there and changes nothing, the version included, so that asking again
+ * never withdraws an export's snapshot. An item grows to
  * DynamoDB's 400 KB (some 3,000 to 10,000 installs, by their ids' length) only when requests
  * come faster than the purge completes them; a full one sheds the installs the by-app index
  * has listed for a while, which exports read there anyway.
@@ -55,14 +56,24 @@ export const createTombstones = (
     return { serviceIds: [...(item?.serviceIds ?? [])], version: item?.version ?? 0 };
   };
 
-  const add = (request: DeletionRequest) =>
-    doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: tombstonesKey(request.appId),
-        UpdateExpression: "ADD serviceIds :ids, version :one",
-        ExpressionAttributeValues: { ":ids": new Set([request.serviceId]), ":one": 1 },
-      }),
+  /** Whether the install was not there: added now, or (`alone`) the version moved alone. */
+  const unlessHeld = "attribute_not_exists(serviceIds) OR NOT contains(serviceIds, :id)";
+  const add = (request: DeletionRequest, moveVersion: boolean) =>
+    conditionHolds(() =>
+      doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: tombstonesKey(request.appId),
+          // Adding 0 makes the version of a new item, which taking an install out needs.
+          UpdateExpression: "ADD serviceIds :ids, version :step",
+          ConditionExpression: unlessHeld,
+          ExpressionAttributeValues: {
+            ":ids": new Set([request.serviceId]),
+            ":id": request.serviceId,
+            ":step": moveVersion ? 1 : 0,
+          },
+        }),
+      ),
     );
 
   /**
@@ -100,27 +111,33 @@ export const createTombstones = (
   return {
     read,
     /**
-     * Adds a pending request's install and moves the version on, in one update; for a request
-     * the purge has taken up, only moves the version on (the by-app index lists it by then, and
-     * the purge takes its install out).
+     * Adds a pending request's install, and moves the version on where asked, in one update;
+     * for a request the purge has taken up, only moves the version on where asked (the by-app
+     * index lists it by then, and the purge takes its install out). Either only when the
+     * install is not there already: marked once, a request never moves the version again.
      */
-    async mark(request: DeletionRequest) {
+    async mark(request: DeletionRequest, options: { moveVersion?: boolean } = {}) {
+      const moveVersion = options.moveVersion ?? true;
       if (request.status !== "pending") {
-        await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: tombstonesKey(request.appId),
-            UpdateExpression: "ADD version :one",
-            ExpressionAttributeValues: { ":one": 1 },
-          }),
+        if (!moveVersion) return;
+        await conditionHolds(() =>
+          doc.send(
+            new UpdateCommand({
+              TableName: table,
+              Key: tombstonesKey(request.appId),
+              UpdateExpression: "ADD version :one",
+              ConditionExpression: unlessHeld,
+              ExpressionAttributeValues: { ":one": 1, ":id": request.serviceId },
+            }),
+          ),
         );
         return;
       }
       try {
-        await add(request);
+        await add(request, moveVersion);
       } catch (error) {
         if (!isItemFull(error) || !(await shedListed(request))) throw error;
-        await add(request);
+        await add(request, moveVersion);
       }
     },
     /**

@@ -5,7 +5,7 @@
  */
 import { ListObjectVersionsCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
-import { storedInstall } from "../../../test/support/installs.ts";
+import { everyInstallStored, storedInstall } from "../../../test/support/installs.ts";
 import { purgeEnv } from "../../config/aws-env.ts";
 import { type PurgeDeps, purgeOpenRequests, requestDeletion } from "../../deletion/deletions.ts";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
@@ -41,8 +41,18 @@ describe("the purge on AWS", () => {
       await stores.customerUsers.put(APP, `user-${id}`, id, "2026-11-01T10:00:00.000Z");
     }
     // Old enough to be purged, and one made a minute ago that Firehose may still be delivering.
-    const old = await requestDeletion(APP, "gone", stores.deletions, minutesAgo(30));
-    const young = await requestDeletion(APP, "young", stores.deletions, minutesAgo(1));
+    const old = await requestDeletion(
+      APP,
+      "gone",
+      { deletions: stores.deletions, installs: everyInstallStored },
+      minutesAgo(30),
+    );
+    const young = await requestDeletion(
+      APP,
+      "young",
+      { deletions: stores.deletions, installs: everyInstallStored },
+      minutesAgo(1),
+    );
 
     const s3 = createVersionedS3({ versioned: [LAKE] });
     const key = `events/app_id=${APP}/dt=2026-11-01/events-1-2026-11-01-10-00-00-abc`;
@@ -144,8 +154,18 @@ describe("the purge on AWS", () => {
     const app = "com.example.two";
     const stores = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const requests = [
-      await requestDeletion(app, "first", stores.deletions, minutesAgo(30)),
-      await requestDeletion(app, "second", stores.deletions, minutesAgo(20)),
+      await requestDeletion(
+        app,
+        "first",
+        { deletions: stores.deletions, installs: everyInstallStored },
+        minutesAgo(30),
+      ),
+      await requestDeletion(
+        app,
+        "second",
+        { deletions: stores.deletions, installs: everyInstallStored },
+        minutesAgo(20),
+      ),
     ];
     const s3 = createVersionedS3({ versioned: [LAKE], pageSize: 2 });
     const keys = ["01", "02", "03"].map(
@@ -183,8 +203,18 @@ describe("the purge on AWS", () => {
     const app = "com.example.three";
     const stores = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const requests = [
-      await requestDeletion(app, "first", stores.deletions, minutesAgo(30)),
-      await requestDeletion(app, "second", stores.deletions, minutesAgo(20)),
+      await requestDeletion(
+        app,
+        "first",
+        { deletions: stores.deletions, installs: everyInstallStored },
+        minutesAgo(30),
+      ),
+      await requestDeletion(
+        app,
+        "second",
+        { deletions: stores.deletions, installs: everyInstallStored },
+        minutesAgo(20),
+      ),
     ];
     const s3 = createVersionedS3({ versioned: [LAKE], pageSize: 2 });
     const keys = ["01", "02", "03", "04"].map(

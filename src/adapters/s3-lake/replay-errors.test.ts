@@ -25,6 +25,7 @@ import {
   reportNoMoto,
   startMoto,
 } from "../../../test/local-aws/moto.ts";
+import { everyInstallStored } from "../../../test/support/installs.ts";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { replayErrorsCommand } from "../../cli/commands/lake.ts";
 import { requestDeletion } from "../../deletion/deletions.ts";
@@ -179,9 +180,15 @@ describe.skipIf(motoDisabled)("replaying the lake's error output", () => {
   it("puts no record of an install whose data was deleted back, and keeps none", async () => {
     const deletions = createDeletionStore(dynamo.doc, LOCAL_TABLE_NAMES.deletions);
     // Its purge may have completed already: the replayed rows would land after it, for good.
-    const request = await requestDeletion(APP, "install-deleted", deletions);
+    const request = await requestDeletion(APP, "install-deleted", {
+      deletions: deletions,
+      installs: everyInstallStored,
+    });
     await deletions.setStatus(request.request_id, "completed", new Date().toISOString());
-    await requestDeletion(APP, "install-pending", deletions);
+    await requestDeletion(APP, "install-pending", {
+      deletions: deletions,
+      installs: everyInstallStored,
+    });
     const record = (eventId: string, serviceId: string, appId = APP) =>
       JSON.stringify(lakeEvent({ app_id: appId, event_id: eventId, service_id: serviceId }));
     const prefix = errorPrefix("events");

@@ -6,9 +6,10 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
 import { deletionStatus, requestDeletion } from "../../deletion/deletions.ts";
-import { composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
+import { composition } from "../../functions/adapters.ts";
 import { serviceIdField } from "../../ingest/fields.ts";
 import type { DeletionStore } from "../../ports/deletions.ts";
+import type { InstallStore } from "../../ports/installs.ts";
 import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
 import { pathParam } from "../path-param.ts";
 import { principalOf } from "../principal.ts";
@@ -18,43 +19,42 @@ import { routeOf } from "../routes.ts";
 export const serviceIdParam = serviceIdField();
 export const requestIdParam = z.uuid({ error: "must be the id a deletion request answered" });
 
-export const createDeletionHandlers = (deps: {
+export const createDeleteInstallHandler = (deps: {
   deletions: DeletionStore;
+  installs: Pick<InstallStore, "get">;
   /** Told of each new request, so a purge can start without waiting for its schedule. */
   onRequested?: () => void;
-}) => ({
-  deleteInstall: middy<APIGatewayProxyEvent, HttpResponse>()
+}) =>
+  middy<APIGatewayProxyEvent, HttpResponse>()
     .use(errorResponses())
     .handler(async (event) => {
       const { appId } = principalOf(event, "ingest");
       const serviceId = pathParam(event, "service_id", serviceIdParam);
-      const requested = await requestDeletion(appId, serviceId, deps.deletions);
+      const requested = await requestDeletion(appId, serviceId, deps);
       deps.onRequested?.();
       return jsonResponse(202, requested);
-    }),
-  deletionStatus: middy<APIGatewayProxyEvent, HttpResponse>()
+    });
+
+export const createDeletionStatusHandler = (deps: { deletions: DeletionStore }) =>
+  middy<APIGatewayProxyEvent, HttpResponse>()
     .use(errorResponses())
     .handler(async (event) => {
       const { appId } = principalOf(event, "deletions");
       const requestId = pathParam(event, "request_id", requestIdParam);
       return jsonResponse(200, await deletionStatus(appId, requestId, deps.deletions));
-    }),
-});
+    });
 
-const deletionHandlers = /* @__PURE__ */ sharedBy(
-  (adapters: { readonly tables: { readonly deletions: DeletionStore } }, runtime: Runtime) =>
-    createDeletionHandlers({
-      deletions: adapters.tables.deletions,
+export const deleteInstallFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("delete-install"),
+  ({ tables }, runtime) =>
+    createDeleteInstallHandler({
+      deletions: tables.deletions,
+      installs: tables.installs,
       ...(runtime.onDeletionRequested ? { onRequested: runtime.onDeletionRequested } : {}),
     }),
 );
 
-export const deleteInstallFunction = /* @__PURE__ */ composition(
-  /* @__PURE__ */ routeOf("delete-install"),
-  (adapters, runtime) => deletionHandlers(adapters, runtime).deleteInstall,
-);
-
 export const deletionStatusFunction = /* @__PURE__ */ composition(
   /* @__PURE__ */ routeOf("deletion-status"),
-  (adapters, runtime) => deletionHandlers(adapters, runtime).deletionStatus,
+  ({ tables }) => createDeletionStatusHandler({ deletions: tables.deletions }),
 );

@@ -4,7 +4,7 @@
  */
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { installRequest } from "../../../test/support/installs.ts";
+import { everyInstallStored, installRequest } from "../../../test/support/installs.ts";
 import { staticKeyring } from "../../crypto/keyring.ts";
 import { generateKey } from "../../domain/keys.ts";
 import { memoryCatalog } from "../../export/memory-catalog.test-support.ts";
@@ -20,7 +20,7 @@ import type { HttpResponse } from "../middleware.ts";
 import { usageKeyValue, usageSlotOf } from "../usage-keys.ts";
 import { createAuthorizerHandler, UNAUTHORIZED } from "./authorizer.ts";
 import { createConfigHandler } from "./config.ts";
-import { createDeletionHandlers } from "./deletions.ts";
+import { createDeleteInstallHandler, createDeletionStatusHandler } from "./deletions.ts";
 import { createExportHandler } from "./export.ts";
 import { createIngestHandlers } from "./ingest.ts";
 import { createOpenApiHandler } from "./openapi.ts";
@@ -150,12 +150,16 @@ describe("the deletion routes", () => {
   it("records a request for the install, then tells its status to the app's server", async () => {
     const deletions = memoryDeletions();
     let told = 0;
-    const handlers = createDeletionHandlers({
-      deletions,
-      onRequested: () => {
-        told += 1;
-      },
-    });
+    const handlers = {
+      deleteInstall: createDeleteInstallHandler({
+        deletions,
+        installs: everyInstallStored,
+        onRequested: () => {
+          told += 1;
+        },
+      }),
+      deletionStatus: createDeletionStatusHandler({ deletions }),
+    };
     const requested = await handlers.deleteInstall(
       apiEvent({
         authorizer: principal(APP.appId, ["ingest"]),
@@ -189,7 +193,11 @@ describe("the deletion routes", () => {
   });
 
   it("answers 422 naming the path parameter at fault", async () => {
-    const handlers = createDeletionHandlers({ deletions: memoryDeletions() });
+    const deletions = memoryDeletions();
+    const handlers = {
+      deleteInstall: createDeleteInstallHandler({ deletions, installs: everyInstallStored }),
+      deletionStatus: createDeletionStatusHandler({ deletions }),
+    };
     const badInstall = await handlers.deleteInstall(
       apiEvent({ authorizer: principal(APP.appId, ["ingest"]), params: { service_id: "a b" } }),
       CONTEXT,
