@@ -83,8 +83,11 @@ const TEXT_END = "</t></is></c>";
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it finds.
 const NEEDS_ESCAPE = /[\u0000-\u0008\u000b-\u001f"&'<>\ud800-\udfff\ufffe\uffff]|_x/;
-/** Text that a spreadsheet reads as one of its escapes (`_x0041_` is "A"). */
-const ESCAPE_LIKE = /_x([0-9A-Fa-f]{4})_/g;
+/**
+ * The underscore that begins text a spreadsheet reads as one of its escapes (`_x0041_` is "A"),
+ * found without taking the closing one, which may begin the next (`_x0041_x0042_`).
+ */
+const ESCAPE_LIKE = /_(?=x[0-9A-Fa-f]{4}_)/g;
 /** The C0 controls XML cannot carry (tab, line feed and CR it can). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it finds.
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
@@ -96,7 +99,7 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
  */
 const sheetEscaped = (text: string): string =>
   text
-    .replace(ESCAPE_LIKE, "_x005F_x$1_")
+    .replace(ESCAPE_LIKE, "_x005F_")
     .replace(
       CONTROL,
       (control) => `_x${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}_`,
