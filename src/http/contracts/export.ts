@@ -60,8 +60,9 @@ export const exportQuerySchema = tiedTo<ExportParams>()(
           `The snapshot to page through: the \`${SNAPSHOT_HEADER}\` header of an earlier page of ` +
           "this window. Without it, a first page (offset 0) takes a new snapshot of the window " +
           "as it is now, and a later page slices the window's newest snapshot, which another " +
-          "client exporting the same window may have replaced. Unknown, expired (15 minutes " +
-          "after it was taken, by default) or withdrawn by a later deletion request: 422.",
+          "client exporting the same window may have replaced. Unknown, expired (by default 15 " +
+          "minutes after it was taken on the embedded runtime, 2 hours on AWS) or withdrawn by a " +
+          "later deletion request: 422.",
         example: "8d0f7c4e-2b1a-4c3d-9e8f-7a6b5c4d3e2f",
       }),
   }),
@@ -130,7 +131,12 @@ const EXPORT_BODIES: Record<ExportFormat, z.ZodType> = {
       'row per event. Null is an empty cell; an empty string is quoted (`""`).',
   }),
   tsv: z.string().meta({
-    description: "As csv, separated by tabs.",
+    description:
+      "UTF-8 tab-separated values (the text format of PostgreSQL's `COPY`): a header row of " +
+      "the ExportRecord field names, then one row per event. Nothing is quoted, and a `\"` is " +
+      "an ordinary character: read it with quoting off. A tab, line feed, carriage return and " +
+      "backslash inside a value are written `\\t`, `\\n`, `\\r` and `\\\\`. Null and the " +
+      "empty string are both an empty field.",
   }),
   xml: z.string().meta({
     description:
@@ -195,7 +201,8 @@ export const EXPORT_CONTRACTS = {
       "by `event_time`, then `event_id`; each `event_id` appears once per install. The first page of an " +
       "export (offset 0) takes a snapshot of the window as it is now, named in the " +
       `\`${SNAPSHOT_HEADER}\` header; the pages that name it in \`snapshot\` slice it for a ` +
-      "while (15 minutes by default), so they neither repeat nor skip events while new ones " +
+      "while (by default 15 minutes embedded, 2 hours on AWS), so they neither repeat nor skip " +
+      "events while new ones " +
       "arrive. The answer is streamed in the format `format` asks for; the " +
       "tabular formats have one column per ExportRecord field, in its order.",
     request: { query: exportQuerySchema },
