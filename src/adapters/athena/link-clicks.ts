@@ -2,6 +2,7 @@
  * Clicks per link, counted by Athena from the lake's touches table (the CLI's `links list`
  * against a deployed stack): one query, its small CSV result read back from S3.
  */
+import { randomUUID } from "node:crypto";
 import type { AthenaClient } from "@aws-sdk/client-athena";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { parse } from "csv-parse/sync";
@@ -25,9 +26,10 @@ export const athenaLinkClicks =
       queryString: linkClicksQuery(`"${TOUCHES_TABLE.name}"`, appId),
       workGroup: options.workGroup,
       database: options.database,
-      // A count asked again a minute later is asked anew.
-      idempotencyKey: `link-clicks/${appId}/${new Date().toISOString().slice(0, 16)}`,
+      // Each count is asked anew, on the touches as they are then.
+      idempotencyKey: `link-clicks/${appId}/${randomUUID()}`,
       pollIntervalMs: options.pollIntervalMs ?? 500,
+      fresh: true,
     });
     const { body } = await openObject(options.s3, parseS3Uri(location));
     const rows: unknown = parse(await readText(body), { columns: true, skip_empty_lines: true });

@@ -389,6 +389,22 @@ describe("Athena report engine", () => {
     expect(third).not.toBe(first);
   });
 
+  it("runs the live figures anew each time, never from an earlier run's result", async () => {
+    results.push(csv([COLUMN_NAMES]), csv([COLUMN_NAMES]), csv([["deeplink_id", "clicks"]]));
+    const reports = engine();
+    const today = { appId: APP, limit: 10, today: "2026-11-20", excludeServiceIds: [] };
+    await reports.latestEvents(today);
+    await reports.latestEvents(today);
+    await reports.linkClicks(APP);
+    const [first, second, clicks] = sent();
+    expect(second?.ClientRequestToken).not.toBe(first?.ClientRequestToken);
+    for (const input of [first, second, clicks]) {
+      expect(input?.ResultReuseConfiguration?.ResultReuseByAgeConfiguration).toEqual({
+        Enabled: false,
+      });
+    }
+  });
+
   it("reads the cohorts query's rows, each part with its numbers, over the sessions table", async () => {
     results.push(
       csv([

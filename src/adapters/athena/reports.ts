@@ -4,7 +4,7 @@
  * installs to leave out go to the results bucket as a list Athena reads (exclusions.ts), as
  * the export's do; link clicks are the CLI's count (link-clicks.ts).
  */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { AthenaClient } from "@aws-sdk/client-athena";
 import type { S3Client } from "@aws-sdk/client-s3";
 import {
@@ -60,16 +60,20 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
 
   /**
    * Runs a query and reads its result: the header's names, then each row's fields. The same
-   * query asked again within a minute (a page of charts, a reload) joins the same run.
+   * query asked again within a minute (a page of charts, a reload) joins the same run; a live
+   * one (`fresh`) is run anew each time it is asked, on the lake as it is then.
    */
-  const run = async function* (queryString: string) {
+  const run = async function* (queryString: string, fresh = false) {
     const digest = createHash("sha256").update(queryString).digest("hex");
     const location = await runQuery(athena, {
       queryString,
       workGroup,
       database,
-      idempotencyKey: `reports/${now().toISOString().slice(0, 16)}/${digest}`,
+      idempotencyKey: fresh
+        ? `reports/live/${randomUUID()}`
+        : `reports/${now().toISOString().slice(0, 16)}/${digest}`,
       pollIntervalMs,
+      fresh,
     });
     const { body } = await openObject(s3, parseS3Uri(location));
     yield* csvRows(body);
@@ -79,10 +83,11 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
   const named = async <T>(
     query: string,
     rowOf: (values: Readonly<Record<string, unknown>>) => T,
+    fresh = false,
   ): Promise<T[]> => {
     let header: readonly (string | null)[] | undefined;
     const rows: T[] = [];
-    for await (const { fields } of run(query)) {
+    for await (const { fields } of run(query, fresh)) {
       if (header === undefined) {
         header = fields;
         continue;
@@ -134,6 +139,7 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
           source: table(APPLE_POSTBACKS_TABLE.name),
         }),
         applePostbackGroupOf,
+        true,
       ),
 
     async latestEvents({ appId, limit, today, excludeServiceIds }) {
@@ -147,7 +153,7 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
       });
       const records: ExportRecord[] = [];
       let header = true;
-      for await (const { fields } of run(query)) {
+      for await (const { fields } of run(query, true)) {
         if (header) {
           assertHeader(fields);
           header = false;

@@ -11,7 +11,10 @@ import {
   StartQueryExecutionCommand,
 } from "@aws-sdk/client-athena";
 
-/** Identical queries (same app and `since`) within this window reuse the earlier result. */
+/**
+ * Identical queries (same app and `since`) within this window reuse the earlier result, unless
+ * the run asks for the lake as it is now.
+ */
 const RESULT_REUSE_MINUTES = 5;
 /** Polling backs off from the first interval up to this, so long queries cost few calls. */
 const MAX_POLL_INTERVAL_MS = 2_000;
@@ -35,6 +38,11 @@ export interface QueryRun {
   /** Names the run: starting the same run again (a retry) joins the query already started. */
   readonly idempotencyKey: string;
   readonly pollIntervalMs: number;
+  /**
+   * Read the lake as it is now, never an identical query's earlier result: for the live
+   * figures (the newest events, link clicks, SKAdNetwork's postbacks), which a watcher reloads.
+   */
+  readonly fresh?: boolean;
 }
 
 /** Athena wants 32 to 128 characters; a SHA-256 hex digest is 64 whatever the key looks like. */
@@ -85,7 +93,9 @@ const runOnce = async (
       QueryExecutionContext: { Database: run.database },
       ClientRequestToken: clientRequestToken(idempotencyKey),
       ResultReuseConfiguration: {
-        ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: RESULT_REUSE_MINUTES },
+        ResultReuseByAgeConfiguration: run.fresh
+          ? { Enabled: false }
+          : { Enabled: true, MaxAgeInMinutes: RESULT_REUSE_MINUTES },
       },
     }),
   );
