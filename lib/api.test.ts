@@ -363,6 +363,7 @@ describe("least privilege", () => {
     expect(actionsOf(athena[0] ?? {}).sort()).toEqual([
       "athena:GetQueryExecution",
       "athena:GetQueryResults",
+      "athena:GetQueryRuntimeStatistics",
       "athena:StartQueryExecution",
       "athena:StopQueryExecution",
     ]);

@@ -64,6 +64,7 @@ describe("Athena workgroup", () => {
           "athena:StartQueryExecution",
           "athena:GetQueryExecution",
           "athena:GetQueryResults",
+          "athena:GetQueryRuntimeStatistics",
           "athena:StopQueryExecution",
         ],
         Resource: stack.resolve(queries.workGroupArn),

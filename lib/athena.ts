@@ -69,6 +69,7 @@ export class QueryWorkgroup extends Construct {
           "athena:StartQueryExecution",
           "athena:GetQueryExecution",
           "athena:GetQueryResults",
+          "athena:GetQueryRuntimeStatistics",
           "athena:StopQueryExecution",
         ],
         resources: [this.workGroupArn],

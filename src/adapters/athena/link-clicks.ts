@@ -22,7 +22,7 @@ export interface AthenaLinkClicksOptions {
 export const athenaLinkClicks =
   (options: AthenaLinkClicksOptions) =>
   async (appId: string): Promise<Map<string, number>> => {
-    const location = await runQuery(options.athena, {
+    const { location } = await runQuery(options.athena, {
       queryString: linkClicksQuery(`"${TOUCHES_TABLE.name}"`, appId),
       workGroup: options.workGroup,
       database: options.database,

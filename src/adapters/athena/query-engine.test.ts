@@ -2,6 +2,7 @@ import {
   AthenaClient,
   GetQueryExecutionCommand,
   type GetQueryExecutionCommandOutput,
+  GetQueryRuntimeStatisticsCommand,
   StartQueryExecutionCommand,
 } from "@aws-sdk/client-athena";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
@@ -133,6 +134,25 @@ describe("Athena query engine", () => {
       expect(starts[1]?.ClientRequestToken).toBe(start?.ClientRequestToken);
       expect(clientRequestToken("snap-2")).not.toBe(start?.ClientRequestToken);
       expect(athenaMock.commandCalls(GetQueryExecutionCommand).length).toBe(4);
+    });
+
+    it("counts the snapshot's rows where Athena's statistics give them, and goes on without", async () => {
+      athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q-7" });
+      athenaMock
+        .on(GetQueryExecutionCommand)
+        .resolves(execution("SUCCEEDED", { OutputLocation: LOCATION }));
+      athenaMock
+        .on(GetQueryRuntimeStatisticsCommand, { QueryExecutionId: "q-7" })
+        .resolvesOnce({ QueryRuntimeStatistics: { Rows: { OutputRows: 20_037 } } })
+        .resolvesOnce({ QueryRuntimeStatistics: {} })
+        .rejects(new Error("AccessDeniedException"));
+      const counted = await engine.materialize({ ...request, snapshotId: "snap-7" });
+      expect(counted).toEqual({ location: LOCATION, rowCount: 20_037 });
+      for (const snapshotId of ["snap-8", "snap-9"]) {
+        expect(await engine.materialize({ ...request, snapshotId })).toEqual({
+          location: LOCATION,
+        });
+      }
     });
 
     it("leaves deleted installs out through a list it writes to the results bucket", async () => {

@@ -19,7 +19,7 @@ import {
   sidecarOf,
 } from "./page-checkpoints.ts";
 import { assertHeader, csvRows, toExportRecord } from "./result-csv.ts";
-import { runQuery } from "./run-query.ts";
+import { outputRowsOf, runQuery } from "./run-query.ts";
 import { openObject, parseS3Uri, type S3ObjectRef } from "./s3-object.ts";
 
 export interface AthenaQueryEngineOptions {
@@ -100,14 +100,17 @@ export const createAthenaQueryEngine = (options: AthenaQueryEngineOptions): Lake
         exclude: await excluded(excludeServiceIds),
         sources: { events: table(EVENTS_TABLE), attributions: table(ATTRIBUTIONS_TABLE) },
       });
-      const location = await runQuery(athena, {
+      const { id, location } = await runQuery(athena, {
         queryString,
         workGroup,
         database,
         idempotencyKey: snapshotId,
         pollIntervalMs,
       });
-      return { location };
+      // The snapshot's size names a short last page as short, and goes to the client in
+      // X-Export-Snapshot-Rows, as the embedded runtime's does.
+      const rowCount = await outputRowsOf(athena, id);
+      return rowCount === undefined ? { location } : { location, rowCount };
     },
 
     async *readPage(

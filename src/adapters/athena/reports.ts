@@ -65,7 +65,7 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
    */
   const run = async function* (queryString: string, fresh = false) {
     const digest = createHash("sha256").update(queryString).digest("hex");
-    const location = await runQuery(athena, {
+    const { location } = await runQuery(athena, {
       queryString,
       workGroup,
       database,

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   type AthenaClient,
   GetQueryExecutionCommand,
+  GetQueryRuntimeStatisticsCommand,
   QueryExecutionState,
   StartQueryExecutionCommand,
 } from "@aws-sdk/client-athena";
@@ -60,11 +61,17 @@ export class QueryRunError extends Error {
   }
 }
 
+/** A finished query: its execution's id and the S3 URI of its CSV result. */
+export interface QueryResult {
+  readonly id: string;
+  readonly location: string;
+}
+
 /**
- * Starts the query, waits for it, and returns the S3 URI of its CSV result. Each rerun has a
- * token of its own, named after the run's number, so a retried request joins the same runs.
+ * Starts the query, waits for it, and says where its CSV result is. Each rerun has a token of
+ * its own, named after the run's number, so a retried request joins the same runs.
  */
-export const runQuery = async (athena: AthenaClient, run: QueryRun): Promise<string> => {
+export const runQuery = async (athena: AthenaClient, run: QueryRun): Promise<QueryResult> => {
   for (let attempt = 1; ; attempt++) {
     try {
       return await runOnce(
@@ -85,7 +92,7 @@ const runOnce = async (
   athena: AthenaClient,
   run: QueryRun,
   idempotencyKey: string,
-): Promise<string> => {
+): Promise<QueryResult> => {
   const { QueryExecutionId: id } = await athena.send(
     new StartQueryExecutionCommand({
       QueryString: run.queryString,
@@ -110,7 +117,7 @@ const runOnce = async (
     if (state === QueryExecutionState.SUCCEEDED) {
       const location = execution?.ResultConfiguration?.OutputLocation;
       if (!location) throw new Error(`Athena query ${id} succeeded without an output location`);
-      return location;
+      return { id, location };
     }
     if (state === QueryExecutionState.FAILED || state === QueryExecutionState.CANCELLED) {
       // Internal detail for the logs; the HTTP layer answers a plain 500 for untyped errors.
@@ -123,5 +130,25 @@ const runOnce = async (
     }
     await sleep(interval);
     interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS);
+  }
+};
+
+/**
+ * How many rows a finished query returned, as Athena's runtime statistics say; undefined where
+ * they say nothing (a result reused from an earlier run may have none) or cannot be read: the
+ * count only names pages, and a page is served without it.
+ */
+export const outputRowsOf = async (
+  athena: AthenaClient,
+  id: string,
+): Promise<number | undefined> => {
+  try {
+    const { QueryRuntimeStatistics: statistics } = await athena.send(
+      new GetQueryRuntimeStatisticsCommand({ QueryExecutionId: id }),
+    );
+    const rows = statistics?.Rows?.OutputRows;
+    return typeof rows === "number" && Number.isSafeInteger(rows) && rows >= 0 ? rows : undefined;
+  } catch {
+    return undefined;
   }
 };
