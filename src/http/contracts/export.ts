@@ -133,7 +133,7 @@ const EXPORT_BODIES: Record<ExportFormat, z.ZodType> = {
   tsv: z.string().meta({
     description:
       "UTF-8 tab-separated values (the text format of PostgreSQL's `COPY`): a header row of " +
-      "the ExportRecord field names, then one row per event. Nothing is quoted, and a `\"` is " +
+      'the ExportRecord field names, then one row per event. Nothing is quoted, and a `"` is ' +
       "an ordinary character: read it with quoting off. A tab, line feed, carriage return and " +
       "backslash inside a value are written `\\t`, `\\n`, `\\r` and `\\\\`. Null and the " +
       "empty string are both an empty field.",
