@@ -39,7 +39,7 @@ import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { SESSION_SCOPES } from "../src/domain/sessions.ts";
 import { API_FUNCTIONS, type ApiFunctionId, apiFunctionIdOf } from "../src/functions/manifest.ts";
-import { ROUTES, type Route } from "../src/http/routes.ts";
+import { methodsOf, ROUTES, type Route } from "../src/http/routes.ts";
 import { addGatewayErrors } from "./gateway-responses.ts";
 import { acknowledge } from "./nag.ts";
 import { pascal } from "./naming.ts";
@@ -164,10 +164,12 @@ export class AttributionApi extends Construct {
         throttlingBurstLimit: stage.burstLimit,
         // A method's own settings replace the stage's, so each repeats them with its throttle.
         methodOptions: Object.fromEntries(
-          routes.map((route) => [
-            `${route.path}/${route.method}`,
-            { ...METHOD_LOGGING, ...methodThrottle(routeThrottle(route, limits)) },
-          ]),
+          routes.flatMap((route) =>
+            methodsOf(route).map((method) => [
+              `${route.path}/${method}`,
+              { ...METHOD_LOGGING, ...methodThrottle(routeThrottle(route, limits)) },
+            ]),
+          ),
         ),
         tracingEnabled: true,
         ...METHOD_LOGGING,
@@ -232,33 +234,39 @@ export class AttributionApi extends Construct {
       // of its methods (below).
       const integration = new LambdaIntegration(fn.function, integrationOptions(route));
       const resource = this.api.root.resourceForPath(route.path);
-      if (route.scope === null) {
-        // A public route: no key, so no authorizer (the embedded gateway skips it too).
-        const method = resource.addMethod(route.method, integration, {
-          authorizationType: AuthorizationType.NONE,
-          operationName: route.id,
+      // A GET route answers HEAD too, as its GET with the body left off, as the embedded
+      // gateway does (link checkers and monitors ask so).
+      for (const verb of methodsOf(route)) {
+        const operationName =
+          verb === route.method ? route.id : `${route.id}-${verb.toLowerCase()}`;
+        if (route.scope === null) {
+          // A public route: no key, so no authorizer (the embedded gateway skips it too).
+          const method = resource.addMethod(verb, integration, {
+            authorizationType: AuthorizationType.NONE,
+            operationName,
+          });
+          const reason = `${verb} ${route.path} is public by design. ${route.publicReason}`;
+          acknowledge(method, "AwsSolutions-APIG4", reason);
+          acknowledge(method, "AwsSolutions-COG4", reason);
+          continue;
+        }
+        const withSession = (SESSION_SCOPES as readonly string[]).includes(route.scope);
+        const method = resource.addMethod(verb, integration, {
+          authorizer: withSession ? sessionAuthorizer : authorizer,
+          authorizationType: AuthorizationType.CUSTOM,
+          operationName,
+          // The key is the app's, from the authorizer: its usage plan limits it.
+          apiKeyRequired: props.apiKeysRequired ?? true,
         });
-        const reason = `${route.method} ${route.path} is public by design. ${route.publicReason}`;
-        acknowledge(method, "AwsSolutions-APIG4", reason);
-        acknowledge(method, "AwsSolutions-COG4", reason);
-        continue;
+        keyed.push({ route, method });
+        acknowledge(
+          method,
+          "AwsSolutions-COG4",
+          withSession
+            ? "Callers authenticate with the spec's API keys or a dashboard session cookie, both checked by the Lambda REQUEST authorizer; Cognito checks passwords at sign-in only."
+            : "Callers authenticate with the spec's API keys, checked by the Lambda TOKEN authorizer.",
+        );
       }
-      const withSession = (SESSION_SCOPES as readonly string[]).includes(route.scope);
-      const method = resource.addMethod(route.method, integration, {
-        authorizer: withSession ? sessionAuthorizer : authorizer,
-        authorizationType: AuthorizationType.CUSTOM,
-        operationName: route.id,
-        // The key is the app's, from the authorizer: its usage plan limits it.
-        apiKeyRequired: props.apiKeysRequired ?? true,
-      });
-      keyed.push({ route, method });
-      acknowledge(
-        method,
-        "AwsSolutions-COG4",
-        withSession
-          ? "Callers authenticate with the spec's API keys or a dashboard session cookie, both checked by the Lambda REQUEST authorizer; Cognito checks passwords at sign-in only."
-          : "Callers authenticate with the spec's API keys, checked by the Lambda TOKEN authorizer.",
-      );
     }
     this.routeFunctions = routeFunctions;
     this.#allowStageOnly();

@@ -74,7 +74,9 @@ export const lambdaRoutes = async <const C extends readonly RouteComposition[]>(
   return logged(
     middy<APIGatewayProxyEvent, HttpResponse>().handler(
       async (event: APIGatewayProxyEvent, context: Context) => {
-        const handler = handlers.get(`${event.httpMethod} ${event.resource}`);
+        // A HEAD is its GET's route (methodsOf): API Gateway leaves the body off.
+        const method = event.httpMethod === "HEAD" ? "GET" : event.httpMethod;
+        const handler = handlers.get(`${method} ${event.resource}`);
         return handler ? handler(event, context) : noRoute();
       },
     ),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SCOPES } from "../domain/keys.ts";
 import { isAllowed, policyFor, routeArn } from "./policy.ts";
-import { ROUTES } from "./routes.ts";
+import { methodsOf, ROUTES } from "./routes.ts";
 
 const arn = "arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/export";
 
@@ -12,7 +12,10 @@ describe("authorizer policy", () => {
       {
         Action: "execute-api:Invoke",
         Effect: "Allow",
-        Resource: ["arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/export"],
+        Resource: [
+          "arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/export",
+          "arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/HEAD/api/v1/export",
+        ],
       },
     ]);
     expect(isAllowed(policy, arn)).toBe(true);
@@ -21,7 +24,10 @@ describe("authorizer policy", () => {
   it("never names a public route: it has no authorizer to consult a policy", () => {
     const everything = policyFor(arn, [...SCOPES]);
     const resources = everything.Statement.flatMap((s) => s.Resource);
-    expect(resources).toHaveLength(ROUTES.filter((r) => r.scope !== null).length);
+    // Each keyed route, a GET route's HEAD too.
+    expect(resources).toHaveLength(
+      ROUTES.filter((r) => r.scope !== null).flatMap((r) => methodsOf(r)).length,
+    );
     for (const route of ROUTES.filter((r) => r.scope === null)) {
       expect(resources).not.toContain(routeArn(arn, route.method, route.path));
     }

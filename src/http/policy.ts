@@ -3,7 +3,7 @@
  * allows every route the key's scopes reach, not only the route being called.
  */
 import type { Scope } from "../domain/keys.ts";
-import { ROUTES } from "./routes.ts";
+import { methodsOf, ROUTES } from "./routes.ts";
 
 export interface PolicyDocument {
   Version: "2012-10-17";
@@ -24,7 +24,7 @@ export const policyFor = (methodArn: string, scopes: readonly Scope[]): PolicyDo
   // A public route (null scope) has no authorizer, so no key's policy needs to name it.
   const allowed = ROUTES.filter(
     (route) => route.scope !== null && scopes.includes(route.scope),
-  ).map((route) => routeArn(methodArn, route.method, route.path));
+  ).flatMap((route) => methodsOf(route).map((method) => routeArn(methodArn, method, route.path)));
   return {
     Version: "2012-10-17",
     Statement: [

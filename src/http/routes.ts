@@ -46,6 +46,13 @@ export type Route = RouteBase &
     | { readonly scope: null; readonly publicReason: string }
   );
 
+/**
+ * The HTTP methods a route answers: a GET route HEAD too, as its GET with the body left off
+ * (link checkers and monitors ask so), on both runtimes.
+ */
+export const methodsOf = (route: Pick<RouteBase, "method">): readonly string[] =>
+  route.method === "GET" ? ["GET", "HEAD"] : [route.method];
+
 /** A row of the service's own route tables: it names its composition and what it uses. */
 export type ServiceRoute = Route & { readonly handler: HandlerRef; readonly uses: Uses };
 

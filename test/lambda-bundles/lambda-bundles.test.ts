@@ -283,18 +283,21 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       /** A dashboard session: its cookie, and its CSRF token sent on every call. */
       readonly session?: { readonly cookie: string; readonly csrfToken: string };
       readonly headers?: Record<string, string>;
+      /** Another of the route's methods than its own (a GET route's HEAD). */
+      readonly method?: string;
     } = {},
   ): Promise<HttpResponse & { readonly body: string }> => {
     const sessionHeaders: Record<string, string> = request.session
       ? { cookie: request.session.cookie, "x-csrf-token": request.session.csrfToken }
       : {};
     const route = routeOf(id);
+    const method = request.method ?? route.method;
     const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
       encodeURIComponent(request.path?.[name] ?? ""),
     );
     let authorizer: Record<string, string> | undefined;
     if (route.scope !== null) {
-      const methodArn = `${API_ARN}/${route.method}${path}`;
+      const methodArn = `${API_ARN}/${method}${path}`;
       // A session's call reaches the REQUEST authorizer, as API Gateway sends it the request.
       const authorizerEvent = request.session
         ? {
@@ -302,7 +305,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
             methodArn,
             resource: route.path,
             path,
-            httpMethod: route.method,
+            httpMethod: method,
             headers: sessionHeaders,
             pathParameters: request.path ?? null,
             queryStringParameters: request.query ?? null,
@@ -345,7 +348,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     const event: APIGatewayProxyEvent = {
       ...base,
       resource: route.path,
-      httpMethod: route.method,
+      httpMethod: method,
       multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
       multiValueQueryStringParameters: request.query
         ? Object.fromEntries(Object.entries(request.query).map(([k, v]) => [k, [v]]))
@@ -355,7 +358,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
         accountId: TEST_ENV.account,
         apiId: "api",
         stage: "prod",
-        httpMethod: route.method,
+        httpMethod: method,
         path: `/prod${path}`,
         resourcePath: route.path,
         resourceId: route.id,
@@ -773,10 +776,19 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       await call("list-links", { key: keys.server, query: { limit: "10" } }),
     );
     expect(listed).toMatchObject({ data: [{ deeplink_id: deeplinkId }] });
-    conforming(
+    const got = conforming(
       "get-link",
       await call("get-link", { key: keys.server, path: { deeplink_id: deeplinkId } }),
     );
+    // Its HEAD, as API Gateway sends it: allowed by the key's policy, and routed by the links
+    // group's bundle to the GET.
+    const head = await call("get-link", {
+      key: keys.server,
+      path: { deeplink_id: deeplinkId },
+      method: "HEAD",
+    });
+    expect(head.statusCode).toBe(200);
+    expect(JSON.parse(head.body)).toEqual(got);
   });
 
   it("the link host's click stores the tap and redirects, and tap-lake puts it on the lake's stream", async () => {
