@@ -64,6 +64,7 @@ export const withAdminStores = async <T>(
       postbacks: () => ({
         configs: stores.postbackConfigs,
         log: stores.deliveryLog,
+        deletions: stores.deletions,
         // The running service's setting too: a URL it sends to, its `partners test` reaches.
         allowLoopback: config.postbacksAllowLoopback || running?.postbacksAllowLoopback === true,
       }),

@@ -7,6 +7,7 @@ import * as z from "zod";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import type { ApplePostbackStore } from "../ports/apple-postbacks.ts";
 import type { AppStore, KeyStore } from "../ports/apps.ts";
+import type { DeletionStore } from "../ports/deletions.ts";
 import type { LinkStore } from "../ports/links.ts";
 import type { DeliveryLog, PostbackConfigStore } from "../ports/postbacks.ts";
 import type { Credentials, UserStore } from "../ports/users.ts";
@@ -30,6 +31,8 @@ export interface AdminStores {
   readonly postbacks: () => {
     readonly configs: PostbackConfigStore;
     readonly log: DeliveryLog;
+    /** The deletion requests, whose installs the log leaves out. */
+    readonly deletions: Pick<DeletionStore, "tombstones" | "listByApp">;
     /** The operator's setting: postbacks may go to this machine (tests' mock partners). */
     readonly allowLoopback: boolean;
   };
@@ -51,6 +54,7 @@ export const AWS_TARGET = z.object({
   ATTRIBUTION_AWS_USER_POOL_ID: z.string().min(1).optional(),
   ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE: z.string().min(3).optional(),
   ATTRIBUTION_AWS_DELIVERY_LOG_TABLE: z.string().min(3).optional(),
+  ATTRIBUTION_AWS_DELETIONS_TABLE: z.string().min(3).optional(),
   ATTRIBUTION_AWS_APPLE_POSTBACKS_TABLE: z.string().min(3).optional(),
 });
 

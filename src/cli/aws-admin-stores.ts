@@ -12,6 +12,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { athenaLinkClicks } from "../adapters/athena/link-clicks.ts";
 import { createCognitoCredentials } from "../adapters/cognito/cognito-credentials.ts";
 import { createApplePostbackStore } from "../adapters/dynamodb/apple-postbacks.ts";
+import { createDeletionStore } from "../adapters/dynamodb/deletions.ts";
 import { createLinkStore } from "../adapters/dynamodb/links.ts";
 import { MARSHALL_OPTIONS } from "../adapters/dynamodb/marshall-options.ts";
 import { createDeliveryLog, createPostbackConfigStore } from "../adapters/dynamodb/postbacks.ts";
@@ -56,6 +57,7 @@ export const withAwsAdminStores = async <T>(
   const userPoolId = aws.ATTRIBUTION_AWS_USER_POOL_ID;
   const postbackConfigsTable = aws.ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE;
   const deliveryLogTable = aws.ATTRIBUTION_AWS_DELIVERY_LOG_TABLE;
+  const deletionsTable = aws.ATTRIBUTION_AWS_DELETIONS_TABLE;
   const applePostbacksTable = aws.ATTRIBUTION_AWS_APPLE_POSTBACKS_TABLE;
   let cognitoClient: CognitoIdentityProviderClient | undefined;
   const cognito = () => {
@@ -87,16 +89,17 @@ export const withAwsAdminStores = async <T>(
         ? () => createCognitoCredentials({ client: cognito(), userPoolId })
         : unset("ATTRIBUTION_AWS_USER_POOL_ID", "UserPoolId"),
       postbacks:
-        postbackConfigsTable && deliveryLogTable
+        postbackConfigsTable && deliveryLogTable && deletionsTable
           ? () => ({
               configs: createPostbackConfigStore(doc, postbackConfigsTable),
               log: createDeliveryLog(doc, deliveryLogTable),
+              deletions: createDeletionStore(doc, deletionsTable),
               // The stack's functions never send to this machine; neither does the CLI for them.
               allowLoopback: false,
             })
           : unset(
-              "ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE and ATTRIBUTION_AWS_DELIVERY_LOG_TABLE",
-              "PostbackConfigsTableName and DeliveryLogTableName",
+              "ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE, ATTRIBUTION_AWS_DELIVERY_LOG_TABLE and ATTRIBUTION_AWS_DELETIONS_TABLE",
+              "PostbackConfigsTableName, DeliveryLogTableName and DeletionsTableName",
               "postbacks",
             ),
       applePostbacks: applePostbacksTable

@@ -48,6 +48,25 @@ export const deletionRequestId = (appId: string, serviceId: string, n: number): 
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 };
 
+/**
+ * The installs a deletion request was made for, as an export's snapshot leaves them out
+ * (src/export/export-page.ts) and the reports and the delivery log hide them: the app's
+ * tombstones, which hold the newest requests at once, and every request its list holds,
+ * completed ones too.
+ */
+export const deletedInstalls = async (
+  deletions: Pick<DeletionStore, "tombstones" | "listByApp">,
+  appId: string,
+): Promise<string[]> => {
+  const [tombstones, requests] = await Promise.all([
+    deletions.tombstones(appId),
+    deletions.listByApp(appId),
+  ]);
+  return [
+    ...new Set([...tombstones.serviceIds, ...requests.map((request) => request.serviceId)]),
+  ].sort();
+};
+
 /** More requests than any install makes: a store that keeps answering "taken" is broken. */
 const MAX_REQUESTS_PER_INSTALL = 1_000;
 

@@ -129,7 +129,8 @@ const REPORTS_USES = {
  * and the operator's loopback setting, which saving and a test postback both obey.
  */
 const POSTBACKS_USES = {
-  tables: { apps: "get", postbackConfigs: "manage", deliveryLog: "read" },
+  // The deletion requests, whose installs the delivery log's pages leave out.
+  tables: { apps: "get", postbackConfigs: "manage", deliveryLog: "read", deletions: "tombstones" },
   postbackSecrets: "manage",
   settings: ["postbacksAllowLoopback"],
 } as const satisfies Uses;

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import type {
+  DeliveryLogEntry,
   OutgoingRequest,
   PostbackConfigStore,
   StoredPartnerConfig,
@@ -41,6 +42,11 @@ const memoryStore = (): PostbackConfigStore => {
   };
 };
 
+/** An app none of whose installs was asked to be deleted. */
+const NO_DELETIONS = {
+  tombstones: async () => ({ serviceIds: [], version: 0 }),
+  listByApp: async () => [],
+};
 describe("partner configurations", () => {
   let dir: string;
   let wrapper: KeyWrapper;
@@ -56,6 +62,7 @@ describe("partner configurations", () => {
     const sent: OutgoingRequest[] = [];
     const store = memoryStore();
     const configurations = createPostbackConfigurations({
+      deletions: NO_DELETIONS,
       store,
       wrapper,
       resolve: async () => [{ address: "93.184.216.34", family: 4 }],
@@ -341,6 +348,7 @@ describe("partner configurations", () => {
     }
     // A day on, the old secret signs no more.
     const later = createPostbackConfigurations({
+      deletions: NO_DELETIONS,
       store,
       wrapper,
       resolve: async () => [{ address: "93.184.216.34", family: 4 }],
@@ -496,6 +504,7 @@ describe("partner configurations", () => {
     let dns: "up" | "down" | "private" = "up";
     const asked: string[] = [];
     const configurations = createPostbackConfigurations({
+      deletions: NO_DELETIONS,
       store: memoryStore(),
       wrapper,
       allowLoopback: false,
@@ -565,5 +574,59 @@ describe("partner configurations", () => {
     await expect(save("https://user@partner.example/i")).rejects.toThrow(
       "must not carry a user name or password",
     );
+  });
+
+  it("leaves out of the log's pages the attempts of an install whose deletion was asked for", async () => {
+    const entry = (serviceId: string, sendId: string): DeliveryLogEntry => ({
+      appId: APP,
+      sendId,
+      configId: "net",
+      target: "partner",
+      partner: "generic",
+      subject: { kind: "install", serviceId, eventId: null },
+      time: "2026-11-20T10:00:00.000Z",
+      url: `https://pb.example.net/in?sid=${serviceId}`,
+      method: "GET",
+      status: 200,
+      answer: "ok",
+      error: null,
+      attempt: 1,
+      retry: false,
+      verdict: "delivered",
+      final: true,
+      reason: null,
+    });
+    const entries = [
+      entry("kept", "s1"),
+      entry("deleted-now", "s2"),
+      entry("deleted-before", "s3"),
+    ];
+    const configurations = createPostbackConfigurations({
+      store: memoryStore(),
+      wrapper,
+      allowLoopback: false,
+      resolve: async () => [],
+      log: {
+        listByApp: async () => ({ entries, next: "cursor-2" }),
+        counts: async () => [],
+      },
+      // One request so new only the tombstones hold it, one the requests' list holds.
+      deletions: {
+        tombstones: async () => ({ serviceIds: ["deleted-now"], version: 3 }),
+        listByApp: async () => [
+          {
+            requestId: "r-1",
+            appId: APP,
+            serviceId: "deleted-before",
+            status: "completed",
+            requestedAt: "2026-11-19T10:00:00.000Z",
+            completedAt: "2026-11-19T10:20:00.000Z",
+          },
+        ],
+      },
+    });
+    const page = await configurations.logPage(APP, { limit: 3 });
+    expect(page.entries.map((e) => e.subject.serviceId)).toEqual(["kept"]);
+    expect(page.next).toBe("cursor-2");
   });
 });

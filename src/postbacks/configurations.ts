@@ -8,9 +8,11 @@
  * answer otherwise tomorrow.
  */
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import { deletedInstalls } from "../deletion/deletions.ts";
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { Os } from "../domain/install-facts.ts";
 import { DAY_MS, HOUR_MS } from "../domain/time.ts";
+import type { DeletionStore } from "../ports/deletions.ts";
 import type {
   DeliveryLog,
   PostbackConfigStore,
@@ -68,6 +70,8 @@ export interface PostbackConfigurationsDeps {
   /** Sends test postbacks; the delivery worker's sender. */
   readonly sender?: PostbackSender;
   readonly log?: Pick<DeliveryLog, "listByApp" | "counts">;
+  /** The app's deletion requests, whose installs the log's pages leave out. */
+  readonly deletions: Pick<DeletionStore, "tombstones" | "listByApp">;
   readonly now?: () => Date;
 }
 
@@ -353,9 +357,24 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
       return { ...configs, counts };
     },
 
-    /** A page of the app's delivery log, newest first. */
-    logPage: (appId: string, page: { readonly limit: number; readonly after?: string }) =>
-      deliveryLog().listByApp(appId, page),
+    /**
+     * A page of the app's delivery log, newest first, without the attempts of an install whose
+     * deletion was asked for (their URLs may hold its ids): hidden from the request on, as the
+     * exports and reports hide it, until the purge takes them out. A page may then hold fewer
+     * than its limit; its cursor goes on from where it read.
+     */
+    async logPage(appId: string, page: { readonly limit: number; readonly after?: string }) {
+      const [read, deleted] = await Promise.all([
+        deliveryLog().listByApp(appId, page),
+        deletedInstalls(deps.deletions, appId),
+      ]);
+      if (deleted.length === 0) return read;
+      const hidden = new Set(deleted);
+      return {
+        ...read,
+        entries: read.entries.filter((entry) => !hidden.has(entry.subject.serviceId)),
+      };
+    },
 
     /**
      * Sends one test postback of a configuration, on or off, with a sample install (./test-

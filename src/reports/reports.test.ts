@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { costRowsOf } from "../costs/cost-rows.ts";
+import { deletedInstalls } from "../deletion/deletions.ts";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { App } from "../ports/apps.ts";
 import type { CostRow } from "../ports/costs.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
 import { recordingEngine } from "./recording-engine.test-support.ts";
-import { createReports, deletedInstalls } from "./reports.ts";
+import { createReports } from "./reports.ts";
 
 /** An app that sets no time zone: its reports count UTC days. */
 const NO_APP = { get: async () => undefined };

@@ -5,6 +5,7 @@
  * rows are purged from the lake, and after.
  */
 import { standingCostRows } from "../costs/cost-rows.ts";
+import { deletedInstalls } from "../deletion/deletions.ts";
 import { DEFAULT_TIME_ZONE, dayIn } from "../domain/time-zone.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { CostStore } from "../ports/costs.ts";
@@ -24,24 +25,6 @@ export interface ReportsDeps {
   readonly costs: Pick<CostStore, "listByApp">;
   readonly now?: () => Date;
 }
-
-/**
- * The installs a deletion request was made for, as an export's snapshot leaves them out
- * (src/export/export-page.ts): the app's tombstones, which hold the newest requests at once,
- * and every request its list holds, completed ones too.
- */
-export const deletedInstalls = async (
-  deletions: ReportsDeps["deletions"],
-  appId: string,
-): Promise<string[]> => {
-  const [tombstones, requests] = await Promise.all([
-    deletions.tombstones(appId),
-    deletions.listByApp(appId),
-  ]);
-  return [
-    ...new Set([...tombstones.serviceIds, ...requests.map((request) => request.serviceId)]),
-  ].sort();
-};
 
 export interface LinkClicksAnswer {
   readonly clicks: { readonly deeplink_id: string; readonly clicks: number }[];

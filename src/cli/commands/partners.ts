@@ -33,6 +33,7 @@ const configurationsOf = (stores: AdminStores) => {
   return createPostbackConfigurations({
     store: postbacks.configs,
     log: postbacks.log,
+    deletions: postbacks.deletions,
     wrapper: stores.wrapper,
     resolve: resolveAll,
     allowLoopback: postbacks.allowLoopback,

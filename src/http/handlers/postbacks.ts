@@ -135,6 +135,7 @@ const postbackHandlers = /* @__PURE__ */ sharedBy(
       // Written through the runtime's own store, so its cache of the triggers hears of it.
       store: adapters.tables.postbackConfigs,
       log: adapters.tables.deliveryLog,
+      deletions: adapters.tables.deletions,
       wrapper: adapters.keyWrapper,
       resolve: resolveAll,
       allowLoopback: adapters.settings.postbacksAllowLoopback,
