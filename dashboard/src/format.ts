@@ -104,3 +104,6 @@ export const formatTime = (value: string | null | undefined): string => {
 
 export const formatDay = (value: string | null | undefined): string =>
   value ? value.slice(0, 10) : UNKNOWN;
+
+/** A preview's text is one line (the service refuses a line break): breaks typed become spaces. */
+export const oneLine = (text: string): string => text.replace(/[\r\n]+/g, " ");

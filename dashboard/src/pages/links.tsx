@@ -25,7 +25,7 @@ import {
   problemsByField,
 } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText } from "../components/page.tsx";
-import { formatCount, formatDay, UNKNOWN } from "../format.ts";
+import { formatCount, formatDay, oneLine, UNKNOWN } from "../format.ts";
 import { useViewOnly } from "../session.tsx";
 
 const PAGE_SIZE = 200;
@@ -639,7 +639,10 @@ function PreviewFields(props: {
           {...control("preview_description")}
           value={values.description}
           onInput={(event) =>
-            onChange({ ...values, description: event.currentTarget.value }, "preview_description")
+            onChange(
+              { ...values, description: oneLine(event.currentTarget.value) },
+              "preview_description",
+            )
           }
         />
       </Field>

@@ -10,8 +10,11 @@ import {
   getApp,
   updateApp,
 } from "../api.ts";
+import { changesOf } from "../changes.ts";
 import { focusFirstRefused, Problems } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText } from "../components/page.tsx";
+import { oneLine } from "../format.ts";
+import { forgetReports } from "../report-cache.ts";
 import { useSession, useViewOnly } from "../session.tsx";
 import {
   besideByField,
@@ -171,9 +174,16 @@ export function SettingsPage(props: { appId: string }) {
     setBusy(true);
     setProblems([]);
     setStatus(null);
-    const patch = patchOf(draft);
+    const patch = app
+      ? (changesOf(
+          patchOf(draftOf(app)) as Record<string, unknown>,
+          patchOf(draft) as Record<string, unknown>,
+        ) as AppSettingsPatch)
+      : patchOf(draft);
     try {
       const saved = await updateApp(appId, patch);
+      // The reports kept for the app count its days in its zone as it was.
+      forgetReports(appId);
       setApp(saved);
       setDraft(draftOf(saved));
       setStatus("Settings saved.");
@@ -499,6 +509,10 @@ export function SettingsPage(props: { appId: string }) {
                 rows={2}
                 {...control("preview_description")}
                 {...text("previewDescription")}
+                onInput={(event) => {
+                  changed(event.currentTarget.name);
+                  set("previewDescription", oneLine(event.currentTarget.value));
+                }}
               />
             </Field>
           </fieldset>
