@@ -85,6 +85,7 @@ function Shell() {
   const [location, navigate] = useLocation();
   const [session, setSession] = useState<SessionState>({ status: "loading" });
   const [apps, setApps] = useState<AppSummary[] | null>(null);
+  const [appsError, setAppsError] = useState<string | null>(null);
   const [chosenAppId, setChosenAppId] = useState<string | null>(storedAppId);
   /** An app the service refused while the session held: not this person's, or none. */
   const [refusedAppId, setRefusedAppId] = useState<string | null>(null);
@@ -153,7 +154,9 @@ function Shell() {
   }, [session.status, signedInEmail, location, navigate]);
 
   const reloadApps = useCallback(async () => {
-    setApps(await listApps());
+    const listed = await listApps();
+    setApps(listed);
+    setAppsError(null);
   }, []);
 
   useEffect(() => {
@@ -162,7 +165,8 @@ function Shell() {
       reloadedFor.current.clear();
       return;
     }
-    reloadApps().catch(() => setApps([]));
+    // Unread is not "none": the apps page says what failed and asks again.
+    reloadApps().catch((caught: unknown) => setAppsError(errorMessage(caught)));
   }, [session.status, reloadApps]);
 
   const appInRoute = routeAppId(location);
@@ -248,8 +252,9 @@ function Shell() {
 
   const user = session.status === "signed-in" ? session.user : null;
   const context = useMemo<SessionContextValue | null>(
-    () => (user ? { user, apps, reloadApps, currentAppId, currentAppOnIos, chooseApp } : null),
-    [user, apps, reloadApps, currentAppId, currentAppOnIos, chooseApp],
+    () =>
+      user ? { user, apps, appsError, reloadApps, currentAppId, currentAppOnIos, chooseApp } : null,
+    [user, apps, appsError, reloadApps, currentAppId, currentAppOnIos, chooseApp],
   );
 
   return (

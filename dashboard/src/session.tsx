@@ -4,8 +4,10 @@ import type { AppSummary, User } from "./api.ts";
 
 export interface SessionContextValue {
   user: User;
-  /** The apps the user may see; null while loading. */
+  /** The apps the user may see; null while loading, or when they could not be read. */
   apps: AppSummary[] | null;
+  /** Why the apps could not be read, until they are. */
+  appsError: string | null;
   reloadApps: () => Promise<void>;
   /** The app the header's picker and the app pages name, if one was chosen. */
   currentAppId: string | null;

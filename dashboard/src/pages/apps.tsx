@@ -23,13 +23,30 @@ import { appPath, useSession, useViewOnly } from "../session.tsx";
 import { platformWord } from "../words.ts";
 
 export function AppsPage() {
-  const { apps, reloadApps, user } = useSession();
+  const { apps, appsError, reloadApps, user } = useSession();
+  const [retrying, setRetrying] = useState(false);
   const viewOnly = useViewOnly();
   return (
     <Page title="Apps">
       <section aria-labelledby="apps-list-heading" class="card">
         <h2 id="apps-list-heading">App list</h2>
-        {apps === null ? (
+        {apps === null && appsError !== null ? (
+          <div>
+            <ErrorText message={`The apps could not be read: ${appsError}`} />
+            <button
+              type="button"
+              disabled={retrying}
+              onClick={() => {
+                setRetrying(true);
+                reloadApps()
+                  .catch(() => undefined)
+                  .finally(() => setRetrying(false));
+              }}
+            >
+              Try again
+            </button>
+          </div>
+        ) : apps === null ? (
           <p class="loading">Loading…</p>
         ) : apps.length === 0 ? (
           <p>
