@@ -105,6 +105,7 @@ export function CostPage(props: { appId: string }) {
             setStored((count) => count + 1);
           }}
           onShowDays={chooseRange}
+          lastDay={lastDay}
         />
       )}
       <RangeForm
@@ -152,6 +153,9 @@ type Outcome =
     }
   | { kind: "failed"; accepted: number; message: string };
 
+/** The earlier of two days (`YYYY-MM-DD`). */
+const earlier = (a: string, b: string): string => (a < b ? a : b);
+
 const daysOf = (rows: readonly CostFileRow[]): Range => {
   const days = rows
     .map((row) => row.row.day)
@@ -165,8 +169,10 @@ function CostUpload(props: {
   range: Range;
   onStored: () => void;
   onShowDays: (range: Range) => void;
+  /** Today in the app's zone: the latest day a range may show (a row may be of tomorrow). */
+  lastDay: string;
 }) {
-  const { appId, range } = props;
+  const { appId, range, lastDay } = props;
   const [name, setName] = useState<string | null>(null);
   const [file, setFile] = useState<CostFile | null>(null);
   const [fileProblem, setFileProblem] = useState<string | null>(null);
@@ -180,6 +186,9 @@ function CostUpload(props: {
     setFileProblem(null);
     setName(picked?.name ?? null);
     if (!picked) return;
+    // Read once and let go: a browser tells no change when the same file is chosen again, and
+    // the file corrected after a refusal is chosen again under its name.
+    if (fileInput.current) fileInput.current.value = "";
     if (picked.size > MAX_FILE_BYTES) {
       setFileProblem(
         `${picked.name} is ${formatCount(Math.ceil(picked.size / 1024 / 1024))} MB; the page reads files up to ${MAX_FILE_BYTES / 1024 / 1024} MB. The command line's attribution costs import takes larger ones.`,
@@ -335,20 +344,24 @@ function CostUpload(props: {
         </ul>
       ) : null}
       {outcome?.kind === "stored" &&
-      (outcome.days.from < range.from || outcome.days.to > range.to) ? (
+      outcome.days.from <= lastDay &&
+      (outcome.days.from < range.from || earlier(outcome.days.to, lastDay) > range.to) ? (
         <p class="hint">
           Their days run from {outcome.days.from} to {outcome.days.to}, not all in the range shown
           below.{" "}
+          {outcome.days.to > lastDay
+            ? `Those after today (${lastDay}) are shown from their day on. `
+            : null}
           <button
             type="button"
             class="secondary"
             onClick={() => {
-              props.onShowDays(outcome.days);
+              props.onShowDays({ from: outcome.days.from, to: earlier(outcome.days.to, lastDay) });
               // The button goes once its days are shown: focus to the range that shows them.
               document.querySelector<HTMLInputElement>('input[name="from"]')?.focus();
             }}
           >
-            Show {outcome.days.from} to {outcome.days.to}
+            Show {outcome.days.from} to {earlier(outcome.days.to, lastDay)}
           </button>
         </p>
       ) : null}
