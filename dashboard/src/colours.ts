@@ -16,12 +16,12 @@ export const OTHER_COLOUR = "#44403c";
 /** The other series' colours, in turn. */
 export const PALETTE: readonly string[] = [
   "#2563eb",
-  "#d97706",
+  "#b45309",
   "#059669",
   "#db2777",
   "#7c3aed",
   "#0891b2",
-  "#65a30d",
+  "#4d7c0f",
   "#dc2626",
   "#4f46e5",
   "#a16207",

@@ -113,7 +113,8 @@ export function SkadnetworkSection(props: {
         </label>
       </div>
       <p class="hint">
-        Apple's postbacks of this app's iOS installs received from {from} to {to}.{" "}
+        Apple's postbacks of this app's iOS installs received from {from} to {to} (UTC days: Apple
+        dates a postback by when it came, in no app's zone).{" "}
         {development
           ? "Postbacks verified with Apple's production key or a development key count."
           : "Only postbacks verified with Apple's production key count."}

@@ -166,7 +166,7 @@ const DEFINITIONS = {
     "How each install of the range was matched. Click id or advertising id: the touch named the device or the click for sure. Probabilistic: a click from the install's address on a like device, shortly before the first open. An install not matched shows its status.",
   campaignInstalls: "Installs of the range credited to this media source and campaign.",
   campaignReinstalls:
-    "Reinstalls of the range credited to this media source and campaign: iPhones and iPads that had the app, brought back to it. They are not among its installs.",
+    "Reinstalls of the range credited to this media source and campaign: devices that installed the app again, an iPhone or iPad the app had seen, or a phone installing again from the tap its first install came from. They are not among its installs.",
   campaignEvents:
     "Events of the range (the installs included) of the installs credited to this campaign, whenever those were installed.",
   campaignRevenue:
