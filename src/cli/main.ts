@@ -135,6 +135,23 @@ const startFailure = async (error: unknown, options: StartOptions): Promise<stri
   return message;
 };
 
+/**
+ * The service a command that goes over HTTP asks: `--url`, else the one running on the data
+ * folder. None running there is said, never guessed: another folder's service on the default
+ * port would answer with its own data.
+ */
+const runningServiceUrl = async (options: { url?: string; dataDir?: string }): Promise<string> => {
+  if (options.url) return options.url;
+  const dataDir = await defaultDataDir(options.dataDir);
+  const running = await runningService(dataDir);
+  if (!running) {
+    throw new Error(
+      `No service runs on ${dataDir}: start it (attribution start --data-dir ${dataDir}), or name one with --url.`,
+    );
+  }
+  return running.url;
+};
+
 const program = new Command("attribution")
   .description("Mobile attribution service: ingestion, attribution and export.")
   .version(version);
@@ -774,10 +791,7 @@ costs
       dryRun?: boolean;
       dataDir?: string;
     }) => {
-      const url =
-        options.url ??
-        (await runningService(await defaultDataDir(options.dataDir)))?.url ??
-        "http://127.0.0.1:8787";
+      const url = await runningServiceUrl(options);
       await importCostsCommand({ ...options, url });
     },
   );
@@ -874,10 +888,7 @@ program
       progress: boolean;
       dataDir?: string;
     }) => {
-      const url =
-        options.url ??
-        (await runningService(await defaultDataDir(options.dataDir)))?.url ??
-        "http://127.0.0.1:8787";
+      const url = await runningServiceUrl(options);
       const since = await parseSince(options.since);
       const count = await exportCommand({ ...options, url, since });
       console.log(`Wrote ${count} events to ${options.output}.`);

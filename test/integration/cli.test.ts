@@ -2,7 +2,7 @@
  * The README's flow with the real command line: `start` as its own process, `apps create`,
  * `demo` and `export` from other processes, then a restart that keeps apps, keys and events.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -394,6 +394,19 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     );
     const lines = (await whole.text()).trim().split("\n");
     expect(ids.getRowsJS().map(([id]) => id)).toEqual(lines.map((l) => JSON.parse(l).event_id));
+  });
+
+  it("exports from no other folder's service: a folder where none runs is said, not guessed", async () => {
+    const empty = await mkdtemp(join(tmpdir(), "attribution-cli-none-"));
+    try {
+      const args = ["--since", since, "-o", join(empty, "out.json"), "--key", serverKey];
+      await expect(cli(empty, "export", ...args)).rejects.toThrow(
+        new RegExp(`No service runs on ${empty}.*--url`),
+      );
+      await expect(readdir(empty)).resolves.toEqual([]);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 
   it("joins pages of csv, tsv and ndjson into the bytes of the window in one page", async () => {
