@@ -164,11 +164,19 @@ export interface EmbeddedConfig {
   readonly postbacksAllowLoopback: boolean;
 }
 
+/** The environment with its empty settings left out: `ATTRIBUTION_PORT=` is no setting. */
+const setOnly = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    Object.entries(env).filter(
+      ([name, value]) => !(name.startsWith("ATTRIBUTION_") && value === ""),
+    ),
+  );
+
 export const embeddedConfig = (
   env: NodeJS.ProcessEnv = process.env,
   overrides: Partial<EmbeddedConfig> = {},
 ): EmbeddedConfig => {
-  const parsed = parseEnv(schema, env);
+  const parsed = parseEnv(schema, setOnly(env));
   return {
     dataDir: resolve(overrides.dataDir ?? parsed.ATTRIBUTION_DATA_DIR),
     host: overrides.host ?? parsed.ATTRIBUTION_HOST,
