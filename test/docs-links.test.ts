@@ -80,7 +80,7 @@ describe("links in the README and docs/", () => {
   });
 
   it("resolves every docs/ page and heading that code cites", () => {
-    const SOURCE = /\.(ts|mjs|kt|swift|cs|dart)$/;
+    const SOURCE = /\.(ts|tsx|mjs|kt|swift|cs|dart)$/;
     const SKIP = new Set(["node_modules", "build", ".dart_tool", ".gradle", "obj", "bin"]);
     const files = (dir: string): string[] =>
       readdirSync(dir).flatMap((name) => {
@@ -89,7 +89,7 @@ describe("links in the README and docs/", () => {
         return SOURCE.test(name) ? [path] : [];
       });
     const broken: string[] = [];
-    for (const file of ["src", "lib", "lambdas", "bench", "sdk"].flatMap((d) =>
+    for (const file of ["src", "lib", "lambdas", "bench", "sdk", "dashboard"].flatMap((d) =>
       files(join(ROOT, d)),
     )) {
       for (const [, page = "", anchor] of readFileSync(file, "utf8").matchAll(

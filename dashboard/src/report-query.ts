@@ -2,7 +2,7 @@
  * The reports' choices as the hash's query holds them (`#/apps/a/overview?from=…&to=…&media_source=…`):
  * the range of UTC days and the filters, which the Overview, Cohorts and Cost pages share. A
  * reload, a bookmark or a shared address shows the same figures, and the navigation's links
- * carry them from one of these pages to another (docs/dashboard.md#kept-in-the-address).
+ * carry them from one of these pages to another (docs/dashboard.md#the-overviews-filters).
  */
 import type { ReportFilters } from "./api.ts";
 import { defaultRange, type Range } from "./components/date-range.tsx";
