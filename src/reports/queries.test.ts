@@ -88,6 +88,7 @@ describe("the report queries", () => {
             from: new Date("2026-11-01T00:00:00Z"),
             to: new Date("2026-12-01T00:00:00Z"),
             source: '"apple_postbacks"',
+            now: new Date("2026-12-02T00:00:00Z"),
           }),
         ),
       ).toBeUndefined();

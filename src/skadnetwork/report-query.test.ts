@@ -64,7 +64,7 @@ describe("the SKAdNetwork report's query", () => {
     return name;
   };
 
-  const groups = async (source: string, from: string, to: string) => {
+  const groups = async (source: string, from: string, to: string, now = "2026-11-20") => {
     const connection = await duckdb.connect();
     try {
       const query = buildSkadnetworkQuery({
@@ -73,6 +73,7 @@ describe("the SKAdNetwork report's query", () => {
         from: new Date(`${from}T00:00:00Z`),
         to: new Date(`${to}T00:00:00Z`),
         source,
+        now: new Date(`${now}T00:00:00Z`),
       });
       return (await connection.runAndReadAll(query)).getRowObjectsJS().map(applePostbackGroupOf);
     } finally {
@@ -113,6 +114,24 @@ describe("the SKAdNetwork report's query", () => {
       { sourceIdentifier: "42", verification: { status: "verified" }, postbacks: 1 },
     ]);
     expect(total(await groups(source, "2026-11-01", "2026-11-05"))).toBe(1);
+  });
+
+  it("leaves out an unverified postback once the postbacks table has forgotten it, as the CLI's report does", async () => {
+    const source = await lakeOf([
+      stored(
+        readSkadnetworkPostback({ ...SKAN_3_WIN, "campaign-id": 43 }),
+        "2026-11-01T10:00:00.000Z",
+      ),
+      stored(readSkadnetworkPostback(SKAN_4_FINE), "2026-11-01T11:00:00.000Z"),
+    ]);
+    const within = await groups(source, "2026-11-01", "2026-11-02", "2026-11-30");
+    expect(within.map((group) => group.verification.status).sort()).toEqual([
+      "unverified",
+      "verified",
+    ]);
+    // 30 days on, the table keeps the verified one alone; the lake's report says the same.
+    const later = await groups(source, "2026-11-01", "2026-11-02", "2026-12-02");
+    expect(later.map((group) => group.verification.status)).toEqual(["verified"]);
   });
 
   it("names the campaign's field as the stored postbacks read one by one do", async () => {

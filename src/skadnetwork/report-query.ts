@@ -7,7 +7,11 @@
  */
 import { DAY_MS } from "../domain/time.ts";
 import { type Dialect, sqlString } from "../lake/export-query.ts";
-import type { ApplePostbackGroup, CoarseValue } from "../ports/apple-postbacks.ts";
+import {
+  type ApplePostbackGroup,
+  type CoarseValue,
+  UNVERIFIED_POSTBACK_DAYS,
+} from "../ports/apple-postbacks.ts";
 import { dayOf } from "../reports/days.ts";
 import { partitionsOfDays, timestampLiteral } from "../reports/queries.ts";
 import { CAMPAIGN_ID_VERSIONS, REENGAGEMENT } from "./postbacks.ts";
@@ -48,8 +52,15 @@ export const buildSkadnetworkQuery = (input: {
   readonly to: Date;
   /** The lake's apple_postbacks table as the engine names it. */
   readonly source: string;
+  /**
+   * Now: an unverified postback received more than UNVERIFIED_POSTBACK_DAYS before it is left
+   * out, as the postbacks table forgets it then, so the CLI's report (which reads the table)
+   * and this one give the same figures.
+   */
+  readonly now: Date;
 }): string => {
   const { dialect, appId, from, to } = input;
+  const unverifiedFrom = new Date(input.now.getTime() - UNVERIFIED_POSTBACK_DAYS * DAY_MS);
   const at = timestampLiteral[dialect];
   // A postback's row is its day's, or a later one's when the lake took it late.
   const days = skadnetworkDaysOf(from, to);
@@ -80,6 +91,7 @@ FROM (
 WHERE t.copy = 1
   AND t.received_at >= ${at(from)}
   AND t.received_at < ${at(to)}
+  AND (t.verification <> 'unverified' OR t.received_at >= ${at(unverifiedFrom)})
 GROUP BY ${keys}`;
 };
 

@@ -100,6 +100,7 @@ export const athenaStatements = (): Record<string, string> => {
     from: new Date("2026-10-28T00:00:00.000Z"),
     to: new Date("2026-11-07T00:00:00.000Z"),
     source: table(APPLE_POSTBACKS_TABLE.name),
+    now: new Date("2026-11-08T00:00:00.000Z"),
   });
   for (const excluded of [false, true]) {
     statements[`export${excluded ? "-excluded" : ""}`] = buildExportQuery({

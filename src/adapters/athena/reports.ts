@@ -137,6 +137,7 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
           from,
           to,
           source: table(APPLE_POSTBACKS_TABLE.name),
+          now: now(),
         }),
         applePostbackGroupOf,
         true,

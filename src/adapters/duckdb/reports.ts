@@ -147,6 +147,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
           to,
           // The days either side too: a transaction's row is chosen among all of its copies.
           source: await dayFiles(APPLE_POSTBACKS_TABLE, appId, skadnetworkDaysOf(from, to)),
+          now: new Date(),
         }),
       );
       return rows.map(applePostbackGroupOf);
