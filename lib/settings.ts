@@ -25,6 +25,7 @@ export const ROUTE_LOADS: { readonly [K in RouteId]: RouteLoad } = {
   "s2s-events": "server",
   "delete-install": "sdk",
   consent: "sdk",
+  "request-deletion": "server",
   "deletion-status": "server",
   export: "export",
   attribution: "sdk",

@@ -259,6 +259,17 @@ export const ROUTES = [
     uses: { tables: { apps: "get", installs: "consent", deletions: "lookup" } },
   },
   {
+    id: "request-deletion",
+    handler: "http/handlers/deletions.ts#requestDeletionFunction",
+    method: "POST",
+    path: "/v1/deletions",
+    scope: "deletions",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    uses: { tables: { installs: "get", deletions: "request" } },
+  },
+  {
     id: "deletion-status",
     handler: "http/handlers/deletions.ts#deletionStatusFunction",
     method: "GET",

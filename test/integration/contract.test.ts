@@ -280,6 +280,18 @@ describe("the wire contract, over HTTP", () => {
       const body = await expectConforming("delete-install", await deleteInstall(doomed));
       expect(body).toMatchObject({ service_id: doomed, status: "pending", completed_at: null });
     },
+    "request-deletion": async () => {
+      const erased = randomUUID();
+      await rt.post("/v1/installs", installRequest(erased), keys.sdkKey);
+      const body = await expectConforming(
+        "request-deletion",
+        await rt.post("/v1/deletions", { service_id: erased }, keys.serverKey),
+      );
+      expect(body).toMatchObject({ service_id: erased, status: "pending", completed_at: null });
+      // The same request the SDK's delete makes: asked again from the device, it is answered.
+      const again = (await (await deleteInstall(erased)).json()) as { request_id: string };
+      expect(again.request_id).toBe((body as { request_id: string }).request_id);
+    },
     "deletion-status": async () => {
       const requested = (await (await deleteInstall(randomUUID())).json()) as {
         request_id: string;
@@ -904,6 +916,13 @@ describe("the wire contract, over HTTP", () => {
     "delete-install": {
       401: () => deleteInstall(serviceId, keys.serverKey),
       422: () => deleteInstall("not/an id"),
+    },
+    "request-deletion": {
+      400: () => rt.post("/v1/deletions", "{not json", keys.serverKey),
+      401: () => rt.post("/v1/deletions", { service_id: serviceId }, keys.sdkKey),
+      413: () =>
+        rt.post("/v1/deletions", JSON.stringify({ pad: "x".repeat(1_100_000) }), keys.serverKey),
+      422: () => rt.post("/v1/deletions", { service_id: "not/an id" }, keys.serverKey),
     },
     "deletion-status": {
       401: () => rt.get(`/v1/deletions/${randomUUID()}`, keys.sdkKey),

@@ -129,6 +129,12 @@ describe("Object.prototype's names in requests", () => {
       params: { service_id: randomUUID() },
       key: "sdk",
     }),
+    "request-deletion": () => ({
+      method: "POST",
+      path: "/v1/deletions",
+      key: "server",
+      body: { service_id: randomUUID() },
+    }),
     "deletion-status": () => ({
       method: "GET",
       path: "/v1/deletions/{request_id}",

@@ -857,6 +857,12 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       await call("deletion-status", { key: keys.server, path: { request_id: requestId } }),
     );
     expect(status).toMatchObject({ request_id: requestId, service_id: serviceId });
+    // The same request from the app's servers: the open one is answered.
+    const fromServer = conforming(
+      "request-deletion",
+      await call("request-deletion", { key: keys.server, body: { service_id: serviceId } }),
+    );
+    expect(fromServer).toMatchObject({ request_id: requestId, service_id: serviceId });
   });
 
   it("the purge completes the deletion request once it is old enough", async () => {

@@ -3,7 +3,7 @@ import * as z from "zod";
 import type { DeletionAnswer } from "../../deletion/deletions.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { DELETION_STATUSES } from "../../ports/deletions.ts";
-import { requestIdParam, serviceIdParam } from "../handlers/deletions.ts";
+import { deletionRequestBody, requestIdParam, serviceIdParam } from "../handlers/deletions.ts";
 import { INTERNAL, JSON_MEDIA_TYPE, type RouteContract, tiedTo, unauthorized } from "./shared.ts";
 
 export const deletionAnswerSchema = tiedTo<DeletionAnswer>()(
@@ -67,9 +67,36 @@ export const DELETION_CONTRACTS = {
       500: INTERNAL,
     },
   },
+  "request-deletion": {
+    summary: "Delete an install's data, from the app's servers",
+    description:
+      "The request DELETE /v1/installs/{service_id} makes, with a server key: for an erasure " +
+      "a person asked the app's owner for, by the install's service_id (the SDKs' " +
+      "getServiceId). The same request either way: one asked from the device and one from " +
+      "the servers while it is open are one request.",
+    request: {
+      body: {
+        description: "The install.",
+        schema: deletionRequestBody.meta({ id: "DeletionRequestBody" }),
+      },
+    },
+    success: {
+      status: 202,
+      description: "The request is recorded; the purge follows.",
+      content: { [JSON_MEDIA_TYPE]: deletionAnswerSchema },
+    },
+    errors: {
+      400: "The body is empty or is not JSON.",
+      401: unauthorized("deletions"),
+      413: `The body is over ${INGEST_LIMITS.maxBodyBytes} bytes.`,
+      422: `The body is not {"service_id": …} with 1 to ${INGEST_LIMITS.maxIdLength} characters of A-Z a-z 0-9 . _ : -.`,
+      500: INTERNAL,
+    },
+  },
   "deletion-status": {
     summary: "Get a deletion request's progress",
-    description: "Where a request of DELETE /v1/installs/{service_id} stands.",
+    description:
+      "Where a request of DELETE /v1/installs/{service_id} or POST /v1/deletions stands.",
     request: {
       params: z.object({
         request_id: requestIdParam.meta({
