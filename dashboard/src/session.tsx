@@ -56,6 +56,16 @@ export const storeAppId = (appId: string | null): void => {
 export const useAppTimeZone = (appId: string): string =>
   useSession().apps?.find((app) => app.app_id === appId)?.time_zone ?? "UTC";
 
+/**
+ * Whether the apps, and so each one's time zone, are known: until then a page neither judges
+ * its range (its days may not be UTC's) nor asks for a report of it. Apps that could not be read
+ * leave UTC's days, as the page's legend then says.
+ */
+export const useZoneKnown = (): boolean => {
+  const { apps, appsError } = useSession();
+  return apps !== null || appsError !== null;
+};
+
 /** The hash route of one of an app's pages. */
 export const appPath = (appId: string, page: string): string =>
   `/apps/${encodeURIComponent(appId)}/${page}`;

@@ -45,7 +45,7 @@ import { useHashQuery } from "../hash-route.ts";
 import { cohortsOf } from "../report-cache.ts";
 import { filtersInWords, filtersOf, putFilters, rangeOf } from "../report-query.ts";
 import { unconvertedRevenueLine } from "../revenue-left-out.ts";
-import { appPath, useAppTimeZone } from "../session.tsx";
+import { appPath, useAppTimeZone, useZoneKnown } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
 import { groupByWord, platformWord, UNATTRIBUTED } from "../words.ts";
@@ -118,8 +118,9 @@ export function CohortsPage(props: { appId: string }) {
     });
 
   const { range, groupBy, filters } = choices;
-  const problem = rangeProblem(range, lastDay, zone);
-  const valid = problem === null;
+  const zoneKnown = useZoneKnown();
+  const problem = zoneKnown ? rangeProblem(range, lastDay, zone) : null;
+  const valid = zoneKnown && problem === null;
   /** The report's question: a text, so that a new view of the same figures asks nothing. */
   const question = JSON.stringify({
     from: range.from,

@@ -31,7 +31,7 @@ import { formatCount, todayIn, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
 import { forgetReports } from "../report-cache.ts";
 import { rangeOf } from "../report-query.ts";
-import { appPath, useAppTimeZone, useViewOnly } from "../session.tsx";
+import { appPath, useAppTimeZone, useViewOnly, useZoneKnown } from "../session.tsx";
 
 /** The preview's first rows; rows the service refused are shown wherever they are. */
 const PREVIEW_ROWS = 20;
@@ -50,8 +50,9 @@ export function CostPage(props: { appId: string }) {
       replace: true,
     });
 
-  const problem = rangeProblem(range, lastDay, zone);
-  const valid = problem === null;
+  const zoneKnown = useZoneKnown();
+  const problem = zoneKnown ? rangeProblem(range, lastDay, zone) : null;
+  const valid = zoneKnown && problem === null;
   /** The rows shown, with the range they are of. */
   const [shown, setShown] = useState<{ rows: CostRow[]; range: Range } | null>(null);
   const [loading, setLoading] = useState(false);

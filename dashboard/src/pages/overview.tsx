@@ -30,7 +30,7 @@ import {
   rangeOf,
 } from "../report-query.ts";
 import { unconvertedRevenueLine } from "../revenue-left-out.ts";
-import { appPath, useAppTimeZone, useSession } from "../session.tsx";
+import { appPath, useAppTimeZone, useSession, useZoneKnown } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
 import { eventWord, matchMethodWord, matchStatusWord, UNATTRIBUTED } from "../words.ts";
@@ -84,8 +84,9 @@ export function OverviewPage(props: { appId: string }) {
     });
   const { range, filters } = choices;
   /** The answer shown, with the filters it was asked with (the answer does not name them). */
-  const problem = rangeProblem(range, lastDay, zone);
-  const valid = problem === null;
+  const zoneKnown = useZoneKnown();
+  const problem = zoneKnown ? rangeProblem(range, lastDay, zone) : null;
+  const valid = zoneKnown && problem === null;
   /** The report's question: a text, so that the same choices ask nothing again. */
   const question = JSON.stringify({ from: range.from, to: range.to, ...filters });
 
