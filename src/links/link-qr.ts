@@ -7,6 +7,13 @@ import QRCode from "qrcode";
 
 export const LINK_QR_CORRECTION = "M";
 
+/**
+ * The query key a landing page's QR code adds to the link for a desktop's tapper: the phone's
+ * tap is the same person's second, which the ad network did not charge for, so it carries no
+ * per-click or per-impression cost (src/touches/clicks.ts). Kept on the bare link too.
+ */
+export const QR_TAP_PARAM = "service_qr";
+
 /** Screen pixels a module at least, so that a long link's dense code still scans. */
 export const LINK_QR_MODULE_PX = 3;
 
@@ -18,8 +25,10 @@ export interface LinkQr {
 
 const bareLink = (linkUrl: string): string => {
   const bare = new URL(linkUrl);
+  const mark = bare.searchParams.get(QR_TAP_PARAM);
   bare.search = "";
   bare.hash = "";
+  if (mark !== null) bare.searchParams.set(QR_TAP_PARAM, mark);
   return bare.href;
 };
 

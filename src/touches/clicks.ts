@@ -19,6 +19,7 @@
 
 import type { DevicePlatform } from "../domain/touch.ts";
 import { hostServesApp } from "../links/app-settings.ts";
+import { QR_TAP_PARAM } from "../links/link-qr.ts";
 import { LINK_LIMITS } from "../links/link-request.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { ClickSink } from "../ports/clicks.ts";
@@ -73,14 +74,20 @@ export interface LandingAnswer {
 /** Longest QR link with the tap's parameters; past it, the link alone (a code stays scannable). */
 const MAX_QR_URL_LENGTH = 1_000;
 
-/** The link's URL with the tapped URL's parameters it does not have itself. */
+/** The link's URL with the tapped URL's parameters it does not have itself, marked as a QR's. */
 const qrUrlOf = (link: Link, tap: Tap): string => {
+  const marked = (href: string) => {
+    const url = URL.parse(href);
+    url?.searchParams.set(QR_TAP_PARAM, "1");
+    return url?.href ?? href;
+  };
   const url = URL.parse(link.url);
   if (url === null) return link.url;
   for (const [key, value] of Object.entries(keptParams(tap.query))) {
     if (!url.searchParams.has(key)) url.searchParams.append(key, value);
   }
-  return url.href.length <= MAX_QR_URL_LENGTH ? url.href : link.url;
+  const full = marked(url.href);
+  return full.length <= MAX_QR_URL_LENGTH ? full : marked(link.url);
 };
 
 export type TapAnswer =
@@ -133,7 +140,8 @@ const keptParams = (query: Tap["query"]): Record<string, string> => {
       value === undefined ||
       key.length === 0 ||
       key.length > LINK_LIMITS.maxParamKeyLength ||
-      key === HINTS_ASKED_PARAM
+      key === HINTS_ASKED_PARAM ||
+      key === QR_TAP_PARAM
     ) {
       continue;
     }
@@ -173,8 +181,10 @@ const clickOf = (
     ...(link.deepLinkPath === null ? {} : { deep_link_path: link.deepLinkPath }),
   },
   urlParams: keptParams(tap.query),
-  // The link's cost goes on each of its clicks.
-  cost: link.cost,
+  // The link's cost goes on each of its clicks, but for a QR code's per-click or per-impression
+  // price: the desktop's tap was the one charged (a per-install price it keeps: its install is
+  // the one the link's price is for). The mark is not one of the tap's recorded parameters.
+  cost: tap.query[QR_TAP_PARAM] !== undefined && link.cost?.model !== "CPI" ? null : link.cost,
 });
 
 export const createClickRecorder = (deps: ClickDeps) => {

@@ -15,6 +15,7 @@ const readQr = jsQR.default;
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withLinkSettings } from "../../src/links/app-settings.ts";
+import { QR_TAP_PARAM } from "../../src/links/link-qr.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 import { DESKTOP, documentWidth, launchChromium, PHONE, screenshot } from "./support/browser.ts";
@@ -44,6 +45,13 @@ const pixelsOf = async (
   })()`);
 
 /** The text of the page's QR code, read back from its pixels on the screen. */
+/** A link as a desktop's QR code gives it: marked as the QR's. */
+const fromQr = (href: string): string => {
+  const url = new URL(href);
+  url.searchParams.set(QR_TAP_PARAM, "1");
+  return url.href;
+};
+
 const qrText = async (context: BrowserContext, page: Page): Promise<string | undefined> => {
   const qr = page.getByRole("img", { name: "QR code of this link" });
   const blank = await context.newPage();
@@ -140,7 +148,7 @@ describe("the landing page in a browser", () => {
       const qr = page.getByRole("img", { name: "QR code of this link" });
       const box = await qr.boundingBox();
       expect(box?.width).toBeGreaterThanOrEqual(Math.min(200, viewport.width - 60));
-      expect(await qrText(context, page)).toBe(link.url);
+      expect(await qrText(context, page)).toBe(fromQr(link.url));
       await context.close();
     },
   );
@@ -153,6 +161,8 @@ describe("the landing page in a browser", () => {
     const opened = new URL((await qrText(context, page)) ?? "");
     expect(opened.searchParams.get("clickid")).toBe("N1");
     expect(opened.searchParams.get("sub1")).toBe("a b");
+    // Marked as a QR code's: the phone's tap is charged no per-click price a second time.
+    expect(opened.searchParams.get(QR_TAP_PARAM)).toBe("1");
     for (const [key, value] of new URL(link.url).searchParams) {
       expect(opened.searchParams.get(key)).toBe(value);
     }
@@ -175,7 +185,7 @@ describe("the landing page in a browser", () => {
     const { context, page, problems } = await open(DESKTOP, DESKTOP_AGENT, long.url);
     const bare = new URL(long.url);
     bare.search = "";
-    expect(await qrText(context, page)).toBe(bare.href);
+    expect(await qrText(context, page)).toBe(fromQr(bare.href));
     const width = await documentWidth(page);
     expect(width.scrollWidth, "the page scrolls sideways").toBeLessThanOrEqual(width.innerWidth);
     expect(problems).toEqual([]);

@@ -132,6 +132,40 @@ describe("cost on links and touches, in the cohorts report", () => {
     expect(answer.totals.cost_usd).toBe(3.032);
   });
 
+  it("charges a phone's tap from a desktop's QR code no per-click price, and keeps a per-install one", async () => {
+    const cpc = await makeLink({
+      media_source: "desk_net",
+      cost_model: "CPC",
+      cost_value: 0.5,
+      cost_currency: "EUR",
+    });
+    const cpi = await makeLink({
+      media_source: "desk_net",
+      cost_model: "CPI",
+      cost_value: 2,
+      cost_currency: "EUR",
+    });
+    /** The click a Pixel's tap of the link with this query stored. */
+    const stored = async (link: LinkAnswer, query: string) => {
+      const response = await fetch(`${rt.linkUrl}${new URL(link.url).pathname}${query}`, {
+        redirect: "manual",
+        headers: { "user-agent": PIXEL },
+      });
+      expect(response.status).toBe(302);
+      const referrer = new URL(response.headers.get("location") ?? "").searchParams.get("referrer");
+      const clickId = new URLSearchParams(referrer ?? "").get("service_click_id") ?? "";
+      await rt.workers.idle();
+      return rt.stores.touches.get(clickId);
+    };
+    const charged = { model: "CPC", value: 0.5, currency: "EUR" };
+    expect((await stored(cpc, "?sub1=a"))?.cost).toMatchObject(charged);
+    const fromQr = await stored(cpc, "?sub1=a&service_qr=1");
+    expect(fromQr?.cost).toBeNull();
+    // The mark is no parameter of the tap's.
+    expect(fromQr?.urlParams).toEqual({ sub1: "a" });
+    expect((await stored(cpi, "?service_qr=1"))?.cost).toMatchObject({ model: "CPI", value: 2 });
+  });
+
   it("takes a network's cost row over its clicks' cost for the day and campaign it names", async () => {
     const costs = await rt.post(
       "/v1/costs",
