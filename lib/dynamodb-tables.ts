@@ -210,7 +210,8 @@ const TABLE_GRANTS: {
     ],
     // A postback's install: one by key.
     get: [{ actions: ["dynamodb:GetItem"], on: whole("installs") }],
-    purge: [{ actions: ["dynamodb:DeleteItem"], on: whole("installs") }],
+    // Whether a request's install was ever stored (none: no lake pass), then its deletion.
+    purge: [{ actions: ["dynamodb:GetItem", "dynamodb:DeleteItem"], on: whole("installs") }],
   },
   customerUsers: {
     create: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("customerUsers") }],

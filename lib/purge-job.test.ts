@@ -132,11 +132,20 @@ describe("purge job", () => {
         Resource: resolve(tables.table.deletions.tableArn),
         Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["pass#*"] } },
       },
+      // Whether a request's install was ever stored (none: no lake pass), then the install;
+      // the install's attribution, which names the click whose claim it lets go.
+      {
+        Effect: "Allow",
+        Action: ["dynamodb:GetItem", "dynamodb:DeleteItem"],
+        Resource: [
+          resolve(tables.table.installs.tableArn),
+          resolve(tables.table.attributions.tableArn),
+        ],
+      },
       {
         Effect: "Allow",
         Action: "dynamodb:DeleteItem",
         Resource: [
-          resolve(tables.table.installs.tableArn),
           resolve(tables.table.customerUsers.tableArn),
           resolve(tables.table.outbox.tableArn),
           resolve(tables.table.deliveryLog.tableArn),
@@ -147,12 +156,6 @@ describe("purge job", () => {
         Action: "dynamodb:PutItem",
         Resource: resolve(tables.table.customerUsers.tableArn),
         Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["#purged#*"] } },
-      },
-      // The install's attribution names the click whose claim it lets go.
-      {
-        Effect: "Allow",
-        Action: ["dynamodb:GetItem", "dynamodb:DeleteItem"],
-        Resource: resolve(tables.table.attributions.tableArn),
       },
       {
         Effect: "Allow",
@@ -216,7 +219,7 @@ describe("purge job", () => {
       ],
     ]);
     // Three reads: the tombstones items and the saved passes of the deletions table, each by
-    // its key's prefix, and an install's attribution by its key.
+    // its key's prefix, and an install and its attribution by their keys.
     const reads = all.filter((statement) => actionsOf(statement).includes("dynamodb:GetItem"));
     expect(reads.map((statement) => [statement.Resource, statement.Condition])).toEqual([
       [
@@ -227,7 +230,13 @@ describe("purge job", () => {
         resolve(stack.tables.table.deletions.tableArn),
         { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["pass#*"] } },
       ],
-      [resolve(stack.tables.table.attributions.tableArn), undefined],
+      [
+        [
+          resolve(stack.tables.table.installs.tableArn),
+          resolve(stack.tables.table.attributions.tableArn),
+        ],
+        undefined,
+      ],
     ]);
     const others = actions.filter((a) => !a.startsWith("dynamodb:") && !a.startsWith("s3:"));
     expect(new Set(others.map((a) => a.split(":")[0]))).toEqual(new Set(["logs", "xray", "sqs"]));

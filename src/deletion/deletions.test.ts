@@ -52,9 +52,10 @@ const noopStores = {
   claims: { releaseClaim: async () => undefined },
   outbox: { purgeInstall: async () => 0 },
   deliveryLog: { purgeInstall: async () => 0 },
+  // Every request's install stored, so each has a lake pass to make.
   installs: {
     putIfAbsent: async () => ({ install: undefined as never, created: false }),
-    get: async () => undefined,
+    get: everyInstallStored.get,
     setConsent: async () => undefined,
     delete: async () => undefined,
   },
@@ -219,6 +220,60 @@ describe("deletion requests", () => {
     expect((await deletions.get(fine.request_id))?.status).toBe("completed");
     expect((await deletions.get(broken.request_id))?.status).toBe("in_progress");
     expect((await deletions.tombstones("com.broken")).serviceIds).toEqual(["s1"]);
+  });
+
+  it("make no lake pass for a request whose install was never stored, and complete it", async () => {
+    const deletions = memoryDeletions();
+    const stored = new Set(["real"]);
+    const installs = {
+      get: async (appId: string, serviceId: string) =>
+        stored.has(serviceId) ? everyInstallStored.get(appId, serviceId) : undefined,
+    };
+    for (const [serviceId, n] of [
+      ["never-1", 1],
+      ["never-2", 2],
+    ] as const) {
+      await requestDeletion("com.a", serviceId, { deletions, installs }, at(n));
+    }
+    const passes: string[][] = [];
+    const lake = {
+      purgeInstalls: async (_appId: string, serviceIds: readonly string[]) => {
+        passes.push([...serviceIds]);
+        return { filesRewritten: 0 };
+      },
+    };
+    expect(
+      await purgeOpenRequests({
+        ...noopStores,
+        installs: { ...noopStores.installs, ...installs },
+        deletions,
+        lake,
+      }),
+    ).toEqual({
+      completed: 2,
+      deferred: 0,
+    });
+    expect(passes).toEqual([]);
+    // Beside a stored install's request, the pass names that install alone.
+    await requestDeletion("com.a", "real", { deletions, installs }, at(3));
+    await requestDeletion("com.a", "never-3", { deletions, installs }, at(4));
+    await purgeOpenRequests({
+      ...noopStores,
+      installs: { ...noopStores.installs, ...installs },
+      deletions,
+      lake,
+    });
+    expect(passes).toEqual([["real"]]);
+    // A request a run took up before is passed whatever: that run may have deleted its install.
+    const taken = await requestDeletion("com.a", "never-4", { deletions, installs }, at(5));
+    await deletions.setStatus(taken.request_id, "in_progress", at(6).toISOString());
+    await purgeOpenRequests({
+      ...noopStores,
+      installs: { ...noopStores.installs, ...installs },
+      deletions,
+      lake,
+    });
+    expect(passes).toEqual([["real"], ["never-4"]]);
   });
 
   it("purge an app's requests in one lake pass, an app at a time, the app of the oldest first", async () => {

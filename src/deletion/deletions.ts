@@ -269,8 +269,23 @@ const purgeApp = async (
   const taken = pass.requests.length;
   const waiting = requests.length - taken;
   const ready: DeletionRequest[] = [];
+  /**
+   * The installs whose rows the lake may hold. A request still pending whose install is not
+   * stored names one the app never had (or whose earlier request purged it): no row of it can be
+   * in the lake, since every row's request found its install stored, and one taken in after the
+   * request is refused. It needs no pass over the app's files, which anyone with the app's
+   * public key could otherwise make a run read again and again. A request a run took up before
+   * is always passed: that run may have deleted its install and stopped before the lake.
+   */
+  const inLake = new Set<string>();
   for (const request of pass.requests) {
     try {
+      if (
+        request.status !== "pending" ||
+        (await deps.installs.get(request.appId, request.serviceId)) !== undefined
+      ) {
+        inLake.add(request.serviceId);
+      }
       await deps.deletions.setStatus(request.requestId, "in_progress", now().toISOString());
       await deps.installs.delete(request.appId, request.serviceId);
       // Leaves a mark of the install under each id it used (no id in clear), so that a server's
@@ -308,13 +323,16 @@ const purgeApp = async (
     // them whose stores failed this run stays open, as any other.
     const serviceIds = saved
       ? [...saved.serviceIds]
-      : [...new Set(ready.map((request) => request.serviceId))];
-    const { stoppedAt } = await deps.lake.purgeInstalls(
-      appId,
-      serviceIds,
-      version,
-      remainingMs ? { from: saved?.position, goOn: () => remainingMs() > 0 } : undefined,
-    );
+      : [...new Set(ready.map((request) => request.serviceId))].filter((id) => inLake.has(id));
+    const { stoppedAt } =
+      serviceIds.length === 0
+        ? { stoppedAt: undefined }
+        : await deps.lake.purgeInstalls(
+            appId,
+            serviceIds,
+            version,
+            remainingMs ? { from: saved?.position, goOn: () => remainingMs() > 0 } : undefined,
+          );
     if (stoppedAt !== undefined) {
       // Out of time, not failed: the requests stay in progress for the next run.
       await deps.deletions.savePass(appId, { serviceIds, position: stoppedAt });

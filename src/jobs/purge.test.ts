@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { everyInstallStored } from "../../test/support/installs.ts";
 import type { Adapters, Runtime } from "../functions/adapters.ts";
 import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
 import { purgeJob } from "./purge.ts";
@@ -30,7 +31,7 @@ const composed = (kind: Runtime["kind"]) => {
   const adapters = {
     tables: {
       deletions,
-      installs: { delete: nothing },
+      installs: { get: everyInstallStored.get, delete: nothing },
       customerUsers: { deleteInstall: nothing },
       attributions: { get: nothing, delete: nothing },
       outbox: { purgeInstall: async () => 0 },

@@ -541,6 +541,13 @@ describe("a purge beside the rest of the service's work", () => {
     const deleting = await rt.createApp("com.example.deleting.one", "android");
     const other = await rt.createApp("com.example.deleting.two", "android");
     const since = Math.floor(Date.now() / 1000) - 3_600;
+    // The deleting app stored the install; the rows below stand for its events.
+    const installed = await rt.post(
+      "/v1/installs",
+      installRequest(shared, { os: "android", first_open_time: minutesAgo(40) }),
+      deleting.sdkKey,
+    );
+    expect(installed.status).toBe(202);
     await rt.streams.events.put(
       ["com.example.deleting.one", "com.example.deleting.two", "com.example.deleting.two"].map(
         (appId, i) =>

@@ -131,7 +131,8 @@ describe("the purge on AWS", () => {
     const { doc } = dynamo();
     return purgeOpenRequests({
       deletions: createDeletionStore(doc, LOCAL_TABLE_NAMES.deletions),
-      installs: createInstallStore(doc, LOCAL_TABLE_NAMES.installs),
+      // Every request's install stored, so each has a lake pass to make.
+      installs: { ...createInstallStore(doc, LOCAL_TABLE_NAMES.installs), ...everyInstallStored },
       customerUsers: createCustomerUserMap(doc, LOCAL_TABLE_NAMES.customerUsers),
       attributions: createAttributionStore(doc, LOCAL_TABLE_NAMES.attributions),
       claims: createTouchStore(doc, LOCAL_TABLE_NAMES.touches),
