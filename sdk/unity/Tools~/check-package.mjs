@@ -425,6 +425,8 @@ const underCanImport = (conditions, framework) =>
 /** The iOS version each of Apple's conversion value calls needs, from the call's text. */
 const swiftSince = (call) => {
   if (call.startsWith("PostbackUpdate(")) return [18, 0];
+  // Before 15.4 the first window's value is set by the call iOS 14 brought.
+  if (call.startsWith("SKAdNetwork.updateConversionValue(")) return [14, 0];
   if (call.startsWith("Postback.updateConversionValue")) return [17, 4];
   if (!call.startsWith("SKAdNetwork.updatePostbackConversionValue")) return null;
   return /coarseValue:/.test(call) ? [16, 1] : [15, 4];

@@ -20,8 +20,9 @@ import StoreKit
 /// - iOS 15.4 to 16.0: `updatePostbackConversionValue(_:)`, the first window's fine value
 ///   alone. These versions know one postback and fine values only: the first window's updates
 ///   are what they can carry, a coarse value or a later window has no call there.
-/// - Before iOS 15.4: nothing. The calls there are deprecated, and their postbacks carry the
-///   same fine value the 15.4 call does, for a share of devices too small to weigh.
+/// - iOS 15.0 to 15.3: `registerAppForAdNetworkAttribution()` at the first launch and
+///   `updateConversionValue(_:)` with the first window's fine value: without a call at the first
+///   launch Apple makes no postback at all for the install.
 /// - iOS 17.4 and later, also: `Postback.updateConversionValue(_:coarseConversionValue:lockPostback:)`;
 ///   from iOS 18, `Postback.updateConversionValue(_:)` with a `PostbackUpdate` for the
 ///   install's conversions alone (``updateInstall(_:coarse:lock:)``).

@@ -7,7 +7,7 @@
 // - iOS 16.1 and later: SKAdNetwork.updatePostbackConversionValue(_:coarseValue:lockWindow:).
 // - iOS 15.4 to 16.0: updatePostbackConversionValue(_:), the first window's fine value alone
 //   (SKAdNetwork 3: one postback, fine values only).
-// - Before iOS 15.4: registerAppForAdNetworkAttribution() at the first launch, and
+// - Before iOS 15.4: registerAppForAdNetworkAttribution() at the first launch, and from iOS 14
 //   updateConversionValue(_:) with the first window's fine value (without a call at the first
 //   launch Apple makes no postback at all for the install).
 // - iOS 17.4 and later, also: Postback.updateConversionValue(_:coarseConversionValue:lockPostback:);
@@ -145,7 +145,7 @@ public func serviceSdkUpdateConversionValue(
                 if let error = error { serviceSdkReport(refused, "SKAdNetwork: \(error.localizedDescription)") }
             }
         }
-    } else if window == 0 && fine >= 0 {
+    } else if #available(iOS 14.0, *), window == 0 && fine >= 0 {
         SKAdNetwork.updateConversionValue(value)
     }
     #if canImport(AdAttributionKit)
