@@ -12,16 +12,20 @@ import { deletionRequestId, purgeOpenRequests, requestDeletion } from "./deletio
 // In-memory ports: the flow under test decides what is called, in which order, and when.
 const memoryDeletions = () => {
   const requests = new Map<string, DeletionRequest>();
+  /** Each tombstone marked: its request, and whether the version was to move. */
   const marked: string[] = [];
+  const moves: boolean[] = [];
   const tombstones = new Set<string>();
   const passes = new Map<string, SavedPass>();
-  const store: DeletionStore & { marked: string[] } = {
+  const store: DeletionStore & { marked: string[]; moves: boolean[] } = {
     marked,
+    moves,
     savedPass: async (appId) => passes.get(appId),
     savePass: async (appId, pass) => void passes.set(appId, pass),
     clearPass: async (appId) => void passes.delete(appId),
-    markTombstone: async (r) => {
+    markTombstone: async (r, options) => {
       marked.push(r.requestId);
+      moves.push(options?.moveVersion ?? true);
       tombstones.add(r.serviceId);
     },
     clearTombstone: async (r) => void tombstones.delete(r.serviceId),
@@ -147,6 +151,15 @@ describe("deletion requests", () => {
         .status,
     ).toBe("in_progress");
     expect(deletions.marked).toEqual([first.request_id, first.request_id]);
+    // Its install deleted by then: the version is still to move, should the first call have
+    // stopped before marking it.
+    const none = { get: async () => undefined };
+    await requestDeletion("com.a", "s1", { deletions, installs: none });
+    expect(deletions.moves.at(-1)).toBe(true);
+    // A pending request of an install never stored moves nothing.
+    await requestDeletion("com.a", "s9", { deletions, installs: none });
+    await requestDeletion("com.a", "s9", { deletions, installs: none });
+    expect(deletions.moves.at(-1)).toBe(false);
   });
 
   it("are purged one by one: a failing one stays open and holds back no other", async () => {

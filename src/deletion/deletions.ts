@@ -107,14 +107,17 @@ export const requestDeletion = async (
 /**
  * A request already made, answered again. The call that made it may have failed after storing
  * it, before its tombstone was added: exports must see it now, whether or not the purge has
- * taken the request up. Marked already, it changes nothing.
+ * taken the request up. Marked already, it changes nothing. One the purge took up may have had
+ * its install deleted already, so its version moves whatever the installs say now.
  */
 const repeated = async (
   request: DeletionRequest,
   deletions: DeletionStore,
   tombstone: TombstoneOptions,
 ): Promise<DeletionAnswer> => {
-  await deletions.markTombstone(request, tombstone);
+  await deletions.markTombstone(request, {
+    moveVersion: tombstone.moveVersion === true || request.status !== "pending",
+  });
   return answer(request);
 };
 
