@@ -85,6 +85,8 @@ describe("xlsx writer", () => {
       customer_user_id: "_x0041__x000D_",
       // Two escapes sharing an underscore: read left to right, the second begins at the first's end.
       media_source: "_x0041_x0042_",
+      // A control character's escape closing an escape-like run before it.
+      adset_id: "_x0041\u0001",
     };
     const bytes = await collect(xlsx.write(source([record])));
     const sheet = await read(bytes);
@@ -93,6 +95,7 @@ describe("xlsx writer", () => {
     expect(xml).toContain("<t>_x0001_ lead</t>");
     expect(xml).toContain("<t>_x005F_x0041__x005F_x000D_</t>");
     expect(xml).toContain("<t>_x005F_x0041_x005F_x0042_</t>");
+    expect(xml).toContain("<t>_x005F_x0041_x0001_</t>");
   });
 
   it("leaves a value made only of characters no sheet can carry an empty cell, the cells after it in their columns", async () => {

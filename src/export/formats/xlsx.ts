@@ -85,9 +85,11 @@ const TEXT_END = "</t></is></c>";
 const NEEDS_ESCAPE = /[\u0000-\u0008\u000b-\u001f"&'<>\ud800-\udfff\ufffe\uffff]|_x/;
 /**
  * The underscore that begins text a spreadsheet reads as one of its escapes (`_x0041_` is "A"),
- * found without taking the closing one, which may begin the next (`_x0041_x0042_`).
+ * found without taking the closing one, which may begin the next (`_x0041_x0042_`); or whose
+ * closing one a control character becomes once escaped (`_x0041` then U+0001).
  */
-const ESCAPE_LIKE = /_(?=x[0-9A-Fa-f]{4}_)/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls that are escaped after.
+const ESCAPE_LIKE = /_(?=x[0-9A-Fa-f]{4}(?:_|[\u0000-\u0008\u000b\u000c\u000e-\u001f]))/g;
 /** The C0 controls XML cannot carry (tab, line feed and CR it can). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it finds.
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
