@@ -69,4 +69,20 @@ describe("Apple's postbacks on DynamoDB (dynalite)", () => {
     expect(await target.reap(new Date(NOW))).toBe(0);
     expect(await target.reap(new Date(NOW + UNVERIFIED_POSTBACK_DAYS * DAY_MS))).toBe(1);
   });
+
+  it("lists no unverified postback past its days, before the reaper or TTL has taken it", async () => {
+    // Received 40 days before the real clock's now: its item is still here, its time is over.
+    const past = new Date(Date.now() - 40 * DAY_MS).toISOString();
+    await target.add({
+      ...postback("lapsed-unverified", past, false),
+      appId: "com.example.lapsed",
+    });
+    await target.add({ ...postback("lapsed-verified", past, true), appId: "com.example.lapsed" });
+    const { postbacks } = await target.listByApp(
+      "com.example.lapsed",
+      { from: new Date(Date.now() - 60 * DAY_MS), to: new Date() },
+      { limit: 10 },
+    );
+    expect(postbacks.map((p) => p.transactionId)).toEqual(["lapsed-verified"]);
+  });
 });

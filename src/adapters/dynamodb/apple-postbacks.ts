@@ -106,8 +106,16 @@ export const createApplePostbackStore = (
         TableName: table,
         IndexName: BY_APP.name,
         KeyConditionExpression: "#app = :app AND #sort BETWEEN :from AND :to",
+        // An unverified postback past its lifetime is gone, though DynamoDB's TTL (or the
+        // embedded reaper) may take a while to remove it: the lake's report leaves it out then.
+        FilterExpression: "attribute_not_exists(expiresTtl) OR expiresTtl > :now",
         ExpressionAttributeNames: { "#app": BY_APP.partitionKey, "#sort": BY_APP.sortKey },
-        ExpressionAttributeValues: { ":app": appKey, ":from": bounds.from, ":to": bounds.to },
+        ExpressionAttributeValues: {
+          ":app": appKey,
+          ":from": bounds.from,
+          ":to": bounds.to,
+          ":now": epochSeconds(Date.now()),
+        },
         Limit: page.limit,
         ...(after ? { ExclusiveStartKey: after } : {}),
       }),

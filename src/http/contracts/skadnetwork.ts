@@ -162,7 +162,7 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
           }),
           later_postbacks: z.number().nullable().meta({
             description:
-              "Postbacks of the second and third windows, on a row of two `source-identifier` digits only: Apple sends them with two digits whatever the first window's postback had, so they are of every campaign of the ad network ending in them (`suffix_installs`). Null on a row of three or four digits, whose later postbacks are its two digits' row's, and on a `campaign-id` row (one window before 4.0).",
+              "Postbacks of the second and third windows of installs and redownloads (not of re-engagements, whose windows are their own), on a row of two `source-identifier` digits only: Apple sends them with two digits whatever the first window's postback had, so they are of every campaign of the ad network ending in them (`suffix_installs`). Null on a row of three or four digits, whose later postbacks are its two digits' row's, and on a `campaign-id` row (one window before 4.0).",
           }),
           suffix_installs: z.number().nullable().meta({
             description:
