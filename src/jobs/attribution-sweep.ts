@@ -12,9 +12,10 @@ const SWEEP = /* @__PURE__ */ jobOf("attribution-sweep");
 /**
  * How old an unfinished attribution is before the sweep on AWS queues it again. SQS tries a
  * failed job again once its message shows again, a visibility timeout later, so a job's
- * attempts take minutes there, not the seconds they take embedded: the sweep waits them out,
- * and so queues only what the queue lost or gave up on, never a second chain of attempts beside
- * one under way (nor beside a backlog's messages, which alarm well before this).
+ * attempts take minutes there, not the seconds they take embedded: the sweep waits them out, so
+ * that what it first queues again is what the queue lost or gave up on, not a job whose first
+ * attempts are under way (nor a backlog's, which alarms well before this). One that keeps
+ * failing past it is queued again at each sweep, as embedded.
  */
 export const AWS_SWEEP_AGE_MS =
   ATTRIBUTION_WORKER.maxAttempts * visibilityTimeoutSeconds(ATTRIBUTION_WORKER) * 1000 +
