@@ -6,7 +6,8 @@
  * ATTRIBUTION_AWS_LINKS_TABLE and ATTRIBUTION_AWS_LINK_HOST_URL; for their click counts,
  * ATTRIBUTION_AWS_ATHENA_WORKGROUP and ATTRIBUTION_AWS_GLUE_DATABASE; for the dashboard's
  * people, ATTRIBUTION_AWS_USERS_TABLE and ATTRIBUTION_AWS_USER_POOL_ID; for postbacks,
- * ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE and ATTRIBUTION_AWS_DELIVERY_LOG_TABLE; for Apple's
+ * ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE and ATTRIBUTION_AWS_DELIVERY_LOG_TABLE, and for their
+ * log ATTRIBUTION_AWS_DELETIONS_TABLE; for Apple's
  * postbacks, ATTRIBUTION_AWS_APPLE_POSTBACKS_TABLE), reached with the caller's AWS credentials
  * and region (./aws-admin-stores.ts). Each target's clients are loaded only for it, and DuckDB
  * only to count clicks: a command loads what it uses.
@@ -15,7 +16,7 @@
 import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import { embeddedConfig } from "../config/embedded.ts";
-import { parseEnv } from "../config/parse-env.ts";
+import { parseEnv, setSettingsOnly } from "../config/parse-env.ts";
 import { NotFoundError } from "../domain/errors.ts";
 import { dataPaths, runningService } from "../embedded/data-dir.ts";
 import { httpOrigin } from "../embedded/listeners.ts";
@@ -28,7 +29,7 @@ export type { AdminStores } from "./admin-target.ts";
 /** The AWS target when its tables are named, else undefined (this machine). */
 const awsConfig = (env: NodeJS.ProcessEnv) =>
   env.ATTRIBUTION_AWS_APPS_TABLE || env.ATTRIBUTION_AWS_KEYS_TABLE
-    ? parseEnv(AWS_TARGET, env)
+    ? parseEnv(AWS_TARGET, setSettingsOnly(env))
     : undefined;
 
 export const withAdminStores = async <T>(

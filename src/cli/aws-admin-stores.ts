@@ -20,6 +20,7 @@ import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
 import { createUserStore } from "../adapters/dynamodb/users.ts";
 import { createKmsKeyWrapper } from "../adapters/kms/kms-key-wrapper.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import type { DeletionStore } from "../ports/deletions.ts";
 import type { AdminStores, AwsTarget } from "./admin-target.ts";
 
 const unset =
@@ -27,6 +28,17 @@ const unset =
   () => {
     throw new Error(`Set ${variable} (the stack output ${output}) to manage ${what} on AWS.`);
   };
+
+/** The deletion requests, where the postbacks' log asks for them and none is named. */
+const unsetDeletions = (): Pick<DeletionStore, "tombstones" | "listByApp"> => {
+  const refuse = () =>
+    Promise.reject(
+      new Error(
+        "Set ATTRIBUTION_AWS_DELETIONS_TABLE (the stack output DeletionsTableName) to read the delivery log on AWS: it leaves deleted installs out.",
+      ),
+    );
+  return { tombstones: refuse, listByApp: refuse };
+};
 
 const noSealingKey: KeyWrapper = {
   wrap: () =>
@@ -89,17 +101,20 @@ export const withAwsAdminStores = async <T>(
         ? () => createCognitoCredentials({ client: cognito(), userPoolId })
         : unset("ATTRIBUTION_AWS_USER_POOL_ID", "UserPoolId"),
       postbacks:
-        postbackConfigsTable && deliveryLogTable && deletionsTable
+        postbackConfigsTable && deliveryLogTable
           ? () => ({
               configs: createPostbackConfigStore(doc, postbackConfigsTable),
               log: createDeliveryLog(doc, deliveryLogTable),
-              deletions: createDeletionStore(doc, deletionsTable),
+              // Only the log reads it, to leave deleted installs out.
+              deletions: deletionsTable
+                ? createDeletionStore(doc, deletionsTable)
+                : unsetDeletions(),
               // The stack's functions never send to this machine; neither does the CLI for them.
               allowLoopback: false,
             })
           : unset(
-              "ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE, ATTRIBUTION_AWS_DELIVERY_LOG_TABLE and ATTRIBUTION_AWS_DELETIONS_TABLE",
-              "PostbackConfigsTableName, DeliveryLogTableName and DeletionsTableName",
+              "ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE and ATTRIBUTION_AWS_DELIVERY_LOG_TABLE",
+              "PostbackConfigsTableName and DeliveryLogTableName",
               "postbacks",
             ),
       applePostbacks: applePostbacksTable

@@ -10,7 +10,7 @@ import {
   DEFAULT_APP_CACHE_MS,
   DEFAULT_SNAPSHOT_TTL_SECONDS,
 } from "./defaults.ts";
-import { parseEnv } from "./parse-env.ts";
+import { parseEnv, setSettingsOnly } from "./parse-env.ts";
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|KiB|MiB|GiB)$/i;
 const UNITS: Record<string, number> = {
@@ -164,19 +164,11 @@ export interface EmbeddedConfig {
   readonly postbacksAllowLoopback: boolean;
 }
 
-/** The environment with its empty settings left out: `ATTRIBUTION_PORT=` is no setting. */
-const setOnly = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
-  Object.fromEntries(
-    Object.entries(env).filter(
-      ([name, value]) => !(name.startsWith("ATTRIBUTION_") && value === ""),
-    ),
-  );
-
 export const embeddedConfig = (
   env: NodeJS.ProcessEnv = process.env,
   overrides: Partial<EmbeddedConfig> = {},
 ): EmbeddedConfig => {
-  const parsed = parseEnv(schema, setOnly(env));
+  const parsed = parseEnv(schema, setSettingsOnly(env));
   return {
     dataDir: resolve(overrides.dataDir ?? parsed.ATTRIBUTION_DATA_DIR),
     host: overrides.host ?? parsed.ATTRIBUTION_HOST,

@@ -13,3 +13,15 @@ export const parseEnv = <T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv)
   }
   return result.data;
 };
+
+/**
+ * The environment with the service's empty settings left out: `ATTRIBUTION_PORT=` is no
+ * setting, so its default holds (the embedded runtime and the CLI; a Lambda's environment is
+ * the stack's own).
+ */
+export const setSettingsOnly = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    Object.entries(env).filter(
+      ([name, value]) => !(name.startsWith("ATTRIBUTION_") && value === ""),
+    ),
+  );
