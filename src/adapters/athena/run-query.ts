@@ -135,8 +135,10 @@ const runOnce = async (
 
 /**
  * How many rows a finished query returned, as Athena's runtime statistics say; undefined where
- * they say nothing (a result reused from an earlier run may have none) or cannot be read: the
- * count only names pages, and a page is served without it.
+ * they say nothing (a result reused from an earlier run may have none), cannot be read, or say
+ * none: statistics may come late, and a snapshot taken for empty would serve every page empty,
+ * where an empty result read as it is costs nothing. The count only names pages, and a page is
+ * served without it.
  */
 export const outputRowsOf = async (
   athena: AthenaClient,
@@ -147,7 +149,7 @@ export const outputRowsOf = async (
       new GetQueryRuntimeStatisticsCommand({ QueryExecutionId: id }),
     );
     const rows = statistics?.Rows?.OutputRows;
-    return typeof rows === "number" && Number.isSafeInteger(rows) && rows >= 0 ? rows : undefined;
+    return typeof rows === "number" && Number.isSafeInteger(rows) && rows > 0 ? rows : undefined;
   } catch {
     return undefined;
   }
