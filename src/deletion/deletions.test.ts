@@ -9,6 +9,10 @@ import {
 import type { LakePass } from "../ports/lake.ts";
 import { deletionRequestId, purgeOpenRequests, requestDeletion } from "./deletions.ts";
 
+/** A deletion request for an install the app stored. */
+const requestOf = (deletions: DeletionStore, appId: string, serviceId: string, at?: Date) =>
+  requestDeletion(appId, serviceId, { deletions, installs: everyInstallStored }, at);
+
 // In-memory ports: the flow under test decides what is called, in which order, and when.
 const memoryDeletions = () => {
   const requests = new Map<string, DeletionRequest>();
@@ -80,8 +84,8 @@ describe("deletion requests", () => {
   it("store one request of two calls at once, answered to both", async () => {
     const deletions = memoryDeletions();
     const [first, second] = await Promise.all([
-      requestDeletion("com.a", "s1", { deletions: deletions, installs: everyInstallStored }),
-      requestDeletion("com.a", "s1", { deletions: deletions, installs: everyInstallStored }),
+      requestOf(deletions, "com.a", "s1"),
+      requestOf(deletions, "com.a", "s1"),
     ]);
     expect(second.request_id).toBe(first.request_id);
     expect(await deletions.listByInstall("com.a", "s1")).toHaveLength(1);
@@ -93,19 +97,10 @@ describe("deletion requests", () => {
     const deletions = memoryDeletions();
     // An index that has not seen the install's requests yet.
     const behind = { ...deletions, listByInstall: async () => [] };
-    const first = await requestDeletion("com.a", "s1", {
-      deletions: behind,
-      installs: everyInstallStored,
-    });
-    expect(
-      (await requestDeletion("com.a", "s1", { deletions: behind, installs: everyInstallStored }))
-        .request_id,
-    ).toBe(first.request_id);
+    const first = await requestOf(behind, "com.a", "s1");
+    expect((await requestOf(behind, "com.a", "s1")).request_id).toBe(first.request_id);
     await deletions.setStatus(first.request_id, "completed", at(5).toISOString());
-    const next = await requestDeletion("com.a", "s1", {
-      deletions: behind,
-      installs: everyInstallStored,
-    });
+    const next = await requestOf(behind, "com.a", "s1");
     expect(next.request_id).not.toBe(first.request_id);
     expect(next.status).toBe("pending");
     expect(await deletions.listByInstall("com.a", "s1")).toHaveLength(2);
@@ -127,18 +122,9 @@ describe("deletion requests", () => {
 
   it("answer a repeat with the open request instead of making another", async () => {
     const deletions = memoryDeletions();
-    const first = await requestDeletion("com.a", "s1", {
-      deletions: deletions,
-      installs: everyInstallStored,
-    });
-    const again = await requestDeletion("com.a", "s1", {
-      deletions: deletions,
-      installs: everyInstallStored,
-    });
-    const other = await requestDeletion("com.a", "s2", {
-      deletions: deletions,
-      installs: everyInstallStored,
-    });
+    const first = await requestOf(deletions, "com.a", "s1");
+    const again = await requestOf(deletions, "com.a", "s1");
+    const other = await requestOf(deletions, "com.a", "s2");
     expect(again.request_id).toBe(first.request_id);
     expect(other.request_id).not.toBe(first.request_id);
     expect(await deletions.listByApp("com.a")).toHaveLength(2);
@@ -146,10 +132,7 @@ describe("deletion requests", () => {
     expect(deletions.marked).toEqual([first.request_id]);
     // Taken up by the purge: the repeat answers it, and tells the exports again too.
     await deletions.setStatus(first.request_id, "in_progress", "2026-11-01T00:00:00.000Z");
-    expect(
-      (await requestDeletion("com.a", "s1", { deletions: deletions, installs: everyInstallStored }))
-        .status,
-    ).toBe("in_progress");
+    expect((await requestOf(deletions, "com.a", "s1")).status).toBe("in_progress");
     expect(deletions.marked).toEqual([first.request_id, first.request_id]);
     // Its install deleted by then: the version is still to move, should the first call have
     // stopped before marking it.
@@ -164,18 +147,8 @@ describe("deletion requests", () => {
 
   it("are purged one by one: a failing one stays open and holds back no other", async () => {
     const deletions = memoryDeletions();
-    const failing = await requestDeletion(
-      "com.a",
-      "broken",
-      { deletions: deletions, installs: everyInstallStored },
-      at(1),
-    );
-    const fine = await requestDeletion(
-      "com.a",
-      "fine",
-      { deletions: deletions, installs: everyInstallStored },
-      at(2),
-    );
+    const failing = await requestOf(deletions, "com.a", "broken", at(1));
+    const fine = await requestOf(deletions, "com.a", "fine", at(2));
     const purged: string[][] = [];
     const run = purgeOpenRequests({
       ...noopStores,
@@ -205,18 +178,8 @@ describe("deletion requests", () => {
 
   it("leave an app's requests open when its lake pass fails, and go on with other apps", async () => {
     const deletions = memoryDeletions();
-    const broken = await requestDeletion(
-      "com.broken",
-      "s1",
-      { deletions: deletions, installs: everyInstallStored },
-      at(1),
-    );
-    const fine = await requestDeletion(
-      "com.fine",
-      "s2",
-      { deletions: deletions, installs: everyInstallStored },
-      at(2),
-    );
+    const broken = await requestOf(deletions, "com.broken", "s1", at(1));
+    const fine = await requestOf(deletions, "com.fine", "s2", at(2));
     const run = purgeOpenRequests({
       ...noopStores,
       deletions,
@@ -291,30 +254,10 @@ describe("deletion requests", () => {
 
   it("purge an app's requests in one lake pass, an app at a time, the app of the oldest first", async () => {
     const deletions = memoryDeletions();
-    await requestDeletion(
-      "com.a",
-      "a1",
-      { deletions: deletions, installs: everyInstallStored },
-      at(2),
-    );
-    await requestDeletion(
-      "com.b",
-      "b1",
-      { deletions: deletions, installs: everyInstallStored },
-      at(1),
-    );
-    await requestDeletion(
-      "com.a",
-      "a2",
-      { deletions: deletions, installs: everyInstallStored },
-      at(3),
-    );
-    await requestDeletion(
-      "com.b",
-      "b2",
-      { deletions: deletions, installs: everyInstallStored },
-      at(4),
-    );
+    await requestOf(deletions, "com.a", "a1", at(2));
+    await requestOf(deletions, "com.b", "b1", at(1));
+    await requestOf(deletions, "com.a", "a2", at(3));
+    await requestOf(deletions, "com.b", "b2", at(4));
     const passes: [string, string[]][] = [];
     const outcome = await purgeOpenRequests({
       ...noopStores,
@@ -336,18 +279,8 @@ describe("deletion requests", () => {
 
   it("take up apps a run took up before after the others, so that one cannot hold them back", async () => {
     const deletions = memoryDeletions();
-    const stuck = await requestDeletion(
-      "com.stuck",
-      "s1",
-      { deletions: deletions, installs: everyInstallStored },
-      at(1),
-    );
-    await requestDeletion(
-      "com.new",
-      "n1",
-      { deletions: deletions, installs: everyInstallStored },
-      at(2),
-    );
+    const stuck = await requestOf(deletions, "com.stuck", "s1", at(1));
+    await requestOf(deletions, "com.new", "n1", at(2));
     // A run took it up and was stopped (its timeout) or failed before completing it.
     await deletions.setStatus(stuck.request_id, "in_progress", at(3).toISOString());
     const passes: string[] = [];
@@ -366,18 +299,8 @@ describe("deletion requests", () => {
 
   it("take up no further app once the run's time is out, leaving it open for a later run", async () => {
     const deletions = memoryDeletions();
-    const first = await requestDeletion(
-      "com.a",
-      "a1",
-      { deletions: deletions, installs: everyInstallStored },
-      at(1),
-    );
-    const second = await requestDeletion(
-      "com.b",
-      "b1",
-      { deletions: deletions, installs: everyInstallStored },
-      at(2),
-    );
+    const first = await requestOf(deletions, "com.a", "a1", at(1));
+    const second = await requestOf(deletions, "com.b", "b1", at(2));
     let clock = 1_000;
     const lake = {
       purgeInstalls: async () => {
@@ -408,10 +331,7 @@ describe("deletion requests", () => {
 
   it("stay open while the install's tombstone could not be taken out, to be tried again", async () => {
     const deletions = memoryDeletions();
-    const request = await requestDeletion("com.a", "s1", {
-      deletions: deletions,
-      installs: everyInstallStored,
-    });
+    const request = await requestOf(deletions, "com.a", "s1");
     const run = purgeOpenRequests({
       ...noopStores,
       deletions: {
@@ -454,18 +374,8 @@ describe("deletion requests", () => {
 
     it("save a pass out of time, and complete its requests, only them, when the next run ends it", async () => {
       const deletions = memoryDeletions();
-      const a1 = await requestDeletion(
-        "com.a",
-        "a1",
-        { deletions: deletions, installs: everyInstallStored },
-        at(1),
-      );
-      const a2 = await requestDeletion(
-        "com.a",
-        "a2",
-        { deletions: deletions, installs: everyInstallStored },
-        at(2),
-      );
+      const a1 = await requestOf(deletions, "com.a", "a1", at(1));
+      const a2 = await requestOf(deletions, "com.a", "a2", at(2));
       const lake = slowLake(5);
       let clock = 0;
       const run = () =>
@@ -483,12 +393,7 @@ describe("deletion requests", () => {
       expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["a1", "a2"]);
 
       // Made between the runs: it waits for the pass after this one.
-      const a3 = await requestDeletion(
-        "com.a",
-        "a3",
-        { deletions: deletions, installs: everyInstallStored },
-        at(3),
-      );
+      const a3 = await requestOf(deletions, "com.a", "a3", at(3));
       clock = 1_000;
       expect(await run()).toEqual({ completed: 2, deferred: 1 });
       expect(lake.passes.slice(1)).toEqual([
@@ -511,12 +416,7 @@ describe("deletion requests", () => {
 
     it("go on with a saved pass over several runs, each from where the one before stopped", async () => {
       const deletions = memoryDeletions();
-      await requestDeletion(
-        "com.a",
-        "a1",
-        { deletions: deletions, installs: everyInstallStored },
-        at(1),
-      );
+      await requestOf(deletions, "com.a", "a1", at(1));
       const lake = slowLake(7);
       // Each run's time lets its pass take two keys.
       const outcomes = [];
@@ -543,12 +443,7 @@ describe("deletion requests", () => {
       const deletions = memoryDeletions();
       const count = PASS_INSTALLS_AT_MOST + 2;
       for (let i = 0; i < count; i++) {
-        await requestDeletion(
-          "com.a",
-          `s${i}`,
-          { deletions: deletions, installs: everyInstallStored },
-          new Date(at(0).getTime() + i),
-        );
+        await requestOf(deletions, "com.a", `s${i}`, new Date(at(0).getTime() + i));
       }
       const lake = slowLake(1);
       const run = () =>
@@ -565,12 +460,7 @@ describe("deletion requests", () => {
 
     it("keep a saved pass and its requests open when the pass fails", async () => {
       const deletions = memoryDeletions();
-      const a1 = await requestDeletion(
-        "com.a",
-        "a1",
-        { deletions: deletions, installs: everyInstallStored },
-        at(1),
-      );
+      const a1 = await requestOf(deletions, "com.a", "a1", at(1));
       await deletions.savePass("com.a", { serviceIds: ["a1"], position: "3" });
       const run = purgeOpenRequests({
         ...noopStores,
@@ -592,12 +482,7 @@ describe("deletion requests", () => {
     it("drop a saved pass none of whose requests is open, and start one afresh", async () => {
       const deletions = memoryDeletions();
       await deletions.savePass("com.a", { serviceIds: ["gone-before"], position: "3" });
-      const a1 = await requestDeletion(
-        "com.a",
-        "a1",
-        { deletions: deletions, installs: everyInstallStored },
-        at(1),
-      );
+      const a1 = await requestOf(deletions, "com.a", "a1", at(1));
       const lake = slowLake(1);
       expect(
         await purgeOpenRequests({ ...noopStores, deletions, lake, remainingMs: () => 1_000 }),
@@ -610,12 +495,7 @@ describe("deletion requests", () => {
 
   it("give the lake no pass to stop where runs have no timeout, and save none", async () => {
     const deletions = memoryDeletions();
-    await requestDeletion(
-      "com.a",
-      "a1",
-      { deletions: deletions, installs: everyInstallStored },
-      at(1),
-    );
+    await requestOf(deletions, "com.a", "a1", at(1));
     const given: (LakePass | undefined)[] = [];
     const outcome = await purgeOpenRequests({
       ...noopStores,

@@ -10,6 +10,7 @@ import { purgeEnv } from "../../config/aws-env.ts";
 import { type PurgeDeps, purgeOpenRequests, requestDeletion } from "../../deletion/deletions.ts";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
+import type { DeletionStore } from "../../ports/deletions.ts";
 import type { Install } from "../../ports/installs.ts";
 import { createAttributionStore } from "../dynamodb/attributions.ts";
 import { createDeletionStore } from "../dynamodb/deletions.ts";
@@ -21,6 +22,10 @@ import { createTouchStore } from "../dynamodb/touches.ts";
 import { lakeFile, lakeRows, readLakeFile } from "./lake-files.test-support.ts";
 import { createS3LakePurger } from "./purge.ts";
 import { createVersionedS3 } from "./versioned-s3.test-support.ts";
+
+/** A deletion request for an install the app stored. */
+const requestOf = (deletions: DeletionStore, appId: string, serviceId: string, at?: Date) =>
+  requestDeletion(appId, serviceId, { deletions, installs: everyInstallStored }, at);
 
 const APP = "com.example.app";
 const LAKE = "lake";
@@ -41,18 +46,8 @@ describe("the purge on AWS", () => {
       await stores.customerUsers.put(APP, `user-${id}`, id, "2026-11-01T10:00:00.000Z");
     }
     // Old enough to be purged, and one made a minute ago that Firehose may still be delivering.
-    const old = await requestDeletion(
-      APP,
-      "gone",
-      { deletions: stores.deletions, installs: everyInstallStored },
-      minutesAgo(30),
-    );
-    const young = await requestDeletion(
-      APP,
-      "young",
-      { deletions: stores.deletions, installs: everyInstallStored },
-      minutesAgo(1),
-    );
+    const old = await requestOf(stores.deletions, APP, "gone", minutesAgo(30));
+    const young = await requestOf(stores.deletions, APP, "young", minutesAgo(1));
 
     const s3 = createVersionedS3({ versioned: [LAKE] });
     const key = `events/app_id=${APP}/dt=2026-11-01/events-1-2026-11-01-10-00-00-abc`;
@@ -155,18 +150,8 @@ describe("the purge on AWS", () => {
     const app = "com.example.two";
     const stores = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const requests = [
-      await requestDeletion(
-        app,
-        "first",
-        { deletions: stores.deletions, installs: everyInstallStored },
-        minutesAgo(30),
-      ),
-      await requestDeletion(
-        app,
-        "second",
-        { deletions: stores.deletions, installs: everyInstallStored },
-        minutesAgo(20),
-      ),
+      await requestOf(stores.deletions, app, "first", minutesAgo(30)),
+      await requestOf(stores.deletions, app, "second", minutesAgo(20)),
     ];
     const s3 = createVersionedS3({ versioned: [LAKE], pageSize: 2 });
     const keys = ["01", "02", "03"].map(
@@ -204,18 +189,8 @@ describe("the purge on AWS", () => {
     const app = "com.example.three";
     const stores = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const requests = [
-      await requestDeletion(
-        app,
-        "first",
-        { deletions: stores.deletions, installs: everyInstallStored },
-        minutesAgo(30),
-      ),
-      await requestDeletion(
-        app,
-        "second",
-        { deletions: stores.deletions, installs: everyInstallStored },
-        minutesAgo(20),
-      ),
+      await requestOf(stores.deletions, app, "first", minutesAgo(30)),
+      await requestOf(stores.deletions, app, "second", minutesAgo(20)),
     ];
     const s3 = createVersionedS3({ versioned: [LAKE], pageSize: 2 });
     const keys = ["01", "02", "03", "04"].map(
