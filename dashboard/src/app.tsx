@@ -348,22 +348,40 @@ const skipToMain = () => {
   document.getElementById("main")?.focus();
 };
 
+/**
+ * The keys that step a closed select to another option on Windows and Linux, each step a change:
+ * the picker opens the app stepped to once the person settles on it, not at each step.
+ */
+const STEP_KEYS = new Set(["ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"]);
+
 function AppPicker(props: {
   apps: AppSummary[] | null;
   currentAppId: string | null;
   onChoose: (appId: string) => void;
 }) {
   const { apps, currentAppId } = props;
+  /** Stepped with the keyboard since the last app opened: Enter, or leaving, opens it. */
+  const stepping = useRef(false);
   if (!currentAppId) return null;
   const known = apps?.some((app) => app.app_id === currentAppId) ?? false;
+  const choose = (value: string) => {
+    stepping.current = false;
+    if (value && value !== currentAppId) props.onChoose(value);
+  };
   return (
     <label class="app-picker">
       <span>Current app</span>
       <select
         value={currentAppId}
+        onKeyDown={(event) => {
+          if (event.key === "Enter") choose(event.currentTarget.value);
+          else if (STEP_KEYS.has(event.key) || event.key.length === 1) stepping.current = true;
+        }}
         onChange={(event) => {
-          const value = event.currentTarget.value;
-          if (value && value !== currentAppId) props.onChoose(value);
+          if (!stepping.current) choose(event.currentTarget.value);
+        }}
+        onBlur={(event) => {
+          if (stepping.current) choose(event.currentTarget.value);
         }}
       >
         {known ? null : <option value={currentAppId}>{currentAppId}</option>}

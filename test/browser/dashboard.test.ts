@@ -1009,6 +1009,29 @@ describe("the dashboard in a browser", () => {
     expect(new Set(ids).size).toBe(count);
   });
 
+  it("4e. steps through the app picker with the keyboard, opening no app until Enter", async () => {
+    await open(page, `/apps/${APP_ID}/overview`);
+    await heading(page, "Overview").waitFor();
+    const picker = page.getByLabel("Current app");
+    await expect.poll(() => picker.locator("option").count(), WITHIN).toBeGreaterThan(1);
+    await picker.focus();
+    // A step down, or up from the last app: another app named, none opened.
+    await page.keyboard.press("ArrowDown");
+    if ((await picker.inputValue()) === APP_ID) await page.keyboard.press("ArrowUp");
+    const stepped = await picker.inputValue();
+    expect(stepped).not.toBe(APP_ID);
+    expect(decodeURIComponent(page.url())).toContain(`/apps/${APP_ID}/overview`);
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => decodeURIComponent(page.url()), WITHIN)
+      .toContain(`/apps/${stepped}/overview`);
+    // Chosen as a pointer would: opened at once.
+    await picker.selectOption(APP_ID);
+    await expect
+      .poll(() => decodeURIComponent(page.url()), WITHIN)
+      .toContain(`/apps/${APP_ID}/overview`);
+  });
+
   it("5. shows the overview of demo traffic with the export's totals, charts and a sortable campaign table, each table downloadable as CSV", async () => {
     demo = await driveDemoTraffic(rt, { days: 3, installs: 150, seed: 5 });
     // The UTC days of the traffic, from its end (now) back: four of them for three days'.
