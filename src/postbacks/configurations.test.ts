@@ -19,7 +19,7 @@ import { createPostbackConfigurations } from "./configurations.ts";
 import { PARTNERS } from "./partners.ts";
 import { openPartnerConfig } from "./secrets.ts";
 import { ROTATION_GRACE_HOURS, SIGNATURE_HEADER, verifySignature } from "./signing.ts";
-import { partnerAnswer } from "./wire.ts";
+import { partnerAnswer, shownUrl, webhookAnswer } from "./wire.ts";
 
 const APP = "com.example.configurations";
 
@@ -323,6 +323,20 @@ describe("partner configurations", () => {
     });
     expect(resaved.stored.values).toEqual({ app: "app-1" });
     expect((await openPartnerConfig(resaved.stored, wrapper)).values).toEqual(values);
+  });
+
+  it("shows a hook URL's secret path segment masked, and keeps the stored URL sent back so", async () => {
+    const { configurations, store } = setup();
+    const url = "https://hooks.slack.com/services/T0AB12CD/B0EF34GH/Xq7Lk2Pz9Rt4Wm8Vn3Bc6Yd1";
+    const { stored } = await configurations.putWebhook(APP, "slack", { url });
+    const shown = webhookAnswer(stored).url;
+    expect(shown).toBe("https://hooks.slack.com/services/T0AB12CD/B0EF34GH/***");
+    // Short segments, and a template's macros, are no credential.
+    expect(shownUrl("https://backend.example/v2/hooks/{service_id}")).toBe(
+      "https://backend.example/v2/hooks/{service_id}",
+    );
+    await configurations.putWebhook(APP, "slack", { url: shown, enabled: false });
+    expect((await store.getWebhook(APP, "slack"))?.url).toBe(url);
   });
 
   it("keeps a rotated webhook secret signing beside the new one for a day, an edit keeping that", async () => {
