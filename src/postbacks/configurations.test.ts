@@ -326,7 +326,7 @@ describe("partner configurations", () => {
   });
 
   it("shows a hook URL's secret path segment masked, and keeps the stored URL sent back so", async () => {
-    const { configurations, store } = setup();
+    const { configurations, sent, store } = setup();
     const url = "https://hooks.slack.com/services/T0AB12CD/B0EF34GH/Xq7Lk2Pz9Rt4Wm8Vn3Bc6Yd1";
     const { stored } = await configurations.putWebhook(APP, "slack", { url });
     const shown = webhookAnswer(stored).url;
@@ -335,6 +335,13 @@ describe("partner configurations", () => {
     expect(shownUrl("https://backend.example/v2/hooks/{service_id}")).toBe(
       "https://backend.example/v2/hooks/{service_id}",
     );
+    // A test send's record shows it masked too; the request went to the whole URL.
+    const tried = await configurations.test(APP, "webhook", "slack", {
+      kind: "install",
+      platform: "android",
+    });
+    expect(tried.request.url).toBe(shown);
+    expect(sent.at(-1)?.url).toBe(url);
     await configurations.putWebhook(APP, "slack", { url: shown, enabled: false });
     expect((await store.getWebhook(APP, "slack"))?.url).toBe(url);
   });

@@ -231,6 +231,29 @@ export const maskSecrets = (text: string, secrets: readonly string[]): string =>
 };
 
 /**
+ * A path segment that reads as a credential: long, of letters and digits both. Incoming-hook
+ * URLs (Slack's, Zapier's, a chat's) carry their secret so, where a query would name it.
+ */
+const CREDENTIAL_SEGMENT = /^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{16,}$/;
+
+/**
+ * The path segments of a configured URL that read as credentials: masked wherever the URL's
+ * answers and its attempts' records show them. Of a configured URL only, never of one a
+ * template filled, whose path may carry a click id or a device id the log is to show.
+ */
+export const credentialSegmentsOf = (url: string): string[] => {
+  const authority = url.indexOf("//");
+  const start = authority < 0 ? -1 : url.indexOf("/", authority + 2);
+  if (start < 0) return [];
+  const ends = [url.indexOf("?", start), url.indexOf("#", start)].filter((at) => at >= 0);
+  const end = ends.length > 0 ? Math.min(...ends) : url.length;
+  return url
+    .slice(start, end)
+    .split("/")
+    .filter((segment) => CREDENTIAL_SEGMENT.test(segment));
+};
+
+/**
  * The URL for the log: the advertiser's secret values masked wherever they appear (path,
  * query, a host label), and the value of every query key named like a credential (`dev_token`,
  * `access_token`, `api_key`, `signature`) masked whatever it holds.

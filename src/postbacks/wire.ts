@@ -29,7 +29,7 @@ import {
   partnerConfigSchema,
 } from "./config.ts";
 import { INSTALL_SCOPES, PARTNERS, type PartnerTemplate, requestFor } from "./partners.ts";
-import { isCredentialName, MASK, maskUrl } from "./retries.ts";
+import { credentialSegmentsOf, isCredentialName, MASK, maskUrl } from "./retries.ts";
 import { MACROS, macrosIn, ownText } from "./templates.ts";
 
 const mappingRequest = z.strictObject({
@@ -209,31 +209,10 @@ export interface PartnerConfigAnswer {
 }
 
 /**
- * A path segment that reads as a credential: long, of letters and digits both. Incoming-hook
- * URLs (Slack's, Zapier's, a chat's) carry their secret so, where a query would name it.
- */
-const SECRET_SEGMENT = /^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{16,}$/;
-
-/** The URL with each path segment that reads as a credential masked. */
-const maskedPath = (url: string): string => {
-  const authority = url.indexOf("//");
-  const start = authority < 0 ? -1 : url.indexOf("/", authority + 2);
-  if (start < 0) return url;
-  const ends = [url.indexOf("?", start), url.indexOf("#", start)].filter((at) => at >= 0);
-  const end = ends.length > 0 ? Math.min(...ends) : url.length;
-  const path = url
-    .slice(start, end)
-    .split("/")
-    .map((segment) => (SECRET_SEGMENT.test(segment) ? MASK : segment))
-    .join("/");
-  return `${url.slice(0, start)}${path}${url.slice(end)}`;
-};
-
-/**
  * A URL as answered: the value of every query key named like a credential masked, and every
  * path segment that reads as one. Sent back as answered, it stands for the stored URL.
  */
-export const shownUrl = (url: string): string => maskedPath(maskUrl(url, []));
+export const shownUrl = (url: string): string => maskUrl(url, credentialSegmentsOf(url));
 
 /** A value as answered: a URL's credentials masked (an endpoint's `?key=`), any other as it is. */
 const shownValue = (value: string): string => (isHttpUrl(value) ? shownUrl(value) : value);

@@ -67,6 +67,7 @@ import {
 } from "../postbacks/partner-slots.ts";
 import {
   attemptLog,
+  credentialSegmentsOf,
   MAX_QUEUE_DELAY_SECONDS,
   retryPolicyOf,
   skipLog,
@@ -290,7 +291,8 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
           attempt,
           now: at,
         }),
-        secrets: signingSecrets(webhook, at),
+        // What the attempt's record masks: the signing secrets, and a secret in the URL's path.
+        secrets: [...signingSecrets(webhook, at), ...credentialSegmentsOf(webhook.url)],
       };
     }
     if (!("sealedValues" in stored)) return { skip: SKIPS.removed, partner: "" };
