@@ -28,6 +28,7 @@ const memoryDeletions = () => {
     savePass: async (appId, pass) => void passes.set(appId, pass),
     clearPass: async (appId) => void passes.delete(appId),
     markTombstone: async (r, options) => {
+      if (r.status !== "pending") return;
       marked.push(r.requestId);
       moves.push(options?.moveVersion ?? true);
       tombstones.add(r.serviceId);
@@ -104,6 +105,22 @@ describe("deletion requests", () => {
     expect(next.request_id).not.toBe(first.request_id);
     expect(next.status).toBe("pending");
     expect(await deletions.listByInstall("com.a", "s1")).toHaveLength(2);
+    // An index that still lists a completed request as open: the request as stored decides,
+    // and its tombstone, taken out when it was completed, is not marked again.
+    await deletions.setStatus(next.request_id, "completed", at(6).toISOString());
+    const stale = {
+      ...deletions,
+      listByInstall: async (appId: string, serviceId: string) =>
+        (await deletions.listByInstall(appId, serviceId)).map((r) => ({
+          ...r,
+          status: "pending" as const,
+          completedAt: null,
+        })),
+    };
+    const marked = deletions.marked.length;
+    const third = await requestOf(stale, "com.a", "s1");
+    expect([first.request_id, next.request_id]).not.toContain(third.request_id);
+    expect(deletions.marked).toHaveLength(marked);
   });
 
   it("name each request with a version 8 UUID of its app, install and number", () => {
@@ -130,16 +147,14 @@ describe("deletion requests", () => {
     expect(await deletions.listByApp("com.a")).toHaveLength(2);
     // The repeat adds the tombstone again, in case the first call failed before it had.
     expect(deletions.marked).toEqual([first.request_id]);
-    // Taken up by the purge: the repeat answers it, and tells the exports again too.
+    expect(deletions.moves).toEqual([true]);
+    // Taken up by the purge, which marked it then: the repeat answers it, and leaves its
+    // tombstone to the purge, which may be taking it out.
     await deletions.setStatus(first.request_id, "in_progress", "2026-11-01T00:00:00.000Z");
     expect((await requestOf(deletions, "com.a", "s1")).status).toBe("in_progress");
-    expect(deletions.marked).toEqual([first.request_id, first.request_id]);
-    // Its install deleted by then: the version is still to move, should the first call have
-    // stopped before marking it.
-    const none = { get: async () => undefined };
-    await requestDeletion("com.a", "s1", { deletions, installs: none });
-    expect(deletions.moves.at(-1)).toBe(true);
+    expect(deletions.marked).toEqual([first.request_id]);
     // A pending request of an install never stored moves nothing.
+    const none = { get: async () => undefined };
     await requestDeletion("com.a", "s9", { deletions, installs: none });
     await requestDeletion("com.a", "s9", { deletions, installs: none });
     expect(deletions.moves.at(-1)).toBe(false);
@@ -250,6 +265,44 @@ describe("deletion requests", () => {
       lake,
     });
     expect(passes).toEqual([["real"], ["never-4"]]);
+  });
+
+  it("mark a request's tombstone as they take it up, for a call that failed after storing it", async () => {
+    const deletions = memoryDeletions();
+    const stored = new Set(["real"]);
+    const installs = {
+      get: async (appId: string, serviceId: string) =>
+        stored.has(serviceId) ? everyInstallStored.get(appId, serviceId) : undefined,
+    };
+    const made = [
+      await requestDeletion("com.a", "real", { deletions, installs }, at(1)),
+      await requestDeletion("com.a", "never", { deletions, installs }, at(2)),
+    ];
+    // Stored, their tombstones never marked.
+    for (const { request_id } of made) {
+      const request = await deletions.get(request_id);
+      if (request) await deletions.clearTombstone(request);
+    }
+    const heldWhenTaken: string[][] = [];
+    await purgeOpenRequests({
+      ...noopStores,
+      installs: { ...noopStores.installs, ...installs },
+      deletions: {
+        ...deletions,
+        setStatus: async (id, status, when) => {
+          if (status === "in_progress") {
+            heldWhenTaken.push([...(await deletions.tombstones("com.a")).serviceIds]);
+          }
+          await deletions.setStatus(id, status, when);
+        },
+      },
+      lake: { purgeInstalls: async () => ({ filesRewritten: 1 }) },
+    });
+    expect(heldWhenTaken).toEqual([["real"], ["real", "never"]]);
+    // The version moves for the install with data alone.
+    expect(deletions.marked).toEqual(made.map((m) => m.request_id));
+    expect(deletions.moves).toEqual([true, false]);
+    expect((await deletions.tombstones("com.a")).serviceIds).toEqual([]);
   });
 
   it("purge an app's requests in one lake pass, an app at a time, the app of the oldest first", async () => {

@@ -82,9 +82,11 @@ export const requestDeletion = async (
   // an id the app never stored (anyone with the app's public key may make one) leaves them be.
   // An install stored after this read had sent nothing before it: its events wait for it.
   const tombstone = { moveVersion: (await deps.installs.get(appId, serviceId)) !== undefined };
-  // A repeat (an SDK retry) answers the request already made, so retries cannot pile up.
-  const existing = made.find((d) => d.status !== "completed");
-  if (existing) return repeated(existing, deletions, tombstone);
+  // A repeat (an SDK retry) answers the request already made, so retries cannot pile up. The
+  // list may be behind (an index): the request as stored now says whether it is still open.
+  const listed = made.find((d) => d.status !== "completed");
+  const existing = listed && (await deletions.get(listed.requestId));
+  if (existing && existing.status !== "completed") return repeated(existing, deletions, tombstone);
   // The install's next number, unless a call made it meanwhile (or the list was behind, as an
   // index can be): then that request is the answer while it is open, and the next number is
   // tried once it is completed.
@@ -106,18 +108,17 @@ export const requestDeletion = async (
 
 /**
  * A request already made, answered again. The call that made it may have failed after storing
- * it, before its tombstone was added: exports must see it now, whether or not the purge has
- * taken the request up. Marked already, it changes nothing. One the purge took up may have had
- * its install deleted already, so its version moves whatever the installs say now.
+ * it, before its tombstone was added: exports must see it now. Marked already, it changes
+ * nothing. One the purge has taken up it marked then (see purgeApp), and may have taken out
+ * since, on its way to completing it: marked again, it would withdraw exports' snapshots a
+ * second time and stay behind the completed request.
  */
 const repeated = async (
   request: DeletionRequest,
   deletions: DeletionStore,
   tombstone: TombstoneOptions,
 ): Promise<DeletionAnswer> => {
-  await deletions.markTombstone(request, {
-    moveVersion: tombstone.moveVersion === true || request.status !== "pending",
-  });
+  if (request.status === "pending") await deletions.markTombstone(request, tombstone);
   return answer(request);
 };
 
@@ -283,12 +284,14 @@ const purgeApp = async (
   const inLake = new Set<string>();
   for (const request of pass.requests) {
     try {
-      if (
-        request.status !== "pending" ||
-        (await deps.installs.get(request.appId, request.serviceId)) !== undefined
-      ) {
-        inLake.add(request.serviceId);
-      }
+      const pending = request.status === "pending";
+      const stored =
+        !pending || (await deps.installs.get(request.appId, request.serviceId)) !== undefined;
+      if (stored) inLake.add(request.serviceId);
+      // Marked when it was made, unless that call failed after storing it: marked here, before
+      // it is taken up, exports leave the install out from now on whatever happened then, and
+      // no later repeat of the request need mark it.
+      if (pending) await deps.deletions.markTombstone(request, { moveVersion: stored });
       await deps.deletions.setStatus(request.requestId, "in_progress", now().toISOString());
       await deps.installs.delete(request.appId, request.serviceId);
       // Leaves a mark of the install under each id it used (no id in clear), so that a server's

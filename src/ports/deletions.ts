@@ -60,10 +60,11 @@ export interface DeletionStore {
   create(request: DeletionRequest, options?: TombstoneOptions): Promise<boolean>;
   /**
    * Adds a stored, pending request's install to its app's tombstones, and moves their version
-   * on (unless `moveVersion` is false), for an open request the purge has taken up too; only
-   * where the install is not there already, so a request moves the version once however often
-   * it is asked again. A repeat of a request calls it, which completes a `create` that failed
-   * after storing.
+   * on (unless `moveVersion` is false); only where the install is not there already, so a
+   * request moves the version once however often it is asked again. A repeat of a pending
+   * request calls it, as the purge does before taking one up, which completes a `create` that
+   * failed after storing. A request the purge has taken up changes nothing: its tombstone was
+   * marked then, and may be on its way out.
    */
   markTombstone(request: DeletionRequest, options?: TombstoneOptions): Promise<void>;
   /**

@@ -111,28 +111,13 @@ export const createTombstones = (
   return {
     read,
     /**
-     * Adds a pending request's install, and moves the version on where asked, in one update;
-     * for a request the purge has taken up, only moves the version on where asked (the by-app
-     * index lists it by then, and the purge takes its install out). Either only when the
-     * install is not there already: marked once, a request never moves the version again.
+     * Adds a pending request's install, and moves the version on where asked, in one update,
+     * only when the install is not there already: marked once, a request never moves the
+     * version again. A request the purge has taken up is left as it is (see the port).
      */
     async mark(request: DeletionRequest, options: { moveVersion?: boolean } = {}) {
+      if (request.status !== "pending") return;
       const moveVersion = options.moveVersion ?? true;
-      if (request.status !== "pending") {
-        if (!moveVersion) return;
-        await conditionHolds(() =>
-          doc.send(
-            new UpdateCommand({
-              TableName: table,
-              Key: tombstonesKey(request.appId),
-              UpdateExpression: "ADD version :one",
-              ConditionExpression: unlessHeld,
-              ExpressionAttributeValues: { ":one": 1, ":id": request.serviceId },
-            }),
-          ),
-        );
-        return;
-      }
       try {
         await add(request, moveVersion);
       } catch (error) {
