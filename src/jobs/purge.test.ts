@@ -22,6 +22,7 @@ const composed = (kind: Runtime["kind"]) => {
     listOpen: async () => open,
     setStatus: async () => {},
     tombstones: async () => ({ serviceIds: [], version: 1 }),
+    markTombstone: async () => {},
     clearTombstone: async () => {},
     savedPass: async () => undefined,
     savePass: async () => {},
