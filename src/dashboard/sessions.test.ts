@@ -4,6 +4,7 @@
  * first TOTP, wrong codes counted as failed sign-ins, and a pending sign-in's end.
  */
 import { describe, expect, it } from "vitest";
+import { wrongTotpCode } from "../../test/support/totp.ts";
 import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
 import { MINUTE_MS } from "../domain/time.ts";
 import type { User } from "../ports/users.ts";
@@ -106,9 +107,9 @@ describe("signing in with a TOTP", () => {
     await t.users.save({ ...viewer, totpSecret: secret });
     const challenge = await challenged(t, VIEWER);
     expect(challenge.step).toBe("totp");
-    await expect(answerChallenge(t.deps, challenge.token, "000000", t.now())).rejects.toThrow(
-      "The code is wrong: enter the code your authenticator app shows now.",
-    );
+    await expect(
+      answerChallenge(t.deps, challenge.token, wrongTotpCode(secret, t.now().getTime()), t.now()),
+    ).rejects.toThrow("The code is wrong: enter the code your authenticator app shows now.");
     const done = await answerChallenge(t.deps, challenge.token, totpCode(secret, START), t.now());
     expect(done.signedIn?.user.email).toBe(VIEWER);
     // A code is taken once: the same code again is refused.
@@ -121,12 +122,13 @@ describe("signing in with a TOTP", () => {
   it("ends a pending sign-in after its wrong codes allowed, and after its minutes", async () => {
     const t = await setUp({ adminsNeedTotp: true });
     const setup = await challenged(t, ADMIN);
+    const wrong = wrongTotpCode(setup.setup?.secret ?? "", t.now().getTime());
     for (let i = 1; i < MAX_CODE_FAILURES; i += 1) {
-      await expect(answerChallenge(t.deps, setup.token, "000000", t.now())).rejects.toThrow(
+      await expect(answerChallenge(t.deps, setup.token, wrong, t.now())).rejects.toThrow(
         /code is wrong/,
       );
     }
-    await expect(answerChallenge(t.deps, setup.token, "000000", t.now())).rejects.toThrow(
+    await expect(answerChallenge(t.deps, setup.token, wrong, t.now())).rejects.toThrow(
       "Too many wrong codes: sign in again with your password.",
     );
     // Even the right code does not revive it.
@@ -153,16 +155,22 @@ describe("signing in with a TOTP", () => {
   it("counts wrong codes as failed sign-ins: the guard locks the person out, right code or not", async () => {
     const t = await setUp({ adminsNeedTotp: true, maxFailures: 3 });
     const setup = await challenged(t, ADMIN);
+    const wrong = wrongTotpCode(setup.setup?.secret ?? "", t.now().getTime());
     for (let i = 0; i < 2; i += 1) {
-      await expect(answerChallenge(t.deps, setup.token, "000000", t.now())).rejects.toThrow(
+      await expect(answerChallenge(t.deps, setup.token, wrong, t.now())).rejects.toThrow(
         /code is wrong/,
       );
     }
     // A right password does not clear them while a code is due.
     const another = await challenged(t, ADMIN);
-    await expect(answerChallenge(t.deps, another.token, "000000", t.now())).rejects.toThrow(
-      /code is wrong/,
-    );
+    await expect(
+      answerChallenge(
+        t.deps,
+        another.token,
+        wrongTotpCode(another.setup?.secret ?? "", t.now().getTime()),
+        t.now(),
+      ),
+    ).rejects.toThrow(/code is wrong/);
     const right = totpCode(another.setup?.secret ?? "", START);
     await expect(answerChallenge(t.deps, another.token, right, t.now())).rejects.toThrow(
       /Too many failed sign-ins/,

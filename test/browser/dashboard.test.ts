@@ -47,6 +47,7 @@ import { androidInstallRequest, installRequest } from "../support/installs.ts";
 import { clearOfMidnight } from "../support/midnight.ts";
 import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+import { wrongTotpCode } from "../support/totp.ts";
 import { DESKTOP, documentWidth, launchChromium, PHONE, screenshot } from "./support/browser.ts";
 import {
   COHORT_CAMPAIGN,
@@ -247,7 +248,7 @@ describe("the dashboard in a browser", () => {
     expect(await page.evaluate("document.activeElement?.name")).toBe("code");
 
     // A wrong code: the service's reason, no session, and the code field again.
-    await page.keyboard.type("000000");
+    await page.keyboard.type(wrongTotpCode(totpKey));
     await page.keyboard.press("Enter");
     await expect
       .poll(() => error.textContent(), WITHIN)

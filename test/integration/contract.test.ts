@@ -129,6 +129,8 @@ describe("the wire contract, over HTTP", () => {
       keys.sdkKey,
     );
     expect(((await sent.json()) as { accepted: number }).accepted).toBe(1);
+    // The install's own row is written by the attribution worker, after its answer.
+    await rt.workers.idle();
     await rt.flush();
   });
 

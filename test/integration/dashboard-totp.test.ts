@@ -11,6 +11,7 @@ import { addUser } from "../../src/dashboard/accounts.ts";
 import { totpCode } from "../../src/dashboard/totp.ts";
 import { SESSION_COOKIE } from "../../src/domain/sessions.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+import { wrongTotpCode } from "../support/totp.ts";
 
 interface Challenge {
   challenge: "totp" | "totp_setup";
@@ -59,7 +60,10 @@ describe("signing in to the dashboard with a TOTP", () => {
     expect(Date.parse(challenge.expires_at) - Date.now()).toBeGreaterThan(4 * 60_000);
 
     // A wrong code: the error body every refusal has, and still no session.
-    const wrong = await post({ challenge_token: challenge.challenge_token, code: "000 000" });
+    const wrong = await post({
+      challenge_token: challenge.challenge_token,
+      code: wrongTotpCode(secret).replace(/^(\d{3})/, "$1 "),
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get("set-cookie")).toBeNull();
     expect(await wrong.json()).toEqual({

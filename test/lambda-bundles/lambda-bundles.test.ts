@@ -580,7 +580,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     timeout: 120_000,
   }, async () => {
     // A postback is listed on the day it came: today, at both ends of the test.
-    await clearOfMidnight(30_000);
+    await clearOfMidnight(120_000);
     await dynamodb.send(
       new UpdateItemCommand({
         TableName: envOf("apple-postback")[tableVariable("apps")],
@@ -898,7 +898,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     timeout: 120_000,
   }, async () => {
     // A postback is listed on the day it came: today, at both ends of the test.
-    await clearOfMidnight(30_000);
+    await clearOfMidnight(120_000);
     const email = "person@example.com";
     const password = "A long enough password 1!";
     /** Made an admin, or no longer one, in the users table: the item that says who is one. */

@@ -597,10 +597,12 @@ describe("DynamoDB stores", () => {
   it("refuses a request while its app's tombstones item is full of requests too new to shed", async () => {
     const deletions = createDeletionStore(dynamo().doc, LOCAL_TABLE_NAMES.deletions);
     const appId = "com.full-new";
-    // Listed by app, but made ten seconds ago: an export's read of the index may still miss them.
+    // Listed by app, but made just now: an export's read of the index may still miss them. (Now,
+    // not a few seconds back: they stay too new to shed for as long as the test may run.)
+    const made = new Date().toISOString();
     const recent = Array.from({ length: 300 }, (_, i) => ({
       ...deletionRequest(`recent-${i}`, appId, longId("recent", i), 0),
-      requestedAt: new Date(Date.now() - 10_000).toISOString(),
+      requestedAt: made,
     }));
     await storeInBulk(recent);
     await fillTombstones(appId, [

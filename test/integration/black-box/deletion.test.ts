@@ -97,7 +97,12 @@ describe("deleting an install's data", () => {
         { method: "DELETE" },
         keys.sdkKey,
       );
-      expect(((await retried.json()) as Deletion).request_id).toBe(request.request_id);
+      const retriedId = ((await retried.json()) as Deletion).request_id;
+      if (retriedId !== request.request_id) {
+        // The purge the request began completed it first: the retry is a request of its own.
+        const first = await target.get(`/v1/deletions/${request.request_id}`, keys.serverKey);
+        expect(((await first.json()) as Deletion).status).toBe("completed");
+      }
 
       const after = await sendEvents(doomed, [`${doomed}-after`]);
       expect(await after.json()).toMatchObject({
