@@ -211,11 +211,11 @@ export interface CohortFigures {
   installs: number;
   conversion_rate: number | null;
   cost_usd: number | null;
-  /** Over the paid installs of the media sources with a cost. */
+  /** Over the paid installs of the campaigns with a cost. */
   ecpi_usd: number | null;
   /** Installs a media source other than organic won. */
   paid_installs: number;
-  /** Of them, those of media sources with a cost: what eCPI and ROAS weigh the cost against. */
+  /** Of them, those of campaigns with a cost: what eCPI and ROAS weigh the cost against. */
   paid_installs_with_cost: number;
   revenue_usd: number;
   arpu_usd: number | null;

@@ -184,6 +184,11 @@ export interface CohortRow extends Partial<CohortCostKeys> {
   readonly cohort_day: string;
   readonly media_source: string | null;
   readonly group_key: string | null;
+  /**
+   * Of an `installs`, `days` or `touches` row: its campaign, by name, else id, whatever the
+   * grouping, by which eCPI and ROAS weigh cost against the installs it bought.
+   */
+  readonly campaign_key?: string | null;
   readonly day_n: number | null;
   readonly installs: number;
   readonly active: number;

@@ -177,6 +177,13 @@ const withCostColumns = (dialect: Dialect, relation: string): string =>
  * row, for the fold to put a cost row's spend in the group of what it names.
  */
 const COST_KEYS = ["adset_id", "adset_name", "ad_id", "ad_name", "country"] as const;
+
+/**
+ * The campaign of an install's or touch's row, as the campaign grouping spells it, on every such
+ * row whatever the grouping: the fold weighs eCPI and ROAS by media source and campaign, so that
+ * the installs of a campaign with no cost are not taken for what another campaign's cost bought.
+ */
+const CAMPAIGN_KEY = (alias: string) => `coalesce(${alias}.campaign_name, ${alias}.campaign_id)`;
 const KEYED = [
   "campaign_id",
   "campaign_name",
@@ -318,6 +325,7 @@ cohort_installs AS (
     ${local.day("r.event_time")} AS cohort_day,
     r.media_source,
     ${group.rows} AS group_key,
+    ${CAMPAIGN_KEY("r")} AS campaign_key,
     ${SOURCE_COLUMNS.map((column) => keyed.source(column, `r.${column}`)).join(", ")},
     ${groupColumns((name) => `r.${name}`)}
   FROM report_rows AS r
@@ -326,7 +334,7 @@ cohort_installs AS (
 ),
 -- The cohorts' installs proper: a reinstall's days, revenue and retention are no cohort's.
 new_installs AS (
-  SELECT service_id, cohort_day, media_source, group_key
+  SELECT service_id, cohort_day, media_source, group_key, campaign_key
   FROM cohort_installs
   WHERE reinstall = 0
 ),
@@ -346,7 +354,8 @@ install_costs AS (
   GROUP BY a.service_id
 ),
 costed_installs AS (
-  SELECT i.cohort_day, i.media_source, i.group_key, i.reinstall, i.campaign_id, i.campaign_name,
+  SELECT i.cohort_day, i.media_source, i.group_key, i.campaign_key, i.reinstall, i.campaign_id,
+    i.campaign_name,
     c.cost_usd,
     coalesce(c.cost_unconverted, 0) AS cost_unconverted,
     ${costKeysOf("c.cost_usd", "c.cost_unconverted", (column) => `i.${column}`)},
@@ -391,7 +400,8 @@ install_days AS (
 ),
 cohort_touches AS (
   SELECT t.click_id, t.touch_type, ${local.day("t.touch_time")} AS cohort_day,
-    t.media_source, ${group.touches} AS group_key, max(t.cost_usd) AS cost_usd,
+    t.media_source, ${group.touches} AS group_key,
+    coalesce(max(t.campaign_name), max(t.campaign_id)) AS campaign_key, max(t.cost_usd) AS cost_usd,
     ${touchUnconverted} AS cost_unconverted,
     ${keyed.source("campaign_id", "max(t.campaign_id)")},
     ${keyed.source("campaign_name", "max(t.campaign_name)")},
@@ -431,48 +441,55 @@ active_installs AS (
   LEFT JOIN active_latest AS a ON a.service_id = s.service_id
   WHERE true${filtersOn("active")}
 )
-SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL AS INTEGER) AS day_n,
+SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, i.campaign_key,
+  CAST(NULL AS INTEGER) AS day_n,
   count(CASE WHEN i.reinstall = 0 THEN 1 END) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
   coalesce(sum(i.cost_usd), 0.0) AS cost_usd, ${keyed.select("i")}, ${NO_UNCONVERTED},
   CAST(sum(i.cost_unconverted) AS BIGINT) AS cost_unconverted
 FROM costed_installs AS i
 -- A reinstall only for what a network charged for it: one that cost nothing makes no row.
 WHERE i.reinstall = 0 OR i.cost_usd > 0 OR i.cost_unconverted > 0
-GROUP BY i.cohort_day, i.media_source, i.group_key${keyed.groupBy("i")}
+GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key${keyed.groupBy("i")}
 UNION ALL
-SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("CAST(d.day AS DATE)")} AS day_n,
+SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, i.campaign_key,
+  ${sinceInstall("CAST(d.day AS DATE)")} AS day_n,
   0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
   0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
 FROM new_installs AS i
 JOIN install_days AS d ON d.service_id = i.service_id
 WHERE ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND ${COHORT_DAYS}
-GROUP BY i.cohort_day, i.media_source, i.group_key, ${sinceInstall("CAST(d.day AS DATE)")}
+GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key,
+  ${sinceInstall("CAST(d.day AS DATE)")}
 UNION ALL
-SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, CAST(NULL AS INTEGER) AS day_n,
+SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, t.campaign_key,
+  CAST(NULL AS INTEGER) AS day_n,
   0 AS installs, 0 AS active, 0.0 AS revenue_usd,
   count(DISTINCT CASE WHEN t.touch_type = 'click' THEN t.click_id END) AS clicks,
   count(DISTINCT CASE WHEN t.touch_type = 'impression' THEN t.click_id END) AS impressions,
   coalesce(sum(t.cost_usd), 0.0) AS cost_usd, ${keyed.select("t")}, ${NO_UNCONVERTED},
   CAST(sum(t.cost_unconverted) AS BIGINT) AS cost_unconverted
 FROM cohort_touches AS t
-GROUP BY t.cohort_day, t.media_source, t.group_key${keyed.groupBy("t")}
+GROUP BY t.cohort_day, t.media_source, t.group_key, t.campaign_key${keyed.groupBy("t")}
 UNION ALL
 SELECT 'active_day' AS part, s.day AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
-  CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
+  CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS VARCHAR) AS campaign_key,
+  CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
   count(DISTINCT s.service_id) AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
   0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
 FROM active_installs AS s
 GROUP BY s.day
 UNION ALL
 SELECT 'active_range' AS part, ${sqlString(from)} AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
-  CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
+  CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS VARCHAR) AS campaign_key,
+  CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
   count(DISTINCT s.service_id) AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
   0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
 FROM active_installs AS s
 UNION ALL
 SELECT 'unconverted_revenue' AS part, ${sqlString(from)} AS cohort_day,
   CAST(NULL AS VARCHAR) AS media_source, CAST(NULL AS VARCHAR) AS group_key,
-  CAST(NULL AS INTEGER) AS day_n, 0 AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks,
+  CAST(NULL AS VARCHAR) AS campaign_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs, 0 AS active,
+  0.0 AS revenue_usd, 0 AS clicks,
   0 AS impressions, 0.0 AS cost_usd, ${NO_KEYS}, u.currency AS revenue_currency,
   u.revenue_events, u.revenue_amount, ${NO_COST_UNCONVERTED}
 FROM unconverted_revenue AS u`;

@@ -14,8 +14,15 @@ const DAY = "2026-11-02";
 const NEXT = "2026-11-03";
 const TODAY = "2026-11-20";
 
-/** A row of the query: by default of the campaign Winter (id w-1), grouped by campaign. */
-const row = (overrides: Partial<CohortRow>): CohortRow => ({
+/**
+ * A row of the query: by default of the campaign Winter (id w-1), grouped by campaign; its
+ * campaign key, as the query spells it, that of its campaign unless given.
+ */
+const row = (overrides: Partial<CohortRow>): CohortRow => {
+  const made = rowOf(overrides);
+  return { campaign_key: made.campaign_name ?? made.campaign_id ?? null, ...made };
+};
+const rowOf = (overrides: Partial<CohortRow>): CohortRow => ({
   part: "installs",
   cohort_day: DAY,
   media_source: "meta_ads",
@@ -528,6 +535,60 @@ describe("cohort cost rows against the service's own cost and touches", () => {
       { groupBy: "country", costs: [costRow()] },
     );
     expect(byCountry.totals).toMatchObject({ ecpi_usd: 25, paid_installs_with_cost: 4 });
+  });
+
+  it("weigh eCPI and ROAS by campaign: a campaign of no cost is left out beside its media source's costed ones", () => {
+    // meta_ads' Winter costs 100 (a cost row); its Spring has no cost row and no carried cost.
+    const spring = campaign("s-1", "Spring");
+    const rows = (groupKey: (name: string) => string) => [
+      installs(10, 0, { group_key: groupKey("Winter") }),
+      revenue(50, 0, { group_key: groupKey("Winter"), active: 10 }),
+      installs(10, 0, { ...spring, group_key: groupKey("Spring") }),
+      revenue(50, 0, { ...spring, group_key: groupKey("Spring"), active: 10 }),
+    ];
+    const weighed = {
+      cost_usd: 100,
+      paid_installs: 20,
+      paid_installs_with_cost: 10,
+      // 100 over Winter's 10 installs, not over 20; Winter's 50 of revenue, not 100.
+      ecpi_usd: 10,
+      roas: { d0: 0.5 },
+    };
+    const byCampaign = report(
+      rows((name) => name),
+      { costs: [costRow()] },
+    );
+    expect(byCampaign.totals).toMatchObject(weighed);
+    expect(groupOf(byCampaign, "Winter")).toMatchObject({ ecpi_usd: 10, roas: { d0: 0.5 } });
+    expect(groupOf(byCampaign, "Spring")).toMatchObject({ cost_usd: null, ecpi_usd: null });
+    // The same whatever the grouping, and so is a group that holds both campaigns.
+    const byCountry = report(
+      rows(() => "DE"),
+      { groupBy: "country", costs: [costRow({ country: "DE" })] },
+    );
+    expect(byCountry.totals).toMatchObject(weighed);
+    expect(byCountry.groups).toMatchObject([{ group: "DE", ...weighed }]);
+    // A cost row naming the campaign by its id alone weighs against the installs of that id.
+    const byId = report(
+      rows((name) => name),
+      {
+        costs: [costRow({ campaignName: null })],
+      },
+    );
+    expect(byId.totals).toMatchObject(weighed);
+    // Carried cost weighs likewise: Spring's CPI installs cost 30, and count again.
+    const carried = report([
+      installs(10, 0),
+      revenue(50, 0, { active: 10 }),
+      installs(10, 30, spring),
+      revenue(60, 0, { ...spring, active: 10 }),
+    ]);
+    expect(carried.totals).toMatchObject({
+      cost_usd: 30,
+      paid_installs_with_cost: 10,
+      ecpi_usd: 3,
+      roas: { d0: 2 },
+    });
   });
 
   it("count the unconverted cost rows the filters keep, and only those", () => {

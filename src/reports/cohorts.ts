@@ -70,6 +70,7 @@ export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortRo
     cohort_day: day.slice(0, 10),
     media_source: textOf(values.media_source),
     group_key: textOf(values.group_key),
+    campaign_key: textOf(values.campaign_key),
     day_n: dayN === null ? null : numberOf("day_n", dayN),
     installs: numberOf("installs", values.installs),
     active: numberOf("active", values.active),
@@ -105,13 +106,13 @@ export interface CohortFigures {
    * group.
    */
   readonly cost_usd: number | null;
-  /** Over the paid installs of the media sources with a cost. */
+  /** Over the paid installs of the campaigns with a cost. */
   readonly ecpi_usd: number | null;
   /** Installs a media source other than organic won: what cost buys. */
   readonly paid_installs: number;
   /**
-   * Of them, those of media sources with a cost (for a group: all of its paid installs when its
-   * cost is known, else none): those eCPI and ROAS weigh the cost against.
+   * Of them, those of campaigns with a cost (media source and campaign, whatever the grouping):
+   * those eCPI and ROAS weigh the cost against.
    */
   readonly paid_installs_with_cost: number;
   /** The installs' revenue up to day 30 since each install (or today), USD. */
@@ -125,7 +126,7 @@ export interface CohortFigures {
     readonly d30: number | null;
   };
   /**
-   * Revenue up to day N since install of the paid installs of media sources with a cost, over
+   * Revenue up to day N since install of the paid installs of campaigns with a cost, over
    * the cost, of the cohorts that reached it.
    */
   readonly roas: {
@@ -196,9 +197,10 @@ export interface CohortReport {
 }
 
 /**
- * The keys the query's rows must carry for these cost rows to be matched to them: the campaign
- * once there is any (a cost row always names one), and an ad set, ad or country only when some
- * cost row names one. With none, the rows are not split by campaign at all.
+ * The keys the query's rows must carry for these cost rows to be matched to them: the campaign's
+ * id and name once there is any (a cost row always names one), and an ad set, ad or country only
+ * when some cost row names one. With none, the rows are split by campaign only by its key
+ * (`campaign_key`), which eCPI and ROAS are weighed by.
  */
 export const costKeysNamedBy = (costs: readonly CostRow[]): CohortCostKey[] => {
   if (costs.length === 0) return [];
@@ -478,7 +480,7 @@ class Tally {
 
   /**
    * Its figures. `costed`: the tallies whose paid installs and revenue eCPI and ROAS weigh its
-   * cost against (the totals': the media sources with a cost); by default itself.
+   * cost against (its campaigns with a cost, by media source); by default itself.
    */
   figures(today: string, costs: boolean, costed: readonly Tally[] = [this]): CohortFigures {
     const totalInstalls = [...this.installs.values()].reduce((sum, n) => sum + n, 0);
@@ -562,15 +564,37 @@ export const cohortReport = (input: {
     }
     return found.tally;
   };
-  /** By media source: which have a cost, for the totals' eCPI and ROAS. */
-  const sources = new Map<string | null, Tally>();
-  const sourceOf = (mediaSource: string | null) => {
-    let found = sources.get(mediaSource);
-    if (!found) {
-      found = new Tally();
-      sources.set(mediaSource, found);
+  /**
+   * By media source and campaign, of all and of each group: which have a cost, for their eCPI and
+   * ROAS. A campaign of no cost has a spend not known, whatever its media source's other
+   * campaigns cost: its installs and revenue would read as bought by their spend.
+   */
+  const campaignsOfAll = new Map<string, Tally>();
+  const campaignsOfGroups = new Map<string, Map<string, Tally>>();
+  const campaignOf = (
+    mediaSource: string | null,
+    group: string | null | undefined,
+    campaign: string | null | undefined,
+  ): Tally[] => {
+    const key = JSON.stringify([mediaSource, campaign == null ? null : nameKey(campaign)]);
+    const maps = [campaignsOfAll];
+    if (group !== undefined) {
+      const groupId = JSON.stringify([mediaSource, group]);
+      let ofGroup = campaignsOfGroups.get(groupId);
+      if (!ofGroup) {
+        ofGroup = new Map();
+        campaignsOfGroups.set(groupId, ofGroup);
+      }
+      maps.push(ofGroup);
     }
-    return found;
+    return maps.map((map) => {
+      let found = map.get(key);
+      if (!found) {
+        found = new Tally();
+        map.set(key, found);
+      }
+      return found;
+    });
   };
   const activeByDay = new Map<string, number>();
   let activeInRange = 0;
@@ -595,7 +619,9 @@ export const cohortReport = (input: {
     }
     total.add(row);
     groupOf(row.media_source, row.group_key).add(row);
-    sourceOf(row.media_source).add(row);
+    for (const tally of campaignOf(row.media_source, row.group_key, row.campaign_key)) {
+      tally.add(row);
+    }
   }
   // Counted, not walked to `to`: a loop that compares days would never end at one no day after
   // it sorts above (`+010000-01-01` < `9999-12-31`). Up to today: a window may end tomorrow (a
@@ -637,9 +663,16 @@ export const cohortReport = (input: {
       impressions: !touched.some((found) => found.impressions > 0),
     };
     total.addCost(row, reported);
-    sourceOf(row.mediaSource).addCost(row, reported);
     const group = costGroupOf(groupBy, row, campaignRows);
     if (group !== undefined) groupOf(row.mediaSource, group).addCost(row, reported);
+    // The campaign as the query's rows spell it, so that its cost meets its installs.
+    const campaign =
+      campaignRows.map((found) => found.campaign_key).find((key) => key != null) ??
+      row.campaignName ??
+      row.campaignId;
+    for (const tally of campaignOf(row.mediaSource, group, campaign)) {
+      tally.addCost(row, reported);
+    }
   }
   // The service's own cost, of what no cost row names; and what of it no rate converted,
   // counted as the cost rows no rate converted are: it lowers the cost it is left out of.
@@ -654,7 +687,9 @@ export const cohortReport = (input: {
     if (row.cost_usd === 0) continue;
     total.addDayCost(row.cohort_day, row.cost_usd);
     groupOf(row.media_source, row.group_key).addDayCost(row.cohort_day, row.cost_usd);
-    sourceOf(row.media_source).addDayCost(row.cohort_day, row.cost_usd);
+    for (const tally of campaignOf(row.media_source, row.group_key, row.campaign_key)) {
+      tally.addDayCost(row.cohort_day, row.cost_usd);
+    }
   }
   const cohortDays = [...total.installs.keys()].sort();
   return {
@@ -679,13 +714,15 @@ export const cohortReport = (input: {
     revenue_unconverted: [...unconvertedRevenue]
       .map(([currency, { events, amount }]) => ({ currency, events, amount: money(amount) }))
       .sort((a, b) => b.events - a.events || byText(a.currency, b.currency)),
-    totals: total.figures(today, costs, [...sources.values()]),
+    totals: total.figures(today, costs, [...campaignsOfAll.values()]),
     groups: [...groups.values()]
       .map(({ media_source, group, tally }) => ({
         media_source,
         group,
         // Cost rows name no platform: by platform, a group's cost is known without any.
-        ...tally.figures(today, costs && (groupBy !== "platform" || costRowsSeen === 0)),
+        ...tally.figures(today, costs && (groupBy !== "platform" || costRowsSeen === 0), [
+          ...(campaignsOfGroups.get(JSON.stringify([media_source, group]))?.values() ?? []),
+        ]),
       }))
       .sort(
         (a, b) =>

@@ -141,7 +141,7 @@ describe("the report queries", () => {
     ).toThrow(RangeError);
   });
 
-  it("split the cohorts' rows by only the cost keys asked: none without cost rows", () => {
+  it("split the cohorts' rows by their campaign, and by only the cost keys asked: none without cost rows", () => {
     const cohortsWith = (costKeys: readonly CohortCostKey[]) =>
       buildCohortQuery({
         dialect: "duckdb",
@@ -153,9 +153,11 @@ describe("the report queries", () => {
         costKeys,
         sources: { ...SOURCES, sessions: '"sessions"' },
       });
-    expect(cohortsWith([])).toContain("GROUP BY i.cohort_day, i.media_source, i.group_key\n");
+    expect(cohortsWith([])).toContain(
+      "GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key\n",
+    );
     expect(cohortsWith(["campaign", "country"])).toContain(
-      "GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_id, i.campaign_name, i.cost_country\n",
+      "GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key, i.campaign_id, i.campaign_name, i.cost_country\n",
     );
     // By ad set, with cost rows naming ad sets: the ad set's own id and name, whatever it cost.
     const byAdset = buildCohortQuery({

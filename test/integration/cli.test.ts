@@ -198,6 +198,8 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
               event_time: string;
               revenue_usd: number | null;
               media_source: string | null;
+              campaign_id: string | null;
+              campaign_name: string | null;
             },
         );
     };
@@ -322,7 +324,15 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
       await fetch(`${service.url}/v1/costs?from=${since}&to=${today}`, {
         headers: { authorization: serverKey },
       })
-    ).json()) as { data: { day: string; media_source: string; amount_usd: number | null }[] };
+    ).json()) as {
+      data: {
+        day: string;
+        media_source: string;
+        campaign_id: string;
+        campaign_name: string | null;
+        amount_usd: number | null;
+      }[];
+    };
     const game = demoOutput.slice(
       demoOutput.indexOf("com.example.game:"),
       demoOutput.indexOf("com.example.shop:"),
@@ -335,15 +345,14 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
       4,
     );
     // eCPI and ROAS on day 0 over the paid installs (won by a media source other than organic)
-    // of the media sources with a cost in the range (a live install's network may have none),
+    // of the campaigns with a cost in the range (a live install's network may have none),
     // recounted from the export: cost over their number, their install day's revenue over cost
-    // (which the demo's random purchases may leave at none).
+    // (which the demo's random purchases may leave at none). A campaign is a cost row's by its id
+    // when both name one, else by its name, whatever its case and spaces.
     const paidWithCost = (to: string) => {
-      const costed = new Set(
-        listed.data
-          .filter((row) => row.day <= to && (row.amount_usd ?? 0) > 0)
-          .map((row) => row.media_source),
-      );
+      const costed = listed.data.filter((row) => row.day <= to && (row.amount_usd ?? 0) > 0);
+      const named = (a: string | null, b: string | null) =>
+        a !== null && b !== null && a.trim().toLowerCase() === b.trim().toLowerCase();
       return new Set(
         events
           .filter(
@@ -351,7 +360,13 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
               e.event_name === "service_install" &&
               e.media_source !== null &&
               e.media_source !== "organic" &&
-              costed.has(e.media_source),
+              costed.some(
+                (row) =>
+                  row.media_source === e.media_source &&
+                  (e.campaign_id !== null
+                    ? row.campaign_id.trim() === e.campaign_id.trim()
+                    : named(row.campaign_name, e.campaign_name)),
+              ),
           )
           .map((e) => e.service_id),
       );

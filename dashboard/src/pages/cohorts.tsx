@@ -215,14 +215,14 @@ const DEFINITIONS = {
   conversion:
     "Paid installs (those a media source other than organic won) divided by clicks: organic installs came from no click. — when there were no clicks.",
   cost: "What the range's days cost, in US dollars, from two sources added up. Cost rows: what was spent, as sent with POST /v1/costs or the CLI's attribution costs import, each converted at the European Central Bank's rate of its day (or of the nearest of the 7 days before), or at the fixed rate of a currency pegged to the dollar (the Gulf's riyals and dirham among them) or the euro (the CFA francs among them); a row whose currency had no rate is left out (the page says how many). Cost carried by links and ad networks' clicks (their cost model, value and currency): CPI, the price of each install a CPI click or link won (its latest attribution), on the install's day; CPC, the price of each click, and CPM, a thousandth of the price of each impression, on the click's or impression's day; each converted at the rate of that day, and one whose currency had no rate left out (the page says how many). A cost row replaces the carried cost of what it names: its day, media source and campaign (the same by id when both sides name one, else by name), and its ad set, ad and country when it has them; whatever the grouping, so the totals never change with it. A cost row left out for want of a rate still replaces what it names. With a media source, campaign or country filter, only the cost rows, installs and touches of that value count. — when neither source gives a cost for the range's days and filters, and with a country filter when a cost row for every country is among the range's (it holds no one country's share). With a platform filter, — whenever the range has any cost row of the filters' media source and campaign (of any, without those filters), since cost rows name no platform; without such cost rows, the cost the links and clicks carried for that platform's installs and touches shows.",
-  ecpi: "Effective cost per install: the cost divided by the paid installs (those a media source other than organic won) of the media sources with a cost, as the leading services count it: organic installs cost nothing, and a media source with no cost row and no cost carried by its links and clicks has a spend that is not known, not nothing. The card says how many paid installs count when some are left out. — without cost or such paid installs.",
+  ecpi: "Effective cost per install: the cost divided by the paid installs (those a media source other than organic won) of the campaigns with a cost, as the leading services count it: organic installs cost nothing, and a campaign with no cost row and no cost carried by its links and clicks has a spend that is not known, not nothing, whatever its media source's other campaigns cost. The card says how many paid installs count when some are left out. — without cost or such paid installs.",
   revenue:
     "The revenue of these installs' events in US dollars (each at the European Central Bank's rate of its day, or at the fixed rate of a currency pegged to the dollar or the euro), from the install day to day 30 after it, or to today for younger installs. An event whose currency no rate converts is left out, and the page says how many, and how much in each currency.",
   arpu: "Average revenue per user: that revenue divided by the installs. — without installs.",
   retention: (day: number) =>
     `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} calendar day after their install day, in the app's time zone, counted over the install days whose day ${day} is over (today, still under way, counts once it ends). — while no install day of the range has reached day ${day}.`,
   roas: (day: number) =>
-    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the spend of every day of the range whose day ${day} is over, whether it won installs or not. 100% is the spend earned back. Only the revenue of paid installs of media sources with a cost counts: the cost bought no organic install, and the spend of a media source with none is not known. — without spend (a cost above 0) on the days that have reached day ${day}.`,
+    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the spend of every day of the range whose day ${day} is over, whether it won installs or not. 100% is the spend earned back. Only the revenue of paid installs of campaigns with a cost counts: the cost bought no organic install, and the spend of a campaign with none is not known. — without spend (a cost above 0) on the days that have reached day ${day}.`,
   curve:
     "For each day since install, the share of installs with a session on that calendar day of the app's time zone, over the install days that have reached it: each install day weighs as many as its installs. Later days rest on fewer, older install days; a day none has reached has no point.",
   activeUsers:
@@ -347,13 +347,13 @@ interface Card {
 }
 
 /**
- * Over how many paid installs eCPI and ROAS are, when some paid installs' media sources have no
+ * Over how many paid installs eCPI and ROAS are, when some paid installs' campaigns have no
  * cost (theirs is not known) and are left out of them.
  */
 const costedNote = (figures: CohortFigures): string | undefined => {
   const left = figures.paid_installs - figures.paid_installs_with_cost;
   if (figures.cost_usd === null || left <= 0) return undefined;
-  return `Over ${formatCount(figures.paid_installs_with_cost)} of ${formatCount(figures.paid_installs)} paid installs: the other ${formatCount(left)} are of media sources with no cost.`;
+  return `Over ${formatCount(figures.paid_installs_with_cost)} of ${formatCount(figures.paid_installs)} paid installs: the other ${formatCount(left)} are of campaigns with no cost.`;
 };
 
 function Totals(props: {

@@ -586,6 +586,29 @@ describe("cohorts on DuckDB", () => {
     }
   });
 
+  it("weighs eCPI and ROAS by campaign, whatever the grouping: a campaign of no cost counts for none", async () => {
+    const spring = { ...cost(30), campaignId: "s-1", campaignName: "Spring Sale" };
+    for (const groupBy of ["campaign", "adset", "ad", "country", "platform"] as const) {
+      // Winter Sale's cost: its six installs and their revenue weigh against it.
+      const winter = await report({ groupBy, costs: [cost(30)] });
+      expect(winter.totals, groupBy).toMatchObject({
+        paid_installs_with_cost: 6,
+        ecpi_usd: 5,
+        roas: { d0: 0.1667, d7: 0.3 },
+      });
+      // Only another campaign of meta_ads costs something: Winter Sale's installs bought nothing
+      // that is known, and its revenue is no return on Spring Sale's spend.
+      const other = await report({ groupBy, costs: [spring] });
+      expect(other.totals, groupBy).toMatchObject({
+        cost_usd: 30,
+        paid_installs: 6,
+        paid_installs_with_cost: 0,
+        ecpi_usd: null,
+        roas: { d0: 0, d7: 0 },
+      });
+    }
+  });
+
   describe("active users", () => {
     const TO = "2026-11-03";
     const activeUsers = async (filters: CohortFilters = {}) => {

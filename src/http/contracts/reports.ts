@@ -250,12 +250,12 @@ const cohortFigures = {
     600,
   ).nullable(),
   ecpi_usd: usd(
-    "Cost over the paid installs of the media sources with a cost (effective cost per install): organic installs cost nothing, and the spend of a media source of no cost row nor carried cost is not known; null without cost or such installs.",
+    "Cost over the paid installs of the campaigns with a cost (effective cost per install): organic installs cost nothing, and the spend of a campaign of no cost row nor carried cost is not known, whatever its media source's other campaigns cost; null without cost or such installs.",
     5,
   ).nullable(),
   paid_installs: count("Installs a media source other than organic won.", 90),
   paid_installs_with_cost: count(
-    "Of the paid installs, those of media sources with a cost (a group's: all or none): those eCPI and ROAS weigh the cost against.",
+    "Of the paid installs, those of campaigns with a cost: those eCPI and ROAS weigh the cost against.",
     80,
   ),
   revenue_usd: usd(
@@ -282,8 +282,8 @@ const cohortFigures = {
     })
     .meta({
       description:
-        "Return on ad spend: the revenue up to day N since install of the paid installs of media sources with a " +
-        "cost, over the cost of the days that reached day N by today; null without cost.",
+        "Return on ad spend: the revenue up to day N since install of the paid installs of campaigns with a cost, " +
+        "over the cost of the days that reached day N by today; null without cost.",
     }),
 };
 
