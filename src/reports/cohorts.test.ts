@@ -274,6 +274,14 @@ describe("cohort cost rows against the service's own cost and touches", () => {
       costs: [costRow({ campaignId: "123", campaignName: null })],
     });
     expect(filtered.totals.cost_usd).toBe(100);
+    // A filter spelt apart from the installs' finds none of them (the query matches the name as
+    // spelt): nor does it find their campaign's cost.
+    const apart = report([], { filters: { campaign: "winter" }, costs: [costRow()] });
+    expect(apart.totals).toMatchObject({ installs: 0, cost_usd: null });
+    // Spelt as the cost row names it, by its name or its id, it finds it, installs or none.
+    for (const campaign of ["Winter", "w-1"]) {
+      expect(report([], { filters: { campaign }, costs: [costRow()] }).totals.cost_usd).toBe(100);
+    }
   });
 
   it("give the same totals whatever the grouping, each group's cost replaced on its own keys", () => {

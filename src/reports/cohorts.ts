@@ -371,10 +371,14 @@ const costMatches = (
   campaignRows: readonly CohortRow[],
 ): boolean | undefined => {
   if (filters.media_source !== undefined && row.mediaSource !== filters.media_source) return false;
+  // Of no installs or touches the filter found, the cost row only as the filter spells it: the
+  // query matches the name exactly, and "winter" beside installs of "Winter" would read as a cost
+  // that bought nothing.
   if (
     filters.campaign !== undefined &&
-    nameKey(row.campaignName ?? row.campaignId) !== nameKey(filters.campaign) &&
-    campaignRows.length === 0
+    campaignRows.length === 0 &&
+    (row.campaignName ?? row.campaignId) !== filters.campaign &&
+    row.campaignId !== filters.campaign
   )
     return false;
   // Another country's row is no cost of these installs, whatever the platform.
