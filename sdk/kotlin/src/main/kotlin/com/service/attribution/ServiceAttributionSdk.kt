@@ -73,6 +73,15 @@ object ServiceAttributionSdk {
             }
             return
         }
+        if (!AndroidPlatform.isUserUnlocked(app)) {
+            // Opening the SDK's files now would throw and stop the app's start: configure when
+            // they can be read. Calls meanwhile are kept as any call before configure is.
+            AndroidPlatform.logger(logLevel).info(
+                "the device has not been unlocked since it started (Direct Boot): configure waits until it is",
+            )
+            AndroidPlatform.whenUnlocked(app) { configureIn(process, app, apiKey, logLevel, listener, customerUserId) }
+            return
+        }
         val platform = AndroidPlatform.create(app, logLevel = logLevel)
         core.configure(platform, AndroidPlatform.settings(app), apiKey, logLevel, listener, customerUserId)
     }

@@ -3,13 +3,17 @@ package com.service.attribution.android
 import android.app.Activity
 import android.app.ActivityManager
 import android.app.Application
+import android.content.BroadcastReceiver
 import android.content.Context
+import android.content.Intent
+import android.content.IntentFilter
 import android.content.SharedPreferences
 import android.content.pm.PackageManager
 import android.os.Build
 import android.os.Bundle
 import android.os.Handler
 import android.os.Looper
+import android.os.UserManager
 import android.util.Log
 import com.android.installreferrer.api.InstallReferrerClient
 import com.android.installreferrer.api.InstallReferrerStateListener
@@ -36,6 +40,7 @@ import java.util.Locale
 import java.util.TimeZone
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicReference
 
 /** The core's seams, on Android. Thin on purpose: every rule is in the core. */
@@ -84,6 +89,36 @@ internal object AndroidPlatform {
             journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), log, onAnyThread = true),
             appInstalledAt = { appInstalledAt(context) },
         )
+    }
+
+    /**
+     * Whether the device's user has unlocked it since it started. Until then, in an app that runs
+     * at boot (a `directBootAware` component, Direct Boot), the app's own storage is encrypted and
+     * opening SharedPreferences throws: configure waits for [whenUnlocked].
+     */
+    fun isUserUnlocked(context: Context): Boolean =
+        Build.VERSION.SDK_INT < 24 || context.getSystemService(UserManager::class.java)?.isUserUnlocked != false
+
+    /** Runs [then] once, on the main thread, when the user unlocks the device (at once if that happened meanwhile). */
+    fun whenUnlocked(context: Context, then: () -> Unit) {
+        val ran = AtomicBoolean(false)
+        val receiver =
+            object : BroadcastReceiver() {
+                override fun onReceive(received: Context?, intent: Intent?) {
+                    if (!ran.compareAndSet(false, true)) return
+                    runCatching { context.unregisterReceiver(this) }
+                    then()
+                }
+            }
+        val filter = IntentFilter(Intent.ACTION_USER_UNLOCKED)
+        // The system's broadcast alone: no other app may send it to this receiver.
+        if (Build.VERSION.SDK_INT >= 33) {
+            context.registerReceiver(receiver, filter, Context.RECEIVER_NOT_EXPORTED)
+        } else {
+            context.registerReceiver(receiver, filter)
+        }
+        // Unlocked between the check and the registration: its broadcast came before the receiver.
+        if (isUserUnlocked(context)) mainThread.post { receiver.onReceive(context, null) }
     }
 
     /** The package's first install time (an update keeps it); null when Android does not say. */
@@ -290,26 +325,35 @@ internal class PlayInstallReferrer(
         val client = client(context)
         val done = CountDownLatch(1)
         // The first answer counts: a disconnection after the setup finished changes nothing.
-        val outcome = AtomicReference<Answer>()
+        val setup = AtomicReference<Setup>()
         client.startConnection(
             object : InstallReferrerStateListener {
                 override fun onInstallReferrerSetupFinished(responseCode: Int) {
-                    outcome.compareAndSet(null, answerOf(client, responseCode))
+                    setup.compareAndSet(null, Setup(responseCode))
                     done.countDown()
                 }
 
                 override fun onInstallReferrerServiceDisconnected() {
-                    outcome.compareAndSet(null, Answer(unavailable = "the Play Store disconnected"))
+                    setup.compareAndSet(null, Setup(null))
                     done.countDown()
                 }
             },
         )
         done.await(10, TimeUnit.SECONDS)
+        // Read here, on the SDK's worker, not in the callback, which runs on the app's main
+        // thread: reading the referrer is a call into the Play Store's process.
+        val answer =
+            when (val finished = setup.get()) {
+                null -> Answer(unavailable = "the Play Store did not answer in 10 seconds")
+                else -> finished.responseCode?.let { answerOf(client, it) } ?: Answer(unavailable = "the Play Store disconnected")
+            }
         runCatching { client.endConnection() }
-        val answer = outcome.get() ?: Answer(unavailable = "the Play Store did not answer in 10 seconds")
         answer.unavailable?.let { throw ReferrerUnavailableException(it) }
         return answer.details
     }
+
+    /** How the connection's setup ended: the Play Store's response code, or null when it disconnected first. */
+    private class Setup(val responseCode: Int?)
 
     /** What the Play Store answered: its referrer (null: none to give), or why it could not answer now. */
     private class Answer(val details: InstallReferrerDetails? = null, val unavailable: String? = null)

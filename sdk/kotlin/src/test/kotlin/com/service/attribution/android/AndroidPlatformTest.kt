@@ -50,16 +50,28 @@ private class FakeReferrerClient(
 ) : InstallReferrerClient() {
     var ended = false
 
+    /** Whether the referrer was read inside the setup's callback (on a device, the main thread). */
+    var readInCallback = false
+    private var inCallback = false
+
     override fun isReady() = true
 
-    override fun startConnection(listener: InstallReferrerStateListener) = listener.onInstallReferrerSetupFinished(code)
+    override fun startConnection(listener: InstallReferrerStateListener) {
+        inCallback = true
+        try {
+            listener.onInstallReferrerSetupFinished(code)
+        } finally {
+            inCallback = false
+        }
+    }
 
     override fun endConnection() {
         ended = true
     }
 
-    override fun getInstallReferrer() =
-        ReferrerDetails(
+    override fun getInstallReferrer(): ReferrerDetails {
+        if (inCallback) readInCallback = true
+        return ReferrerDetails(
             Bundle().apply {
                 putString("install_referrer", referrer)
                 putLong("referrer_click_timestamp_seconds", clickSeconds)
@@ -69,6 +81,7 @@ private class FakeReferrerClient(
                 putString("install_version", "3.2.1")
             },
         )
+    }
 }
 
 /** SharedPreferences in memory that records how each edit was written: `commit` or `apply`. */
@@ -164,6 +177,9 @@ class AndroidPlatformTest {
         val details = PlayInstallReferrer(app) { ok }.fetch()
         assertEquals(InstallReferrerDetails("utm_source=x&service_click_id=abc", 1_789_552_700, 1_789_552_760, 1_789_552_701, 1_789_552_761, "3.2.1"), details)
         assertTrue("the connection is closed", ok.ended)
+        // Read by the caller (the SDK's worker), not in the callback, which Android runs on the
+        // app's main thread: the read is a call into the Play Store's process.
+        assertFalse("read in the callback", ok.readInCallback)
         // No referrer to give: none. Not able to answer now: asked again (the core waits for it).
         val unsupported = FakeReferrerClient(InstallReferrerClient.InstallReferrerResponse.FEATURE_NOT_SUPPORTED)
         assertNull(PlayInstallReferrer(app) { unsupported }.fetch())

@@ -35,5 +35,6 @@ internal fun eventuallyOnMain(timeoutMs: Long = 30_000, condition: () -> Boolean
 internal fun sdkLogs(type: Int): List<String> =
     ShadowLog.getLogsForTag(AndroidPlatform.TAG).filter { it.type == type }.map { it.msg }
 
+internal val INFO = Log.INFO
 internal val WARN = Log.WARN
 internal val ERROR = Log.ERROR

@@ -2,6 +2,8 @@ package com.service.attribution.android
 
 import android.content.Intent
 import android.net.Uri
+import android.os.Looper
+import android.os.UserManager
 import com.service.attribution.AppLinkResult
 import com.service.attribution.Consent
 import com.service.attribution.EventType
@@ -21,6 +23,7 @@ import org.junit.Assert.assertTrue
 import org.junit.Test
 import org.junit.runner.RunWith
 import org.robolectric.RobolectricTestRunner
+import org.robolectric.Shadows.shadowOf
 import org.robolectric.annotation.Config
 import java.util.Collections
 
@@ -94,6 +97,11 @@ class ServiceAttributionSdkTest {
         assertFalse(ServiceAttributionSdk.sendEventTaken(EventType.SHARE, null, null))
         assertEquals(written, sdkLogs(WARN).size + sdkLogs(ERROR).size)
         ServiceAttributionSdk.otherProcess = null
+        // At boot, before the user first unlocks the device (an app with a `directBootAware`
+        // component starts then): the SDK's files cannot be opened, so configure waits for the
+        // unlock rather than throw in the app's start.
+        val users = shadowOf(app.getSystemService(UserManager::class.java))
+        users.setUserUnlocked(false)
         ServiceAttributionSdk.configure(
             app,
             service.sdkKey,
@@ -109,6 +117,11 @@ class ServiceAttributionSdkTest {
             },
             "facade-user",
         )
+        assertFalse(ServiceAttributionSdk.isConfigured())
+        assertTrue(sdkLogs(INFO).any { "Direct Boot" in it })
+        users.setUserUnlocked(true)
+        app.sendBroadcast(Intent(Intent.ACTION_USER_UNLOCKED))
+        shadowOf(Looper.getMainLooper()).idle()
         assertTrue(ServiceAttributionSdk.isConfigured())
         assertTrue("initialized", eventuallyOnMain { initialized.isNotEmpty() })
         assertEquals(listOf(Thread.currentThread().name), initialized.toList())
