@@ -39,6 +39,8 @@ internal data class BatchVerdict(
      * request, which the backend stored. The event is delivered, so a repeat is no drop.
      */
     val repeated: Int = 0,
+    /** What the backend says of items it stored not quite as sent, in its words; one entry per warning. */
+    val warnings: List<String> = emptyList(),
 )
 
 /**
@@ -143,7 +145,13 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
                 unexplained += "ignored by the backend (${reason ?: "no reason"}): ${verdict["detail"] as? String ?: "no detail"}"
             }
         }
+        val warnings =
+            (answer["warnings"] as? List<*>).orEmpty().mapNotNull { it as? Map<*, *> }.map { warning ->
+                val id = (warning["event_id"] as? String)?.let { " ($it)" } ?: ""
+                "#${(warning["index"] as? Number)?.toInt() ?: "?"}$id: ${warning["detail"] as? String ?: "no detail"}"
+            }
         return BatchVerdict(
+            warnings = warnings,
             retry = retry,
             refused = refused,
             ignored = ignored,

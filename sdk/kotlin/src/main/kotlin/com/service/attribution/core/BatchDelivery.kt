@@ -90,7 +90,7 @@ internal class BatchDelivery(
                 log.error("$noun refused by the backend (${e.message})")
                 queue.remove(1, emptySet())
                 suspect = 0
-                drops.report(DropReason.REFUSED, 1)
+                drops.report(DropReason.REFUSED, 1, "refused by the backend: ${e.message}")
                 return Result.Sent
             } catch (e: UnexpectedAnswerException) {
                 return Result.Retry(e, warn = true)
@@ -102,6 +102,9 @@ internal class BatchDelivery(
         queue.remove(batch.size, verdict.retry)
         val removed = batch.size - verdict.retry.size
         log.debug("${verdict.accepted} ${noun}${if (verdict.accepted == 1) "" else "s"} accepted")
+        // Stored, but not quite as sent (a revenue in no currency the backend knows, say): the
+        // app's developer reads it here, the event being delivered.
+        for (warning in verdict.warnings) log.warn("$noun stored with a change: $warning")
         if (verdict.refused.isNotEmpty()) {
             log.error("${noun}s refused by the backend: ${verdict.refused.joinToString("; ")}")
             drops.report(DropReason.REFUSED, verdict.refused.size, "refused by the backend: ${verdict.refused.joinToString("; ")}")

@@ -126,6 +126,8 @@ class DeliveryScenariosTest(private val name: String, private val scenario: Map<
         // Halving, not one at a time: far fewer requests than events.
         assertTrue("${device.backend.eventRequests().size} requests", device.backend.eventRequests().size <= 20)
         assertErrors(expectedErrors())
+        // The app is told why, in the backend's words.
+        assertTrue(device.errors.all { "as a whole" in it.message })
         assertEquals(refused.size.toLong(), core.getDroppedEventCount())
         assertTrue(device.logged(LogLevel.WARN).any { "refused" in it })
     }

@@ -57,6 +57,25 @@ class BatchVerdictTest {
     }
 
     @Test
+    fun `an event stored not quite as sent is delivered, and the backend's warning logged`() {
+        device.backend.events = { batch ->
+            HttpResponse(
+                202,
+                """{"accepted":1,"ignored":[],"rejected":[],
+                   "warnings":[{"index":0,"event_id":"${batch[0]["event_id"]}","detail":"parameters.currency: XYZ is no currency code; the revenue is not recorded"}]}""",
+            )
+        }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.PURCHASE, null, mapOf("revenue" to 9.99, "currency" to "XYZ"))
+        device.scheduler.runDue()
+        assertEquals(0, core.queuedCount())
+        assertEquals(0L, core.getDroppedEventCount())
+        assertEquals(emptyList<Any>(), device.errors.toList())
+        assertTrue(device.logged(LogLevel.WARN).any { "stored with a change" in it && "XYZ is no currency code" in it })
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `an item both refused for good and ignored is counted once, as the refusal says`() {
         device.backend.events = { batch ->
             HttpResponse(

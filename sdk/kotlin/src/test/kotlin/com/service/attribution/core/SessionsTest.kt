@@ -212,7 +212,7 @@ class SessionsTest {
         assertFalse(device.backend.deliveredSessions.any { it["session_id"] == refusedId })
         assertEquals(0, core.queuedSessionCount())
         assertEquals(1L, core.droppedSessionCount())
-        assertEquals(listOf("1 session dropped: refused"), sessionLogs())
+        assertEquals(listOf("1 session dropped: refused (refused by the backend: HTTP 413: proxy)"), sessionLogs())
         assertEquals(emptyList<ServiceError>(), device.errors.toList())
         device.assertNoFailures()
     }
