@@ -78,6 +78,31 @@ namespace Service.Unity.Tests
 
         private sealed class AppObject { }
 
+        [Test]
+        public void SendEventRefusesParametersNestedPastTheServicesBoundAndOnesThatHoldThemselves()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            // Level 5 may still be a list or dictionary: parameters.a.b.c.d.
+            Func<int, Dictionary<string, object>> nested = levels =>
+            {
+                var inner = new Dictionary<string, object> { { "x", 1 } };
+                for (var i = 1; i < levels; i++) inner = new Dictionary<string, object> { { "k" + i, inner } };
+                return inner;
+            };
+            Assert.DoesNotThrow(() => core.SendEvent(EventType.LEVEL_START, null, nested(5)));
+            var deeper = Assert.Throws<ArgumentException>(() => core.SendEvent(EventType.LEVEL_START, null, nested(6)));
+            StringAssert.Contains("deeper than 5 levels", deeper.Message);
+            // A list that holds itself: refused, not a stack overflow that ends the player.
+            var loop = new List<object> { 1 };
+            loop.Add(loop);
+            Assert.Throws<ArgumentException>(() => core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "loop", loop } }));
+            core.Idle().Wait();
+            Assert.AreEqual(1, backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events")).SelectMany(r => r.Value["events"]).Count());
+        }
+
         [TestCaseSource("Parameters")]
         public void SendEventFollowsTheParameterRules(JObject vector)
         {

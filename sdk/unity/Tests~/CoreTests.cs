@@ -289,6 +289,20 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void EveryRequestNamesTheSdkAndItsVersionInItsUserAgent()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend));
+            core.Configure("sdk_key", 1, null);
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            Assert.GreaterOrEqual(backend.UserAgents.Count, 2);
+            CollectionAssert.AreEqual(
+                Enumerable.Repeat("ServiceSDK-Unity/" + Requests.SdkVersion, backend.UserAgents.Count),
+                backend.UserAgents);
+        }
+
+        [Test]
         public void AFailureIsLoggedThenRethrown()
         {
             ServiceSDK.Configure("sdk_key");

@@ -171,6 +171,22 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnEventStoredNotQuiteAsSentIsDeliveredAndTheServicesWarningLogged()
+        {
+            var rig = new Rig();
+            rig.Events = (numbers, body) => Tuple.Create(202, (JToken)JObject.Parse(
+                "{\"accepted\":1,\"ignored\":[],\"rejected\":[],\"warnings\":[{\"index\":0,\"event_id\":"
+                + body["events"][0]["event_id"].ToString(Newtonsoft.Json.Formatting.None)
+                + ",\"detail\":\"parameters.currency: XYZ is no currency code; the revenue is not recorded\"}]}"));
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+            Assert.IsEmpty(rig.Heard.Errors);
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Warn, "event stored with a change: #0").Count(line => line.Contains("XYZ is no currency code")));
+        }
+
+        [Test]
         public void AnEventTakenWhileAnonymousNeverCarriesTheCustomerUserIdOnceAnonymousModeIsOff()
         {
             var rig = new Rig();
@@ -301,6 +317,25 @@ namespace Service.Unity.Tests
             Assert.AreEqual(0, rig.Core.Queued);
             Assert.AreEqual(2, rig.Core.DroppedEventCount);
             Assert.AreEqual(1, rig.Log.Lines.Count(l => l.StartsWith("Error ") && l.Contains("no service address")));
+            Assert.IsEmpty(rig.Backend.Requests, "no request at all");
+        }
+
+        [Test]
+        public void ConfigureOnAPlatformTheServiceTakesNoInstallFromSwitchesTheSdkOffAndTellsTheApp()
+        {
+            var rig = new Rig();
+            rig.Send(0);
+            // A desktop or WebGL player: its install would read as an Android phone's.
+            rig.Setup.Unsupported = "this player (WindowsPlayer) is neither Android nor iOS";
+            rig.Core.Configure("sdk_key", 1, null, null);
+            rig.Settle();
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            Assert.AreEqual(
+                new[] { "configuration  1", "events_dropped disabled 1" },
+                rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + e.Code + " " + e.Count).ToArray());
+            StringAssert.Contains("neither Android nor iOS", rig.Heard.Errors[0].Message);
+            rig.Send(1);
+            rig.Settle();
             Assert.IsEmpty(rig.Backend.Requests, "no request at all");
         }
 

@@ -37,6 +37,46 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void TheGamesOwnJsonDefaultSettingsChangeNothingSentOrKept()
+        {
+            var before = JsonConvert.DefaultSettings;
+            // Settings a game may make global: camel-cased names (dictionary keys too), $type keys.
+            JsonConvert.DefaultSettings = () => new JsonSerializerSettings
+            {
+                ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver(),
+                TypeNameHandling = TypeNameHandling.All,
+            };
+            try
+            {
+                var store = new DiskStore();
+                var first = new Rig(store);
+                first.Configure();
+                first.Backend.Offline = true;
+                first.Core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object>
+                {
+                    { "n", 0 },
+                    { "PlayerID", "p-1" },
+                    { "Items", new List<object> { 1, 2 } },
+                });
+                first.Core.Idle().Wait();
+                first.Core.SaveNow();
+
+                var next = new Rig(store.AfterCrash());
+                next.Configure();
+                next.Settle();
+                CollectionAssert.AreEqual(new[] { 0 }, next.AcceptedNow);
+                var body = next.Backend.Texts.Single(t => t.Key.StartsWith("POST /v1/events")).Value;
+                StringAssert.Contains("\"PlayerID\":\"p-1\"", body);
+                StringAssert.Contains("\"Items\":[1,2]", body);
+                StringAssert.DoesNotContain("$type", body);
+            }
+            finally
+            {
+                JsonConvert.DefaultSettings = before;
+            }
+        }
+
+        [Test]
         public void ADateLikeAttributionValueReachesTheAppAsTheSameString()
         {
             var backend = new ScriptedBackend

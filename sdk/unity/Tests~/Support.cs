@@ -387,6 +387,8 @@ namespace Service.Unity.Tests
         public Func<string, JToken, Tuple<int, string>> RawAnswer;
         /// <summary>Every request fails as offline ones do, and is not recorded.</summary>
         public volatile bool Offline;
+        /// <summary>Each request's User-Agent header, as sent.</summary>
+        public readonly List<string> UserAgents = new List<string>();
 
         protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken token)
         {
@@ -396,6 +398,7 @@ namespace Service.Unity.Tests
             var key = request.Method + " " + request.RequestUri.PathAndQuery;
             lock (Requests)
             {
+                UserAgents.Add(request.Headers.UserAgent.ToString());
                 Requests.Add(new KeyValuePair<string, JToken>(key, body));
                 Texts.Add(new KeyValuePair<string, string>(key, text));
             }

@@ -153,6 +153,8 @@ namespace Service.Unity
         public readonly List<string> Unexplained = new List<string>();
         /// <summary>How many items the service says it stored.</summary>
         public long Accepted;
+        /// <summary>What the service says of items it stored not quite as sent, in its words.</summary>
+        public readonly List<string> Warnings = new List<string>();
 
         /// <summary>
         /// A retryable refusal says the install is not recorded (`Conflict`): the install is
@@ -208,6 +210,12 @@ namespace Service.Unity
                 }
                 if (!named.Add(index.Value)) continue;
                 verdict.Ignored.Add(new IgnoredItem { Index = index.Value, Reason = reason, Detail = detail });
+            }
+            foreach (var warning in Objects(answer["warnings"]))
+            {
+                var id = Text(warning["event_id"]);
+                verdict.Warnings.Add("#" + Shown(warning["index"]) + (id == null ? "" : " (" + id + ")") + ": "
+                    + (Text(warning["detail"]) ?? "no detail"));
             }
             return verdict;
         }

@@ -128,6 +128,9 @@ namespace Service.Unity
             var keep = new HashSet<string>(verdict.Retry.Select(index => ids[index]));
             var removed = ids.Count(id => !keep.Contains(id));
             queue.Remove(ids.Where(id => !keep.Contains(id)).Distinct().ToList());
+            // Stored, but not quite as sent (a revenue in no currency the service knows, say): the
+            // game's developer reads it here, the item being delivered.
+            foreach (var warning in verdict.Warnings) write(LogLevel.Warn, kind.Noun + " stored with a change: " + warning);
             if (verdict.Refused.Count > 0)
             {
                 drops.Drop(ServiceDropReason.Refused, verdict.Refused.Count, "the service refused " + verdict.Refused.Count + " of " + batch.Count

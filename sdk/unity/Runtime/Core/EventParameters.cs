@@ -15,28 +15,35 @@ namespace Service.Unity
     {
         private static readonly object LeftOut = new object();
 
+        /// <summary>
+        /// The service's bound on nesting, the parameters themselves being level 1
+        /// (src/ingest/limits.ts, maxParameterDepth): deeper is refused there, and a list or
+        /// dictionary that holds itself would otherwise recurse until the player crashes.
+        /// </summary>
+        internal const int MaxDepth = 5;
+
         /// <summary>Null when there is nothing to send.</summary>
         public static Dictionary<string, object> Check(IDictionary<string, object> parameters)
         {
             if (parameters == null) return null;
-            var cleaned = Map(new Dictionary<string, object>(parameters), "parameters");
+            var cleaned = Map(new Dictionary<string, object>(parameters), "parameters", 1);
             return cleaned.Count == 0 ? null : cleaned;
         }
 
-        private static Dictionary<string, object> Map(IDictionary map, string path)
+        private static Dictionary<string, object> Map(IDictionary map, string path, int level)
         {
             var cleaned = new Dictionary<string, object>();
             foreach (DictionaryEntry entry in map)
             {
                 var key = entry.Key as string;
                 if (key == null) throw new ArgumentException(path + " must have string keys", "parameters");
-                var value = Value(entry.Value, path + "." + key, false);
+                var value = Value(entry.Value, path + "." + key, false, level);
                 if (!ReferenceEquals(value, LeftOut)) cleaned[key] = value;
             }
             return cleaned;
         }
 
-        private static object Value(object value, string path, bool inList)
+        private static object Value(object value, string path, bool inList, int level)
         {
             if (value == null) return inList ? null : LeftOut;
             if (value is string || value is bool) return value;
@@ -55,12 +62,19 @@ namespace Service.Unity
                 return value;
             }
             var dictionary = value as IDictionary;
-            if (dictionary != null) return Map(dictionary, path);
             var list = value as IList;
+            if ((dictionary != null || list != null) && level >= MaxDepth)
+            {
+                throw new ArgumentException(
+                    path + " nests deeper than " + MaxDepth + " levels (the parameters being the first), "
+                    + "which the service refuses: a list or dictionary that holds itself does too",
+                    "parameters");
+            }
+            if (dictionary != null) return Map(dictionary, path, level + 1);
             if (list != null)
             {
                 var cleaned = new List<object>();
-                for (var i = 0; i < list.Count; i++) cleaned.Add(Value(list[i], path + "[" + i + "]", true));
+                for (var i = 0; i < list.Count; i++) cleaned.Add(Value(list[i], path + "[" + i + "]", true, level + 1));
                 return cleaned;
             }
             throw new ArgumentException(

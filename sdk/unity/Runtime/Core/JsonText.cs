@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.IO;
 using Newtonsoft.Json;
 using Newtonsoft.Json.Linq;
@@ -18,6 +19,20 @@ namespace Service.Unity
         {
             DateParseHandling = DateParseHandling.None,
         });
+
+        /// <summary>
+        /// A value as JSON text, by <see cref="Serializer"/>: never by JsonConvert, which applies the
+        /// app's own JsonConvert.DefaultSettings (camel-cased names, $type keys), so a game's global
+        /// settings would change what is sent and what is kept.
+        /// </summary>
+        public static string Write(object value)
+        {
+            using (var writer = new StringWriter(CultureInfo.InvariantCulture))
+            {
+                Serializer.Serialize(writer, value);
+                return writer.ToString();
+            }
+        }
 
         /// <summary>A reader of the text that leaves date-like strings alone.</summary>
         public static JsonTextReader Reader(string text)

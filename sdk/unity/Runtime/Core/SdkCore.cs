@@ -31,6 +31,11 @@ namespace Service.Unity
         public string InstallFingerprint { get; set; }
         /// <summary>The service's address, when the host gives it; null: the app's (ServiceSDK.BaseUrl) as Configure is called. The spec names none.</summary>
         public string BaseUrl { get; set; }
+        /// <summary>
+        /// Why this platform sends nothing (a desktop, WebGL or console player: the service takes
+        /// installs from Android and iOS); null where it sends.
+        /// </summary>
+        public string Unsupported { get; set; }
         /// <summary>How requests reach the service; null: HttpClient.</summary>
         public IHttpTransport Transport { get; set; }
         /// <summary>Where the SDK's work runs; null: the thread pool.</summary>
@@ -411,7 +416,7 @@ namespace Service.Unity
             }
             Dictionary<string, object> stored = null;
             Action<Dictionary<string, object>> handlers = null;
-            var noAddress = false;
+            string offBecause = null;
             lock (gate)
             {
                 // One configure per process: a repeat, its customer user id included, changes nothing.
@@ -422,12 +427,13 @@ namespace Service.Unity
                     Write(LogLevel.Info, "this SDK's data came from a backup of another install of the app: it starts as a new install");
                 }
                 var baseUrl = string.IsNullOrEmpty(setup.BaseUrl) ? appBaseUrl : setup.BaseUrl;
-                if (string.IsNullOrEmpty(baseUrl))
+                offBecause = setup.Unsupported
+                    ?? (string.IsNullOrEmpty(baseUrl) ? "no service address is set (ServiceSDK.BaseUrl)" : null);
+                if (offBecause != null)
                 {
                     disabled = true;
                     configured = true;
                     initialization = Task.FromResult(0);
-                    noAddress = true;
                 }
                 else
                 {
@@ -472,9 +478,9 @@ namespace Service.Unity
                     if (stored != null) handlers = AttributionHandlersToTell();
                 }
             }
-            if (noAddress)
+            if (offBecause != null)
             {
-                SwitchOffForWantOfAnAddress();
+                SwitchOffAtConfigure(offBecause);
                 return;
             }
             // Anything queued in an earlier process after the deletion (an event taken as it ran) never goes.
@@ -486,16 +492,16 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// Configure found no service address: the SDK is off in this process, as the Kotlin and
-        /// iOS SDKs switch themselves off without one, and the app is told, not only the log: a
-        /// configuration error with no HTTP status to the error listener (Unity's Configure has no
-        /// init listener or completion, which Kotlin and iOS tell instead), and what was queued
-        /// dropped with the reason `disabled`, as their switch-off drops it.
+        /// Configure found no service address, or runs on a platform the service takes no install
+        /// from: the SDK is off in this process, as the Kotlin and iOS SDKs switch themselves off
+        /// without an address, and the app is told, not only the log: a configuration error with
+        /// no HTTP status to the error listener (Unity's Configure has no init listener or
+        /// completion, which Kotlin and iOS tell instead), and what was queued dropped with the
+        /// reason `disabled`, as their switch-off drops it.
         /// </summary>
-        private void SwitchOffForWantOfAnAddress()
+        private void SwitchOffAtConfigure(string why)
         {
-            const string why = "no service address is set (ServiceSDK.BaseUrl)";
-            var message = why + ": the SDK is off and sends nothing until a launch whose Configure has one";
+            var message = why + ": the SDK is off and sends nothing in this run";
             Write(LogLevel.Error, message);
             listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, null, 1, message));
             drops.Drop(ServiceDropReason.Disabled, queue.Clear(), why);
@@ -687,7 +693,7 @@ namespace Service.Unity
                         EventType = eventType.ToString(),
                         // A standard event's name is not sent: the type names it.
                         EventName = eventType == EventType.CUSTOM ? eventName : null,
-                        Parameters = queuedParameters == null ? null : JToken.FromObject(queuedParameters),
+                        Parameters = queuedParameters == null ? null : JToken.FromObject(queuedParameters, JsonText.Serializer),
                         EventTime = Requests.Iso(now),
                         CustomerUserId = takenAnonymous ? null : configured ? customerUserId : store.Get(CustomerUserIdKey),
                         Anonymous = takenAnonymous,

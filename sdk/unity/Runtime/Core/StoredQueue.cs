@@ -183,7 +183,7 @@ namespace Service.Unity
 
         private void Save()
         {
-            store.Set(key, JsonConvert.SerializeObject(items));
+            store.Set(key, JsonText.Write(items));
         }
     }
 }

@@ -51,7 +51,13 @@ namespace Service.Unity
         {
             // A long poll for attribution waits up to 20 s on the service's side.
             http = new HttpClient(handler ?? new HttpClientHandler()) { Timeout = TimeSpan.FromSeconds(30) };
+            // Mono's HttpClient sends none of its own: the service keeps an install's and its
+            // events' user agent, and hands it to the ad networks' postbacks.
+            http.DefaultRequestHeaders.TryAddWithoutValidation("User-Agent", UserAgent);
         }
+
+        /// <summary>What the requests name themselves by.</summary>
+        internal static readonly string UserAgent = "ServiceSDK-Unity/" + Requests.SdkVersion;
 
         public async Task<HttpAnswer> Send(string method, string url, string authorization, string jsonBody)
         {

@@ -58,6 +58,12 @@ namespace Service.Unity
             setup.Scheduler = behaviour.scheduler;
             setup.Transport = new UnityWebRequestTransport();
 #endif
+#if !UNITY_EDITOR && !UNITY_ANDROID && !UNITY_IOS
+            // The service takes installs from Android and iOS: a desktop's, a browser's or a
+            // console's would read as an Android phone's (and a browser's requests are refused by
+            // its cross-origin rules). The Editor sends, for trying an integration out.
+            setup.Unsupported = "this player (" + Application.platform + ") is neither Android nor iOS, the platforms the service takes installs from";
+#endif
             ServiceSDK.UsePlatform(setup);
 #if (UNITY_ANDROID || UNITY_IOS) && !UNITY_EDITOR
             // The link that opened the app, for the install's open_url, whether or not the app
