@@ -167,6 +167,21 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.core.droppedEventCount, 0)
     }
 
+    func testAnEventStoredNotQuiteAsSentIsDeliveredAndTheServicesWarningLogged() throws {
+        let harness = Harness(store: try Harness.given(queued: 1))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events" else { return nil }
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":1,"ignored":[],"rejected":[],"warnings":[{"index":0,"event_id":"a","detail":"parameters.currency: XYZ is no currency code; the revenue is not recorded"}]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("the batch answered") { harness.queuedIndexes.isEmpty }
+        XCTAssertTrue(heard.errors.isEmpty, "delivered: nothing was lost")
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("event stored with a change: #0 (a)") && $0.contains("XYZ") }.count, 1)
+    }
+
     func testADeletionMadeThroughTheServicesApiIsLearnedFromItsAnswersAndKept() throws {
         let harness = Harness()
         let heard = Heard()

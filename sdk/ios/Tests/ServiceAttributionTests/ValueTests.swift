@@ -49,6 +49,25 @@ final class ValueTests: XCTestCase {
         XCTAssertEqual(cleaned.dropped, ["brokenList", "date", "nan"])
     }
 
+    /// Nested past the service's five levels: the deepest map's key is dropped; an
+    /// NSMutableArray that holds itself is dropped rather than recursing without end.
+    func testParametersNestedPastTheServicesBound() {
+        func nested(_ levels: Int) -> [String: Any] {
+            var inner: [String: Any] = ["x": 1]
+            for _ in 1..<levels { inner = ["k": inner] }
+            return inner
+        }
+        XCTAssertEqual(Parameters.clean(nested(5)).dropped, [])
+        let deeper = Parameters.clean(nested(6))
+        XCTAssertEqual(deeper.dropped, ["k.k.k.k.k"])
+        XCTAssertEqual(deeper.parameters, ["k": .object(["k": .object(["k": .object(["k": .object([:])])])])])
+        let loop = NSMutableArray(array: [1])
+        loop.add(loop)
+        let looped = Parameters.clean(["loop": loop, "kept": true])
+        XCTAssertEqual(looped.dropped, ["loop"])
+        XCTAssertEqual(looped.parameters, ["kept": .bool(true)])
+    }
+
     /// A Float, a Decimal (StoreKit 2's `Product.price`) and their NSNumber forms keep the
     /// decimal form the app gave them; booleans stay booleans, integers integers.
     func testNumbersKeepTheirDecimalForm() throws {

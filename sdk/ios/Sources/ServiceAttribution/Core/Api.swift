@@ -25,6 +25,9 @@ struct BatchVerdict: Equatable {
     /// range), an item ignored for a reason the SDK does not know. Not sent again, so dropped
     /// (`refused`) and said.
     var unexplained: [String] = []
+    /// What the service says of items it stored not quite as sent (a revenue in no currency it
+    /// knows, say), in its words: logged, the items being delivered.
+    var warnings: [String] = []
 
     /// The service's reasons for an ignored item that are drops on the device. (A manual
     /// INSTALL, also ignored, is never sent.)
@@ -148,6 +151,10 @@ final class Api {
         var found = BatchVerdict(retry: retry, refused: refused, installMissing: installMissing, ignored: ignored)
         found.accepted = Int(clamping: answer["accepted"]?.int64Value ?? 0)
         found.unexplained = unexplained
+        found.warnings = (answer["warnings"]?.arrayValue ?? []).compactMap({ $0.objectValue }).map { warning in
+            let id = warning["event_id"]?.stringValue.map { " (\($0))" } ?? ""
+            return "#\(warning["index"]?.text ?? "?")\(id): \(warning["detail"]?.stringValue ?? "no detail")"
+        }
         return found
     }
 

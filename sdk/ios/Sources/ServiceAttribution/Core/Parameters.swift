@@ -19,18 +19,24 @@ enum Parameters {
         case drop
     }
 
+    /// The service's bound on nesting, the parameters themselves being level 1
+    /// (src/ingest/limits.ts, maxParameterDepth): deeper would be refused there, and an
+    /// NSMutableArray or NSMutableDictionary that holds itself would otherwise recurse until
+    /// the stack overflows in the app's call.
+    static let maxDepth = 5
+
     static func clean(_ raw: [String: Any]?) -> Cleaned {
         guard let raw = raw else { return Cleaned(parameters: [:], dropped: []) }
         var dropped: [String] = []
-        let parameters = map(raw, path: "", dropped: &dropped)
+        let parameters = map(raw, path: "", dropped: &dropped, level: 1)
         return Cleaned(parameters: parameters, dropped: dropped.sorted())
     }
 
-    private static func map(_ raw: [String: Any], path: String, dropped: inout [String]) -> [String: JSONValue] {
+    private static func map(_ raw: [String: Any], path: String, dropped: inout [String], level: Int) -> [String: JSONValue] {
         var out: [String: JSONValue] = [:]
         for key in raw.keys.sorted() {
             guard let member = raw[key] else { continue }
-            switch value(member, path: path + key, dropped: &dropped) {
+            switch value(member, path: path + key, dropped: &dropped, level: level) {
             case .keep(.null):
                 continue
             case let .keep(cleaned):
@@ -42,7 +48,9 @@ enum Parameters {
         return out
     }
 
-    private static func value(_ raw: Any, path: String, dropped: inout [String]) -> Outcome {
+    /// A value held by a map or list of `level`: a map or list in it is of the next level, and
+    /// past the bound is dropped.
+    private static func value(_ raw: Any, path: String, dropped: inout [String], level: Int) -> Outcome {
         guard let value = unwrapped(raw) else { return .keep(.null) }
         if value is NSNull { return .keep(.null) }
         if let text = value as? String { return .keep(.string(text)) }
@@ -69,32 +77,34 @@ enum Parameters {
             return .keep(converted)
         }
         if let members = value as? [String: Any] {
-            return .keep(.object(map(members, path: path + ".", dropped: &dropped)))
+            if level >= maxDepth { return .drop }
+            return .keep(.object(map(members, path: path + ".", dropped: &dropped, level: level + 1)))
         }
         if value is [AnyHashable: Any] || value is NSDictionary {
             // Some key is not a string: JSON has no such map.
             return .drop
         }
         if let items = value as? [Any] {
-            return list(items, path: path, dropped: &dropped)
+            return list(items, path: path, dropped: &dropped, level: level)
         }
         if let ordered = value as? NSOrderedSet {
-            return list(ordered.array, path: path, dropped: &dropped)
+            return list(ordered.array, path: path, dropped: &dropped, level: level)
         }
         if let set = value as? NSSet {
             // A set has no order: its members go out sorted, so the same set gives the same list.
             let items = set.allObjects.sorted { String(describing: $0) < String(describing: $1) }
-            return list(items, path: path, dropped: &dropped)
+            return list(items, path: path, dropped: &dropped, level: level)
         }
         return .drop
     }
 
     /// A list loses nothing but whole: dropping one item would shift the others' places.
-    private static func list(_ items: [Any], path: String, dropped: inout [String]) -> Outcome {
+    private static func list(_ items: [Any], path: String, dropped: inout [String], level: Int) -> Outcome {
+        if level >= maxDepth { return .drop }
         var out: [JSONValue] = []
         out.reserveCapacity(items.count)
         for item in items {
-            switch value(item, path: path, dropped: &dropped) {
+            switch value(item, path: path, dropped: &dropped, level: level + 1) {
             case let .keep(cleaned):
                 out.append(cleaned)
             case .drop:

@@ -1275,6 +1275,9 @@ final class SdkCore: @unchecked Sendable {
         let kept = Set(verdict.retry.compactMap { $0 < ids.count ? ids[$0] : nil })
         let removed = Set(ids).subtracting(kept)
         lane.queue.remove(ids: removed)
+        for warning in verdict.warnings {
+            currentLog.warn("\(lane.kind == .events ? "event" : "session") stored with a change: \(warning)")
+        }
         if !verdict.refused.isEmpty {
             let details = verdict.refused.map { "#\($0.index): \($0.detail)" }.joined(separator: "; ")
             reportDrop(verdict.refused.count, of: lane, .refused, "refused by the service: \(details)")

@@ -13,13 +13,20 @@ internal object Parameters {
 
     private object Drop
 
+    /**
+     * The service's bound on nesting, the parameters themselves being level 1
+     * (src/ingest/limits.ts, maxParameterDepth): deeper would be refused there, and a list or map
+     * that holds itself would otherwise recurse until the stack overflows in the app's call.
+     */
+    const val MAX_DEPTH = 5
+
     fun clean(raw: Map<String, Any?>?): Cleaned {
         val dropped = ArrayList<String>()
-        val parameters = if (raw == null) emptyMap() else map(raw, "", dropped)
+        val parameters = if (raw == null) emptyMap() else map(raw, "", dropped, 1)
         return Cleaned(parameters, dropped)
     }
 
-    private fun map(raw: Map<*, *>, path: String, dropped: MutableList<String>): Map<String, Any?> {
+    private fun map(raw: Map<*, *>, path: String, dropped: MutableList<String>, level: Int): Map<String, Any?> {
         val out = LinkedHashMap<String, Any?>()
         for ((key, value) in raw) {
             if (value == null) continue
@@ -28,7 +35,7 @@ internal object Parameters {
                 dropped.add("$path$key")
                 continue
             }
-            when (val cleaned = value(value, "$path$name", dropped)) {
+            when (val cleaned = value(value, "$path$name", dropped, level)) {
                 Drop -> dropped.add("$path$name")
                 else -> out[name] = cleaned
             }
@@ -36,7 +43,8 @@ internal object Parameters {
         return out
     }
 
-    private fun value(value: Any?, path: String, dropped: MutableList<String>): Any? =
+    /** A value held by a map or list of [level]: a map or list in it is of the next level, past the bound dropped. */
+    private fun value(value: Any?, path: String, dropped: MutableList<String>, level: Int): Any? =
         when (value) {
             null, is String, is Boolean -> value
             is Double -> if (value.isFinite()) value else Drop
@@ -44,25 +52,27 @@ internal object Parameters {
             // the 9.99 the app wrote.
             is Float -> if (value.isFinite()) value.toString().toDouble() else Drop
             is Number -> value
-            is Map<*, *> -> if (value.keys.all { it is String }) map(value, "$path.", dropped) else Drop
-            is Collection<*> -> list(value, path, dropped)
-            is Array<*> -> list(value.asList(), path, dropped)
+            is Map<*, *> ->
+                if (level >= MAX_DEPTH || !value.keys.all { it is String }) Drop else map(value, "$path.", dropped, level + 1)
+            is Collection<*> -> list(value, path, dropped, level)
+            is Array<*> -> list(value.asList(), path, dropped, level)
             // Arrays of primitives are lists too, each element by the rules above (a Float by
             // its decimal form, a NaN losing the whole list). A ByteArray is binary, not a list.
-            is IntArray -> list(value.asList(), path, dropped)
-            is LongArray -> list(value.asList(), path, dropped)
-            is ShortArray -> list(value.asList(), path, dropped)
-            is DoubleArray -> list(value.asList(), path, dropped)
-            is FloatArray -> list(value.asList(), path, dropped)
-            is BooleanArray -> list(value.asList(), path, dropped)
+            is IntArray -> list(value.asList(), path, dropped, level)
+            is LongArray -> list(value.asList(), path, dropped, level)
+            is ShortArray -> list(value.asList(), path, dropped, level)
+            is DoubleArray -> list(value.asList(), path, dropped, level)
+            is FloatArray -> list(value.asList(), path, dropped, level)
+            is BooleanArray -> list(value.asList(), path, dropped, level)
             else -> Drop
         }
 
     /** A list loses nothing but whole: dropping one item would shift the others' places. */
-    private fun list(items: Collection<*>, path: String, dropped: MutableList<String>): Any {
+    private fun list(items: Collection<*>, path: String, dropped: MutableList<String>, level: Int): Any {
+        if (level >= MAX_DEPTH) return Drop
         val out = ArrayList<Any?>(items.size)
         for (item in items) {
-            val cleaned = value(item, path, dropped)
+            val cleaned = value(item, path, dropped, level + 1)
             if (cleaned === Drop) return Drop
             out.add(cleaned)
         }

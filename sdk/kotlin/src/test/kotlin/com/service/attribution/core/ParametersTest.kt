@@ -27,4 +27,25 @@ class ParametersTest {
             Json.write(cleaned.parameters),
         )
     }
+
+    @Test
+    fun `a map or list nested past the service's five levels is dropped, and one that holds itself too`() {
+        fun nested(levels: Int): Map<String, Any?> {
+            var inner: Map<String, Any?> = mapOf("x" to 1)
+            repeat(levels - 1) { inner = mapOf("k" to inner) }
+            return inner
+        }
+        // Level 5 may still be a map (parameters.k.k.k.k): kept whole.
+        assertEquals(emptyList<String>(), Parameters.clean(nested(5)).dropped)
+        val deeper = Parameters.clean(nested(6))
+        assertEquals(listOf("k.k.k.k.k"), deeper.dropped)
+        assertEquals("""{"k":{"k":{"k":{"k":{}}}}}""", Json.write(deeper.parameters))
+        // A list that holds itself: dropped, not a StackOverflowError in the app's sendEvent.
+        val loop = ArrayList<Any?>()
+        loop.add(1)
+        loop.add(loop)
+        val looped = Parameters.clean(mapOf("loop" to loop, "kept" to true))
+        assertEquals(listOf("loop"), looped.dropped)
+        assertEquals("""{"kept":true}""", Json.write(looped.parameters))
+    }
 }
