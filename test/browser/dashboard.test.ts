@@ -1506,13 +1506,20 @@ describe("the dashboard in a browser", () => {
     expect(await page.getByLabel("From").inputValue()).toBe(days.first);
     expect(await figure("installs").innerText()).toBe("6");
     expect(await figure("ecpi").innerText()).toBe("$5.00");
-    // The campaigns offered are the media source's.
-    expect(
-      await page.getByLabel("Campaign", { exact: true }).locator("option").allInnerTexts(),
-    ).toEqual(["All campaigns", COHORT_CAMPAIGN]);
-    expect(
-      await page.getByLabel("Platform", { exact: true }).locator("option").allInnerTexts(),
-    ).toEqual(["All platforms", "Android", "iOS"]);
+    // The campaigns offered are the media source's (their own request, which may answer after
+    // the figures').
+    await expect
+      .poll(
+        () => page.getByLabel("Campaign", { exact: true }).locator("option").allInnerTexts(),
+        WITHIN,
+      )
+      .toEqual(["All campaigns", COHORT_CAMPAIGN]);
+    await expect
+      .poll(
+        () => page.getByLabel("Platform", { exact: true }).locator("option").allInnerTexts(),
+        WITHIN,
+      )
+      .toEqual(["All platforms", "Android", "iOS"]);
     // The countries of the range's installs and touches (the clicks' address is in AU).
     const countries = (await report("&group_by=country")).groups.flatMap((row) =>
       row.group === null ? [] : [row.group],
