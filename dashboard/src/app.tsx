@@ -362,6 +362,10 @@ function AppPicker(props: {
   const { apps, currentAppId } = props;
   /** Stepped with the keyboard since the last app opened: Enter, or leaving, opens it. */
   const stepping = useRef(false);
+  // The app the select shows: the current one until the person steps to another. Held here, so
+  // that the shell drawn again meanwhile (an answer arriving) leaves the step where it is.
+  const [shown, setShown] = useState(currentAppId);
+  useEffect(() => setShown(currentAppId), [currentAppId]);
   if (!currentAppId) return null;
   const known = apps?.some((app) => app.app_id === currentAppId) ?? false;
   const choose = (value: string) => {
@@ -372,12 +376,13 @@ function AppPicker(props: {
     <label class="app-picker">
       <span>Current app</span>
       <select
-        value={currentAppId}
+        value={shown ?? currentAppId}
         onKeyDown={(event) => {
           if (event.key === "Enter") choose(event.currentTarget.value);
           else if (STEP_KEYS.has(event.key) || event.key.length === 1) stepping.current = true;
         }}
         onChange={(event) => {
+          setShown(event.currentTarget.value);
           if (!stepping.current) choose(event.currentTarget.value);
         }}
         onBlur={(event) => {

@@ -1011,21 +1011,52 @@ describe("the dashboard in a browser", () => {
   });
 
   it("4e. steps through the app picker with the keyboard, opening no app until Enter", async () => {
-    await open(page, `/apps/${APP_ID}/overview`);
-    await heading(page, "Overview").waitFor();
+    // The app's settings, which the shell asks for as it loads, are held until the person has
+    // stepped: their answer draws the shell again, which must leave the step where it is.
+    const settingsOf = (url: URL) => url.pathname === `/v1/apps/${APP_ID}`;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked = false;
+    const answering: Promise<void>[] = [];
+    await page.route(settingsOf, (route) => {
+      asked = true;
+      const answer = held.then(() => route.continue());
+      answering.push(answer);
+      return answer;
+    });
     const picker = page.getByLabel("Current app");
-    await expect.poll(() => picker.locator("option").count(), WITHIN).toBeGreaterThan(1);
-    await picker.focus();
-    // A step down, or up from the last app: another app named, none opened.
-    await page.keyboard.press("ArrowDown");
-    if ((await picker.inputValue()) === APP_ID) await page.keyboard.press("ArrowUp");
-    const stepped = await picker.inputValue();
-    expect(stepped).not.toBe(APP_ID);
-    expect(decodeURIComponent(page.url())).toContain(`/apps/${APP_ID}/overview`);
-    await page.keyboard.press("Enter");
-    await expect
-      .poll(() => decodeURIComponent(page.url()), WITHIN)
-      .toContain(`/apps/${stepped}/overview`);
+    try {
+      await page.goto("about:blank");
+      await open(page, `/apps/${APP_ID}/overview`);
+      await heading(page, "Overview").waitFor();
+      await expect.poll(() => picker.locator("option").count(), WITHIN).toBeGreaterThan(1);
+      await expect.poll(() => asked, WITHIN).toBe(true);
+      await picker.focus();
+      // A step down, or up from the last app: another app named, none opened.
+      await page.keyboard.press("ArrowDown");
+      if ((await picker.inputValue()) === APP_ID) await page.keyboard.press("ArrowUp");
+      const stepped = await picker.inputValue();
+      expect(stepped).not.toBe(APP_ID);
+      const answered = page.waitForResponse((response) => settingsOf(new URL(response.url())));
+      release();
+      await (await answered).finished();
+      // Two frames for the page to read the answer and draw the shell again.
+      await page.evaluate(
+        "new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn)))",
+      );
+      expect(await picker.inputValue()).toBe(stepped);
+      expect(decodeURIComponent(page.url())).toContain(`/apps/${APP_ID}/overview`);
+      await page.keyboard.press("Enter");
+      await expect
+        .poll(() => decodeURIComponent(page.url()), WITHIN)
+        .toContain(`/apps/${stepped}/overview`);
+    } finally {
+      release();
+      await Promise.all(answering);
+      await page.unroute(settingsOf);
+    }
     // Chosen as a pointer would: opened at once.
     await picker.selectOption(APP_ID);
     await expect
