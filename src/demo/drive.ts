@@ -28,8 +28,13 @@ export interface DemoTarget {
   readonly serverKey: string;
 }
 
-/** How the demo meant an install to be found, and what the service made of it. */
-export type Planned = "link tap" | "ad id" | "ip and device" | "organic";
+/**
+ * How the demo meant an install to be found, and what the service made of it. A network's
+ * touch on the advertising id is a click or a view of the ad: a click it names wins, a view
+ * only when no method finds a click (a household's tap at the same address, matched by IP and
+ * device, takes it).
+ */
+export type Planned = "link tap" | "ad id click" | "ad id view" | "ip and device" | "organic";
 export type Found = "network" | "geo" | "organic" | "other";
 
 export interface AppOutcome {
@@ -82,7 +87,9 @@ const plannedOf = (cause: Cause): Planned =>
     : cause.kind === "tap"
       ? "link tap"
       : cause.touch.maid
-        ? "ad id"
+        ? cause.touch.touchType === "click"
+          ? "ad id click"
+          : "ad id view"
         : "ip and device";
 
 /** The service's API as the demo's devices, ad networks and app owner call it. */

@@ -86,7 +86,13 @@ const printOutcome = (appId: string, outcome: AppOutcome) => {
   console.log(
     `  ${"caused by".padEnd(16)}${FOUND_COLUMNS.map((f) => `found ${f}`.padStart(15)).join("")}`,
   );
-  const planned: readonly Planned[] = ["link tap", "ad id", "ip and device", "organic"];
+  const planned: readonly Planned[] = [
+    "link tap",
+    "ad id click",
+    "ad id view",
+    "ip and device",
+    "organic",
+  ];
   for (const cause of planned) {
     const row = outcome.matrix.get(cause);
     if (!row) continue;
