@@ -1,12 +1,11 @@
 package com.example.consumer;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /** What a consumer app saw of the SDK (listener calls, futures completed), for the harness to check. */
 public final class Seen {
-    public static final List<String> LINES = Collections.synchronizedList(new ArrayList<String>());
+    public static final List<String> LINES = new CopyOnWriteArrayList<String>();
 
     private Seen() {}
 

@@ -39,8 +39,8 @@ import org.robolectric.Robolectric
 import org.robolectric.RobolectricTestRunner
 import org.robolectric.Shadows.shadowOf
 import org.robolectric.annotation.Config
-import java.util.Collections
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.CopyOnWriteArrayList
 
 /** A Play install referrer client answering [code] and, for OK, [referrer]. */
 private class FakeReferrerClient(
@@ -87,7 +87,7 @@ private class FakeReferrerClient(
 /** SharedPreferences in memory that records how each edit was written: `commit` or `apply`. */
 private class RecordingPreferences(private val commitSucceeds: Boolean) : android.content.SharedPreferences {
     val values = java.util.concurrent.ConcurrentHashMap<String, String>()
-    val writes = Collections.synchronizedList(ArrayList<String>())
+    val writes = CopyOnWriteArrayList<String>()
 
     override fun getString(key: String, defValue: String?): String? = values[key] ?: defValue
 
@@ -229,7 +229,7 @@ class AndroidPlatformTest {
         val service = Service.createApp("limitadtracking")
         val gaid = "38400000-8cf0-11bd-b23e-10b96e40000d"
         val limited = java.util.concurrent.atomic.AtomicBoolean(false)
-        val readers = Collections.synchronizedList(ArrayList<Thread>())
+        val readers = CopyOnWriteArrayList<Thread>()
         val info = { _: Context ->
             readers += Thread.currentThread()
             // Deprecated for apps, which get it from Play services; a test has no other way to make one.
@@ -298,9 +298,9 @@ class AndroidPlatformTest {
     @Test
     fun `the store commits each write off the main thread, writes behind on it, and warns when a commit fails`() {
         val preferences = RecordingPreferences(commitSucceeds = false)
-        val logged = Collections.synchronizedList(ArrayList<Pair<LogLevel, String>>())
+        val logged = CopyOnWriteArrayList<Pair<LogLevel, String>>()
         val store = PreferencesStore(preferences, Logger(LogSink { level, message, _ -> logged.add(level to message) }, LogLevel.DEBUG))
-        val results = Collections.synchronizedList(ArrayList<Boolean>())
+        val results = CopyOnWriteArrayList<Boolean>()
         val worker = Thread {
             results += store.put("service_id", "abc")
             results += store.remove("stopped")
@@ -476,7 +476,7 @@ class AndroidPlatformTest {
             val http = HttpTransport { request -> sent += request; it.http.send(request) }
             com.service.attribution.core.Platform(it.store, it.device, { null }, it.mainThread, it.log, http, clock.read, it.tcf, it.journal, it.lifecycle)
         }
-        val errors = Collections.synchronizedList(ArrayList<Throwable>())
+        val errors = CopyOnWriteArrayList<Throwable>()
         var initialized = false
         val listener =
             object : InitListener {
@@ -498,7 +498,7 @@ class AndroidPlatformTest {
     @Test
     fun `a process whose Application configures with no activity started sends no session`() {
         val app = robolectricApp()
-        val sent = Collections.synchronizedList(ArrayList<HttpRequest>())
+        val sent = CopyOnWriteArrayList<HttpRequest>()
         val core = configuredInBackground(app, ManualClock(System.currentTimeMillis()), sent)
         // Its work done, the process stays in the background.
         shadowOf(Looper.getMainLooper()).idle()
@@ -510,7 +510,7 @@ class AndroidPlatformTest {
     @Test
     fun `a process started in the background sends its session when its first activity starts, started then`() {
         val app = robolectricApp()
-        val sent = Collections.synchronizedList(ArrayList<HttpRequest>())
+        val sent = CopyOnWriteArrayList<HttpRequest>()
         val clock = ManualClock(System.currentTimeMillis())
         val core = configuredInBackground(app, clock, sent)
         // The user opens the app 10 minutes later, in the same process.

@@ -25,7 +25,7 @@ import org.junit.runner.RunWith
 import org.robolectric.RobolectricTestRunner
 import org.robolectric.Shadows.shadowOf
 import org.robolectric.annotation.Config
-import java.util.Collections
+import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * The public facade on the Android framework (Robolectric's android-all), against the real
@@ -52,12 +52,12 @@ class ServiceAttributionSdkTest {
         assertEquals(emptyMap<String, String>(), ServiceAttributionSdk.getAttributionParams())
 
         val app = robolectricApp()
-        val initialized = Collections.synchronizedList(ArrayList<String>())
-        val errors = Collections.synchronizedList(ArrayList<Throwable>())
+        val initialized = CopyOnWriteArrayList<String>()
+        val errors = CopyOnWriteArrayList<Throwable>()
         ServiceAttributionSdk.sendEvent(EventType.LOGIN)
         // In another of the app's processes (a :push service runs Application.onCreate too):
         // refused with a word, and no event kept there to wait for ever.
-        val refused = Collections.synchronizedList(ArrayList<Throwable>())
+        val refused = CopyOnWriteArrayList<Throwable>()
         ServiceAttributionSdk.configureIn("${app.packageName}:push", app, service.sdkKey, LogLevel.DEBUG, { refused.add(it) }, null)
         assertTrue(refused.single().message!!.contains(":push"))
         assertFalse(ServiceAttributionSdk.isConfigured())

@@ -19,7 +19,7 @@ import org.junit.Test
 import org.junit.runner.RunWith
 import org.junit.runners.Parameterized
 import org.junit.runners.Parameterized.Parameters
-import java.util.Collections
+import java.util.concurrent.CopyOnWriteArrayList
 
 @Suppress("UNCHECKED_CAST")
 private fun deepLinkOf(json: Map<String, Any?>?): DeepLink? =
@@ -146,7 +146,7 @@ class DeepLinkListenerTest {
     fun `a direct link handled on another thread while a listener is set reaches that listener, never a list emptied before it`() {
         val dispatch = ListenerDispatch(MainThread { it.run() })
         val link = DeepLink(DeepLinkKind.DIRECT, null, "/shop", mapOf("deep_link_path" to "/shop"), "myapp://open?deep_link_path=%2Fshop")
-        val got = Collections.synchronizedList(ArrayList<DeepLink>())
+        val got = CopyOnWriteArrayList<DeepLink>()
         val handling = Thread { dispatch.deliverDeepLink(link) }
         // The link is handled (the app's thread) as the listener is set (this one): held at the
         // lock by hand, the handling thread has found no listener yet, or waits to look.

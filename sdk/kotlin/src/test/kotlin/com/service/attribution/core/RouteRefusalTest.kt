@@ -13,7 +13,7 @@ import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
 import org.junit.Assert.assertTrue
 import org.junit.Test
-import java.util.Collections
+import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * A route refusing the install's key or address (401, 403, 404) is a configuration error
@@ -116,7 +116,7 @@ class RouteRefusalTest {
 
     @Test
     fun `a key rejected by the periodic refresh disables the SDK through onError and getLastInitError`() {
-        val errors = Collections.synchronizedList(ArrayList<Throwable>())
+        val errors = CopyOnWriteArrayList<Throwable>()
         val core = device.launch()
         core.configure(device.platform, SdkSettings("https://backend.test"), "sdk_key", LogLevel.DEBUG, InitListener { errors.add(it) }, null)
         device.scheduler.runDue()

@@ -24,6 +24,7 @@ import org.junit.Test
 import java.util.Collections
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.CopyOnWriteArrayList
 
 /** The core's rules against a scripted backend: what it sends, when, and what it reports. */
 class SdkCoreTest {
@@ -71,7 +72,7 @@ class SdkCoreTest {
     }
 
     private class Listener : InitListener {
-        val errors = Collections.synchronizedList(ArrayList<Throwable>())
+        val errors = CopyOnWriteArrayList<Throwable>()
         val initialized = CountDownLatch(1)
         var durations: Pair<Long, Long>? = null
         var thread: String? = null
@@ -246,7 +247,7 @@ class SdkCoreTest {
 
     @Test
     fun `a lambda is an InitListener for onError, and no backend address disables the SDK`() {
-        val errors = Collections.synchronizedList(ArrayList<Throwable>())
+        val errors = CopyOnWriteArrayList<Throwable>()
         val core = core()
         core.configure(platform(http = Backend().transport), SdkSettings(baseUrl = ""), "k", LogLevel.INFO, { errors.add(it) }, null)
         core.drain()

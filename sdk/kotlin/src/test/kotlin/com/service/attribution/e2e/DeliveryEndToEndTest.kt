@@ -28,8 +28,8 @@ import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertTrue
 import org.junit.Test
-import java.util.Collections
 import java.util.UUID
+import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * delivery.json's scenarios and the consent route end to end: the core against the real
@@ -52,7 +52,7 @@ class DeliveryEndToEndTest {
     ) {
         val transport = RecordingTransport(UrlConnectionTransport(readTimeoutMs = 30_000))
         val core = SdkCore().also { cores += it }
-        val errors = Collections.synchronizedList(ArrayList<ServiceError>())
+        val errors = CopyOnWriteArrayList<ServiceError>()
         val log = RecordingLog()
         private val platform =
             Platform(store, FakeDevice(advertisingId = advertisingId), { null }, RecordingMainThread(), log, transport, clock, TcfSource { tcf })

@@ -29,10 +29,10 @@ import org.junit.Assert.assertNull
 import org.junit.Assert.assertSame
 import org.junit.Assert.assertTrue
 import org.junit.Test
-import java.util.Collections
 import java.util.UUID
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * The SDK against the real embedded service (started by test.sh), over HTTP, with a fresh app
@@ -47,7 +47,7 @@ class EndToEndTest {
     fun close() = launches.forEach { it.core.close() }
 
     private class Listener : InitListener {
-        val errors = Collections.synchronizedList(ArrayList<Throwable>())
+        val errors = CopyOnWriteArrayList<Throwable>()
         val initialized = CountDownLatch(1)
 
         override fun onError(t: Throwable) {

@@ -11,8 +11,8 @@ import com.service.attribution.core.LogSink
 import com.service.attribution.core.MainThread
 import com.service.attribution.core.Platform
 import java.io.IOException
-import java.util.Collections
 import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.CopyOnWriteArrayList
 
 /** The device's storage; a second core on the same store is the app's next launch. */
 internal class MemoryStore : KeyValueStore {
@@ -60,7 +60,7 @@ internal class FakeDevice(
 
 /** Runs main-thread work at once, on the calling thread, remembering that it did. */
 internal class RecordingMainThread : MainThread {
-    val posted = Collections.synchronizedList(ArrayList<String>())
+    val posted = CopyOnWriteArrayList<String>()
 
     override fun post(work: Runnable) {
         posted.add(Thread.currentThread().name)
@@ -69,7 +69,7 @@ internal class RecordingMainThread : MainThread {
 }
 
 internal class RecordingLog : LogSink {
-    val lines = Collections.synchronizedList(ArrayList<Pair<LogLevel, String>>())
+    val lines = CopyOnWriteArrayList<Pair<LogLevel, String>>()
 
     override fun write(level: LogLevel, message: String, error: Throwable?) {
         lines.add(level to message)
@@ -78,7 +78,7 @@ internal class RecordingLog : LogSink {
 
 /** Records every request and answers with [answer]; an answer of null means no connection. */
 internal class ScriptedTransport(var answer: (HttpRequest) -> HttpResponse?) : HttpTransport {
-    val requests = Collections.synchronizedList(ArrayList<HttpRequest>())
+    val requests = CopyOnWriteArrayList<HttpRequest>()
 
     override fun send(request: HttpRequest): HttpResponse {
         requests.add(request)
@@ -91,7 +91,7 @@ internal class ScriptedTransport(var answer: (HttpRequest) -> HttpResponse?) : H
 
 /** Records the requests and answers that go through to a real transport. */
 internal class RecordingTransport(private val delegate: HttpTransport) : HttpTransport {
-    val exchanges = Collections.synchronizedList(ArrayList<Pair<HttpRequest, HttpResponse?>>())
+    val exchanges = CopyOnWriteArrayList<Pair<HttpRequest, HttpResponse?>>()
 
     override fun send(request: HttpRequest): HttpResponse {
         try {

@@ -16,7 +16,7 @@ import com.service.attribution.core.SdkSettings
 import com.service.attribution.core.TcfSource
 import com.service.attribution.core.TcfValues
 import org.junit.Assert.assertEquals
-import java.util.Collections
+import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * A backend answering as its contract says unless a test changes a route's answer: config
@@ -33,10 +33,10 @@ internal class ScriptedBackend {
     var delete: (HttpRequest) -> HttpResponse? = { HttpResponse(202, "{}") }
 
     /** Every event the backend accepted (a 202 naming it neither rejected nor ignored), in order. */
-    val delivered = Collections.synchronizedList(ArrayList<Map<String, Any?>>())
+    val delivered = CopyOnWriteArrayList<Map<String, Any?>>()
 
     /** Every session the backend accepted, in order. */
-    val deliveredSessions = Collections.synchronizedList(ArrayList<Map<String, Any?>>())
+    val deliveredSessions = CopyOnWriteArrayList<Map<String, Any?>>()
 
     @Suppress("UNCHECKED_CAST")
     val transport =
@@ -102,9 +102,9 @@ internal class ScriptedDevice(
     val mainThread = RecordingMainThread()
     /** The Play install referrer as the device's Play Store answers it: none by default. */
     @Volatile var referrer = InstallReferrerSource { null }
-    val errors = Collections.synchronizedList(ArrayList<ServiceError>())
-    val deepLinks = Collections.synchronizedList(ArrayList<DeepLink>())
-    val attributions = Collections.synchronizedList(ArrayList<Map<String, String>>())
+    val errors = CopyOnWriteArrayList<ServiceError>()
+    val deepLinks = CopyOnWriteArrayList<DeepLink>()
+    val attributions = CopyOnWriteArrayList<Map<String, String>>()
     private val cores = ArrayList<SdkCore>()
 
     /**
