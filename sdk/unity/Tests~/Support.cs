@@ -385,6 +385,8 @@ namespace Service.Unity.Tests
         public Func<string, JToken, Tuple<int, JToken>> Answer;
         /// <summary>An answer whose body is text as it is (not JSON); null: <see cref="Answer"/> answers.</summary>
         public Func<string, JToken, Tuple<int, string>> RawAnswer;
+        /// <summary>The Retry-After header of the answer to a request of this key; null: none.</summary>
+        public Func<string, string> RetryAfter;
         /// <summary>Every request fails as offline ones do, and is not recorded.</summary>
         public volatile bool Offline;
         /// <summary>Each request's User-Agent header, as sent.</summary>
@@ -408,10 +410,13 @@ namespace Service.Unity.Tests
                 return new HttpResponseMessage((HttpStatusCode)raw.Item1) { Content = new StringContent(raw.Item2, Encoding.UTF8, "text/html") };
             }
             var answer = Answer(key, body);
-            return new HttpResponseMessage((HttpStatusCode)answer.Item1)
+            var response = new HttpResponseMessage((HttpStatusCode)answer.Item1)
             {
                 Content = new StringContent(answer.Item2 == null ? "" : answer.Item2.ToString(), Encoding.UTF8, "application/json"),
             };
+            var retryAfter = RetryAfter == null ? null : RetryAfter(key);
+            if (retryAfter != null) response.Headers.TryAddWithoutValidation("Retry-After", retryAfter);
+            return response;
         }
 
         /// <summary>The service's usual answers: on, install taken, every event and session accepted.</summary>
@@ -460,6 +465,9 @@ namespace Service.Unity.Tests
                 BaseUrl = baseUrl,
                 Transport = new HttpClientTransport(handler),
                 RetryDelay = TimeSpan.FromMilliseconds(100),
+                // Exact waits, so that a test can name the one a retry is due at; RetryWaitTests
+                // checks the jitter the SDK ships with.
+                Jitter = backoff => backoff,
                 AttributionWaitSeconds = 5,
             };
         }

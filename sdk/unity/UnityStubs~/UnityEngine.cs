@@ -182,6 +182,7 @@ namespace UnityEngine.Networking
         public string error { get { throw new NotSupportedException(); } }
         public Result result { get { throw new NotSupportedException(); } }
         public void SetRequestHeader(string name, string value) { }
+        public string GetResponseHeader(string name) { throw new NotSupportedException(); }
         public UnityWebRequestAsyncOperation SendWebRequest() { throw new NotSupportedException(); }
         public void Dispose() { }
     }

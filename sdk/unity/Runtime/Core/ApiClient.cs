@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Threading;
 using System.Threading.Tasks;
 using Newtonsoft.Json;
 using Newtonsoft.Json.Linq;
@@ -68,12 +69,45 @@ namespace Service.Unity
         private readonly IHttpTransport transport;
         private readonly string baseUrl;
         private readonly string apiKey;
+        private readonly IClock clock;
+        /// <summary>Until when (UTC ticks) the service asked, by a Retry-After, not to be asked again.</summary>
+        private long quietUntilTicks;
 
-        public ApiClient(string baseUrl, string apiKey, IHttpTransport transport)
+        public ApiClient(string baseUrl, string apiKey, IHttpTransport transport, IClock clock)
         {
             this.baseUrl = baseUrl.TrimEnd('/');
             this.apiKey = apiKey;
             this.transport = transport;
+            this.clock = clock;
+        }
+
+        /// <summary>
+        /// How much longer the service asked to be left alone: the Retry-After of its last answer
+        /// that asked to be tried again later (408, 425, 429, 5xx); zero once that time has passed.
+        /// </summary>
+        public TimeSpan AskedToWait
+        {
+            get
+            {
+                var left = Interlocked.Read(ref quietUntilTicks) - clock.UtcNow.Ticks;
+                return left > 0 ? TimeSpan.FromTicks(left) : TimeSpan.Zero;
+            }
+        }
+
+        private void Heed(HttpAnswer answer)
+        {
+            if (!new ServiceHttpException(answer.Status, "").IsRetryable) return;
+            var now = clock.UtcNow;
+            var wait = RetryWait.Parse(answer.RetryAfter, now);
+            if (wait == null) return;
+            var until = (now + wait.Value).Ticks;
+            long seen;
+            do
+            {
+                seen = Interlocked.Read(ref quietUntilTicks);
+                if (seen >= until) return;
+            }
+            while (Interlocked.CompareExchange(ref quietUntilTicks, until, seen) != seen);
         }
 
         /// <summary>
@@ -86,6 +120,7 @@ namespace Service.Unity
             var answer = await transport.Send(method, baseUrl + path, apiKey, body == null ? null : body.ToString(Formatting.None));
             if (answer.Status < 200 || answer.Status > 299)
             {
+                Heed(answer);
                 throw new ServiceHttpException(answer.Status, method + " " + path + " answered " + answer.Status + ": " + answer.Body);
             }
             JToken json;

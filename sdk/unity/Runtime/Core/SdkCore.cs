@@ -42,6 +42,8 @@ namespace Service.Unity
         public IScheduler Scheduler { get; set; }
         /// <summary>First delay before sending again after a failure; doubles up to a minute.</summary>
         public TimeSpan RetryDelay { get; set; } = TimeSpan.FromSeconds(2);
+        /// <summary>The wait before an attempt whose backoff is given: <see cref="RetryWait.Jittered"/> (tests: exact).</summary>
+        internal Func<TimeSpan, TimeSpan> Jitter { get; set; } = backoff => RetryWait.Jittered(backoff);
         /// <summary>How long one attribution read waits for an unresolved match (0 to 20 s).</summary>
         public int AttributionWaitSeconds { get; set; } = 10;
         /// <summary>Where the conversion values go (the iOS plugin); null: nowhere, as on Android.</summary>
@@ -437,7 +439,7 @@ namespace Service.Unity
                 }
                 else
                 {
-                    api = new ApiClient(baseUrl, apiKey, setup.Transport ?? new HttpClientTransport());
+                    api = new ApiClient(baseUrl, apiKey, setup.Transport ?? new HttpClientTransport(), setup.Clock);
                     if (store.Get(ServiceIdKey) == null)
                     {
                         store.Set(ServiceIdKey, Guid.NewGuid().ToString());
@@ -1647,7 +1649,7 @@ namespace Service.Unity
             }
             catch (UnexpectedAnswerException error)
             {
-                Write(LogLevel.Warn, "an unexpected answer, sending again in " + retryDelay.TotalSeconds + " s: " + error.Message);
+                Write(LogLevel.Warn, "an unexpected answer, sending again later: " + error.Message);
                 ScheduleRetry();
             }
             catch (Exception error)
@@ -1927,7 +1929,7 @@ namespace Service.Unity
                 retryScheduled = true;
                 generation = ++retryGeneration;
             }
-            var delay = retryDelay;
+            var delay = WaitBefore(retryDelay);
             retryDelay = TimeSpan.FromTicks(Math.Min(retryDelay.Ticks * 2, MaxRetryDelay.Ticks));
             scheduler.After(delay, () =>
             {
@@ -2054,10 +2056,23 @@ namespace Service.Unity
                     readingAttribution = false;
                     return;
                 }
-                delay = attributionDelay;
+                delay = WaitBefore(attributionDelay);
                 attributionDelay = TimeSpan.FromTicks(Math.Min(attributionDelay.Ticks * 2, MaxRetryDelay.Ticks));
             }
             scheduler.After(delay, ReadAttributionAgain);
+        }
+
+        /// <summary>
+        /// The wait before the next attempt whose backoff is <paramref name="backoff"/>: jittered,
+        /// and never shorter than what the service last asked for with a Retry-After.
+        /// </summary>
+        private TimeSpan WaitBefore(TimeSpan backoff)
+        {
+            var wait = setup.Jitter(backoff);
+            var asked = api == null ? TimeSpan.Zero : api.AskedToWait;
+            if (asked <= wait) return wait;
+            Write(LogLevel.Info, "waiting " + asked.TotalSeconds + " s before the next request, as the service asked (Retry-After)");
+            return asked;
         }
 
         private async Task<Dictionary<string, object>> ReadAttribution()

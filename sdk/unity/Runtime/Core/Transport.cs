@@ -1,4 +1,6 @@
 using System;
+using System.Collections.Generic;
+using System.Linq;
 using System.Net.Http;
 using System.Net.Http.Headers;
 using System.Text;
@@ -7,17 +9,20 @@ using System.Threading.Tasks;
 
 namespace Service.Unity
 {
-    /// <summary>An HTTP answer: its status and its body as text.</summary>
+    /// <summary>An HTTP answer: its status, its body as text, and its Retry-After header if any.</summary>
     public sealed class HttpAnswer
     {
-        public HttpAnswer(int status, string body)
+        public HttpAnswer(int status, string body, string retryAfter = null)
         {
             Status = status;
             Body = body;
+            RetryAfter = retryAfter;
         }
 
         public int Status { get; }
         public string Body { get; }
+        /// <summary>The answer's Retry-After header as it came; null when it has none.</summary>
+        public string RetryAfter { get; }
     }
 
     /// <summary>
@@ -71,7 +76,11 @@ namespace Service.Unity
                 }
                 using (var response = await http.SendAsync(request))
                 {
-                    return new HttpAnswer((int)response.StatusCode, await response.Content.ReadAsStringAsync());
+                    IEnumerable<string> retryAfter;
+                    return new HttpAnswer(
+                        (int)response.StatusCode,
+                        await response.Content.ReadAsStringAsync(),
+                        response.Headers.TryGetValues("Retry-After", out retryAfter) ? retryAfter.FirstOrDefault() : null);
                 }
             }
         }

@@ -39,7 +39,7 @@ namespace Service.Unity
                         answer.SetException(new InvalidOperationException(request.error));
                         return;
                     }
-                    answer.SetResult(new HttpAnswer((int)request.responseCode, request.downloadHandler.text));
+                    answer.SetResult(new HttpAnswer((int)request.responseCode, request.downloadHandler.text, request.GetResponseHeader("Retry-After")));
                 }
             };
             return answer.Task;

@@ -59,13 +59,36 @@ final class Api {
     private let base: String
     private let apiKey: String
     private let http: HTTPTransport
+    private let clock: () -> Date
+    /// Until when the service asked, by a `Retry-After`, not to be asked again; under `lock`,
+    /// as the worker and the attribution poller both call.
+    private var quietUntil = Date.distantPast
+    private let lock = NSLock()
 
-    init(baseURL: String, apiKey: String, http: HTTPTransport) {
+    init(baseURL: String, apiKey: String, http: HTTPTransport, clock: @escaping () -> Date = { Date() }) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.base = base
         self.apiKey = apiKey
         self.http = http
+        self.clock = clock
+    }
+
+    /// How much longer the service asked to be left alone: the `Retry-After` of its last answer
+    /// that asked to be tried again later (408, 425, 429, 5xx); 0 once that time has passed.
+    var askedToWait: TimeInterval {
+        lock.lock()
+        defer { lock.unlock() }
+        return max(0, quietUntil.timeIntervalSince(clock()))
+    }
+
+    private func heed(_ response: HTTPResponse) {
+        guard SdkCore.isRetryable(response.statusCode) else { return }
+        let now = clock()
+        guard let wait = RetryWait.retryAfter(response.retryAfter, now: now) else { return }
+        lock.lock()
+        quietUntil = max(quietUntil, now.addingTimeInterval(wait))
+        lock.unlock()
     }
 
     func config() throws -> RemoteConfig {
@@ -193,6 +216,7 @@ final class Api {
         var headers = ["Authorization": apiKey, "Accept": "application/json"]
         if body != nil { headers["Content-Type"] = "application/json" }
         let response = try http.send(HTTPRequest(method: method, url: base + path, headers: headers, body: body))
+        if !(200...299).contains(response.statusCode) { heed(response) }
         switch response.statusCode {
         case 200...299:
             return response
@@ -257,7 +281,11 @@ final class URLSessionTransport: HTTPTransport {
                 outcome.result = .failure(.network(error.localizedDescription))
             } else if let http = response as? HTTPURLResponse {
                 let body = data.map { String(decoding: $0, as: UTF8.self) } ?? ""
-                outcome.result = .success(HTTPResponse(statusCode: http.statusCode, body: body))
+                outcome.result = .success(HTTPResponse(
+                    statusCode: http.statusCode,
+                    body: body,
+                    retryAfter: http.value(forHTTPHeaderField: "Retry-After")
+                ))
             }
             done.signal()
         }
@@ -276,4 +304,53 @@ final class URLSessionTransport: HTTPTransport {
     private final class Outcome: @unchecked Sendable {
         var result: Result<HTTPResponse, ServiceAttributionError> = .failure(.network("no answer"))
     }
+}
+
+/// How long the SDK waits before it tries again (sdk/conformance/delivery.json's `retryWait`):
+/// a backoff jittered between half of it and the whole, and never less than the `Retry-After`
+/// the service last answered with, up to an hour.
+enum RetryWait {
+    /// The longest a `Retry-After` is waited for: a device asked for more tries again after this.
+    static let maxRetryAfter: TimeInterval = 3600
+
+    /// The share of a backoff a jittered wait is at least.
+    static let jitterLowestShare = 0.5
+
+    /// A `Retry-After` as a wait from `now`: delay-seconds, or an HTTP date (RFC 9110); nil when
+    /// absent or unreadable; never more than ``maxRetryAfter``.
+    static func retryAfter(_ value: String?, now: Date) -> TimeInterval? {
+        guard let text = value?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        let wait: TimeInterval
+        if text.unicodeScalars.allSatisfy({ CharacterSet.decimalDigits.contains($0) && $0.isASCII }) {
+            wait = text.count > 9 ? maxRetryAfter : TimeInterval(Int(text) ?? Int.max)
+        } else if let date = httpDate.date(from: text) {
+            wait = date.timeIntervalSince(now)
+        } else {
+            return nil
+        }
+        return min(max(0, wait), maxRetryAfter)
+    }
+
+    /// The wait before an attempt whose backoff is `backoff`: a random point between
+    /// ``jitterLowestShare`` of it and the whole ("equal jitter"), so that the devices that failed
+    /// together (the service down for a while) do not all come back at the same moment.
+    static func jittered<R: RandomNumberGenerator>(_ backoff: TimeInterval, using random: inout R) -> TimeInterval {
+        let least = backoff * jitterLowestShare
+        guard backoff > least else { return backoff }
+        return Double.random(in: least...backoff, using: &random)
+    }
+
+    static func jittered(_ backoff: TimeInterval) -> TimeInterval {
+        var random = SystemRandomNumberGenerator()
+        return jittered(backoff, using: &random)
+    }
+
+    /// IMF-fixdate, the HTTP date form (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    private static let httpDate: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter
+    }()
 }

@@ -69,6 +69,8 @@ struct HTTPRequest: Equatable {
 struct HTTPResponse: Equatable {
     let statusCode: Int
     let body: String
+    /// The answer's `Retry-After` header as it came; nil when it has none.
+    var retryAfter: String? = nil
 }
 
 /// Sends one request and waits for its answer; throws ``ServiceAttributionError/network(_:)``
@@ -216,4 +218,6 @@ struct SdkSettings {
     /// An event or a session older than this (by the device's clock, when it is about to be
     /// sent) is dropped as `expired`: the service would refuse it.
     var maxEventAge: TimeInterval = 30 * 24 * 3600
+    /// The wait before an attempt whose backoff is given: ``RetryWait/jittered(_:)`` (tests: exact).
+    var jitter: (TimeInterval) -> TimeInterval = { RetryWait.jittered($0) }
 }

@@ -303,7 +303,7 @@ final class SdkCore: @unchecked Sendable {
         self.apiKey = apiKey
         mainThread = platform.mainThread
         log = Logger(sink: platform.log, level: logLevel)
-        api = Api(baseURL: settings.baseURL, apiKey: apiKey, http: platform.http)
+        api = Api(baseURL: settings.baseURL, apiKey: apiKey, http: platform.http, clock: platform.clock)
         let store = platform.store
         // On the worker: a failed write may be reported while this core's lock is held.
         store.reportWriteFailures { [weak self] message in
@@ -723,7 +723,13 @@ final class SdkCore: @unchecked Sendable {
     /// of the service's is known: the delivery's backoff (delivery.json's 2 s, doubling to 60).
     private func nextConfigRetryDelay() -> TimeInterval {
         configRetryDelay = configRetryDelay == 0 ? settings.retryDelay : min(configRetryDelay * 2, settings.maxRetryDelay)
-        return configRetryDelay
+        return wait(before: configRetryDelay)
+    }
+
+    /// The wait before the next attempt whose backoff is `backoff`: jittered, and never shorter
+    /// than what the service last asked for with a `Retry-After` (delivery.json's `retryWait`).
+    private func wait(before backoff: TimeInterval) -> TimeInterval {
+        return max(settings.jitter(backoff), api?.askedToWait ?? 0)
     }
 
     private func refreshOnWorker() throws {
@@ -1350,12 +1356,13 @@ final class SdkCore: @unchecked Sendable {
 
     private func scheduleRetry(_ cause: Error?) {
         retryDelay = retryDelay == 0 ? settings.retryDelay : min(retryDelay * 2, settings.maxRetryDelay)
-        let delay = retryDelay
+        let delay = wait(before: retryDelay)
+        let asked = delay > retryDelay ? ", as the service asked (Retry-After)" : ""
         if let unexpected = cause as? UnexpectedAnswer {
-            currentLog.warning("\(unexpected.localizedDescription): retrying in \(Int(delay * 1000)) ms")
+            currentLog.warning("\(unexpected.localizedDescription): retrying in \(Int(delay * 1000)) ms\(asked)")
         } else {
             let reason = cause?.localizedDescription ?? "install pending"
-            currentLog.info("the service is not reachable (\(reason)): retrying in \(Int(delay * 1000)) ms")
+            currentLog.info("the service is not reachable (\(reason)): retrying in \(Int(delay * 1000)) ms\(asked)")
         }
         retryPending = true
         retryGeneration += 1
@@ -2163,7 +2170,7 @@ final class SdkCore: @unchecked Sendable {
             initialMatch.open()
         }
         let following = min(delay * 2, settings.maxRetryDelay)
-        platform.scheduler.schedule(after: delay, on: poller) { [weak self] in self?.poll(delay: following) }
+        platform.scheduler.schedule(after: wait(before: delay), on: poller) { [weak self] in self?.poll(delay: following) }
     }
 
     /// The install's attribution, resolved for the first time: to the listeners, with the

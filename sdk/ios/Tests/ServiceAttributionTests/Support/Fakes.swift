@@ -581,10 +581,12 @@ final class Harness {
         return platform
     }
 
-    /// The limits of sdk/conformance/delivery.json (the SDK's own), with no long poll.
+    /// The limits of sdk/conformance/delivery.json (the SDK's own), with no long poll, and
+    /// retries that wait exactly their backoff (`RetryWaitTests` checks the jitter).
     static let settings: SdkSettings = {
         var settings = SdkSettings(baseURL: FakeService.base)
         settings.attributionWaitSeconds = 0
+        settings.jitter = { $0 }
         return settings
     }()
 

@@ -5,6 +5,10 @@ import com.service.attribution.DropReason
 import com.service.attribution.HttpException
 import java.io.IOException
 import java.net.URLEncoder
+import java.time.ZonedDateTime
+import java.time.format.DateTimeFormatter
+import java.time.format.DateTimeParseException
+import java.util.concurrent.ThreadLocalRandom
 
 /** What a POST /v1/events or /v1/sessions answer asks of the SDK. */
 internal data class BatchVerdict(
@@ -55,8 +59,22 @@ internal class UnexpectedAnswerException(message: String) : IOException(message)
  * no answer at all an IOException from the transport, a 2xx not of the contract an
  * [UnexpectedAnswerException].
  */
-internal class Api(baseUrl: String, private val apiKey: String, private val http: HttpTransport) {
+internal class Api(
+    baseUrl: String,
+    private val apiKey: String,
+    private val http: HttpTransport,
+    private val clock: () -> Long = System::currentTimeMillis,
+) {
     private val base = baseUrl.trimEnd('/')
+
+    /** Until when (device clock) the backend asked, by a `Retry-After`, not to be asked again. */
+    @Volatile private var quietUntilMs = 0L
+
+    /**
+     * How much longer the backend asked to be left alone: the `Retry-After` of its last answer
+     * that asked to be tried again later (408, 425, 429, 5xx), 0 once that time has passed.
+     */
+    fun askedToWaitMs(): Long = maxOf(0L, quietUntilMs - clock())
 
     fun config(): RemoteConfig {
         val body =
@@ -210,6 +228,10 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
         headers["Accept"] = "application/json"
         if (body != null) headers["Content-Type"] = "application/json"
         val response = http.send(HttpRequest(method, base + path, headers, body))
+        if (response.code >= 400 && !SdkCore.refusedForGood(response.code)) {
+            val now = clock()
+            retryAfterMs(response.retryAfter, now)?.let { quietUntilMs = maxOf(quietUntilMs, now + it) }
+        }
         return when (response.code) {
             in 200..299 -> response
             401, 403 -> throw AuthenticationException(response.code, detailOf(response))
@@ -240,3 +262,38 @@ private val IGNORED_AS = mapOf("install_deleted" to DropReason.DELETED, "app_dis
  * the app of a loss that did not happen, and count it on the device.
  */
 private const val DUPLICATE = "duplicate_event"
+
+/** The longest a `Retry-After` is waited for: a device asked for more tries again after this. */
+internal const val MAX_RETRY_AFTER_MS = 60L * 60 * 1000
+
+/**
+ * A `Retry-After` as a wait in milliseconds from [nowMs]: delay-seconds, or an HTTP date
+ * (RFC 9110); null when absent or unreadable; never more than [MAX_RETRY_AFTER_MS].
+ */
+internal fun retryAfterMs(value: String?, nowMs: Long): Long? {
+    val text = value?.trim()?.takeIf { it.isNotEmpty() } ?: return null
+    val ms =
+        if (text.all { it in '0'..'9' }) {
+            text.toBigInteger().min(java.math.BigInteger.valueOf(MAX_RETRY_AFTER_MS / 1000)).toLong() * 1000
+        } else {
+            try {
+                ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli() - nowMs
+            } catch (e: DateTimeParseException) {
+                return null
+            }
+        }
+    return ms.coerceIn(0L, MAX_RETRY_AFTER_MS)
+}
+
+/** The share of a backoff a jittered wait is at least. */
+internal const val JITTER_LOWEST_SHARE = 0.5
+
+/**
+ * The wait before an attempt whose backoff is [backoffMs]: a random point between
+ * [JITTER_LOWEST_SHARE] of it and the whole ("equal jitter"), so that devices that failed
+ * together (the backend down for a while) do not all come back at the same moment.
+ */
+internal fun jittered(backoffMs: Long, random: java.util.Random = ThreadLocalRandom.current()): Long {
+    val least = (backoffMs * JITTER_LOWEST_SHARE).toLong()
+    return least + Math.floorMod(random.nextLong(), backoffMs - least + 1)
+}

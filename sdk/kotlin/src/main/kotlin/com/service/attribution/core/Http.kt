@@ -23,7 +23,7 @@ internal class UrlConnectionTransport(
             val code = connection.responseCode
             val stream = if (code >= 400) connection.errorStream else connection.inputStream
             val body = stream?.use { String(it.readBytes(), Charsets.UTF_8) } ?: ""
-            return HttpResponse(code, body)
+            return HttpResponse(code, body, connection.getHeaderField("Retry-After"))
         } finally {
             connection.disconnect()
         }

@@ -73,7 +73,8 @@ internal fun interface HttpTransport {
 
 internal data class HttpRequest(val method: String, val url: String, val headers: Map<String, String>, val body: String?)
 
-internal data class HttpResponse(val code: Int, val body: String)
+/** An answer; [retryAfter] is its `Retry-After` header as it came, when it has one. */
+internal data class HttpResponse(val code: Int, val body: String, val retryAfter: String? = null)
 
 /**
  * What the app's IAB TCF consent platform stored on the device: `IABTCF_TCString` and

@@ -39,6 +39,8 @@ internal data class SdkSettings(
     val maxEventAgeMs: Long = 30L * 24 * 3600 * 1000,
     /** Sessions kept on the device at most; the oldest go first (sdk/conformance/sessions.json). */
     val maxQueuedSessions: Int = 100,
+    /** The wait before an attempt whose backoff is the argument: [jittered] (tests: exact). */
+    val jitter: (Long) -> Long = { jittered(it) },
 )
 
 /**
@@ -253,7 +255,7 @@ internal class SdkCore(
             this.configureStarted = started
             log = Logger(platform.log, logLevel)
             listeners.attach(platform.mainThread, log)
-            api = Api(settings.baseUrl, apiKey, platform.http)
+            api = Api(settings.baseUrl, apiKey, platform.http, platform.clock)
             // Before any key is read, the queues included: a queue restored from another
             // install's backup must not be loaded, and then sent, before it is forgotten.
             forgetRestoredBackup(platform.store, platform.journal, platform.appInstalledAt, write = ::persist)
@@ -491,8 +493,14 @@ internal class SdkCore(
     private fun nextConfigRetryMs(): Long {
         configRetryDelayMs =
             if (configRetryDelayMs == 0L) settings.retryDelayMs else minOf(configRetryDelayMs * 2, settings.maxRetryDelayMs)
-        return configRetryDelayMs
+        return waitBefore(configRetryDelayMs)
     }
+
+    /**
+     * The wait before the next attempt whose backoff is [backoffMs]: jittered, and never shorter
+     * than what the backend last asked for with a `Retry-After` (delivery.json).
+     */
+    private fun waitBefore(backoffMs: Long): Long = maxOf(settings.jitter(backoffMs), if (::api.isInitialized) api.askedToWaitMs() else 0L)
 
     /**
      * On the worker: the periodic read. One that fails keeps the configuration in force and is
@@ -918,7 +926,8 @@ internal class SdkCore(
         why: String = "backend not reachable (${cause?.message ?: "install pending"})",
     ) {
         retryDelayMs = if (retryDelayMs == 0L) settings.retryDelayMs else minOf(retryDelayMs * 2, settings.maxRetryDelayMs)
-        val message = "$why: retrying in $retryDelayMs ms"
+        val waitMs = waitBefore(retryDelayMs)
+        val message = "$why: retrying in $waitMs ms" + if (waitMs > retryDelayMs) ", as the backend asked (Retry-After)" else ""
         if (warn) log.warn(message) else log.info(message)
         retry = worker.schedule({
             retry = null
@@ -926,7 +935,7 @@ internal class SdkCore(
             queueDrafts()
             queueSessions()
             flush()
-        }, retryDelayMs, TimeUnit.MILLISECONDS)
+        }, waitMs, TimeUnit.MILLISECONDS)
     }
 
     /** On the worker: reports the first open once per install; true once it is recorded. */
@@ -1210,7 +1219,7 @@ internal class SdkCore(
                 initialMatch.complete(Unit)
                 delayMs
             }
-        poller.schedule({ poll(minOf(delayMs * 2, settings.maxRetryDelayMs)) }, next, TimeUnit.MILLISECONDS)
+        poller.schedule({ poll(minOf(delayMs * 2, settings.maxRetryDelayMs)) }, waitBefore(next), TimeUnit.MILLISECONDS)
     }
 
     /** On the worker: the attribution resolved; kept, told, and its deferred deep link delivered once per install. */

@@ -30,7 +30,7 @@ class SessionsTest {
     }
 
     /** A launch, configured, with its cold-start session. */
-    private fun configured(settings: SdkSettings = SdkSettings(baseUrl = "https://backend.test")): SdkCore =
+    private fun configured(settings: SdkSettings = SdkSettings(baseUrl = "https://backend.test", jitter = { it })): SdkCore =
         device.configure(device.launch(), settings = settings)
 
     /** [count] more sessions: each a return after 2 seconds away (with an interval of 1 second). */
@@ -185,7 +185,7 @@ class SessionsTest {
         val perRequest = ((Vectors.conformance("sessions.json")["limits"] as Map<*, *>)["maxSessionsPerRequest"] as Number).toInt()
         interval(1)
         device.backend.sessions = { null }
-        val core = configured(SdkSettings(baseUrl = "https://backend.test", maxQueuedSessions = perRequest + 50))
+        val core = configured(SdkSettings(baseUrl = "https://backend.test", maxQueuedSessions = perRequest + 50, jitter = { it }))
         core.returns(perRequest + 49)
         val offline = device.backend.sessionRequests().size
         device.backend.sessions = { ScriptedBackend.accepted(it.size) }

@@ -159,7 +159,11 @@ internal class ScriptedDevice(
         }
     }
 
-    fun configure(core: SdkCore, key: String = "sdk_key", settings: SdkSettings = SdkSettings(baseUrl = "https://backend.test")): SdkCore {
+    /**
+     * Configures [core]. The retries wait exactly their backoff here (no jitter), so a test can
+     * move the clock to the millisecond a retry is due; `RetryWaitTest` checks the jitter.
+     */
+    fun configure(core: SdkCore, key: String = "sdk_key", settings: SdkSettings = SdkSettings(baseUrl = "https://backend.test", jitter = { it })): SdkCore {
         core.configure(platform, settings, key, LogLevel.DEBUG, null, null)
         scheduler.runDue()
         return core
