@@ -289,6 +289,16 @@ namespace Service.Unity.Tests
                 }
             }
 
+            /// <summary>What a game's PlayerPrefs.DeleteAll does: every key gone, in memory and on the disk.</summary>
+            public void DeleteAll()
+            {
+                lock (written)
+                {
+                    written.Clear();
+                    disk.Clear();
+                }
+            }
+
             public string OnDisk(string key)
             {
                 lock (written)
@@ -358,6 +368,64 @@ namespace Service.Unity.Tests
             var queued = prefs.OnDisk(EventQueue.Key);
             Assert.IsNotNull(queued, "the queue is not on the disk");
             StringAssert.Contains("LEVEL_COMPLETE", queued);
+        }
+
+        [Test]
+        public void PrefsTheGameClearsAreWrittenBackAtTheNextSaveWithOneWarning()
+        {
+            var prefs = new Prefs();
+            var main = new QueuedMainThread();
+            var warnings = new List<string>();
+            var store = new MainThreadStore(prefs, main, new[] { "a", "b" }, warnings.Add);
+            store.Set("a", "1");
+            store.Set("b", "2");
+            store.SaveOnMainThread();
+            Assert.IsEmpty(warnings, "a first save clears nothing");
+
+            // The game's "reset progress": PlayerPrefs.DeleteAll; then the app pauses.
+            prefs.DeleteAll();
+            store.SaveOnMainThread();
+            Assert.AreEqual("1", prefs.OnDisk("a"));
+            Assert.AreEqual("2", prefs.OnDisk("b"));
+            Assert.AreEqual(1, warnings.Count);
+            StringAssert.Contains("PlayerPrefs.DeleteAll", warnings[0]);
+
+            // The next launch reads them; its saves warn of nothing.
+            var next = new MainThreadStore(prefs, main, new[] { "a", "b" }, warnings.Add);
+            Assert.AreEqual("1", next.Get("a"));
+            next.Set("a", "3");
+            next.SaveOnMainThread();
+            Assert.AreEqual(1, warnings.Count);
+        }
+
+        [Test]
+        public void AnOptOutAndTheInstallsIdOutliveTheGamesPlayerPrefsDeleteAll()
+        {
+            var prefs = new Prefs();
+            var main = new QueuedMainThread();
+            var store = new MainThreadStore(prefs, main, SdkCore.StoreKeys);
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend, store, scheduler: new ManualTimers(), mainThread: main));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            var id = core.ServiceId;
+            Assert.IsNotNull(id);
+            core.Stop();
+            core.Idle().Wait();
+            store.SaveOnMainThread();
+
+            prefs.DeleteAll();
+            // OnApplicationPause(true): the SDK's save.
+            store.SaveOnMainThread();
+
+            var nextStore = new MainThreadStore(prefs, main, SdkCore.StoreKeys);
+            var next = new SdkCore(Setups.For("http://service.test", backend, nextStore, scheduler: new ManualTimers(), mainThread: main));
+            Assert.IsTrue(next.IsStopped, "the opt-out is kept");
+            lock (backend.Requests) backend.Requests.Clear();
+            next.Configure("sdk_key", 1, null);
+            next.Idle().Wait();
+            Assert.AreEqual(id, next.ServiceId);
+            Assert.IsEmpty(backend.To("POST /v1/installs"), "no new install");
         }
 
         [Test]

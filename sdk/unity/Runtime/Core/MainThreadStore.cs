@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Threading;
 
@@ -28,25 +29,43 @@ namespace Service.Unity
     /// own OnApplicationPause or OnApplicationQuit (called before or after the SDK's, in no set
     /// order) would otherwise be lost. Otherwise a change costs no write to the disk.
     /// </summary>
+    /// <remarks>
+    /// A game may clear PlayerPrefs behind the SDK's back (PlayerPrefs.DeleteAll, often on a
+    /// "reset progress" button): the install's id, an opt-out (Stop), anonymous mode and a
+    /// deletion of the user's data would be gone at the next launch, which would then report a new
+    /// install and send what the user had stopped. So each save writes a mark beside the SDK's
+    /// keys, and a save that finds its mark gone writes every key again.
+    /// </remarks>
     internal sealed class MainThreadStore : IDiskStore
     {
+        /// <summary>The mark each save leaves in the prefs; gone, something else cleared them.</summary>
+        public const string MarkKey = "service_sdk.kept";
+
         private readonly Dictionary<string, string> values = new Dictionary<string, string>();
         private readonly HashSet<string> changed = new HashSet<string>();
         private readonly IPrefs prefs;
         private readonly IMainThread mainThread;
+        private readonly Action<string> warn;
         private readonly int mainThreadId = Thread.CurrentThread.ManagedThreadId;
         private volatile bool leaving;
+        /// <summary>The mark is in the prefs as far as this store knows (it read or wrote it).</summary>
+        private bool marked;
 
-        /// <summary>Made on the main thread, from what the prefs hold under these keys.</summary>
-        public MainThreadStore(IPrefs prefs, IMainThread mainThread, IEnumerable<string> keys)
+        /// <summary>
+        /// Made on the main thread, from what the prefs hold under these keys; <paramref name="warn"/>
+        /// hears of prefs cleared by something else.
+        /// </summary>
+        public MainThreadStore(IPrefs prefs, IMainThread mainThread, IEnumerable<string> keys, Action<string> warn = null)
         {
             this.prefs = prefs;
             this.mainThread = mainThread;
+            this.warn = warn;
             foreach (var key in keys)
             {
                 var value = prefs.Read(key);
                 if (value != null) values[key] = value;
             }
+            marked = prefs.Read(MarkKey) != null;
         }
 
         /// <summary>
@@ -97,8 +116,17 @@ namespace Service.Unity
         /// <summary>What changed to the prefs, then the prefs to the disk; on the main thread only.</summary>
         public void SaveOnMainThread()
         {
+            var cleared = false;
             lock (values)
             {
+                if (prefs.Read(MarkKey) == null)
+                {
+                    // Never saved, or cleared since: every key is written, whatever changed.
+                    cleared = marked && values.Count > 0;
+                    foreach (var key in values.Keys) changed.Add(key);
+                    prefs.Write(MarkKey, "1");
+                    marked = true;
+                }
                 foreach (var key in changed)
                 {
                     string value;
@@ -108,6 +136,12 @@ namespace Service.Unity
                 changed.Clear();
             }
             prefs.Flush();
+            if (cleared && warn != null)
+            {
+                warn("PlayerPrefs were cleared by something other than the SDK (PlayerPrefs.DeleteAll?): "
+                    + "the SDK wrote its own keys back (the install's id, an opt-out, anonymous mode); "
+                    + "delete your own keys one by one to leave the SDK's alone");
+            }
         }
 
         private bool OnMainThread

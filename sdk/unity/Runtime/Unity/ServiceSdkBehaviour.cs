@@ -27,7 +27,8 @@ namespace Service.Unity
             var host = new GameObject("ServiceSDK");
             DontDestroyOnLoad(host);
             var behaviour = host.AddComponent<ServiceSdkBehaviour>();
-            behaviour.store = new MainThreadStore(new UnityPrefs(), behaviour, SdkCore.StoreKeys);
+            behaviour.store = new MainThreadStore(
+                new UnityPrefs(), behaviour, SdkCore.StoreKeys, message => new UnityLog().Write(LogLevel.Warn, message));
             // Raised on a quit however it comes, whatever the order of the behaviours' OnApplicationQuit.
             Application.quitting += behaviour.Leave;
             var setup = new SdkSetup
