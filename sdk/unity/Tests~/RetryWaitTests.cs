@@ -106,6 +106,24 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void GoingToTheBackgroundSendsNothingBeforeARetryAftersTimeWhichTheRetryKeeps()
+        {
+            var rig = StillRig();
+            var answers = 0;
+            rig.Events = (numbers, body) => answers++ == 0 ? Answer(503) : ScriptedBackend.Usual("POST /v1/events", body);
+            rig.Backend.RetryAfter = key => key.StartsWith("POST /v1/events") ? "30" : null;
+            rig.Configure();
+            rig.Send(0);
+            rig.Core.Idle().Wait();
+            rig.Core.EnteredBackground();
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count, "nothing sent in the background");
+            Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromSeconds(30)), "the retry kept its time");
+            rig.Core.Idle().Wait();
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+        }
+
+        [Test]
         public void AnInstallAnswered429WithARetryAfterDateIsSentAgainAtThatDate()
         {
             var rig = StillRig();

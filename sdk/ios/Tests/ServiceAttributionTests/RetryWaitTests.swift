@@ -99,6 +99,25 @@ final class RetryWaitTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(harness.scheduler.elapsed, 30)
     }
 
+    func testGoingToTheBackgroundSendsNothingBeforeARetryAftersTimeWhichTheRetryKeeps() throws {
+        let harness = Harness()
+        harness.lifecycle.lendsBackgroundTime = true
+        var answers = 0
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events" else { return nil }
+            answers += 1
+            return answers == 1 ? RetryWaitTests.answer(503, retryAfter: "30") : nil
+        }
+        harness.configure()
+        try harness.sendIndexed(1)
+        harness.settle()
+        harness.lifecycle.enterBackground()
+        harness.settle()
+        XCTAssertEqual(harness.service.count("POST", "/v1/events"), 1, "nothing sent in the background")
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.begun, 0, "no time asked of iOS for it")
+        XCTAssertTrue(harness.scheduler.pending.contains(30), "the retry kept its time")
+    }
+
     func testAnInstallAnswered429WithARetryAfterDateIsSentAgainAtThatDate() throws {
         let harness = Harness()
         var answers = 0

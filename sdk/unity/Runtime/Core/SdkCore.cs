@@ -801,6 +801,8 @@ namespace Service.Unity
                 // The install not recorded yet: its retry, waiting or under way, is left alone (see above).
                 if (store.Get(InstallTrackedKey) != "true") return;
                 if (queue.Count == 0 && sessions.Count == 0) return;
+                // The service asked to be left alone for a while (a Retry-After): its retry keeps its time.
+                if (api.AskedToWait > TimeSpan.Zero) return;
                 // The retry waiting is void: its work is done now. The backoff it reached is kept.
                 if (retryScheduled)
                 {

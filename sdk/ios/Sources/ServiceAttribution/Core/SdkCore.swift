@@ -950,6 +950,8 @@ final class SdkCore: @unchecked Sendable {
     private func sendInTheBackground() {
         let (mayRun, held) = locked { (!disabled && !stopped && !deleted, backgroundTime != nil) }
         guard mayRun, !held, hasSomethingToSend() else { return }
+        // The service asked to be left alone for a while (a Retry-After): its retry keeps its time.
+        if (api?.askedToWait ?? 0) > 0 { return }
         let lent = platform.lifecycle.beginBackgroundTime(expired: { [weak self] in self?.backgroundTimeExpired() })
         guard let giveBack = lent else { return }
         locked { backgroundTime = giveBack }

@@ -914,6 +914,8 @@ internal class SdkCore(
         queueSessions()
         if (platform.store.get(KEY_INSTALL_TRACKED) == null) return
         if (queue.size == 0 && sessionQueue.size == 0) return
+        // The backend asked to be left alone for a while (a Retry-After): its retry keeps its time.
+        if (api.askedToWaitMs() > 0) return
         log.debug("the app went to the background: what is queued is sent now")
         retry?.cancel(false)
         retry = null

@@ -100,6 +100,23 @@ class RetryWaitTest {
     }
 
     @Test
+    fun `going to the background sends nothing before a Retry-After's time, which the retry keeps`() {
+        var answers = 0
+        device.backend.events = {
+            if (answers++ == 0) HttpResponse(503, "", "30") else ScriptedBackend.accepted(it.size)
+        }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        core.onBackground()
+        device.scheduler.runDue()
+        assertEquals(1, eventRequests())
+        device.scheduler.advance(30_000)
+        assertEquals(2, eventRequests())
+        assertEquals(1, device.backend.delivered.size)
+    }
+
+    @Test
     fun `an install answered 429 with a Retry-After date is sent again at that date`() {
         var answers = 0
         device.backend.installs = {
