@@ -113,7 +113,7 @@ namespace Service.Unity.Tests
     {
         private static readonly string[] Covered =
         {
-            Split413, Split422, RejectedByName, IgnoredByReason, QueueFull, Expired, NotTheContract, SentAt, Install404, Install401, Install422,
+            Split413, Split422, RejectedByName, IgnoredByReason, QueueFull, Expired, NotTheContract, NotTheServices4xx, SentAt, Install404, Install401, Install422,
             StoppedNothing, StoppingDrops, BeforeConfigure,
         };
 
@@ -124,6 +124,7 @@ namespace Service.Unity.Tests
         private const string QueueFull = "a full queue drops its oldest event, with a warning and a count";
         private const string Expired = "an event older than the backend keeps is dropped before it is sent";
         private const string NotTheContract = "a 2xx whose body is not the contract's is retried like a 5xx";
+        private const string NotTheServices4xx = "a 4xx whose body is not the service's is retried like a 5xx, never a refusal";
         private const string SentAt = "every events request carries sent_at, the device clock when it left";
         private const string Install404 = "an install refused with 404 is a configuration error, not a stall";
         private const string Install401 = "an install refused with 401 or 403 keeps its events queued";
@@ -718,7 +719,18 @@ namespace Service.Unity.Tests
         [Test]
         public void A2xxWhoseBodyIsNotTheContractsIsRetriedLikeA5xx()
         {
-            var scenario = Scenario(NotTheContract);
+            NotTheServicesAnswerIsRetriedLikeA5xx(NotTheContract);
+        }
+
+        [Test]
+        public void A4xxWhoseBodyIsNotTheServicesIsRetriedLikeA5xxNeverARefusal()
+        {
+            NotTheServicesAnswerIsRetriedLikeA5xx(NotTheServices4xx);
+        }
+
+        private void NotTheServicesAnswerIsRetriedLikeA5xx(string name)
+        {
+            var scenario = Scenario(name);
             var rig = new Rig { RetryDelay = new SdkSetup().RetryDelay };
             rig.Launch();
             var times = (int)scenario["backend"]["events"]["times"];
@@ -735,7 +747,7 @@ namespace Service.Unity.Tests
             Assert.AreEqual(2, rig.Core.Queued);
             var warnings = rig.Log.At(LogLevel.Warn, "unexpected answer");
             Assert.AreEqual(1, warnings.Count, string.Join("\n", rig.Log.Lines));
-            StringAssert.Contains("<html>ok</html>", warnings[0]);
+            StringAssert.Contains((string)scenario["backend"]["events"]["body"], warnings[0]);
             rig.Settle();
             CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow);
             Assert.AreEqual(0, rig.Core.DroppedEventCount);

@@ -23,6 +23,8 @@ final class DeliveryTests: XCTestCase {
             DeliveryTests.testAnEventOlderThanTheBackendKeepsIsDroppedBeforeItIsSent,
         "a 2xx whose body is not the contract's is retried like a 5xx":
             DeliveryTests.testA2xxWhoseBodyIsNotTheContractsIsRetriedLikeA5xx,
+        "a 4xx whose body is not the service's is retried like a 5xx, never a refusal":
+            DeliveryTests.testA4xxWhoseBodyIsNotTheServicesIsRetriedLikeA5xxNeverARefusal,
         "every events request carries sent_at, the device clock when it left":
             DeliveryTests.testEveryEventsRequestCarriesSentAtTheDeviceClockWhenItLeft,
         "an install refused with 404 is a configuration error, not a stall":
@@ -38,6 +40,12 @@ final class DeliveryTests: XCTestCase {
         "events sent before configure are delivered once it runs":
             DeliveryTests.testEventsSentBeforeConfigureAreDeliveredOnceItRuns,
     ]
+
+    /// A scenario of the vectors, by its name.
+    static func scenario(_ name: String) throws -> [String: Any] {
+        let scenarios = try XCTUnwrap(try Vectors.conformance("delivery.json")["scenarios"] as? [[String: Any]])
+        return try XCTUnwrap(scenarios.first { $0["name"] as? String == name }, name)
+    }
 
     func testEveryScenarioOfTheVectorsHasItsTest() throws {
         let vectors = try Vectors.conformance("delivery.json")
@@ -259,6 +267,28 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(sentAt, [Requests.iso(Harness.epoch), Requests.iso(Harness.epoch.addingTimeInterval(2))])
         XCTAssertEqual(heard.errors, [])
         XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("POST /v1/events answered 200") && $0.contains("<html>ok</html>") }.count, 1)
+    }
+
+    func testA4xxWhoseBodyIsNotTheServicesIsRetriedLikeA5xxNeverARefusal() throws {
+        let scenario = try DeliveryTests.scenario("a 4xx whose body is not the service's is retried like a 5xx, never a refusal")
+        let events = try XCTUnwrap((scenario["backend"] as? [String: Any])?["events"] as? [String: Any])
+        let status = try XCTUnwrap(events["status"] as? Int)
+        let body = try XCTUnwrap(events["body"] as? String)
+        let harness = Harness(store: try Harness.given(queued: 2))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var times = 0
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", times < 1 else { return nil }
+            times += 1
+            return HTTPResponse(statusCode: status, body: body)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("delivered") { harness.acceptedIndexes == [0, 1] }
+        XCTAssertEqual(harness.service.sent("POST", "/v1/events").count, 2)
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+        XCTAssertEqual(heard.errors, [])
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("POST /v1/events answered \(status)") && $0.contains(body) }.count, 1)
     }
 
     func testTheRetryDelayDoublesToAMinute() throws {

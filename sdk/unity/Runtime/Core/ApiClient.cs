@@ -121,7 +121,13 @@ namespace Service.Unity
             if (answer.Status < 200 || answer.Status > 299)
             {
                 Heed(answer);
-                throw new ServiceHttpException(answer.Status, method + " " + path + " answered " + answer.Status + ": " + answer.Body);
+                var refusal = new ServiceHttpException(answer.Status, method + " " + path + " answered " + answer.Status + ": " + answer.Body);
+                if (!IsVerdict(refusal, answer.Body))
+                {
+                    throw new UnexpectedAnswerException(method + " " + path + " answered " + answer.Status
+                        + " with a body that is not the service's refusal, sent again later: " + Excerpt(answer.Body));
+                }
+                throw refusal;
             }
             JToken json;
             try
@@ -137,6 +143,27 @@ namespace Service.Unity
                 throw new UnexpectedAnswerException(method + " " + path + " answered " + answer.Status + " with a body the service does not give: " + Excerpt(answer.Body));
             }
             return json;
+        }
+
+        /// <summary>
+        /// Whether a 4xx refuses what was sent for good, as the service says it: in its error
+        /// shape (a JSON object with `error`). One from something in the way (a proxy's 400 or 407,
+        /// a filter's 451, a captive portal's page) is no verdict on the request, and is sent again
+        /// later as a 5xx is (delivery.json). A 413 splits a batch whatever its body: something in
+        /// the way may take less than the service; 401, 403 and 404 are a configuration error either way.
+        /// </summary>
+        private static bool IsVerdict(ServiceHttpException refusal, string body)
+        {
+            if (!refusal.IsRefusedForGood || refusal.Code == 413 || refusal.IsConfiguration) return true;
+            try
+            {
+                var json = string.IsNullOrEmpty(body) ? null : JsonText.Parse(body) as JObject;
+                return json != null && json["error"] != null && json["error"].Type == JTokenType.String;
+            }
+            catch (JsonException)
+            {
+                return false;
+            }
         }
 
         private static string Excerpt(string text)

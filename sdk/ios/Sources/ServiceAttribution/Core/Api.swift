@@ -223,8 +223,22 @@ final class Api {
         case 401, 403:
             throw ServiceAttributionError.authentication(statusCode: response.statusCode)
         default:
+            guard Api.isVerdict(response) else {
+                throw UnexpectedAnswer(route: "\(method) \(path)", statusCode: response.statusCode, body: response.body)
+            }
             throw ServiceAttributionError.http(statusCode: response.statusCode, message: Api.detail(of: response))
         }
+    }
+
+    /// Whether a 4xx refuses what was sent for good, as the service says it: in its error shape
+    /// (a JSON object with `error`). One from something in the way (a proxy's 400 or 407, a
+    /// filter's 451, a captive portal's page) is no verdict on the request, and is sent again
+    /// later as a 5xx is (delivery.json). A 413 splits a batch whatever its body: something in the
+    /// way may take less than the service; 401, 403 and 404 are a configuration error either way.
+    private static func isVerdict(_ response: HTTPResponse) -> Bool {
+        let code = response.statusCode
+        if SdkCore.isRetryable(code) || code == 413 || SdkCore.configurationStatuses.contains(code) { return true }
+        return object(response.body)?["error"]?.stringValue != nil
     }
 
     private static func object(_ body: String) -> [String: JSONValue]? {

@@ -235,8 +235,26 @@ internal class Api(
         return when (response.code) {
             in 200..299 -> response
             401, 403 -> throw AuthenticationException(response.code, detailOf(response))
-            else -> throw HttpException(response.code, detailOf(response))
+            else -> {
+                if (!isVerdict(response)) {
+                    throw UnexpectedAnswerException("$method $path answered ${response.code} with ${describe(response.body)}: not the service's refusal, sent again later")
+                }
+                throw HttpException(response.code, detailOf(response))
+            }
         }
+    }
+
+    /**
+     * Whether a 4xx refuses what was sent for good, as the service says it: in its error shape
+     * (a JSON object with `error`). One from something in the way (a proxy's 400 or 407, a
+     * filter's 451, a captive portal's page) is no verdict on the request, and is sent again
+     * later as a 5xx is (delivery.json). A 413 splits a batch whatever its body: something in the
+     * way may take less than the service; 401, 403 and 404 are a configuration error either way.
+     */
+    private fun isVerdict(response: HttpResponse): Boolean {
+        val code = response.code
+        if (!SdkCore.refusedForGood(code) || code == 413 || SdkCore.isConfigurationError(code)) return true
+        return runCatching { Json.parseObject(response.body)["error"] is String }.getOrDefault(false)
     }
 
     private fun detailOf(response: HttpResponse): String {

@@ -92,6 +92,7 @@ class DeliveryScenariosTest(private val name: String, private val scenario: Map<
             "a full queue drops its oldest event, with a warning and a count" -> fullQueue()
             "an event older than the backend keeps is dropped before it is sent" -> expired()
             "a 2xx whose body is not the contract's is retried like a 5xx" -> unexpectedAnswer()
+            "a 4xx whose body is not the service's is retried like a 5xx, never a refusal" -> unexpectedAnswer()
             "every events request carries sent_at, the device clock when it left" -> sentAt()
             "an install refused with 404 is a configuration error, not a stall" -> installRefused()
             "an install refused with 401 or 403 keeps its events queued" -> installRefused()
