@@ -749,6 +749,28 @@ final class SdkCoreTests: XCTestCase {
         wait(for: [answered], timeout: 5)
     }
 
+    func testALaterLaunchsAwaitAnswersAtOnceWithTheAttributionKeptOnTheDevice() throws {
+        let first = Harness()
+        XCTAssertNil(first.configure())
+        first.eventually("the attribution kept") { first.core.attributionParams()["media_source"] == "organic" }
+        // The next launch on a network that has not answered its configuration's read yet.
+        let held = DispatchSemaphore(value: 0)
+        let next = Harness(store: first.store)
+        next.service.answer = { request in
+            if FakeService.path(request) == "/v1/config" { _ = held.wait(timeout: .now() + 10) }
+            return nil
+        }
+        next.configureLater { _ in }
+        let answered = expectation(description: "answered while the configuration's read waits")
+        next.core.awaitAttributionParams { params in
+            XCTAssertEqual(params["media_source"], "organic")
+            answered.fulfill()
+        }
+        wait(for: [answered], timeout: 2)
+        held.signal()
+        next.settle()
+    }
+
     func testAFailedDeletionReportsItsError() throws {
         let harness = Harness()
         harness.service.answer = { request in request.method == "DELETE" ? HTTPResponse(statusCode: 500, body: "{}") : nil }

@@ -2216,6 +2216,9 @@ final class SdkCore: @unchecked Sendable {
     func awaitAttributionParams(_ completion: @escaping ([String: String]) -> Void) {
         let (isConfigured, isDisabled, isStopped, isDeleted) = locked { (configured, disabled, stopped, deleted) }
         if !isConfigured || isDisabled || isStopped || isDeleted { return completion(attributionParams()) }
+        // Kept on the device (a later launch): answered at once, offline or not, not after the
+        // remote configuration's read.
+        if storedAttribution() != nil { return completion(attributionParams()) }
         initialMatch.wait { completion(self.attributionParams()) }
     }
 

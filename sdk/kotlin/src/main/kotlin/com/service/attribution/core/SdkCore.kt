@@ -1533,13 +1533,20 @@ internal class SdkCore(
     }
 
     suspend fun awaitAttributionParams(rawReferrer: String?): Map<String, String> {
-        if (configured && !disabled && !stopped && !deleted) initialMatch.await()
+        if (awaitsFirstAttempt()) initialMatch.await()
         return getAttributionParams(rawReferrer)
     }
 
+    /**
+     * Whether an await waits for this process's first attempt: not before configure, while
+     * switched off, stopped or deleted, nor once an attribution is kept on the device (a later
+     * launch answers at once, offline or not, not after the remote configuration's read).
+     */
+    private fun awaitsFirstAttempt(): Boolean = configured && !disabled && !stopped && !deleted && storedAttribution() == null
+
     fun awaitAttributionParamsAsync(rawReferrer: String?): CompletableFuture<Map<String, String>> {
         val future = CompletableFuture<Map<String, String>>()
-        if (configured && !disabled && !stopped && !deleted) {
+        if (awaitsFirstAttempt()) {
             initialMatch.invokeOnCompletion { future.complete(getAttributionParams(rawReferrer)) }
         } else {
             future.complete(getAttributionParams(rawReferrer))

@@ -177,6 +177,20 @@ class RecoveryTest {
     }
 
     @Test
+    fun `a later launch's await answers at once with the attribution kept on the device, before any request`() {
+        device.configure(device.launch())
+        assertEquals("organic", device.attributions.single()["media_source"])
+        // The next launch, its worker not run yet: no configuration read, nothing sent.
+        val next = device.launch()
+        next.configure(device.platform, SdkSettings(baseUrl = "https://backend.test"), "sdk_key", LogLevel.DEBUG, null, null)
+        val requests = device.backend.transport.requests.size
+        val answer = next.awaitAttributionParamsAsync(null)
+        assertTrue("answered without waiting for the network", answer.isDone)
+        assertEquals("organic", answer.get()["media_source"])
+        assertEquals(requests, device.backend.transport.requests.size)
+    }
+
+    @Test
     fun `an attribution read answered 404 is read again once the install is reported again`() {
         // The backend lost the install: its attribution is unknown, and the next event's answer
         // asks for the install again.
