@@ -1356,7 +1356,9 @@ checking("configure is refused in an app extension, where sendEvent keeps nothin
     ...(/Bundle\.main\.bundleURL\.pathExtension == "appex"/.test(facade)
       ? []
       : ["the facade does not tell an app extension by its .appex bundle"]),
-    ...(/SdkCore\(store: store, refusal: inAppExtension \? \.appExtension : nil\)/.test(facade)
+    ...(/SdkCore\(\s*store: store,\s*refusal: inAppExtension \? \.appExtension : nil,\s*refusalLog: inAppExtension \? UnifiedLogSink\(\) : nil\s*\)/.test(
+      facade,
+    )
       ? []
       : ["the core is not made with the refusal in an app extension"]),
     ...(/FileStore\?\s*=\s*inAppExtension \? nil : FileStore\.standard\(\)/.test(facade)
@@ -1520,7 +1522,7 @@ checking(
     )
       problems.push("writeEarly does not wait for a store it can read");
     if (
-      !/static let core = SdkCore\(store: store/.test(
+      !/static let core = SdkCore\(\s*store: store/.test(
         read(join(sdk, core("ServiceAttribution.swift"))),
       )
     )

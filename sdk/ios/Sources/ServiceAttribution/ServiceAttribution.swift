@@ -22,7 +22,11 @@ public enum ServiceAttribution {
     /// The SDK's files, one instance for the process: `stop`, `setAnonymous` and `setConsent`
     /// called before `configure` are written there at once; nil in an app extension.
     static let store: FileStore? = inAppExtension ? nil : FileStore.standard()
-    static let core = SdkCore(store: store, refusal: inAppExtension ? .appExtension : nil)
+    static let core = SdkCore(
+        store: store,
+        refusal: inAppExtension ? .appExtension : nil,
+        refusalLog: inAppExtension ? UnifiedLogSink() : nil
+    )
     static let device = AppleDevice()
 
     /// This SDK's version, sent in the install report.

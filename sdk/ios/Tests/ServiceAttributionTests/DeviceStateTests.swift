@@ -28,6 +28,13 @@ final class DeviceStateTests: XCTestCase {
         XCTAssertEqual(heard.errors, [])
     }
 
+    func testSendEventInAnAppExtensionBeforeConfigureSaysItKeepsNothing() throws {
+        let log = RecordingLog()
+        let core = SdkCore(store: MemoryStore(), refusal: .appExtension, refusalLog: log)
+        XCTAssertFalse(try core.sendEvent(.login, name: nil, parameters: nil))
+        XCTAssertEqual(log.messages(.warn).filter { $0.contains("nothing is kept") }.count, 1, "\(log.messages(.warn))")
+    }
+
     // MARK: before configure
 
     func testStopAnonymousModeAndConsentBeforeConfigureAreOnTheDeviceAtOnce() throws {

@@ -237,14 +237,18 @@ final class SdkCore: @unchecked Sendable {
     /// Opens once the first attribution attempt of this process has finished, either way.
     private let initialMatch = Latch()
 
+    /// `refusalLog`: where a refused process (an app extension) writes its warnings before any
+    /// `configure` gives a sink, so that a `sendEvent` there says it keeps nothing.
     init(
         store: KeyValueStore? = nil,
         refusal: ServiceAttributionError? = nil,
+        refusalLog: LogSink? = nil,
         mainThread: ((@escaping () -> Void) -> Void)? = nil
     ) {
         earlyStore = store
         self.refusal = refusal
         self.mainThread = mainThread ?? { work in DispatchQueue.main.async(execute: work) }
+        if refusal != nil, let sink = refusalLog { log = Logger(sink: sink, level: .info) }
     }
 
     private func locked<T>(_ body: () -> T) -> T {
