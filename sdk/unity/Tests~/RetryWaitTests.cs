@@ -26,6 +26,18 @@ namespace Service.Unity.Tests
             return Tuple.Create(status, (JToken)new JObject { { "error", "Later" }, { "detail", "scripted " + status } });
         }
 
+        /// <summary>The answer to POST /v1/events: <paramref name="status"/> to the first, then the usual.</summary>
+        private static Func<List<int>, JToken, Tuple<int, JToken>> FirstThenUsual(int status)
+        {
+            var answered = false;
+            return (numbers, body) =>
+            {
+                if (answered) return ScriptedBackend.Usual("POST /v1/events", body);
+                answered = true;
+                return Answer(status);
+            };
+        }
+
         /// <summary>A rig whose clock stands still at <see cref="Now"/>, its retries waiting 2 s doubling.</summary>
         private static Rig StillRig()
         {
@@ -90,8 +102,7 @@ namespace Service.Unity.Tests
         public void EventsAnswered503WithARetryAfterWaitAsLongAsItAsksNotTheBackoff()
         {
             var rig = StillRig();
-            var answers = 0;
-            rig.Events = (numbers, body) => answers++ == 0 ? Answer(503) : ScriptedBackend.Usual("POST /v1/events", body);
+            rig.Events = FirstThenUsual(503);
             rig.Backend.RetryAfter = key => key.StartsWith("POST /v1/events") ? "30" : null;
             rig.Configure();
             rig.Send(0);
@@ -109,8 +120,7 @@ namespace Service.Unity.Tests
         public void GoingToTheBackgroundSendsNothingBeforeARetryAftersTimeWhichTheRetryKeeps()
         {
             var rig = StillRig();
-            var answers = 0;
-            rig.Events = (numbers, body) => answers++ == 0 ? Answer(503) : ScriptedBackend.Usual("POST /v1/events", body);
+            rig.Events = FirstThenUsual(503);
             rig.Backend.RetryAfter = key => key.StartsWith("POST /v1/events") ? "30" : null;
             rig.Configure();
             rig.Send(0);
@@ -153,8 +163,7 @@ namespace Service.Unity.Tests
         public void ARefusalWithARetryAfterHoldsNothingBack()
         {
             var rig = StillRig();
-            var answers = 0;
-            rig.Events = (numbers, body) => answers++ == 0 ? Answer(400) : ScriptedBackend.Usual("POST /v1/events", body);
+            rig.Events = FirstThenUsual(400);
             rig.Backend.RetryAfter = key => "600";
             rig.Configure();
             rig.Send(0);

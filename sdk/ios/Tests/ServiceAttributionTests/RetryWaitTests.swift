@@ -33,6 +33,16 @@ final class RetryWaitTests: XCTestCase {
         return HTTPResponse(statusCode: status, body: #"{"error":"Later","detail":"scripted"}"#, retryAfter: retryAfter)
     }
 
+    /// The service's script: `first` to the first request of `path`, the usual answer to the rest.
+    private static func firstThenUsual(_ path: String, _ first: @escaping () -> HTTPResponse) -> (HTTPRequest) throws -> HTTPResponse? {
+        var answered = false
+        return { request in
+            guard FakeService.path(request) == path, !answered else { return nil }
+            answered = true
+            return first()
+        }
+    }
+
     func testTheWaitsAreDeliveryJsonsRetryWait() throws {
         let retryWait = try XCTUnwrap(try Vectors.conformance("delivery.json")["retryWait"] as? [String: Any])
         XCTAssertEqual(try XCTUnwrap(retryWait["maxRetryAfterSeconds"] as? Double), RetryWait.maxRetryAfter)
@@ -82,12 +92,7 @@ final class RetryWaitTests: XCTestCase {
 
     func testEventsAnswered503WithARetryAfterWaitAsLongAsItAsksNotTheBackoff() throws {
         let harness = Harness()
-        var answers = 0
-        harness.service.answer = { request in
-            guard FakeService.path(request) == "/v1/events" else { return nil }
-            answers += 1
-            return answers == 1 ? RetryWaitTests.answer(503, retryAfter: "30") : nil
-        }
+        harness.service.answer = RetryWaitTests.firstThenUsual("/v1/events") { RetryWaitTests.answer(503, retryAfter: "30") }
         harness.configure()
         try harness.sendIndexed(1)
         harness.settle()
@@ -102,12 +107,7 @@ final class RetryWaitTests: XCTestCase {
     func testGoingToTheBackgroundSendsNothingBeforeARetryAftersTimeWhichTheRetryKeeps() throws {
         let harness = Harness()
         harness.lifecycle.lendsBackgroundTime = true
-        var answers = 0
-        harness.service.answer = { request in
-            guard FakeService.path(request) == "/v1/events" else { return nil }
-            answers += 1
-            return answers == 1 ? RetryWaitTests.answer(503, retryAfter: "30") : nil
-        }
+        harness.service.answer = RetryWaitTests.firstThenUsual("/v1/events") { RetryWaitTests.answer(503, retryAfter: "30") }
         harness.configure()
         try harness.sendIndexed(1)
         harness.settle()
@@ -120,11 +120,8 @@ final class RetryWaitTests: XCTestCase {
 
     func testAnInstallAnswered429WithARetryAfterDateIsSentAgainAtThatDate() throws {
         let harness = Harness()
-        var answers = 0
-        harness.service.answer = { [unowned harness] request in
-            guard FakeService.path(request) == "/v1/installs" else { return nil }
-            answers += 1
-            return answers == 1 ? RetryWaitTests.answer(429, retryAfter: self.httpDate(harness.now.addingTimeInterval(45))) : nil
+        harness.service.answer = RetryWaitTests.firstThenUsual("/v1/installs") { [unowned harness] in
+            RetryWaitTests.answer(429, retryAfter: self.httpDate(harness.now.addingTimeInterval(45)))
         }
         harness.configure()
         XCTAssertTrue(harness.scheduler.pending.contains(45), "\(harness.scheduler.pending)")
@@ -144,12 +141,7 @@ final class RetryWaitTests: XCTestCase {
 
     func testARefusalWithARetryAfterHoldsNothingBack() throws {
         let harness = Harness()
-        var answers = 0
-        harness.service.answer = { request in
-            guard FakeService.path(request) == "/v1/events" else { return nil }
-            answers += 1
-            return answers == 1 ? RetryWaitTests.answer(400, retryAfter: "600") : nil
-        }
+        harness.service.answer = RetryWaitTests.firstThenUsual("/v1/events") { RetryWaitTests.answer(400, retryAfter: "600") }
         harness.configure()
         try harness.sendIndexed(1)
         harness.settle()

@@ -30,6 +30,14 @@ class RetryWaitTest {
 
     private fun eventRequests() = device.backend.requests("POST", "/v1/events").size
 
+    /** A route's answer: [first] to its first request, then what [then] says. */
+    private fun <T> firstThen(first: HttpResponse, then: (T) -> HttpResponse?): (T) -> HttpResponse? {
+        var answered = false
+        return { request -> if (answered) then(request) else first.also { answered = true } }
+    }
+
+    private val accepting: (List<Map<String, Any?>>) -> HttpResponse? = { ScriptedBackend.accepted(it.size) }
+
     @Suppress("UNCHECKED_CAST")
     private val retryWait = Vectors.conformance("delivery.json")["retryWait"] as Map<String, Any?>
 
@@ -82,10 +90,7 @@ class RetryWaitTest {
 
     @Test
     fun `events answered 503 with a Retry-After wait as long as it asks, not the backoff`() {
-        var answers = 0
-        device.backend.events = {
-            if (answers++ == 0) HttpResponse(503, """{"error":"Service Unavailable"}""", "30") else ScriptedBackend.accepted(it.size)
-        }
+        device.backend.events = firstThen(HttpResponse(503, """{"error":"Service Unavailable"}""", "30"), accepting)
         val core = device.configure(device.launch())
         core.sendEvent(EventType.LOGIN, null, null)
         device.scheduler.runDue()
@@ -101,10 +106,7 @@ class RetryWaitTest {
 
     @Test
     fun `going to the background sends nothing before a Retry-After's time, which the retry keeps`() {
-        var answers = 0
-        device.backend.events = {
-            if (answers++ == 0) HttpResponse(503, "", "30") else ScriptedBackend.accepted(it.size)
-        }
+        device.backend.events = firstThen(HttpResponse(503, "", "30"), accepting)
         val core = device.configure(device.launch())
         core.sendEvent(EventType.LOGIN, null, null)
         device.scheduler.runDue()
@@ -118,10 +120,7 @@ class RetryWaitTest {
 
     @Test
     fun `an install answered 429 with a Retry-After date is sent again at that date`() {
-        var answers = 0
-        device.backend.installs = {
-            if (answers++ == 0) HttpResponse(429, "", httpDate(device.clock.now + 45_000)) else HttpResponse(202, """{"service_id":"x"}""")
-        }
+        device.backend.installs = firstThen(HttpResponse(429, "", httpDate(device.clock.now + 45_000)), device.backend.installs)
         val core = device.configure(device.launch())
         core.sendEvent(EventType.LOGIN, null, null)
         device.scheduler.runDue()
@@ -135,10 +134,7 @@ class RetryWaitTest {
 
     @Test
     fun `a Retry-After of a day is waited for an hour`() {
-        var answers = 0
-        device.backend.events = {
-            if (answers++ == 0) HttpResponse(503, "", "86400") else ScriptedBackend.accepted(it.size)
-        }
+        device.backend.events = firstThen(HttpResponse(503, "", "86400"), accepting)
         val core = device.configure(device.launch())
         core.sendEvent(EventType.LOGIN, null, null)
         device.scheduler.runDue()
@@ -150,10 +146,7 @@ class RetryWaitTest {
 
     @Test
     fun `a refusal with a Retry-After holds nothing back, the next event goes at once`() {
-        var answers = 0
-        device.backend.events = {
-            if (answers++ == 0) HttpResponse(400, """{"error":"Bad Request","detail":"no"}""", "600") else ScriptedBackend.accepted(it.size)
-        }
+        device.backend.events = firstThen(HttpResponse(400, """{"error":"Bad Request","detail":"no"}""", "600"), accepting)
         val core = device.configure(device.launch())
         core.sendEvent(EventType.LOGIN, null, null)
         device.scheduler.runDue()
@@ -166,14 +159,7 @@ class RetryWaitTest {
 
     @Test
     fun `the attribution is asked again no sooner than its Retry-After`() {
-        var answers = 0
-        device.backend.attribution = {
-            if (answers++ == 0) {
-                HttpResponse(503, "", "120")
-            } else {
-                HttpResponse(200, """{"service_match_status":"organic","media_source":"organic"}""")
-            }
-        }
+        device.backend.attribution = firstThen(HttpResponse(503, "", "120"), device.backend.attribution)
         device.configure(device.launch())
         device.scheduler.runDue()
         assertEquals(1, device.backend.requests("GET", "/v1/installs/").size)
