@@ -222,6 +222,23 @@ namespace Service.Unity
         }
 
         /// <summary>
+        /// In the Editor with domain reload off (Enter Play Mode options), statics outlive a play
+        /// session: the Unity layer calls this as the next one starts, so that the last session's
+        /// handlers (of objects destroyed since) are not called again beside the new session's,
+        /// nor its SDK or BaseUrl used. A player's process starts with none of them.
+        /// </summary>
+        internal static void ForgetPlaySession()
+        {
+            lock (Gate)
+            {
+                setup = null;
+                core = null;
+                baseUrl = null;
+                Listeners.Clear();
+            }
+        }
+
+        /// <summary>
         /// The app went to the background (the Unity layer's pause): what waits is sent at once.
         /// Sessions are tracked from these two calls; an SDK not made yet has nothing to track
         /// or send (the Configure to come is a session of its own), so neither makes one (the app

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using Newtonsoft.Json.Linq;
@@ -148,6 +149,38 @@ namespace Service.Unity.Tests
             }
             finally
             {
+                ServiceSDK.UsePlatform(null);
+            }
+        }
+
+        [Test]
+        public void ANewPlaySessionInTheEditorForgetsTheLastOnesHandlersSdkAndBaseUrl()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var last = new List<string>();
+            var next = new List<string>();
+            Action<ServiceDeepLink> lastHandler = link => last.Add(link.Path);
+            Action<ServiceDeepLink> nextHandler = link => next.Add(link.Path);
+            try
+            {
+                ServiceSDK.UsePlatform(Setups.For(null, backend));
+                ServiceSDK.BaseUrl = "http://service.test";
+                ServiceSDK.DeepLinkReceived += lastHandler;
+                ServiceSDK.HandleDeepLink("myapp://open?deep_link_path=%2Fshop");
+                CollectionAssert.AreEqual(new[] { "/shop" }, last);
+
+                // Domain reload off: the statics outlive the session; the next one starts.
+                ServiceSDK.ForgetPlaySession();
+                Assert.IsNull(ServiceSDK.BaseUrl);
+                ServiceSDK.UsePlatform(Setups.For(null, backend));
+                ServiceSDK.DeepLinkReceived += nextHandler;
+                ServiceSDK.HandleDeepLink("myapp://open?deep_link_path=%2Flevels%2F7");
+                CollectionAssert.AreEqual(new[] { "/shop" }, last, "the last session's handler is not called");
+                CollectionAssert.AreEqual(new[] { "/levels/7" }, next);
+            }
+            finally
+            {
+                ServiceSDK.ForgetPlaySession();
                 ServiceSDK.UsePlatform(null);
             }
         }

@@ -29,6 +29,7 @@ namespace UnityEngine
     {
         AfterSceneLoad,
         BeforeSceneLoad,
+        SubsystemRegistration,
     }
 
     [AttributeUsage(AttributeTargets.Method)]

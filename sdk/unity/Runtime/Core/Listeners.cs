@@ -43,6 +43,19 @@ namespace Service.Unity
             if (waiting != null) foreach (var link in waiting) Post(handlers, link);
         }
 
+        /// <summary>The app's handlers, the deep links waiting for one and the core, all forgotten.</summary>
+        public void Clear()
+        {
+            lock (gate)
+            {
+                attribution = null;
+                deepLink = null;
+                error = null;
+                pendingLinks.Clear();
+                core = null;
+            }
+        }
+
         /// <summary>A new platform, a new SDK: deep links that waited for a listener are forgotten.</summary>
         public void ForgetPending()
         {

@@ -20,6 +20,25 @@ namespace Service.Unity
         private MainThreadScheduler scheduler;
 #endif
 
+#if UNITY_EDITOR
+        /// <summary>The behaviour of the play session under way, whose quit handler the next session removes.</summary>
+        private static ServiceSdkBehaviour installed;
+
+        /// <summary>
+        /// A play session starts in the Editor: with domain reload off (Enter Play Mode options)
+        /// the last one's statics are still there, its handlers and its quit handler among them.
+        /// </summary>
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.SubsystemRegistration)]
+        [UnityEngine.Scripting.Preserve]
+        private static void ForgetLastPlaySession()
+        {
+            // Destroyed by now, so Unity's == calls it null; its C# object and handler remain.
+            if (!ReferenceEquals(installed, null)) Application.quitting -= installed.Leave;
+            installed = null;
+            ServiceSDK.ForgetPlaySession();
+        }
+#endif
+
         [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.BeforeSceneLoad)]
         [UnityEngine.Scripting.Preserve]
         private static void Install()
@@ -31,6 +50,9 @@ namespace Service.Unity
                 new UnityPrefs(), behaviour, SdkCore.StoreKeys, message => new UnityLog().Write(LogLevel.Warn, message));
             // Raised on a quit however it comes, whatever the order of the behaviours' OnApplicationQuit.
             Application.quitting += behaviour.Leave;
+#if UNITY_EDITOR
+            installed = behaviour;
+#endif
             var setup = new SdkSetup
             {
                 Store = behaviour.store,
