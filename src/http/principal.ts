@@ -4,8 +4,9 @@
  */
 import * as z from "zod";
 import type { Principal } from "../apps/authenticate.ts";
-import { UnauthorizedError } from "../domain/errors.ts";
+import { NotFoundError, UnauthorizedError } from "../domain/errors.ts";
 import { SCOPES, type Scope } from "../domain/keys.ts";
+import { checked } from "../validation/issues.ts";
 
 const contextSchema = z.object({
   keyId: z.string(),
@@ -41,6 +42,28 @@ export const principalOf = (
   const principal = anyPrincipal(event, scope);
   if (!principal.appId) throw new UnauthorizedError("The request names no app (app_id).");
   return principal;
+};
+
+/** What a route about an app answers when its `app_id` names an app the caller may not see. */
+export const UNKNOWN_APP = "No such app.";
+
+/**
+ * The caller's app, checked before the query (a bad key is a 401 whatever it asks), and the
+ * route's query, whose `app_id`, when given, must name that app: any other is not found, as an
+ * app the caller may not see is (a session's authorizer has checked it already; a key's has not).
+ */
+export const appQuery = <T extends { readonly app_id?: string | undefined }>(
+  event: {
+    requestContext?: { authorizer?: unknown } | null;
+    queryStringParameters?: Readonly<Record<string, string | undefined>> | null;
+  },
+  scope: Scope,
+  schema: z.ZodType<T>,
+): { readonly appId: string; readonly query: T } => {
+  const { appId } = principalOf(event, scope);
+  const query = checked(schema, event.queryStringParameters ?? {}, "query");
+  if (query.app_id !== undefined && query.app_id !== appId) throw new NotFoundError(UNKNOWN_APP);
+  return { appId, query };
 };
 
 const anyPrincipal = (

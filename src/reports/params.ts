@@ -1,5 +1,6 @@
 /** The report routes' query parameters, parsed once with zod: the handlers' and the contract's. */
 import * as z from "zod";
+import { routeQuery } from "../validation/query.ts";
 import { withoutControlCharacters } from "../validation/text.ts";
 import { addDays, dayOf, daysSpanned, startOfDay } from "./days.ts";
 
@@ -10,15 +11,6 @@ export const REPORT_LIMITS = {
   defaultLimit: 50,
   maxLimit: 200,
 } as const;
-
-/**
- * The app the report is about. A key (or a session) acts for one app: naming another is a 404,
- * as an app the caller may not see is.
- */
-const appIdParam = z
-  .string()
-  .optional()
-  .meta({ description: "The app; optional, and when given it must be the caller's app." });
 
 /** A real calendar day `YYYY-MM-DD` (2026-02-30 is none). */
 const isDay = (value: unknown): value is string =>
@@ -109,7 +101,6 @@ const filterShape = {
 };
 
 const windowShape = {
-  app_id: appIdParam,
   from: day("first", "2026-11-01"),
   to: day("last", "2026-11-14"),
 };
@@ -130,12 +121,12 @@ export const windowRules = <T extends z.ZodType<{ from: string; to: string }>>(s
       },
     );
 
-export const overviewParamsSchema = windowRules(z.object({ ...windowShape, ...filterShape }));
+export const overviewParamsSchema = windowRules(routeQuery({ ...windowShape, ...filterShape }));
 
 export type OverviewParams = z.infer<typeof overviewParamsSchema>;
 
 export const cohortParamsSchema = windowRules(
-  z.object({
+  routeQuery({
     ...windowShape,
     group_by: z
       .enum(["campaign", "adset", "ad", "country", "platform"], {
@@ -165,12 +156,11 @@ export const filtersOf = (params: {
 
 export type CohortParams = z.infer<typeof cohortParamsSchema>;
 
-export const linkClicksParamsSchema = z.object({ app_id: appIdParam });
+export const linkClicksParamsSchema = routeQuery({});
 
 const { defaultLimit, maxLimit } = REPORT_LIMITS;
 
-export const latestEventsParamsSchema = z.object({
-  app_id: appIdParam,
+export const latestEventsParamsSchema = routeQuery({
   limit: z.coerce
     .number({ error: "must be a number" })
     .int({ error: "must be a whole number" })

@@ -548,7 +548,7 @@ describe("the wire contract, over HTTP", () => {
         await owner.send("POST", `/v1/apps/${DASHBOARD_APP}/keys`, { kind: "server" }),
       );
       const { key } = body as { key: { key: string } };
-      expect((await rt.get(`/v1/links?app_id=ignored`, key.key)).status).toBe(200);
+      expect((await rt.get(`/v1/links?app_id=${DASHBOARD_APP}`, key.key)).status).toBe(200);
     },
     "revoke-key": async () => {
       const made = (await (
@@ -956,6 +956,7 @@ describe("the wire contract, over HTTP", () => {
     },
     "list-links": {
       401: () => rt.get("/v1/links", keys.sdkKey),
+      404: () => rt.get("/v1/links?app_id=com.example.other", keys.serverKey),
       422: () => rt.get("/v1/links?limit=1000", keys.serverKey),
     },
     "get-link": {
@@ -1055,6 +1056,7 @@ describe("the wire contract, over HTTP", () => {
     "report-link-clicks": {
       401: () => rt.get("/v1/reports/link-clicks", keys.sdkKey),
       404: () => rt.get("/v1/reports/link-clicks?app_id=com.example.other", keys.serverKey),
+      422: () => rt.get("/v1/reports/link-clicks?link=x", keys.serverKey),
     },
     "report-latest-events": {
       401: () => rt.get("/v1/reports/latest-events", keys.sdkKey),
@@ -1110,6 +1112,7 @@ describe("the wire contract, over HTTP", () => {
     },
     "postback-log": {
       401: () => rt.get("/v1/postbacks/log", keys.sdkKey),
+      404: () => rt.get("/v1/postbacks/log?app_id=com.example.other", keys.serverKey),
       422: () => rt.get("/v1/postbacks/log?limit=0", keys.serverKey),
     },
     "get-skadnetwork-schema": { 401: () => rt.get("/v1/skadnetwork/schema", keys.sdkKey) },
@@ -1130,11 +1133,21 @@ describe("the wire contract, over HTTP", () => {
     },
     "report-skadnetwork": {
       401: () => rt.get(`/v1/skadnetwork/report?from=${today()}&to=${today()}`, keys.sdkKey),
+      404: () =>
+        rt.get(
+          `/v1/skadnetwork/report?app_id=com.example.other&from=${today()}&to=${today()}`,
+          keys.serverKey,
+        ),
       422: () =>
         rt.get(`/v1/skadnetwork/report?from=${today()}&to=${today()}&include=all`, keys.serverKey),
     },
     "list-skadnetwork-postbacks": {
       401: () => rt.get(`/v1/skadnetwork/postbacks?from=${today()}&to=${today()}`, keys.sdkKey),
+      404: () =>
+        rt.get(
+          `/v1/skadnetwork/postbacks?app_id=com.example.other&from=${today()}&to=${today()}`,
+          keys.serverKey,
+        ),
       422: () => rt.get(`/v1/skadnetwork/postbacks?from=${today()}&to=2000-01-01`, keys.serverKey),
     },
     "unknown-skadnetwork-postbacks": {
@@ -1165,6 +1178,8 @@ describe("the wire contract, over HTTP", () => {
     },
     "list-costs": {
       401: () => rt.get(`/v1/costs?from=${today()}&to=${today()}`, keys.sdkKey),
+      404: () =>
+        rt.get(`/v1/costs?app_id=com.example.other&from=${today()}&to=${today()}`, keys.serverKey),
       422: () => rt.get(`/v1/costs?from=${today()}&to=2000-01-01`, keys.serverKey),
     },
     openapi: {},

@@ -180,6 +180,43 @@ describe("cost rows in the cohorts report", () => {
     );
   });
 
+  it("refuses a parameter a report or listing does not take, and another app's id as unknown", async () => {
+    // A misspelt filter answered as if absent would read as the filtered figures.
+    const misspelt = await cohorts("&mediasource=clicknet");
+    expect(misspelt.status).toBe(422);
+    expect(await misspelt.json()).toEqual({
+      error: "Unprocessable Entity",
+      detail:
+        'query: takes no "mediasource": its parameters are app_id, from, to, group_by, media_source, campaign, country, platform',
+    });
+    for (const [path, detail] of [
+      [`/v1/costs?from=${today}&to=${today}&media_source=clicknet`, "app_id, from, to"],
+      ["/v1/links?page=2", "app_id, limit, cursor"],
+      ["/v1/postbacks/log?page=2", "app_id, limit, cursor"],
+      [`/v1/skadnetwork/report?from=${today}&to=${today}&country=DE`, "app_id, from, to, include"],
+      ["/v1/reports/link-clicks?link=x", "app_id"],
+    ] as const) {
+      const answer = await rt.get(path, serverKey);
+      expect(answer.status, path).toBe(422);
+      expect(((await answer.json()) as { detail: string }).detail, path).toMatch(
+        new RegExp(`^query: takes no "[a-z_]+": its parameters are ${detail}$`),
+      );
+    }
+    // A key acts for its own app: naming it is the same answer, naming another is not found.
+    for (const path of [`/v1/costs?from=${today}&to=${today}`, "/v1/links", "/v1/postbacks/log"]) {
+      expect(
+        (await rt.get(`${path}${path.includes("?") ? "&" : "?"}app_id=${APP}`, serverKey)).status,
+        path,
+      ).toBe(200);
+      const other = await rt.get(
+        `${path}${path.includes("?") ? "&" : "?"}app_id=com.example.other`,
+        serverKey,
+      );
+      expect(other.status, path).toBe(404);
+      expect(await other.json(), path).toEqual({ error: "Not Found", detail: "No such app." });
+    }
+  });
+
   it("refuses two rows of one day and keys in one body, naming both, and stores neither", async () => {
     const row = { day: today, media_source: "dupnet", campaign_id: "d-1", amount: 10 };
     const refused = await rt.post(

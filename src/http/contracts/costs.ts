@@ -6,9 +6,11 @@ import {
   INTERNAL,
   JSON_MEDIA_TYPE,
   NOT_JSON,
+  OTHER_APP,
   type RouteContract,
   TOO_LARGE,
   tiedTo,
+  UNKNOWN_PARAMETER,
   unauthorized,
 } from "./shared.ts";
 
@@ -87,7 +89,8 @@ export const COST_CONTRACTS = {
     },
     errors: {
       401: unauthorized("costs"),
-      422: "`from` or `to` is not a day, or `to` is before `from`.",
+      404: OTHER_APP,
+      422: `\`from\` or \`to\` is not a day, or \`to\` is before \`from\`. ${UNKNOWN_PARAMETER}`,
       500: INTERNAL,
     },
   },

@@ -8,9 +8,11 @@ import {
   INTERNAL,
   JSON_MEDIA_TYPE,
   NOT_JSON,
+  OTHER_APP,
   type RouteContract,
   TOO_LARGE,
   tiedTo,
+  UNKNOWN_PARAMETER,
   unauthorized,
 } from "./shared.ts";
 
@@ -141,7 +143,8 @@ export const LINK_CONTRACTS = {
     },
     errors: {
       401: unauthorized("links"),
-      422: `\`limit\` is not from 1 to ${LINK_PAGE_LIMITS.maxLimit}, or \`cursor\` is not a page's \`next_cursor\`.`,
+      404: OTHER_APP,
+      422: `\`limit\` is not from 1 to ${LINK_PAGE_LIMITS.maxLimit}, or \`cursor\` is not a page's \`next_cursor\`. ${UNKNOWN_PARAMETER}`,
       500: INTERNAL,
     },
   },

@@ -22,9 +22,11 @@ import {
   INTERNAL,
   JSON_MEDIA_TYPE,
   NOT_JSON,
+  OTHER_APP,
   type RouteContract,
   TOO_LARGE,
   tiedTo,
+  UNKNOWN_PARAMETER,
   unauthorized,
 } from "./shared.ts";
 
@@ -402,7 +404,8 @@ export const POSTBACK_CONTRACTS = {
     },
     errors: {
       401: unauthorized("postbacks"),
-      422: `\`limit\` is not from 1 to ${LOG_PAGE_LIMITS.maxLimit}, or \`cursor\` is not a page's \`next_cursor\`.`,
+      404: OTHER_APP,
+      422: `\`limit\` is not from 1 to ${LOG_PAGE_LIMITS.maxLimit}, or \`cursor\` is not a page's \`next_cursor\`. ${UNKNOWN_PARAMETER}`,
       500: INTERNAL,
     },
   },

@@ -13,7 +13,15 @@ import {
 import { TOP_DEEP_LINK_PATHS } from "../../reports/queries.ts";
 import type { InTimeZone, LatestEventsAnswer, LinkClicksAnswer } from "../../reports/reports.ts";
 import { exportRecordContractSchema } from "./export.ts";
-import { INTERNAL, JSON_MEDIA_TYPE, type RouteContract, tiedTo, unauthorized } from "./shared.ts";
+import {
+  INTERNAL,
+  JSON_MEDIA_TYPE,
+  OTHER_APP,
+  type RouteContract,
+  tiedTo,
+  UNKNOWN_PARAMETER,
+  unauthorized,
+} from "./shared.ts";
 
 const count = (description: string, example: number) =>
   z.int().min(0).meta({ description, example });
@@ -223,8 +231,6 @@ const latestEventsSchema = tiedTo<LatestEventsAnswer>()(
     .meta({ id: "LatestEventsReport" }),
 );
 
-const NOT_FOUND = "`app_id` names an app other than the caller's.";
-
 const share = (description: string, example: number) =>
   z.number().min(0).nullable().meta({ description, example });
 
@@ -393,10 +399,10 @@ export const REPORT_CONTRACTS = {
     },
     errors: {
       401: unauthorized("reports"),
-      404: NOT_FOUND,
+      404: OTHER_APP,
       422:
         "`from` or `to` is missing or not a day `YYYY-MM-DD`, `to` is before `from`, or the " +
-        `window is longer than ${REPORT_LIMITS.maxDays} days. The detail names it.`,
+        `window is longer than ${REPORT_LIMITS.maxDays} days. The detail names it. ${UNKNOWN_PARAMETER}`,
       500: INTERNAL,
     },
   },
@@ -417,10 +423,10 @@ export const REPORT_CONTRACTS = {
     },
     errors: {
       401: unauthorized("reports"),
-      404: NOT_FOUND,
+      404: OTHER_APP,
       422:
         "The window is wrong (as for the overview), `group_by` is not one of campaign, adset, ad, " +
-        "country, platform, or a filter is empty or over 200 characters.",
+        `country, platform, or a filter is empty or over 200 characters. ${UNKNOWN_PARAMETER}`,
       500: INTERNAL,
     },
   },
@@ -433,7 +439,12 @@ export const REPORT_CONTRACTS = {
       description: "The counts.",
       content: { [JSON_MEDIA_TYPE]: linkClicksSchema },
     },
-    errors: { 401: unauthorized("reports"), 404: NOT_FOUND, 500: INTERNAL },
+    errors: {
+      401: unauthorized("reports"),
+      404: OTHER_APP,
+      422: UNKNOWN_PARAMETER,
+      500: INTERNAL,
+    },
   },
   "report-latest-events": {
     summary: "The app's latest events",
@@ -448,8 +459,8 @@ export const REPORT_CONTRACTS = {
     },
     errors: {
       401: unauthorized("reports"),
-      404: NOT_FOUND,
-      422: `\`limit\` is not a whole number from 1 to ${REPORT_LIMITS.maxLimit}.`,
+      404: OTHER_APP,
+      422: `\`limit\` is not a whole number from 1 to ${REPORT_LIMITS.maxLimit}. ${UNKNOWN_PARAMETER}`,
       500: INTERNAL,
     },
   },

@@ -93,6 +93,12 @@ export const unauthorized = (scope: Scope) =>
 
 const SESSION_SCOPE_SET: ReadonlySet<Scope> = new Set(SESSION_SCOPES);
 
+/** A route about an app whose \`app_id\` names another (\`appQuery\`, src/http/principal.ts). */
+export const OTHER_APP = "`app_id` names an app other than the caller's.";
+/** The end of a 422's description on a route whose query is strict (src/validation/query.ts). */
+export const UNKNOWN_PARAMETER =
+  "A parameter the route does not take is refused, the detail listing those it does.";
+
 export const INTERNAL = "An unexpected failure; the detail never shows internals. Retry later.";
 export const NOT_JSON = "The body is empty or is not valid JSON.";
 export const TOO_LARGE = `The body is over ${INGEST_LIMITS.maxBodyBytes} bytes (1 MiB); it was not parsed.`;

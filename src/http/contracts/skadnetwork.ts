@@ -17,9 +17,11 @@ import {
   INTERNAL,
   JSON_MEDIA_TYPE,
   NOT_JSON,
+  OTHER_APP,
   type RouteContract,
   TOO_LARGE,
   tiedTo,
+  UNKNOWN_PARAMETER,
   unauthorized,
 } from "./shared.ts";
 
@@ -207,7 +209,8 @@ export const SKADNETWORK_CONTRACTS = {
     },
     errors: {
       401: unauthorized("postbacks"),
-      422: "`from` or `to` is not a day, `to` is before `from` or more than 366 days after it, or `include` names something else.",
+      404: OTHER_APP,
+      422: `\`from\` or \`to\` is not a day, \`to\` is before \`from\` or more than 366 days after it, or \`include\` names something else. ${UNKNOWN_PARAMETER}`,
       500: INTERNAL,
     },
   },
@@ -281,7 +284,8 @@ export const SKADNETWORK_CONTRACTS = {
     },
     errors: {
       401: unauthorized("postbacks"),
-      422: `\`from\` or \`to\` is not a day, \`to\` is before \`from\` or more than 366 days after it, \`limit\` is not from 1 to ${POSTBACK_PAGE_LIMITS.maxLimit}, or \`cursor\` is not a page's \`next_cursor\`.`,
+      404: OTHER_APP,
+      422: `\`from\` or \`to\` is not a day, \`to\` is before \`from\` or more than 366 days after it, \`limit\` is not from 1 to ${POSTBACK_PAGE_LIMITS.maxLimit}, or \`cursor\` is not a page's \`next_cursor\`. ${UNKNOWN_PARAMETER}`,
       500: INTERNAL,
     },
   },
@@ -297,7 +301,7 @@ export const SKADNETWORK_CONTRACTS = {
     },
     errors: {
       401: "No dashboard session (sign in), the session is over, or its person is not an admin of the service.",
-      422: "`from` or `to` is not a day, or `to` is before `from` or more than 366 days after it.",
+      422: `\`from\` or \`to\` is not a day, or \`to\` is before \`from\` or more than 366 days after it. ${UNKNOWN_PARAMETER}`,
       500: INTERNAL,
     },
   },

@@ -4,7 +4,6 @@
  * with the `costs` scope.
  */
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import * as z from "zod";
 import {
   costAnswer,
   costLakeRecord,
@@ -18,14 +17,14 @@ import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import type { CostStore } from "../../ports/costs.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 import { overviewParamsSchema, windowRules } from "../../reports/params.ts";
-import { checked } from "../../validation/issues.ts";
+import { routeQuery } from "../../validation/query.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
-import { principalOf } from "../principal.ts";
+import { appQuery, principalOf } from "../principal.ts";
 import { routeOf } from "../routes.ts";
 
 export const costListQuery = windowRules(
-  z.object({ from: overviewParamsSchema.shape.from, to: overviewParamsSchema.shape.to }),
+  routeQuery({ from: overviewParamsSchema.shape.from, to: overviewParamsSchema.shape.to }),
 );
 
 /**
@@ -70,8 +69,7 @@ export const createCostHandlers = (deps: CostHandlerDeps) => {
       });
     }),
     listCosts: httpRoute(async (event) => {
-      const appId = appOf(event);
-      const query = checked(costListQuery, event.queryStringParameters ?? {}, "query");
+      const { appId, query } = appQuery(event, "costs", costListQuery);
       const rows = await deps.costs.listByApp(appId, { from: query.from, to: query.to });
       if (rows.length > COST_LIST_MAX_ROWS) {
         throw new ValidationError(

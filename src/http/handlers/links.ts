@@ -1,20 +1,19 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import * as z from "zod";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { createLinks, LINK_PAGE_LIMITS, type LinksDeps, linkAnswer } from "../../links/links.ts";
 import { deeplinkIdField } from "../../touches/ids.ts";
-import { checked } from "../../validation/issues.ts";
+import { routeQuery } from "../../validation/query.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { pageParams } from "../page-query.ts";
 import { pathParam } from "../path-param.ts";
-import { principalOf } from "../principal.ts";
+import { appQuery, principalOf } from "../principal.ts";
 import { routeOf } from "../routes.ts";
 
 export const deeplinkIdParam = deeplinkIdField();
 
-export const linkListQuery = z.object(pageParams("Links", LINK_PAGE_LIMITS));
+export const linkListQuery = routeQuery(pageParams("Links", LINK_PAGE_LIMITS));
 
 export const createLinkHandlers = (deps: LinksDeps) => {
   const links = createLinks(deps);
@@ -25,8 +24,7 @@ export const createLinkHandlers = (deps: LinksDeps) => {
       jsonResponse(201, linkAnswer(await links.create(appOf(event), body(event)))),
     ),
     listLinks: httpRoute(async (event) => {
-      const appId = appOf(event);
-      const query = checked(linkListQuery, event.queryStringParameters ?? {}, "query");
+      const { appId, query } = appQuery(event, "links", linkListQuery);
       const page = await links.list(appId, { limit: query.limit, after: query.cursor });
       return jsonResponse(200, { data: page.links.map(linkAnswer), next_cursor: page.next });
     }),

@@ -30,11 +30,12 @@ import {
   webhookRequestSchema,
 } from "../../postbacks/wire.ts";
 import { checked } from "../../validation/issues.ts";
+import { routeQuery } from "../../validation/query.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { pageParams } from "../page-query.ts";
 import { pathParam } from "../path-param.ts";
-import { principalOf } from "../principal.ts";
+import { appQuery, principalOf } from "../principal.ts";
 import { routeOf } from "../routes.ts";
 
 const ID_RULE = "must be 1 to 64 characters of A-Z, a-z, 0-9, _ or -";
@@ -42,7 +43,7 @@ export const configIdParam = z
   .string({ error: ID_RULE })
   .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: ID_RULE });
 
-export const logQuery = z.object(pageParams("Attempts", LOG_PAGE_LIMITS));
+export const logQuery = routeQuery(pageParams("Attempts", LOG_PAGE_LIMITS));
 
 export interface PostbackHandlerDeps extends PostbackConfigurationsDeps {
   readonly apps: Pick<AppStore, "get">;
@@ -113,8 +114,7 @@ export const createPostbackHandlers = (deps: PostbackHandlerDeps) => {
       return jsonResponse(200, settingsAnswer(settings));
     }),
     log: httpRoute(async (event) => {
-      const appId = appOf(event);
-      const query = checked(logQuery, event.queryStringParameters ?? {}, "query");
+      const { appId, query } = appQuery(event, "postbacks", logQuery);
       const page = await configurations.logPage(appId, {
         limit: query.limit,
         ...(query.cursor === undefined ? {} : { after: query.cursor }),

@@ -87,6 +87,27 @@ describe("the report parameters", () => {
     );
   });
 
+  it("refuse a parameter they do not take, listing those they do, rather than answer unfiltered", async () => {
+    const { call, asked } = handlersAsking();
+    const window = { from: "2026-11-01", to: "2026-11-02" };
+    const overview = await call("overview", { ...window, mediasource: "meta_ads" });
+    expect(overview.statusCode).toBe(422);
+    expect(JSON.parse(overview.body)).toEqual({
+      error: "Unprocessable Entity",
+      detail:
+        'query: takes no "mediasource": its parameters are app_id, from, to, media_source, campaign, country, platform',
+    });
+    const cohorts = await call("cohorts", { ...window, groupby: "country", Campaign: "x" });
+    expect(JSON.parse(cohorts.body).detail).toBe(
+      'query: takes no "groupby", "Campaign": its parameters are app_id, from, to, group_by, media_source, campaign, country, platform',
+    );
+    const many = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`p${i}`, "1"]));
+    expect(JSON.parse((await call("overview", { ...window, ...many })).body).detail).toMatch(
+      /^query: takes no "p0", "p1", "p2", "p3", "p4" and 2 more: /,
+    );
+    expect(asked).toEqual([]);
+  });
+
   it("refuse a filter holding a control character with a 422 naming it", async () => {
     const { call, asked } = handlersAsking();
     const window = { from: "2026-11-01", to: "2026-11-02" };

@@ -19,15 +19,16 @@ import {
 } from "../../skadnetwork/settings.ts";
 import { unknownPostbacks } from "../../skadnetwork/unknown.ts";
 import { checked } from "../../validation/issues.ts";
+import { routeQuery, strictQuery } from "../../validation/query.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { pageParams } from "../page-query.ts";
-import { principalOf, sessionOf } from "../principal.ts";
+import { appQuery, principalOf, sessionOf } from "../principal.ts";
 import { routeOf } from "../routes.ts";
 
 // A report's window rules: `to` on or after `from`, at most a year (an unbounded scan else).
 export const skadnetworkPostbacksQuery = windowRules(
-  z.object({
+  routeQuery({
     from: overviewParamsSchema.shape.from,
     to: overviewParamsSchema.shape.to,
     ...pageParams("Postbacks", POSTBACK_PAGE_LIMITS),
@@ -35,7 +36,7 @@ export const skadnetworkPostbacksQuery = windowRules(
 );
 
 export const skadnetworkReportQuery = windowRules(
-  z.object({
+  routeQuery({
     from: overviewParamsSchema.shape.from,
     to: overviewParamsSchema.shape.to,
     include: z
@@ -51,8 +52,9 @@ export const skadnetworkReportQuery = windowRules(
   }),
 );
 
+/** The service's admins' window of postbacks of no app: it names no app. */
 export const unknownPostbacksQuery = windowRules(
-  z.object({ from: overviewParamsSchema.shape.from, to: overviewParamsSchema.shape.to }),
+  strictQuery({ from: overviewParamsSchema.shape.from, to: overviewParamsSchema.shape.to }),
 );
 
 const DAY_MS = 86_400_000;
@@ -81,8 +83,7 @@ export const createSkadnetworkHandlers = (deps: SkadnetworkSettingsDeps) => {
       jsonResponse(200, { networks: await settings.saveNetworks(appOf(event), body(event)) }),
     ),
     report: httpRoute(async (event) => {
-      const appId = appOf(event);
-      const query = checked(skadnetworkReportQuery, event.queryStringParameters ?? {}, "query");
+      const { appId, query } = appQuery(event, "postbacks", skadnetworkReportQuery);
       const include = new Set(query.include?.split(",") ?? []);
       return jsonResponse(
         200,
@@ -93,8 +94,7 @@ export const createSkadnetworkHandlers = (deps: SkadnetworkSettingsDeps) => {
       );
     }),
     listPostbacks: httpRoute(async (event) => {
-      const appId = appOf(event);
-      const query = checked(skadnetworkPostbacksQuery, event.queryStringParameters ?? {}, "query");
+      const { appId, query } = appQuery(event, "postbacks", skadnetworkPostbacksQuery);
       return jsonResponse(
         200,
         await settings.postbacks(appId, rangeOf(query), {

@@ -1,0 +1,36 @@
+/**
+ * The query of a route that reports or lists. Any name the route does not take is refused with
+ * a 422 that lists those it does: a misspelt filter (`mediasource=`) answered as if absent would
+ * read as the filtered figures, and a budget be moved on the whole app's.
+ */
+import * as z from "zod";
+
+/**
+ * The app the request is about, which a dashboard session names on any route about an app. A
+ * key (or a session) acts for one app: naming another is a 404, as an app the caller may not
+ * see is.
+ */
+export const appIdParam = z
+  .string()
+  .optional()
+  .meta({ description: "The app; optional, and when given it must be the caller's app." });
+
+/** The names refused, the first few, each cut: a detail is read by a person. */
+const named = (keys: readonly string[]): string => {
+  const shown = keys.slice(0, 5).map((key) => JSON.stringify(key.slice(0, 40)));
+  return keys.length > 5 ? `${shown.join(", ")} and ${keys.length - 5} more` : shown.join(", ");
+};
+
+/** A query of these parameters and no other. */
+export const strictQuery = <S extends z.core.$ZodLooseShape>(shape: S) => {
+  const names = Object.keys(shape);
+  const takes = names.length === 0 ? "it takes none" : `its parameters are ${names.join(", ")}`;
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys" ? `takes no ${named(issue.keys)}: ${takes}` : undefined,
+  });
+};
+
+/** The query of a route about an app: its parameters and `app_id`. */
+export const routeQuery = <S extends z.core.$ZodLooseShape>(shape: S) =>
+  strictQuery({ app_id: appIdParam, ...shape });
