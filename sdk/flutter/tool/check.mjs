@@ -589,9 +589,10 @@ if (swiftPluginText) {
     ],
   );
 
-  // The SDK's listeners are one per process: a plugin clears only those it set, and those when
-  // its engine goes away (as the Android side: an engine's `listen(false)` or its end must not
-  // silence another engine's streams). A FlutterEngine calls detachFromEngineForRegistrar: only
+  // The SDK's listeners are one per process: they call the plugin whose stream listened last,
+  // and a plugin that stops (its engine going away included) gives its place back to the one
+  // before it, as the Android side does: an engine's `listen(false)` or its end must not
+  // silence another engine's streams. A FlutterEngine calls detachFromEngineForRegistrar: only
   // on the values its registrars published (FlutterEngine's dealloc), so register(with:)
   // publishes the plugin, else its detachFromEngine(for:) never runs.
   const registerBody =
@@ -607,16 +608,16 @@ if (swiftPluginText) {
     declared("public func detachFromEngine(for registrar: FlutterPluginRegistrar)"),
   );
   check(
-    "the iOS plugin clears only the SDK listeners its engine set, and those when the engine goes away",
+    "the iOS plugin calls the engine that listened last, and gives a stopped or ended one's place back to the one before it",
     [
-      ...(/!listening\s*&&\s*(?:Self|ServiceAttributionPlugin)\.owners\[name\]\s*!==\s*self\s*\{\s*return\s*\}/.test(
-        listenBody,
-      ) &&
-      /(?:Self|ServiceAttributionPlugin)\.owners\[name\]\s*=\s*listening\s*\?\s*self\s*:\s*nil/.test(
-        listenBody,
-      )
+      ...(/plugins\.removeAll\s*\{\s*\$0\s*===\s*self\s*\}/.test(listenBody) &&
+      /if\s+listening\s*\{\s*plugins\.append\(self\)\s*\}/.test(listenBody) &&
+      /let\s+told\s*=\s*plugins\.last/.test(listenBody) &&
+      /if\s*!listening\s*&&\s*told\s*===\s*before\s*\{\s*return\s*\}/.test(listenBody)
         ? []
-        : ["listen(_:_:) does not keep which plugin set each listener, nor clear only its own"]),
+        : [
+            "listen(_:_:) does not keep the listening plugins in order, calling the last and giving a stopped one's place back to the one before it",
+          ]),
       ...(!detachBody
         ? ["no public detachFromEngine(for:)"]
         : /listen\(name, false\)/.test(detachBody) && /listenerNames/.test(detachBody)

@@ -11,8 +11,9 @@ import UIKit
 /// The SDK's listeners (`onAttribution`, `onDeepLink`, `onError`) are set while the Dart side's
 /// stream of the same name has a listener (the channel's `listen`), and call the Dart side back
 /// on the main thread with `onAttribution`, `onDeepLink` and `onError`. The SDK has one of each
-/// for the process: a plugin clears only the one it set, and the ones it set when its engine
-/// goes away, as the Android side does. The SDK's refusal to start, which it tells the
+/// for the process, and an app may run several engines: it calls the engine whose stream began
+/// listening last, and when that one stops (its engine going away included), the one before it
+/// that still listens, as the Android side does. The SDK's refusal to start, which it tells the
 /// `configure` completion alone, reaches `onError` too.
 ///
 /// Everything here runs on the main thread: the channel's calls, the engine's detach, the
@@ -26,8 +27,9 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
 
     /// The Dart side's names of the SDK's listeners (the channel's `listen`).
     private static let listenerNames = ["attribution", "deepLink", "error"]
-    /// The plugin (of which engine) that set each of the SDK's listeners.
-    private static var owners: [String: ServiceAttributionPlugin] = [:]
+    /// The plugins (of which engines) whose Dart stream of each name listens, in the order they
+    /// began: the last is the one the SDK's listener calls.
+    private static var owners: [String: [ServiceAttributionPlugin]] = [:]
     /// A refusal to start told before any Dart error stream listened (`configure` runs early in
     /// `main`, the listener may come after it): kept for the first that does.
     private static var pendingRefusal: [String: Any]?
@@ -173,35 +175,43 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
 
     // MARK: - Listeners
 
-    /// Sets (or clears) the SDK's listener that the Dart stream [name] is fed by. The SDK calls
-    /// a listener set after the attribution is known at once with the stored map. A plugin
-    /// clears only the listener it set, so that an engine going away (a background isolate's,
-    /// say) leaves another engine's alone.
+    /// Sets (or clears) the SDK's listener that the Dart stream [name] is fed by. The SDK has one
+    /// of each for the process, and an app may run several engines (add-to-app, a background
+    /// isolate's): the listener calls the engine whose stream began listening last, and when that
+    /// one stops (its engine going away included), the one before it that still listens, whose
+    /// stream would otherwise hear nothing for the rest of the process. Set again, the SDK tells
+    /// the stored attribution at once, and a deferred deep link not yet handed over.
     private func listen(_ name: String?, _ listening: Bool) {
         guard let name = name, Self.listenerNames.contains(name) else { return }
-        if !listening && Self.owners[name] !== self { return }
-        Self.owners[name] = listening ? self : nil
+        var plugins = Self.owners[name] ?? []
+        let before = plugins.last
+        plugins.removeAll { $0 === self }
+        if listening { plugins.append(self) }
+        Self.owners[name] = plugins
+        let told = plugins.last
+        // Another engine's stream stopped: the SDK's listener is as it was.
+        if !listening && told === before { return }
         switch name {
         case "attribution":
-            if listening {
-                ServiceAttribution.onAttribution = { [weak self] attribution in
-                    self?.callDart("onAttribution", attribution)
+            if let plugin = told {
+                ServiceAttribution.onAttribution = { [weak plugin] attribution in
+                    plugin?.callDart("onAttribution", attribution)
                 }
             } else {
                 ServiceAttribution.onAttribution = nil
             }
         case "deepLink":
-            if listening {
-                ServiceAttribution.onDeepLink = { [weak self] deepLink in
-                    self?.callDart("onDeepLink", ServiceAttributionPlugin.channelMap(deepLink))
+            if let plugin = told {
+                ServiceAttribution.onDeepLink = { [weak plugin] deepLink in
+                    plugin?.callDart("onDeepLink", ServiceAttributionPlugin.channelMap(deepLink))
                 }
             } else {
                 ServiceAttribution.onDeepLink = nil
             }
         case "error":
-            if listening {
-                ServiceAttribution.onError = { [weak self] error in
-                    self?.callDart("onError", ServiceAttributionPlugin.channelMap(error))
+            if let plugin = told {
+                ServiceAttribution.onError = { [weak plugin] error in
+                    plugin?.callDart("onError", ServiceAttributionPlugin.channelMap(error))
                 }
             } else {
                 ServiceAttribution.onError = nil
@@ -241,7 +251,7 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
 
     /// A refusal to start, to the engine whose error stream listens, or kept for the first one.
     private static func tellRefusal(_ refusal: [String: Any]) {
-        if let owner = owners["error"] {
+        if let owner = owners["error"]?.last {
             owner.callDart("onError", refusal)
         } else {
             pendingRefusal = refusal

@@ -54,7 +54,7 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
     override fun onDetachedFromEngine(binding: FlutterPlugin.FlutterPluginBinding) {
         channel.setMethodCallHandler(null)
         // The SDK outlives the engine: it must not call a channel that is gone.
-        for (name in listOf(ATTRIBUTION, DEEP_LINK, ERROR)) listen(name, false)
+        for (name in NAMES) listen(name, false)
         scope.cancel()
     }
 
@@ -164,30 +164,40 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
 
     /**
      * Sets (or clears) the SDK's listener that feeds the Dart stream [name]. The SDK has one of
-     * each for the process: a plugin clears only the one it set, so that an engine going away
-     * (a background isolate's, say) leaves another engine's listener alone.
+     * each for the process, and an app may run several engines (add-to-app, a background
+     * isolate's): the listener calls the engine whose stream began listening last, and when that
+     * one stops (its engine going away included), the one before it that still listens, whose
+     * stream would otherwise hear nothing for the rest of the process. Set again, the SDK tells
+     * the kept attribution at once, and a deferred deep link not yet handed over.
      */
     private fun listen(name: String?, listening: Boolean) {
-        if (name !in listOf(ATTRIBUTION, DEEP_LINK, ERROR)) return
+        if (name == null || name !in NAMES) return
         var refusal: Map<String, Any?>? = null
+        val told: ServiceAttributionPlugin?
         synchronized(owners) {
-            if (!listening && owners[name] !== this) return
-            if (listening) owners[name!!] = this else owners.remove(name)
+            val plugins = owners.getOrPut(name) { ArrayList() }
+            val before = plugins.lastOrNull()
+            plugins.remove(this)
+            if (listening) plugins.add(this)
+            told = plugins.lastOrNull()
+            // Another engine's stream stopped: the SDK's listener is as it was.
+            if (!listening && told === before) return
             if (listening && name == ERROR) {
                 refusal = pendingRefusal
                 pendingRefusal = null
             }
         }
+        // Outside the lock: the SDK may call its InitListener, which takes it, under its own.
         when (name) {
             // Set after the attribution is known, the SDK tells the listener at once.
             ATTRIBUTION -> ServiceAttributionSdk.setAttributionListener(
-                if (listening) AttributionListener { toDart("onAttribution", HashMap(it)) } else null,
+                told?.let { plugin -> AttributionListener { plugin.toDart("onAttribution", HashMap(it)) } },
             )
             DEEP_LINK -> ServiceAttributionSdk.setDeepLinkListener(
-                if (listening) DeepLinkListener { toDart("onDeepLink", channelMap(it)) } else null,
+                told?.let { plugin -> DeepLinkListener { plugin.toDart("onDeepLink", channelMap(it)) } },
             )
             ERROR -> ServiceAttributionSdk.setErrorListener(
-                if (listening) ErrorListener { toDart("onError", channelMap(it)) } else null,
+                told?.let { plugin -> ErrorListener { plugin.toDart("onError", channelMap(it)) } },
             )
         }
         refusal?.let { toDart("onError", it) }
@@ -243,8 +253,13 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
         private const val DEEP_LINK = "deepLink"
         private const val ERROR = "error"
 
-        /** The plugin (of which engine) that set each of the SDK's listeners. */
-        private val owners = HashMap<String, ServiceAttributionPlugin>()
+        private val NAMES = setOf(ATTRIBUTION, DEEP_LINK, ERROR)
+
+        /**
+         * The plugins (of which engines) whose Dart stream of each name listens, in the order they
+         * began: the last is the one the SDK's listener calls.
+         */
+        private val owners = HashMap<String, MutableList<ServiceAttributionPlugin>>()
 
         /**
          * A refusal told before any Dart error stream listened (configure runs early in main, the
@@ -279,7 +294,7 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
         private fun tellRefusal(refusal: Map<String, Any?>) {
             val owner =
                 synchronized(owners) {
-                    owners[ERROR].also { if (it == null) pendingRefusal = refusal }
+                    owners[ERROR]?.lastOrNull().also { if (it == null) pendingRefusal = refusal }
                 }
             owner?.toDart("onError", refusal)
         }

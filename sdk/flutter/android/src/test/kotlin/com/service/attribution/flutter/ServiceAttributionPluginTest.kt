@@ -296,6 +296,33 @@ class ServiceAttributionPluginTest {
         assertTrue(other.dart.received("onDeepLink").isEmpty())
     }
 
+    @Test
+    fun `g2 the engine that listened last going away gives the listeners back to the one before it`() {
+        listenAll()
+        val other = Engine()
+        for (listener in listOf("attribution", "deepLink", "error")) {
+            assertNull(other.success("listen", mapOf("listener" to listener, "listening" to true)))
+        }
+        // The other engine (a background isolate's, say) listened last: it alone is told.
+        assertNull(engine.success("handleDeepLink", mapOf("url" to "myapp://open?deep_link_path=%2Fother")))
+        assertTrue("the last engine to listen hears it", eventually { idle(); other.dart.received("onDeepLink").any { it["path"] == "/other" } })
+        assertTrue(engine.dart.received("onDeepLink").none { it["path"] == "/other" })
+
+        other.plugin.onDetachedFromEngine(other.binding)
+        assertNull(engine.success("handleDeepLink", mapOf("url" to "myapp://open?deep_link_path=%2Fback")))
+        assertTrue("the engine before it hears again", eventually { idle(); engine.dart.received("onDeepLink").any { it["path"] == "/back" } })
+        assertTrue(other.dart.received("onDeepLink").none { it["path"] == "/back" })
+
+        // A stream that stops listening gives its place back the same way, its engine still there.
+        val third = Engine()
+        assertNull(third.success("listen", mapOf("listener" to "deepLink", "listening" to true)))
+        assertNull(third.success("listen", mapOf("listener" to "deepLink", "listening" to false)))
+        assertNull(engine.success("handleDeepLink", mapOf("url" to "myapp://open?deep_link_path=%2Fagain")))
+        assertTrue(eventually { idle(); engine.dart.received("onDeepLink").any { it["path"] == "/again" } })
+        assertTrue(third.dart.received("onDeepLink").isEmpty())
+        third.plugin.onDetachedFromEngine(third.binding)
+    }
+
     /** A value as the Dart side receives it: encoded and decoded by the standard codec. */
     private fun roundTrip(value: Any?): Map<*, *> {
         val buffer = StandardMessageCodec.INSTANCE.encodeMessage(value)!!
