@@ -177,6 +177,26 @@ void main() {
       expect(received.map((link) => link.url), [cold, second]);
     });
 
+    test('a deferred link the native side hands over while no stream listens waits for the next',
+        () async {
+      // The last listener gone, before the native side has cleared its own listener: the
+      // native SDK counts the link delivered, once per install.
+      final subscription = ServicePlugin.onDeepLink.listen((_) {});
+      await Future<void>.delayed(Duration.zero);
+      await subscription.cancel();
+      await fromNative('onDeepLink', {
+        'kind': 'deferred',
+        'deeplinkId': null,
+        'path': '/welcome',
+        'params': {'deep_link_path': '/welcome'},
+        'url': null,
+      });
+      final received = await listen(ServicePlugin.onDeepLink);
+      expect(received.map((link) => [link.kind, link.path]), [
+        [ServiceDeepLinkKind.deferred, '/welcome'],
+      ]);
+    });
+
     test('past listeners.json\'s maxPendingDirectLinks the oldest waiting links are dropped',
         () async {
       final kept = _vectors('listeners.json')['maxPendingDirectLinks'] as int;

@@ -230,11 +230,11 @@ check("direct links wait for a listener as listeners.json says: the most recent,
     : [
         `_maxPendingDirectLinks is ${constant("_maxPendingDirectLinks")}, listeners.json's maxPendingDirectLinks ${listenerVectors.maxPendingDirectLinks}`,
       ]),
-  ...(/_pendingDirect\.length >= _maxPendingDirectLinks\) _pendingDirect\.removeAt\(0\);\s*_pendingDirect\.add\(link\);/.test(
+  ...(/_pendingLinks\.length >= _maxPendingDirectLinks\) _pendingLinks\.removeAt\(0\);\s*_pendingLinks\.add\(link\);/.test(
     plugin,
   )
     ? []
-    : ["_deliverDirect does not keep the most recent links, the oldest dropped"]),
+    : ["_deliverLink does not keep the most recent links, the oldest dropped"]),
   ...(/for \(final link in pending\) \{\s*_deepLinks\.add\(link\);/.test(plugin)
     ? []
     : ["onDeepLink's first listener does not get every waiting link, in order"]),

@@ -1,6 +1,6 @@
 import 'dart:async';
-import 'dart:developer' as developer;
 
+import 'package:flutter/foundation.dart';
 import 'package:flutter/services.dart';
 
 import 'event_type.dart';
@@ -95,24 +95,25 @@ final class ServicePlugin {
       });
 
   /// Sends an event; true when the native SDK took it to send. [eventName] names an
-  /// [EventType.custom] event and is required for it.
+  /// [EventType.custom] event, which is not sent without one.
   ///
   /// Before [configure] the native SDK keeps the event in memory (up to 1000 events, the oldest
   /// dropped beyond) and sends it once [configure] has run, in order with the later ones: the
   /// answer is then true.
   ///
-  /// Throws an [ArgumentError], with nothing sent, when [eventType] is [EventType.custom] and
-  /// [eventName] is null or blank, or when a parameter value is of a type the service cannot
-  /// take (see the package README). False, with nothing sent, while the SDK is disabled or
-  /// stopped ([stop]), and for [EventType.install], which the SDK tracks itself (whatever its
-  /// parameters: they are not looked at).
+  /// Throws an [ArgumentError], with nothing sent, when a parameter value is of a type the
+  /// service cannot take (see the package README). False, with nothing sent, for an
+  /// [EventType.custom] event whose [eventName] is null or blank (with a warning in the log),
+  /// while the SDK is disabled or stopped ([stop]), and for [EventType.install], which the SDK
+  /// tracks itself (whatever its parameters: they are not looked at).
   static Future<bool> sendEvent({
     required EventType eventType,
     String? eventName,
     Map<String, dynamic>? parameters,
   }) async {
     if (eventType == EventType.custom && (eventName == null || eventName.trim().isEmpty)) {
-      throw ArgumentError.value(eventName, 'eventName', 'is required for EventType.custom');
+      _warn('sendEvent: an EventType.custom event needs an eventName; nothing was sent');
+      return false;
     }
     // Before the parameters are checked: a manual install has no effect at all.
     if (eventType == EventType.install) return false;
@@ -169,7 +170,7 @@ final class ServicePlugin {
   }) async {
     final link = parseServiceLink(url, allowedHosts);
     if (link == null) return null;
-    _deliverDirect(directDeepLinkOf(link));
+    _deliverLink(directDeepLinkOf(link));
     await _noteOpeningLink(url, 'handleUniversalLink');
     return link;
   }
@@ -183,7 +184,7 @@ final class ServicePlugin {
   static Future<ServiceDeepLink?> handleDeepLink(Uri url) async {
     final link = directDeepLink(url);
     if (link == null) return null;
-    _deliverDirect(link);
+    _deliverLink(link);
     await _noteOpeningLink(url, 'handleDeepLink');
     return link;
   }
@@ -288,8 +289,8 @@ final class ServicePlugin {
   static final StreamController<ServiceDeepLink> _deepLinks =
       StreamController<ServiceDeepLink>.broadcast(
     onListen: () {
-      final pending = List<ServiceDeepLink>.of(_pendingDirect);
-      _pendingDirect.clear();
+      final pending = List<ServiceDeepLink>.of(_pendingLinks);
+      _pendingLinks.clear();
       for (final link in pending) {
         _deepLinks.add(link);
       }
@@ -313,16 +314,19 @@ final class ServicePlugin {
   /// one tapped before the app listens.
   static const int _maxPendingDirectLinks = 10;
 
-  /// The direct deep links handed over while [onDeepLink] had no listener, oldest first: the
-  /// most recent [_maxPendingDirectLinks], delivered in order to the first listener.
-  static final List<ServiceDeepLink> _pendingDirect = <ServiceDeepLink>[];
+  /// The deep links handed over while [onDeepLink] had no listener, oldest first: the most
+  /// recent [_maxPendingDirectLinks], delivered in order to the first listener. Direct links,
+  /// and the deferred one: the native SDK counts it delivered once it is handed over, so one
+  /// arriving as a stream's last listener cancels (before the native listener is cleared) waits
+  /// here rather than being lost for the install.
+  static final List<ServiceDeepLink> _pendingLinks = <ServiceDeepLink>[];
 
-  static void _deliverDirect(ServiceDeepLink link) {
+  static void _deliverLink(ServiceDeepLink link) {
     if (_deepLinks.hasListener) {
       _deepLinks.add(link);
     } else {
-      if (_pendingDirect.length >= _maxPendingDirectLinks) _pendingDirect.removeAt(0);
-      _pendingDirect.add(link);
+      if (_pendingLinks.length >= _maxPendingDirectLinks) _pendingLinks.removeAt(0);
+      _pendingLinks.add(link);
     }
   }
 
@@ -358,7 +362,7 @@ final class ServicePlugin {
         // Direct links are delivered from the Dart calls alone, whatever the native SDK
         // also saw (the links handleDeepLink and handleUniversalLink tell it, the iOS
         // application and scene delegates' own), so none comes twice.
-        if (link != null && link.kind == ServiceDeepLinkKind.deferred) _deepLinks.add(link);
+        if (link != null && link.kind == ServiceDeepLinkKind.deferred) _deliverLink(link);
       case 'onError':
         final error = ServiceError.fromChannel(call.arguments);
         if (error == null) {
@@ -375,5 +379,7 @@ final class ServicePlugin {
   static Map<String, dynamic>? _stringKeyed(Map<Object?, Object?>? map) =>
       map?.map((key, value) => MapEntry(key.toString(), value));
 
-  static void _warn(String message) => developer.log(message, name: 'ServiceSdk', level: 900);
+  /// A warning in the app's console (logcat, Xcode's), under the native SDKs' tag, in every
+  /// build: `dart:developer`'s log reaches only a debugger.
+  static void _warn(String message) => debugPrint('ServiceSdk: warning: $message');
 }
