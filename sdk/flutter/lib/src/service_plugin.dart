@@ -190,9 +190,10 @@ final class ServicePlugin {
   }
 
   /// Tells the native SDK of a link that opened the app, which [caller] has delivered on
-  /// [onDeepLink] already: the native SDK keeps it for a new install's report (Android has no
-  /// other way to it; on iOS the plugin's application and scene delegates also hand it over). The
-  /// direct deep link the native SDK makes of it is not delivered again ([_onNativeCall]).
+  /// [onDeepLink] already: the native SDK keeps it for a new install's report (the native
+  /// plugins also hand it over themselves: the launching intent and each new one on Android, the
+  /// application and scene delegates on iOS). The direct deep link the native SDK makes of it is
+  /// not delivered again ([_onNativeCall]).
   static Future<void> _noteOpeningLink(Uri url, String caller) async {
     try {
       await _channel.invokeMethod<void>('handleDeepLink', <String, Object?>{

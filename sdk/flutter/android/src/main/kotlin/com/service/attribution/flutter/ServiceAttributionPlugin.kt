@@ -1,6 +1,7 @@
 package com.service.attribution.flutter
 
 import android.content.Context
+import android.content.Intent
 import android.net.Uri
 import android.os.Handler
 import android.os.Looper
@@ -20,8 +21,11 @@ import com.service.attribution.ServiceError
 import com.service.attribution.ServiceErrorKind
 import com.service.attribution.WrapperPlatform
 import io.flutter.embedding.engine.plugins.FlutterPlugin
+import io.flutter.embedding.engine.plugins.activity.ActivityAware
+import io.flutter.embedding.engine.plugins.activity.ActivityPluginBinding
 import io.flutter.plugin.common.MethodCall
 import io.flutter.plugin.common.MethodChannel
+import io.flutter.plugin.common.PluginRegistry
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
@@ -38,8 +42,17 @@ import java.io.IOException
  * (the channel's `listen`): each calls the Dart side back on the main thread with
  * `onAttribution`, `onDeepLink` or `onError` and a map of the standard codec's types. The SDK's
  * refusal to start, which it tells configure's InitListener alone, reaches `onError` too.
+ *
+ * The link that opens the app (the launching activity's intent, and each new one) is handed to
+ * the SDK here, as the iOS side's application and scene delegates hand theirs: a new install's
+ * report carries it (its `open_url`, whose click attributes the install), which a link the Dart
+ * side tells the SDK later, once the app's own link plugin has it, may reach too late.
  */
-class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler {
+class ServiceAttributionPlugin :
+    FlutterPlugin,
+    MethodChannel.MethodCallHandler,
+    ActivityAware,
+    PluginRegistry.NewIntentListener {
     private lateinit var channel: MethodChannel
     private lateinit var context: Context
     private val scope = CoroutineScope(SupervisorJob() + Dispatchers.IO)
@@ -56,6 +69,49 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
         // The SDK outlives the engine: it must not call a channel that is gone.
         for (name in NAMES) listen(name, false)
         scope.cancel()
+    }
+
+    private var activityBinding: ActivityPluginBinding? = null
+
+    override fun onAttachedToActivity(binding: ActivityPluginBinding) {
+        attach(binding)
+        // The intent that launched the activity: a link tapped, or the launcher's (no data).
+        noteOpeningLink(binding.activity.intent)
+    }
+
+    /** The same activity, made anew for a configuration change: its intent was noted already. */
+    override fun onReattachedToActivityForConfigChanges(binding: ActivityPluginBinding) = attach(binding)
+
+    override fun onDetachedFromActivityForConfigChanges() = detachActivity()
+
+    override fun onDetachedFromActivity() = detachActivity()
+
+    /** A link that brought the running activity forward; false leaves it to the app and other plugins. */
+    override fun onNewIntent(intent: Intent): Boolean {
+        noteOpeningLink(intent)
+        return false
+    }
+
+    private fun attach(binding: ActivityPluginBinding) {
+        activityBinding = binding
+        binding.addOnNewIntentListener(this)
+    }
+
+    private fun detachActivity() {
+        activityBinding?.removeOnNewIntentListener(this)
+        activityBinding = null
+    }
+
+    /**
+     * Hands the SDK the link of [intent], as the Dart side's handleDeepLink does (the direct
+     * deep link it makes of it is delivered by the Dart calls alone, never from here). An intent
+     * relaunched from the recent apps carries the link of an earlier launch, already handed over.
+     */
+    private fun noteOpeningLink(intent: Intent?) {
+        val link = intent?.data ?: return
+        if (intent.action != Intent.ACTION_VIEW) return
+        if (intent.flags and Intent.FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY != 0) return
+        ServiceAttributionSdk.handleDeepLink(link)
     }
 
     override fun onMethodCall(call: MethodCall, result: MethodChannel.Result) {

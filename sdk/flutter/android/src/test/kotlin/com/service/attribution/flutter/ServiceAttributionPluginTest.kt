@@ -1,12 +1,17 @@
 package com.service.attribution.flutter
 
 import android.Manifest
+import android.app.Activity
+import android.content.Intent
+import android.net.Uri
 import android.os.Bundle
 import android.util.Log
 import com.service.attribution.AuthenticationException
 import com.service.attribution.HttpException
 import com.service.attribution.ServiceAttributionSdk
+import io.flutter.embedding.engine.plugins.activity.ActivityPluginBinding
 import io.flutter.plugin.common.BinaryMessenger
+import io.flutter.plugin.common.PluginRegistry
 import io.flutter.plugin.common.MethodCall
 import io.flutter.plugin.common.MethodChannel
 import io.flutter.plugin.common.StandardMessageCodec
@@ -29,6 +34,7 @@ import org.junit.FixMethodOrder
 import org.junit.Test
 import org.junit.runner.RunWith
 import org.junit.runners.MethodSorters
+import org.robolectric.Robolectric
 import org.robolectric.RobolectricTestRunner
 import org.robolectric.Shadows.shadowOf
 import org.robolectric.shadows.ShadowLog
@@ -321,6 +327,62 @@ class ServiceAttributionPluginTest {
         assertTrue(eventually { idle(); engine.dart.received("onDeepLink").any { it["path"] == "/again" } })
         assertTrue(third.dart.received("onDeepLink").isEmpty())
         third.plugin.onDetachedFromEngine(third.binding)
+    }
+
+    /** What the engine gives an ActivityAware plugin: its activity, and the new intents it is told. */
+    private class ActivityBinding(private val activity: Activity) : ActivityPluginBinding {
+        val listeners = mutableListOf<PluginRegistry.NewIntentListener>()
+
+        override fun getActivity() = activity
+
+        override fun addOnNewIntentListener(listener: PluginRegistry.NewIntentListener) {
+            listeners += listener
+        }
+
+        override fun removeOnNewIntentListener(listener: PluginRegistry.NewIntentListener) {
+            listeners -= listener
+        }
+    }
+
+    private fun activityOf(intent: Intent): Activity = Robolectric.buildActivity(Activity::class.java, intent).setup().get()
+
+    private fun view(path: String) = Intent(Intent.ACTION_VIEW, Uri.parse("myapp://open?deep_link_path=%2F$path"))
+
+    /** The paths of the direct deep links the SDK made, as its listener told the channel, once [marker] has come after them. */
+    private fun toldUpTo(marker: String): List<Any?> {
+        assertNull(engine.success("handleDeepLink", mapOf("url" to "myapp://open?deep_link_path=%2F$marker")))
+        assertTrue(eventually { idle(); engine.dart.received("onDeepLink").any { it["path"] == "/$marker" } })
+        return engine.dart.received("onDeepLink").map { it["path"] }
+    }
+
+    @Test
+    fun `h the link that launched the activity, and each new one, reach the SDK from the plugin itself, once each`() {
+        listenAll()
+        val binding = ActivityBinding(activityOf(view("launch")))
+        engine.plugin.onAttachedToActivity(binding)
+        assertTrue("the launch's link reached the SDK", eventually { idle(); engine.dart.received("onDeepLink").any { it["path"] == "/launch" } })
+
+        // A link that brings the running activity forward, left to the app and other plugins too.
+        assertEquals(1, binding.listeners.size)
+        assertFalse(binding.listeners.single().onNewIntent(view("next")))
+        assertTrue("a new intent's link reached the SDK", eventually { idle(); engine.dart.received("onDeepLink").any { it["path"] == "/next" } })
+
+        // Made anew for a rotation: the same intent, not handed over again.
+        engine.plugin.onDetachedFromActivityForConfigChanges()
+        assertTrue(binding.listeners.isEmpty())
+        engine.plugin.onReattachedToActivityForConfigChanges(binding)
+        assertEquals(1, binding.listeners.size)
+        engine.plugin.onDetachedFromActivity()
+        assertTrue(binding.listeners.isEmpty())
+
+        // Relaunched from the recent apps (an earlier launch's link), and from the launcher (none).
+        val fromHistory = view("old").addFlags(Intent.FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY)
+        engine.plugin.onAttachedToActivity(ActivityBinding(activityOf(fromHistory)))
+        engine.plugin.onDetachedFromActivity()
+        engine.plugin.onAttachedToActivity(ActivityBinding(activityOf(Intent(Intent.ACTION_MAIN))))
+        engine.plugin.onDetachedFromActivity()
+        val told = toldUpTo("marker")
+        assertEquals(listOf("/launch", "/next", "/marker"), told.filter { it in listOf("/launch", "/next", "/old", "/marker") })
     }
 
     /** A value as the Dart side receives it: encoded and decoded by the standard codec. */
