@@ -377,6 +377,16 @@ describe("secrets and endpoints", () => {
     expect(secretsOf(snap)).toEqual(["TOKEN-1"]);
   });
 
+  it("counts the credentials inside a value that is a URL as secret", () => {
+    const generic = parsePartnerConfig({
+      ...base,
+      partner: "generic",
+      mediaSources: ["net"],
+      values: { endpoint: "https://hooks.example.com/in/T0123456789ABCDEF?app=1&api_key=K-9" },
+    });
+    expect(secretsOf(generic)).toEqual(["T0123456789ABCDEF", "K-9"]);
+  });
+
   it("refuses a catalog endpoint with a fragment", () => {
     expect(
       problem({

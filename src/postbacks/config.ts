@@ -25,7 +25,7 @@ import {
   requestFor,
   templateTexts,
 } from "./partners.ts";
-import { isCredentialName } from "./retries.ts";
+import { isCredentialName, urlCredentialsOf } from "./retries.ts";
 import {
   fillUrl,
   headerBoundPassed,
@@ -566,11 +566,21 @@ export const secretNamesOf = (config: PartnerConfig): string[] => {
   );
 };
 
-/** The secret values themselves, in clear: what the attempt log masks. */
-export const secretsOf = (config: PartnerConfig): string[] =>
-  secretNamesOf(config)
-    .map((name) => ownText(config.values, name) ?? "")
-    .filter((value) => value !== "");
+/**
+ * The secret values themselves, in clear: what the attempt log masks. Besides the secret
+ * values, the credentials inside any value that is a URL (a generic endpoint's token segment or
+ * `?key=`), which the configuration's answers mask too (./wire.ts's shownUrl).
+ */
+export const secretsOf = (config: PartnerConfig): string[] => [
+  ...new Set([
+    ...secretNamesOf(config)
+      .map((name) => ownText(config.values, name) ?? "")
+      .filter((value) => value !== ""),
+    ...Object.values(config.values).flatMap((value) =>
+      isHttpUrl(value) ? urlCredentialsOf(value) : [],
+    ),
+  ]),
+];
 
 /**
  * Where a configuration's postbacks go: each distinct URL its templates lead to on either

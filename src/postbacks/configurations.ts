@@ -33,7 +33,7 @@ import {
   secretsOf,
   type WebhookConfig,
 } from "./config.ts";
-import { credentialSegmentsOf, MASK } from "./retries.ts";
+import { MASK, urlCredentialsOf } from "./retries.ts";
 import {
   openPartnerConfig,
   openWebhookConfig,
@@ -397,7 +397,7 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         return testResultOf({
           request: built,
           outcome,
-          secrets: [...signingSecrets(webhook, at), ...credentialSegmentsOf(webhook.url)],
+          secrets: [...signingSecrets(webhook, at), ...urlCredentialsOf(webhook.url)],
           now: now(),
         });
       }

@@ -12,6 +12,7 @@ import {
   RETRY_POLICY,
   retryAfterMs,
   skipLog,
+  urlCredentialsOf,
   verdictOf,
   WEBHOOK_RETRY_POLICY,
 } from "./retries.ts";
@@ -214,6 +215,26 @@ describe("maskUrl", () => {
         expect(masked).toBe(`https://x.example.com/p?a=1&v=${MASK}&b=2`);
       }),
     );
+  });
+});
+
+describe("urlCredentialsOf", () => {
+  it("names a configured URL's credential segments and credential-named query values, as written and decoded", () => {
+    const url =
+      "https://hooks.example.com/services/T0123456789ABCDEF/in?app=1&api_key=k%2By+z&sig=S1&link_id=L1234567890abcdefgh#f";
+    expect(urlCredentialsOf(url)).toEqual(["T0123456789ABCDEF", "k%2By+z", "k+y z", "S1"]);
+  });
+
+  it("names nothing of a URL with no credential in it", () => {
+    expect(urlCredentialsOf("https://pb.example.com/in?app=1&token=&campaign=summer")).toEqual([]);
+    expect(urlCredentialsOf("https://pb.example.com")).toEqual([]);
+  });
+
+  it("lets an answer echoing the URL be masked whole", () => {
+    const url = "https://hooks.example.com/T0123456789ABCDEF?key=a%2Fb";
+    const echo = `no route for /T0123456789ABCDEF with key a/b (${url})`;
+    const masked = maskSecrets(echo, urlCredentialsOf(url));
+    expect(masked).not.toMatch(/T0123456789ABCDEF|a\/b|a%2Fb/);
   });
 });
 

@@ -254,6 +254,33 @@ export const credentialSegmentsOf = (url: string): string[] => {
 };
 
 /**
+ * What of a configured URL is a credential: the path segments that read as one, and the value
+ * of each query key named like one, as written and decoded. The log's URL masks these already
+ * (maskUrl); an answer, an error or a body that echoes the URL needs them named to mask them.
+ */
+export const urlCredentialsOf = (url: string): string[] => {
+  const credentials = credentialSegmentsOf(url);
+  const queryAt = url.indexOf("?");
+  if (queryAt < 0) return credentials;
+  const fragmentAt = url.indexOf("#", queryAt);
+  const query = url.slice(queryAt + 1, fragmentAt < 0 ? url.length : fragmentAt);
+  for (const pair of query.split("&")) {
+    const at = pair.indexOf("=");
+    if (at < 0 || !isCredentialName(pair.slice(0, at))) continue;
+    const value = pair.slice(at + 1);
+    if (value === "") continue;
+    credentials.push(value);
+    try {
+      const decoded = decodeURIComponent(value.replaceAll("+", " "));
+      if (decoded !== value) credentials.push(decoded);
+    } catch {
+      // Not percent-encoding as written: the value as written is all an echo can hold.
+    }
+  }
+  return credentials;
+};
+
+/**
  * The URL for the log: the advertiser's secret values masked wherever they appear (path,
  * query, a host label), and the value of every query key named like a credential (`dev_token`,
  * `access_token`, `api_key`, `signature`) masked whatever it holds.

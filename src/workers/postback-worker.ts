@@ -67,10 +67,10 @@ import {
 } from "../postbacks/partner-slots.ts";
 import {
   attemptLog,
-  credentialSegmentsOf,
   MAX_QUEUE_DELAY_SECONDS,
   retryPolicyOf,
   skipLog,
+  urlCredentialsOf,
   verdictOf,
 } from "../postbacks/retries.ts";
 import {
@@ -292,7 +292,7 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
           now: at,
         }),
         // What the attempt's record masks: the signing secrets, and a secret in the URL's path.
-        secrets: [...signingSecrets(webhook, at), ...credentialSegmentsOf(webhook.url)],
+        secrets: [...signingSecrets(webhook, at), ...urlCredentialsOf(webhook.url)],
       };
     }
     if (!("sealedValues" in stored)) return { skip: SKIPS.removed, partner: "" };
