@@ -1,7 +1,7 @@
 /** The test postback: what its sample install tells a partner. */
 import { describe, expect, it } from "vitest";
-import { parsePartnerConfig } from "./config.ts";
-import { partnerTestRequest } from "./test-send.ts";
+import { parsePartnerConfig, parseWebhookConfig } from "./config.ts";
+import { partnerTestRequest, webhookTestRequest } from "./test-send.ts";
 
 const NOW = new Date("2026-11-02T12:00:00.000Z");
 const SETTINGS = { shareDeviceDataWithoutConsent: false };
@@ -31,5 +31,40 @@ describe("a test postback's sample install", () => {
     if (!sent.ok) throw new Error(sent.problem);
     const params = new URL(sent.request.url).searchParams;
     expect([params.get("idfv"), params.get("advertising_id")]).toEqual(["", ""]);
+  });
+
+  it("has new ids each time, so a receiver that drops repeats takes the next test as new", () => {
+    const tiktok = parsePartnerConfig({
+      id: "tiktok",
+      appId: "com.a",
+      partner: "tiktok",
+      values: { tiktok_app_id: "7123", access_token: "tok" },
+      events: { service_purchase: { name: "Purchase", revenue: true } },
+    });
+    const eventIdOf = (kind: "install" | "event") => {
+      const built = partnerTestRequest(tiktok, { kind, platform: "android" }, SETTINGS, NOW);
+      if (!built.ok) throw new Error(built.problem);
+      return JSON.parse(built.request.body ?? "{}").data[0].event_id as string;
+    };
+    for (const kind of ["install", "event"] as const) {
+      const first = eventIdOf(kind);
+      expect(first).not.toBe("");
+      expect(eventIdOf(kind)).not.toBe(first);
+    }
+
+    const webhook = parseWebhookConfig({
+      id: "w",
+      appId: "com.a",
+      url: "https://b.example/in",
+      secret: "s".repeat(32),
+    });
+    const deliveryOf = () =>
+      JSON.parse(
+        webhookTestRequest(webhook, { kind: "install", platform: "ios" }, NOW).body ?? "{}",
+      );
+    const [one, two] = [deliveryOf(), deliveryOf()];
+    expect(one.delivery_id).toMatch(/^test_[0-9a-f-]{36}$/);
+    expect(two.delivery_id).not.toBe(one.delivery_id);
+    expect(two.service_id).not.toBe(one.service_id);
   });
 });

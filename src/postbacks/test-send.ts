@@ -6,9 +6,12 @@
  * for it: won by the configuration's first media source, consent given, the sample's ids all
  * zero (the value networks read as "no id"), so a partner that counts conversions counts none
  * of it by mistake; a partner that requires a device id gets the request all the same, the id
- * empty, as the test's point is its answer. Its send id says it is a test. It goes once, through the same safe sender,
+ * empty, as the test's point is its answer. Its ids are new for each test (the send id begins `test_`),
+ * so a partner or a webhook that drops a repeat by its event id, install ref or delivery id
+ * counts the next test as the new request it is. It goes once, through the same safe sender,
  * and is not put in the outbox or the delivery log.
  */
+import { randomUUID } from "node:crypto";
 import type { Os } from "../domain/install-facts.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
@@ -24,8 +27,20 @@ import { partnerRequestOf, type SendFacts, webhookRequestOf } from "./delivery.t
 import { attemptLog, isCredentialName, MASK, maskSecrets } from "./retries.ts";
 import { SIGNATURE_HEADER, signingSecrets } from "./signing.ts";
 
-export const TEST_SERVICE_ID = "00000000-0000-4000-8000-000000000000";
-export const TEST_SEND_ID = "test";
+/** A test's own ids: its sample install's, its sample event's, and its delivery's. */
+export interface TestIds {
+  readonly serviceId: string;
+  readonly eventId: string;
+  readonly sendId: string;
+}
+
+export const TEST_SEND_PREFIX = "test_";
+
+export const freshTestIds = (): TestIds => ({
+  serviceId: randomUUID(),
+  eventId: randomUUID(),
+  sendId: `${TEST_SEND_PREFIX}${randomUUID()}`,
+});
 const ZERO_ID = "00000000-0000-0000-0000-000000000000";
 const TEST_CLICK_ID = "test-click";
 const TEST_MEDIA_SOURCE = "test_network";
@@ -60,7 +75,7 @@ export const sampleFacts = (input: {
   };
   const install: Install = {
     appId,
-    serviceId: TEST_SERVICE_ID,
+    serviceId: input.subject.serviceId,
     os: platform,
     osVersion: platform === "ios" ? "18.1" : "15",
     deviceModel: platform === "ios" ? "iPhone17,1" : "Pixel 9",
@@ -117,13 +132,18 @@ export const sampleFacts = (input: {
   };
 };
 
-const subjectOf = (test: TestRequest, eventName: string | null, now: Date): OutboxSubject =>
+const subjectOf = (
+  test: TestRequest,
+  eventName: string | null,
+  ids: TestIds,
+  now: Date,
+): OutboxSubject =>
   test.kind === "install"
-    ? { kind: "install", serviceId: TEST_SERVICE_ID, ip: null, userAgent: null }
+    ? { kind: "install", serviceId: ids.serviceId, ip: null, userAgent: null }
     : {
         kind: "event",
-        serviceId: TEST_SERVICE_ID,
-        eventId: "00000000-0000-4000-8000-000000000001",
+        serviceId: ids.serviceId,
+        eventId: ids.eventId,
         name: eventName ?? "service_test",
         time: now.toISOString(),
         revenue: { amount: 1.99, currency: "USD", usd: 1.99 },
@@ -137,6 +157,7 @@ export const partnerTestRequest = (
   test: TestRequest,
   settings: PostbackSettings,
   now: Date,
+  ids: TestIds = freshTestIds(),
 ): { ok: true; request: OutgoingRequest } | { ok: false; problem: string } => {
   const eventName = test.eventName ?? Object.keys(config.events)[0] ?? null;
   const mapping =
@@ -157,7 +178,7 @@ export const partnerTestRequest = (
       };
     }
   }
-  const subject = subjectOf(test, eventName, now);
+  const subject = subjectOf(test, eventName, ids, now);
   const facts = sampleFacts({
     appId: config.appId,
     platform: test.platform,
@@ -192,6 +213,7 @@ export const webhookTestRequest = (
   webhook: WebhookConfig,
   test: TestRequest,
   now: Date,
+  ids: TestIds = freshTestIds(),
 ): OutgoingRequest =>
   webhookRequestOf({
     url: webhook.url,
@@ -200,11 +222,11 @@ export const webhookTestRequest = (
       appId: webhook.appId,
       platform: test.platform,
       mediaSource: TEST_MEDIA_SOURCE,
-      subject: subjectOf(test, test.eventName ?? null, now),
+      subject: subjectOf(test, test.eventName ?? null, ids, now),
       settings: { shareDeviceDataWithoutConsent: false },
       now,
     }),
-    sendId: TEST_SEND_ID,
+    sendId: ids.sendId,
     attempt: 1,
     now,
   });
