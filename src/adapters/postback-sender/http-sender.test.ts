@@ -212,9 +212,12 @@ describe("the postback sender's kept connections", () => {
   /** Requests per connection; the server drops a connection at its `dropAt`-th request. */
   let dropAt = Number.POSITIVE_INFINITY;
   const closed: Promise<void>[] = [];
+  /** The paths of the requests the server took, in order. */
+  const served: string[] = [];
 
   beforeAll(async () => {
     server = createServer((request, response) => {
+      served.push(request.url ?? "");
       const socket = request.socket as typeof request.socket & { served?: number };
       socket.served = (socket.served ?? 0) + 1;
       if (socket.served >= dropAt) {
@@ -244,6 +247,7 @@ describe("the postback sender's kept connections", () => {
   const fresh = (options: { dropAt?: number; keepIdleMs?: number } = {}) => {
     connections = 0;
     closed.length = 0;
+    served.length = 0;
     dropAt = options.dropAt ?? Number.POSITIVE_INFINITY;
     answers = { localhost: "127.0.0.1" };
     const one = sender(options.keepIdleMs);
@@ -256,11 +260,15 @@ describe("the postback sender's kept connections", () => {
     expect(connections).toBe(1);
   });
 
-  it("makes the request again on a new connection when the kept one is closed under it", async () => {
-    // The kept connection is dropped at its second request: the attempt still gets its answer.
+  it("answers a kept connection reset before any answer as a connection error, the request sent once", async () => {
+    // The server takes the second request, then drops the kept connection without answering:
+    // it may have counted it, so the attempt is not made again within itself.
     const send = fresh({ dropAt: 2 });
     expect(await send("/first")).toEqual(FINE);
-    expect(await send("/second")).toEqual(FINE);
+    expect(await send("/second")).toMatchObject({ kind: "connection", code: "ECONNRESET" });
+    expect(served).toEqual(["/first", "/second"]);
+    // The next attempt goes on a new connection.
+    expect(await send("/third")).toEqual(FINE);
     expect(connections).toBe(2);
   });
 

@@ -8,9 +8,11 @@
  * with no answer's status within 10 s is a time-out; one whose status came but whose body had
  * not ended by then is that answer, with the part of its body that came.
  *
- * A kept connection the partner closed as the request went out (its own idle limit) fails
- * with a reset before any answer: the request is made again on a new connection, as browsers
- * do, rather than counted as a connection error and tried again 15 minutes later.
+ * A kept connection reset before any answer is a connection error like any other, and the
+ * request is not made again within the attempt: the partner may have taken it before the reset
+ * (a server that reads a request, then fails), and a second identical request would count the
+ * conversion twice. The send's next attempt, on its schedule, is marked a retry (`{retry}`), by
+ * which a partner tells a repeat.
  */
 import { lookup as dnsLookup } from "node:dns";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
@@ -36,11 +38,6 @@ export interface HttpSenderOptions {
 
 /** What the service calls itself when a template sets no User-Agent of its own. */
 export const POSTBACK_USER_AGENT = "attribution-service-postbacks/1";
-
-/** How a kept connection the other side closed fails a request written to it. */
-const CLOSED_UNDER_US = new Set(["ECONNRESET", "EPIPE"]);
-/** Kept connections found closed, one after another, before the attempt counts as failed. */
-const MAX_FRESH_TRIES = 3;
 
 const hasHeader = (headers: Readonly<Record<string, string>>, name: string) =>
   Object.keys(headers).some((key) => key.toLowerCase() === name);
@@ -78,17 +75,8 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   const timeoutMs = options.timeoutMs ?? REQUEST_LIMITS.timeoutMs;
 
-  /**
-   * One attempt, made again on a fresh connection when a reused one was closed under it; all
-   * of its tries within the one time-out (`deadline`), so that an attempt never outlasts the
-   * claim the worker holds for it.
-   */
-  const attempt = (
-    request: OutgoingRequest,
-    url: URL,
-    fresh = 0,
-    deadline = Date.now() + timeoutMs,
-  ): Promise<SendOutcome> =>
+  /** One attempt, within the time-out, so that it never outlasts the worker's claim on it. */
+  const attempt = (request: OutgoingRequest, url: URL): Promise<SendOutcome> =>
     new Promise<SendOutcome>((resolve) => {
       let settled = false;
       const finish = (outcome: SendOutcome) => {
@@ -116,19 +104,16 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
             readonly later: { readonly retryAfter?: string };
           }
         | undefined;
-      const timer = setTimeout(
-        () => {
-          // A status in time is the partner's answer, whether or not its body ended: a 2xx whose
-          // body stalls was received, and trying it again would send it twice.
-          finish(
-            answer
-              ? { kind: "answer", status: answer.status, body: answer.sofar(), ...answer.later }
-              : { kind: "timeout" },
-          );
-          outgoing.destroy();
-        },
-        Math.max(0, deadline - Date.now()),
-      );
+      const timer = setTimeout(() => {
+        // A status in time is the partner's answer, whether or not its body ended: a 2xx whose
+        // body stalls was received, and trying it again would send it twice.
+        finish(
+          answer
+            ? { kind: "answer", status: answer.status, body: answer.sofar(), ...answer.later }
+            : { kind: "timeout" },
+        );
+        outgoing.destroy();
+      }, timeoutMs);
       outgoing.on("response", (response) => {
         const status = response.statusCode ?? 0;
         const read = readBounded(response, REQUEST_LIMITS.maxAnswerReadBytes);
@@ -147,18 +132,6 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
         // answer standing: a 2xx was received, and trying it again would send it twice.
         if (answer) {
           finish({ kind: "answer", status: answer.status, body: answer.sofar(), ...answer.later });
-          return;
-        }
-        if (
-          outgoing.reusedSocket &&
-          answer === undefined &&
-          !settled &&
-          CLOSED_UNDER_US.has(error.code ?? "") &&
-          fresh < MAX_FRESH_TRIES
-        ) {
-          settled = true;
-          clearTimeout(timer);
-          resolve(attempt(request, url, fresh + 1, deadline));
           return;
         }
         if (isUnsafeAddressError(error)) {
