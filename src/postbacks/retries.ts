@@ -397,6 +397,28 @@ export const attemptLog = (input: {
 };
 
 /**
+ * The log's record of attempt `attempt` given up on the service's side (a store out of reach
+ * through every delivery of its message): no request is known to have been made.
+ */
+export const serviceFailureLog = (input: {
+  readonly attempt: number;
+  readonly at: Date;
+  readonly error: string;
+}): AttemptLog => ({
+  time: input.at.toISOString(),
+  url: "",
+  method: "",
+  status: null,
+  answer: null,
+  error: input.error,
+  attempt: input.attempt,
+  retry: input.attempt > 1,
+  verdict: "failed",
+  final: true,
+  reason: null,
+});
+
+/**
  * The log record of a send skipped where attempt `attempt` would have been made: nothing was
  * sent, so it has no URL, method, status or answer, only why.
  */

@@ -137,6 +137,8 @@ describe("the postback worker", () => {
       answer?: (request: OutgoingRequest) => SendOutcome | Promise<SendOutcome>;
       /** The app as stored, read at each attempt; none unless given. */
       app?: () => App | undefined;
+      /** While true, reading an install fails as a store out of reach would. */
+      installsDown?: () => boolean;
     } = {},
   ) => {
     const appId = `${APP}.${++apps}`;
@@ -208,6 +210,7 @@ describe("the postback worker", () => {
       apps: { get: async () => options.app?.() },
       installs: {
         get: async (app, serviceId) => {
+          if (options.installsDown?.()) throw new Error("the installs table is out of reach");
           const facts = options.installs?.[serviceId];
           if (facts === null) return undefined;
           return storedInstall(app, serviceId, {
@@ -766,6 +769,36 @@ describe("the postback worker", () => {
       "install_not_stored",
       "not_resolved",
     ]);
+  });
+
+  it("fails a send its message's last delivery could not make, and logs why, rather than leave it open", async () => {
+    const failed = vi.spyOn(logger, "error").mockImplementation(() => undefined);
+    let down = true;
+    const t = await setup([{ id: "stuck" }], { installsDown: () => down });
+    await t.organicInstalls(["s1"]);
+    const [first] = t.take();
+    if (!first) throw new Error("nothing queued");
+    const { sendId } = first.job;
+    for (let delivery = 1; delivery < POSTBACK_WORKER.maxAttempts; delivery++) {
+      await expect(t.worker(t.message(first.job, delivery))).rejects.toThrow(/out of reach/);
+      // Another delivery is to come: the send stays open for it.
+      expect(await stores.outbox.get(sendId)).toMatchObject({ state: "queued", attempts: 0 });
+    }
+    await expect(t.worker(t.message(first.job, POSTBACK_WORKER.maxAttempts))).rejects.toThrow(
+      /out of reach/,
+    );
+    const note = `the service could not make this attempt (Error), ${POSTBACK_WORKER.maxAttempts} times: given up`;
+    expect(await stores.outbox.get(sendId)).toMatchObject({ state: "failed", attempts: 1, note });
+    expect(await logOf(t.appId)).toMatchObject([
+      { sendId, partner: "custom", verdict: "failed", final: true, attempt: 1, error: note },
+    ]);
+    expect(failed.mock.calls.map(([message]) => message)).toContain(
+      "postback given up: the service failed it",
+    );
+    // The message sent to the queue again from its dead letters, the store back: nothing goes.
+    down = false;
+    await t.worker(t.message(first.job));
+    expect(t.sent).toEqual([]);
   });
 
   it("skips, not fails, a send missing a value its partner requires, and names the value", async () => {

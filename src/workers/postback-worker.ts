@@ -48,7 +48,7 @@ import {
   type PostbackSender,
   type SendOutcome,
 } from "../ports/postbacks.ts";
-import type { WorkHandler, WorkQueue } from "../ports/work-queue.ts";
+import type { WorkHandler, WorkMessage, WorkQueue } from "../ports/work-queue.ts";
 import type { PartnerConfig } from "../postbacks/config.ts";
 import { secretsOf } from "../postbacks/config.ts";
 import {
@@ -69,6 +69,7 @@ import {
   attemptLog,
   MAX_QUEUE_DELAY_SECONDS,
   retryPolicyOf,
+  serviceFailureLog,
   skipLog,
   urlCredentialsOf,
   verdictOf,
@@ -574,7 +575,65 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     }
   };
 
-  return async (message) => {
+  /** The configuration's partner for a record, as far as it can still be read. */
+  const partnerNameOf = async (row: OutboxRow): Promise<string> => {
+    if (row.target === "webhook") return "webhook";
+    try {
+      const configs = await deps.configs.listByApp(row.appId);
+      return configs.partners.find((config) => config.id === row.configId)?.partner ?? "";
+    } catch {
+      return "";
+    }
+  };
+
+  /**
+   * The message's last delivery failed on the service's side (a store or a key out of reach),
+   * and it is going to the dead-letter queue. The send would be left open for good, its attempt
+   * never made: it is settled failed and the attempt logged with why, so the owner's log and
+   * counts say it did not go. When even that cannot be written, the message in the dead-letter
+   * queue is what is left (its alarm fires); sent to the queue again, it finds the send open.
+   */
+  const giveUp = async (job: PostbackJob, error: unknown) => {
+    const row = await deps.outbox.get(job.sendId);
+    if (!row || row.appId !== job.appId || isFinalState(row.state)) return;
+    const attempt = row.attempts + 1;
+    const at = now();
+    const token = randomUUID();
+    const claimed = await deps.outbox.claim(row.sendId, {
+      attempt,
+      token,
+      until: new Date(at.getTime() + CLAIM_MARGIN_MS).toISOString(),
+      now: at.toISOString(),
+      takeOver: true,
+    });
+    if (!claimed) return;
+    const note = `the service could not make this attempt (${errorName(error)}), ${POSTBACK_WORKER.maxAttempts} times: given up`;
+    const settled = await deps.outbox.settle(row.sendId, token, {
+      attempt,
+      state: "failed",
+      nextAttemptAt: null,
+      note,
+      at: at.toISOString(),
+      subject: withoutSender(row.subject),
+    });
+    if (!settled) return;
+    logger.error("postback given up: the service failed it", {
+      appId: row.appId,
+      sendId: row.sendId,
+      configId: row.configId,
+      attempt,
+      error,
+    });
+    await appendLog(
+      {
+        ...recordOf(row, await partnerNameOf(row)),
+        ...serviceFailureLog({ attempt, at, error: note }),
+      },
+      attempt,
+    );
+  };
+
+  const handle = async (message: WorkMessage<PostbackJob>) => {
     const job = message.body;
     const row = await deps.outbox.get(job.sendId);
     if (!row || row.appId !== job.appId || isFinalState(row.state)) return;
@@ -599,7 +658,27 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     }
     await attemptOnce(row, job, message.attempt > 1);
   };
+
+  return async (message) => {
+    try {
+      await handle(message);
+    } catch (error) {
+      if (message.attempt >= POSTBACK_WORKER.maxAttempts) {
+        await giveUp(message.body, error).catch((failed: unknown) =>
+          logger.error("postback not given up: left open", {
+            sendId: message.body.sendId,
+            error: failed,
+          }),
+        );
+      }
+      throw error;
+    }
+  };
 };
+
+/** An error's name for a note the owner reads: its kind, never its message's internals. */
+const errorName = (error: unknown): string =>
+  error instanceof Error ? error.name : "an unknown error";
 
 /** The worker's composition on both runtimes: its stores, its own queue, the safe sender. */
 export const postbackWorkerFunction = /* @__PURE__ */ composition(
