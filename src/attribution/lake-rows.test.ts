@@ -27,6 +27,7 @@ const result = (overrides: Partial<AttributionResult> = {}): AttributionResult =
   params: {},
   cost: null,
   touchTime: null,
+  touchType: "click",
   networkClickId: null,
   urlParams: {},
   // Attributed the day after its first open: the install's day's rate still converts it.

@@ -74,6 +74,17 @@ describe("an attribution result's cost", () => {
   });
 });
 
+describe("an attribution result's touch type", () => {
+  it("is the winning touch's, click-through or view-through, and none for an organic install", () => {
+    const match = matchAt("high");
+    if (match.kind !== "matched") throw new Error("a match");
+    const seen = { ...match, credit: { ...match.credit, touchType: "impression" as const } };
+    expect(resultOf(match, null, AT, DEFAULT_ATTRIBUTION).touchType).toBe("click");
+    expect(resultOf(seen, null, AT, DEFAULT_ATTRIBUTION).touchType).toBe("impression");
+    expect(resultOf({ kind: "organic" }, null, AT, DEFAULT_ATTRIBUTION).touchType).toBeNull();
+  });
+});
+
 describe("an install again from a click another install of its device holds", () => {
   it("costs nothing more, and is a reinstall: in the export's install type on iOS, for the reports on both", () => {
     const high = matchAt("high") as Extract<Match, { kind: "matched" }>;

@@ -31,7 +31,12 @@ export const installTypeOf = (
 const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
 
 /** A result's touch fields when no touch won. */
-const NO_TOUCH = { touchTime: null, networkClickId: null, urlParams: {} } as const;
+const NO_TOUCH = {
+  touchTime: null,
+  touchType: null,
+  networkClickId: null,
+  urlParams: {},
+} as const;
 
 export const resultOf = (
   match: Match,
@@ -91,6 +96,7 @@ export const resultOf = (
     // the touch's own, counted where the touch is).
     cost: reinstall ? null : installCostOf(touch.cost),
     touchTime: touch.touchTime,
+    touchType: touch.touchType,
     networkClickId: touch.networkClickId ?? null,
     urlParams: { ...touch.urlParams },
     attributedAt: attributedAt.toISOString(),

@@ -6,7 +6,7 @@
  */
 import type { Confidence, InstallType, MatchMethod } from "../domain/attribution.ts";
 import type { InstallFacts } from "../domain/install-facts.ts";
-import type { TouchCost } from "../domain/touch.ts";
+import type { TouchCost, TouchType } from "../domain/touch.ts";
 import type { AdFields } from "./links.ts";
 
 export const MATCH_STATUSES = [
@@ -54,6 +54,11 @@ export interface AttributionResult extends Omit<AdFields, "mediaSource"> {
    * on still names its click. ISO 8601 UTC; null without a touch.
    */
   readonly touchTime: string | null;
+  /**
+   * The winning touch's kind: a `click` (click-through) or an `impression` (view-through);
+   * null without a touch.
+   */
+  readonly touchType: TouchType | null;
   /** The network's own click id, when the network reported the click. */
   readonly networkClickId: string | null;
   /** The tapped URL's own query: a network's click id and sub-parameters ({} without a touch). */

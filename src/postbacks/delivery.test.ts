@@ -75,6 +75,34 @@ describe("a partner's install postback", () => {
     expect(params).toMatchObject({ media_source: "unityads_int", click_id: "clk-1" });
   });
 
+  it("tells a partner and the app's backend whether the install was click-through or view-through", () => {
+    const facts = factsOf("unityads_int");
+    const base = facts.attribution;
+    if (!base) throw new Error("the sample has an attribution");
+    const config = parsePartnerConfig({
+      id: "custom",
+      appId: APP_ID,
+      partner: "custom",
+      mediaSources: ["unityads_int"],
+      template: { method: "GET", install: { url: "https://pb.example.com/i?t={touch_type}" } },
+    });
+    const told = (touchType: "click" | "impression") => {
+      const sent = { ...facts, attribution: { ...base, touchType } };
+      const built = partnerRequestOf({ config, facts: sent, event: null, won: true, attempt: 1 });
+      if (!built.ok) throw new Error(built.problem);
+      return {
+        partner: new URL(built.request.url).searchParams.get("t"),
+        webhook: JSON.parse(webhookBodyOf(sent, "snd_1")).attribution.touch_type,
+      };
+    };
+    expect(told("click")).toEqual({ partner: "click", webhook: "click" });
+    expect(told("impression")).toEqual({ partner: "impression", webhook: "impression" });
+    // A partner that did not win is told nothing of the touch.
+    const lost = partnerRequestOf({ config, facts, event: null, won: false, attempt: 1 });
+    if (!lost.ok) throw new Error(lost.problem);
+    expect(new URL(lost.request.url).searchParams.get("t")).toBe("");
+  });
+
   it("names an iOS app's Android build by its Play package on an Android phone", () => {
     // An iOS app with an Android build: an Android phone installs it from Google Play.
     const app = {

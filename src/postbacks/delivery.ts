@@ -128,6 +128,7 @@ export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
       adName: won.adName,
       clickId: won.clickId,
       touchTime: won.touchTime ?? "",
+      touchType: won.touchType,
       networkClickId: won.networkClickId,
       urlParams: won.urlParams,
     },
@@ -218,6 +219,8 @@ export const webhookBodyOf = (facts: SendFacts, sendId: string): string => {
       ad_id: attribution.adId,
       ad_name: attribution.adName,
       click_id: attribution.clickId,
+      // `click` (click-through) or `impression` (view-through); null without a touch.
+      touch_type: attribution.touchType,
       matching_type: attribution.matchingType,
       confidence_score: attribution.confidence,
       install_type: attribution.installType,

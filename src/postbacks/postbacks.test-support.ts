@@ -21,6 +21,7 @@ export const TOUCH: PostbackTouch = {
   adName: "Video 15s",
   clickId: "clk_service_1",
   touchTime: "2026-11-01T09:58:20.000Z",
+  touchType: "click",
   networkClickId: "net-click-9",
   urlParams: { gamer_id: "gamer-77", sub1: "a b" },
 };

@@ -24,6 +24,7 @@
 import { createHash } from "node:crypto";
 import { adUserDataOf, allowsAdUserData, type Consent } from "../domain/consent.ts";
 import type { AttStatus, Os } from "../domain/install-facts.ts";
+import type { TouchType } from "../domain/touch.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { AdFields } from "../ports/links.ts";
 import type { SendRevenue } from "../ports/postbacks.ts";
@@ -36,6 +37,8 @@ export interface PostbackTouch extends AdFields {
   readonly clickId: string | null;
   /** ISO 8601 UTC. */
   readonly touchTime: string;
+  /** `click` (click-through) or `impression` (view-through); null when not known. */
+  readonly touchType: TouchType | null;
   /** The network's own click id, when the network reported the click. */
   readonly networkClickId: string | null;
   /** The tapped URL's own query: a network's click id and sub-parameters. */
@@ -397,6 +400,13 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "install",
     "The winning touch's time, ISO 8601.",
     (c) => wonTouch(c)?.touchTime,
+  ),
+  row(
+    "touch_type",
+    "text",
+    "install",
+    "The winning touch's kind: `click` for a click-through install, `impression` for a view-through one.",
+    (c) => wonTouch(c)?.touchType,
   ),
   row(
     "event_name",

@@ -119,6 +119,7 @@ export const sampleFacts = (input: {
     params: {},
     cost: null,
     touchTime,
+    touchType: "click",
     networkClickId: "test-network-click",
     urlParams: { click_id: "test-network-click" },
     attributedAt: now.toISOString(),

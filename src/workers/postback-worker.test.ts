@@ -75,6 +75,7 @@ const result = (
   params: {},
   cost: null,
   touchTime: null,
+  touchType: null,
   networkClickId: null,
   urlParams: {},
   attributedAt: new Date(T0).toISOString(),

@@ -16,6 +16,7 @@ import {
 import * as z from "zod";
 import { CONFIDENCE_LEVELS, INSTALL_TYPES } from "../../domain/attribution.ts";
 import { ATT_STATUSES, OS_VALUES } from "../../domain/install-facts.ts";
+import { TOUCH_TYPES } from "../../domain/touch.ts";
 import type { AttributionRecord, AttributionStore } from "../../ports/attributions.ts";
 import { MATCH_STATUSES } from "../../ports/attributions.ts";
 import { adFieldsItem, costItem } from "./ad-fields.ts";
@@ -69,6 +70,7 @@ const resultItem = z.object({
   params: stringMapItem,
   cost: costItem,
   touchTime: text,
+  touchType: z.enum(TOUCH_TYPES).nullable(),
   networkClickId: text,
   urlParams: stringMapItem,
   attributedAt: z.string(),
