@@ -396,6 +396,19 @@ export const attemptLog = (input: {
   };
 };
 
+/** A final record of attempt `attempt` that made no request: no URL, method, status or answer. */
+const unsentRecord = (attempt: number, at: Date) =>
+  ({
+    time: at.toISOString(),
+    url: "",
+    method: "",
+    status: null,
+    answer: null,
+    attempt,
+    retry: attempt > 1,
+    final: true,
+  }) as const;
+
 /**
  * The log's record of attempt `attempt` given up on the service's side (a store out of reach
  * through every delivery of its message): no request is known to have been made.
@@ -405,16 +418,9 @@ export const serviceFailureLog = (input: {
   readonly at: Date;
   readonly error: string;
 }): AttemptLog => ({
-  time: input.at.toISOString(),
-  url: "",
-  method: "",
-  status: null,
-  answer: null,
+  ...unsentRecord(input.attempt, input.at),
   error: input.error,
-  attempt: input.attempt,
-  retry: input.attempt > 1,
   verdict: "failed",
-  final: true,
   reason: null,
 });
 
@@ -427,15 +433,8 @@ export const skipLog = (input: {
   readonly at: Date;
   readonly reason: string;
 }): SkipLog => ({
-  time: input.at.toISOString(),
-  url: "",
-  method: "",
-  status: null,
-  answer: null,
+  ...unsentRecord(input.attempt, input.at),
   error: null,
-  attempt: input.attempt,
-  retry: input.attempt > 1,
   verdict: "skipped",
-  final: true,
   reason: input.reason,
 });
