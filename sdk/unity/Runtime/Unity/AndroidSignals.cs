@@ -18,8 +18,7 @@ namespace Service.Unity
         /// <summary>Off the main thread, when the install is about to be sent.</summary>
         public InstallReferrer Read()
         {
-            AndroidJNI.AttachCurrentThread();
-            var connection = Interlocked.Exchange(ref first, null) ?? AndroidSignals.Start();
+            var connection = Interlocked.Exchange(ref first, null) ?? AndroidSignals.Java.Run(AndroidSignals.Start);
             return connection.Referrer();
         }
     }
@@ -38,6 +37,13 @@ namespace Service.Unity
         private const int ServiceUnavailable = 1;
         private const int ServiceDisconnected = -1;
         private static readonly TimeSpan ReferrerWait = TimeSpan.FromSeconds(5);
+
+        /// <summary>
+        /// Where the SDK's own calls into Java run, but for the main thread's: one thread,
+        /// attached to the Java VM for as long as the app runs (a thread of the pool, attached,
+        /// would end undetached, which ART aborts the app for).
+        /// </summary>
+        internal static readonly KeptThread Java = new KeptThread("ServiceSdk.Java", () => AndroidJNI.AttachCurrentThread());
         private readonly ManualResetEventSlim answered = new ManualResetEventSlim();
         private readonly object gate = new object();
         private AndroidJavaObject client;
@@ -48,7 +54,7 @@ namespace Service.Unity
 
         private AndroidSignals() : base("com.android.installreferrer.api.InstallReferrerStateListener") { }
 
-        /// <summary>Starts a connection to the referrer service, on a thread attached to the JVM.</summary>
+        /// <summary>Starts a connection to the referrer service: on the main thread, or on <see cref="Java"/>.</summary>
         public static AndroidSignals Start()
         {
             var signals = new AndroidSignals();
@@ -80,7 +86,7 @@ namespace Service.Unity
         public InstallReferrer Referrer()
         {
             if (!answered.Wait(ReferrerWait)) Answer(null, "the Play Store did not answer in " + ReferrerWait.TotalSeconds + " s");
-            EndConnection();
+            Java.Run(EndConnection);
             lock (gate)
             {
                 if (unavailable != null) throw new ReferrerUnavailableException("the Play install referrer is not available yet: " + unavailable);
@@ -133,18 +139,21 @@ namespace Service.Unity
         /// <summary>
         /// The advertising id as Play services give it now: null with limit ad tracking on; throws
         /// when they cannot answer, which says nothing of the id (not that the user withdrew it),
-        /// so the tracking the service holds is left as it is. Off the main thread.
+        /// so the tracking the service holds is left as it is. Off the main thread (read on
+        /// <see cref="Java"/>).
         /// </summary>
         public static string AdvertisingIdAsNow()
         {
-            AndroidJNI.AttachCurrentThread();
-            using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
-            using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
-            using (var ids = new AndroidJavaClass("com.google.android.gms.ads.identifier.AdvertisingIdClient"))
-            using (var info = ids.CallStatic<AndroidJavaObject>("getAdvertisingIdInfo", activity))
+            return Java.Run(() =>
             {
-                return info.Call<bool>("isLimitAdTrackingEnabled") ? null : info.Call<string>("getId");
-            }
+                using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
+                using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
+                using (var ids = new AndroidJavaClass("com.google.android.gms.ads.identifier.AdvertisingIdClient"))
+                using (var info = ids.CallStatic<AndroidJavaObject>("getAdvertisingIdInfo", activity))
+                {
+                    return info.Call<bool>("isLimitAdTrackingEnabled") ? null : info.Call<string>("getId");
+                }
+            });
         }
 
         /// <summary>
@@ -190,11 +199,16 @@ namespace Service.Unity
 
         /// <summary>
         /// IABTCF_TCString and IABTCF_gdprApplies from the app's default SharedPreferences
-        /// (`&lt;package&gt;_preferences`), where a TCF consent platform stores them; off the main thread.
+        /// (`&lt;package&gt;_preferences`), where a TCF consent platform stores them; off the main
+        /// thread (read on <see cref="Java"/>).
         /// </summary>
         public static TcfValues Tcf()
         {
-            AndroidJNI.AttachCurrentThread();
+            return Java.Run<TcfValues>(TcfAsStored);
+        }
+
+        private static TcfValues TcfAsStored()
+        {
             try
             {
                 using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
