@@ -21,9 +21,15 @@ internal class StoredQueue(
      * report once configured; null when nothing was lost.
      */
     var lostOnLoad: StoredLoss? = null
+        get() = items.let { field }
         private set
 
-    private val items: MutableList<Map<String, Any?>> = load()
+    /**
+     * Read back from the device at the queue's first use, not as it is made: the core makes it
+     * in configure, on the app's thread (the main one, mostly), and uses it on its worker, where
+     * a queue of a thousand events an offline device kept is parsed without holding up the app.
+     */
+    private val items: MutableList<Map<String, Any?>> by lazy { load() }
 
     val size get() = items.size
 

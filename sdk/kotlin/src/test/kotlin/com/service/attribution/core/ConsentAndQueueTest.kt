@@ -508,6 +508,37 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `configure leaves the queues kept on the device to the worker, off the app's thread, and they are sent`() {
+        device.backend.events = { null }
+        device.backend.sessions = { null }
+        val first = device.configure(device.launch())
+        first.sendEvent(EventType.LOGIN, null, null)
+        first.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        assertEquals(2, first.queuedCount())
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.backend.sessions = { ScriptedBackend.accepted(it.size) }
+        // The next launch, configured on a thread of its own as an app's main thread would.
+        val readers = java.util.concurrent.ConcurrentHashMap<String, MutableSet<Thread>>()
+        device.store.beforeGet = { key -> readers.getOrPut(key) { java.util.concurrent.ConcurrentHashMap.newKeySet() }.add(Thread.currentThread()) }
+        val next = device.launch()
+        val configuring = Thread { next.configure(device.platform, SdkSettings(baseUrl = "https://backend.test", jitter = { it }), "sdk_key", com.service.attribution.LogLevel.DEBUG, null, null) }
+        configuring.start()
+        configuring.join()
+        assertTrue("configure read its state there", configuring in readers.getValue("service_id"))
+        for (queue in listOf(StoredQueue.EVENTS, StoredQueue.SESSIONS)) {
+            assertFalse("$queue not read back in configure", configuring in readers[queue].orEmpty())
+        }
+        // The worker reads them, and sends what the earlier launch kept.
+        device.scheduler.advance(60_000)
+        assertEquals(setOf(Thread.currentThread()), readers.getValue(StoredQueue.EVENTS).toSet())
+        assertEquals(listOf("LOGIN", "SHARE"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(2, device.backend.deliveredSessions.size)
+        assertEquals(0, next.queuedCount())
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `a send that throws what is no IOException is tried again, not the end of the retries`() {
         val accept = device.backend.events
         var throwing = true
