@@ -599,6 +599,47 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     });
   });
 
+  it("weigh a campaign's cost against the installs of each of its names: renamed within the window, or named by its id alone", () => {
+    // w-1 was Winter on the first day and Winter Sale on the next; the network names it by its
+    // id and its new name on both days' cost rows.
+    const renamed = campaign("w-1", "Winter Sale");
+    const rows = [
+      installs(50, 0),
+      revenue(50, 0, { active: 50 }),
+      installs(50, 0, { ...renamed, cohort_day: NEXT }),
+      revenue(50, 0, { ...renamed, cohort_day: NEXT, active: 50 }),
+    ];
+    const costs = [
+      costRow({ campaignName: "Winter Sale" }),
+      costRow({ campaignName: "Winter Sale", day: NEXT }),
+    ];
+    const weighed = {
+      cost_usd: 200,
+      paid_installs: 100,
+      paid_installs_with_cost: 100,
+      ecpi_usd: 2,
+      roas: { d0: 0.5 },
+    };
+    // Whichever name the engine's rows give first, and whatever the grouping.
+    expect(report(rows, { costs }).totals).toMatchObject(weighed);
+    expect(report([...rows].reverse(), { costs }).totals).toMatchObject(weighed);
+    const byCountry = report(
+      rows.map((found) => ({ ...found, group_key: "DE" })),
+      { groupBy: "country", costs: costs.map((cost) => costRow({ ...cost, country: "DE" })) },
+    );
+    expect(byCountry.totals).toMatchObject(weighed);
+    // Named by its id alone on the second day's rows: the same.
+    const idAlone = campaign("w-1", null);
+    const partly = [
+      installs(50, 0),
+      revenue(50, 0, { active: 50 }),
+      installs(50, 0, { ...idAlone, cohort_day: NEXT }),
+      revenue(50, 0, { ...idAlone, cohort_day: NEXT, active: 50 }),
+    ];
+    expect(report(partly, { costs }).totals).toMatchObject(weighed);
+    expect(report([...partly].reverse(), { costs }).totals).toMatchObject(weighed);
+  });
+
   it("count the unconverted cost rows the filters keep, and only those", () => {
     const rows = [installs(1, 0, { media_source: "google_ads", ...campaign("g-1", "Search") })];
     const vnd = (mediaSource: string) =>

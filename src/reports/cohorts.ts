@@ -669,13 +669,20 @@ export const cohortReport = (input: {
     total.addCost(row, reported);
     const group = costGroupOf(groupBy, row, campaignRows);
     if (group !== undefined) groupOf(row.mediaSource, group).addCost(row, reported);
-    // The campaign as the query's rows spell it, so that its cost meets its installs.
-    const campaign =
-      campaignRows.map((found) => found.campaign_key).find((key) => key != null) ??
-      row.campaignName ??
-      row.campaignId;
-    for (const tally of campaignOf(row.mediaSource, group, campaign)) {
-      tally.addCost(row, reported);
+    // The campaign as the query's rows spell it, so that its cost meets its installs: each of
+    // their spellings (a campaign renamed within the window, or named by its id alone on some
+    // rows), as the cost row matched them all by its id, and its cost bought them all.
+    const spellings = new Map<string, string>();
+    for (const found of campaignRows) {
+      if (found.campaign_key != null)
+        spellings.set(nameKey(found.campaign_key), found.campaign_key);
+    }
+    const spelt =
+      spellings.size > 0 ? [...spellings.values()] : [row.campaignName ?? row.campaignId];
+    for (const campaign of spelt) {
+      for (const tally of campaignOf(row.mediaSource, group, campaign)) {
+        tally.addCost(row, reported);
+      }
     }
   }
   // The service's own cost, of what no cost row names; and what of it no rate converted,
