@@ -640,6 +640,40 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     expect(report([...partly].reverse(), { costs }).totals).toMatchObject(weighed);
   });
 
+  it("give no ROAS to a group of a campaign's cost whose installs are in other groups, 0 to spend that won none", () => {
+    // Grouped by ad set, with the network's cost of the whole campaign: 200, for Set A's 40
+    // installs and Set B's 60, each of 1 USD on day 0.
+    const setA = { group_key: "Set A", group_id: "a1", group_name: "Set A" };
+    const setB = { group_key: "Set B", group_id: "a2", group_name: "Set B" };
+    const rows = [
+      installs(40, 0, setA),
+      revenue(40, 0, { ...setA, active: 40 }),
+      installs(60, 0, setB),
+      revenue(60, 0, { ...setB, active: 60 }),
+    ];
+    const answer = report(rows, {
+      groupBy: "adset",
+      costs: [costRow({ amount: 200, amountUsd: 200 })],
+    });
+    expect(answer.totals).toMatchObject({ cost_usd: 200, ecpi_usd: 2, roas: { d0: 0.5 } });
+    // Its row of no ad set holds the cost: no eCPI, and no ROAS rather than 0.
+    expect(groupOf(answer, null)).toMatchObject({
+      installs: 0,
+      cost_usd: 200,
+      ecpi_usd: null,
+      roas: { d0: null },
+    });
+    // A campaign that won no install in the window: its spend earned nothing, 0.
+    const spring = costRow({
+      campaignId: "s-1",
+      campaignName: "Spring",
+      amount: 50,
+      amountUsd: 50,
+    });
+    const unearned = report(rows, { groupBy: "adset", costs: [spring] });
+    expect(groupOf(unearned, null)).toMatchObject({ cost_usd: 50, roas: { d0: 0 } });
+  });
+
   it("count the unconverted cost rows the filters keep, and only those", () => {
     const rows = [installs(1, 0, { media_source: "google_ads", ...campaign("g-1", "Search") })];
     const vnd = (mediaSource: string) =>

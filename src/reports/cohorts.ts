@@ -426,6 +426,11 @@ class Tally {
   readonly paidRevenue = new Map<string, number[]>();
   /** Cost by install day, USD (the cost rows' and the service's own); a day of none is absent. */
   readonly cost = new Map<string, number>();
+  /**
+   * A group's: it holds a cost row whose campaign won installs in other groups (a campaign's row
+   * grouped by ad set, ad or country). Its cost bought those installs, which it cannot weigh.
+   */
+  costOfOtherGroups = false;
 
   add(row: CohortRow): void {
     if (row.part === "touches") {
@@ -507,7 +512,8 @@ class Tally {
     // The spend of every cost day that reached day N, installs that day or none: a day's spend
     // that won no install still bought the range's revenue.
     const roas = (n: number) => {
-      if (totalCost === null) return null;
+      // Spend whose installs are in other groups: not known to have earned nothing.
+      if (totalCost === null || (paidWithCost === 0 && this.costOfOtherGroups)) return null;
       const cost = [...this.cost]
         .filter(([day]) => isOver(day, n, today))
         .reduce((sum, [, usd]) => sum + usd, 0);
@@ -668,7 +674,16 @@ export const cohortReport = (input: {
     };
     total.addCost(row, reported);
     const group = costGroupOf(groupBy, row, campaignRows);
-    if (group !== undefined) groupOf(row.mediaSource, group).addCost(row, reported);
+    if (group !== undefined) {
+      const ofGroup = groupOf(row.mediaSource, group);
+      ofGroup.addCost(row, reported);
+      if (
+        campaignRows.some(
+          (found) => found.part === "installs" && found.installs > 0 && found.group_key !== group,
+        )
+      )
+        ofGroup.costOfOtherGroups = true;
+    }
     // The campaign as the query's rows spell it, so that its cost meets its installs: each of
     // their spellings (a campaign renamed within the window, or named by its id alone on some
     // rows), as the cost row matched them all by its id, and its cost bought them all.
