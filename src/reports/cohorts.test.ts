@@ -674,6 +674,29 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     expect(groupOf(unearned, null)).toMatchObject({ cost_usd: 50, roas: { d0: 0 } });
   });
 
+  it("convert the clicks of the campaigns that have them into their own paid installs, not another's", () => {
+    // meta_ads' Winter: 100 clicks, 10 installs; Apple Search Ads' installs come with no click
+    // the service or a cost row knows of.
+    const search = { media_source: "apple_search_ads", ...campaign("as-1", "Brand") };
+    const rows = [clicks(100, 0), installs(10, 0), installs(50, 0, search)];
+    const answer = report(rows);
+    expect(answer.totals).toMatchObject({ clicks: 100, paid_installs: 60, conversion_rate: 0.1 });
+    expect(groupOf(answer, "Winter")?.conversion_rate).toBe(0.1);
+    expect(groupOf(answer, "Brand")?.conversion_rate).toBeNull();
+    // A cost row's clicks count for a campaign the service has no touches of.
+    const reported = report(rows, {
+      costs: [
+        costRow({
+          mediaSource: "apple_search_ads",
+          campaignId: "as-1",
+          campaignName: "Brand",
+          clicks: 200,
+        }),
+      ],
+    });
+    expect(reported.totals).toMatchObject({ clicks: 300, conversion_rate: 0.2 });
+  });
+
   it("count the unconverted cost rows the filters keep, and only those", () => {
     const rows = [installs(1, 0, { media_source: "google_ads", ...campaign("g-1", "Search") })];
     const vnd = (mediaSource: string) =>

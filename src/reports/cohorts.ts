@@ -507,6 +507,11 @@ class Tally {
       const active = days.reduce((sum, day) => sum + (this.active.get(day)?.[n] ?? 0), 0);
       return installs === 0 ? null : ratio(active / installs);
     };
+    // Of the campaigns whose clicks are known (the service's touches, or the cost rows'): an
+    // install of a campaign of no known click is no conversion of another campaign's clicks.
+    const clickedPaid = costed
+      .filter((tally) => tally.clicks + tally.reportedClicks > 0)
+      .reduce((sum, tally) => sum + tally.paidInstallCount, 0);
     const weighed = totalCost === null ? [] : costed.filter((tally) => tally.hasCost);
     const paidWithCost = weighed.reduce((sum, tally) => sum + tally.paidInstallCount, 0);
     // The spend of every cost day that reached day N, installs that day or none: a day's spend
@@ -532,7 +537,7 @@ class Tally {
       impressions,
       clicks,
       installs: totalInstalls,
-      conversion_rate: divided(paidInstalls, clicks, ratio),
+      conversion_rate: divided(clickedPaid, clicks, ratio),
       cost_usd: totalCost === null ? null : money(totalCost),
       ecpi_usd: totalCost === null ? null : divided(totalCost, paidWithCost, money),
       paid_installs: paidInstalls,

@@ -248,7 +248,7 @@ const cohortFigures = {
     120,
   ),
   conversion_rate: share(
-    "Paid installs (a media source other than organic won them) over clicks; null without clicks.",
+    "Paid installs (a media source other than organic won them) over clicks, of the campaigns whose clicks are known (the service's touches, else the cost rows'); null without clicks.",
     0.15,
   ),
   cost_usd: usd(
