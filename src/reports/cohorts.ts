@@ -33,7 +33,7 @@ import { addDays, daysSpanned } from "./days.ts";
 import { idKey, nameKey } from "./name-keys.ts";
 import { ORGANIC } from "./queries.ts";
 
-/** Whether day N since `day` is over by `today` (UTC days): today itself is still under way. */
+/** Whether day N since `day` is over by `today` (days of the app's time zone): today itself is still under way. */
 const isOver = (day: string, n: number, today: string) => addDays(day, n) < today;
 
 /** The days since install the summary figures are given for. */
@@ -149,7 +149,7 @@ export interface ActiveUsers {
    * yet); null when none is.
    */
   readonly average_daily: number | null;
-  /** One per UTC day of the range, in order: installs with a session that day. */
+  /** One per day of the range (the app's time zone), in order: installs with a session that day. */
   readonly daily: { readonly day: string; readonly active: number }[];
 }
 
@@ -556,7 +556,7 @@ const byText = (a: string | null, b: string | null): number =>
 export const cohortReport = (input: {
   readonly from: string;
   readonly to: string;
-  /** UTC day `YYYY-MM-DD`: which days since install each cohort has reached. */
+  /** Today in the app's time zone, `YYYY-MM-DD`: which days since install each cohort has reached. */
   readonly today: string;
   readonly groupBy: CohortGroup;
   readonly filters: CohortFilters;
@@ -640,7 +640,7 @@ export const cohortReport = (input: {
   }
   // Counted, not walked to `to`: a loop that compares days would never end at one no day after
   // it sorts above (`+010000-01-01` < `9999-12-31`). Up to today: a window may end tomorrow (a
-  // caller's day ahead of UTC's), and a day not begun is no day without users.
+  // caller's day ahead of the app's zone's), and a day not begun is no day without users.
   const daily: { day: string; active: number }[] = [];
   const rangeDays = Math.max(0, daysSpanned(input.from, input.to < today ? input.to : today));
   for (let n = 0; n < rangeDays; n++) {
