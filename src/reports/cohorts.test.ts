@@ -672,6 +672,14 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     });
     const unearned = report(rows, { groupBy: "adset", costs: [spring] });
     expect(groupOf(unearned, null)).toMatchObject({ cost_usd: 50, roas: { d0: 0 } });
+    // By country, a row of Germany where the campaign won its installs elsewhere: it bought
+    // nothing in Germany, 0.
+    const inFrance = rows.map((found) => ({ ...found, group_key: "FR" }));
+    const germany = report(inFrance, {
+      groupBy: "country",
+      costs: [costRow({ country: "DE", amount: 200, amountUsd: 200 })],
+    });
+    expect(groupOf(germany, "DE")).toMatchObject({ cost_usd: 200, roas: { d0: 0 } });
   });
 
   it("convert the clicks of the campaigns that have them into their own paid installs, not another's", () => {

@@ -427,8 +427,9 @@ class Tally {
   /** Cost by install day, USD (the cost rows' and the service's own); a day of none is absent. */
   readonly cost = new Map<string, number>();
   /**
-   * A group's: it holds a cost row whose campaign won installs in other groups (a campaign's row
-   * grouped by ad set, ad or country). Its cost bought those installs, which it cannot weigh.
+   * A group's: the group of none, holding a cost row that names no ad set, ad or country (what
+   * the report is grouped by) of a campaign that won installs in other groups. Its cost bought
+   * those installs, which it cannot weigh.
    */
   costOfOtherGroups = false;
 
@@ -682,9 +683,11 @@ export const cohortReport = (input: {
     if (group !== undefined) {
       const ofGroup = groupOf(row.mediaSource, group);
       ofGroup.addCost(row, reported);
+      // A row of the whole campaign, grouped by what it does not name: in the group of none.
       if (
+        group === null &&
         campaignRows.some(
-          (found) => found.part === "installs" && found.installs > 0 && found.group_key !== group,
+          (found) => found.part === "installs" && found.installs > 0 && found.group_key !== null,
         )
       )
         ofGroup.costOfOtherGroups = true;
