@@ -349,6 +349,25 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     });
   });
 
+  it("count the cost rows' clicks of the days the service has no touch of the campaign, and its touches of the others", () => {
+    // The campaign's link went live on the 3rd: the network's clicks of the 2nd are the only
+    // ones known of that day; of the 3rd, the service's own.
+    const answer = report([installs(10, 0), clicks(100, 0, { cohort_day: NEXT })], {
+      costs: [
+        costRow({ day: DAY, clicks: 400, impressions: 8_000 }),
+        costRow({ day: NEXT, clicks: 300, impressions: 6_000 }),
+      ],
+    });
+    expect(answer.groups.map((group) => [group.group, group.clicks, group.impressions])).toEqual([
+      ["Winter", 500, 14_000],
+    ]);
+    expect(answer.totals).toMatchObject({
+      clicks: 500,
+      impressions: 14_000,
+      conversion_rate: 0.02,
+    });
+  });
+
   it("weigh ROAS against the spend of every cost day that reached day N, with installs or not", () => {
     const answer = report(
       [installs(2, 0, { cohort_day: NEXT }), revenue(10, 0, { cohort_day: NEXT, active: 2 })],

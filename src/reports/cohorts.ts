@@ -20,8 +20,8 @@
  * them and their Unicode form (a network's report and a link typed by hand spell them apart),
  * and the group keeps the touches' spelling.
  *
- * Clicks and impressions are the service's own touches; for a media source and campaign of
- * which it has none in the range, what its cost rows report. The totals are the groups' sum.
+ * Clicks and impressions are the service's own touches; for a media source, campaign and day
+ * of which it has none, what its cost rows of that day report. The totals are the groups' sum.
  * The totals' eCPI and ROAS weigh the cost against the paid installs (and their revenue) of the
  * media sources that have a cost: one with none, whose spend is not known, would otherwise
  * lower the eCPI and raise the ROAS as though its installs had come free.
@@ -673,7 +673,11 @@ export const cohortReport = (input: {
     if (!matches) continue;
     // A row no rate converts still replaces: the network's figure is known, not in USD.
     listed(kept, [row.day, row.mediaSource], row);
-    const touched = campaignRows.filter((found) => found.part === "touches");
+    // Per day: a campaign whose link went live within the range has the network's clicks of
+    // the days before it, and the service's own from then on, never both of one day.
+    const touched = campaignRows.filter(
+      (found) => found.part === "touches" && found.cohort_day === row.day,
+    );
     const reported = {
       clicks: !touched.some((found) => found.clicks > 0),
       impressions: !touched.some((found) => found.impressions > 0),

@@ -207,9 +207,9 @@ export function CohortsPage(props: { appId: string }) {
  */
 const DEFINITIONS = {
   impressions:
-    "Views of the ads on the range's days (in the app's time zone), as ad networks reported them to the service (POST /v1/touches), with the filters' media source, campaign, country and platform. For a media source and campaign of which the service recorded none, the impressions its cost rows report.",
+    "Views of the ads on the range's days (in the app's time zone), as ad networks reported them to the service (POST /v1/touches), with the filters' media source, campaign, country and platform. For a media source, campaign and day of which the service recorded none, the impressions its cost rows of the day report.",
   clicks:
-    "Clicks on the range's days (in the app's time zone): taps on the app's links and the clicks ad networks reported (POST /v1/touches), with the filters' values. For a media source and campaign of which the service recorded none, the clicks its cost rows report.",
+    "Clicks on the range's days (in the app's time zone): taps on the app's links and the clicks ad networks reported (POST /v1/touches), with the filters' values. For a media source, campaign and day of which the service recorded none, the clicks its cost rows of the day report.",
   installs:
     "Installs whose first open falls on a day of the range (in the app's time zone), each counted once, with the filters' values; deleted installs and reinstalls (a device installing the app again, which the Overview counts apart) left out; what a network charged for a reinstall is in the cost all the same. Organic installs count too, unless a media source filter leaves them out.",
   conversion:

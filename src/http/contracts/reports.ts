@@ -236,11 +236,11 @@ const share = (description: string, example: number) =>
 
 const cohortFigures = {
   impressions: count(
-    "Impressions: the service's own touches of the window, or where it has none, what the cost rows report.",
+    "Impressions: the service's own touches of the window, or for a campaign's day of which it has none, what the cost rows of that day report.",
     12000,
   ),
   clicks: count(
-    "Clicks: link taps and networks' clicks the service recorded in the window, or where it has none, what the cost rows report.",
+    "Clicks: link taps and networks' clicks the service recorded in the window, or for a campaign's day of which it has none, what the cost rows of that day report.",
     800,
   ),
   installs: count(
