@@ -306,6 +306,25 @@ describe("embedded gateway, clients that misbehave", () => {
     expect(handled).toEqual(["hi"]);
   });
 
+  it("reads a target that begins // as a path, not a host: no route, never a 500", async () => {
+    const port = await listen();
+    for (const target of ["//", "//[", "//%zz/v1/echo", "//a:99999/", "//x/v1/echo"]) {
+      const answer = await raw(port, (socket) => {
+        socket.end(`GET ${target} HTTP/1.1\r\nhost: x\r\nauthorization: key\r\n\r\n`);
+      });
+      expect([target, answer.status]).toEqual([target, 404]);
+      expect(answer.headers).toMatch(/content-type: application\/json/i);
+      expect(answer.body).toContain('"error":"Not Found"');
+    }
+    // A proxy's absolute form is read by its path.
+    const absolute = await raw(port, (socket) => {
+      socket.end(
+        "POST http://elsewhere.example/v1/echo HTTP/1.1\r\nhost: x\r\nauthorization: key\r\ncontent-length: 2\r\n\r\nhi",
+      );
+    });
+    expect(absolute.status).toBe(201);
+  });
+
   it("cuts off a client that sends its headers too slowly, with a 408 in the API's error shape", async () => {
     const port = await listen({ headersMs: 300, requestMs: 1_000, keepAliveMs: 5_000 });
     const answer = await raw(port, async (socket) => {

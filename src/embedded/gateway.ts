@@ -223,6 +223,19 @@ const hasBody = (request: GatewayRequest): boolean =>
   request.headers["transfer-encoding"] !== undefined ||
   request.body.destroyed;
 
+/**
+ * The request's target as a URL: its path and query (origin form), read as a path even where it
+ * begins `//`, which a URL would read as a host (`//[` cannot be one); a proxy's absolute form
+ * by its own path; anything else, no path a route has.
+ */
+const requestUrl = (target: string): URL => {
+  try {
+    return new URL(target.startsWith("/") ? `http://gateway${target}` : target);
+  } catch {
+    return new URL("http://gateway/*");
+  }
+};
+
 export const createDispatch = (options: GatewayOptions): Dispatch => {
   const bodyBudget = options.bodyBudget ?? PROCESS_BODY_BUDGET;
   const callerOf = callerAddressFrom(options.trustProxy ?? false);
@@ -244,7 +257,7 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
     lease: BodyLease,
   ): Promise<HttpResponse | undefined> => {
     options.onRequest?.();
-    const url = new URL(request.url || "/", "http://gateway");
+    const url = requestUrl(request.url);
     const method = request.method;
     const found = router.find(method === "HEAD" ? "GET" : (method as "GET"), url.pathname);
     if (!found?.store) {

@@ -323,6 +323,11 @@ describe("links and the link host", () => {
       `/AAAAAAAAAAA?${"q=1&".repeat(2_000)}`,
       "/.well-known/other",
       "//evil.example.com/",
+      // Targets a URL would read as a host, and cannot.
+      "//",
+      "//[",
+      "//%zz/AAAAAAAAAAA",
+      "//a:99999/",
     ];
     for (const path of paths) {
       const response = await tap(path, AGENTS.android);
