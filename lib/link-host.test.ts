@@ -4,7 +4,8 @@ import { linksEnv, touchesEnv, wellKnownEnv } from "../src/config/aws-env.ts";
 import { envSchemaOf } from "../src/functions/env.ts";
 import { LINK_HOST_ROUTES, routeOf } from "../src/http/routes.ts";
 import { VIEWER_ADDRESS } from "../src/http/viewer-address.ts";
-import { FORWARDED_HEADERS, TRIM_FINAL_SLASH } from "./link-host.ts";
+import { isEmbedded, isPrefetch } from "../src/touches/fetch-purpose.ts";
+import { FOLD_FETCH_HEADERS, FORWARDED_HEADERS, TRIM_FINAL_SLASH } from "./link-host.ts";
 import { ORIGIN_HEADER } from "./link-host-origin.ts";
 import type { ServiceStack } from "./service-stack.ts";
 import {
@@ -185,7 +186,11 @@ describe("the link host's distribution", () => {
     expect(behavior.FunctionAssociations).toEqual([
       { EventType: "viewer-request", FunctionARN: expect.anything() },
     ]);
-    expect(config.DefaultCacheBehavior.FunctionAssociations).toBeUndefined();
+    // The taps' behaviour has a function of its own (FOLD_FETCH_HEADERS), not this one.
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toHaveLength(1);
+    expect(config.DefaultCacheBehavior.FunctionAssociations[0].FunctionARN).not.toEqual(
+      behavior.FunctionAssociations[0].FunctionARN,
+    );
     template.hasResourceProperties("AWS::CloudFront::Function", {
       FunctionCode: TRIM_FINAL_SLASH,
       FunctionConfig: Match.objectLike({ Runtime: "cloudfront-js-2.0" }),
@@ -201,6 +206,66 @@ describe("the link host's distribution", () => {
       "/.well-known/appattribution/report-attribution",
     );
     expect(uriOf("/")).toBe("/");
+  });
+
+  it("folds why a browser asks into one forwarded header, which the tap reads as it reads the headers apart", () => {
+    const behavior = distributionOf(stack, template).DefaultCacheBehavior;
+    expect(behavior.FunctionAssociations).toEqual([
+      { EventType: "viewer-request", FunctionARN: expect.anything() },
+    ]);
+    template.hasResourceProperties("AWS::CloudFront::Function", {
+      FunctionCode: FOLD_FETCH_HEADERS,
+      FunctionConfig: Match.objectLike({ Runtime: "cloudfront-js-2.0" }),
+    });
+    type Headers = Record<string, { value: string }>;
+    const handler = new Function(`${FOLD_FETCH_HEADERS}; return handler;`)() as (event: {
+      request: { headers: Headers };
+    }) => { headers: Headers };
+    /** What the origin reads of a viewer's headers: those forwarded, as the function left them. */
+    const atOrigin = (sent: Record<string, string>) => {
+      const headers: Headers = Object.fromEntries(
+        Object.entries(sent).map(([name, value]) => [name, { value }]),
+      );
+      const forwarded = new Set(FORWARDED_HEADERS.map((name) => name.toLowerCase()));
+      return Object.fromEntries(
+        Object.entries(handler({ request: { headers } }).headers)
+          .filter(([name]) => forwarded.has(name))
+          .map(([name, { value }]) => [name, value]),
+      );
+    };
+    const image = {
+      "sec-fetch-dest": "image",
+      "sec-fetch-mode": "no-cors",
+      "sec-fetch-site": "cross-site",
+    };
+    expect(isEmbedded(atOrigin(image))).toBe(true);
+    const frame = { "sec-fetch-dest": "iframe", "sec-fetch-mode": "navigate" };
+    expect(isEmbedded(atOrigin(frame))).toBe(true);
+    expect(isEmbedded(atOrigin({ ...frame, "sec-fetch-user": "?1" }))).toBe(false);
+    const tap = {
+      "sec-fetch-dest": "document",
+      "sec-fetch-mode": "navigate",
+      "sec-fetch-user": "?1",
+    };
+    expect(isEmbedded(atOrigin(tap))).toBe(false);
+    for (const prefetch of <Record<string, string>[]>[
+      { "sec-purpose": "prefetch;prerender" },
+      { purpose: "prefetch" },
+      { "x-purpose": "preview" },
+      { "x-moz": "prefetch" },
+    ]) {
+      expect(isPrefetch(atOrigin({ ...tap, ...prefetch })), JSON.stringify(prefetch)).toBe(true);
+    }
+    expect(isPrefetch(atOrigin(tap))).toBe(false);
+    // A value is carried whole, whatever it holds.
+    expect(atOrigin({ "sec-purpose": "prefetch; anonymous-client-ip&x=1" })).toEqual({
+      "x-tap-fetch": "sec-purpose=prefetch%3B%20anonymous-client-ip%26x%3D1",
+    });
+    // A viewer's own header of that name never reaches the origin.
+    expect(atOrigin({ "x-tap-fetch": "sec-fetch-mode=no-cors" })).toEqual({});
+    expect(atOrigin({ ...tap, "x-tap-fetch": "x-moz=prefetch" })).toEqual({
+      "x-tap-fetch": "sec-fetch-dest=document&sec-fetch-mode=navigate&sec-fetch-user=%3F1",
+    });
   });
 
   it("forwards what a tap reads, the viewer's address and the client hints included, and every query parameter", () => {
@@ -281,6 +346,8 @@ describe("the link host's distribution", () => {
       custom.template.toJSON().Resources[config.DefaultCacheBehavior.OriginRequestPolicyId.Ref]
         .Properties.OriginRequestPolicyConfig;
     expect(policy.HeadersConfig.Headers).toContain("Host");
+    // CloudFront's quota: an origin request policy names 10 headers at most.
+    expect(policy.HeadersConfig.Headers.length).toBeLessThanOrEqual(10);
     // And the API's own URL answers no one: only the domain, only through the distribution.
     custom.template.hasResourceProperties("AWS::ApiGatewayV2::Api", {
       DisableExecuteApiEndpoint: true,

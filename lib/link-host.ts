@@ -53,6 +53,7 @@ import type { IBucket } from "aws-cdk-lib/aws-s3";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
 import { LINK_HOST_ROUTES, type LinkHostRouteId } from "../src/http/routes.ts";
+import { FETCH_HEADERS, FOLDED_FETCH_HEADER } from "../src/touches/fetch-purpose.ts";
 import { type FunctionBinding, routeFunction } from "./api.ts";
 import { ORIGIN_HEADER } from "./link-host-origin.ts";
 import { acknowledge } from "./nag.ts";
@@ -67,8 +68,9 @@ const ORIGIN_CHECK_ENTRY = new URL("./link-host-origin.ts", import.meta.url).pat
  * What the tap reads of a request, forwarded by the distribution: its user agent (platform,
  * bot), its language and the viewer's address; the client hints that tell what Chrome's
  * reduced agent hides (`Sec-CH-UA`, which every Chromium browser sends, says it can tell them;
- * the tap asks for the other two, src/touches/clicks.ts); the headers of a prefetch, which is
- * refused and not counted; and the host asked when it is the
+ * the tap asks for the other two, src/touches/clicks.ts); why the browser asks (a prefetch, a
+ * page embedding the link: src/touches/fetch-purpose.ts), folded into one header by
+ * FOLD_FETCH_HEADERS, as a policy forwards 10 headers at most; and the host asked when it is the
  * link host's own domain, which the `.well-known` files are chosen by. The answer's headers
  * (`Accept-CH`, `Vary`, the landing page's policy) reach the viewer as the function
  * sets them: the distribution has no response headers policy.
@@ -80,9 +82,7 @@ export const FORWARDED_HEADERS = [
   "Sec-CH-UA",
   "Sec-CH-UA-Model",
   "Sec-CH-UA-Platform-Version",
-  "Sec-Purpose",
-  "Purpose",
-  "X-Purpose",
+  FOLDED_FETCH_HEADER,
 ];
 
 /**
@@ -103,6 +103,25 @@ export const TRIM_FINAL_SLASH = `function handler(event) {
   if (request.uri.length > 1 && request.uri.charAt(request.uri.length - 1) === "/") {
     request.uri = request.uri.substring(0, request.uri.length - 1);
   }
+  return request;
+}`;
+
+/**
+ * The distribution's function on the viewer's request for a tap: the headers that say why a
+ * browser asks (FETCH_HEADERS) folded into one (FOLDED_FETCH_HEADER), which the tap reads as
+ * it reads them apart; one a viewer sent of that name is replaced, or removed.
+ */
+export const FOLD_FETCH_HEADERS = `function handler(event) {
+  var request = event.request;
+  var headers = request.headers;
+  var names = ${JSON.stringify(FETCH_HEADERS)};
+  var parts = [];
+  for (var i = 0; i < names.length; i++) {
+    var header = headers[names[i]];
+    if (header) parts.push(names[i] + "=" + encodeURIComponent(header.value));
+  }
+  if (parts.length > 0) headers[${JSON.stringify(FOLDED_FETCH_HEADER)}] = { value: parts.join("&") };
+  else delete headers[${JSON.stringify(FOLDED_FETCH_HEADER)}];
   return request;
 }`;
 
@@ -259,6 +278,11 @@ export class LinkHost extends Construct {
       cachePolicy: CachePolicy.CACHING_DISABLED,
       originRequestPolicy: forwarded,
     };
+    const foldFetchHeaders = new EdgeFunction(this, "FoldFetchHeaders", {
+      comment: "Attribution service link host: why a browser asks, in one forwarded header",
+      code: FunctionCode.fromInline(FOLD_FETCH_HEADERS),
+      runtime: FunctionRuntime.JS_2_0,
+    });
     const trimFinalSlash = new EdgeFunction(this, "TrimFinalSlash", {
       comment: "Attribution service link host: a postback's path as its route names it",
       code: FunctionCode.fromInline(TRIM_FINAL_SLASH),
@@ -266,7 +290,13 @@ export class LinkHost extends Construct {
     });
     this.distribution = new Distribution(this, "Distribution", {
       comment: "Attribution service link host",
-      defaultBehavior: { ...behavior, allowedMethods: AllowedMethods.ALLOW_GET_HEAD },
+      defaultBehavior: {
+        ...behavior,
+        allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+        functionAssociations: [
+          { function: foldFetchHeaders, eventType: FunctionEventType.VIEWER_REQUEST },
+        ],
+      },
       // A route taking another method (Apple's devices post their postbacks' copies) is let
       // through on its own path; every other path stays GET and HEAD.
       additionalBehaviors: Object.fromEntries(

@@ -27,6 +27,7 @@ import type { CountryResolver } from "../ports/geo.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
 import type { Touch } from "../ports/touches.ts";
 import { destinationOf, type StoreButton, storesOf, webDestinationOf } from "./destination.ts";
+import { isEmbedded, isPrefetch } from "./fetch-purpose.ts";
 import { DEEPLINK_ID_PATTERN, newClickId } from "./ids.ts";
 import { normalizeIp } from "./ip.ts";
 import { type PreviewFetcher, previewFetcherOf } from "./preview-fetchers.ts";
@@ -108,16 +109,6 @@ export type TapAnswer =
    */
   | { readonly kind: "prefetch" }
   | { readonly kind: "not-found" };
-
-/**
- * Whether a request fetches ahead of a tap: `Sec-Purpose: prefetch` (Chromium's and Firefox's
- * navigational prefetch, `prefetch;prerender` too), the older `Purpose: prefetch`, and
- * `X-Purpose: preview` (Facebook's and Instagram's in-app browsers, preloading a feed's ads).
- */
-const isPrefetch = (headers: Tap["headers"]): boolean =>
-  /\bprefetch\b/i.test(headers["sec-purpose"] ?? "") ||
-  /^\s*prefetch\s*$/i.test(headers.purpose ?? "") ||
-  /^\s*(?:preview|prefetch)\s*$/i.test(headers["x-purpose"] ?? "");
 
 export interface ClickDeps {
   readonly links: Pick<LinkStore, "get">;
@@ -214,7 +205,7 @@ export const createClickRecorder = (deps: ClickDeps) => {
     const fetcher = previewFetcherOf(agent);
     if (fetcher) return { kind: "preview", app, link, fetcher };
     const traits = deviceTraits(agent, tap.headers);
-    const counted = !link.disabled && !traits.isBot;
+    const counted = !link.disabled && !traits.isBot && !isEmbedded(tap.headers);
     if (counted && hintsWanted(tap, traits)) {
       return { kind: "ask-hints", location: askedAgain(tap) };
     }

@@ -5,6 +5,7 @@
  * the `.well-known` files built from the apps' settings. The landing page and the previews:
  * landing-pages.test.ts; Chrome's client hints: client-hints.test.ts.
  */
+import { get } from "node:http";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -306,6 +307,42 @@ describe("links and the link host", () => {
       android.serverKey,
     );
     await tap(`/${link.deeplink_id}`, AGENTS.android);
+    expect(await touchesOfLink(link.deeplink_id)).toHaveLength(1);
+  });
+
+  it("counts no click of a page that embeds the link, and sends it on without a click id", async () => {
+    const link = await makeLink({ media_source: "embedded" });
+    /** A browser's request: Node's fetch would send its own Sec-Fetch-Mode beside these. */
+    const browse = (headers: Record<string, string>) =>
+      new Promise<{ status: number; location: string }>((resolve, reject) => {
+        get(
+          `${rt.linkUrl}/${link.deeplink_id}`,
+          { headers: { "user-agent": AGENTS.android, ...headers } },
+          (response) => {
+            response.resume();
+            resolve({
+              status: response.statusCode ?? 0,
+              location: response.headers.location ?? "",
+            });
+          },
+        ).on("error", reject);
+      });
+    for (const embed of [
+      { "sec-fetch-dest": "image", "sec-fetch-mode": "no-cors", "sec-fetch-site": "cross-site" },
+      { "sec-fetch-dest": "iframe", "sec-fetch-mode": "navigate", "sec-fetch-site": "cross-site" },
+    ]) {
+      const response = await browse(embed);
+      expect(response.status).toBe(302);
+      expect(response.location).toMatch(/^https:\/\/play\.google\.com\//);
+      expect(response.location).not.toContain("service_click_id");
+    }
+    expect(await touchesOfLink(link.deeplink_id)).toHaveLength(0);
+    const tapped = await browse({
+      "sec-fetch-dest": "document",
+      "sec-fetch-mode": "navigate",
+      "sec-fetch-user": "?1",
+    });
+    expect(tapped.location).toContain("service_click_id");
     expect(await touchesOfLink(link.deeplink_id)).toHaveLength(1);
   });
 

@@ -86,6 +86,9 @@ describe("the tap route", () => {
       { "Sec-Purpose": "prefetch;prerender" },
       { Purpose: "prefetch" },
       { "X-Purpose": "preview" },
+      { "X-Moz": "prefetch" },
+      // Behind the CDN, folded into one header.
+      { "X-Tap-Fetch": "sec-purpose=prefetch&sec-fetch-mode=navigate" },
     ];
     for (const purpose of purposes) {
       const response = await handler()(
@@ -100,6 +103,47 @@ describe("the tap route", () => {
     // The tap itself.
     expect((await handler()(apiEvent({ path, headers: android }), CONTEXT)).statusCode).toBe(302);
     expect(stored.length).toBe(count + 1);
+  });
+
+  it("sends on, counting nothing, a page that embeds the link: an image's, a script's, a fetch's, a frame no one tapped", async () => {
+    const path = `/${link.deeplinkId}/`;
+    const count = stored.length;
+    const embeds: Record<string, string>[] = [
+      { "Sec-Fetch-Dest": "image", "Sec-Fetch-Mode": "no-cors" },
+      { "Sec-Fetch-Dest": "script", "Sec-Fetch-Mode": "no-cors" },
+      { "Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors" },
+      { "Sec-Fetch-Dest": "iframe", "Sec-Fetch-Mode": "navigate" },
+      { "X-Tap-Fetch": "sec-fetch-dest=image&sec-fetch-mode=no-cors" },
+    ];
+    for (const embed of embeds) {
+      const response = await handler()(
+        apiEvent({ path, headers: { ...android, ...embed } }),
+        CONTEXT,
+      );
+      expect(response.statusCode, JSON.stringify(embed)).toBe(302);
+      const location = new URL(response.headers.location ?? "");
+      expect(clickIdOfReferrer(location.searchParams.get("referrer"))).toBeNull();
+    }
+    expect(stored.length).toBe(count);
+    // A person's tap: a page's, or one inside a frame.
+    const taps: Record<string, string>[] = [
+      { "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-User": "?1" },
+      { "Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate" },
+      { "Sec-Fetch-Dest": "iframe", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-User": "?1" },
+      { "X-Tap-Fetch": "sec-fetch-dest=document&sec-fetch-mode=navigate&sec-fetch-user=%3F1" },
+    ];
+    for (const tap of taps) {
+      const response = await handler()(
+        apiEvent({ path, headers: { ...android, ...tap } }),
+        CONTEXT,
+      );
+      const location = new URL(response.headers.location ?? "");
+      expect(
+        clickIdOfReferrer(location.searchParams.get("referrer")),
+        JSON.stringify(tap),
+      ).not.toBeNull();
+    }
+    expect(stored.length).toBe(count + taps.length);
   });
 
   it("takes a link pasted with a final slash that only the catch-all route took (on AWS)", async () => {
