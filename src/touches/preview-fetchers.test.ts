@@ -7,6 +7,9 @@ describe("the preview fetchers' table", () => {
     "knows %s by the agent it sends",
     (name, fetcher) => {
       expect(previewFetcherOf(fetcher.example)?.name).toBe(name);
+      // Whatever the case of its agent.
+      expect(previewFetcherOf(fetcher.example.toLowerCase())?.name).toBe(name);
+      expect(previewFetcherOf(fetcher.example.toUpperCase())?.name).toBe(name);
       // Never a person: never a click, whatever path the tap takes.
       expect(deviceTraits(fetcher.example).isBot).toBe(true);
     },
@@ -35,6 +38,8 @@ describe("the preview fetchers' table", () => {
     "Mozilla/5.0 (Linux; Android 14; SM-S911B Build/UP1A.231005.007; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/124.0.6367.82 Mobile Safari/537.36 [Pinterest/Android]",
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [LinkedInApp]/9.29.1",
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+    // Another Office program's fetch of a link (Word's), which makes no card.
+    "Microsoft Office/16.0 (Windows NT 10.0; Microsoft Word 16.0.12026; Pro)",
     // Other bots: redirected and not counted, but no preview page.
     "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
     "",
