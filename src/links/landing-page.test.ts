@@ -40,10 +40,12 @@ const page = (overrides: Partial<Parameters<typeof renderLandingPage>[0]> = {}) 
 const styles = (html: string) => [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]);
 
 describe("the landing page", () => {
-  it("names the app, the campaign and the link, with a button to each store and a QR code on a desktop", async () => {
+  it("names the app and the link, with a button to each store and a QR code on a desktop", async () => {
     const html = await page();
     expect(html).toContain('<h1 dir="auto">Example Game</h1>');
-    expect(html).toContain("Campaign: <bdi>Winter</bdi>");
+    // The campaign's name is the marketer's label, not the tapper's to read (the Play Store's
+    // referrer carries it, as its utm_campaign, to the install).
+    expect(html).not.toMatch(/>[^<]*Winter/);
     expect(html).toContain("https://go.example.com/Kx3v9QpZ2aQ");
     expect(html).toMatch(
       /<a class="button" data-store="google-play" href="https:\/\/play\.google\.com\/store\/apps\/details\?id=com\.example\.game&amp;referrer=service_click_id%3DC1ick1d/,
@@ -52,6 +54,24 @@ describe("the landing page", () => {
       '<a class="button" data-store="app-store" href="https://apps.apple.com/app/id1234567890">',
     );
     expect(html).toMatch(/<svg role="img" aria-label="QR code of this link" [^>]*viewBox=/);
+  });
+
+  it("shows the link's preview title and description, else the app's, never its campaign", async () => {
+    const described = testLink({
+      url: link.url,
+      campaignName: "EU lookalikes, churned payers",
+      previewTitle: "Race in the snow",
+      previewDescription: "Ten new tracks this winter",
+    });
+    const html = await page({ link: described });
+    expect(html).toContain('<p dir="auto">Race in the snow</p>');
+    expect(html).toContain('<p class="muted" dir="auto">Ten new tracks this winter</p>');
+    expect(html).not.toMatch(/>[^<]*lookalikes/);
+    const defaults = { ...app, links: { ...app.links, previewDescription: "The app's own words" } };
+    const fromApp = await page({ app: defaults });
+    expect(fromApp).toContain('<p class="muted" dir="auto">The app&#39;s own words</p>');
+    // The title falls back to the app's name, which the heading already says.
+    expect(fromApp).not.toContain('<p dir="auto">Example Game</p>');
   });
 
   it("has no QR code on a phone, and says when no store has the app for it", async () => {
@@ -170,7 +190,7 @@ describe("the landing page", () => {
 
   it("keeps a right-to-left name's own direction without reordering the page's words around it", async () => {
     const hebrew = { ...app, name: "משחק!", links: { appStoreId: "1234567890" } };
-    const rtlLink = testLink({ url: link.url, campaignName: "חורף 2026" });
+    const rtlLink = testLink({ url: link.url, previewTitle: "חורף 2026" });
     const html = await page({
       app: hebrew,
       link: rtlLink,
@@ -178,7 +198,7 @@ describe("the landing page", () => {
       stores: storesOf("android", { ...hebrew, platform: "ios" }, rtlLink, "c"),
     });
     expect(html).toContain('<h1 dir="auto">משחק!</h1>');
-    expect(html).toContain("Campaign: <bdi>חורף 2026</bdi>");
+    expect(html).toContain('<p dir="auto">חורף 2026</p>');
     expect(html).toContain("<h2>Get <bdi>משחק!</bdi></h2>");
     expect(html).toContain("<bdi>משחק!</bdi> is not available for this device yet.");
     const preview = renderPreviewPage(hebrew, testLink({ previewDescription: "מרוץ בשלג" }));

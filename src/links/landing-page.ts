@@ -173,7 +173,7 @@ export interface LandingPage {
 }
 
 /**
- * The landing page: the app's name, the campaign and the link, a button for each platform the
+ * The landing page: the app's name, the link's preview title and description, and the link, a button for each platform the
  * link has somewhere to go on (and the web site), and on a desktop the link's QR code to open it
  * on a phone.
  */
@@ -188,13 +188,16 @@ export const renderLandingPage = async (page: LandingPage): Promise<string> => {
       .split("{app}")
       .map(escapeHtml)
       .join(`<bdi>${escapeHtml(app.name)}</bdi>`);
-  const campaign = link.campaignName ?? link.campaignId;
+  // The link's own words for the public, its card's: never its campaign's name or id, the
+  // marketer's label, which the tapper has no use for and may not be meant to read.
+  const preview = previewOf(app, link);
   const storeFor = stores.some((store) => store.platform === platform);
   const parts = [
     `<h1 dir="auto">${escapeHtml(app.name)}</h1>`,
-    campaign === null
+    preview.title === app.name ? "" : `<p dir="auto">${escapeHtml(preview.title)}</p>`,
+    preview.description === null
       ? ""
-      : `<p class="muted">${escapeHtml(words.campaign)}: <bdi>${escapeHtml(campaign)}</bdi></p>`,
+      : `<p class="muted" dir="auto">${escapeHtml(preview.description)}</p>`,
     `<p class="muted">${escapeHtml(words.link)}: <span class="url">${escapeHtml(link.url)}</span></p>`,
   ];
   if (platform === "other") {

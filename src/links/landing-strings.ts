@@ -23,8 +23,6 @@ export interface LandingStrings {
   readonly scanOnPhone: string;
   /** The QR code's text alternative. */
   readonly qrLabel: string;
-  /** Before the campaign's name. */
-  readonly campaign: string;
   /** Before the link itself. */
   readonly link: string;
 }
@@ -40,7 +38,6 @@ export const LANDING_STRINGS = {
     unavailable: "{app} is not available for this device yet.",
     scanOnPhone: "Scan this code with your phone's camera to open the link there.",
     qrLabel: "QR code of this link",
-    campaign: "Campaign",
     link: "Link",
   },
   de: {
@@ -54,7 +51,6 @@ export const LANDING_STRINGS = {
     scanOnPhone:
       "Scannen Sie diesen Code mit der Kamera Ihres Smartphones, um den Link dort zu öffnen.",
     qrLabel: "QR-Code dieses Links",
-    campaign: "Kampagne",
     link: "Link",
   },
   fr: {
@@ -67,7 +63,6 @@ export const LANDING_STRINGS = {
     unavailable: "{app} n'est pas encore disponible pour cet appareil.",
     scanOnPhone: "Scannez ce code avec l'appareil photo de votre téléphone pour y ouvrir le lien.",
     qrLabel: "Code QR de ce lien",
-    campaign: "Campagne",
     link: "Lien",
   },
   es: {
@@ -80,7 +75,6 @@ export const LANDING_STRINGS = {
     unavailable: "{app} aún no está disponible para este dispositivo.",
     scanOnPhone: "Escanea este código con la cámara de tu teléfono para abrir el enlace en él.",
     qrLabel: "Código QR de este enlace",
-    campaign: "Campaña",
     link: "Enlace",
   },
   pt: {
@@ -93,7 +87,6 @@ export const LANDING_STRINGS = {
     unavailable: "{app} ainda não está disponível para este dispositivo.",
     scanOnPhone: "Leia este código com a câmera do seu celular para abrir o link nele.",
     qrLabel: "Código QR deste link",
-    campaign: "Campanha",
     link: "Link",
   },
   it: {
@@ -106,7 +99,6 @@ export const LANDING_STRINGS = {
     unavailable: "{app} non è ancora disponibile per questo dispositivo.",
     scanOnPhone: "Inquadra questo codice con la fotocamera del telefono per aprire lì il link.",
     qrLabel: "Codice QR di questo link",
-    campaign: "Campagna",
     link: "Link",
   },
   ja: {
@@ -120,7 +112,6 @@ export const LANDING_STRINGS = {
     scanOnPhone:
       "スマートフォンのカメラでこのコードを読み取ると、リンクがスマートフォンで開きます。",
     qrLabel: "このリンクの QR コード",
-    campaign: "キャンペーン",
     link: "リンク",
   },
 } as const satisfies Record<string, LandingStrings>;

@@ -74,7 +74,10 @@ describe("the landing page in a browser", () => {
       "/v1/links",
       {
         media_source: "browser_landing",
-        campaign_name: `Winterfestspielemeisterschaftsqualifikationsrunde ${"x".repeat(80)}`,
+        campaign_name: "Winter",
+        // What the page shows of the link: words longer than a phone is wide.
+        preview_title: `Winterfestspielemeisterschaftsqualifikationsrunde ${"x".repeat(40)}`,
+        preview_description: `${"Schneeballschlachtweltmeisterschaft ".repeat(6)}${"y".repeat(80)}`,
         deep_link_path: `/levels/${"7".repeat(120)}`,
         params: { promo: "WINTER", creative: "c".repeat(200) },
       },

@@ -131,6 +131,7 @@ describe("the link host's landing page and previews", () => {
         const link = await makeLink(kind, {
           media_source: "landing_test",
           campaign_name: "Winter Cup",
+          preview_title: "Race in the snow",
           ...(withWeb ? { web_url: WEB } : {}),
         });
         for (const platform of Object.keys(DEVICES) as DevicePlatform[]) {
@@ -155,7 +156,9 @@ describe("the link host's landing page and previews", () => {
           expect(response.headers.get("set-cookie")).toBeNull();
           const html = await response.text();
           expect(html, context).toContain(`<h1 dir="auto">App ${APPS[kind].id}</h1>`);
-          expect(html, context).toContain("Winter Cup");
+          expect(html, context).toContain("Race in the snow");
+          // The campaign's name is the marketer's label, not the tapper's to read.
+          expect(html, context).not.toContain("Winter Cup");
           expect(html, context).toContain(link.url.replaceAll("&", "&amp;"));
           const buttons = storeButtons(html);
           const order = platform === "ios" ? [...expected.page].reverse() : expected.page;
