@@ -220,12 +220,12 @@ describe("links and the link host", () => {
 
   it("redirects bots without counting them, and gives link-preview fetchers the preview", async () => {
     const link = await makeLink({ media_source: "shared" });
-    for (const agent of [AGENTS.google, AGENTS.googlebot, ""]) {
+    for (const agent of [AGENTS.googlebot, ""]) {
       const response = await tap(`/${link.deeplink_id}`, agent);
       expect(response.status).toBe(302);
     }
     // Chats' crawlers unfurl the link's card (test/integration/landing-pages.test.ts).
-    for (const agent of [AGENTS.slack, AGENTS.facebook, AGENTS.twitter]) {
+    for (const agent of [AGENTS.slack, AGENTS.facebook, AGENTS.twitter, AGENTS.google]) {
       const response = await tap(`/${link.deeplink_id}`, agent);
       expect(response.status).toBe(200);
       expect(await response.text()).toContain('<meta property="og:title"');
