@@ -36,6 +36,33 @@ describe("an attribution result's deferred deep link", () => {
     }
   });
 
+  it("holds the tapped URL's own parameters, over the link's of the same name", () => {
+    const match = matchAt("high");
+    if (match.kind !== "matched") throw new Error("a match");
+    const tapped = {
+      ...match,
+      credit: { ...match.credit, urlParams: { promo: "SPRING", inviter: "user-9" } },
+    };
+    const result = resultOf(tapped, null, AT, DEFAULT_ATTRIBUTION);
+    expect(result.params).toEqual({
+      deep_link_path: "/invite/8812",
+      inviter: "user-9",
+      promo: "SPRING",
+    });
+    // A link with no parameters of its own, tapped with some: a deferred deep link all the same.
+    const bare = { ...tapped, credit: { ...tapped.credit, params: {} } };
+    expect(resultOf(bare, null, AT, DEFAULT_ATTRIBUTION)).toMatchObject({
+      status: "matched",
+      params: { promo: "SPRING", inviter: "user-9" },
+    });
+    // Below the floor, none of them.
+    const low = { ...tapped, confidence: "low" as const };
+    expect(resultOf(low, null, AT, DEFAULT_ATTRIBUTION)).toMatchObject({
+      status: "matched_no_params",
+      params: {},
+    });
+  });
+
   it("is left out below it: the install is still attributed, without the link's parameters", () => {
     const low = resultOf(matchAt("low"), null, AT, DEFAULT_ATTRIBUTION);
     expect(low).toMatchObject({

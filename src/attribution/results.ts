@@ -70,7 +70,10 @@ export const resultOf = (
   // was its first install's. The spec gives `install_type` on iOS only: there it says so.
   const reinstall = match.reinstall;
   const deepLink = RANK[match.confidence] >= RANK[settings.deepLinkConfidenceFloor];
-  const params = deepLink ? { ...touch.params } : {};
+  // The link's parameters, and the tapped URL's own over them (a promo code, a placement's
+  // sub-parameters, as an installed app reads them from the URL it opens): a new install's
+  // deferred deep link says what the same tap says to an app already there.
+  const params = deepLink ? { ...touch.params, ...touch.urlParams } : {};
   return {
     // The deferred deep link needs the link's parameters; a touch without any is still a match.
     status: Object.keys(params).length > 0 ? "matched" : "matched_no_params",

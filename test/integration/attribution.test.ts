@@ -110,6 +110,38 @@ describe("attribution over HTTP", () => {
     });
   });
 
+  it("gives a new install the tapped URL's own parameters in its deferred deep link, over the link's", async () => {
+    const made = await rt.post(
+      "/v1/links",
+      { media_source: "partner", deep_link_path: "/levels/7", params: { promo: "WINTER" } },
+      keys.serverKey,
+    );
+    const link = (await made.json()) as LinkAnswer;
+    const tapped = `${rt.linkUrl}${new URL(link.url).pathname}?promo=SPRING&sub1=story&gclid=G-1`;
+    const tap = await fetch(tapped, {
+      redirect: "manual",
+      headers: { "user-agent": PIXEL, "x-forwarded-for": "81.2.69.150" },
+    });
+    const referrer = new URL(tap.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
+    await install(
+      androidInstall("referred-tapped-params", {
+        install_referrer: {
+          referrer,
+          click_timestamp: Math.floor(Date.now() / 1000) - 5,
+          install_begin_timestamp: Math.floor(Date.now() / 1000) - 2,
+        },
+      }),
+    );
+    // What the app would have read from the URL, had it been installed already.
+    expect(await attributionOf("referred-tapped-params")).toMatchObject({
+      service_match_status: "matched",
+      deep_link_path: "/levels/7",
+      promo: "SPRING",
+      sub1: "story",
+      gclid: "G-1",
+    });
+  });
+
   it("matches by advertising id a network reported, without link parameters", async () => {
     const reported = await rt.post(
       "/v1/touches",
@@ -578,6 +610,7 @@ describe("attribution over HTTP", () => {
         "office-new",
         "organic-1",
         "referred-1",
+        "referred-tapped-params",
         "skipped-1",
         "slow-by-maid",
         "slow-injected",
