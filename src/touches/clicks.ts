@@ -217,11 +217,12 @@ export const createClickRecorder = (deps: ClickDeps) => {
     const { platform } = traits;
     // A disabled link sends every tap to the web, as if from a desktop (its page, where it has
     // no web, is still the one for the tapper's device).
+    const forwarded = keptParams(tap.query);
     const location = link.disabled
-      ? destinationOf("other", app, link, null)
+      ? destinationOf("other", app, link, null, forwarded)
       : link.landingPage
         ? null
-        : destinationOf(platform, app, link, clickId);
+        : destinationOf(platform, app, link, clickId, forwarded);
     if (location === null) {
       return {
         kind: "landing",
@@ -229,7 +230,7 @@ export const createClickRecorder = (deps: ClickDeps) => {
         link,
         platform,
         stores: storesOf(platform, app, link, clickId),
-        webUrl: webDestinationOf(app, link),
+        webUrl: webDestinationOf(app, link, forwarded),
         clickId,
         qrUrl: qrUrlOf(link, tap),
       };

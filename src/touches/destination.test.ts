@@ -72,6 +72,20 @@ describe("destinationOf", () => {
     expect(url.searchParams.get("hl")).toBe("de");
   });
 
+  it("gives a web destination the tapped URL's parameters it has none of, and a store none", () => {
+    const tapped = { utm_campaign: "spring", gclid: "G 1&x", lang: "de" };
+    const web = { ...link, webUrl: "https://game.example.com/land?lang=en#top" };
+    expect(destinationOf("other", android, web, null, tapped)).toBe(
+      "https://game.example.com/land?lang=en&utm_campaign=spring&gclid=G+1%26x#top",
+    );
+    expect(destinationOf("other", android, link, CLICK, tapped)).toBe(
+      "https://game.example.com/?utm_campaign=spring&gclid=G+1%26x&lang=de",
+    );
+    expect(destinationOf("other", android, link, CLICK, {})).toBe("https://game.example.com/");
+    const store = new URL(destinationOf("android", android, link, CLICK, tapped) ?? "");
+    expect(store.searchParams.has("gclid")).toBe(false);
+  });
+
   it("sends a device of the other platform to the web, or says there is nowhere to go", () => {
     expect(destinationOf("ios", android, link, "c")).toBe("https://game.example.com/");
     expect(destinationOf("android", ios, link, "c")).toBeNull();

@@ -172,23 +172,42 @@ const asLocation = (url: string, clickId: string | null, link: LinkDestinations)
   return parsed.href;
 };
 
-/** The link's web destination, else the app's web site. */
-export const webDestinationOf = (app: AppDestinations, link: LinkDestinations): string | null =>
-  link.webUrl ?? app.links?.webUrl ?? null;
+/**
+ * The link's web destination, else the app's web site, with the tapped URL's own parameters it
+ * has none of by their name (`forwarded`: a campaign's `utm_*`, a network's `gclid`), so that
+ * the site's analytics see the tap's campaign; its own are kept as they are written.
+ */
+export const webDestinationOf = (
+  app: AppDestinations,
+  link: LinkDestinations,
+  forwarded: Readonly<Record<string, string>> = {},
+): string | null => {
+  const web = link.webUrl ?? app.links?.webUrl ?? null;
+  const parsed = web === null ? null : URL.parse(web);
+  if (parsed === null) return web;
+  const added = new URLSearchParams(
+    Object.entries(forwarded).filter(([name]) => !parsed.searchParams.has(name)),
+  ).toString();
+  if (added === "") return web;
+  parsed.search = parsed.search === "" ? added : `${parsed.search}&${added}`;
+  return parsed.href;
+};
 
 /**
  * The URL a tap goes to; null when neither the link nor the app names one for the platform or
  * the web (the tap then gets the landing page). `clickId` is null for a tap that is not
- * counted (a bot, a disabled link).
+ * counted (a bot, a disabled link); `forwarded`, the tapped URL's parameters a web destination
+ * is given.
  */
 export const destinationOf = (
   platform: DevicePlatform,
   app: AppDestinations,
   link: LinkDestinations,
   clickId: string | null,
+  forwarded: Readonly<Record<string, string>> = {},
 ): string | null => {
   const chosen =
     (platform === "other" ? null : phoneDestinationOf(platform, app, link)) ??
-    webDestinationOf(app, link);
+    webDestinationOf(app, link, forwarded);
   return chosen === null ? null : asLocation(chosen, clickId, link);
 };

@@ -218,6 +218,21 @@ describe("links and the link host", () => {
     expect(fromAndroid.headers.get("location")).toBe("https://b.example/%C3%BC");
   });
 
+  it("sends a desktop to the web with the tapped URL's parameters the web URL has none of", async () => {
+    const link = await makeLink({
+      media_source: "forwarded",
+      web_url: "https://game.example.com/land?utm_source=site",
+    });
+    const response = await tap(
+      `/${link.deeplink_id}?utm_source=news&utm_campaign=spring&gclid=G1`,
+      AGENTS.desktop,
+    );
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe(
+      "https://game.example.com/land?utm_source=site&utm_campaign=spring&gclid=G1",
+    );
+  });
+
   it("redirects bots without counting them, and gives link-preview fetchers the preview", async () => {
     const link = await makeLink({ media_source: "shared" });
     for (const agent of [AGENTS.googlebot, ""]) {
