@@ -57,6 +57,28 @@ describe("attribution over HTTP", () => {
     expect(response.status).toBe(202);
   };
 
+  /**
+   * A Pixel's tap on the link from `ip`, then the install of `serviceId` whose Play referrer
+   * brings the tap's click id back.
+   */
+  const installReferredBy = async (tapped: string, ip: string, serviceId: string) => {
+    const url = new URL(tapped);
+    const tap = await fetch(`${rt.linkUrl}${url.pathname}${url.search}`, {
+      redirect: "manual",
+      headers: { "user-agent": PIXEL, "x-forwarded-for": ip },
+    });
+    const referrer = new URL(tap.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
+    await install(
+      androidInstall(serviceId, {
+        install_referrer: {
+          referrer,
+          click_timestamp: Math.floor(Date.now() / 1000) - 5,
+          install_begin_timestamp: Math.floor(Date.now() / 1000) - 2,
+        },
+      }),
+    );
+  };
+
   beforeAll(async () => {
     apple = await startMockNetwork((request) => appleAnswers(request.body.toString()));
     rt = await startTestRuntime({ trustProxy: true, appleAdsUrl: `${apple.url}/api/v1/` });
@@ -81,21 +103,7 @@ describe("attribution over HTTP", () => {
       keys.serverKey,
     );
     const link = (await made.json()) as LinkAnswer;
-    const tap = await fetch(new URL(link.url).pathname.replace(/^/, rt.linkUrl), {
-      redirect: "manual",
-      headers: { "user-agent": PIXEL, "x-forwarded-for": "81.2.69.142" },
-    });
-    const referrer = new URL(tap.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
-
-    await install(
-      androidInstall("referred-1", {
-        install_referrer: {
-          referrer,
-          click_timestamp: Math.floor(Date.now() / 1000) - 5,
-          install_begin_timestamp: Math.floor(Date.now() / 1000) - 2,
-        },
-      }),
-    );
+    await installReferredBy(link.url, "81.2.69.142", "referred-1");
     expect(await attributionOf("referred-1")).toEqual({
       service_match_status: "matched",
       media_source: "facebook_ads",
@@ -117,21 +125,11 @@ describe("attribution over HTTP", () => {
       keys.serverKey,
     );
     const link = (await made.json()) as LinkAnswer;
-    const tapped = `${rt.linkUrl}${new URL(link.url).pathname}?promo=SPRING&sub1=story&gclid=G-1`;
-    const tap = await fetch(tapped, {
-      redirect: "manual",
-      headers: { "user-agent": PIXEL, "x-forwarded-for": "81.2.69.150" },
-    });
-    const referrer = new URL(tap.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
-    await install(
-      androidInstall("referred-tapped-params", {
-        install_referrer: {
-          referrer,
-          click_timestamp: Math.floor(Date.now() / 1000) - 5,
-          install_begin_timestamp: Math.floor(Date.now() / 1000) - 2,
-        },
-      }),
-    );
+    // The link as shared, with a placement's own values added to its query.
+    const tapped = new URL(link.url);
+    for (const [name, value] of Object.entries({ promo: "SPRING", sub1: "story", gclid: "G-1" }))
+      tapped.searchParams.set(name, value);
+    await installReferredBy(tapped.href, "81.2.69.150", "referred-tapped-params");
     // What the app would have read from the URL, had it been installed already.
     expect(await attributionOf("referred-tapped-params")).toMatchObject({
       service_match_status: "matched",
