@@ -3,7 +3,8 @@
  * the answer's schema in spec/openapi.json):
  * a flat map of strings with `service_match_status`, and for a matched install the source,
  * the campaign fields, the match's details, and the link's `deep_link_path` and custom
- * parameters with the tapped URL's own (the deferred deep link). Empty while the attribution is not resolved yet.
+ * parameters with the tapped URL's own (the deferred deep link). Empty while the attribution
+ * is not resolved yet.
  */
 import type { AttributionRecord } from "../ports/attributions.ts";
 import { exportedFields } from "./results.ts";

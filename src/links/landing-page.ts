@@ -173,9 +173,9 @@ export interface LandingPage {
 }
 
 /**
- * The landing page: the app's name, the link's preview title and description, and the link, a button for each platform the
- * link has somewhere to go on (and the web site), and on a desktop the link's QR code to open it
- * on a phone.
+ * The landing page: the app's name, the link's preview title and description, and the link, a
+ * button for each platform the link has somewhere to go on (and the web site), and on a desktop
+ * the link's QR code to open it on a phone.
  */
 export const renderLandingPage = async (page: LandingPage): Promise<string> => {
   const { app, link, platform, stores } = page;
