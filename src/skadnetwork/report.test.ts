@@ -35,6 +35,30 @@ describe("the SKAdNetwork report", () => {
     group({ verification: { status: "verified", environment: "development" }, postbacks: 8 }),
   ];
 
+  it("counts a later window's postback that did not win nowhere, and no postback before 4.0 in a crowd tier", () => {
+    const report = skadnetworkReport(
+      [
+        group({ sourceIdentifier: "34", sequenceIndex: 1, didWin: false, postbacks: 2 }),
+        group({ sourceIdentifier: "34", sequenceIndex: 2, postbacks: 1 }),
+        group({ identifierField: "campaign-id", sourceIdentifier: "12", postbacks: 3 }),
+        group({
+          identifierField: "campaign-id",
+          sourceIdentifier: "12",
+          conversionValue: null,
+          postbacks: 4,
+        }),
+      ],
+      { schema: null, networks: {} },
+    );
+    const later = report.campaigns.find((row) => row.source_identifier === "34");
+    expect(later?.later_postbacks).toBe(1);
+    // The 2.x and 3.0 installs are counted as installs, and in no 4.0 tier.
+    expect(report.campaigns.find((row) => row.identifier_field === "campaign-id")?.installs).toBe(
+      7,
+    );
+    expect(report.tiers).toEqual({ fine: 0, coarse_only: 0, none: 0 });
+  });
+
   it("counts installs, redownloads and AdAttributionKit's re-engagements apart, each once", () => {
     const report = skadnetworkReport(groups, { schema: null, networks: {} });
     expect(report.campaigns).toEqual([

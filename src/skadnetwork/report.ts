@@ -155,9 +155,10 @@ export const skadnetworkReport = (
         redownloads: campaign.redownloads + (won && kind === "redownloads" ? n : 0),
         reengagements: campaign.reengagements + (won && kind === "reengagements" ? n : 0),
       });
-    } else {
+    } else if (postback.didWin) {
       // A later window's postback names two digits: counted under them, had it more. A
       // re-engagement's are not: its windows are its own, and the row's installs are not it.
+      // Apple sends later windows to the winner alone; one that did not win counts nowhere.
       const suffix = suffixOf({
         identifier_field: identifierField,
         source_identifier: sourceIdentifier,
@@ -168,7 +169,9 @@ export const skadnetworkReport = (
         later.set(key, { adNetworkId, suffix, postbacks: seen + n });
       }
     }
-    if (won && kind !== "reengagements") {
+    // Crowd tiers are 4.0's (a coarse value exists from 4.0 on): a postback before it, which
+    // carries a fine value or none, is in no tier rather than read as the smallest crowd.
+    if (won && kind !== "reengagements" && identifierField === "source-identifier") {
       if (postback.conversionValue !== null) tiers.fine += n;
       else if (postback.coarseValue !== null) tiers.coarse_only += n;
       else tiers.none += n;

@@ -190,7 +190,7 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
       ),
       tiers: z.strictObject({ fine: z.number(), coarse_only: z.number(), none: z.number() }).meta({
         description:
-          "First-window installs (redownloads too, not re-engagements) by the values their postbacks carried. `fine`: Apple found the crowd of like installs large enough to send the fine value (every registered install has one: 0 before any rule is met). `coarse_only`: a smaller crowd, for which Apple sends the coarse value only, of a user who met a rule. `none`: the smallest crowd, for which Apple sends no value, or that smaller crowd's install whose user met no rule: the iOS SDK registers the first launch with a fine value only and sets a coarse one once a rule is met, so there was none to send.",
+          "First-window installs (redownloads too, not re-engagements) of 4.0 and AdAttributionKit by the values their postbacks carried (a postback before 4.0, which has no coarse value, is in no tier). `fine`: Apple found the crowd of like installs large enough to send the fine value (every registered install has one: 0 before any rule is met). `coarse_only`: a smaller crowd, for which Apple sends the coarse value only, of a user who met a rule. `none`: the smallest crowd, for which Apple sends no value, or that smaller crowd's install whose user met no rule: the iOS SDK registers the first launch with a fine value only and sets a coarse one once a rule is met, so there was none to send.",
       }),
     })
     .meta({ id: "SkadnetworkReport" }),
