@@ -323,7 +323,9 @@ function SkadnetworkTiers(props: { tiers: SkadnetworkReport["tiers"] }) {
   const installs = tiers.fine + tiers.coarse_only + tiers.none;
   return (
     <>
-      <h3 id="skadnetwork-tiers-heading">What the first window's postbacks carried (4.0 and AdAttributionKit)</h3>
+      <h3 id="skadnetwork-tiers-heading">
+        What the first window's postbacks carried (4.0 and AdAttributionKit)
+      </h3>
       <ul class="tiers" aria-labelledby="skadnetwork-tiers-heading">
         {TIERS.map((tier) => (
           <li key={tier.key} data-tier={tier.key}>
