@@ -192,12 +192,12 @@ describe("SKAdNetwork postbacks", () => {
     expect(read(SKAN_4_FINE).verification.status).toBe("verified");
     expect(readSkadnetworkPostback({ ...SKAN_4_FINE, version: "0.9" })).toEqual({
       ok: false,
-      problem: "version 0.9 is not an SKAdNetwork version",
+      problem: "of version 0.9, which is no SKAdNetwork version",
     });
     const { "did-win": _dropped, ...lacking } = SKAN_4_FINE;
     expect(readSkadnetworkPostback({ ...lacking, version: "5.0" })).toEqual({
       ok: false,
-      problem: "a version 5.0 postback needs did-win",
+      problem: "a version 5.0 postback without did-win",
     });
   });
 
@@ -230,16 +230,16 @@ describe("SKAdNetwork postbacks", () => {
     for (const problem of problems) expect(problem.ok).toBe(false);
     expect(problems[3]).toEqual({
       ok: false,
-      problem: "version four is not an SKAdNetwork version",
+      problem: "of version four, which is no SKAdNetwork version",
     });
-    expect(problems[4]).toEqual({ ok: false, problem: "a version 4.0 postback needs did-win" });
+    expect(problems[4]).toEqual({ ok: false, problem: "a version 4.0 postback without did-win" });
   });
   it("refuses a copy that moves signed fields into its transaction id, which would verify", () => {
     const { redownload: _moved, ...rest } = SKAN_4_FINE;
     const copy = { ...rest, "transaction-id": `${SKAN_4_FINE["transaction-id"]}\u2063false` };
     expect(readSkadnetworkPostback(copy)).toEqual({
       ok: false,
-      problem: "a signed field holds U+2063, which separates Apple's fields",
+      problem: "a postback whose signed field holds U+2063, which separates Apple's fields",
     });
     const { "source-app-id": _source, ...rest3 } = SKAN_3_WIN;
     expect(

@@ -234,16 +234,20 @@ export const readSkadnetworkPostback = (body: unknown): ReadPostback => {
   const readAs = later ? LATEST_VERSION : version;
   // Own keys only: `toString` is no version.
   const required = Object.hasOwn(REQUIRED, readAs) ? REQUIRED[readAs] : undefined;
-  if (!required) return { ok: false, problem: `version ${version} is not an SKAdNetwork version` };
+  if (!required)
+    return { ok: false, problem: `of version ${version}, which is no SKAdNetwork version` };
   const missing = required.filter((name) => skan[name] === undefined);
   if (missing.length > 0) {
-    return { ok: false, problem: `a version ${version} postback needs ${missing.join(", ")}` };
+    return { ok: false, problem: `a version ${version} postback without ${missing.join(", ")}` };
   }
   const fields = (later ? null : signedFields(version, skan)) ?? [];
   // A field holding the separator could carry others' values (a copy of a postback with a new
   // transaction id made from its optional fields), and still verify: no real one holds it.
   if (fields.some((field) => field?.includes(SEPARATOR))) {
-    return { ok: false, problem: "a signed field holds U+2063, which separates Apple's fields" };
+    return {
+      ok: false,
+      problem: "a postback whose signed field holds U+2063, which separates Apple's fields",
+    };
   }
   const key = appleKey(
     "skadnetwork",
@@ -334,9 +338,11 @@ export const readAdAttributionKitPostback = (body: unknown): ReadPostback => {
   }
   const parts = parsed.data["jws-string"].split(".");
   const [headerPart = "", payloadPart = "", signaturePart = ""] = parts;
-  if (parts.length !== 3) return { ok: false, problem: "jws-string is not a compact JWS" };
+  if (parts.length !== 3)
+    return { ok: false, problem: "a postback whose jws-string is no compact JWS" };
   const header = aakHeaderSchema.safeParse(decodeJson(headerPart));
-  if (!header.success) return { ok: false, problem: "jws-string has no JWS header with a kid" };
+  if (!header.success)
+    return { ok: false, problem: "a postback whose jws-string has no JWS header with a kid" };
   const payload = aakPayloadSchema.safeParse(decodeJson(payloadPart));
   if (!payload.success) {
     return {

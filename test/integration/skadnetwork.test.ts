@@ -500,6 +500,21 @@ describe("Apple's postbacks on the link host", () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(await response.json()).toMatchObject({ error: "Bad Request" });
     }
+    // Each detail reads whole after "The body is".
+    for (const [folder, body, detail] of [
+      [
+        "skadnetwork",
+        { ...SKAN_4_FINE, version: "0.9" },
+        "of version 0.9, which is no SKAdNetwork version",
+      ],
+      ["appattribution", { "jws-string": "a.b" }, "a postback whose jws-string is no compact JWS"],
+    ] as const) {
+      const response = await post(folder, body);
+      expect(await response.json()).toEqual({
+        error: "Bad Request",
+        detail: `The body is ${detail}.`,
+      });
+    }
     const elsewhere = await post("elsewhere", SKAN_4_FINE);
     expect(elsewhere.status).toBe(404);
     expect((await stored(APP)).length + (await stored(null)).length).toBe(before);
