@@ -26,7 +26,13 @@ import type { ClickSink } from "../ports/clicks.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
 import type { Touch } from "../ports/touches.ts";
-import { destinationOf, type StoreButton, storesOf, webDestinationOf } from "./destination.ts";
+import {
+  destinationOf,
+  type StoreButton,
+  storesOf,
+  webDestinationOf,
+  withParamsLacking,
+} from "./destination.ts";
 import { isEmbedded, isPrefetch } from "./fetch-purpose.ts";
 import { DEEPLINK_ID_PATTERN, newClickId } from "./ids.ts";
 import { normalizeIp } from "./ip.ts";
@@ -76,18 +82,13 @@ export interface LandingAnswer {
 const MAX_QR_URL_LENGTH = 1_000;
 
 /** The link's URL with the tapped URL's parameters it does not have itself, marked as a QR's. */
-const qrUrlOf = (link: Link, tap: Tap): string => {
+const qrUrlOf = (link: Link, tapped: Readonly<Record<string, string>>): string => {
   const marked = (href: string) => {
     const url = URL.parse(href);
     url?.searchParams.set(QR_TAP_PARAM, "1");
     return url?.href ?? href;
   };
-  const url = URL.parse(link.url);
-  if (url === null) return link.url;
-  for (const [key, value] of Object.entries(keptParams(tap.query))) {
-    if (!url.searchParams.has(key)) url.searchParams.append(key, value);
-  }
-  const full = marked(url.href);
+  const full = marked(withParamsLacking(link.url, tapped));
   return full.length <= MAX_QR_URL_LENGTH ? full : marked(link.url);
 };
 
@@ -147,6 +148,7 @@ const clickOf = (
   tap: Tap,
   traits: DeviceTraits,
   clickId: string,
+  tapped: Readonly<Record<string, string>>,
   deps: ClickDeps,
   at: Date,
 ): Touch => ({
@@ -171,7 +173,7 @@ const clickOf = (
     ...link.params,
     ...(link.deepLinkPath === null ? {} : { deep_link_path: link.deepLinkPath }),
   },
-  urlParams: keptParams(tap.query),
+  urlParams: tapped,
   // The link's cost goes on each of its clicks, but for a QR code's per-click or per-impression
   // price: the desktop's tap was the one charged (a per-install price it keeps: its install is
   // the one the link's price is for). The mark is not one of the tap's recorded parameters.
@@ -209,20 +211,21 @@ export const createClickRecorder = (deps: ClickDeps) => {
     if (counted && hintsWanted(tap, traits)) {
       return { kind: "ask-hints", location: askedAgain(tap) };
     }
+    // The tapped URL's own parameters: the click's, the web destination's, the QR code's.
+    const tapped = keptParams(tap.query);
     const newId = counted && tap.head !== true ? newClickId() : null;
     const clickId =
-      newId !== null && (await record(clickOf(link, tap, traits, newId, deps, now())))
+      newId !== null && (await record(clickOf(link, tap, traits, newId, tapped, deps, now())))
         ? newId
         : null;
     const { platform } = traits;
     // A disabled link sends every tap to the web, as if from a desktop (its page, where it has
     // no web, is still the one for the tapper's device).
-    const forwarded = keptParams(tap.query);
     const location = link.disabled
-      ? destinationOf("other", app, link, null, forwarded)
+      ? destinationOf("other", app, link, null, tapped)
       : link.landingPage
         ? null
-        : destinationOf(platform, app, link, clickId, forwarded);
+        : destinationOf(platform, app, link, clickId, tapped);
     if (location === null) {
       return {
         kind: "landing",
@@ -230,9 +233,9 @@ export const createClickRecorder = (deps: ClickDeps) => {
         link,
         platform,
         stores: storesOf(platform, app, link, clickId),
-        webUrl: webDestinationOf(app, link, forwarded),
+        webUrl: webDestinationOf(app, link, tapped),
         clickId,
-        qrUrl: qrUrlOf(link, tap),
+        qrUrl: qrUrlOf(link, tapped),
       };
     }
     return { kind: "redirect", location, clickId };

@@ -183,13 +183,21 @@ export const webDestinationOf = (
   forwarded: Readonly<Record<string, string>> = {},
 ): string | null => {
   const web = link.webUrl ?? app.links?.webUrl ?? null;
-  const parsed = web === null ? null : URL.parse(web);
-  if (parsed === null) return web;
-  const added = new URLSearchParams(
-    Object.entries(forwarded).filter(([name]) => !parsed.searchParams.has(name)),
+  return web === null ? null : withParamsLacking(web, forwarded);
+};
+
+/** `href` with the parameters of `params` it has none of by name; its own query as written. */
+export const withParamsLacking = (
+  href: string,
+  params: Readonly<Record<string, string>>,
+): string => {
+  const parsed = URL.parse(href);
+  if (parsed === null) return href;
+  const lacking = new URLSearchParams(
+    Object.entries(params).filter(([name]) => !parsed.searchParams.has(name)),
   ).toString();
-  if (added === "") return web;
-  parsed.search = parsed.search === "" ? added : `${parsed.search}&${added}`;
+  if (lacking === "") return href;
+  parsed.search = parsed.search === "" ? lacking : `${parsed.search}&${lacking}`;
   return parsed.href;
 };
 
