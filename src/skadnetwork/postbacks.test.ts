@@ -175,7 +175,7 @@ describe("SKAdNetwork postbacks", () => {
     expect(postback.verification.status).toBe("unverified");
   });
 
-  it("keeps a postback of a version after 4.0 as unverified, read as 4.0's fields; refuses one before 1.0 or lacking them", () => {
+  it("keeps a postback of a version after 4.0 as unverified, read as 4.0's fields, those it lacks absent; refuses one before 1.0", () => {
     const later = read({ ...SKAN_4_FINE, version: "5.0" });
     expect(later).toMatchObject({
       version: "5.0",
@@ -194,10 +194,18 @@ describe("SKAdNetwork postbacks", () => {
       ok: false,
       problem: "of version 0.9, which is no SKAdNetwork version",
     });
-    const { "did-win": _dropped, ...lacking } = SKAN_4_FINE;
-    expect(readSkadnetworkPostback({ ...lacking, version: "5.0" })).toEqual({
+    // 4.0 itself still needs its fields; a later version lacking one is kept, read as absent.
+    const { "did-win": _dropped, "fidelity-type": _also, ...lacking } = SKAN_4_FINE;
+    expect(readSkadnetworkPostback({ ...lacking, version: "4.0" })).toEqual({
       ok: false,
-      problem: "a version 5.0 postback without did-win",
+      problem: "a version 4.0 postback without fidelity-type, did-win",
+    });
+    expect(read({ ...lacking, version: "5.0" })).toMatchObject({
+      version: "5.0",
+      transactionId: SKAN_4_FINE["transaction-id"],
+      sourceIdentifier: SKAN_4_FINE["source-identifier"],
+      fidelityType: null,
+      verification: { status: "unverified", reason: "version 5.0 signs fields not known here" },
     });
   });
 

@@ -236,7 +236,9 @@ export const readSkadnetworkPostback = (body: unknown): ReadPostback => {
   const required = Object.hasOwn(REQUIRED, readAs) ? REQUIRED[readAs] : undefined;
   if (!required)
     return { ok: false, problem: `of version ${version}, which is no SKAdNetwork version` };
-  const missing = required.filter((name) => skan[name] === undefined);
+  // A later version's fields are not known: one of 4.0's it lacks is read as absent, and the
+  // copy kept unverified, rather than refused and lost after the device's retries.
+  const missing = later ? [] : required.filter((name) => skan[name] === undefined);
   if (missing.length > 0) {
     return { ok: false, problem: `a version ${version} postback without ${missing.join(", ")}` };
   }
