@@ -64,14 +64,20 @@ export interface ApplePostbackPage {
   readonly next: string | null;
 }
 
+/**
+ * What names one postback: its framework, its transaction id and its conversion window. Apple
+ * documents the transaction id as unique to a postback, but not whether a later window's
+ * postback has its own: with the window in the key, a later window is never taken for a retry
+ * of the first, whichever Apple does.
+ */
+export type PostbackKey = Pick<StoredApplePostback, "kind" | "transactionId" | "sequenceIndex">;
+
 export interface ApplePostbackStore {
-  /** The postback stored under this framework and transaction id, if any. */
-  get(
-    key: Pick<StoredApplePostback, "kind" | "transactionId">,
-  ): Promise<StoredApplePostback | undefined>;
+  /** The postback stored under this key, if any. */
+  get(key: PostbackKey): Promise<StoredApplePostback | undefined>;
   /**
-   * Stores the postback unless one of its framework and transaction id is, or in place of an
-   * unverified one when it is verified itself: true when stored. A transaction id is no secret
+   * Stores the postback unless one of its key is, or in place of an unverified one when it is
+   * verified itself: true when stored. A transaction id is no secret
    * (every ad network Apple sent the postback to has it), so the first body to name one may be
    * anyone's; Apple's signed copy still takes its place.
    */

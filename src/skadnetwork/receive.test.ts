@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StoredApplePostback } from "../ports/apple-postbacks.ts";
+import type { PostbackKey, StoredApplePostback } from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
 import { SKAN_4_FINE } from "./apple-samples.test-support.ts";
 import { createPostbackReceiver } from "./receive.ts";
@@ -19,15 +19,14 @@ const APP: App = {
  */
 const memoryStore = () => {
   const items = new Map<string, StoredApplePostback>();
-  const key = (p: Pick<StoredApplePostback, "kind" | "transactionId">) =>
-    `${p.kind}#${p.transactionId}`;
+  const key = (p: PostbackKey) => `${p.kind}#${p.transactionId}#${p.sequenceIndex}`;
   let down = false;
   return {
     items,
     fail: (value: boolean) => {
       down = value;
     },
-    get: async (p: Pick<StoredApplePostback, "kind" | "transactionId">) => items.get(key(p)),
+    get: async (p: PostbackKey) => items.get(key(p)),
     add: async (postback: StoredApplePostback) => {
       if (down) throw new Error("the table is out of reach");
       const kept = items.get(key(postback));
@@ -95,7 +94,11 @@ describe("receiving a postback", () => {
     // Anyone who has the transaction id (every ad network the postback went to) can post first.
     const forged = { ...SKAN_4_FINE, "source-identifier": "1111" };
     expect(await receiver.receive("skadnetwork", forged)).toEqual({ created: true });
-    const key = { kind: "skadnetwork" as const, transactionId: SKAN_4_FINE["transaction-id"] };
+    const key = {
+      kind: "skadnetwork" as const,
+      transactionId: SKAN_4_FINE["transaction-id"],
+      sequenceIndex: SKAN_4_FINE["postback-sequence-index"],
+    };
     expect((await store.get(key))?.verification.status).toBe("unverified");
     expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: true });
     expect(await store.get(key)).toMatchObject({

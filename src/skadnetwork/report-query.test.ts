@@ -116,6 +116,30 @@ describe("the SKAdNetwork report's query", () => {
     expect(total(await groups(source, "2026-11-01", "2026-11-05"))).toBe(1);
   });
 
+  it("counts a transaction's later windows beside its first, each window's copies once", async () => {
+    // Apple does not say whether a later window's postback has a transaction id of its own.
+    const window = (sequenceIndex: number, receivedAt: string) => ({
+      ...stored(readSkadnetworkPostback(SKAN_4_FINE), receivedAt),
+      sequenceIndex,
+    });
+    const source = await lakeOf([
+      window(0, "2026-11-03T10:00:00.000Z"),
+      window(1, "2026-11-09T10:00:00.000Z"),
+      window(1, "2026-11-10T10:00:00.000Z"),
+      window(2, "2026-11-30T10:00:00.000Z"),
+    ]);
+    const found = await groups(source, "2026-11-01", "2026-12-01", "2026-12-01");
+    expect(
+      found
+        .map((group) => [group.sequenceIndex, group.postbacks])
+        .sort(([a = 0], [b = 0]) => a - b),
+    ).toEqual([
+      [0, 1],
+      [1, 1],
+      [2, 1],
+    ]);
+  });
+
   it("leaves out an unverified postback once the postbacks table has forgotten it, as the CLI's report does", async () => {
     const source = await lakeOf([
       stored(

@@ -1,8 +1,9 @@
 /**
  * The SKAdNetwork report's query, for both engines as the other reports (src/reports): an app's
  * postbacks received in a window, from the lake's `apple_postbacks` table, grouped by what the
- * report reads, each transaction once (a row put twice by a stream's or a device's retry counts
- * once, and a verified copy over an unverified one).
+ * report reads, each postback once (a transaction's window, as the postbacks table keys it: a row
+ * put twice by a stream's or a device's retry counts once, and a verified copy over an
+ * unverified one).
  * src/skadnetwork/report.ts folds the groups into the report.
  */
 import { DAY_MS } from "../domain/time.ts";
@@ -79,7 +80,7 @@ FROM (
       THEN 'campaign-id' ELSE 'source-identifier' END AS identifier_field,
     p.received_at,
     row_number() OVER (
-      PARTITION BY p.kind, p.transaction_id
+      PARTITION BY p.kind, p.transaction_id, p.postback_sequence_index
       ORDER BY CASE WHEN p.verification = 'verified' THEN 0 ELSE 1 END, p.received_at DESC
     ) AS copy
   FROM ${input.source} AS p

@@ -404,7 +404,7 @@ describe("Apple's postbacks on the link host", () => {
     // Cursors of keys no page of this listing gives: another app's, empty, out of the range.
     const [first] = await stored(APP);
     if (!first) throw new Error("no postback");
-    const postbackKey = `${first.kind}#${first.transactionId}`;
+    const postbackKey = `${first.kind}#${first.transactionId}#${first.sequenceIndex}`;
     const receivedKey = `${first.receivedAt}#${postbackKey}`;
     for (const forged of [
       { postbackKey, appKey: AAK_APP, receivedKey },

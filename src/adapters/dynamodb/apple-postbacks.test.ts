@@ -60,7 +60,8 @@ describe("Apple's postbacks on DynamoDB (dynalite)", () => {
 
     expect(await target.reap(new Date(NOW))).toBe(1);
     const kept = async (transactionId: string) =>
-      (await target.get({ kind: "skadnetwork", transactionId }))?.verification.status ?? null;
+      (await target.get({ kind: "skadnetwork", transactionId, sequenceIndex: 0 }))?.verification
+        .status ?? null;
     expect(await kept("old-unverified")).toBeNull();
     expect(await kept("old-verified")).toBe("verified");
     expect(await kept("new-unverified")).toBe("unverified");
@@ -68,6 +69,29 @@ describe("Apple's postbacks on DynamoDB (dynalite)", () => {
     // Nothing more to forget until the new one's days are over.
     expect(await target.reap(new Date(NOW))).toBe(0);
     expect(await target.reap(new Date(NOW + UNVERIFIED_POSTBACK_DAYS * DAY_MS))).toBe(1);
+  });
+
+  it("keeps a transaction's later windows beside its first, and each window's retry once", async () => {
+    const window = (sequenceIndex: number, verified: boolean) => ({
+      ...postback("shared-transaction", daysAgo(2 - sequenceIndex), verified),
+      sequenceIndex,
+    });
+    expect(await target.add(window(0, true))).toBe(true);
+    expect(await target.add(window(1, true))).toBe(true);
+    expect(await target.add(window(2, false))).toBe(true);
+    expect(await target.add(window(1, true))).toBe(false);
+    // Apple's signed copy of the third window in its unverified one's place.
+    expect(await target.add(window(2, true))).toBe(true);
+    const windows = await Promise.all(
+      [0, 1, 2].map((sequenceIndex) =>
+        target.get({ kind: "skadnetwork", transactionId: "shared-transaction", sequenceIndex }),
+      ),
+    );
+    expect(windows.map((kept) => [kept?.sequenceIndex, kept?.verification.status])).toEqual([
+      [0, "verified"],
+      [1, "verified"],
+      [2, "verified"],
+    ]);
   });
 
   it("lists no unverified postback past its days, before the reaper or TTL has taken it", async () => {

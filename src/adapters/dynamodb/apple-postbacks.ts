@@ -1,6 +1,6 @@
 /**
- * Apple's postbacks on DynamoDB: one item per postback keyed by `<framework>#<transaction id>`
- * (a second copy is refused by a conditional put, but for a verified one in an unverified one's
+ * Apple's postbacks on DynamoDB: one item per postback keyed by
+ * `<framework>#<transaction id>#<window>` (a second copy is refused by a conditional put, but for a verified one in an unverified one's
  * place), and an index by app, sorted by when each
  * was received, for the reports and the listing. A postback of no app is kept under the
  * partition `-`, which no app id can be. An unverified one expires (DynamoDB's TTL on AWS,
@@ -17,6 +17,7 @@ import * as z from "zod";
 import { DAY_MS } from "../../domain/time.ts";
 import {
   type ApplePostbackStore,
+  type PostbackKey,
   type StoredApplePostback,
   UNVERIFIED_POSTBACK_DAYS,
 } from "../../ports/apple-postbacks.ts";
@@ -28,8 +29,8 @@ import { indexOf } from "./table-definitions.ts";
 const BY_APP = indexOf("applePostbacks", "byApp");
 const NO_APP = "-";
 
-const keyOf = (postback: Pick<StoredApplePostback, "kind" | "transactionId">) =>
-  `${postback.kind}#${postback.transactionId}`;
+const keyOf = (postback: PostbackKey) =>
+  `${postback.kind}#${postback.transactionId}#${postback.sequenceIndex}`;
 
 /** A page's cursor: the last item's keys, the app's and the range's checked as it is read. */
 const CURSOR = pageCursor(
