@@ -53,7 +53,8 @@ namespace Service.Unity.Tests
         /// <summary>Reset: GET /v1/config waits for it to be set.</summary>
         public readonly ManualResetEventSlim ConfigAnswers = new ManualResetEventSlim(true);
 
-        public ConversionRig(JObject config, IKeyValueStore store = null, SettableClock clock = null)
+        /// <param name="configStatus">GET /v1/config's status (401: the key rejected).</param>
+        public ConversionRig(JObject config, IKeyValueStore store = null, SettableClock clock = null, int configStatus = 200)
         {
             Backend = new ScriptedBackend
             {
@@ -61,7 +62,7 @@ namespace Service.Unity.Tests
                 {
                     if (!key.StartsWith("GET /v1/config")) return ScriptedBackend.Usual(key, body);
                     ConfigAnswers.Wait(10000);
-                    return Tuple.Create(200, (JToken)config);
+                    return Tuple.Create(configStatus, (JToken)config);
                 },
             };
             Setup = Setups.For("http://service.test", Backend, store, clock: clock);
@@ -418,6 +419,34 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, rig.Apple.Registrations);
             Assert.AreEqual("null", rig.Setup.Store.Get("service_sdk.skadnetwork"));
             Assert.IsTrue(ConversionState.Parse(rig.Setup.Store.Get("service_sdk.conversion_values")).Registered);
+        }
+
+        [Test]
+        public void AnAppTheServiceSwitchesOffStillRegistersItsFirstLaunchWithApple()
+        {
+            // Apple sends the ad networks no postback for an install that never registered: the
+            // service's switch (remote configuration, a rejected key) stops what the service is
+            // sent, not what Apple is told.
+            var offConfig = Config(3);
+            offConfig["enabled"] = false;
+            var off = new ConversionRig(offConfig);
+            off.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            off.Start();
+            off.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            Assert.AreEqual(1, off.Apple.Registrations);
+            CollectionAssert.IsEmpty(off.Apple.Calls, "no event of a switched-off app is evaluated");
+            CollectionAssert.IsEmpty(off.Backend.To("POST /v1/events"));
+
+            var rejected = new ConversionRig(JObject.Parse("{\"error\":\"unauthorized\"}"), configStatus: 401);
+            rejected.Start();
+            Assert.AreEqual(1, rejected.Apple.Registrations);
+            Assert.AreEqual(1, rejected.Heard.Errors.Count(e => e.Code == 401));
+
+            // The app's own Stop keeps it back.
+            var stopped = new ConversionRig(Config(3));
+            stopped.Core.Stop();
+            stopped.Start();
+            Assert.AreEqual(0, stopped.Apple.Registrations);
         }
 
         [Test]

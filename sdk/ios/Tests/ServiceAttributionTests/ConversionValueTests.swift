@@ -419,6 +419,35 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertEqual(next.conversionValues.registrations, 0, "registered once per install")
     }
 
+    func testAnAppTheServiceSwitchesOffStillRegistersItsFirstLaunchWithApple() throws {
+        // Apple sends the ad networks no postback for an install that never registered: the
+        // service's switch (remote configuration, a rejected key) stops what the service is
+        // sent, not what Apple is told.
+        let off = Harness()
+        off.service.config = ConversionValueTests.switchedOff
+        XCTAssertNil(off.configure())
+        XCTAssertFalse(try off.core.sendEvent(.custom, name: "tutorial completion", parameters: nil))
+        off.settle()
+        XCTAssertEqual(off.conversionValues.registrations, 1)
+        XCTAssertEqual(off.conversionValues.calls, [], "no event of a switched-off app is evaluated")
+        XCTAssertEqual(off.service.acceptedEvents.count, 0)
+
+        let rejected = Harness()
+        rejected.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 401, body: #"{"error":"Unauthorized","detail":"bad key"}"#) : nil
+        }
+        XCTAssertEqual(rejected.configure() as? ServiceAttributionError, .authentication(statusCode: 401))
+        rejected.settle()
+        XCTAssertEqual(rejected.conversionValues.registrations, 1)
+
+        // The app's own stop() keeps it back.
+        let stopped = Harness()
+        stopped.core.stop()
+        XCTAssertNil(stopped.configure())
+        stopped.settle()
+        XCTAssertEqual(stopped.conversionValues.registrations, 0)
+    }
+
     func testAStoppedSdkEvaluatesNothing() throws {
         let harness = Harness()
         harness.service.config = try ConversionValueTests.config(version: 1)

@@ -1221,6 +1221,7 @@ namespace Service.Unity
                 // (a firewall's block of the phone's address): a failed read, below, which keeps
                 // the configuration in force and the queue.
                 KeyRejected(error.Code);
+                RegisterConversion();
                 return;
             }
             catch (Exception error)
@@ -1286,9 +1287,10 @@ namespace Service.Unity
 
         /// <summary>
         /// The schema of the configuration just read: kept in the store (a launch offline evaluates
-        /// with it), then the events that waited for it, then the first launch's registration.
-        /// A new version keeps the windows' state (the values Apple holds cannot go down) and
-        /// evaluates the events from now on with its rules.
+        /// with it), then the events that waited for it, then the first launch's registration,
+        /// which a configuration that switches the app off makes too (see
+        /// <see cref="RegisterConversion"/>). A new version keeps the windows' state (the values
+        /// Apple holds cannot go down) and evaluates the events from now on with its rules.
         /// </summary>
         private void UseSchema(ConversionSchema read, bool enabled)
         {
@@ -1304,8 +1306,7 @@ namespace Service.Unity
                 // Switched off: the events that waited were dropped with the queue.
                 if (!enabled) awaitingConversion.Clear();
             }
-            if (!enabled) return;
-            EvaluateConversion(null);
+            if (enabled) EvaluateConversion(null);
             RegisterConversion();
         }
 
@@ -1361,7 +1362,10 @@ namespace Service.Unity
         /// first window, unless an update already told it. Apple makes no postback at all for an
         /// install that never made that call, so it is made with a schema or without, and whether
         /// or not the user ever meets a rule: without it the ad networks' SKAdNetwork campaigns
-        /// would count none of the app's installs.
+        /// would count none of the app's installs. For the same reason it is made while the
+        /// service has the SDK off (its remote configuration, a rejected key): Apple is told, and
+        /// the service nothing. Only the app's own Stop and a deletion of the install's data
+        /// keep it back.
         /// </summary>
         private void RegisterConversion()
         {

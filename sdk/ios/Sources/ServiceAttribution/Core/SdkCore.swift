@@ -564,6 +564,7 @@ final class SdkCore: @unchecked Sendable {
             platform.store.put(Key.config, fetched.json.text)
         } catch let error as ServiceAttributionError where error.isAuthentication {
             failInit(error, message: "the API key was rejected on GET /v1/config: the SDK disables itself", disable: true)
+            registerConversion()
             return finishInit(error, completion)
         } catch {
             failInit(error, message: "remote configuration: \(error.localizedDescription)", disable: false)
@@ -660,6 +661,8 @@ final class SdkCore: @unchecked Sendable {
             guard let self = self, self.refreshGeneration == generation else { return }
             self.refreshQuietly()
         }
+        // Switched off or on, Apple is told of the first launch (see registerConversion).
+        registerConversion()
         if !newConfig.enabled {
             disable(because: "remote configuration switched the SDK off")
             return
@@ -669,7 +672,6 @@ final class SdkCore: @unchecked Sendable {
             // On again: no session by itself; the next return after the interval starts one.
             if !deleted { sessionTracker.enable() }
         }
-        registerConversion()
         if reengaged { reengage() }
         flush()
     }
@@ -743,6 +745,7 @@ final class SdkCore: @unchecked Sendable {
         } catch let error as ServiceAttributionError where error.isAuthentication {
             currentLog.error("the API key was rejected on GET /v1/config: the SDK disables itself")
             disable(because: "the API key was rejected on GET /v1/config")
+            registerConversion()
             throw error
         }
         platform.store.put(Key.config, fetched.json.text)
@@ -1103,7 +1106,10 @@ final class SdkCore: @unchecked Sendable {
     /// launch, once, in the first window, unless a value already told it. Apple makes no
     /// postback at all for an install that never made that call, so it is made whether or not
     /// the app has a schema, and whether or not the user ever meets a rule: without one the ad
-    /// networks' SKAdNetwork campaigns would count none of the app's installs.
+    /// networks' SKAdNetwork campaigns would count none of the app's installs. For the same
+    /// reason it is made while the service has the SDK off (its remote configuration, a rejected
+    /// key): Apple is told, and the service nothing. Only the app's own `stop()` and a deletion
+    /// of the install's data keep it back.
     private func registerConversion() {
         guard locked({ !stopped && !deleted }), let firstOpen = firstOpenDate() else { return }
         let hours = max(0, platform.clock().timeIntervalSince(firstOpen) / 3600)
