@@ -122,6 +122,7 @@ export interface Link {
   web_url: string | null;
   disabled: boolean;
   landing_page: boolean;
+  forward_params: boolean;
   preview_title: string | null;
   preview_description: string | null;
   preview_image_url: string | null;
@@ -135,6 +136,7 @@ export interface LinkRequest {
   deep_link_path?: string;
   params?: Record<string, string>;
   landing_page?: boolean;
+  forward_params?: boolean;
   preview_title?: string;
   preview_description?: string;
   preview_image_url?: string;
@@ -668,6 +670,7 @@ export const listLinks = (
 export interface LinkPatch {
   disabled?: boolean;
   landing_page?: boolean;
+  forward_params?: boolean;
   preview_title?: string | null;
   preview_description?: string | null;
   preview_image_url?: string | null;

@@ -442,6 +442,10 @@ links
   .option("--ios-url <url>", "where iOS taps go instead of the App Store")
   .option("--web-url <url>", "where other taps go instead of the app's web site")
   .option("--landing-page", "every tap gets the link's landing page instead of a redirect")
+  .option(
+    "--no-forward-params",
+    "send taps to the web destination as written, without the tapped URL's parameters",
+  )
   .option("--preview-title <title>", "the title of the link's card in chats and feeds")
   .option("--preview-description <text>", "the text of the link's card")
   .option("--preview-image-url <url>", "the image of the link's card (https)")
@@ -467,7 +471,7 @@ links
   );
 links
   .command("update")
-  .description("change a link's landing page, preview or cost")
+  .description("change a link's landing page, parameter forwarding, preview or cost")
   .argument("<deeplink-id>", "the link's deeplink_id")
   .requiredOption("--app-id <id>", "bundle identifier or package name")
   .addOption(
@@ -475,6 +479,12 @@ links
       "on",
       "off",
     ]),
+  )
+  .addOption(
+    new Option(
+      "--forward-params <state>",
+      "the web destination gets the tapped URL's parameters it lacks",
+    ).choices(["on", "off"]),
   )
   .option("--preview-title <title>", "the title of the link's card (\"\" clears: the app's)")
   .option("--preview-description <text>", 'the text of the link\'s card ("" clears)')

@@ -112,6 +112,9 @@ describe("a link's preview and landing page", () => {
     // Null is absent for the landing page: it has no default to go back to.
     expect(updateProblems({ landing_page: null })).toBe("body: must change something");
     expect(updateProblems({ landing_page: null, preview_title: null })).toBe("");
+    expect(updateProblems({ forward_params: false })).toBe("");
+    expect(updateProblems({ forward_params: null })).toBe("body: must change something");
+    expect(updateProblems({ forward_params: "no" })).toBe("forward_params: must be true or false");
     expect(updateProblems({ media_source: "x" })).toContain("must be a JSON object of `disabled`");
     expect(updateProblems({ preview_image_url: "http://a.example/x.png" })).toBe(
       "preview_image_url: must be an https URL whose host is a domain name (in punycode: xn--…)",

@@ -124,6 +124,17 @@ const LINK_PAGE_FIELDS = {
         "in, a QR code of the link on a desktop) instead of a redirect. Default false.",
       example: false,
     }),
+  forward_params: z
+    .boolean({ error: "must be true or false" })
+    .nullish()
+    .meta({
+      description:
+        "A web destination (the link's, else the app's) gets the tapped URL's parameters it " +
+        "lacks by name (a campaign's `utm_*`, a network's `gclid`), so that the site's analytics " +
+        "see the tap's campaign; false sends it as written, for a site that refuses parameters it " +
+        "does not know or should not see a network's click ids. Default true.",
+      example: true,
+    }),
   preview_title: PREVIEW_FIELDS.title.nullish().meta({
     description: `The title of the link's card in chats and feeds (\`og:title\`), at most ${LINK_LIMITS.maxPreviewTitleLength} characters; none takes the app's default, else its name.`,
     example: "Winter Cup: play level 7 now",
@@ -226,14 +237,17 @@ export const linkUpdateSchema = z
     { disabled: z.boolean({ error: "must be true or false" }).optional(), ...LINK_PAGE_FIELDS },
     {
       error:
-        "must be a JSON object of `disabled`, `landing_page`, `preview_title`, `preview_description`, `preview_image_url`, `cost_model`, `cost_value` or `cost_currency`",
+        "must be a JSON object of `disabled`, `landing_page`, `forward_params`, `preview_title`, `preview_description`, `preview_image_url`, `cost_model`, `cost_value` or `cost_currency`",
     },
   )
-  // A null `landing_page` is absent, as in a new link's body; a null preview or cost clears it.
+  // A null `landing_page` or `forward_params` is absent, as in a new link's body; a null preview
+  // or cost clears it.
   .refine(
     (change) =>
       Object.entries(change).some(
-        ([name, value]) => value !== undefined && !(name === "landing_page" && value === null),
+        ([name, value]) =>
+          value !== undefined &&
+          !((name === "landing_page" || name === "forward_params") && value === null),
       ),
     { error: "must change something" },
   )

@@ -15,6 +15,7 @@ export const testLink = (overrides: Partial<Link> = {}): Link => ({
   webUrl: null,
   disabled: false,
   landingPage: false,
+  forwardParams: true,
   previewTitle: null,
   previewDescription: null,
   previewImageUrl: null,

@@ -37,6 +37,7 @@ export interface LinkAnswer {
   web_url: string | null;
   disabled: boolean;
   landing_page: boolean;
+  forward_params: boolean;
   preview_title: string | null;
   preview_description: string | null;
   preview_image_url: string | null;
@@ -63,6 +64,7 @@ export const linkAnswer = (link: Link): LinkAnswer => ({
   web_url: link.webUrl,
   disabled: link.disabled,
   landing_page: link.landingPage,
+  forward_params: link.forwardParams,
   preview_title: link.previewTitle,
   preview_description: link.previewDescription,
   preview_image_url: link.previewImageUrl,
@@ -147,6 +149,7 @@ export const createLinks = (deps: LinksDeps) => {
       const change: LinkChange = {
         disabled: update.disabled,
         landingPage: update.landing_page ?? undefined,
+        forwardParams: update.forward_params ?? undefined,
         previewTitle: update.preview_title,
         previewDescription: update.preview_description,
         previewImageUrl: update.preview_image_url,
@@ -187,6 +190,7 @@ const newLink = (
     webUrl: request.web_url ?? null,
     disabled: false,
     landingPage: request.landing_page ?? false,
+    forwardParams: request.forward_params ?? true,
     previewTitle: request.preview_title ?? null,
     previewDescription: request.preview_description ?? null,
     previewImageUrl: request.preview_image_url ?? null,

@@ -28,6 +28,11 @@ export interface Link extends AdFields {
   readonly disabled: boolean;
   /** Every tap gets the link's landing page (store buttons, a QR code) instead of a redirect. */
   readonly landingPage: boolean;
+  /**
+   * A web destination gets the tapped URL's parameters it lacks (a campaign's `utm_*`, a
+   * network's `gclid`); false sends it as written.
+   */
+  readonly forwardParams: boolean;
   /** What the cards of chats and feeds show of the link; null takes the app's default. */
   readonly previewTitle: string | null;
   readonly previewDescription: string | null;
@@ -41,7 +46,13 @@ export interface Link extends AdFields {
 export type LinkChange = Partial<
   Pick<
     Link,
-    "disabled" | "landingPage" | "previewTitle" | "previewDescription" | "previewImageUrl" | "cost"
+    | "disabled"
+    | "landingPage"
+    | "forwardParams"
+    | "previewTitle"
+    | "previewDescription"
+    | "previewImageUrl"
+    | "cost"
   >
 >;
 

@@ -219,13 +219,15 @@ export const createClickRecorder = (deps: ClickDeps) => {
         ? newId
         : null;
     const { platform } = traits;
+    // What a web destination is given of them, unless the link sends it as written.
+    const forwarded = link.forwardParams ? tapped : {};
     // A disabled link sends every tap to the web, as if from a desktop (its page, where it has
     // no web, is still the one for the tapper's device).
     const location = link.disabled
-      ? destinationOf("other", app, link, null, tapped)
+      ? destinationOf("other", app, link, null, forwarded)
       : link.landingPage
         ? null
-        : destinationOf(platform, app, link, clickId, tapped);
+        : destinationOf(platform, app, link, clickId, forwarded);
     if (location === null) {
       return {
         kind: "landing",
@@ -233,7 +235,7 @@ export const createClickRecorder = (deps: ClickDeps) => {
         link,
         platform,
         stores: storesOf(platform, app, link, clickId),
-        webUrl: webDestinationOf(app, link, tapped),
+        webUrl: webDestinationOf(app, link, forwarded),
         clickId,
         qrUrl: qrUrlOf(link, tapped),
       };

@@ -774,26 +774,35 @@ describe("the dashboard in a browser", () => {
     await screenshot(page, "links-preview");
 
     // The form starts from what is stored; an emptied title is cleared, the rest stays. The
-    // landing page for every tap is switched on here too, and off again.
+    // landing page for every tap is switched on here too, and off again; the parameters the web
+    // destination is given, off and on again.
     await edit.click();
     expect(await form.getByLabel("Preview title").inputValue()).toBe(
       "Spring launch: level 7 is open",
     );
     const landing = form.getByLabel("Landing page for every tap", { exact: false });
+    const forwarding = form.getByLabel("The web destination gets", { exact: false });
     expect(await landing.isChecked()).toBe(false);
+    expect(await forwarding.isChecked()).toBe(true);
     await form.getByLabel("Preview title").fill("");
     await landing.check();
+    await forwarding.uncheck();
     await form.getByRole("button", { name: "Save preview" }).click();
     await saved.waitFor(WITHIN);
     await expect.poll(async () => (await stored()).landing_page, WITHIN).toBe(true);
+    expect((await stored()).forward_params).toBe(false);
+    expect(await row.innerText()).toContain("no parameters to the web");
     await edit.click();
     expect(await landing.isChecked()).toBe(true);
+    expect(await forwarding.isChecked()).toBe(false);
     await landing.uncheck();
+    await forwarding.check();
     await form.getByRole("button", { name: "Save preview" }).click();
     await saved.waitFor(WITHIN);
     await expect.poll(async () => (await stored()).landing_page, WITHIN).toBe(false);
     expect(await stored()).toMatchObject({
       landing_page: false,
+      forward_params: true,
       preview_title: null,
       preview_description: "Race your friends through the meadow.",
       preview_image_url: "https://cdn.example.com/spring.png",

@@ -233,6 +233,36 @@ describe("links and the link host", () => {
     );
   });
 
+  it("sends the web destination as written for a link made with forward_params false, until changed", async () => {
+    const link = await makeLink({
+      media_source: "unforwarded",
+      web_url: "https://partner.example.com/offer?ref=ours",
+      forward_params: false,
+    });
+    expect(link.forward_params).toBe(false);
+    const tapped = `/${link.deeplink_id}?utm_campaign=spring&gclid=G2`;
+    const response = await tap(tapped, AGENTS.desktop);
+    expect(response.headers.get("location")).toBe("https://partner.example.com/offer?ref=ours");
+    // The click still keeps what the tapped URL said.
+    const [click] = await touchesOfLink(link.deeplink_id);
+    expect(click?.urlParams).toMatchObject({ utm_campaign: "spring", gclid: "G2" });
+
+    const changed = await rt.fetch(
+      `/v1/links/${link.deeplink_id}`,
+      {
+        method: "PATCH",
+        body: JSON.stringify({ forward_params: true }),
+        headers: { "content-type": "application/json" },
+      },
+      android.serverKey,
+    );
+    expect(changed.status).toBe(200);
+    expect(((await changed.json()) as LinkAnswer).forward_params).toBe(true);
+    expect((await tap(tapped, AGENTS.desktop)).headers.get("location")).toBe(
+      "https://partner.example.com/offer?ref=ours&utm_campaign=spring&gclid=G2",
+    );
+  });
+
   it("redirects bots without counting them, and gives link-preview fetchers the preview", async () => {
     const link = await makeLink({ media_source: "shared" });
     for (const agent of [AGENTS.googlebot, ""]) {

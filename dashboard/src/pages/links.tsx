@@ -39,6 +39,10 @@ const MAX = {
   previewDescription: 300,
 } as const;
 
+/** The forwarding checkbox of both forms. */
+const FORWARD_PARAMS_LABEL =
+  "The web destination gets the tapped link's parameters it lacks (utm_*, gclid)";
+
 /** The links' forms' inputs by the API's names, in the words their problems are said in. */
 const LINK_LABELS: Readonly<Record<string, string>> = {
   media_source: "Media source",
@@ -46,6 +50,7 @@ const LINK_LABELS: Readonly<Record<string, string>> = {
   deep_link_path: "Deep link path",
   params: "Custom parameters",
   landing_page: "Landing page",
+  forward_params: "Web parameters",
   preview_title: "Preview title",
   preview_description: "Preview description",
   preview_image_url: "Preview image URL",
@@ -348,6 +353,9 @@ export function LinksPage(props: { appId: string }) {
                         <div>
                           {link.disabled ? "Disabled" : "Active"}
                           {link.landing_page ? <div class="note">landing page</div> : null}
+                          {link.forward_params ? null : (
+                            <div class="note">no parameters to the web</div>
+                          )}
                           {hasOwnPreview(link) ? <div class="note">own preview</div> : null}
                         </div>
                       </td>
@@ -425,6 +433,7 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
   const [deepLinkPath, setDeepLinkPath] = useState("");
   const [paramsText, setParamsText] = useState("");
   const [landingPage, setLandingPage] = useState(false);
+  const [forwardParams, setForwardParams] = useState(true);
   const [preview, setPreview] = useState<PreviewValues>(NO_PREVIEW);
   const [busy, setBusy] = useState(false);
   const [problems, setProblems] = useState<FormProblem[]>([]);
@@ -450,6 +459,7 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
     if (deepLinkPath.trim()) request.deep_link_path = deepLinkPath.trim();
     if (Object.keys(parsed.params).length > 0) request.params = parsed.params;
     if (landingPage) request.landing_page = true;
+    if (!forwardParams) request.forward_params = false;
     if (preview.title.trim()) request.preview_title = preview.title.trim();
     if (preview.description.trim()) request.preview_description = preview.description.trim();
     if (preview.imageUrl.trim()) request.preview_image_url = preview.imageUrl.trim();
@@ -555,6 +565,19 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
             }}
           />
           <span>Landing page for every tap (store buttons, a QR code on a desktop)</span>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="forward_params"
+            {...control("forward_params")}
+            checked={forwardParams}
+            onChange={(event) => {
+              setForwardParams(event.currentTarget.checked);
+              changed("forward_params");
+            }}
+          />
+          <span>{FORWARD_PARAMS_LABEL}</span>
         </label>
         <fieldset class="stack">
           <legend>Preview in chats and feeds (empty: the app's)</legend>
@@ -664,6 +687,7 @@ function LinkPreviewForm(props: {
   const { appId, link, onSaved, onCancel } = props;
   const [values, setValues] = useState<PreviewValues>(() => previewValuesOf(link));
   const [landingPage, setLandingPage] = useState(link.landing_page);
+  const [forwardParams, setForwardParams] = useState(link.forward_params);
   const [busy, setBusy] = useState(false);
   const [problems, setProblems] = useState<FormProblem[]>([]);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -680,6 +704,7 @@ function LinkPreviewForm(props: {
     setProblems([]);
     const patch = previewPatch(link, values);
     if (landingPage !== link.landing_page) patch.landing_page = landingPage;
+    if (forwardParams !== link.forward_params) patch.forward_params = forwardParams;
     if (Object.keys(patch).length === 0) {
       onSaved(null);
       return;
@@ -717,6 +742,15 @@ function LinkPreviewForm(props: {
             onChange={(event) => setLandingPage(event.currentTarget.checked)}
           />
           <span>Landing page for every tap (store buttons, a QR code on a desktop)</span>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="forward_params"
+            checked={forwardParams}
+            onChange={(event) => setForwardParams(event.currentTarget.checked)}
+          />
+          <span>{FORWARD_PARAMS_LABEL}</span>
         </label>
         <p>What chats and feeds show of this link. An empty field shows the app's default.</p>
         <PreviewFields

@@ -31,6 +31,7 @@ const linkItem = z.object({
   disabled: z.boolean(),
   // Links made before landing pages and previews have none.
   landingPage: z.boolean().default(false),
+  forwardParams: z.boolean(),
   previewTitle: text.default(null),
   previewDescription: text.default(null),
   previewImageUrl: text.default(null),

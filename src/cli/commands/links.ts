@@ -24,6 +24,8 @@ export interface CreateLinkOptions {
   iosUrl?: string;
   webUrl?: string;
   landingPage?: boolean;
+  /** False with `--no-forward-params`. */
+  forwardParams?: boolean;
   previewTitle?: string;
   previewDescription?: string;
   previewImageUrl?: string;
@@ -85,6 +87,7 @@ export const createLinkCommand = async (options: CreateLinkOptions) => {
       ios_url: options.iosUrl,
       web_url: options.webUrl,
       landing_page: options.landingPage,
+      forward_params: options.forwardParams,
       preview_title: options.previewTitle,
       preview_description: options.previewDescription,
       preview_image_url: options.previewImageUrl,
@@ -99,6 +102,7 @@ export const createLinkCommand = async (options: CreateLinkOptions) => {
   console.log(`  ${link.url}`);
   const cost = costText(link);
   if (cost) console.log(`  ${cost}`);
+  if (!link.forwardParams) console.log("  the web destination gets no tapped parameters");
 };
 
 const describe = (link: Link) =>
@@ -169,6 +173,7 @@ export interface UpdateLinkOptions {
   appId: string;
   deeplinkId: string;
   landingPage?: "on" | "off";
+  forwardParams?: "on" | "off";
   previewTitle?: string;
   previewDescription?: string;
   previewImageUrl?: string;
@@ -201,6 +206,8 @@ export const updateLinkCommand = async (options: UpdateLinkOptions) => {
     await appMustExist(stores, options.appId);
     return linksOf(stores).update(options.appId, options.deeplinkId, {
       landing_page: options.landingPage === undefined ? undefined : options.landingPage === "on",
+      forward_params:
+        options.forwardParams === undefined ? undefined : options.forwardParams === "on",
       preview_title: cleared(options.previewTitle),
       preview_description: cleared(options.previewDescription),
       preview_image_url: cleared(options.previewImageUrl),
@@ -212,7 +219,7 @@ export const updateLinkCommand = async (options: UpdateLinkOptions) => {
     return;
   }
   console.log(
-    `Link ${link.deeplinkId}: ${link.landingPage ? "every tap gets its landing page" : "taps are redirected by platform"}; preview ${
+    `Link ${link.deeplinkId}: ${link.landingPage ? "every tap gets its landing page" : "taps are redirected by platform"}; ${link.forwardParams ? "the web gets the tapped parameters" : "the web destination as written"}; preview ${
       [link.previewTitle, link.previewDescription, link.previewImageUrl].some((v) => v !== null)
         ? "its own"
         : "the app's"

@@ -58,6 +58,11 @@ export const linkAnswerSchema = tiedTo<LinkAnswer>()(
         description: "Every tap gets the link's landing page instead of a redirect.",
         example: false,
       }),
+      forward_params: z.boolean().meta({
+        description:
+          "A web destination gets the tapped URL's parameters it lacks; false sends it as written.",
+        example: true,
+      }),
       preview_title: nullableText("The link's own preview title, if any.", null),
       preview_description: nullableText("The link's own preview text, if any.", null),
       preview_image_url: nullableText("The link's own preview image, if any.", null),

@@ -155,46 +155,54 @@ describe("links, taps and touches", () => {
     expect(await read.json()).toMatchObject({ media_source: "tiktok", campaign_name: "Spring" });
   });
 
-  itAll("sets a link's landing page and preview with the CLI, and changes them", async () => {
-    const made = JSON.parse(
+  itAll(
+    "sets a link's landing page, forwarding and preview with the CLI, and changes them",
+    async () => {
+      const made = JSON.parse(
+        await target.cli(
+          "links",
+          "create",
+          "--app-id",
+          app,
+          "--media-source",
+          "chats",
+          "--landing-page",
+          "--no-forward-params",
+          "--preview-title",
+          "Winter Cup",
+          "--preview-image-url",
+          "https://cdn.example.com/winter.png",
+          "--json",
+        ),
+      ) as LinkAnswer;
+      expect(made).toMatchObject({
+        landing_page: true,
+        forward_params: false,
+        preview_title: "Winter Cup",
+        preview_image_url: "https://cdn.example.com/winter.png",
+      });
       await target.cli(
         "links",
-        "create",
+        "update",
+        made.deeplink_id,
         "--app-id",
         app,
-        "--media-source",
-        "chats",
         "--landing-page",
+        "off",
+        "--forward-params",
+        "on",
         "--preview-title",
-        "Winter Cup",
-        "--preview-image-url",
-        "https://cdn.example.com/winter.png",
-        "--json",
-      ),
-    ) as LinkAnswer;
-    expect(made).toMatchObject({
-      landing_page: true,
-      preview_title: "Winter Cup",
-      preview_image_url: "https://cdn.example.com/winter.png",
-    });
-    await target.cli(
-      "links",
-      "update",
-      made.deeplink_id,
-      "--app-id",
-      app,
-      "--landing-page",
-      "off",
-      "--preview-title",
-      "",
-    );
-    const read = await target.get(`/v1/links/${made.deeplink_id}`, keys.serverKey);
-    expect(await read.json()).toMatchObject({
-      landing_page: false,
-      preview_title: null,
-      preview_image_url: "https://cdn.example.com/winter.png",
-    });
-  });
+        "",
+      );
+      const read = await target.get(`/v1/links/${made.deeplink_id}`, keys.serverKey);
+      expect(await read.json()).toMatchObject({
+        landing_page: false,
+        forward_params: true,
+        preview_title: null,
+        preview_image_url: "https://cdn.example.com/winter.png",
+      });
+    },
+  );
 
   itNeeds(
     ["linkHost"],
