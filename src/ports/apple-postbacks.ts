@@ -77,9 +77,9 @@ export interface ApplePostbackStore {
   get(key: PostbackKey): Promise<StoredApplePostback | undefined>;
   /**
    * Stores the postback unless one of its key is, or in place of an unverified one when it is
-   * verified itself: true when stored. A transaction id is no secret
-   * (every ad network Apple sent the postback to has it), so the first body to name one may be
-   * anyone's; Apple's signed copy still takes its place.
+   * verified itself: true when stored. A transaction id is no secret (every ad network Apple
+   * sent the postback to has it), so the first body to name one may be anyone's; Apple's signed
+   * copy still takes its place.
    */
   add(postback: StoredApplePostback): Promise<boolean>;
   /**

@@ -1,7 +1,7 @@
 /**
  * Apple's postbacks on DynamoDB: one item per postback keyed by
- * `<framework>#<transaction id>#<window>` (a second copy is refused by a conditional put, but for a verified one in an unverified one's
- * place), and an index by app, sorted by when each
+ * `<framework>#<transaction id>#<window>` (a second copy is refused by a conditional put, but
+ * for a verified one in an unverified one's place), and an index by app, sorted by when each
  * was received, for the reports and the listing. A postback of no app is kept under the
  * partition `-`, which no app id can be. An unverified one expires (DynamoDB's TTL on AWS,
  * `reap` on the embedded runtime).
