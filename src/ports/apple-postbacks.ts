@@ -1,7 +1,7 @@
 /**
  * Apple's postbacks as the service keeps them: every SKAdNetwork and AdAttributionKit copy a
- * device sent to an app's endpoints, once each (by its framework and transaction id), with its
- * verification; those naming an App Store id no app has are kept apart, under no app.
+ * device sent to an app's endpoints, once each (by its framework, transaction id and window),
+ * with its verification; those naming an App Store id no app has are kept apart, under no app.
  */
 export type PostbackKind = "skadnetwork" | "adattributionkit";
 export type CoarseValue = "low" | "medium" | "high";
@@ -50,6 +50,12 @@ export interface StoredApplePostback extends ReceivedPostback {
   readonly appId: string | null;
   /** ISO 8601 UTC, by the service's clock. */
   readonly receivedAt: string;
+  /**
+   * A second copy Apple signed too came with other conversion values. Apple signs none of them,
+   * so whoever holds a postback (every ad network it went to) can post it first with values of
+   * their own: neither copy's values count, and the postback counts as one with no value.
+   */
+  readonly valuesDisputed: boolean;
 }
 
 /**
@@ -82,6 +88,8 @@ export interface ApplePostbackStore {
    * copy still takes its place.
    */
   add(postback: StoredApplePostback): Promise<boolean>;
+  /** Marks the stored postback's values as disputed (`valuesDisputed`). */
+  dispute(key: PostbackKey): Promise<void>;
   /**
    * An app's postbacks received in [from, to), oldest first, a page at a time (`after`: the
    * page before's `next`); `appId` null lists those of no app.

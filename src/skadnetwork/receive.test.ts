@@ -27,6 +27,10 @@ const memoryStore = () => {
       down = value;
     },
     get: async (p: PostbackKey) => items.get(key(p)),
+    dispute: async (p: PostbackKey) => {
+      const kept = items.get(key(p));
+      if (kept) items.set(key(p), { ...kept, valuesDisputed: true });
+    },
     add: async (postback: StoredApplePostback) => {
       if (down) throw new Error("the table is out of reach");
       const kept = items.get(key(postback));
@@ -109,6 +113,29 @@ describe("receiving a postback", () => {
     expect(await receiver.receive("skadnetwork", forged)).toEqual({ created: false });
     expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: false });
     expect(lake.rows.map((row) => row.verification)).toEqual(["unverified", "verified"]);
+  });
+
+  it("marks the stored values disputed when a second signed copy carries others, its row written once", async () => {
+    const store = memoryStore();
+    const lake = recordingLake();
+    const receiver = createPostbackReceiver({ apps: async () => [APP], store, lake });
+    const key = {
+      kind: "skadnetwork" as const,
+      transactionId: SKAN_4_FINE["transaction-id"],
+      sequenceIndex: SKAN_4_FINE["postback-sequence-index"],
+    };
+    // Apple signs no conversion value: an edited copy posted first verifies.
+    const edited = { ...SKAN_4_FINE, "conversion-value": 1 };
+    expect(await receiver.receive("skadnetwork", edited)).toEqual({ created: true });
+    // A retry of the same copy disputes nothing.
+    expect(await receiver.receive("skadnetwork", edited)).toEqual({ created: false });
+    expect(await store.get(key)).toMatchObject({ conversionValue: 1, valuesDisputed: false });
+
+    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: false });
+    expect(await store.get(key)).toMatchObject({ conversionValue: 1, valuesDisputed: true });
+    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: false });
+    // Both copies' rows, for the lake's report to see the dispute; the retry adds none.
+    expect(lake.rows.map((row) => row.conversion_value)).toEqual([1, 63]);
   });
 
   it("knows its two endpoint folders by their own names only", async () => {

@@ -3,7 +3,8 @@
  * link host's `/.well-known/skadnetwork/report-attribution/` and
  * `/.well-known/appattribution/report-attribution/`): each read and verified (./postbacks.ts),
  * attached to the app whose App Store id it names (or kept under no app when none has it), and
- * stored once (Apple's signed copy in place of an unverified one). The device is answered 200
+ * stored once (Apple's signed copy in place of an unverified one; a second signed copy with other
+ * conversion values marks the stored one's as disputed). The device is answered 200
  * once the postback is stored, so one that failed to store is sent again (Apple retries for
  * days); a body that is no postback is answered 400, and nothing is kept of it.
  */
@@ -26,7 +27,7 @@ export const ENDPOINT_FOLDERS: Readonly<Record<string, PostbackKind>> = {
 export interface PostbackReceiverDeps {
   /** Every app, briefly cached: a postback names its app by App Store id. */
   readonly apps: () => Promise<readonly App[]>;
-  readonly store: Pick<ApplePostbackStore, "get" | "add">;
+  readonly store: Pick<ApplePostbackStore, "get" | "add" | "dispute">;
   /** The lake's `apple_postbacks` stream: each new postback of an app, a row. */
   readonly lake: Pick<RecordStream, "put">;
   readonly now?: () => Date;
@@ -37,6 +38,15 @@ const flag = (value: boolean) => (value ? 1 : 0);
 /** Whether a postback takes a stored one's place: Apple's signed copy, an unsigned one's. */
 const replaces = (next: ReceivedPostback, kept: ReceivedPostback) =>
   next.verification.status === "verified" && kept.verification.status === "unverified";
+
+/**
+ * Whether a copy Apple signed disputes the signed one stored: its conversion values differ,
+ * which Apple does not sign (a device's retry carries the same).
+ */
+const disputes = (next: ReceivedPostback, kept: ReceivedPostback) =>
+  next.verification.status === "verified" &&
+  kept.verification.status === "verified" &&
+  (next.conversionValue !== kept.conversionValue || next.coarseValue !== kept.coarseValue);
 
 /** A postback of an app as its lake row (src/lake/lake-tables.ts's APPLE_POSTBACKS_TABLE). */
 export const applePostbackRow = (
@@ -66,6 +76,11 @@ export const applePostbackRow = (
 
 export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
   const now = deps.now ?? (() => new Date());
+  /** A copy of a postback stored already: its item marked when the copy disputes its values. */
+  const settled = async (copy: ReceivedPostback, kept: StoredApplePostback) => {
+    if (disputes(copy, kept) && !kept.valuesDisputed) await deps.store.dispute(kept);
+    return { created: false };
+  };
   return {
     /** Stores the body posted to `folder`; whether it was new. Throws what the answer says. */
     async receive(folder: string, body: unknown): Promise<{ readonly created: boolean }> {
@@ -77,22 +92,33 @@ export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
       const app = (await deps.apps()).find(
         (candidate) => candidate.links?.appStoreId === read.postback.appStoreId,
       );
-      const stored = {
+      const stored: StoredApplePostback = {
         ...read.postback,
         appId: app?.appId ?? null,
         receivedAt: now().toISOString(),
+        valuesDisputed: false,
+      };
+      const putRow = async () => {
+        if (stored.appId !== null) {
+          await deps.lake.put([applePostbackRow({ ...stored, appId: stored.appId })]);
+        }
       };
       // A device's retry of a stored postback adds nothing, but Apple's signed copy of one
       // stored unverified takes its place.
       const kept = await deps.store.get(stored);
-      if (kept && !replaces(stored, kept)) return { created: false };
+      if (kept && !replaces(stored, kept)) {
+        // The report reads a dispute from the lake's rows: the disputing copy's is written once.
+        if (disputes(stored, kept) && !kept.valuesDisputed) await putRow();
+        return settled(stored, kept);
+      }
       // The lake row first, then the item: a failure of either fails the answer, and the
       // device's retry writes both. A row written twice (that retry, or two copies at once) is
-      // one postback to the reports, which count each transaction once, a verified row first.
-      if (stored.appId !== null) {
-        await deps.lake.put([applePostbackRow({ ...stored, appId: stored.appId })]);
-      }
-      return { created: await deps.store.add(stored) };
+      // one postback to the reports, which count each postback once, a verified row first.
+      await putRow();
+      if (await deps.store.add(stored)) return { created: true };
+      // Another copy was stored since it was read (two at once).
+      const other = await deps.store.get(stored);
+      return other ? settled(stored, other) : { created: false };
     },
   };
 };

@@ -21,7 +21,7 @@ const stored = (
   receivedAt: string,
 ): AppPostback => {
   if (!read.ok) throw new Error(read.problem);
-  return { ...read.postback, appId: APP, receivedAt };
+  return { ...read.postback, appId: APP, receivedAt, valuesDisputed: false };
 };
 
 const literal = (value: unknown): string =>
@@ -138,6 +138,30 @@ describe("the SKAdNetwork report's query", () => {
       [1, 1],
       [2, 1],
     ]);
+  });
+
+  it("counts a postback whose signed copies carry other values with none, and an unsigned copy's values do not dispute", async () => {
+    const edited = { ...SKAN_4_FINE, "conversion-value": 1 };
+    const source = await lakeOf([
+      stored(readSkadnetworkPostback(edited), "2026-11-01T10:00:00.000Z"),
+      stored(readSkadnetworkPostback(SKAN_4_FINE), "2026-11-01T11:00:00.000Z"),
+      // Another postback: an unverified copy first, then Apple's, whose values stand.
+      stored(
+        readSkadnetworkPostback({ ...SKAN_3_WIN, "campaign-id": 43, "conversion-value": 5 }),
+        "2026-11-01T12:00:00.000Z",
+      ),
+      stored(readSkadnetworkPostback(SKAN_3_WIN), "2026-11-01T13:00:00.000Z"),
+    ]);
+    const found = await groups(source, "2026-11-01", "2026-11-02");
+    expect(total(found)).toBe(2);
+    expect(found.find((group) => group.sourceIdentifier === "5239")).toMatchObject({
+      conversionValue: null,
+      coarseValue: null,
+      postbacks: 1,
+    });
+    expect(found.find((group) => group.sourceIdentifier === "42")).toMatchObject({
+      conversionValue: SKAN_3_WIN["conversion-value"],
+    });
   });
 
   it("leaves out an unverified postback once the postbacks table has forgotten it, as the CLI's report does", async () => {

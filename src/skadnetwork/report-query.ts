@@ -68,19 +68,33 @@ export const buildSkadnetworkQuery = (input: {
   const partitions = partitionsOfDays(days.from, days.to);
   const keys = [...COLUMNS, "identifier_field"].join(", ");
   const versions = CAMPAIGN_ID_VERSIONS.map(sqlString).join(", ");
-  // One row per transaction, chosen among all of its rows whatever the window: its verified one
+  const postback = "PARTITION BY p.kind, p.transaction_id, p.postback_sequence_index";
+  /** Whether the postback's copies Apple signed carry two values of `column` (`none`: null's). */
+  const signedDiffer = (column: string, none: string) => {
+    const value = `CASE WHEN p.verification = 'verified' THEN coalesce(p.${column}, ${none}) END`;
+    return `min(${value}) OVER (${postback}) <> max(${value}) OVER (${postback})`;
+  };
+  // Two copies Apple signed with other values (which it does not sign): the postback counts with
+  // none, as the postbacks table marks it disputed.
+  const disputed = `(${signedDiffer("conversion_value", "-1")} OR ${signedDiffer("coarse_conversion_value", "''")})`;
+  const selected = COLUMNS.map((column) =>
+    column === "conversion_value" || column === "coarse_conversion_value"
+      ? `CASE WHEN ${disputed} THEN NULL ELSE p.${column} END AS ${column}`
+      : column,
+  );
+  // One row per postback, chosen among all of its rows whatever the window: its verified one
   // when it has one (Apple's signed copy, stored in place of an unverified one first received),
   // and of these the last received, the one whose item the table kept (an earlier try's item
   // was not stored, which is why the device tried again). The transaction is the window's when
   // that row was received in it.
   return `SELECT ${keys}, count(*) AS postbacks
 FROM (
-  SELECT ${COLUMNS.join(", ")},
+  SELECT ${selected.join(", ")},
     CASE WHEN p.kind = 'skadnetwork' AND p.version IN (${versions})
       THEN 'campaign-id' ELSE 'source-identifier' END AS identifier_field,
     p.received_at,
     row_number() OVER (
-      PARTITION BY p.kind, p.transaction_id, p.postback_sequence_index
+      ${postback}
       ORDER BY CASE WHEN p.verification = 'verified' THEN 0 ELSE 1 END, p.received_at DESC
     ) AS copy
   FROM ${input.source} AS p

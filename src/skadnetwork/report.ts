@@ -86,8 +86,9 @@ export const groupsOf = (postbacks: readonly StoredApplePostback[]): ApplePostba
     didWin: postback.didWin,
     redownload: postback.redownload,
     reengagement: postback.conversionType === REENGAGEMENT,
-    conversionValue: postback.conversionValue,
-    coarseValue: postback.coarseValue,
+    // Disputed values are no one's: the postback counts with none.
+    conversionValue: postback.valuesDisputed ? null : postback.conversionValue,
+    coarseValue: postback.valuesDisputed ? null : postback.coarseValue,
     verification: postback.verification,
     postbacks: 1,
   }));

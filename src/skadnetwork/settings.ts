@@ -56,6 +56,7 @@ export const postbackAnswer = (
   conversion_type: postback.conversionType,
   verification: postback.verification.status,
   environment: postback.verification.environment,
+  values_disputed: postback.valuesDisputed,
   counted: counts(postback),
 });
 export type PostbackAnswer = ReturnType<typeof postbackAnswer>;

@@ -71,6 +71,7 @@ describe("the postbacks no app claims", () => {
       ...read.postback,
       appId: null,
       receivedAt: "2026-11-02T00:00:00.000Z",
+      valuesDisputed: false,
     };
     const counted = await unknownPostbacks(
       storeOf([test, postback(test.appStoreId, "2026-11-03T00:00:00.000Z", "development")]),

@@ -574,4 +574,57 @@ describe("a forged copy of Apple's postback, received first", () => {
     expect(await post(forged)).toEqual({ stored: "duplicate" });
     expect(await kept()).toMatchObject([{ verification: { status: "verified" } }]);
   });
+
+  it("disputes the values of a signed copy posted first with others: the postback counts with none", async () => {
+    const post = async (body: unknown) =>
+      (
+        await fetch(`${rt.linkUrl}/.well-known/skadnetwork/report-attribution/`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        })
+      ).json();
+    const to = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const days = `from=${START_DAY}&to=${to}`;
+    /**
+     * The report's values of the two copies (the test before left one of another postback), of
+     * a window starting `back` days ago: each another question, not a kept answer.
+     */
+    const report = async (back: number) => {
+      await rt.flush();
+      const from = new Date(Date.parse(`${START_DAY}T00:00:00Z`) - back * 86_400_000);
+      const window = `from=${from.toISOString().slice(0, 10)}&to=${to}`;
+      const response = await rt.get(`/v1/skadnetwork/report?${window}`, serverKey);
+      const answer = (await response.json()) as {
+        values: { fine: number | null; postbacks: number }[];
+        tiers: Record<string, number>;
+      };
+      return { ...answer, values: answer.values.filter((v) => v.fine === 1 || v.fine === 63) };
+    };
+    // Apple signs no conversion value: a copy of its postback with another still verifies.
+    expect(await post({ ...SKAN_4_FINE, "conversion-value": 1 })).toEqual({ stored: "new" });
+    expect(await report(2)).toMatchObject({
+      values: [{ fine: 1, postbacks: 1 }],
+      tiers: { fine: 1, coarse_only: 0, none: 0 },
+    });
+
+    // Apple's own copy, with the value the app set, disputes it; its retry changes nothing.
+    expect(await post(SKAN_4_FINE)).toEqual({ stored: "duplicate" });
+    expect(await post(SKAN_4_FINE)).toEqual({ stored: "duplicate" });
+    const disputed = await report(3);
+    expect(disputed.values).toEqual([]);
+    expect(disputed.tiers).toEqual({ fine: 0, coarse_only: 0, none: 1 });
+    // The command line's report, read from the stored postbacks, says the same.
+    const fromStore = await createSkadnetworkSettings({
+      apps: rt.stores.apps,
+      postbacks: rt.stores.applePostbacks,
+    }).report(APP, { from: new Date(`${START_DAY}T00:00:00Z`), to: FAR.to });
+    expect(fromStore.tiers).toEqual(disputed.tiers);
+    expect(fromStore.values.filter((v) => v.fine === 1 || v.fine === 63)).toEqual([]);
+    const listed = await rt.get(`/v1/skadnetwork/postbacks?${days}`, serverKey);
+    const data = ((await listed.json()) as { data: { transaction_id: string }[] }).data;
+    expect(data.filter((p) => p.transaction_id === SKAN_4_FINE["transaction-id"])).toMatchObject([
+      { conversion_value: 1, values_disputed: true },
+    ]);
+  });
 });

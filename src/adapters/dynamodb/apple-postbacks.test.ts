@@ -11,6 +11,7 @@ import { onDynalite } from "./dynamo-targets.test-support.ts";
 
 const NOW = Date.parse("2026-12-01T00:00:00.000Z");
 const daysAgo = (days: number) => new Date(NOW - days * DAY_MS).toISOString();
+const FAR = { from: new Date(0), to: new Date(NOW + DAY_MS) };
 
 const postback = (
   transactionId: string,
@@ -38,6 +39,7 @@ const postback = (
     : { status: "unverified", environment: null, keyId: null, reason: "changed" },
   appId: "com.example.ios",
   receivedAt,
+  valuesDisputed: false,
 });
 
 describe("Apple's postbacks on DynamoDB (dynalite)", () => {
@@ -92,6 +94,18 @@ describe("Apple's postbacks on DynamoDB (dynalite)", () => {
       [1, "verified"],
       [2, "verified"],
     ]);
+  });
+
+  it("marks a postback's values disputed, as it is read and listed", async () => {
+    const kept = { ...postback("disputed", daysAgo(1), true), appId: "com.example.disputed" };
+    expect(await target.add(kept)).toBe(true);
+    await target.dispute(kept);
+    expect(await target.get(kept)).toMatchObject({ conversionValue: 20, valuesDisputed: true });
+    const listed = await target.listByApp("com.example.disputed", FAR, { limit: 10 });
+    expect(listed.postbacks).toMatchObject([{ transactionId: "disputed", valuesDisputed: true }]);
+    // A verified copy is never written over: the mark stays.
+    expect(await target.add({ ...kept, conversionValue: 63 })).toBe(false);
+    expect(await target.get(kept)).toMatchObject({ conversionValue: 20, valuesDisputed: true });
   });
 
   it("lists no unverified postback past its days, before the reaper or TTL has taken it", async () => {

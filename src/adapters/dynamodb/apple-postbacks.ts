@@ -12,6 +12,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { DAY_MS } from "../../domain/time.ts";
@@ -40,8 +41,13 @@ const CURSOR = pageCursor(
   ["postbackKey", "appKey", "receivedKey"],
 );
 
-const bodyOf = (item: Record<string, unknown>): StoredApplePostback =>
-  JSON.parse(z.object({ body: z.string() }).parse(item).body) as StoredApplePostback;
+/** An item's postback: its body, and whether its values were disputed since it was stored. */
+const bodyOf = (item: Record<string, unknown>): StoredApplePostback => {
+  const { body, disputed } = z
+    .object({ body: z.string(), disputed: z.boolean().optional() })
+    .parse(item);
+  return { ...(JSON.parse(body) as StoredApplePostback), valuesDisputed: disputed === true };
+};
 
 export const createApplePostbackStore = (
   doc: DynamoDBDocumentClient,
@@ -83,6 +89,19 @@ export const createApplePostbackStore = (
                 ExpressionAttributeValues: { ":unverified": false },
               }
             : { ConditionExpression: "attribute_not_exists(postbackKey)" }),
+        }),
+      ),
+    );
+  },
+  async dispute(key) {
+    await conditionHolds(() =>
+      doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { postbackKey: keyOf(key) },
+          UpdateExpression: "SET disputed = :true",
+          ConditionExpression: "attribute_exists(postbackKey)",
+          ExpressionAttributeValues: { ":true": true },
         }),
       ),
     );

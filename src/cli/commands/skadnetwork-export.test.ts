@@ -31,6 +31,7 @@ const POSTBACK: StoredApplePostback = {
   verification: { status: "unverified", environment: null, keyId: null, reason: null },
   appId: "com.example.ios",
   receivedAt: "2026-11-01T10:00:00.000Z",
+  valuesDisputed: false,
 };
 
 // The stores the command reads: an app, and a listing of two pages.

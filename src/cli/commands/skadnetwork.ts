@@ -145,6 +145,7 @@ const COLUMNS = Object.keys(
       verification: { status: "unverified", environment: null, keyId: null, reason: null },
       appId: null,
       receivedAt: "",
+      valuesDisputed: false,
     },
     {},
   ),
