@@ -1096,7 +1096,13 @@ export interface AdNetworkName {
 }
 
 export interface SkadnetworkReport {
-  postbacks: { received: number; counted: number; unverified: number; development: number };
+  postbacks: {
+    received: number;
+    counted: number;
+    unverified: number;
+    development: number;
+    disputed: number;
+  };
   campaigns: {
     media_source: string;
     ad_network_id: string;

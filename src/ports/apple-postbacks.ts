@@ -130,5 +130,7 @@ export interface ApplePostbackGroup {
   readonly conversionValue: number | null;
   readonly coarseValue: CoarseValue | null;
   readonly verification: Pick<Verification, "status" | "environment">;
+  /** Signed copies came with other values: `conversionValue` and `coarseValue` are null. */
+  readonly valuesDisputed: boolean;
   readonly postbacks: number;
 }

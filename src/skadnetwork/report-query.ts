@@ -66,7 +66,7 @@ export const buildSkadnetworkQuery = (input: {
   // A postback's row is its day's, or a later one's when the lake took it late.
   const days = skadnetworkDaysOf(from, to);
   const partitions = partitionsOfDays(days.from, days.to);
-  const keys = [...COLUMNS, "identifier_field"].join(", ");
+  const keys = [...COLUMNS, "identifier_field", "values_disputed"].join(", ");
   const versions = CAMPAIGN_ID_VERSIONS.map(sqlString).join(", ");
   const postback = "PARTITION BY p.kind, p.transaction_id, p.postback_sequence_index";
   /** Whether the postback's copies Apple signed carry two values of `column` (`none`: null's). */
@@ -92,6 +92,7 @@ FROM (
   SELECT ${selected.join(", ")},
     CASE WHEN p.kind = 'skadnetwork' AND p.version IN (${versions})
       THEN 'campaign-id' ELSE 'source-identifier' END AS identifier_field,
+    CASE WHEN ${disputed} THEN 1 ELSE 0 END AS values_disputed,
     p.received_at,
     row_number() OVER (
       ${postback}
@@ -147,6 +148,7 @@ export const applePostbackGroupOf = (
       environment:
         environment === "production" || environment === "development" ? environment : null,
     },
+    valuesDisputed: numberOf("values_disputed", values.values_disputed) === 1,
     postbacks: numberOf("postbacks", values.postbacks),
   };
 };

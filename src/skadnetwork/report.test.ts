@@ -14,6 +14,7 @@ const group = (over: Partial<ApplePostbackGroup>): ApplePostbackGroup => ({
   conversionValue: 20,
   coarseValue: null,
   verification: { status: "verified", environment: "production" },
+  valuesDisputed: false,
   postbacks: 1,
   ...over,
 });
@@ -85,10 +86,34 @@ describe("the SKAdNetwork report", () => {
         suffix_installs: 5 + 2,
       },
     ]);
-    expect(report.postbacks).toEqual({ received: 35, counted: 20, unverified: 7, development: 8 });
+    expect(report.postbacks).toEqual({
+      received: 35,
+      counted: 20,
+      unverified: 7,
+      development: 8,
+      disputed: 0,
+    });
     // Every first-window install (redownloads too) by what Apple let through of its values;
     // a re-engagement is no install.
     expect(report.tiers).toEqual({ fine: 7, coarse_only: 0, none: 0 });
+  });
+
+  it("counts the postbacks whose values were disputed among those it counts, with no value", () => {
+    const report = skadnetworkReport(
+      [
+        group({ postbacks: 2 }),
+        group({ conversionValue: null, valuesDisputed: true, postbacks: 3 }),
+        // Not counted: no part of `disputed` either.
+        group({
+          conversionValue: null,
+          valuesDisputed: true,
+          verification: { status: "unverified", environment: null },
+        }),
+      ],
+      { schema: null, networks: {} },
+    );
+    expect(report.postbacks).toMatchObject({ received: 6, counted: 5, disputed: 3 });
+    expect(report.tiers).toEqual({ fine: 2, coarse_only: 0, none: 3 });
   });
 
   it("keeps a re-engagement's values apart from an install's, and reads only these with the schema", () => {

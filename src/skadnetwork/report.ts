@@ -26,6 +26,8 @@ export interface SkadnetworkReport {
     readonly counted: number;
     readonly unverified: number;
     readonly development: number;
+    /** Of those counted, postbacks whose signed copies came with other values: counted with none. */
+    readonly disputed: number;
   };
   readonly campaigns: {
     readonly media_source: string;
@@ -90,6 +92,7 @@ export const groupsOf = (postbacks: readonly StoredApplePostback[]): ApplePostba
     conversionValue: postback.valuesDisputed ? null : postback.conversionValue,
     coarseValue: postback.valuesDisputed ? null : postback.coarseValue,
     verification: postback.verification,
+    valuesDisputed: postback.valuesDisputed,
     postbacks: 1,
   }));
 
@@ -225,6 +228,7 @@ export const skadnetworkReport = (
       counted: sumOf(counted),
       unverified: sumOf(postbacks.filter((p) => p.verification.status === "unverified")),
       development: sumOf(postbacks.filter((p) => p.verification.environment === "development")),
+      disputed: sumOf(counted.filter((p) => p.valuesDisputed)),
     },
     campaigns: [...campaigns.values()].sort(
       (a, b) =>

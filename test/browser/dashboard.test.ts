@@ -3205,6 +3205,8 @@ describe("the dashboard in a browser", () => {
     expect(await figure("received").getAttribute("data-value")).toBe("3");
     expect(await figure("unverified").getAttribute("data-value")).toBe("1");
     expect(await figure("development").getAttribute("data-value")).toBe("0");
+    // No postback's values disputed: no card for them.
+    expect(await figure("disputed").count()).toBe(0);
     const rowsOf = async (table: Locator) =>
       Promise.all(
         (await table.locator("tbody tr").all()).map((row) => row.locator("td").allInnerTexts()),

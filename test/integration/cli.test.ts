@@ -938,7 +938,13 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     const report = JSON.parse(
       await cli(dataDir, "skadnetwork", "report", "--app-id", APP, "--from", today, "--to", today),
     );
-    expect(report.postbacks).toEqual({ received: 3, counted: 2, unverified: 1, development: 0 });
+    expect(report.postbacks).toEqual({
+      received: 3,
+      counted: 2,
+      unverified: 1,
+      development: 0,
+      disputed: 0,
+    });
     expect(report.values[0]).toMatchObject({ fine: 63, meaning: ["service_purchase, 4.99+ USD"] });
     const csvFile = join(dataDir, "postbacks.csv");
     expect(

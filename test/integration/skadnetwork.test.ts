@@ -234,7 +234,7 @@ describe("Apple's postbacks on the link host", () => {
     };
     // Apple's three examples count; the tampered one is received but not counted.
     expect(await report()).toEqual({
-      postbacks: { received: 4, counted: 3, unverified: 1, development: 0 },
+      postbacks: { received: 4, counted: 3, unverified: 1, development: 0, disputed: 0 },
       campaigns: [
         {
           media_source: "com.example",
@@ -337,13 +337,13 @@ describe("Apple's postbacks on the link host", () => {
     const report = async (include = "") =>
       (await rt.get(`/v1/skadnetwork/report?${days.query}${include}`, aakServerKey)).json();
     expect(await report()).toEqual({
-      postbacks: { received: 2, counted: 0, unverified: 1, development: 1 },
+      postbacks: { received: 2, counted: 0, unverified: 1, development: 1, disputed: 0 },
       campaigns: [],
       values: [],
       tiers: { fine: 0, coarse_only: 0, none: 0 },
     });
     expect(await report("&include=development")).toEqual({
-      postbacks: { received: 2, counted: 1, unverified: 1, development: 1 },
+      postbacks: { received: 2, counted: 1, unverified: 1, development: 1, disputed: 0 },
       campaigns: [
         {
           media_source: "development.adattributionkit",
@@ -562,14 +562,26 @@ describe("a forged copy of Apple's postback, received first", () => {
     expect(await kept()).toMatchObject([
       { sourceIdentifier: "43", verification: { status: "unverified" } },
     ]);
-    expect(await counts(0)).toEqual({ received: 1, counted: 1, unverified: 1, development: 0 });
+    expect(await counts(0)).toEqual({
+      received: 1,
+      counted: 1,
+      unverified: 1,
+      development: 0,
+      disputed: 0,
+    });
 
     expect(await post(SKAN_3_WIN)).toEqual({ stored: "new" });
     expect(await kept()).toMatchObject([
       { sourceIdentifier: "42", verification: { status: "verified" } },
     ]);
     // Both rows are in the lake; the report reads the transaction once, by its verified row.
-    expect(await counts(1)).toEqual({ received: 1, counted: 1, unverified: 0, development: 0 });
+    expect(await counts(1)).toEqual({
+      received: 1,
+      counted: 1,
+      unverified: 0,
+      development: 0,
+      disputed: 0,
+    });
     // Nothing takes the place of Apple's copy.
     expect(await post(forged)).toEqual({ stored: "duplicate" });
     expect(await kept()).toMatchObject([{ verification: { status: "verified" } }]);
@@ -596,6 +608,7 @@ describe("a forged copy of Apple's postback, received first", () => {
       const window = `from=${from.toISOString().slice(0, 10)}&to=${to}`;
       const response = await rt.get(`/v1/skadnetwork/report?${window}`, serverKey);
       const answer = (await response.json()) as {
+        postbacks: Record<string, number>;
         values: { fine: number | null; postbacks: number }[];
         tiers: Record<string, number>;
       };
@@ -604,6 +617,7 @@ describe("a forged copy of Apple's postback, received first", () => {
     // Apple signs no conversion value: a copy of its postback with another still verifies.
     expect(await post({ ...SKAN_4_FINE, "conversion-value": 1 })).toEqual({ stored: "new" });
     expect(await report(2)).toMatchObject({
+      postbacks: { disputed: 0 },
       values: [{ fine: 1, postbacks: 1 }],
       tiers: { fine: 1, coarse_only: 0, none: 0 },
     });
@@ -613,6 +627,7 @@ describe("a forged copy of Apple's postback, received first", () => {
     expect(await post(SKAN_4_FINE)).toEqual({ stored: "duplicate" });
     const disputed = await report(3);
     expect(disputed.values).toEqual([]);
+    expect(disputed.postbacks).toMatchObject({ disputed: 1 });
     expect(disputed.tiers).toEqual({ fine: 0, coarse_only: 0, none: 1 });
     // The command line's report, read from the stored postbacks, says the same.
     const fromStore = await createSkadnetworkSettings({
@@ -620,6 +635,7 @@ describe("a forged copy of Apple's postback, received first", () => {
       postbacks: rt.stores.applePostbacks,
     }).report(APP, { from: new Date(`${START_DAY}T00:00:00Z`), to: FAR.to });
     expect(fromStore.tiers).toEqual(disputed.tiers);
+    expect(fromStore.postbacks.disputed).toBe(1);
     expect(fromStore.values.filter((v) => v.fine === 1 || v.fine === 63)).toEqual([]);
     const listed = await rt.get(`/v1/skadnetwork/postbacks?${days}`, serverKey);
     const data = ((await listed.json()) as { data: { transaction_id: string }[] }).data;

@@ -151,11 +151,16 @@ export function SkadnetworkSection(props: {
 
 function SkadnetworkCounts(props: { postbacks: SkadnetworkReport["postbacks"] }) {
   const { postbacks } = props;
-  const cards: [label: string, testId: string, value: number][] = [
+  const cards: (readonly [label: string, testId: string, value: number])[] = [
     ["Counted", "skadnetwork-counted", postbacks.counted],
     ["Received", "skadnetwork-received", postbacks.received],
     ["Unverified", "skadnetwork-unverified", postbacks.unverified],
     ["Development", "skadnetwork-development", postbacks.development],
+    // Only when some are: a second signed copy with other values, which Apple does not sign,
+    // makes a counted postback's values no one's.
+    ...(postbacks.disputed > 0
+      ? [["Values disputed", "skadnetwork-disputed", postbacks.disputed] as const]
+      : []),
   ];
   return (
     <div class="totals">

@@ -144,6 +144,10 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
         counted: z.number().meta({ description: "In the figures below." }),
         unverified: z.number(),
         development: z.number(),
+        disputed: z.number().meta({
+          description:
+            "Of those counted, postbacks a second copy Apple signed disputed with other conversion values (which Apple does not sign): counted with no value.",
+        }),
       }),
       campaigns: z.array(
         z.strictObject({
