@@ -1854,7 +1854,9 @@ describe("the dashboard in a browser", () => {
     };
     await holds(all);
 
-    // A paid media source, the one of the most revenue: its installs, their events and revenue.
+    // A paid media source, the one of the most revenue: its installs, their events and revenue
+    // (which may be none: the demo's devices are driven eight at a time, so which installs of a
+    // shared address a click wins, and with them the few paying users, varies from run to run).
     const revenueOf = new Map<string, number>();
     for (const row of all.campaigns) {
       if (row.media_source === null || row.media_source === "organic" || row.installs === 0)
@@ -1868,8 +1870,7 @@ describe("the dashboard in a browser", () => {
     const bySource = await overview({ media_source: source });
     expect(bySource.totals.installs).toBeGreaterThan(0);
     expect(bySource.totals.installs).toBeLessThan(all.totals.installs);
-    expect(bySource.totals.revenue_usd).toBeGreaterThan(0);
-    expect(bySource.totals.revenue_usd).toBeLessThan(all.totals.revenue_usd);
+    expect(bySource.totals.revenue_usd).toBeCloseTo(revenueOf.get(source) ?? Number.NaN, 2);
     await holds(bySource);
     expect(await total("organic")).toBe(0);
     // The campaigns offered are the media source's.
