@@ -1855,8 +1855,9 @@ describe("the dashboard in a browser", () => {
     await holds(all);
 
     // A paid media source, the one of the most revenue: its installs, their events and revenue
-    // (which may be none: the demo's devices are driven eight at a time, so which installs of a
-    // shared address a click wins, and with them the few paying users, varies from run to run).
+    // (which may be none: the demo lays its traffic out back from the time it is sent, so which
+    // installs its few paying users are, and which of them a paid source wins, varies with the
+    // time of day the test runs).
     const revenueOf = new Map<string, number>();
     for (const row of all.campaigns) {
       if (row.media_source === null || row.media_source === "organic" || row.installs === 0)
