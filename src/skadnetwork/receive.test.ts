@@ -134,8 +134,10 @@ describe("receiving a postback", () => {
     expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: false });
     expect(await store.get(key)).toMatchObject({ conversionValue: 1, valuesDisputed: true });
     expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: false });
-    // Both copies' rows, for the lake's report to see the dispute; the retry adds none.
+    // Both copies' rows, for the lake's report to see the dispute, at the kept copy's time;
+    // the retry adds none.
     expect(lake.rows.map((row) => row.conversion_value)).toEqual([1, 63]);
+    expect(lake.rows[1]?.received_at).toBe(lake.rows[0]?.received_at);
   });
 
   it("knows its two endpoint folders by their own names only", async () => {

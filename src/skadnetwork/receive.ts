@@ -98,17 +98,20 @@ export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
         receivedAt: now().toISOString(),
         valuesDisputed: false,
       };
-      const putRow = async () => {
+      /** Its lake row, at `receivedAt` (its own time, unless it stands for a postback kept). */
+      const putRow = async (receivedAt = stored.receivedAt) => {
         if (stored.appId !== null) {
-          await deps.lake.put([applePostbackRow({ ...stored, appId: stored.appId })]);
+          await deps.lake.put([applePostbackRow({ ...stored, appId: stored.appId, receivedAt })]);
         }
       };
       // A device's retry of a stored postback adds nothing, but Apple's signed copy of one
       // stored unverified takes its place.
       const kept = await deps.store.get(stored);
       if (kept && !replaces(stored, kept)) {
-        // The report reads a dispute from the lake's rows: the disputing copy's is written once.
-        if (disputes(stored, kept) && !kept.valuesDisputed) await putRow();
+        // The report reads a dispute from the lake's rows: the disputing copy's is written once,
+        // at the kept copy's time, so that the report finds the two together and counts the
+        // postback on the day the table has it, however much later the copy came.
+        if (disputes(stored, kept) && !kept.valuesDisputed) await putRow(kept.receivedAt);
         return settled(stored, kept);
       }
       // The lake row first, then the item: a failure of either fails the answer, and the

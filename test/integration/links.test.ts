@@ -247,15 +247,30 @@ describe("links and the link host", () => {
     const [click] = await touchesOfLink(link.deeplink_id);
     expect(click?.urlParams).toMatchObject({ utm_campaign: "spring", gclid: "G2" });
 
-    const changed = await rt.fetch(
-      `/v1/links/${link.deeplink_id}`,
-      {
-        method: "PATCH",
-        body: JSON.stringify({ forward_params: true }),
-        headers: { "content-type": "application/json" },
-      },
-      android.serverKey,
+    const patch = (change: Record<string, unknown>) =>
+      rt.fetch(
+        `/v1/links/${link.deeplink_id}`,
+        {
+          method: "PATCH",
+          body: JSON.stringify(change),
+          headers: { "content-type": "application/json" },
+        },
+        android.serverKey,
+      );
+    // Disabled, it sends every tap to the web, as written too.
+    expect((await patch({ disabled: true })).status).toBe(200);
+    expect((await tap(tapped, AGENTS.android)).headers.get("location")).toBe(
+      "https://partner.example.com/offer?ref=ours",
     );
+    // Its landing page's web button, as written too.
+    expect((await patch({ disabled: false, landing_page: true })).status).toBe(200);
+    const page = await tap(tapped, AGENTS.android);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(
+      '<a href="https://partner.example.com/offer?ref=ours" data-store="web">',
+    );
+
+    const changed = await patch({ landing_page: false, forward_params: true });
     expect(changed.status).toBe(200);
     expect(((await changed.json()) as LinkAnswer).forward_params).toBe(true);
     expect((await tap(tapped, AGENTS.desktop)).headers.get("location")).toBe(

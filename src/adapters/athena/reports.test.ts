@@ -459,6 +459,7 @@ describe("Athena report engine", () => {
           "verification",
           "environment",
           "identifier_field",
+          "values_disputed",
           "postbacks",
         ],
         [
@@ -473,6 +474,7 @@ describe("Athena report engine", () => {
           "verified",
           "production",
           "source-identifier",
+          0,
           3,
         ],
         [
@@ -487,6 +489,7 @@ describe("Athena report engine", () => {
           "unverified",
           null,
           "source-identifier",
+          1,
           1,
         ],
       ]),
@@ -508,11 +511,13 @@ describe("Athena report engine", () => {
         conversionValue: 63,
         coarseValue: null,
         verification: { status: "verified", environment: "production" },
+        valuesDisputed: false,
         postbacks: 3,
       },
       expect.objectContaining({
         sequenceIndex: 1,
         reengagement: true,
+        valuesDisputed: true,
         conversionValue: null,
         coarseValue: "high",
         verification: { status: "unverified", environment: null },

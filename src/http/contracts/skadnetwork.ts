@@ -82,7 +82,7 @@ const postbackSchema = tiedTo<PostbackAnswer>()(
       environment: z.enum(["production", "development"]).nullable(),
       values_disputed: z.boolean().meta({
         description:
-          "Another copy Apple signed came with other conversion values (Apple signs none, so whoever holds the postback can post it first with values of their own): neither copy's values count, and the reports count the postback with none. The values shown are the first copy's.",
+          "Another copy Apple signed came with other conversion values (Apple signs none, so whoever holds the postback can post it first with values of their own): neither copy's values count, and the reports count the postback with none. The values shown are the first signed copy's.",
       }),
       counted: z
         .boolean()

@@ -1364,8 +1364,8 @@ namespace Service.Unity
         /// or not the user ever meets a rule: without it the ad networks' SKAdNetwork campaigns
         /// would count none of the app's installs. For the same reason it is made while the
         /// service has the SDK off (its remote configuration, a rejected key): Apple is told, and
-        /// the service nothing. Only the app's own Stop and a deletion of the install's data
-        /// keep it back.
+        /// the service nothing. The app's own Stop and a deletion of the install's data do keep
+        /// it back.
         /// </summary>
         private void RegisterConversion()
         {

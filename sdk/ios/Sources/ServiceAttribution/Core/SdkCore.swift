@@ -1108,8 +1108,8 @@ final class SdkCore: @unchecked Sendable {
     /// the app has a schema, and whether or not the user ever meets a rule: without one the ad
     /// networks' SKAdNetwork campaigns would count none of the app's installs. For the same
     /// reason it is made while the service has the SDK off (its remote configuration, a rejected
-    /// key): Apple is told, and the service nothing. Only the app's own `stop()` and a deletion
-    /// of the install's data keep it back.
+    /// key): Apple is told, and the service nothing. The app's own `stop()` and a deletion of
+    /// the install's data do keep it back.
     private func registerConversion() {
         guard locked({ !stopped && !deleted }), let firstOpen = firstOpenDate() else { return }
         let hours = max(0, platform.clock().timeIntervalSince(firstOpen) / 3600)
