@@ -534,15 +534,17 @@ describe("a forged copy of Apple's postback, received first", () => {
     await rt?.dispose();
   });
 
+  /** A body posted as Apple's device posts it; the answer's JSON. */
+  const post = async (body: unknown) =>
+    (
+      await fetch(`${rt.linkUrl}/.well-known/skadnetwork/report-attribution/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      })
+    ).json();
+
   it("gives way to Apple's signed copy of its transaction, which the report counts once", async () => {
-    const post = async (body: unknown) =>
-      (
-        await fetch(`${rt.linkUrl}/.well-known/skadnetwork/report-attribution/`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-        })
-      ).json();
     const to = new Date().toISOString().slice(0, 10);
     /** The report of a window starting `back` days ago: each another question, not a kept answer. */
     const counts = async (back: number) => {
@@ -588,14 +590,6 @@ describe("a forged copy of Apple's postback, received first", () => {
   });
 
   it("disputes the values of a signed copy posted first with others: the postback counts with none", async () => {
-    const post = async (body: unknown) =>
-      (
-        await fetch(`${rt.linkUrl}/.well-known/skadnetwork/report-attribution/`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-        })
-      ).json();
     const to = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     const days = `from=${START_DAY}&to=${to}`;
     /**
