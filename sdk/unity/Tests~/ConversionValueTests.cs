@@ -52,6 +52,8 @@ namespace Service.Unity.Tests
         public readonly Heard Heard;
         /// <summary>Reset: GET /v1/config waits for it to be set.</summary>
         public readonly ManualResetEventSlim ConfigAnswers = new ManualResetEventSlim(true);
+        /// <summary>Set once GET /v1/config has been asked.</summary>
+        public readonly ManualResetEventSlim ConfigAsked = new ManualResetEventSlim(false);
 
         /// <param name="configStatus">GET /v1/config's status (401: the key rejected).</param>
         public ConversionRig(JObject config, IKeyValueStore store = null, SettableClock clock = null, int configStatus = 200)
@@ -61,6 +63,7 @@ namespace Service.Unity.Tests
                 Answer = (key, body) =>
                 {
                     if (!key.StartsWith("GET /v1/config")) return ScriptedBackend.Usual(key, body);
+                    ConfigAsked.Set();
                     ConfigAnswers.Wait(10000);
                     return Tuple.Create(configStatus, (JToken)config);
                 },
@@ -442,11 +445,20 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, rejected.Apple.Registrations);
             Assert.AreEqual(1, rejected.Heard.Errors.Count(e => e.Code == 401));
 
-            // The app's own Stop keeps it back.
+            // The app's own Stop keeps it back: made before Configure, or while the first
+            // configuration is on its way (its answer then reaches the registration).
             var stopped = new ConversionRig(Config(3));
             stopped.Core.Stop();
             stopped.Start();
             Assert.AreEqual(0, stopped.Apple.Registrations);
+            var stoppedMeanwhile = new ConversionRig(offConfig);
+            stoppedMeanwhile.ConfigAnswers.Reset();
+            stoppedMeanwhile.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(stoppedMeanwhile.ConfigAsked.Wait(10000));
+            stoppedMeanwhile.Core.Stop();
+            stoppedMeanwhile.ConfigAnswers.Set();
+            stoppedMeanwhile.Core.Idle().Wait();
+            Assert.AreEqual(0, stoppedMeanwhile.Apple.Registrations);
         }
 
         [Test]
