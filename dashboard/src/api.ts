@@ -1095,6 +1095,12 @@ export interface AdNetworkName {
   own: boolean;
 }
 
+/** Revenue in USD from `min` up to `max`; `max` null: no bound above. */
+export interface RevenueRange {
+  min: number;
+  max: number | null;
+}
+
 export interface SkadnetworkReport {
   postbacks: {
     received: number;
@@ -1103,6 +1109,11 @@ export interface SkadnetworkReport {
     development: number;
     disputed: number;
   };
+  /**
+   * The revenue the installs' values state under the schema, every window's; null without a
+   * schema whose rules read revenue.
+   */
+  revenue_usd: RevenueRange | null;
   campaigns: {
     media_source: string;
     ad_network_id: string;
@@ -1121,6 +1132,10 @@ export interface SkadnetworkReport {
     later_postbacks: number | null;
     /** The installs and redownloads of every row ending in the row's two digits; null likewise. */
     suffix_installs: number | null;
+    /** The first window's revenue the row's installs and redownloads state. */
+    revenue_usd: RevenueRange | null;
+    /** The later windows' revenue `later_postbacks` state; null where either is. */
+    later_revenue_usd: RevenueRange | null;
   }[];
   values: {
     /** An install's value, or a re-engagement's (its windows start at the re-engagement). */
@@ -1132,6 +1147,8 @@ export interface SkadnetworkReport {
     postbacks: number;
     /** The schema's rules that give an install's value (none for a re-engagement's). */
     meaning: string[];
+    /** The window's revenue one postback of the value states (null for a re-engagement's). */
+    revenue_usd: RevenueRange | null;
   }[];
   tiers: { fine: number; coarse_only: number; none: number };
 }

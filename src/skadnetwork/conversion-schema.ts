@@ -157,18 +157,76 @@ export const parseConversionSchema = (body: unknown): ConversionSchemaRequest =>
 
 export const COARSE_ORDER: Readonly<Record<CoarseValue, number>> = { low: 0, medium: 1, high: 2 };
 
+type PostbackValue = { readonly fine: number | null; readonly coarse: CoarseValue | null };
+
+/** The rules of a window that give a value: its fine one in the first window, else its coarse. */
+const rulesGiving = (
+  schema: ConversionSchemaRequest,
+  window: number,
+  value: PostbackValue,
+): ConversionRule[] =>
+  (schema.windows[window]?.rules ?? []).filter((rule) =>
+    value.fine !== null && window === 0 ? rule.fine === value.fine : rule.coarse === value.coarse,
+  );
+
 /** What a value means under a schema, for the reports: the rules that give it. */
 export const meaningOf = (
   schema: ConversionSchemaRequest,
   window: number,
-  value: { readonly fine: number | null; readonly coarse: CoarseValue | null },
-): string[] => {
-  const rules = schema.windows[window]?.rules ?? [];
-  const matching = rules.filter((rule) =>
-    value.fine !== null && window === 0 ? rule.fine === value.fine : rule.coarse === value.coarse,
+  value: PostbackValue,
+): string[] => rulesGiving(schema, window, value).map(describeRule);
+
+/** A window's revenue in USD from `min` (included) up to `max` (null: no bound above). */
+export interface RevenueRange {
+  readonly min: number;
+  readonly max: number | null;
+}
+
+export const NO_REVENUE: RevenueRange = { min: 0, max: 0 };
+
+/** Whether any rule of the schema reads revenue: without one, its values say nothing of it. */
+export const measuresRevenue = (schema: ConversionSchemaRequest | null): boolean =>
+  schema?.windows.some((window) => window.rules.some((rule) => rule.revenue_usd)) ?? false;
+
+/**
+ * The window's revenue a value states under a schema: the range of its rule, or of every rule
+ * that gives it when several do (the lowest `min` to the highest `max`). A rule that reads no
+ * revenue, and a value no rule gives (0, before any rule is met), state none. A rule's `max` is
+ * a bound as the schema draws it: a window's revenue that passes it with no rule above keeps
+ * the value it had, as values never go down on the device.
+ */
+export const revenueOf = (
+  schema: ConversionSchemaRequest,
+  window: number,
+  value: PostbackValue,
+): RevenueRange => {
+  const rules = rulesGiving(schema, window, value);
+  if (rules.length === 0) return NO_REVENUE;
+  return rules.reduce<RevenueRange>(
+    (range, rule) => {
+      const stated = rule.revenue_usd
+        ? { min: rule.revenue_usd.min, max: rule.revenue_usd.max ?? null }
+        : NO_REVENUE;
+      return {
+        min: Math.min(range.min, stated.min),
+        max: range.max === null || stated.max === null ? null : Math.max(range.max, stated.max),
+      };
+    },
+    { min: Number.POSITIVE_INFINITY, max: 0 },
   );
-  return matching.map(describeRule);
 };
+
+/** `n` times `range` added to `sum`: the revenue of `n` postbacks of one value. */
+export const addRevenue = (sum: RevenueRange, range: RevenueRange, n = 1): RevenueRange => ({
+  min: sum.min + range.min * n,
+  max: sum.max === null || range.max === null ? null : sum.max + range.max * n,
+});
+
+/** A range in whole cents, as the reports give it: sums of dollar amounts carry float dust. */
+export const roundRevenue = (range: RevenueRange): RevenueRange => ({
+  min: Math.round(range.min * 100) / 100,
+  max: range.max === null ? null : Math.round(range.max * 100) / 100,
+});
 
 /** A rule in words: `service_purchase ×2, 0.99–4.99 USD`. */
 export const describeRule = (rule: ConversionRule): string => {

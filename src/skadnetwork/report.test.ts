@@ -73,6 +73,8 @@ describe("the SKAdNetwork report", () => {
         reengagements: 3,
         later_postbacks: null,
         suffix_installs: null,
+        revenue_usd: null,
+        later_revenue_usd: null,
       },
       {
         media_source: expect.any(String),
@@ -84,8 +86,12 @@ describe("the SKAdNetwork report", () => {
         reengagements: 0,
         later_postbacks: 6,
         suffix_installs: 5 + 2,
+        revenue_usd: null,
+        later_revenue_usd: null,
       },
     ]);
+    // No schema: no value states any revenue.
+    expect(report.revenue_usd).toBeNull();
     expect(report.postbacks).toEqual({
       received: 35,
       counted: 20,
@@ -139,6 +145,126 @@ describe("the SKAdNetwork report", () => {
     ]);
     expect(report.values[1]?.meaning).toEqual([]);
     expect(report.tiers).toEqual({ fine: 0, coarse_only: 2, none: 0 });
+  });
+
+  describe("revenue", () => {
+    const schema = conversionSchemaRequest.parse({
+      windows: [
+        {
+          rules: [
+            {
+              event: "service_purchase",
+              revenue_usd: { min: 0.99, max: 4.99 },
+              fine: 20,
+              coarse: "medium",
+            },
+            { event: "service_purchase", revenue_usd: { min: 4.99 }, fine: 40, coarse: "high" },
+            { event: "service_tutorial_complete", fine: 5, coarse: "low" },
+            // Two rules give 30: the value spans their ranges.
+            {
+              event: "service_purchase",
+              revenue_usd: { min: 2, max: 3 },
+              fine: 30,
+              coarse: "medium",
+            },
+            {
+              event: "service_subscribe",
+              revenue_usd: { min: 9.99, max: 10 },
+              fine: 30,
+              coarse: "medium",
+            },
+          ],
+        },
+        {
+          rules: [{ event: "service_purchase", revenue_usd: { min: 10, max: 50 }, coarse: "high" }],
+        },
+        { rules: [] },
+      ],
+    });
+    const report = skadnetworkReport(
+      [
+        group({ sourceIdentifier: "1234", conversionValue: 20, postbacks: 3 }),
+        group({ sourceIdentifier: "1234", conversionValue: 30, postbacks: 1 }),
+        group({ sourceIdentifier: "1234", redownload: true, conversionValue: 5, postbacks: 2 }),
+        // First launch, no rule met: 0 USD.
+        group({ sourceIdentifier: "1234", conversionValue: 0, postbacks: 4 }),
+        // A smaller crowd's coarse value: every medium rule of the window.
+        group({
+          sourceIdentifier: "34",
+          conversionValue: null,
+          coarseValue: "medium",
+          postbacks: 2,
+        }),
+        // No value, a disputed one, a loser and a re-engagement state nothing.
+        group({ sourceIdentifier: "34", conversionValue: null, postbacks: 5 }),
+        group({ sourceIdentifier: "34", conversionValue: null, valuesDisputed: true }),
+        group({ sourceIdentifier: "34", didWin: false, conversionValue: 40, postbacks: 6 }),
+        group({ sourceIdentifier: "34", reengagement: true, conversionValue: 40, postbacks: 7 }),
+        // The second window: 10 to 50 each, on the row of the two digits.
+        group({
+          sourceIdentifier: "34",
+          sequenceIndex: 1,
+          conversionValue: null,
+          coarseValue: "high",
+          postbacks: 2,
+        }),
+      ],
+      { schema, networks: {} },
+    );
+
+    it("gives each value's range per postback, spanning every rule that gives it", () => {
+      const rangeOf = (fine: number | null, coarse: string | null, window = 0) =>
+        report.values.find(
+          (value) =>
+            value.conversion === "install" &&
+            value.window === window &&
+            value.fine === fine &&
+            value.coarse === coarse,
+        )?.revenue_usd;
+      expect(rangeOf(20, null)).toEqual({ min: 0.99, max: 4.99 });
+      expect(rangeOf(30, null)).toEqual({ min: 2, max: 10 });
+      expect(rangeOf(5, null)).toEqual({ min: 0, max: 0 });
+      expect(rangeOf(0, null)).toEqual({ min: 0, max: 0 });
+      expect(rangeOf(null, "medium")).toEqual({ min: 0.99, max: 10 });
+      expect(rangeOf(null, "high", 1)).toEqual({ min: 10, max: 50 });
+      expect(
+        report.values.find((value) => value.conversion === "reengagement")?.revenue_usd,
+      ).toBeNull();
+    });
+
+    it("sums the first window's on each row, the later windows' on the two digits' row, and every window's in all", () => {
+      const row = (id: string) => report.campaigns.find((c) => c.source_identifier === id);
+      // 3 × [0.99, 4.99) + [2, 10) + 2 × 0 + 4 × 0.
+      expect(row("1234")?.revenue_usd).toEqual({ min: 4.97, max: 24.97 });
+      expect(row("1234")?.later_revenue_usd).toBeNull();
+      // 2 × [0.99, 10).
+      expect(row("34")?.revenue_usd).toEqual({ min: 1.98, max: 20 });
+      expect(row("34")?.later_revenue_usd).toEqual({ min: 20, max: 100 });
+      expect(report.revenue_usd).toEqual({ min: 26.95, max: 144.97 });
+    });
+
+    it("has no bound above once a counted value's rule has none", () => {
+      const open = skadnetworkReport([group({ conversionValue: 40, postbacks: 2 }), group({})], {
+        schema,
+        networks: {},
+      });
+      expect(open.revenue_usd).toEqual({ min: 10.97, max: null });
+      expect(open.campaigns[0]?.revenue_usd).toEqual({ min: 10.97, max: null });
+    });
+
+    it("is null under a schema whose rules read no revenue", () => {
+      const counts = conversionSchemaRequest.parse({
+        windows: [
+          { rules: [{ event: "service_purchase", fine: 20, coarse: "high" }] },
+          { rules: [] },
+          { rules: [] },
+        ],
+      });
+      const plain = skadnetworkReport([group({})], { schema: counts, networks: {} });
+      expect(plain.revenue_usd).toBeNull();
+      expect(plain.campaigns[0]?.revenue_usd).toBeNull();
+      expect(plain.values[0]?.revenue_usd).toBeNull();
+    });
   });
 
   it("takes development or unverified postbacks only when asked", () => {

@@ -17,7 +17,16 @@ import type {
   StoredApplePostback,
 } from "../ports/apple-postbacks.ts";
 import { mediaSourceOf } from "./ad-networks.ts";
-import { type ConversionSchemaRequest, meaningOf } from "./conversion-schema.ts";
+import {
+  addRevenue,
+  type ConversionSchemaRequest,
+  meaningOf,
+  measuresRevenue,
+  NO_REVENUE,
+  type RevenueRange,
+  revenueOf,
+  roundRevenue,
+} from "./conversion-schema.ts";
 import { type CoarseValue, counts, identifierFieldOf, REENGAGEMENT } from "./postbacks.ts";
 
 export interface SkadnetworkReport {
@@ -29,6 +38,13 @@ export interface SkadnetworkReport {
     /** Of those counted, postbacks whose signed copies came with other values: counted with none. */
     readonly disputed: number;
   };
+  /**
+   * The revenue in USD the installs' values state under the schema, every window's: from the
+   * sum of their ranges' lower bounds to the sum of their upper ones (null: a range without
+   * one). A postback that carried no value, or a disputed one, adds nothing. Null without a
+   * schema, or with one whose rules read no revenue.
+   */
+  readonly revenue_usd: RevenueRange | null;
   readonly campaigns: {
     readonly media_source: string;
     readonly ad_network_id: string;
@@ -55,6 +71,16 @@ export interface SkadnetworkReport {
      * Null where `later_postbacks` is.
      */
     readonly suffix_installs: number | null;
+    /**
+     * The first window's revenue the row's installs and redownloads state (`revenue_usd` of
+     * the report, for this row). Null where the report's is.
+     */
+    readonly revenue_usd: RevenueRange | null;
+    /**
+     * The later windows' revenue `later_postbacks` state. Null where `later_postbacks` is, or
+     * the report's `revenue_usd`.
+     */
+    readonly later_revenue_usd: RevenueRange | null;
   }[];
   readonly values: {
     /** Whose conversion the value is: an install's, or a re-engagement's (AdAttributionKit). */
@@ -68,6 +94,11 @@ export interface SkadnetworkReport {
      * and for a re-engagement's, which the install's schema does not describe.
      */
     readonly meaning: string[];
+    /**
+     * The window's revenue one postback of an install's value states, from the rules that
+     * give it. Null for a re-engagement's, and where the report's `revenue_usd` is.
+     */
+    readonly revenue_usd: RevenueRange | null;
   }[];
   /**
    * First-window winning postbacks of installs (redownloads too, not re-engagements) by the
@@ -124,11 +155,21 @@ export const skadnetworkReport = (
   },
 ): SkadnetworkReport => {
   const counted = postbacks.filter((postback) => counts(postback, options.include));
+  const revenueSchema = measuresRevenue(options.schema) ? options.schema : null;
+  /** The window's revenue a postback's value states, for an install's value under a schema. */
+  const revenueOfValue = (
+    window: number,
+    value: { fine: number | null; coarse: CoarseValue | null },
+  ) => (revenueSchema ? revenueOf(revenueSchema, window, value) : null);
+  let revenue = revenueSchema ? NO_REVENUE : null;
   const campaigns = new Map<string, Campaign>();
   const values = new Map<string, SkadnetworkReport["values"][number]>();
   const tiers = { fine: 0, coarse_only: 0, none: 0 };
   /** Later windows' postbacks by the row of their two digits. */
-  const later = new Map<string, { adNetworkId: string; suffix: string; postbacks: number }>();
+  const later = new Map<
+    string,
+    { adNetworkId: string; suffix: string; postbacks: number; revenue: RevenueRange }
+  >();
   const rowOf = (adNetworkId: string, field: IdentifierField, sourceIdentifier: string) =>
     campaigns.get(campaignKey(adNetworkId, field, sourceIdentifier)) ?? {
       media_source: mediaSourceOf(adNetworkId, options.networks),
@@ -140,6 +181,8 @@ export const skadnetworkReport = (
       reengagements: 0,
       later_postbacks: null,
       suffix_installs: null,
+      revenue_usd: revenueSchema ? NO_REVENUE : null,
+      later_revenue_usd: null,
     };
   for (const postback of counted) {
     const n = postback.postbacks;
@@ -151,6 +194,17 @@ export const skadnetworkReport = (
         ? "redownloads"
         : "installs";
     const { adNetworkId, identifierField, sourceIdentifier } = postback;
+    // The value Apple let through: the fine one in the first window, else the coarse one.
+    const fine = first ? postback.conversionValue : null;
+    const coarse = fine === null ? postback.coarseValue : null;
+    const conversion = postback.reengagement ? "reengagement" : "install";
+    // What the value states of the window's revenue: an install's (or redownload's), under a
+    // schema that reads revenue; a postback with no value, or one that did not win, states none.
+    const stated =
+      postback.didWin && conversion === "install" && (fine !== null || coarse !== null)
+        ? revenueOfValue(postback.sequenceIndex, { fine, coarse })
+        : null;
+    if (revenue && stated) revenue = addRevenue(revenue, stated, n);
     if (first) {
       const campaign = rowOf(adNetworkId, identifierField, sourceIdentifier);
       campaigns.set(campaignKey(adNetworkId, identifierField, sourceIdentifier), {
@@ -158,6 +212,10 @@ export const skadnetworkReport = (
         installs: campaign.installs + (won && kind === "installs" ? n : 0),
         redownloads: campaign.redownloads + (won && kind === "redownloads" ? n : 0),
         reengagements: campaign.reengagements + (won && kind === "reengagements" ? n : 0),
+        revenue_usd:
+          campaign.revenue_usd && stated
+            ? addRevenue(campaign.revenue_usd, stated, n)
+            : campaign.revenue_usd,
       });
     } else if (postback.didWin) {
       // A later window's postback names two digits: counted under them, had it more. A
@@ -169,8 +227,13 @@ export const skadnetworkReport = (
       });
       if (suffix !== null && !postback.reengagement) {
         const key = campaignKey(adNetworkId, identifierField, suffix);
-        const seen = later.get(key)?.postbacks ?? 0;
-        later.set(key, { adNetworkId, suffix, postbacks: seen + n });
+        const seen = later.get(key) ?? { postbacks: 0, revenue: NO_REVENUE };
+        later.set(key, {
+          adNetworkId,
+          suffix,
+          postbacks: seen.postbacks + n,
+          revenue: stated ? addRevenue(seen.revenue, stated, n) : seen.revenue,
+        });
       }
     }
     // Crowd tiers are 4.0's (a coarse value exists from 4.0 on): a postback before it, which
@@ -181,10 +244,7 @@ export const skadnetworkReport = (
       else tiers.none += n;
     }
     if (!postback.didWin) continue;
-    const fine = first ? postback.conversionValue : null;
-    const coarse = fine === null ? postback.coarseValue : null;
     if (fine === null && coarse === null) continue;
-    const conversion = postback.reengagement ? "reengagement" : "install";
     const valueKey = `${conversion}\u0000${postback.sequenceIndex}\u0000${fine}\u0000${coarse}`;
     const value = values.get(valueKey) ?? {
       conversion,
@@ -196,6 +256,7 @@ export const skadnetworkReport = (
         options.schema && conversion === "install"
           ? meaningOf(options.schema, postback.sequenceIndex, { fine, coarse })
           : [],
+      revenue_usd: stated && roundRevenue(stated),
     };
     values.set(valueKey, { ...value, postbacks: value.postbacks + n });
   }
@@ -220,8 +281,10 @@ export const skadnetworkReport = (
       ...rowOf(adNetworkId, "source-identifier", suffix),
       later_postbacks: later.get(key)?.postbacks ?? 0,
       suffix_installs: installs,
+      later_revenue_usd: revenueSchema ? (later.get(key)?.revenue ?? NO_REVENUE) : null,
     });
   }
+  const rounded = (range: RevenueRange | null) => range && roundRevenue(range);
   return {
     postbacks: {
       received: sumOf(postbacks),
@@ -230,13 +293,20 @@ export const skadnetworkReport = (
       development: sumOf(postbacks.filter((p) => p.verification.environment === "development")),
       disputed: sumOf(counted.filter((p) => p.valuesDisputed)),
     },
-    campaigns: [...campaigns.values()].sort(
-      (a, b) =>
-        b.installs - a.installs ||
-        a.media_source.localeCompare(b.media_source) ||
-        a.identifier_field.localeCompare(b.identifier_field) ||
-        a.source_identifier.localeCompare(b.source_identifier),
-    ),
+    revenue_usd: rounded(revenue),
+    campaigns: [...campaigns.values()]
+      .map((row) => ({
+        ...row,
+        revenue_usd: rounded(row.revenue_usd),
+        later_revenue_usd: rounded(row.later_revenue_usd),
+      }))
+      .sort(
+        (a, b) =>
+          b.installs - a.installs ||
+          a.media_source.localeCompare(b.media_source) ||
+          a.identifier_field.localeCompare(b.identifier_field) ||
+          a.source_identifier.localeCompare(b.source_identifier),
+      ),
     values: [...values.values()].sort(
       (a, b) =>
         a.conversion.localeCompare(b.conversion) ||

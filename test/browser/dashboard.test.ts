@@ -3209,6 +3209,9 @@ describe("the dashboard in a browser", () => {
     expect(await figure("development").getAttribute("data-value")).toBe("0");
     // No postback's values disputed: no card for them.
     expect(await figure("disputed").count()).toBe(0);
+    // The schema's one revenue rule, 4.99 USD and up, gives both values: $4.99 each at least.
+    expect(await figure("revenue").innerText()).toBe("$9.98+");
+    expect(await figure("revenue").getAttribute("data-min")).toBe("9.98");
     const rowsOf = async (table: Locator) =>
       Promise.all(
         (await table.locator("tbody tr").all()).map((row) => row.locator("td").allInnerTexts()),
@@ -3217,8 +3220,16 @@ describe("the dashboard in a browser", () => {
       await rowsOf(section.getByRole("table", { name: "Installs by media source and campaign" })),
     ).toEqual([
       // The later windows' postbacks by two digits, against the installs ending in them.
-      ["example_network\ncom.example", "39", "1", "0", "0", "0\nof 2 installs ending in 39"],
-      ["example_network\ncom.example", "5239", "1", "0", "0", "—"],
+      [
+        "example_network\ncom.example",
+        "39",
+        "1",
+        "0",
+        "0",
+        "0\nof 2 installs ending in 39",
+        "$4.99+\nlater windows: $0.00",
+      ],
+      ["example_network\ncom.example", "5239", "1", "0", "0", "—", "$4.99+"],
     ]);
     expect(
       await section
@@ -3232,13 +3243,14 @@ describe("the dashboard in a browser", () => {
       "Redownloads",
       "Re-engagements",
       "Later windows' postbacks",
+      "Revenue stated (USD)",
     ]);
     // The fine value and the coarse-only one, each read back as the rule that gives it.
     expect(
       await rowsOf(section.getByRole("table", { name: "Conversion values by window" })),
     ).toEqual([
-      ["Install", "1", "63 (fine)", "1", "Purchase, 4.99+ USD"],
-      ["Install", "1", "high (coarse)", "1", "Purchase, 4.99+ USD"],
+      ["Install", "1", "63 (fine)", "1", "Purchase, 4.99+ USD", "$4.99+"],
+      ["Install", "1", "high (coarse)", "1", "Purchase, 4.99+ USD", "$4.99+"],
     ]);
     expect(await section.getByTestId("tier-fine").getAttribute("data-value")).toBe("1");
     expect(await section.getByTestId("tier-coarse_only").getAttribute("data-value")).toBe("1");

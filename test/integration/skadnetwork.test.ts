@@ -235,6 +235,9 @@ describe("Apple's postbacks on the link host", () => {
     // Apple's three examples count; the tampered one is received but not counted.
     expect(await report()).toEqual({
       postbacks: { received: 4, counted: 3, unverified: 1, development: 0, disputed: 0 },
+      // The fine 63 and the coarse high each state the purchase rule's 4.99 USD and up; the
+      // 2.x redownload's 20, a rule of no revenue, none.
+      revenue_usd: { min: 9.98, max: null },
       campaigns: [
         {
           media_source: "com.example",
@@ -247,6 +250,8 @@ describe("Apple's postbacks on the link host", () => {
           // Later postbacks are reported by two digits, of every campaign ending in them.
           later_postbacks: 0,
           suffix_installs: 2,
+          revenue_usd: { min: 4.99, max: null },
+          later_revenue_usd: { min: 0, max: 0 },
         },
         {
           media_source: "com.example",
@@ -258,6 +263,8 @@ describe("Apple's postbacks on the link host", () => {
           reengagements: 0,
           later_postbacks: null,
           suffix_installs: null,
+          revenue_usd: { min: 4.99, max: null },
+          later_revenue_usd: null,
         },
         {
           media_source: "example123.skadnetwork",
@@ -269,6 +276,8 @@ describe("Apple's postbacks on the link host", () => {
           reengagements: 0,
           later_postbacks: null,
           suffix_installs: null,
+          revenue_usd: { min: 0, max: 0 },
+          later_revenue_usd: null,
         },
       ],
       values: [
@@ -279,6 +288,7 @@ describe("Apple's postbacks on the link host", () => {
           coarse: null,
           postbacks: 1,
           meaning: ["service_purchase, 4.99+ USD"],
+          revenue_usd: { min: 4.99, max: null },
         },
         {
           conversion: "install",
@@ -287,6 +297,7 @@ describe("Apple's postbacks on the link host", () => {
           coarse: null,
           postbacks: 1,
           meaning: ["service_level_achieved"],
+          revenue_usd: { min: 0, max: 0 },
         },
         {
           conversion: "install",
@@ -295,6 +306,7 @@ describe("Apple's postbacks on the link host", () => {
           coarse: "high",
           postbacks: 1,
           meaning: ["service_purchase, 4.99+ USD"],
+          revenue_usd: { min: 4.99, max: null },
         },
       ],
       // 4.0's crowd tiers: the 2.x redownload's fine value is in none of them.
@@ -338,12 +350,15 @@ describe("Apple's postbacks on the link host", () => {
       (await rt.get(`/v1/skadnetwork/report?${days.query}${include}`, aakServerKey)).json();
     expect(await report()).toEqual({
       postbacks: { received: 2, counted: 0, unverified: 1, development: 1, disputed: 0 },
+      // A schema whose rules read no revenue: none is stated.
+      revenue_usd: null,
       campaigns: [],
       values: [],
       tiers: { fine: 0, coarse_only: 0, none: 0 },
     });
     expect(await report("&include=development")).toEqual({
       postbacks: { received: 2, counted: 1, unverified: 1, development: 1, disputed: 0 },
+      revenue_usd: null,
       campaigns: [
         {
           media_source: "development.adattributionkit",
@@ -355,6 +370,8 @@ describe("Apple's postbacks on the link host", () => {
           reengagements: 1,
           later_postbacks: null,
           suffix_installs: null,
+          revenue_usd: null,
+          later_revenue_usd: null,
         },
       ],
       // A re-engagement's value is counted apart, unread by the install's schema, and is no
@@ -367,6 +384,7 @@ describe("Apple's postbacks on the link host", () => {
           coarse: null,
           postbacks: 1,
           meaning: [],
+          revenue_usd: null,
         },
       ],
       tiers: { fine: 0, coarse_only: 0, none: 0 },

@@ -1,9 +1,14 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { errorMessage, getSkadnetworkReport, type SkadnetworkReport } from "../api.ts";
+import {
+  errorMessage,
+  getSkadnetworkReport,
+  type RevenueRange,
+  type SkadnetworkReport,
+} from "../api.ts";
 import { ErrorText, TableScroll } from "../components/page.tsx";
-import { formatCount, UNKNOWN } from "../format.ts";
+import { formatCount, formatUsd, UNKNOWN } from "../format.ts";
 import { appPath } from "../session.tsx";
 import { withEventWords } from "../words.ts";
 
@@ -13,6 +18,14 @@ type Campaign = SkadnetworkReport["campaigns"][number];
 /** A value as Apple sent it: the fine value (first window), else the coarse one. */
 export const valueText = (value: Pick<Value, "fine" | "coarse">): string =>
   value.fine !== null ? `${value.fine} (fine)` : `${value.coarse ?? "none"} (coarse)`;
+
+/** A revenue range as the values state it: "$4.97–$24.97", "$10.97+" with no bound above. */
+export const revenueText = (range: RevenueRange): string =>
+  range.max === null
+    ? `${formatUsd(range.min)}+`
+    : range.max === range.min
+      ? formatUsd(range.min)
+      : `${formatUsd(range.min)}–${formatUsd(range.max)}`;
 
 const share = (part: number, whole: number) =>
   whole === 0 ? "" : ` (${Math.round((part / whole) * 100)}%)`;
@@ -128,7 +141,7 @@ export function SkadnetworkSection(props: {
       <ErrorText message={error} />
       {report ? (
         <>
-          <SkadnetworkCounts postbacks={report.postbacks} />
+          <SkadnetworkCounts postbacks={report.postbacks} revenue={report.revenue_usd} />
           {report.postbacks.counted === 0 ? (
             <p class="empty">
               No postbacks counted in this range. Devices send them to the registrable domain the
@@ -138,7 +151,10 @@ export function SkadnetworkSection(props: {
             </p>
           ) : (
             <>
-              <SkadnetworkCampaigns campaigns={report.campaigns} />
+              <SkadnetworkCampaigns
+                campaigns={report.campaigns}
+                revenue={report.revenue_usd !== null}
+              />
               <SkadnetworkValues values={report.values} schemaPage={schemaPage} />
               <SkadnetworkTiers tiers={report.tiers} />
             </>
@@ -149,8 +165,11 @@ export function SkadnetworkSection(props: {
   );
 }
 
-function SkadnetworkCounts(props: { postbacks: SkadnetworkReport["postbacks"] }) {
-  const { postbacks } = props;
+function SkadnetworkCounts(props: {
+  postbacks: SkadnetworkReport["postbacks"];
+  revenue: RevenueRange | null;
+}) {
+  const { postbacks, revenue } = props;
   const cards: (readonly [label: string, testId: string, value: number])[] = [
     ["Counted", "skadnetwork-counted", postbacks.counted],
     ["Received", "skadnetwork-received", postbacks.received],
@@ -172,11 +191,32 @@ function SkadnetworkCounts(props: { postbacks: SkadnetworkReport["postbacks"] })
           </p>
         </section>
       ))}
+      {revenue ? (
+        <section
+          class="card total"
+          aria-label="Revenue the values state"
+          title="Read from the schema's revenue ranges, every window's. A postback with no value adds nothing: Apple's privacy thresholds make the lower figure a floor."
+        >
+          <h3>Revenue stated (USD)</h3>
+          <p
+            class="total-value"
+            data-testid="skadnetwork-revenue"
+            data-min={revenue.min}
+            data-max={revenue.max ?? ""}
+          >
+            {revenueText(revenue)}
+          </p>
+        </section>
+      ) : null}
     </div>
   );
 }
 
-function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"] }) {
+function SkadnetworkCampaigns(props: {
+  campaigns: SkadnetworkReport["campaigns"];
+  /** The schema reads revenue: each row's is shown. */
+  revenue: boolean;
+}) {
   return (
     <>
       <h3 id="skadnetwork-campaigns-heading">Installs by media source and campaign</h3>
@@ -202,6 +242,15 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
               >
                 Later windows' postbacks
               </th>
+              {props.revenue ? (
+                <th
+                  scope="col"
+                  class="num"
+                  title="The first window's revenue the row's installs and redownloads state, read from the schema's revenue ranges; the later windows' under their postbacks."
+                >
+                  Revenue stated (USD)
+                </th>
+              ) : null}
             </tr>
           </thead>
           <tbody>
@@ -237,6 +286,14 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
                     <div class="note">{suffixText(row)}</div>
                   </td>
                 )}
+                {props.revenue ? (
+                  <td class="num" data-testid="campaign-revenue">
+                    {row.revenue_usd ? revenueText(row.revenue_usd) : UNKNOWN}
+                    {row.later_revenue_usd ? (
+                      <div class="note">later windows: {revenueText(row.later_revenue_usd)}</div>
+                    ) : null}
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>
@@ -281,6 +338,9 @@ function SkadnetworkValues(props: {
                   Postbacks
                 </th>
                 <th scope="col">Meaning</th>
+                <th scope="col" class="num">
+                  Revenue stated per postback
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -297,6 +357,9 @@ function SkadnetworkValues(props: {
                   <td class="num">{formatCount(value.postbacks)}</td>
                   <td class="wrap-words" data-testid="meaning">
                     <ValueMeaning value={value} />
+                  </td>
+                  <td class="num">
+                    {value.revenue_usd ? revenueText(value.revenue_usd) : UNKNOWN}
                   </td>
                 </tr>
               ))}

@@ -136,6 +136,16 @@ const networksRequest = z
 
 const coarse = z.enum(["low", "medium", "high"]);
 
+const revenueRange = z
+  .strictObject({
+    min: z.number().meta({ description: "The sum of the ranges' lower bounds, in USD." }),
+    max: z.number().nullable().meta({
+      description:
+        "The sum of their upper bounds, in USD; null where a range has none (a rule with `min` alone).",
+    }),
+  })
+  .meta({ id: "RevenueRange" });
+
 const reportSchema = tiedTo<SkadnetworkReport>()(
   z
     .strictObject({
@@ -148,6 +158,10 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
           description:
             "Of those counted, postbacks a second copy Apple signed disputed with other conversion values (which Apple does not sign): counted with no value.",
         }),
+      }),
+      revenue_usd: revenueRange.nullable().meta({
+        description:
+          "The revenue in USD the counted installs' conversion values state, in every window, read with the schema's `revenue_usd` ranges (a value several rules give spans their ranges; one of a rule that reads no revenue, or of none, states 0). A postback with no value, or a disputed one, adds nothing: Apple's privacy thresholds make this a floor of what was measured. Null without a schema, or with one whose rules read no revenue.",
       }),
       campaigns: z.array(
         z.strictObject({
@@ -178,6 +192,14 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
             description:
               "What `later_postbacks` came of: the installs and redownloads of every row of the ad network whose source identifier ends in this row's two digits, this row's own among them. Null where `later_postbacks` is.",
           }),
+          revenue_usd: revenueRange.nullable().meta({
+            description:
+              "The first window's revenue the row's installs and redownloads state (the report's `revenue_usd`, for this row). Null where the report's is.",
+          }),
+          later_revenue_usd: revenueRange.nullable().meta({
+            description:
+              "The second and third windows' revenue `later_postbacks` state. Null where `later_postbacks` or the report's `revenue_usd` is.",
+          }),
         }),
       ),
       values: z.array(
@@ -193,6 +215,10 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
           meaning: z.array(z.string()).meta({
             description:
               "The schema's rules that give an install's value; empty for a re-engagement's, which the install's schema does not describe.",
+          }),
+          revenue_usd: revenueRange.nullable().meta({
+            description:
+              "The window's revenue one postback of this value states, from the rules that give it. Null for a re-engagement's value, and where the report's `revenue_usd` is.",
           }),
         }),
       ),
