@@ -42,6 +42,12 @@ done
 mcs -langversion:7.2 -target:library -nowarn:219 -out:"$build/ReadmeUsage.dll" \
   -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" 'Samples~/ReadmeUsage.cs' ||
   fail "the README's snippets do not compile in an app's script"
+# Each sample package.json offers (Samples~/<name>/), as an app's scripts build it once imported.
+for sample in Samples~/*/; do
+  mcs -langversion:7.2 -target:library -warnaserror -out:"$build/Sample.dll" \
+    -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" $(find "$sample" -name '*.cs') ||
+    fail "the sample $sample does not compile in an app"
+done
 # The Editor code as the Editor builds it with iOS, then Android, as the build target.
 for target in IOS ANDROID; do
   mcs -langversion:7.2 -target:library -warnaserror -define:UNITY_EDITOR -define:"UNITY_$target" \

@@ -25,6 +25,8 @@
 //   and Runtime/link.xml, which names only the SDK's own types and which an Editor linker step
 //   hands to Unity's linker;
 // - Samples~/ReadmeUsage.cs, which test.sh compiles as an app's script, holds the README's snippets;
+// - each sample package.json offers is a folder of Samples~ with a script, and each such folder
+//   is offered;
 // - the assembly definitions keep the Editor code out of players.
 // Prints one line per check and `package checks: N passed, N failed`; exits 1 on a failure.
 //
@@ -1033,6 +1035,34 @@ check(
   `Samples~/ReadmeUsage.cs holds the README's C# snippets (${snippetLines.length} lines)`,
   snippetLines.length === 0 ? ["the README has no C# snippet"] : missingLines,
 );
+
+// ---- samples -------------------------------------------------------------------------------
+
+// What the Package Manager offers to import: each `samples` entry a folder of Samples~ (which
+// Unity never imports by itself) with a script in it, and each such folder offered. test.sh
+// compiles each one as an app's scripts.
+const sampleProblems = [];
+const offered = Array.isArray(manifest.samples) ? manifest.samples : [];
+if (offered.length === 0) sampleProblems.push("package.json offers no sample");
+for (const entry of offered) {
+  const where = typeof entry?.path === "string" ? entry.path : "";
+  if (!entry?.displayName || !entry?.description)
+    sampleProblems.push(`${where || "a sample"}: needs a displayName and a description`);
+  if (!/^Samples~\/[^/]+$/.test(where) || !existsSync(join(root, where))) {
+    sampleProblems.push(`${where || "a sample"}: is no folder of Samples~`);
+    continue;
+  }
+  if (!readdirSync(join(root, where)).some((name) => name.endsWith(".cs")))
+    sampleProblems.push(`${where}: holds no script`);
+}
+const sampleFolders = readdirSync(join(root, "Samples~"), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => `Samples~/${entry.name}`);
+for (const folder of sampleFolders) {
+  if (!offered.some((entry) => entry?.path === folder))
+    sampleProblems.push(`${folder}: no samples entry of package.json offers it`);
+}
+check(`package.json's samples are folders of Samples~ (${sampleFolders.join(", ")})`, sampleProblems);
 
 // ---- assembly definitions ----------------------------------------------------------------
 

@@ -7,9 +7,24 @@ namespace UnityEngine
     public class Object
     {
         public static void DontDestroyOnLoad(Object target) { }
+
+        public static void Destroy(Object target) { }
     }
 
-    public class Component : Object { }
+    public class Component : Object
+    {
+        public GameObject gameObject { get { throw new NotSupportedException("compile-only declaration"); } }
+    }
+
+    /// <summary>The Inspector's attributes a sample's fields carry.</summary>
+    [AttributeUsage(AttributeTargets.Field)]
+    public sealed class SerializeField : Attribute { }
+
+    [AttributeUsage(AttributeTargets.Field)]
+    public sealed class TooltipAttribute : Attribute
+    {
+        public TooltipAttribute(string tooltip) { }
+    }
 
     public class Behaviour : Component { }
 

@@ -1,0 +1,111 @@
+// Quick start: starts the SDK with the app, from the first scene.
+//
+// Add this component to an object of the first scene, fill in the SDK key and the service's
+// address in the Inspector, and list the link hosts of the app's links. It subscribes to the
+// SDK's listeners before Configure (as they must be, to hear the first attribution and the
+// deferred deep link), hands every link that opens the app to the SDK, and keeps itself across
+// scenes. Route the deep links to your screens in OpenScreen; the rest is the SDK's.
+using System;
+using System.Collections.Generic;
+using Service.Unity;
+using UnityEngine;
+
+namespace Service.Unity.Samples
+{
+    public sealed class ServiceAttributionStartup : MonoBehaviour
+    {
+        [Tooltip("The app's SDK key, from the dashboard's Keys page.")]
+        [SerializeField]
+        private string sdkKey = "";
+
+        [Tooltip("Where the service runs, https://attribution.example.com.")]
+        [SerializeField]
+        private string baseUrl = "";
+
+        [Tooltip("The hosts of the app's links (go.example.com): their links are read by HandleUniversalLink, any other by HandleDeepLink.")]
+        [SerializeField]
+        private string[] linkHosts = new string[0];
+
+        [Tooltip("iOS: how long (1 to 360 seconds) the first install waits for the user's App Tracking Transparency answer; 0 does not wait.")]
+        [SerializeField]
+        private int waitForTrackingSeconds = 0;
+
+        [Tooltip("The SDK's log level.")]
+        [SerializeField]
+        private LogLevel logLevel = LogLevel.Info;
+
+        private static bool started;
+
+        private void Awake()
+        {
+            // One SDK per process: a second copy of this object (the first scene loaded again)
+            // goes away, as Configure would change nothing.
+            if (started)
+            {
+                Destroy(gameObject);
+                return;
+            }
+            started = true;
+            DontDestroyOnLoad(gameObject);
+
+            ServiceSDK.AttributionReceived += OnAttribution;
+            ServiceSDK.DeepLinkReceived += OnDeepLink;
+            ServiceSDK.ErrorOccurred += OnError;
+            Application.deepLinkActivated += OnLinkOpened;
+
+            if (waitForTrackingSeconds > 0) ServiceSDK.WaitForTrackingAuthorization(waitForTrackingSeconds);
+            ServiceSDK.BaseUrl = baseUrl;
+            ServiceSDK.Configure(sdkKey, (int)logLevel);
+
+            // The link the app was launched with, if one was: deepLinkActivated tells only of
+            // those that come while it runs.
+            if (!string.IsNullOrEmpty(Application.absoluteURL)) OnLinkOpened(Application.absoluteURL);
+        }
+
+        private void OnDestroy()
+        {
+            ServiceSDK.AttributionReceived -= OnAttribution;
+            ServiceSDK.DeepLinkReceived -= OnDeepLink;
+            ServiceSDK.ErrorOccurred -= OnError;
+            Application.deepLinkActivated -= OnLinkOpened;
+        }
+
+        /// <summary>Each link to one of the two: a link of the app's link hosts, or any other (myapp://…).</summary>
+        private void OnLinkOpened(string url)
+        {
+            Uri uri;
+            var ofTheService = Uri.TryCreate(url, UriKind.Absolute, out uri)
+                && Array.IndexOf(linkHosts, uri.Host) >= 0;
+            if (ofTheService) ServiceSDK.HandleUniversalLink(url, linkHosts);
+            else ServiceSDK.HandleDeepLink(url);
+        }
+
+        private void OnAttribution(Dictionary<string, object> attribution)
+        {
+            object status;
+            attribution.TryGetValue("service_match_status", out status);
+            object source;
+            attribution.TryGetValue("media_source", out source);
+            Debug.Log("Attribution: " + status + ", media source " + (source ?? "none"));
+        }
+
+        private void OnDeepLink(ServiceDeepLink link)
+        {
+            // A direct link (one that opened the app) or the deferred one (the link that brought
+            // the install, once): the same path and parameters either way.
+            if (link.Path != null) OpenScreen(link.Path, link.Params);
+        }
+
+        private void OnError(ServiceError error)
+        {
+            if (error.Kind == ServiceErrorKind.Configuration) Debug.LogError("Attribution SDK off: " + error.Code + " (SDK key or address?)");
+            else Debug.LogWarning("Attribution SDK: " + error.Count + " events dropped: " + error.ReasonName);
+        }
+
+        /// <summary>Where the app's own navigation goes: open the screen the link's path names.</summary>
+        private void OpenScreen(string path, IReadOnlyDictionary<string, string> parameters)
+        {
+            Debug.Log("Deep link to " + path + " with " + parameters.Count + " parameters");
+        }
+    }
+}
