@@ -52,7 +52,11 @@ const dartFiles = (dir) =>
   });
 
 const sources = new Map();
-for (const path of [...dartFiles(join(root, "lib")), ...dartFiles(join(root, "test"))]) {
+for (const path of [
+  ...dartFiles(join(root, "lib")),
+  ...dartFiles(join(root, "test")),
+  ...dartFiles(join(root, "example", "lib")),
+]) {
   const file = relative(root, path);
   const text = readFileSync(path, "utf8");
   sources.set(file, { text, tree: parser.parse(text) });
@@ -95,6 +99,37 @@ check(
   eventTypes
     .filter((t) => wire.get(t.flutter) !== t.wire)
     .map((t) => `${t.flutter}: ${wire.get(t.flutter)} instead of ${t.wire}`),
+);
+
+// The example app (example/lib/main.dart) and the README's snippets call ServicePlugin: each
+// member they name is one the plugin declares, static, so that neither drifts from the API.
+const exampleFile = join("example", "lib", "main.dart");
+const pluginText = sources.get(join("lib", "src", "service_plugin.dart"))?.text ?? "";
+const readmeDart = [...read(join(root, "README.md")).matchAll(/```dart\n([\s\S]*?)```/g)]
+  .map((m) => m[1])
+  .join("\n");
+const calledMembers = (text) => [...new Set([...text.matchAll(/ServicePlugin\.(\w+)/g)].map((m) => m[1]))];
+const undeclared = (names) =>
+  names.filter((name) => !new RegExp(`static\\b[^;{=]*?\\b(get\\s+)?${name}\\b\\s*[({=]|static[^;{(]*\\bget\\s+${name}\\b`).test(pluginText));
+const exampleCalls = calledMembers(sources.get(exampleFile)?.text ?? "");
+check(
+  `the example app calls only ServicePlugin members the plugin declares (${exampleCalls.length})`,
+  [
+    ...(sources.has(exampleFile) ? [] : [`${exampleFile} is missing`]),
+    ...(exampleCalls.includes("configure") ? [] : ["the example does not configure the SDK"]),
+    ...undeclared(exampleCalls).map((name) => `${exampleFile}: ServicePlugin.${name} is not declared`),
+  ],
+);
+const readmeCalls = calledMembers(readmeDart);
+check(
+  `the README's Dart snippets call only ServicePlugin members the plugin declares (${readmeCalls.length})`,
+  undeclared(readmeCalls).map((name) => `README.md: ServicePlugin.${name} is not declared`),
+);
+check(
+  "example/pubspec.yaml takes the plugin from this folder",
+  /service_attribution:\s*\n\s+path:\s*\.\.\/?\s*\n/.test(read(join(root, "example", "pubspec.yaml")))
+    ? []
+    : ["example/pubspec.yaml does not depend on service_attribution by `path: ../`"],
 );
 
 // Log levels: the bounds configure checks and its default.
