@@ -108,16 +108,25 @@ const pluginText = sources.get(join("lib", "src", "service_plugin.dart"))?.text 
 const readmeDart = [...read(join(root, "README.md")).matchAll(/```dart\n([\s\S]*?)```/g)]
   .map((m) => m[1])
   .join("\n");
-const calledMembers = (text) => [...new Set([...text.matchAll(/ServicePlugin\.(\w+)/g)].map((m) => m[1]))];
+const calledMembers = (text) => [
+  ...new Set([...text.matchAll(/ServicePlugin\.(\w+)/g)].map((m) => m[1])),
+];
 const undeclared = (names) =>
-  names.filter((name) => !new RegExp(`static\\b[^;{=]*?\\b(get\\s+)?${name}\\b\\s*[({=]|static[^;{(]*\\bget\\s+${name}\\b`).test(pluginText));
+  names.filter(
+    (name) =>
+      !new RegExp(
+        `static\\b[^;{=]*?\\b(get\\s+)?${name}\\b\\s*[({=]|static[^;{(]*\\bget\\s+${name}\\b`,
+      ).test(pluginText),
+  );
 const exampleCalls = calledMembers(sources.get(exampleFile)?.text ?? "");
 check(
   `the example app calls only ServicePlugin members the plugin declares (${exampleCalls.length})`,
   [
     ...(sources.has(exampleFile) ? [] : [`${exampleFile} is missing`]),
     ...(exampleCalls.includes("configure") ? [] : ["the example does not configure the SDK"]),
-    ...undeclared(exampleCalls).map((name) => `${exampleFile}: ServicePlugin.${name} is not declared`),
+    ...undeclared(exampleCalls).map(
+      (name) => `${exampleFile}: ServicePlugin.${name} is not declared`,
+    ),
   ],
 );
 const readmeCalls = calledMembers(readmeDart);
@@ -127,7 +136,9 @@ check(
 );
 check(
   "example/pubspec.yaml takes the plugin from this folder",
-  /service_attribution:\s*\n\s+path:\s*\.\.\/?\s*\n/.test(read(join(root, "example", "pubspec.yaml")))
+  /service_attribution:\s*\n\s+path:\s*\.\.\/?\s*\n/.test(
+    read(join(root, "example", "pubspec.yaml")),
+  )
     ? []
     : ["example/pubspec.yaml does not depend on service_attribution by `path: ../`"],
 );

@@ -1062,7 +1062,10 @@ for (const folder of sampleFolders) {
   if (!offered.some((entry) => entry?.path === folder))
     sampleProblems.push(`${folder}: no samples entry of package.json offers it`);
 }
-check(`package.json's samples are folders of Samples~ (${sampleFolders.join(", ")})`, sampleProblems);
+check(
+  `package.json's samples are folders of Samples~ (${sampleFolders.join(", ")})`,
+  sampleProblems,
+);
 
 // ---- assembly definitions ----------------------------------------------------------------
 
