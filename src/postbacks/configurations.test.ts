@@ -12,6 +12,7 @@ import type {
   DeliveryLogEntry,
   OutgoingRequest,
   PostbackConfigStore,
+  SendOutcome,
   StoredPartnerConfig,
   StoredWebhookConfig,
 } from "../ports/postbacks.ts";
@@ -58,7 +59,7 @@ describe("partner configurations", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const setup = () => {
+  const setup = (answer: SendOutcome = { kind: "answer", status: 200, body: "ok" }) => {
     const sent: OutgoingRequest[] = [];
     const store = memoryStore();
     const configurations = createPostbackConfigurations({
@@ -70,12 +71,34 @@ describe("partner configurations", () => {
       sender: {
         send: async (request) => {
           sent.push(request);
-          return { kind: "answer", status: 200, body: "ok" };
+          return answer;
         },
       },
     });
     return { configurations, sent, store };
   };
+
+  it("fails a test postback whose partner answered 200 with an error in its body, as a real send would", async () => {
+    const { configurations } = setup({
+      kind: "answer",
+      status: 200,
+      body: '{"code":40105,"message":"Access token is incorrect or has been revoked."}',
+    });
+    await configurations.putPartner(APP, "tiktok", {
+      partner: "tiktok",
+      media_sources: ["tiktokglobal_int"],
+      values: { tiktok_app_id: "7000000000000000000", access_token: "tt-secret" },
+    });
+    const tried = await configurations.test(APP, "partner", "tiktok", {
+      kind: "install",
+      platform: "android",
+    });
+    expect(tried.verdict).toBe("failed");
+    expect(tried.response).toMatchObject({
+      status: 200,
+      error: "answered 200 with code 40105: the partner refused it",
+    });
+  });
 
   it("keeps a secret the owner marked sealed and unshown when a later PUT leaves out its value and mark", async () => {
     const { configurations } = setup();

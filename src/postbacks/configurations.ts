@@ -33,7 +33,8 @@ import {
   secretsOf,
   type WebhookConfig,
 } from "./config.ts";
-import { MASK, urlCredentialsOf } from "./retries.ts";
+import { partnerById } from "./partners.ts";
+import { judged, MASK, urlCredentialsOf } from "./retries.ts";
 import {
   openPartnerConfig,
   openWebhookConfig,
@@ -407,7 +408,11 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
       const { settings } = await deps.store.listByApp(appId);
       const built = partnerTestRequest(config, test, settings, at);
       if (!built.ok) throw new ValidationError(`body: ${built.problem}`);
-      const outcome = await sender().send(built.request);
+      // Judged as a real send's answer is: a partner's 200 that names a refusal fails the test.
+      const outcome = judged(
+        await sender().send(built.request),
+        partnerById(config.partner)?.answer,
+      );
       return testResultOf({
         request: built.request,
         outcome,

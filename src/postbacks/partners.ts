@@ -13,6 +13,7 @@
  * `{click.<name>}` a parameter of the tapped link's own URL (a network's click id, passed back).
  */
 import type { Os } from "../domain/install-facts.ts";
+import type { AnswerCheck } from "./retries.ts";
 
 export const HTTP_METHODS = ["GET", "POST"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -79,6 +80,11 @@ export interface PartnerTemplate {
   /** The public pages the template follows. */
   readonly sources: readonly string[];
   readonly notes: string;
+  /**
+   * How its 2xx answers name a refusal, for a partner whose API answers 200 to a request it
+   * refused (./retries.ts `judged`); none: its status says.
+   */
+  readonly answer?: AnswerCheck;
 }
 
 const GENERIC_COMMON =
@@ -365,7 +371,12 @@ export const PARTNERS = [
     notes:
       "TikTok attributes app events itself; events map to TikTok's names (Purchase, " +
       "Registration, AchieveLevel, …). TikTok asks for `att_status` in its own spelling on " +
-      "iOS 14.5 and later; the service has no such macro, so the template leaves it out.",
+      "iOS 14.5 and later; the service has no such macro, so the template leaves it out. " +
+      "TikTok answers 200 to a request it refuses (a wrong token, a bad field) and names the " +
+      "error in the body's `code`: a code other than 0 is a failure, tried again for its rate " +
+      "limit (40100) and its own errors (50000, 50002).",
+    // TikTok's Business API answers `{"code": 0, "message": "OK"}` to a request it took.
+    answer: { field: "code", ok: [0], later: [40100, 50000, 50002] },
   },
   {
     id: "unity-ads",

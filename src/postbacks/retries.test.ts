@@ -5,6 +5,7 @@ import {
   type AttemptOutcome,
   attemptLog,
   excerpt,
+  judged,
   MASK,
   MAX_RETRY_AFTER_MS,
   maskSecrets,
@@ -159,6 +160,52 @@ describe("verdictOf", () => {
     expect((times.at(-1) ?? 0) - ENDED.getTime()).toBeGreaterThanOrEqual(24 * 60 * MINUTE_MS);
     // A partner's stays AppsFlyer's: 5 attempts, an hour.
     expect(verdictOf(answer(503), 5, ENDED, RETRY_POLICY).verdict).toBe("failed");
+  });
+});
+
+describe("judged", () => {
+  const check = { field: "code", ok: [0], later: [40100, 50000] };
+
+  it("makes a 2xx whose body's code is no taken one a refusal, final unless the code asks for it later", () => {
+    const refused = judged(answer(200, '{"code":40105,"message":"bad token"}'), check);
+    expect(verdictOf(refused, 1, ENDED)).toEqual({ verdict: "failed", final: true });
+    expect(
+      attemptLog({
+        url: "https://p.example/",
+        method: "POST",
+        outcome: refused,
+        attempt: 1,
+        endedAt: ENDED,
+        secrets: [],
+      }).error,
+    ).toBe("answered 200 with code 40105: the partner refused it");
+    const limited = judged(answer(200, '{"code":"40100"}'), check);
+    expect(verdictOf(limited, 1, ENDED)).toMatchObject({ verdict: "retry", final: false });
+    expect(verdictOf(limited, RETRY_POLICY.maxAttempts, ENDED)).toEqual({
+      verdict: "failed",
+      final: true,
+    });
+  });
+
+  it("leaves an answer as its status says when the body gives no code, or a taken one, or there is no check", () => {
+    for (const body of [
+      '{"code":0,"message":"OK"}',
+      "OK",
+      '{"code":4',
+      "[1]",
+      '{"message":"x"}',
+      '{"code":null}',
+    ]) {
+      expect(verdictOf(judged(answer(200, body), check), 1, ENDED), body).toEqual({
+        verdict: "delivered",
+        final: true,
+      });
+    }
+    expect(judged(answer(200, '{"code":1}'), undefined)).toEqual(answer(200, '{"code":1}'));
+    // A status that is no 2xx is judged by itself: a 500 naming a taken code is still a 500.
+    expect(verdictOf(judged(answer(500, '{"code":0}'), check), 1, ENDED)).toMatchObject({
+      verdict: "retry",
+    });
   });
 });
 

@@ -62,6 +62,11 @@ export type AttemptOutcome =
       readonly body?: string;
       /** The answer's Retry-After header, as it came. */
       readonly retryAfter?: string;
+      /**
+       * A 2xx whose body refuses the request, as a partner's answer check reads it (`judged`):
+       * its field and code, and whether the code asks for the request later.
+       */
+      readonly refusal?: { readonly field: string; readonly code: string; readonly later: boolean };
     }
   | { readonly kind: "timeout" }
   /** No answer: refused, reset, unresolvable, TLS failure; `code` is Node's (`ECONNREFUSED`). */
@@ -87,10 +92,53 @@ const LATER = new Map([
   [429, "too many requests"],
 ]);
 
+/**
+ * How a partner's 2xx answer says it refused the request: some APIs (TikTok's Events API) answer
+ * 200 to a wrong token or a bad field, and name the error in a code of the JSON body.
+ */
+export interface AnswerCheck {
+  /** The body's top-level field holding the code (`code`). */
+  readonly field: string;
+  /** The codes of a request taken (`0`). */
+  readonly ok: readonly (number | string)[];
+  /** The codes that ask for the request later: a rate limit, the partner's own failure. */
+  readonly later: readonly (number | string)[];
+}
+
+/**
+ * The outcome as the partner meant it: a 2xx whose JSON body gives the check's field a code not
+ * among its `ok` ones is a refusal, tried again only for a `later` code. A body that is no JSON,
+ * cut short, or without the field is judged by its status alone.
+ */
+export const judged = (outcome: AttemptOutcome, check: AnswerCheck | undefined): AttemptOutcome => {
+  if (!check || outcome.kind !== "answer" || outcome.status < 200 || outcome.status > 299) {
+    return outcome;
+  }
+  let code: unknown;
+  try {
+    const body: unknown = JSON.parse(outcome.body ?? "");
+    code =
+      typeof body === "object" && body !== null && !Array.isArray(body)
+        ? (body as Record<string, unknown>)[check.field]
+        : undefined;
+  } catch {
+    return outcome;
+  }
+  if (typeof code !== "number" && typeof code !== "string") return outcome;
+  const among = (codes: readonly (number | string)[]) =>
+    codes.some((known) => String(known) === String(code));
+  if (among(check.ok)) return outcome;
+  return {
+    ...outcome,
+    refusal: { field: check.field, code: String(code), later: among(check.later) },
+  };
+};
+
 /** Whether this outcome may succeed later; the attempt count is not considered. */
 export const isRetryable = (outcome: AttemptOutcome): boolean => {
   switch (outcome.kind) {
     case "answer":
+      if (outcome.refusal) return outcome.refusal.later;
       return (outcome.status >= 500 && outcome.status <= 599) || LATER.has(outcome.status);
     case "timeout":
     case "connection":
@@ -101,7 +149,10 @@ export const isRetryable = (outcome: AttemptOutcome): boolean => {
 };
 
 const isDelivered = (outcome: AttemptOutcome): boolean =>
-  outcome.kind === "answer" && outcome.status >= 200 && outcome.status <= 299;
+  outcome.kind === "answer" &&
+  outcome.status >= 200 &&
+  outcome.status <= 299 &&
+  outcome.refusal === undefined;
 
 /**
  * The longest a Retry-After is waited for: a later attempt is reached through queue messages of
@@ -348,6 +399,12 @@ const errorOf = (
                   ? ", later than its Retry-After asks"
                   : `, sooner than its Retry-After asks (at most ${MAX_RETRY_AFTER_MS / (60 * MINUTE_MS)} hours)`
             }`;
+      if (outcome.refusal) {
+        const { field, code } = outcome.refusal;
+        return outcome.refusal.later
+          ? `answered ${outcome.status} with ${field} ${code}: the partner asks for it later${when}`
+          : `answered ${outcome.status} with ${field} ${code}: the partner refused it`;
+      }
       if (later)
         return `answered ${outcome.status} (${later}): the partner asks for it later${when}`;
       return when === "" ? null : `answered ${outcome.status}${when}`;

@@ -833,6 +833,47 @@ describe("the postback worker", () => {
     expect(counts).toMatchObject({ delivered: 1, failed: 0, skipped: 1 });
   });
 
+  it("takes a TikTok 200 whose body names an error for the failure it is: final for a refused token, tried again for its rate limit", async () => {
+    // The installs' sends, in turn: TikTok's body names no service id to tell them by.
+    const answers = [
+      '{"code":0,"message":"OK","data":{}}',
+      '{"code":40105,"message":"Access token is incorrect or has been revoked."}',
+      '{"code":40100,"message":"Too many requests."}',
+    ];
+    const t = await setup(
+      [
+        {
+          id: "tiktok",
+          catalog: {
+            partner: "tiktok",
+            values: { tiktok_app_id: "7000000000000000000", access_token: "tt-secret" },
+          },
+        },
+      ],
+      {
+        answer: () => ({ kind: "answer", status: 200, body: answers.shift() ?? "" }),
+        installs: {
+          taken: { consent: consent({ adUserData: true }) },
+          refused: { consent: consent({ adUserData: true }) },
+          limited: { consent: consent({ adUserData: true }) },
+        },
+      },
+    );
+    await t.organicInstalls(["taken", "refused", "limited"]);
+    for (const { job } of t.take()) await t.worker(t.message(job));
+    const logged = new Map((await logOf(t.appId)).map((entry) => [entry.subject.serviceId, entry]));
+    expect(logged.get("taken")).toMatchObject({ status: 200, verdict: "delivered", error: null });
+    expect(logged.get("refused")).toMatchObject({
+      status: 200,
+      verdict: "failed",
+      final: true,
+      error: "answered 200 with code 40105: the partner refused it",
+    });
+    expect(logged.get("limited")).toMatchObject({ status: 200, verdict: "retry", final: false });
+    const [counts] = await stores.deliveryLog.counts(t.appId, new Date(T0));
+    expect(counts).toMatchObject({ delivered: 1, failed: 1 });
+  });
+
   it("writes no record of an attempt whose send was purged with its install's data meanwhile", async () => {
     let appId = "";
     const t = await setup([{ id: "purged" }], {

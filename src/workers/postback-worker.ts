@@ -65,8 +65,10 @@ import {
   type PartnerSlot,
   type PartnerSlots,
 } from "../postbacks/partner-slots.ts";
+import { partnerById } from "../postbacks/partners.ts";
 import {
   attemptLog,
+  judged,
   MAX_QUEUE_DELAY_SECONDS,
   retryPolicyOf,
   serviceFailureLog,
@@ -523,7 +525,9 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     }
     const made = await claimAndSend(row, job, prepared, takeOver);
     if (!made) return;
-    const { token, outcome } = made;
+    const { token } = made;
+    // A catalog partner whose API answers 200 to a request it refused says so in the body.
+    const outcome = judged(made.outcome, partnerById(prepared.partner)?.answer);
     const { request } = prepared;
     const endedAt = now();
     const policy = retryPolicyOf(row.target);
