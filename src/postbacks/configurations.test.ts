@@ -78,6 +78,43 @@ describe("partner configurations", () => {
     return { configurations, sent, store };
   };
 
+  it("masks a literal credential a custom template's JSON body carries, in answers and the test's record, and keeps it when the answer is sent back", async () => {
+    const { configurations, sent, store } = setup();
+    const body = JSON.stringify({
+      data: [{ event_name: "{event_name}", user_data: { madid: "{gaid}" } }],
+      access_token: "EAAB-LITERAL-TOKEN",
+      auth: { keys: ["K-ONE", "K-TWO"] },
+    });
+    const template = {
+      method: "POST" as const,
+      install: { url: "https://graph.partner.example/v19/events", headers: {}, body },
+    };
+    const request = { partner: "custom", template, media_sources: ["network_a"], values: {} };
+    const { stored } = await configurations.putPartner(APP, "capi", request);
+    const answer = partnerAnswer(stored);
+    expect(JSON.stringify(answer)).not.toMatch(/LITERAL-TOKEN|K-ONE|K-TWO/);
+    const shown = answer.template as typeof template;
+    expect(JSON.parse(shown.install.body)).toEqual({
+      data: [{ event_name: "{event_name}", user_data: { madid: "{gaid}" } }],
+      access_token: "***",
+      auth: { keys: ["***", "***"] },
+    });
+    // Sent back as answered (the dashboard's Edit form), the body stays the stored one.
+    await configurations.putPartner(APP, "capi", { ...request, template: shown, enabled: false });
+    expect((await store.getPartner(APP, "capi"))?.template).toMatchObject({ install: { body } });
+    const tried = await configurations.test(APP, "partner", "capi", {
+      kind: "install",
+      platform: "android",
+    });
+    expect(sent.at(-1)?.body).toContain("EAAB-LITERAL-TOKEN");
+    expect(tried.request.body).not.toContain("EAAB-LITERAL-TOKEN");
+    expect(JSON.parse(tried.request.body ?? "")).toMatchObject({ access_token: "***" });
+    // A masked body under another URL stands for nothing: refused, not sent as ***.
+    await expect(
+      configurations.putPartner(APP, "other", { ...request, template: shown }),
+    ).rejects.toThrow(/body\.template\.install\.body: is a credential masked as answered/);
+  });
+
   it("fails a test postback whose partner answered 200 with an error in its body, as a real send would", async () => {
     const { configurations } = setup({
       kind: "answer",

@@ -275,6 +275,29 @@ describe("urlCredentialsOf", () => {
   it("names nothing of a URL with no credential in it", () => {
     expect(urlCredentialsOf("https://pb.example.com/in?app=1&token=&campaign=summer")).toEqual([]);
     expect(urlCredentialsOf("https://pb.example.com")).toEqual([]);
+    expect(urlCredentialsOf("https://api2.example.com/v2/hooks/attribution")).toEqual([]);
+    expect(urlCredentialsOf("https://localhost1234567890ab:8443/in")).toEqual([]);
+  });
+
+  it("names the secrets the hook services put in a short last segment, a host or a token of letters alone", () => {
+    // Zapier: the hook id is 7 characters; the account before it, digits, stays shown.
+    expect(urlCredentialsOf("https://hooks.zapier.com/hooks/catch/2304596/oe7ts8z/")).toEqual([
+      "oe7ts8z",
+    ]);
+    // Pipedream: the endpoint is the host's first label.
+    expect(urlCredentialsOf("https://eo1a2b3c4d5e6f7.m.pipedream.net")).toEqual([
+      "eo1a2b3c4d5e6f7",
+    ]);
+    // Slack: the team and bot ids stay shown; a token that drew no digit is masked all the same.
+    expect(
+      urlCredentialsOf(
+        "https://hooks.slack.com/services/T0AB12CD/B0EF34GH/AbCdEfGhIjKlMnOpQrStUvWx",
+      ),
+    ).toEqual(["AbCdEfGhIjKlMnOpQrStUvWx"]);
+    // Discord: the id, digits alone, stays shown; the token goes.
+    expect(
+      urlCredentialsOf("https://discord.com/api/webhooks/1234567890/Ab-Cd_Ef12Gh34Ij56Kl78Mn90"),
+    ).toEqual(["Ab-Cd_Ef12Gh34Ij56Kl78Mn90"]);
   });
 
   it("lets an answer echoing the URL be masked whole", () => {

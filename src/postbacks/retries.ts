@@ -282,26 +282,55 @@ export const maskSecrets = (text: string, secrets: readonly string[]): string =>
 };
 
 /**
- * A path segment that reads as a credential: long, of letters and digits both. Incoming-hook
- * URLs (Slack's, Zapier's, a chat's) carry their secret so, where a query would name it.
+ * A path segment that reads as a credential: long, of letters and digits both, or of 20 letters
+ * or more in both cases (a Slack token that drew no digit). Incoming-hook URLs (Slack's,
+ * Discord's, a chat's) carry their secret so, where a query would name it.
  */
-const CREDENTIAL_SEGMENT = /^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{16,}$/;
+const CREDENTIAL_SEGMENT =
+  /^(?:(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{16,}|(?=[\w-]*[a-z])(?=[\w-]*[A-Z])[\w-]{20,})$/;
 
 /**
- * The path segments of a configured URL that read as credentials: masked wherever the URL's
- * answers and its attempts' records show them. Of a configured URL only, never of one a
+ * The last path segment, where a hook URL keeps its secret, reads as one when shorter too: of
+ * letters and digits both, 6 characters or more (Zapier's hook id, `oe7ts8z`, is 7), while the
+ * ids before it (Slack's team and bot, Zapier's account) stay shown.
+ */
+const CREDENTIAL_LAST_SEGMENT = /^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{6,}$/;
+
+/**
+ * A host's first label that reads as a credential: of letters and digits both, 12 characters or
+ * more, as a hook host names its endpoint (Pipedream's `eo1a2b3c4d5e6f7.m.pipedream.net`), where
+ * a host of its own (`api2.example.com`) has a short one.
+ */
+const CREDENTIAL_LABEL = /^(?=[a-z0-9-]*\d)(?=[a-z0-9-]*[a-z])[a-z0-9-]{12,}$/i;
+
+/**
+ * The path segments of a configured URL that read as credentials, and its host's first label
+ * when it does: masked wherever the URL's answers and its attempts' records show them. Of a configured URL only, never of one a
  * template filled, whose path may carry a click id or a device id the log is to show.
  */
 export const credentialSegmentsOf = (url: string): string[] => {
   const authority = url.indexOf("//");
-  const start = authority < 0 ? -1 : url.indexOf("/", authority + 2);
-  if (start < 0) return [];
-  const ends = [url.indexOf("?", start), url.indexOf("#", start)].filter((at) => at >= 0);
-  const end = ends.length > 0 ? Math.min(...ends) : url.length;
-  return url
-    .slice(start, end)
+  if (authority < 0) return [];
+  const endOf = (from: number, marks: readonly string[]) => {
+    const found = marks.map((mark) => url.indexOf(mark, from)).filter((at) => at >= 0);
+    return found.length > 0 ? Math.min(...found) : url.length;
+  };
+  const pathStart = endOf(authority + 2, ["/", "?", "#"]);
+  const hostName = url.slice(authority + 2, pathStart).split(":")[0] ?? "";
+  const label = hostName.split(".")[0] ?? "";
+  // A host of one label (`localhost`) names no endpoint: only the first label of a longer name.
+  const host = CREDENTIAL_LABEL.test(label) && hostName.includes(".") ? [label] : [];
+  if (url[pathStart] !== "/") return host;
+  const segments = url
+    .slice(pathStart, endOf(pathStart, ["?", "#"]))
     .split("/")
-    .filter((segment) => CREDENTIAL_SEGMENT.test(segment));
+    .filter((segment) => segment !== "");
+  const last = segments.length - 1;
+  const path = segments.filter(
+    (segment, at) =>
+      CREDENTIAL_SEGMENT.test(segment) || (at === last && CREDENTIAL_LAST_SEGMENT.test(segment)),
+  );
+  return [...host, ...path];
 };
 
 /**
@@ -360,6 +389,38 @@ export const maskUrl = (text: string, secrets: readonly string[]): string => {
     })
     .join("&");
   return `${masked.slice(0, queryAt + 1)}${query}${masked.slice(end)}`;
+};
+
+/**
+ * A JSON body with every text under a key named like a credential masked whole
+ * (`"access_token": "***"`), as a credential header and a credential query value are; a body
+ * with none, or that is no JSON, as it is (its own spacing kept).
+ */
+export const maskBodyCredentials = (body: string): string => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  let masked = false;
+  const walk = (value: unknown, underCredential: boolean): unknown => {
+    if (typeof value === "string") {
+      if (!underCredential || value === "") return value;
+      masked = true;
+      return MASK;
+    }
+    if (Array.isArray(value)) return value.map((item) => walk(item, underCredential));
+    if (value === null || typeof value !== "object") return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        walk(item, underCredential || isCredentialName(key)),
+      ]),
+    );
+  };
+  const shown = walk(parsed, false);
+  return masked ? JSON.stringify(shown) : body;
 };
 
 /** The first `bytes` bytes of a text, cut at a character's boundary, never inside one. */

@@ -24,7 +24,7 @@ import type {
 import type { PartnerConfig, WebhookConfig } from "./config.ts";
 import { partnerTemplateOf } from "./config.ts";
 import { partnerRequestOf, type SendFacts, webhookRequestOf } from "./delivery.ts";
-import { attemptLog, isCredentialName, MASK, maskSecrets } from "./retries.ts";
+import { attemptLog, isCredentialName, MASK, maskBodyCredentials, maskSecrets } from "./retries.ts";
 import { SIGNATURE_HEADER, signingSecrets } from "./signing.ts";
 
 /** A test's own ids: its sample install's, its sample event's, and its delivery's. */
@@ -280,7 +280,9 @@ export const testResultOf = (input: {
             : maskSecrets(value, secrets),
         ]),
       ),
-      body: request.body === null ? null : maskSecrets(request.body, secrets),
+      // A literal credential the template's body carries under a credential's key is masked
+      // as the configuration's answers mask it.
+      body: request.body === null ? null : maskBodyCredentials(maskSecrets(request.body, secrets)),
     },
     response: { status: record.status, body: record.answer, error: record.error },
     verdict: record.verdict,

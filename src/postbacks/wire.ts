@@ -29,7 +29,13 @@ import {
   partnerConfigSchema,
 } from "./config.ts";
 import { INSTALL_SCOPES, PARTNERS, type PartnerTemplate, requestFor } from "./partners.ts";
-import { credentialSegmentsOf, isCredentialName, MASK, maskUrl } from "./retries.ts";
+import {
+  credentialSegmentsOf,
+  isCredentialName,
+  MASK,
+  maskBodyCredentials,
+  maskUrl,
+} from "./retries.ts";
 import { MACROS, macrosIn, ownText } from "./templates.ts";
 
 const mappingRequest = z.strictObject({
@@ -245,15 +251,20 @@ const shownHeader = (name: string, value: string): string =>
 
 type RequestTemplate = NonNullable<CustomTemplate["install"]>;
 
+/** A template's JSON body as answered: each text under a key named like a credential masked. */
+const shownBody = (body: string | null | undefined): string | null | undefined =>
+  typeof body === "string" ? maskBodyCredentials(body) : body;
+
 const shownRequest = (request: RequestTemplate): RequestTemplate => ({
   ...request,
   url: shownUrl(request.url),
   headers: Object.fromEntries(
     Object.entries(request.headers).map(([name, value]) => [name, shownHeader(name, value)]),
   ),
+  ...(request.body === undefined ? {} : { body: shownBody(request.body) }),
 });
 
-/** A custom template as answered: its URLs' and headers' credentials masked. */
+/** A custom template as answered: its URLs', headers' and bodies' credentials masked. */
 const shownTemplate = (template: unknown): unknown => {
   // Stored from a checked configuration (./config.ts): a custom template, or null.
   const custom = (template ?? null) as CustomTemplate | null;
@@ -263,6 +274,24 @@ const shownTemplate = (template: unknown): unknown => {
     ...(custom.install ? { install: shownRequest(custom.install) } : {}),
     ...(custom.event ? { event: shownRequest(custom.event) } : {}),
   };
+};
+
+/** Whether a JSON body sends the mask (`***`) under a key named like a credential. */
+const sendsBodyMask = (body: string): boolean => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return false;
+  }
+  const found = (value: unknown, underCredential: boolean): boolean => {
+    if (typeof value === "string") return underCredential && value === MASK;
+    if (value === null || typeof value !== "object") return false;
+    return Object.entries(value).some(([key, item]) =>
+      found(item, underCredential || (!Array.isArray(value) && isCredentialName(key))),
+    );
+  };
+  return found(parsed, false);
 };
 
 /** Whether a URL sends the mask (`***`) as the value of a query key named like a credential. */
@@ -292,9 +321,20 @@ export const maskedLeft = (body: PartnerRequest): string[] => {
     ...(["install", "event"] as const).flatMap((kind) => {
       const request = body.template?.[kind];
       if (!request || typeof request !== "object") return [];
-      const { url, headers } = request as { url?: unknown; headers?: unknown };
+      const {
+        url,
+        headers,
+        body: sentBody,
+      } = request as {
+        url?: unknown;
+        headers?: unknown;
+        body?: unknown;
+      };
       return [
         ...(typeof url === "string" && sendsMask(url) ? [`template.${kind}.url`] : []),
+        ...(typeof sentBody === "string" && sendsBodyMask(sentBody)
+          ? [`template.${kind}.body`]
+          : []),
         ...Object.entries(headers && typeof headers === "object" ? headers : {}).flatMap(
           ([name, value]) =>
             isCredentialName(name) && value === MASK ? [`template.${kind}.headers.${name}`] : [],
@@ -335,6 +375,16 @@ export const unmaskedPartnerRequest = (
       url = kept.url;
       restored.push(`template.${kind}.url`);
     }
+    let sentBody = sent.body;
+    if (
+      typeof sentBody === "string" &&
+      typeof kept.body === "string" &&
+      sentBody !== kept.body &&
+      sentBody === shownBody(kept.body)
+    ) {
+      sentBody = kept.body;
+      restored.push(`template.${kind}.body`);
+    }
     const headers = { ...sent.headers };
     for (const [name, value] of Object.entries(headers)) {
       const keptValue = ownText(kept.headers, name);
@@ -347,7 +397,7 @@ export const unmaskedPartnerRequest = (
         restored.push(`template.${kind}.headers.${name}`);
       }
     }
-    return { ...sent, url, headers };
+    return { ...sent, url, headers, ...(sentBody === sent.body ? {} : { body: sentBody }) };
   };
   const template = body.template && {
     ...body.template,
