@@ -955,6 +955,8 @@ export interface PostbackTestResult {
   };
   response: { status: number | null; body: string | null; error: string | null };
   verdict: Verdict;
+  /** What real sends would meet that the test's sample install does not. */
+  warnings: string[];
 }
 
 export interface DeliveryAttempt {

@@ -12,6 +12,7 @@ import type {
   DeliveryLogEntry,
   OutgoingRequest,
   PostbackConfigStore,
+  PostbackSettings,
   SendOutcome,
   StoredPartnerConfig,
   StoredWebhookConfig,
@@ -27,11 +28,12 @@ const APP = "com.example.configurations";
 const memoryStore = (): PostbackConfigStore => {
   const partners = new Map<string, StoredPartnerConfig>();
   const webhooks = new Map<string, StoredWebhookConfig>();
+  const settings = new Map<string, PostbackSettings>();
   return {
     listByApp: async (appId) => ({
       partners: [...partners.values()].filter((config) => config.appId === appId),
       webhooks: [...webhooks.values()].filter((config) => config.appId === appId),
-      settings: { shareDeviceDataWithoutConsent: false },
+      settings: settings.get(appId) ?? { shareDeviceDataWithoutConsent: false },
     }),
     getPartner: async (appId, id) => partners.get(`${appId}/${id}`),
     getWebhook: async (appId, id) => webhooks.get(`${appId}/${id}`),
@@ -39,7 +41,7 @@ const memoryStore = (): PostbackConfigStore => {
     putWebhook: async (config) => void webhooks.set(`${config.appId}/${config.id}`, config),
     delete: async (appId, target, id) =>
       (target === "partner" ? partners : webhooks).delete(`${appId}/${id}`),
-    putSettings: async () => {},
+    putSettings: async (appId, given) => void settings.set(appId, given),
   };
 };
 
@@ -113,6 +115,36 @@ describe("partner configurations", () => {
     await expect(
       configurations.putPartner(APP, "other", { ...request, template: shown }),
     ).rejects.toThrow(/body\.template\.install\.body: is a credential masked as answered/);
+  });
+
+  it("warns in a test of a partner that matches on the advertising id that real installs with none to share are skipped", async () => {
+    const { configurations } = setup();
+    await configurations.putPartner(APP, "google", {
+      partner: "google-ads",
+      media_sources: ["googleadwords_int"],
+      values: { dev_token: "dt-1", link_id: "L1" },
+    });
+    const test = () =>
+      configurations.test(APP, "partner", "google", { kind: "install", platform: "android" });
+    const [off] = (await test()).warnings;
+    expect(off).toMatch(/^The partner matches on the advertising id, and a real install/);
+    expect(off).toContain("share_device_data_without_consent is off");
+    await configurations.saveSettings(APP, { shareDeviceDataWithoutConsent: true });
+    const [on] = (await test()).warnings;
+    expect(on).toContain("unless its consent refuses ad_user_data");
+    // A partner that needs no id has nothing to warn of.
+    await configurations.putPartner(APP, "custom", {
+      partner: "custom",
+      template: {
+        method: "GET",
+        install: { url: "https://p.example/i?id={service_id}", headers: {} },
+      },
+      media_sources: ["network"],
+    });
+    expect(
+      (await configurations.test(APP, "partner", "custom", { kind: "install", platform: "ios" }))
+        .warnings,
+    ).toEqual([]);
   });
 
   it("fails a test postback whose partner answered 200 with an error in its body, as a real send would", async () => {

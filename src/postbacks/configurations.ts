@@ -45,6 +45,7 @@ import { newWebhookSecret, ROTATION_GRACE_HOURS, signingSecrets } from "./signin
 import { ownText } from "./templates.ts";
 import {
   partnerTestRequest,
+  partnerTestWarnings,
   type TestRequest,
   type TestResult,
   testResultOf,
@@ -418,6 +419,7 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         outcome,
         secrets: secretsOf(config),
         now: now(),
+        warnings: partnerTestWarnings(config, settings),
       });
     },
   };

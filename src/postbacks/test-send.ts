@@ -247,7 +247,33 @@ export interface TestResult {
   };
   /** What a real send would do after this answer: done, tried again, or given up. */
   readonly verdict: "delivered" | "retry" | "failed";
+  /**
+   * What a real send would meet that the test's sample does not: the sample has consent and an
+   * all-zero advertising id, so a partner that needs a real id answers it while every real
+   * install without a shareable one is skipped.
+   */
+  readonly warnings: string[];
 }
+
+/**
+ * What a partner's real sends would meet that its test does not show: a partner that matches on
+ * the advertising id (Google Ads) gets none from an install whose app reports no consent unless
+ * the app's `share_device_data_without_consent` is on, and on iOS none without tracking allowed.
+ */
+export const partnerTestWarnings = (
+  config: PartnerConfig,
+  settings: PostbackSettings,
+): string[] => {
+  const partner = partnerTemplateOf(config);
+  if (!partner?.requires.includes("advertising_id")) return [];
+  return [
+    `The partner matches on the advertising id, and a real install that has none to share is skipped (missing:advertising_id), where this test's is sent, all zero. ` +
+      (settings.shareDeviceDataWithoutConsent
+        ? "An install shares it unless its consent refuses ad_user_data"
+        : "An install shares it only with ad_user_data consent (the SDKs' setConsent): one whose app reports no consent keeps it, as share_device_data_without_consent is off (PUT /v1/postbacks/settings; turn it on where no consent is needed)") +
+      "; on iOS, only when the user allowed tracking (App Tracking Transparency).",
+  ];
+};
 
 /** The test's request and outcome, as the owner sees them: every secret masked. */
 export const testResultOf = (input: {
@@ -255,6 +281,7 @@ export const testResultOf = (input: {
   readonly outcome: SendOutcome;
   readonly secrets: readonly string[];
   readonly now: Date;
+  readonly warnings?: readonly string[];
 }): TestResult => {
   const { request, secrets } = input;
   // The attempt log's record masks the URL, the answer and the error as the log would.
@@ -286,5 +313,6 @@ export const testResultOf = (input: {
     },
     response: { status: record.status, body: record.answer, error: record.error },
     verdict: record.verdict,
+    warnings: [...(input.warnings ?? [])],
   };
 };

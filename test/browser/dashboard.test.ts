@@ -2801,6 +2801,8 @@ describe("the dashboard in a browser", () => {
     expect(await panel.getByTestId("test-status").innerText()).toBe("200");
     expect(await panel.getByTestId("test-answer").innerText()).toBe("ok");
     expect(await panel.getByTestId("test-verdict").innerText()).toMatch(/^Delivered/);
+    // A partner that matches on no advertising id: real postbacks meet nothing the test does not.
+    expect(await panel.getByTestId("test-warnings").count()).toBe(0);
     const shown = await panel.getByTestId("test-url").innerText();
     expect(shown.startsWith(`${mock.url}/partner?token=***&event=install&`)).toBe(true);
     expect(shown).toContain(`app_id=${APP_ID}`);

@@ -578,7 +578,7 @@ function NewSecret(props: { id: string; secret: string }) {
 }
 
 const VERDICT_MEANING: Record<Verdict, string> = {
-  delivered: "Delivered: a 2xx answer.",
+  delivered: "Delivered: a 2xx answer, naming no refusal in its body.",
   retry:
     "To be tried again: a real postback would be tried again 15 minutes later (5 attempts in all), a real webhook delivery a minute later, then at growing intervals (10 attempts over about a day).",
   failed: "Failed: a real send would not be tried again.",
@@ -586,10 +586,20 @@ const VERDICT_MEANING: Record<Verdict, string> = {
 
 /** The request a test sent and the answer it got: what the owner checks a partner with. */
 function TestResult(props: { result: PostbackTestResult }) {
-  const { request, response, verdict } = props.result;
+  const { request, response, verdict, warnings } = props.result;
   const headers = Object.entries(request.headers);
   return (
     <div class="test-result" data-testid="test-result">
+      {warnings.length > 0 ? (
+        <div class="notice" role="note" data-testid="test-warnings">
+          <strong>Real postbacks differ from this test:</strong>
+          <ul>
+            {warnings.map((warning) => (
+              <li key={warning}>{warning}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       <h3>Request</h3>
       <dl class="facts">
         <dt>Method</dt>

@@ -303,6 +303,7 @@ export const testPostbackCommand = async (options: {
     `\n→ ${response.status ?? "no answer"}${response.error ? ` (${response.error})` : ""}: ${result.verdict}`,
   );
   if (response.body) console.log(response.body);
+  for (const warning of result.warnings) console.log(`\nwarning: ${warning}`);
 };
 
 export const postbackLogCommand = async (options: {

@@ -194,6 +194,10 @@ const testResultSchema = tiedTo<TestResult>()(
         z.enum(["delivered", "retry", "failed"]),
         "What a real send would do after this answer.",
       ),
+      warnings: described(
+        z.array(z.string()),
+        "What real sends would meet that the test's sample install (consent given, an all-zero advertising id) does not: a partner that matches on the advertising id skips every real install with none to share.",
+      ),
     })
     .meta({ id: "PostbackTestResult" }),
 );
