@@ -536,6 +536,45 @@ describe("the postback worker", () => {
     expect(t.take()).toEqual([]);
   });
 
+  it("holds an event's webhook delivery until its install is attributed, ten minutes at most, then sends what is known", async () => {
+    const t = await setup([], { webhooks: ["backend"] });
+    const event = (serviceId: string) => ({
+      serviceId,
+      installTime: new Date(T0 - MINUTE).toISOString(),
+      event: {
+        eventId: `${serviceId}-1`,
+        name: "service_purchase",
+        time: new Date(T0).toISOString(),
+        revenue: null,
+      },
+      ip: null,
+      userAgent: null,
+    });
+    await t.triggers.eventsAccepted(t.appId, [event("early"), event("orphan")], async () => null);
+    const [early, orphan] = t.take().map((queued) => queued.job);
+    if (!early || !orphan) throw new Error("not queued");
+    await t.worker(t.message(early));
+    expect(t.sent).toEqual([]);
+    expect(t.take()).toEqual([{ job: early, delaySeconds: PENDING_DELAY_SECONDS }]);
+    // Matched a minute on: the delivery names the campaign's network.
+    t.tick(MINUTE);
+    t.resolve("early", "matched", "network_a");
+    await t.worker(t.message(early));
+    const attributionOf = (at: number) =>
+      (JSON.parse(t.sent[at]?.body ?? "{}") as { attribution: unknown }).attribution;
+    expect(attributionOf(0)).toMatchObject({
+      service_match_status: "matched",
+      media_source: "network_a",
+    });
+    // Never matched: sent once the ten minutes are over, with no attribution, not held longer.
+    await t.worker(t.message(orphan));
+    expect(t.sent).toHaveLength(1);
+    t.tick(10 * MINUTE);
+    await t.worker(t.message(orphan));
+    expect(t.sent).toHaveLength(2);
+    expect(attributionOf(1)).toBeNull();
+  });
+
   it("queues the next attempt again when its message was lost, and only then", async () => {
     const t = await setup([{ id: "flaky" }]);
     t.resolve("d1", "organic", "organic");

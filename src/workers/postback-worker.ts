@@ -29,7 +29,7 @@ import { createHttpSender } from "../adapters/postback-sender/http-sender.ts";
 import { keptFirstOpen } from "../attribution/lake-rows.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { ValidationError } from "../domain/errors.ts";
-import { DAY_MS, SECOND_MS } from "../domain/time.ts";
+import { DAY_MS, MINUTE_MS, SECOND_MS } from "../domain/time.ts";
 import { composition } from "../functions/adapters.ts";
 import { logger } from "../logging/logger.ts";
 import type { AppStore } from "../ports/apps.ts";
@@ -107,6 +107,12 @@ export const BUSY_DELAY_SECONDS = 5;
 export const PENDING_DELAY_SECONDS = 60;
 /** How long an event waits for its install's attribution before it is given up. */
 export const PENDING_LIMIT_MS = DAY_MS;
+/**
+ * How long an event's webhook delivery waits for its install's attribution: the app's backend
+ * is told of each event soon, and with the campaign that brought its user where that is known
+ * within minutes (the first launch's events come seconds before the install is matched).
+ */
+export const WEBHOOK_ATTRIBUTION_WAIT_MS = 10 * MINUTE_MS;
 /**
  * A message that comes more than this before its attempt's time (a delay longer than the queue
  * allows) is sent on again; within it, the attempt is made: a queue's clock and ours differ.
@@ -281,6 +287,15 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     if ("skip" in facts) return skipped(facts.skip);
 
     if (row.target === "webhook" && "sealedSecret" in stored) {
+      // An event that came before its install was matched waits for the match a few minutes,
+      // as a partner's does for a day: sent at once, its delivery would say no campaign.
+      if (
+        row.subject.kind === "event" &&
+        facts.attribution === null &&
+        at.getTime() - Date.parse(row.createdAt) < WEBHOOK_ATTRIBUTION_WAIT_MS
+      ) {
+        return { wait: true };
+      }
       const webhook = await openOnce(`${row.appId}#webhook#${stored.id}#${stored.updatedAt}`, () =>
         openWebhookConfig(stored, deps.keyWrapper),
       );
