@@ -13,7 +13,6 @@
  * `{click.<name>}` a parameter of the tapped link's own URL (a network's click id, passed back).
  */
 import type { Os } from "../domain/install-facts.ts";
-import type { AnswerCheck } from "./retries.ts";
 
 export const HTTP_METHODS = ["GET", "POST"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -37,6 +36,19 @@ export interface RequestTemplate {
   readonly headers?: Readonly<Record<string, string>>;
   /** JSON text whose string values hold macros (filled JSON-escaped); POST only. */
   readonly body?: PerPlatform<string>;
+}
+
+/**
+ * How a partner's 2xx answer says it refused the request: some APIs (TikTok's Events API) answer
+ * 200 to a wrong token or a bad field, and name the error in a code of the JSON body.
+ */
+export interface AnswerCheck {
+  /** The body's top-level field holding the code (`code`). */
+  readonly field: string;
+  /** The codes of a request taken (`0`). */
+  readonly ok: readonly (number | string)[];
+  /** The codes that ask for the request later: a rate limit, the partner's own failure. */
+  readonly later: readonly (number | string)[];
 }
 
 /** A value the advertiser gives when configuring the partner. */

@@ -14,6 +14,7 @@
  */
 import { MINUTE_MS, SECOND_MS } from "../domain/time.ts";
 import type { SendTarget } from "../ports/postbacks.ts";
+import type { AnswerCheck } from "./partners.ts";
 import { encodeQueryValue, headerSafe } from "./templates.ts";
 import { REQUEST_LIMITS } from "./url-safety.ts";
 
@@ -91,19 +92,6 @@ const LATER = new Map([
   [425, "too early"],
   [429, "too many requests"],
 ]);
-
-/**
- * How a partner's 2xx answer says it refused the request: some APIs (TikTok's Events API) answer
- * 200 to a wrong token or a bad field, and name the error in a code of the JSON body.
- */
-export interface AnswerCheck {
-  /** The body's top-level field holding the code (`code`). */
-  readonly field: string;
-  /** The codes of a request taken (`0`). */
-  readonly ok: readonly (number | string)[];
-  /** The codes that ask for the request later: a rate limit, the partner's own failure. */
-  readonly later: readonly (number | string)[];
-}
 
 /**
  * The outcome as the partner meant it: a 2xx whose JSON body gives the check's field a code not
