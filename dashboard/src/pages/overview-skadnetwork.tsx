@@ -155,7 +155,11 @@ export function SkadnetworkSection(props: {
                 campaigns={report.campaigns}
                 revenue={report.revenue_usd !== null}
               />
-              <SkadnetworkValues values={report.values} schemaPage={schemaPage} />
+              <SkadnetworkValues
+                values={report.values}
+                schemaPage={schemaPage}
+                revenue={report.revenue_usd !== null}
+              />
               <SkadnetworkTiers tiers={report.tiers} />
             </>
           )}
@@ -320,6 +324,8 @@ function SkadnetworkCampaigns(props: {
 function SkadnetworkValues(props: {
   values: SkadnetworkReport["values"];
   schemaPage: ComponentChildren;
+  /** The schema reads revenue: each value's is shown. */
+  revenue: boolean;
 }) {
   return (
     <>
@@ -338,9 +344,11 @@ function SkadnetworkValues(props: {
                   Postbacks
                 </th>
                 <th scope="col">Meaning</th>
-                <th scope="col" class="num">
-                  Revenue stated per postback
-                </th>
+                {props.revenue ? (
+                  <th scope="col" class="num">
+                    Revenue stated per postback
+                  </th>
+                ) : null}
               </tr>
             </thead>
             <tbody>
@@ -358,9 +366,11 @@ function SkadnetworkValues(props: {
                   <td class="wrap-words" data-testid="meaning">
                     <ValueMeaning value={value} />
                   </td>
-                  <td class="num">
-                    {value.revenue_usd ? revenueText(value.revenue_usd) : UNKNOWN}
-                  </td>
+                  {props.revenue ? (
+                    <td class="num">
+                      {value.revenue_usd ? revenueText(value.revenue_usd) : UNKNOWN}
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>
