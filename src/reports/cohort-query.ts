@@ -81,8 +81,7 @@ export const COHORT_DAYS = 30;
 /**
  * What a cohort's installs (and the touches beside them) may be grouped by, beside their media
  * source: the column of the export's rows, and of the touches. A campaign is its id's newest
- * name in the window (`campaign_names`), given once the installs and touches are read
- * (`campaignKeyOf`): its entry here is what the rows spell.
+ * name in the window (`campaign_names`, joined as `rn` to the rows and `tn` to the touches).
  */
 export const COHORT_GROUPS: Record<
   CohortGroup,
@@ -93,10 +92,7 @@ export const COHORT_GROUPS: Record<
     named?: { readonly id: string; readonly name: string };
   }
 > = {
-  campaign: {
-    rows: "coalesce(r.campaign_name, r.campaign_id)",
-    touches: "coalesce(t.campaign_name, t.campaign_id)",
-  },
+  campaign: { rows: campaignOf("r", "rn"), touches: campaignOf("t", "tn") },
   adset: {
     rows: "coalesce(r.adset_name, r.adset_id)",
     touches: "coalesce(t.adset_name, t.adset_id)",
@@ -146,31 +142,14 @@ export interface CohortQueryInput {
   readonly exclude?: Exclusion;
 }
 
-/**
- * A relation's campaign as the cohorts group and filter it: its id's newest name in the window
- * (`campaign_names`, joined as `names`), else its name, else its id, of the columns `row_campaign_id`
- * and `row_campaign_name` the installs and touches are read into.
- */
-const campaignKeyOf = (alias: string, names: string) =>
-  campaignOf(alias, names, { id: "row_campaign_id", name: "row_campaign_name" });
-
-/**
- * What the filters compare, once the installs (`i`, with `rn`) and touches (`t`, with `tn`) are
- * read, and of the active users' attributions and sessions: the installs are read whole, so that
- * a campaign's newest name is the same with filters and without.
- */
 const FILTER_COLUMNS: Record<
   keyof CohortFilters,
   { rows: string; touches: string; active: string }
 > = {
-  media_source: { rows: "i.media_source", touches: "t.media_source", active: "a.media_source" },
-  campaign: {
-    rows: campaignKeyOf("i", "rn"),
-    touches: campaignKeyOf("t", "tn"),
-    active: "a.campaign",
-  },
-  country: { rows: "i.row_country", touches: "t.row_country", active: "s.country" },
-  platform: { rows: "i.row_os", touches: "t.row_platform", active: "s.os" },
+  media_source: { rows: "r.media_source", touches: "t.media_source", active: "a.media_source" },
+  campaign: { ...COHORT_GROUPS.campaign, active: "a.campaign" },
+  country: { ...COHORT_GROUPS.country, active: "s.country" },
+  platform: { ...COHORT_GROUPS.platform, active: "s.os" },
 };
 
 /** The days whose events and sessions a cohort query reads: the installs' and 30 after. */
@@ -200,6 +179,12 @@ const withCostColumns = (dialect: Dialect, relation: string): string =>
  */
 const COST_KEYS = ["adset_id", "adset_name", "ad_id", "ad_name", "country"] as const;
 
+/**
+ * The campaign of an install's or touch's row, as the campaign grouping spells it, on every such
+ * row whatever the grouping: the fold weighs eCPI and ROAS by media source and campaign, so that
+ * the installs of a campaign with no cost are not taken for what another campaign's cost bought.
+ */
+const CAMPAIGN_KEY = COHORT_GROUPS.campaign.rows;
 const KEYED = [
   "campaign_id",
   "campaign_name",
@@ -313,7 +298,6 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
       .map(([key, value]) => `\n    AND ${FILTER_COLUMNS[key][source]} = ${sqlString(value)}`)
       .join("");
   const group = COHORT_GROUPS[input.groupBy];
-  const byCampaign = input.groupBy === "campaign";
   /** The group's own id and name (`group_id`, `group_name`), as a relation's columns read them. */
   const groupColumns = (column: (name: string) => string) =>
     (["id", "name"] as const)
@@ -336,25 +320,7 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
   return `WITH report_rows AS (
 ${rows}
 ),
--- The window's installs, all of them, as their rows spell their campaign: its newest name is
--- read from them and the touches (campaign_names), the filters applied after.
-install_rows AS (
-  SELECT r.service_id,
-    CASE WHEN r.reinstall = 1 THEN 1 ELSE 0 END AS reinstall,
-    ${local.day("r.event_time")} AS cohort_day,
-    r.media_source,
-    ${byCampaign ? "CAST(NULL AS VARCHAR)" : group.rows} AS row_group_key,
-    r.campaign_id AS row_campaign_id, r.campaign_name AS row_campaign_name,
-    r.country AS row_country, r.os AS row_os, r.event_time AS installed_at,
-    ${SOURCE_COLUMNS.map((column) => keyed.source(column, `r.${column}`)).join(", ")},
-    ${groupColumns((name) => `r.${name}`)}
-  FROM report_rows AS r
-  WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
-    AND r.event_time < ${at(addDays(to, 1))}
-),
 ${campaignNamesCte({
-  installs: "install_rows",
-  installColumns: { id: "row_campaign_id", name: "row_campaign_name" },
   touches: sources.touches,
   appId,
   touchDays,
@@ -362,12 +328,18 @@ ${campaignNamesCte({
   until: at(addDays(to, 1)),
 })},
 cohort_installs AS (
-  SELECT i.*,
-    ${byCampaign ? campaignKeyOf("i", "rn") : "i.row_group_key"} AS group_key,
-    ${campaignKeyOf("i", "rn")} AS campaign_key
-  FROM install_rows AS i
-  ${joinCampaignNames("i", "rn", "row_campaign_id")}
-  WHERE true${filtersOn("rows")}
+  SELECT r.service_id,
+    CASE WHEN r.reinstall = 1 THEN 1 ELSE 0 END AS reinstall,
+    ${local.day("r.event_time")} AS cohort_day,
+    r.media_source,
+    ${group.rows} AS group_key,
+    ${CAMPAIGN_KEY} AS campaign_key,
+    ${SOURCE_COLUMNS.map((column) => keyed.source(column, `r.${column}`)).join(", ")},
+    ${groupColumns((name) => `r.${name}`)}
+  FROM report_rows AS r
+  ${joinCampaignNames("r", "rn")}
+  WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
+    AND r.event_time < ${at(addDays(to, 1))}${filtersOn("rows")}
 ),
 -- The cohorts' installs proper: a reinstall's days, revenue and retention are no cohort's.
 new_installs AS (
@@ -435,12 +407,10 @@ install_days AS (
   ) AS both_kinds
   GROUP BY service_id, day
 ),
-touch_rows AS (
+cohort_touches AS (
   SELECT t.click_id, t.touch_type, ${local.day("t.touch_time")} AS cohort_day,
-    t.media_source,
-    ${byCampaign ? "CAST(NULL AS VARCHAR)" : group.touches} AS row_group_key,
-    max(t.campaign_id) AS row_campaign_id, max(t.campaign_name) AS row_campaign_name,
-    max(t.country) AS row_country, max(t.platform) AS row_platform,
+    t.media_source, ${group.touches} AS group_key,
+    coalesce(max(tn.latest_name), max(t.campaign_name), max(t.campaign_id)) AS campaign_key,
     max(t.cost_usd) AS cost_usd,
     ${touchUnconverted} AS cost_unconverted,
     ${keyed.source("campaign_id", "max(t.campaign_id)")},
@@ -448,21 +418,13 @@ touch_rows AS (
     ${costKeysOf("max(t.cost_usd)", touchUnconverted, (column) => keyed.read(column, `max(t.${column})`))},
     ${groupColumns((name) => `max(t.${name})`)}
   FROM ${withCostColumns(dialect, sources.touches)} AS t
+  ${joinCampaignNames("t", "tn")}
   WHERE t.app_id = ${sqlString(appId)}
     AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
     AND t.touch_time >= ${at(from)}
-    AND t.touch_time < ${at(addDays(to, 1))}
-  GROUP BY t.click_id, t.touch_type, ${local.day("t.touch_time")}, t.media_source${
-    byCampaign ? "" : `,\n    ${group.touches}`
-  }
-),
-cohort_touches AS (
-  SELECT t.*,
-    ${byCampaign ? campaignKeyOf("t", "tn") : "t.row_group_key"} AS group_key,
-    ${campaignKeyOf("t", "tn")} AS campaign_key
-  FROM touch_rows AS t
-  ${joinCampaignNames("t", "tn", "row_campaign_id")}
-  WHERE true${filtersOn("touches")}
+    AND t.touch_time < ${at(addDays(to, 1))}${filtersOn("touches")}
+  GROUP BY t.click_id, t.touch_type, ${local.day("t.touch_time")}, t.media_source,
+    ${group.touches}
 ),
 range_sessions AS (
   SELECT DISTINCT s.service_id, ${local.day("s.started_at")} AS day, s.os, s.country

@@ -213,17 +213,12 @@ export const touchDaysOf = (
 
 /**
  * A CTE `campaign_names`: per media source and campaign id, the name the campaign has last
- * among the window's installs and touches, so that a campaign renamed at its network is one
- * campaign, shown under its newest name, as AppsFlyer keys campaigns by their id. The installs
- * are read from a small relation the query has already grouped (`installs`: one row per install
- * with its `media_source`, `campaign_id`, `campaign_name` and `installed_at`), never the
- * export's rows again; the touches for the window's days alone (partitions and times). Ties of
- * a moment go to the greatest name, so the choice never depends on the engine's order.
+ * among the window's installs (`report_rows`) and touches, so that a campaign renamed at its
+ * network is one campaign, shown under its newest name, as AppsFlyer keys campaigns by their
+ * id. The touches are read for the window's days alone (partitions and times). Ties of a moment
+ * go to the greatest name, so the choice never depends on the engine's order.
  */
 export const campaignNamesCte = (options: {
-  /** The relation of the window's installs, and its columns of the campaign's id and name. */
-  readonly installs: string;
-  readonly installColumns?: { readonly id: string; readonly name: string };
   readonly touches: string;
   readonly appId: string;
   /** The window's UTC days, whose partitions hold its touches. */
@@ -233,7 +228,6 @@ export const campaignNamesCte = (options: {
   readonly until: string;
 }): string => {
   const partitions = partitionsOfDays(options.touchDays.from, options.touchDays.to);
-  const { id, name } = options.installColumns ?? { id: "campaign_id", name: "campaign_name" };
   return `campaign_names AS (
   SELECT media_source, campaign_id, campaign_name AS latest_name
   FROM (
@@ -242,12 +236,11 @@ export const campaignNamesCte = (options: {
         PARTITION BY media_source, campaign_id ORDER BY named_at DESC, campaign_name DESC
       ) AS recency
     FROM (
-      SELECT i.media_source, i.${id} AS campaign_id, i.${name} AS campaign_name,
-        i.installed_at AS named_at
-      FROM ${options.installs} AS i
-      WHERE i.installed_at IS NOT NULL
-        AND i.${id} IS NOT NULL AND i.${name} IS NOT NULL
-        AND i.installed_at >= ${options.since} AND i.installed_at < ${options.until}
+      SELECT r.media_source, r.campaign_id, r.campaign_name, r.event_time AS named_at
+      FROM report_rows AS r
+      WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
+        AND r.campaign_id IS NOT NULL AND r.campaign_name IS NOT NULL
+        AND r.event_time >= ${options.since} AND r.event_time < ${options.until}
       UNION ALL
       SELECT t.media_source, t.campaign_id, t.campaign_name, t.touch_time AS named_at
       FROM ${options.touches} AS t
@@ -265,34 +258,23 @@ export const campaignNamesCte = (options: {
  * A row's campaign as the reports group and filter it: the newest name of its id in the window
  * (`campaign_names`, joined as `names`), else its own name, else its id.
  */
-export const campaignOf = (
-  alias: string,
-  names: string,
-  columns: { readonly id: string; readonly name: string } = {
-    id: "campaign_id",
-    name: "campaign_name",
-  },
-): string => `coalesce(${names}.latest_name, ${alias}.${columns.name}, ${alias}.${columns.id})`;
+export const campaignOf = (alias: string, names: string): string =>
+  `coalesce(${names}.latest_name, ${alias}.campaign_name, ${alias}.campaign_id)`;
+
+/** The join of `campaign_names` as `names` to a relation `alias` of the campaign's columns. */
+export const joinCampaignNames = (alias: string, names: string): string =>
+  `LEFT JOIN campaign_names AS ${names} ON ${names}.media_source = ${alias}.media_source AND ${names}.campaign_id = ${alias}.campaign_id`;
 
 /**
- * The join of `campaign_names` as `names` to a relation `alias` of the campaign's media source
- * and id (its column `campaign_id` unless named).
- */
-export const joinCampaignNames = (alias: string, names: string, idColumn = "campaign_id"): string =>
-  `LEFT JOIN campaign_names AS ${names} ON ${names}.media_source = ${alias}.media_source AND ${names}.campaign_id = ${alias}.${idColumn}`;
-
-/**
- * The columns a report's filters compare, of the overview's grouped rows (`g`, its campaign's
- * newest name joined as `gn`): an event's attribution is its install's, and its country and
- * platform those it was sent from. They are compared once the groups are made, the campaign by
- * its newest name: a name read from every install of the window, whatever the filters, so that
- * a campaign is named alike with them and without.
+ * The columns of the export's rows (`r`, their campaign's newest name joined as `rn`) a report's
+ * filters compare: an event's attribution is its install's, and its country and platform those
+ * it was sent from.
  */
 export const FILTER_COLUMNS: Record<keyof CohortFilters, string> = {
-  media_source: "g.media_source",
-  campaign: campaignOf("g", "gn"),
-  country: "g.country",
-  platform: "g.os",
+  media_source: "r.media_source",
+  campaign: campaignOf("r", "rn"),
+  country: "r.country",
+  platform: "r.os",
 };
 
 /** The overview's grouping keys, in the order `grouping(...)` names them. */
@@ -422,10 +404,8 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
   // Revenue no rate converted: in no `revenue_usd`, counted apart so the answer says so.
   const isUnconverted =
     "r.revenue IS NOT NULL AND r.revenue_usd IS NULL AND r.currency IS NOT NULL";
-  const given = Object.entries(input.filters ?? {}).filter(
-    (entry): entry is [keyof CohortFilters, string] => typeof entry[1] === "string",
-  );
-  const filters = given
+  const filters = Object.entries(input.filters ?? {})
+    .filter((entry): entry is [keyof CohortFilters, string] => typeof entry[1] === "string")
     .map(([key, value]) => `\n    AND ${FILTER_COLUMNS[key]} = ${sqlString(value)}`)
     .join("");
   const keys = OVERVIEW_KEYS.join(", ");
@@ -459,42 +439,39 @@ install_paths AS (
 ),
 -- The window's events grouped once by what the charts group by, each install on a row of its
 -- own (its status, method and path are its own): the per-install lookups and the grouping sets
--- then read these groups, not every event. The campaign as the rows spell it, its newest name
--- read from these groups' installs, all of them: the filters apply to the groups after.
-window_groups AS (
-  SELECT
-    ${days.day("r.event_time")} AS day,
-    r.media_source,
-    r.campaign_id,
-    r.campaign_name,
-    r.event_name,
-    r.country,
-    r.os,
-    CASE WHEN ${isInstall} THEN r.service_id END AS install_id,
-    CASE WHEN ${isInstall} THEN r.matching_type END AS matching_type,
-    CASE WHEN ${isReinstall} THEN 1 ELSE 0 END AS reinstall,
-    CASE WHEN ${isUnconverted} THEN r.currency END AS currency,
-    max(CASE WHEN ${isInstall} THEN r.event_time END) AS installed_at,
-    count(*) AS events,
-    sum(coalesce(r.revenue_usd, 0)) AS revenue_usd,
-    count(CASE WHEN ${isUnconverted} THEN 1 END) AS revenue_events_unconverted,
-    sum(CASE WHEN ${isUnconverted} THEN r.revenue END) AS revenue_unconverted
-  FROM report_rows AS r
-  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
-),
+-- then read these groups, not every event.
 ${campaignNamesCte({
-  installs: "window_groups",
   touches: sources.touches,
   appId,
   touchDays: days.utcDays(from, to),
   since: days.startLiteral(from),
   until: days.startLiteral(addDays(to, 1)),
 })},
+window_groups AS (
+  SELECT
+    ${days.day("r.event_time")} AS day,
+    r.media_source,
+    ${FILTER_COLUMNS.campaign} AS campaign,
+    r.event_name,
+    r.country,
+    CASE WHEN ${isInstall} THEN r.service_id END AS install_id,
+    CASE WHEN ${isInstall} THEN r.matching_type END AS matching_type,
+    CASE WHEN ${isReinstall} THEN 1 ELSE 0 END AS reinstall,
+    CASE WHEN ${isUnconverted} THEN r.currency END AS currency,
+    count(*) AS events,
+    sum(coalesce(r.revenue_usd, 0)) AS revenue_usd,
+    count(CASE WHEN ${isUnconverted} THEN 1 END) AS revenue_events_unconverted,
+    sum(CASE WHEN ${isUnconverted} THEN r.revenue END) AS revenue_unconverted
+  FROM report_rows AS r
+  ${joinCampaignNames("r", "rn")}
+  WHERE 1 = 1${filters}
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+),
 facts AS (
   SELECT
     g.day,
     g.media_source,
-    ${FILTER_COLUMNS.campaign} AS campaign,
+    g.campaign,
     g.event_name,
     g.country,
     g.event_name = ${install} AND g.reinstall = 0 AS is_install,
@@ -508,10 +485,8 @@ facts AS (
     g.revenue_events_unconverted,
     g.revenue_unconverted
   FROM window_groups AS g
-  ${joinCampaignNames("g", "gn")}
   LEFT JOIN window_installs AS i ON i.service_id = g.install_id
   LEFT JOIN install_paths AS p ON p.click_id = i.click_id
-  WHERE 1 = 1${filters}
 ),
 grouped AS (
   SELECT

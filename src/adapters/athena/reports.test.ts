@@ -441,7 +441,7 @@ describe("Athena report engine", () => {
     ]);
     const query = sent()[0]?.QueryString ?? "";
     expect(query).toContain('"lake"."sessions"');
-    expect(query).toContain("AND i.row_country = 'DE'");
+    expect(query).toContain("AND r.country = 'DE'");
   });
 
   it("reads the SKAdNetwork groups of the apple_postbacks table, each with its count", async () => {
