@@ -74,10 +74,7 @@ export interface OverviewReport {
     readonly events: number;
   }[];
   readonly revenue_by_day: { readonly date: string; readonly revenue_usd: number }[];
-  /**
-   * By the installs' media source and campaign (its id's newest name in the window, else its
-   * name, else its id), most installs first.
-   */
+  /** By the installs' media source and campaign (its name, else its id), most installs first. */
   readonly campaigns: {
     readonly media_source: string | null;
     readonly campaign: string | null;
@@ -188,8 +185,8 @@ export interface CohortRow extends Partial<CohortCostKeys> {
   readonly media_source: string | null;
   readonly group_key: string | null;
   /**
-   * Of an `installs`, `days` or `touches` row: its campaign, by its id's newest name in the
-   * window, else its name, else its id, whatever the grouping, by which eCPI and ROAS weigh cost against the installs it bought.
+   * Of an `installs`, `days` or `touches` row: its campaign, by name, else id, whatever the
+   * grouping, by which eCPI and ROAS weigh cost against the installs it bought.
    */
   readonly campaign_key?: string | null;
   readonly day_n: number | null;

@@ -56,10 +56,7 @@ import type { ColumnName } from "../record/columns.ts";
 import { addDays } from "./days.ts";
 import {
   boundedEvents,
-  campaignNamesCte,
-  campaignOf,
   INSTALL_EVENT_NAME,
-  joinCampaignNames,
   partitionsOfDays,
   REPORT_COLUMNS,
   reportDays,
@@ -80,8 +77,7 @@ export const COHORT_DAYS = 30;
 
 /**
  * What a cohort's installs (and the touches beside them) may be grouped by, beside their media
- * source: the column of the export's rows, and of the touches. A campaign is its id's newest
- * name in the window (`campaign_names`, joined as `rn` to the rows and `tn` to the touches).
+ * source: the column of the export's rows, and of the touches.
  */
 export const COHORT_GROUPS: Record<
   CohortGroup,
@@ -92,7 +88,10 @@ export const COHORT_GROUPS: Record<
     named?: { readonly id: string; readonly name: string };
   }
 > = {
-  campaign: { rows: campaignOf("r", "rn"), touches: campaignOf("t", "tn") },
+  campaign: {
+    rows: "coalesce(r.campaign_name, r.campaign_id)",
+    touches: "coalesce(t.campaign_name, t.campaign_id)",
+  },
   adset: {
     rows: "coalesce(r.adset_name, r.adset_id)",
     touches: "coalesce(t.adset_name, t.adset_id)",
@@ -184,7 +183,7 @@ const COST_KEYS = ["adset_id", "adset_name", "ad_id", "ad_name", "country"] as c
  * row whatever the grouping: the fold weighs eCPI and ROAS by media source and campaign, so that
  * the installs of a campaign with no cost are not taken for what another campaign's cost bought.
  */
-const CAMPAIGN_KEY = COHORT_GROUPS.campaign.rows;
+const CAMPAIGN_KEY = (alias: string) => `coalesce(${alias}.campaign_name, ${alias}.campaign_id)`;
 const KEYED = [
   "campaign_id",
   "campaign_name",
@@ -320,24 +319,16 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
   return `WITH report_rows AS (
 ${rows}
 ),
-${campaignNamesCte({
-  touches: sources.touches,
-  appId,
-  touchDays,
-  since: at(from),
-  until: at(addDays(to, 1)),
-})},
 cohort_installs AS (
   SELECT r.service_id,
     CASE WHEN r.reinstall = 1 THEN 1 ELSE 0 END AS reinstall,
     ${local.day("r.event_time")} AS cohort_day,
     r.media_source,
     ${group.rows} AS group_key,
-    ${CAMPAIGN_KEY} AS campaign_key,
+    ${CAMPAIGN_KEY("r")} AS campaign_key,
     ${SOURCE_COLUMNS.map((column) => keyed.source(column, `r.${column}`)).join(", ")},
     ${groupColumns((name) => `r.${name}`)}
   FROM report_rows AS r
-  ${joinCampaignNames("r", "rn")}
   WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
     AND r.event_time < ${at(addDays(to, 1))}${filtersOn("rows")}
 ),
@@ -410,15 +401,13 @@ install_days AS (
 cohort_touches AS (
   SELECT t.click_id, t.touch_type, ${local.day("t.touch_time")} AS cohort_day,
     t.media_source, ${group.touches} AS group_key,
-    coalesce(max(tn.latest_name), max(t.campaign_name), max(t.campaign_id)) AS campaign_key,
-    max(t.cost_usd) AS cost_usd,
+    coalesce(max(t.campaign_name), max(t.campaign_id)) AS campaign_key, max(t.cost_usd) AS cost_usd,
     ${touchUnconverted} AS cost_unconverted,
     ${keyed.source("campaign_id", "max(t.campaign_id)")},
     ${keyed.source("campaign_name", "max(t.campaign_name)")},
     ${costKeysOf("max(t.cost_usd)", touchUnconverted, (column) => keyed.read(column, `max(t.${column})`))},
     ${groupColumns((name) => `max(t.${name})`)}
   FROM ${withCostColumns(dialect, sources.touches)} AS t
-  ${joinCampaignNames("t", "tn")}
   WHERE t.app_id = ${sqlString(appId)}
     AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
     AND t.touch_time >= ${at(from)}
@@ -436,9 +425,8 @@ range_sessions AS (
 ),
 active_attributions AS (
   SELECT a.service_id, a.attributed_at, a.media_source,
-    ${campaignOf("a", "an")} AS campaign
+    coalesce(a.campaign_name, a.campaign_id) AS campaign
   FROM ${sources.attributions} AS a
-  ${joinCampaignNames("a", "an")}
   WHERE a.app_id = ${sqlString(appId)}
     AND a.service_id IN (SELECT service_id FROM range_sessions)
 ),

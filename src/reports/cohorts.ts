@@ -360,7 +360,7 @@ const costGroupOf = (
 
 /**
  * Whether a cost row is of the installs the filters keep; undefined: it cannot say. A campaign
- * filter names a campaign as the query's rows do (its newest name, else its id); the query's rows are
+ * filter names a campaign by its name, else its id, as the query's rows do; the query's rows are
  * then all of it, so a cost row naming their campaign by its id is of it too. A cost row names
  * no platform: of the filters' media source and campaign, a platform's share of it is not known,
  * and of another media source or campaign it is no cost of these installs at all.

@@ -22,8 +22,6 @@ import {
 } from "../lake/lake-tables.ts";
 
 const APP = "com.example.latest";
-/** An app whose campaign s-1 was renamed at its network in the day (Summer v1 to Summer v2). */
-const RENAMED = "com.example.renamed";
 
 describe("the overview on DuckDB", () => {
   let dir = "";
@@ -120,71 +118,6 @@ describe("the overview on DuckDB", () => {
       click("s-2", "/levels/7"),
       click("s-3", "/again"),
     ]);
-
-    // RENAMED: r-0 won by Summer v1 (campaign s-1) at 09:00, r-1 by s-1 renamed Summer v2 at
-    // 12:00; r-2 by campaign s-2, which its attribution names by id alone and a click by name;
-    // r-3 by another network's campaign of the same id. r-0 buys at 13:00.
-    const renamedInstall = (serviceId: string, at: string) =>
-      lakeEvent({
-        app_id: RENAMED,
-        event_id: `i-${serviceId}`,
-        service_id: serviceId,
-        event_name: "service_install",
-        event_time: at,
-      });
-    const won = (
-      serviceId: string,
-      at: string,
-      mediaSource: string,
-      campaignId: string,
-      campaignName: string | null,
-    ) =>
-      lakeAttribution({
-        app_id: RENAMED,
-        service_id: serviceId,
-        media_source: mediaSource,
-        match_status: "matched",
-        campaign_id: campaignId,
-        campaign_name: campaignName,
-        attributed_at: at,
-      });
-    await lay(EVENTS_TABLE, [
-      renamedInstall("r-0", "2026-11-10T09:00:00.000Z"),
-      renamedInstall("r-1", "2026-11-10T12:00:00.000Z"),
-      renamedInstall("r-2", "2026-11-10T10:00:00.000Z"),
-      renamedInstall("r-3", "2026-11-10T11:00:00.000Z"),
-      lakeEvent({
-        app_id: RENAMED,
-        service_id: "r-0",
-        event_name: "service_purchase",
-        event_type: "PURCHASE",
-        event_time: "2026-11-10T13:00:00.000Z",
-        revenue: 4,
-        currency: "USD",
-        revenue_usd: 4,
-      }),
-    ]);
-    await lay(ATTRIBUTIONS_TABLE, [
-      won("r-0", "2026-11-10T09:00:01.000Z", "meta_ads", "s-1", "Summer v1"),
-      won("r-1", "2026-11-10T12:00:01.000Z", "meta_ads", "s-1", "Summer v2"),
-      won("r-2", "2026-11-10T10:00:01.000Z", "meta_ads", "s-2", null),
-      won("r-3", "2026-11-10T11:00:01.000Z", "google_ads", "s-1", "Other"),
-    ]);
-    await lay(TOUCHES_TABLE, [
-      {
-        ...nullColumns(TOUCHES_TABLE),
-        app_id: RENAMED,
-        click_id: "c-spring",
-        touch_type: "click",
-        touch_time: "2026-11-10T08:00:00.000Z",
-        received_at: "2026-11-10T08:00:00.000Z",
-        source: "network",
-        media_source: "meta_ads",
-        campaign_id: "s-2",
-        campaign_name: "Spring",
-        params: "{}",
-      },
-    ]);
   });
   afterAll(async () => {
     duckdb?.closeSync();
@@ -192,13 +125,13 @@ describe("the overview on DuckDB", () => {
   });
 
   /** The overview of the day the lake holds, `filters` applied. */
-  const overview = (filters = {}, appId = APP) =>
+  const overview = (filters = {}) =>
     createDuckDbReportEngine({
       duckdb,
       lakeDir: join(dir, "lake"),
       lakeFiles: createReadWriteLock(),
     }).overview({
-      appId,
+      appId: APP,
       from: "2026-11-10",
       to: "2026-11-10",
       filters,
@@ -263,26 +196,5 @@ describe("the overview on DuckDB", () => {
         (row) => row.currency,
       ),
     ).toEqual(["VND", "TWD"]);
-  });
-
-  it("shows a campaign renamed at its network as one, under its newest name in the window, as AppsFlyer does", async () => {
-    const report = await overview({}, RENAMED);
-    expect(
-      report.campaigns.map((row) => [
-        row.media_source,
-        row.campaign,
-        row.installs,
-        row.revenue_usd,
-      ]),
-    ).toEqual([
-      ["meta_ads", "Summer v2", 2, 4],
-      // Named by id alone in its attribution: by the name its click gives the id.
-      ["google_ads", "Other", 1, 0],
-      ["meta_ads", "Spring", 1, 0],
-    ]);
-    // The filter takes the name the report shows: both installs, and the older one's purchase.
-    const filtered = await overview({ campaign: "Summer v2" }, RENAMED);
-    expect(filtered.totals).toMatchObject({ installs: 2, revenue_usd: 4 });
-    expect((await overview({ campaign: "Summer v1" }, RENAMED)).totals.installs).toBe(0);
   });
 });

@@ -76,7 +76,7 @@ const filter = (what: string, example: string) =>
  */
 const filterShape = {
   media_source: filter("media source", "meta_ads"),
-  campaign: filter("campaign (its newest name in the window, else its id)", "Winter Sale"),
+  campaign: filter("campaign (its name, else its id)", "Winter Sale"),
   country: z
     .string()
     .regex(/^[A-Za-z]{2}$/, { error: "must be a two-letter country code (ISO 3166-1 alpha-2)" })

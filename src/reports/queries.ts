@@ -212,67 +212,12 @@ export const touchDaysOf = (
 };
 
 /**
- * A CTE `campaign_names`: per media source and campaign id, the name the campaign has last
- * among the window's installs (`report_rows`) and touches, so that a campaign renamed at its
- * network is one campaign, shown under its newest name, as AppsFlyer keys campaigns by their
- * id. The touches are read for the window's days alone (partitions and times). Ties of a moment
- * go to the greatest name, so the choice never depends on the engine's order.
- */
-export const campaignNamesCte = (options: {
-  readonly touches: string;
-  readonly appId: string;
-  /** The window's UTC days, whose partitions hold its touches. */
-  readonly touchDays: { readonly from: string; readonly to: string };
-  /** Timestamp literals of the window's first moment and the one after its last. */
-  readonly since: string;
-  readonly until: string;
-}): string => {
-  const partitions = partitionsOfDays(options.touchDays.from, options.touchDays.to);
-  return `campaign_names AS (
-  SELECT media_source, campaign_id, campaign_name AS latest_name
-  FROM (
-    SELECT named.*,
-      row_number() OVER (
-        PARTITION BY media_source, campaign_id ORDER BY named_at DESC, campaign_name DESC
-      ) AS recency
-    FROM (
-      SELECT r.media_source, r.campaign_id, r.campaign_name, r.event_time AS named_at
-      FROM report_rows AS r
-      WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
-        AND r.campaign_id IS NOT NULL AND r.campaign_name IS NOT NULL
-        AND r.event_time >= ${options.since} AND r.event_time < ${options.until}
-      UNION ALL
-      SELECT t.media_source, t.campaign_id, t.campaign_name, t.touch_time AS named_at
-      FROM ${options.touches} AS t
-      WHERE t.app_id = ${sqlString(options.appId)}
-        AND t.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
-        AND t.touch_time >= ${options.since} AND t.touch_time < ${options.until}
-        AND t.campaign_id IS NOT NULL AND t.campaign_name IS NOT NULL
-    ) AS named
-  ) AS ranked
-  WHERE recency = 1
-)`;
-};
-
-/**
- * A row's campaign as the reports group and filter it: the newest name of its id in the window
- * (`campaign_names`, joined as `names`), else its own name, else its id.
- */
-export const campaignOf = (alias: string, names: string): string =>
-  `coalesce(${names}.latest_name, ${alias}.campaign_name, ${alias}.campaign_id)`;
-
-/** The join of `campaign_names` as `names` to a relation `alias` of the campaign's columns. */
-export const joinCampaignNames = (alias: string, names: string): string =>
-  `LEFT JOIN campaign_names AS ${names} ON ${names}.media_source = ${alias}.media_source AND ${names}.campaign_id = ${alias}.campaign_id`;
-
-/**
- * The columns of the export's rows (`r`, their campaign's newest name joined as `rn`) a report's
- * filters compare: an event's attribution is its install's, and its country and platform those
- * it was sent from.
+ * The columns of the export's rows (`r`) a report's filters compare: an event's attribution is
+ * its install's, and its country and platform those it was sent from.
  */
 export const FILTER_COLUMNS: Record<keyof CohortFilters, string> = {
   media_source: "r.media_source",
-  campaign: campaignOf("r", "rn"),
+  campaign: "coalesce(r.campaign_name, r.campaign_id)",
   country: "r.country",
   platform: "r.os",
 };
@@ -440,18 +385,11 @@ install_paths AS (
 -- The window's events grouped once by what the charts group by, each install on a row of its
 -- own (its status, method and path are its own): the per-install lookups and the grouping sets
 -- then read these groups, not every event.
-${campaignNamesCte({
-  touches: sources.touches,
-  appId,
-  touchDays: days.utcDays(from, to),
-  since: days.startLiteral(from),
-  until: days.startLiteral(addDays(to, 1)),
-})},
 window_groups AS (
   SELECT
     ${days.day("r.event_time")} AS day,
     r.media_source,
-    ${FILTER_COLUMNS.campaign} AS campaign,
+    coalesce(r.campaign_name, r.campaign_id) AS campaign,
     r.event_name,
     r.country,
     CASE WHEN ${isInstall} THEN r.service_id END AS install_id,
@@ -463,7 +401,6 @@ window_groups AS (
     count(CASE WHEN ${isUnconverted} THEN 1 END) AS revenue_events_unconverted,
     sum(CASE WHEN ${isUnconverted} THEN r.revenue END) AS revenue_unconverted
   FROM report_rows AS r
-  ${joinCampaignNames("r", "rn")}
   WHERE 1 = 1${filters}
   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
 ),

@@ -132,8 +132,6 @@ const ADSETS = "com.example.cohorts.adsets";
  * day 1, and a third's organic reinstall (n-3), which cost nothing.
  */
 const REINSTALLS = "com.example.cohorts.reinstalls";
-/** An app whose campaign w-1 was renamed at its network in the day: Winter Sale, then Winter Deals. */
-const RENAMED = "com.example.cohorts.renamed";
 
 /** A table as its files were written before the lake kept costs. */
 const withoutCosts = (table: LakeTable): LakeTable => ({
@@ -331,34 +329,6 @@ describe("cohorts on DuckDB", () => {
       ofApp(REINSTALLS, session("n-1", `${DAY}T08:00:00.000Z`, "ios")),
       ofApp(REINSTALLS, session("n-2", `${DAY}T09:00:00.000Z`, "ios")),
       ofApp(REINSTALLS, session("n-2", "2026-11-03T09:00:00.000Z", "ios")),
-    ]);
-
-    // RENAMED: w-0 won at 08:00 by a CPC click of Winter Sale (w-1), w-1 at 11:00 by the same
-    // campaign renamed Winter Deals; w-1 active again the next day.
-    await lay(EVENTS_TABLE, [
-      ofApp(RENAMED, install("w-0", `${DAY}T08:00:00.000Z`, "DE")),
-      ofApp(RENAMED, install("w-1", `${DAY}T11:00:00.000Z`, "DE")),
-    ]);
-    await lay(ATTRIBUTIONS_TABLE, [
-      ofApp(RENAMED, attribution("w-0", `${DAY}T08:00:00.000Z`, true)),
-      ofApp(RENAMED, {
-        ...attribution("w-1", `${DAY}T11:00:00.000Z`, true),
-        campaign_name: "Winter Deals",
-      }),
-    ]);
-    await lay(TOUCHES_TABLE, [
-      ofApp(RENAMED, {
-        ...click(400, `${DAY}T07:00:00.000Z`),
-        cost_model: "CPC",
-        cost_value: 0.5,
-        cost_currency: "USD",
-        cost_usd: 0.5,
-      }),
-    ]);
-    await lay(SESSIONS_TABLE, [
-      ofApp(RENAMED, session("w-0", `${DAY}T08:00:00.000Z`)),
-      ofApp(RENAMED, session("w-1", `${DAY}T11:00:00.000Z`)),
-      ofApp(RENAMED, session("w-1", "2026-11-03T11:00:00.000Z")),
     ]);
 
     engine = createDuckDbReportEngine({ duckdb, lakeDir, lakeFiles: createReadWriteLock() });
@@ -637,28 +607,6 @@ describe("cohorts on DuckDB", () => {
         roas: { d0: 0, d7: 0 },
       });
     }
-  });
-
-  it("keeps a campaign renamed at its network one, under its newest name, its cost row's by id whatever name it gives", async () => {
-    // The network's row of the day names the campaign by its old name: it is the same campaign.
-    const answer = await report({ appId: RENAMED, costs: [{ ...cost(20), appId: RENAMED }] });
-    expect(
-      answer.groups.map((group) => [
-        group.media_source,
-        group.group,
-        group.installs,
-        group.cost_usd,
-      ]),
-    ).toEqual([["meta_ads", "Winter Deals", 2, 20]]);
-    expect(answer.groups[0]).toMatchObject({ clicks: 1, ecpi_usd: 10 });
-    // Filtered by the name the report shows: both installs, the cost, the day-1 active user.
-    const filtered = await report({
-      appId: RENAMED,
-      filters: { campaign: "Winter Deals" },
-      costs: [{ ...cost(20), appId: RENAMED }],
-    });
-    expect(filtered.totals).toMatchObject({ installs: 2, clicks: 1, cost_usd: 20 });
-    expect(filtered.totals.retention.d1).toBe(0.5);
   });
 
   describe("active users", () => {

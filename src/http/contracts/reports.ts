@@ -148,8 +148,7 @@ export const overviewReportSchema = tiedTo<InTimeZone<OverviewReport>>()(
           z.strictObject({
             media_source: mediaSource,
             campaign: z.string().nullable().meta({
-              description:
-                "The campaign: its id's newest name in the window (a campaign renamed at its network is one), else its name, else its id; null for none.",
+              description: "The campaign's name, else its id; null for none.",
               example: "Winter Sale",
             }),
             installs: count("The campaign's installs in the window.", 40),
@@ -358,8 +357,7 @@ export const cohortReportSchema = tiedTo<InTimeZone<CohortReport>>()(
           z.strictObject({
             media_source: mediaSource,
             group: z.string().nullable().meta({
-              description:
-                "The group's value (a campaign's newest name in the window, else its id; a country; ...).",
+              description: "The group's value (a campaign's name, else its id; a country; ...).",
               example: "Winter Sale",
             }),
             ...cohortFigures,
