@@ -25,7 +25,7 @@ import {
   requestFor,
   templateTexts,
 } from "./partners.ts";
-import { isCredentialName, urlCredentialsOf } from "./retries.ts";
+import { credentialSegmentsOf, isCredentialName, urlCredentialsOf } from "./retries.ts";
 import {
   fillUrl,
   headerBoundPassed,
@@ -578,6 +578,11 @@ export const secretsOf = (config: PartnerConfig): string[] => [
       .filter((value) => value !== ""),
     ...Object.values(config.values).flatMap((value) =>
       isHttpUrl(value) ? urlCredentialsOf(value) : [],
+    ),
+    // A custom template's own URL may hold a hook's secret as its answers mask it (a Zapier
+    // hook id, a Pipedream host): the attempt's record and a test's mask it as well.
+    ...[config.template?.install?.url, config.template?.event?.url].flatMap((url) =>
+      url ? credentialSegmentsOf(url) : [],
     ),
   ]),
 ];

@@ -117,6 +117,46 @@ describe("partner configurations", () => {
     ).rejects.toThrow(/body\.template\.install\.body: is a credential masked as answered/);
   });
 
+  it("refuses a hook URL edited around its masked path segment or host, and masks a template URL's hook secret in the test's record", async () => {
+    const { configurations, sent, store } = setup();
+    const zapier = "https://hooks.zapier.com/hooks/catch/2304596/oe7ts8z/";
+    const { stored } = await configurations.putWebhook(APP, "zap", { url: zapier, enabled: true });
+    const shown = webhookAnswer(stored).url;
+    expect(shown).toBe("https://hooks.zapier.com/hooks/catch/2304596/***/");
+    // As answered, it stands for the stored URL; edited around its mask, it stands for nothing.
+    await configurations.putWebhook(APP, "zap", { url: shown, enabled: false });
+    expect((await store.getWebhook(APP, "zap"))?.url).toBe(zapier);
+    await expect(
+      configurations.putWebhook(APP, "zap", { url: `${shown}?v=2`, enabled: true }),
+    ).rejects.toThrow(/^body\.url: is a credential masked as answered/);
+    const pipedream = "https://eo1a2b3c4d5e6f7.m.pipedream.net/in";
+    await configurations.putWebhook(APP, "pd", { url: pipedream, enabled: true });
+    await expect(
+      configurations.putWebhook(APP, "pd", {
+        url: "https://***.m.pipedream.net/in2",
+        enabled: true,
+      }),
+    ).rejects.toThrow(/^body\.url: is a credential masked as answered/);
+    expect((await store.getWebhook(APP, "zap"))?.url).toBe(zapier);
+
+    // A custom template that posts to a hook: its test's record masks the hook's secret too.
+    await configurations.putPartner(APP, "hook", {
+      partner: "custom",
+      template: {
+        method: "GET",
+        install: { url: `${zapier}?id={service_id}`, headers: {} },
+      },
+      media_sources: ["network"],
+    });
+    const tried = await configurations.test(APP, "partner", "hook", {
+      kind: "install",
+      platform: "android",
+    });
+    expect(sent.at(-1)?.url).toContain("/oe7ts8z/");
+    expect(tried.request.url).not.toContain("oe7ts8z");
+    expect(tried.request.url).toContain("/2304596/***/?id=");
+  });
+
   it("warns in a test of a partner that matches on the advertising id that real installs with none to share are skipped", async () => {
     const { configurations } = setup();
     await configurations.putPartner(APP, "google", {
@@ -131,7 +171,9 @@ describe("partner configurations", () => {
     expect(off).toContain("share_device_data_without_consent is off");
     await configurations.saveSettings(APP, { shareDeviceDataWithoutConsent: true });
     const [on] = (await test()).warnings;
-    expect(on).toContain("unless its consent refuses ad_user_data");
+    expect(on).toContain(
+      "unless its consent refuses ad_user_data, or GDPR applies to it and it gave no answer",
+    );
     // A partner that needs no id has nothing to warn of.
     await configurations.putPartner(APP, "custom", {
       partner: "custom",

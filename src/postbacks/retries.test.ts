@@ -276,6 +276,8 @@ describe("urlCredentialsOf", () => {
     expect(urlCredentialsOf("https://pb.example.com/in?app=1&token=&campaign=summer")).toEqual([]);
     expect(urlCredentialsOf("https://pb.example.com")).toEqual([]);
     expect(urlCredentialsOf("https://api2.example.com/v2/hooks/attribution")).toEqual([]);
+    // A short last segment of the owner's own host is a path, not a secret.
+    expect(urlCredentialsOf("https://backend.example/v2/prod01")).toEqual([]);
     expect(urlCredentialsOf("https://localhost1234567890ab:8443/in")).toEqual([]);
   });
 
@@ -283,6 +285,9 @@ describe("urlCredentialsOf", () => {
     // Zapier: the hook id is 7 characters; the account before it, digits, stays shown.
     expect(urlCredentialsOf("https://hooks.zapier.com/hooks/catch/2304596/oe7ts8z/")).toEqual([
       "oe7ts8z",
+    ]);
+    expect(urlCredentialsOf("https://hooks.zapier.com/hooks/catch/2304596/abcdefg")).toEqual([
+      "abcdefg",
     ]);
     // Pipedream: the endpoint is the host's first label.
     expect(urlCredentialsOf("https://eo1a2b3c4d5e6f7.m.pipedream.net")).toEqual([

@@ -278,11 +278,12 @@ const CREDENTIAL_SEGMENT =
   /^(?:(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{16,}|(?=[\w-]*[a-z])(?=[\w-]*[A-Z])[\w-]{20,})$/;
 
 /**
- * The last path segment, where a hook URL keeps its secret, reads as one when shorter too: of
- * letters and digits both, 6 characters or more (Zapier's hook id, `oe7ts8z`, is 7), while the
- * ids before it (Slack's team and bot, Zapier's account) stay shown.
+ * Hook hosts whose URLs end in a secret too short to read as one (Zapier's hook id, `oe7ts8z`,
+ * 7 characters, letters alone as often as not): their last path segment is masked whatever it
+ * reads as, the ids before it (Zapier's account) shown. Elsewhere a short last segment
+ * (`/webhook2`, `/prod01`) is the owner's own path, shown.
  */
-const CREDENTIAL_LAST_SEGMENT = /^(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{6,}$/;
+const SHORT_SECRET_HOOK_HOSTS = new Set(["hooks.zapier.com"]);
 
 /**
  * A host's first label that reads as a credential: of letters and digits both, 12 characters or
@@ -314,9 +315,10 @@ export const credentialSegmentsOf = (url: string): string[] => {
     .split("/")
     .filter((segment) => segment !== "");
   const last = segments.length - 1;
+  const shortSecret = SHORT_SECRET_HOOK_HOSTS.has(hostName.toLowerCase());
   const path = segments.filter(
     (segment, at) =>
-      CREDENTIAL_SEGMENT.test(segment) || (at === last && CREDENTIAL_LAST_SEGMENT.test(segment)),
+      CREDENTIAL_SEGMENT.test(segment) || (at === last && shortSecret && /^[\w-]+$/.test(segment)),
   );
   return [...host, ...path];
 };

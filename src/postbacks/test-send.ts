@@ -269,7 +269,7 @@ export const partnerTestWarnings = (
   return [
     `The partner matches on the advertising id, and a real install that has none to share is skipped (missing:advertising_id), where this test's is sent, all zero. ` +
       (settings.shareDeviceDataWithoutConsent
-        ? "An install shares it unless its consent refuses ad_user_data"
+        ? "An install shares it unless its consent refuses ad_user_data, or GDPR applies to it and it gave no answer"
         : "An install shares it only with ad_user_data consent (the SDKs' setConsent): one whose app reports no consent keeps it, as share_device_data_without_consent is off (PUT /v1/postbacks/settings; turn it on where no consent is needed)") +
       "; on iOS, only when the user allowed tracking (App Tracking Transparency).",
   ];

@@ -294,15 +294,25 @@ const sendsBodyMask = (body: string): boolean => {
   return found(parsed, false);
 };
 
-/** Whether a URL sends the mask (`***`) as the value of a query key named like a credential. */
-export const sendsMask = (url: string): boolean =>
-  [...url.matchAll(/[?&]([^=&#]*)=\*\*\*(?=[&#]|$)/g)].some((match) => {
+/**
+ * Whether a URL sends the mask (`***`) where an answer puts it: as the value of a query key
+ * named like a credential, as a path segment, or as its host's first label (shownUrl).
+ */
+export const sendsMask = (url: string): boolean => {
+  const authority = url.indexOf("//");
+  const rest = authority < 0 ? url : url.slice(authority + 2);
+  const pathEnd = rest.search(/[?#]/);
+  const hostAndPath = pathEnd < 0 ? rest : rest.slice(0, pathEnd);
+  const [host = "", ...segments] = hostAndPath.split("/");
+  if (host.split(".")[0] === MASK || segments.includes(MASK)) return true;
+  return [...url.matchAll(/[?&]([^=&#]*)=\*\*\*(?=[&#]|$)/g)].some((match) => {
     try {
       return isCredentialName(decodeURIComponent((match[1] ?? "").replace(/\+/g, " ")));
     } catch {
       return isCredentialName(match[1] ?? "");
     }
   });
+};
 
 /**
  * Where a body, its masks restored (unmaskedPartnerRequest), still sends `***` as a credential:
