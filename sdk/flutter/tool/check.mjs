@@ -134,6 +134,27 @@ check(
   `the README's Dart snippets call only ServicePlugin members the plugin declares (${readmeCalls.length})`,
   undeclared(readmeCalls).map((name) => `README.md: ServicePlugin.${name} is not declared`),
 );
+// The attribution keys the example shows are the attribution route's: its contract names each
+// (`src/http/contracts/install-attribution.ts`), backticked.
+const attributionContract = read(
+  join(root, "..", "..", "src", "http", "contracts", "install-attribution.ts"),
+);
+const shownKeys = [
+  ...new Set(
+    [...(sources.get(exampleFile)?.text ?? "").matchAll(/_attribution!\['(\w+)'\]/g)].map(
+      (m) => m[1],
+    ),
+  ),
+];
+check(
+  `the example reads only attribution keys the attribution route names (${shownKeys.join(", ")})`,
+  [
+    ...(shownKeys.length === 0 ? ["the example reads no attribution key"] : []),
+    ...shownKeys
+      .filter((key) => !attributionContract.includes(`\`${key}\``))
+      .map((key) => `${exampleFile}: '${key}' is no key of the attribution's map`),
+  ],
+);
 check(
   "example/pubspec.yaml takes the plugin from this folder",
   /service_attribution:\s*\n\s+path:\s*\.\.\/?\s*\n/.test(

@@ -26,6 +26,12 @@ namespace UnityEngine
         public TooltipAttribute(string tooltip) { }
     }
 
+    [AttributeUsage(AttributeTargets.Field)]
+    public sealed class RangeAttribute : Attribute
+    {
+        public RangeAttribute(float min, float max) { }
+    }
+
     public class Behaviour : Component { }
 
     public class MonoBehaviour : Behaviour { }

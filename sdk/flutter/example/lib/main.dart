@@ -114,7 +114,7 @@ class _ExamplePageState extends State<ExamplePage> {
                 ? 'Not resolved yet'
                 : '${_attribution!['service_match_status']}, '
                     'media source ${_attribution!['media_source'] ?? 'none'}, '
-                    'campaign ${_attribution!['campaign'] ?? 'none'}'),
+                    'campaign ${_attribution!['campaign_name'] ?? _attribution!['campaign_id'] ?? 'none'}'),
           ),
           ListTile(
             title: const Text('Deep link'),

@@ -27,6 +27,7 @@ namespace Service.Unity.Samples
         private string[] linkHosts = new string[0];
 
         [Tooltip("iOS: how long (1 to 360 seconds) the first install waits for the user's App Tracking Transparency answer; 0 does not wait.")]
+        [Range(0, 360)]
         [SerializeField]
         private int waitForTrackingSeconds = 0;
 
@@ -35,6 +36,14 @@ namespace Service.Unity.Samples
         private LogLevel logLevel = LogLevel.Info;
 
         private static bool started;
+
+        // With the Editor's domain reload off, statics outlive a play session while the SDK
+        // starts each one afresh: the next Play configures it again.
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.SubsystemRegistration)]
+        private static void ForgetLastPlaySession()
+        {
+            started = false;
+        }
 
         private void Awake()
         {
@@ -53,7 +62,7 @@ namespace Service.Unity.Samples
             ServiceSDK.ErrorOccurred += OnError;
             Application.deepLinkActivated += OnLinkOpened;
 
-            if (waitForTrackingSeconds > 0) ServiceSDK.WaitForTrackingAuthorization(waitForTrackingSeconds);
+            if (waitForTrackingSeconds > 0) ServiceSDK.WaitForTrackingAuthorization(Math.Min(waitForTrackingSeconds, 360));
             ServiceSDK.BaseUrl = baseUrl;
             ServiceSDK.Configure(sdkKey, (int)logLevel);
 
@@ -73,10 +82,16 @@ namespace Service.Unity.Samples
         /// <summary>Each link to one of the two: a link of the app's link hosts, or any other (myapp://…).</summary>
         private void OnLinkOpened(string url)
         {
+            // As the SDK reads them: trimmed, in lower case, a blank entry none.
+            var hosts = new List<string>();
+            foreach (var host in linkHosts)
+            {
+                if (!string.IsNullOrWhiteSpace(host)) hosts.Add(host.Trim().ToLowerInvariant());
+            }
             Uri uri;
             var ofTheService = Uri.TryCreate(url, UriKind.Absolute, out uri)
-                && Array.IndexOf(linkHosts, uri.Host) >= 0;
-            if (ofTheService) ServiceSDK.HandleUniversalLink(url, linkHosts);
+                && hosts.Contains(uri.Host.ToLowerInvariant());
+            if (ofTheService) ServiceSDK.HandleUniversalLink(url, hosts.ToArray());
             else ServiceSDK.HandleDeepLink(url);
         }
 
