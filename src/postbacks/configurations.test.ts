@@ -85,7 +85,7 @@ describe("partner configurations", () => {
     const body = JSON.stringify({
       data: [{ event_name: "{event_name}", user_data: { madid: "{gaid}" } }],
       access_token: "EAAB-LITERAL-TOKEN",
-      auth: { keys: ["K-ONE", "K-TWO"] },
+      auth: { keys: ["K-ONE", "K-TWO"], pin: 73915 },
     });
     const template = {
       method: "POST" as const,
@@ -94,12 +94,12 @@ describe("partner configurations", () => {
     const request = { partner: "custom", template, media_sources: ["network_a"], values: {} };
     const { stored } = await configurations.putPartner(APP, "capi", request);
     const answer = partnerAnswer(stored);
-    expect(JSON.stringify(answer)).not.toMatch(/LITERAL-TOKEN|K-ONE|K-TWO/);
+    expect(JSON.stringify(answer)).not.toMatch(/LITERAL-TOKEN|K-ONE|K-TWO|73915/);
     const shown = answer.template as typeof template;
     expect(JSON.parse(shown.install.body)).toEqual({
       data: [{ event_name: "{event_name}", user_data: { madid: "{gaid}" } }],
       access_token: "***",
-      auth: { keys: ["***", "***"] },
+      auth: { keys: ["***", "***"], pin: "***" },
     });
     // Sent back as answered (the dashboard's Edit form), the body stays the stored one.
     await configurations.putPartner(APP, "capi", { ...request, template: shown, enabled: false });

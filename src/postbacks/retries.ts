@@ -294,8 +294,9 @@ const CREDENTIAL_LABEL = /^(?=[a-z0-9-]*\d)(?=[a-z0-9-]*[a-z])[a-z0-9-]{12,}$/i;
 
 /**
  * The path segments of a configured URL that read as credentials, and its host's first label
- * when it does: masked wherever the URL's answers and its attempts' records show them. Of a configured URL only, never of one a
- * template filled, whose path may carry a click id or a device id the log is to show.
+ * when it does: masked wherever the URL's answers and its attempts' records show them. Of a
+ * configured URL only, never of one a template filled, whose path may carry a click id or a
+ * device id the log is to show.
  */
 export const credentialSegmentsOf = (url: string): string[] => {
   const authority = url.indexOf("//");
@@ -382,9 +383,9 @@ export const maskUrl = (text: string, secrets: readonly string[]): string => {
 };
 
 /**
- * A JSON body with every text under a key named like a credential masked whole
- * (`"access_token": "***"`), as a credential header and a credential query value are; a body
- * with none, or that is no JSON, as it is (its own spacing kept).
+ * A JSON body with every text or number under a key named like a credential masked whole
+ * (`"access_token": "***"`, a numeric key too), as a credential header and a credential query
+ * value are; a body with none, or that is no JSON, as it is (its own spacing kept).
  */
 export const maskBodyCredentials = (body: string): string => {
   let parsed: unknown;
@@ -395,7 +396,7 @@ export const maskBodyCredentials = (body: string): string => {
   }
   let masked = false;
   const walk = (value: unknown, underCredential: boolean): unknown => {
-    if (typeof value === "string") {
+    if (typeof value === "string" || typeof value === "number") {
       if (!underCredential || value === "") return value;
       masked = true;
       return MASK;
