@@ -251,7 +251,7 @@ const shownHeader = (name: string, value: string): string =>
 
 type RequestTemplate = NonNullable<CustomTemplate["install"]>;
 
-/** A template's JSON body as answered: each text under a key named like a credential masked. */
+/** A template's JSON body as answered: each text or number under a credential's key masked. */
 const shownBody = (body: string | null | undefined): string | null | undefined =>
   typeof body === "string" ? maskBodyCredentials(body) : body;
 
