@@ -25,7 +25,12 @@ import {
   requestFor,
   templateTexts,
 } from "./partners.ts";
-import { credentialSegmentsOf, isCredentialName, urlCredentialsOf } from "./retries.ts";
+import {
+  credentialSegmentsOf,
+  isCredentialName,
+  textsUnderCredentials,
+  urlCredentialsOf,
+} from "./retries.ts";
 import {
   fillUrl,
   headerBoundPassed,
@@ -495,13 +500,8 @@ const queryKey = (raw: string): string => {
 };
 
 /** The advertiser's values a JSON body sends under a key named like a credential. */
-const credentialsInBody = (value: unknown, underCredential: boolean): string[] => {
-  if (typeof value === "string") return underCredential ? partnerValuesIn(value) : [];
-  if (value === null || typeof value !== "object") return [];
-  return Object.entries(value).flatMap(([key, item]) =>
-    credentialsInBody(item, underCredential || (!Array.isArray(value) && isCredentialName(key))),
-  );
-};
+const credentialsInBody = (body: unknown): string[] =>
+  textsUnderCredentials(body).flatMap(partnerValuesIn);
 
 /**
  * The advertiser's values a template sends as credentials: in a header named like one
@@ -533,7 +533,7 @@ const credentialUsesOf = (partner: PartnerTemplate): Set<string> => {
         } catch {
           // A body that is not JSON is refused when saved; it sends nothing.
         }
-        for (const name of credentialsInBody(body, false)) names.add(name);
+        for (const name of credentialsInBody(body)) names.add(name);
       }
     }
   }

@@ -382,6 +382,18 @@ export const maskUrl = (text: string, secrets: readonly string[]): string => {
   return `${masked.slice(0, queryAt + 1)}${query}${masked.slice(end)}`;
 };
 
+/** The texts of a parsed JSON value that lie under a key named like a credential, at any depth. */
+export const textsUnderCredentials = (value: unknown, underCredential = false): string[] => {
+  if (typeof value === "string") return underCredential ? [value] : [];
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, item]) =>
+    textsUnderCredentials(
+      item,
+      underCredential || (!Array.isArray(value) && isCredentialName(key)),
+    ),
+  );
+};
+
 /**
  * A JSON body with every text or number under a key named like a credential masked whole
  * (`"access_token": "***"`, a numeric key too), as a credential header and a credential query

@@ -35,6 +35,7 @@ import {
   MASK,
   maskBodyCredentials,
   maskUrl,
+  textsUnderCredentials,
 } from "./retries.ts";
 import { MACROS, macrosIn, ownText } from "./templates.ts";
 
@@ -278,20 +279,11 @@ const shownTemplate = (template: unknown): unknown => {
 
 /** Whether a JSON body sends the mask (`***`) under a key named like a credential. */
 const sendsBodyMask = (body: string): boolean => {
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    return textsUnderCredentials(JSON.parse(body)).includes(MASK);
   } catch {
     return false;
   }
-  const found = (value: unknown, underCredential: boolean): boolean => {
-    if (typeof value === "string") return underCredential && value === MASK;
-    if (value === null || typeof value !== "object") return false;
-    return Object.entries(value).some(([key, item]) =>
-      found(item, underCredential || (!Array.isArray(value) && isCredentialName(key))),
-    );
-  };
-  return found(parsed, false);
 };
 
 /**
