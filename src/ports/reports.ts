@@ -13,8 +13,33 @@ export interface Excluding {
   readonly excludeServiceIds: readonly string[];
 }
 
+/**
+ * A campaign its network has named by more than one name (renamed at the network, its id
+ * kept), with the name its latest touch gave it: the reports show its rows under that name
+ * (src/reports/campaign-names.ts).
+ */
+export interface RenamedCampaign {
+  readonly media_source: string;
+  readonly campaign_id: string;
+  /** The name of its latest touch up to the window's end. */
+  readonly campaign_name: string;
+}
+
+/** The window a report's renamed campaigns are read for, as the report's own. */
+export interface RenamedCampaignsQuery {
+  readonly appId: string;
+  readonly from: string;
+  readonly to: string;
+  readonly timeZone?: string;
+}
+
+/** Campaigns renamed at their network, each shown under its latest name; none: as named. */
+interface Renaming {
+  readonly renamed?: readonly RenamedCampaign[];
+}
+
 /** The overview's window: days `YYYY-MM-DD` of the app's time zone, both ends included. */
-export interface OverviewQuery extends Excluding {
+export interface OverviewQuery extends Excluding, Renaming {
   readonly appId: string;
   /** None: every install's. */
   readonly filters?: CohortFilters;
@@ -124,7 +149,7 @@ export interface CohortFilters {
 /** What a cost row may name beyond its day and media source, which the rows must then carry. */
 export type CohortCostKey = "campaign" | "adset" | "ad" | "country";
 
-export interface CohortQuery extends Excluding {
+export interface CohortQuery extends Excluding, Renaming {
   readonly appId: string;
   /** Install days of the app's time zone, both included. */
   readonly from: string;
@@ -214,6 +239,12 @@ export interface SkadnetworkQuery {
 export interface ReportEngine {
   overview(query: OverviewQuery): Promise<OverviewReport>;
   cohorts(query: CohortQuery): Promise<CohortRow[]>;
+  /**
+   * The campaigns of the window's touches (and of its installs' winning touches) named by more
+   * than one name, the most recently touched first, at most MAX_RENAMED_CAMPAIGNS
+   * (src/reports/campaign-names.ts).
+   */
+  renamedCampaigns(query: RenamedCampaignsQuery): Promise<RenamedCampaign[]>;
   /** The postbacks grouped as the SKAdNetwork report reads them. */
   skadnetwork(query: SkadnetworkQuery): Promise<ApplePostbackGroup[]>;
   /** Newest first. */

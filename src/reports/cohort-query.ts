@@ -51,8 +51,14 @@ import {
   exclusionFilter,
   sqlString,
 } from "../lake/export-query.ts";
-import type { CohortCostKey, CohortFilters, CohortGroup } from "../ports/reports.ts";
+import type {
+  CohortCostKey,
+  CohortFilters,
+  CohortGroup,
+  RenamedCampaign,
+} from "../ports/reports.ts";
 import type { ColumnName } from "../record/columns.ts";
+import { type CampaignColumns, campaignColumnsOf, campaignKeyOf } from "./campaign-names.ts";
 import { addDays } from "./days.ts";
 import {
   boundedEvents,
@@ -77,7 +83,8 @@ export const COHORT_DAYS = 30;
 
 /**
  * What a cohort's installs (and the touches beside them) may be grouped by, beside their media
- * source: the column of the export's rows, and of the touches.
+ * source: the column of the export's rows, and of the touches (a campaign renamed at its
+ * network is then named by its latest name: `groupOf`).
  */
 export const COHORT_GROUPS: Record<
   CohortGroup,
@@ -139,17 +146,27 @@ export interface CohortQueryInput {
     readonly touches: string;
   };
   readonly exclude?: Exclusion;
+  /** Campaigns renamed at their network, each named by its latest name (./campaign-names.ts). */
+  readonly renamed?: readonly RenamedCampaign[];
 }
 
-const FILTER_COLUMNS: Record<
-  keyof CohortFilters,
-  { rows: string; touches: string; active: string }
-> = {
+/** A grouping's columns, a campaign's as the report names it (./campaign-names.ts). */
+const groupOf = (groupBy: CohortGroup, renamed: readonly RenamedCampaign[] | undefined) =>
+  groupBy === "campaign"
+    ? {
+        rows: campaignKeyOf(renamed, campaignColumnsOf("r")),
+        touches: campaignKeyOf(renamed, campaignColumnsOf("t")),
+      }
+    : COHORT_GROUPS[groupBy];
+
+const filterColumnsOf = (
+  renamed: readonly RenamedCampaign[] | undefined,
+): Record<keyof CohortFilters, { rows: string; touches: string; active: string }> => ({
   media_source: { rows: "r.media_source", touches: "t.media_source", active: "a.media_source" },
-  campaign: { ...COHORT_GROUPS.campaign, active: "a.campaign" },
+  campaign: { ...groupOf("campaign", renamed), active: "a.campaign" },
   country: { ...COHORT_GROUPS.country, active: "s.country" },
   platform: { ...COHORT_GROUPS.platform, active: "s.os" },
-};
+});
 
 /** The days whose events and sessions a cohort query reads: the installs' and 30 after. */
 export const cohortDaysOf = (from: string, to: string) => ({ from, to: addDays(to, COHORT_DAYS) });
@@ -179,11 +196,11 @@ const withCostColumns = (dialect: Dialect, relation: string): string =>
 const COST_KEYS = ["adset_id", "adset_name", "ad_id", "ad_name", "country"] as const;
 
 /**
- * The campaign of an install's or touch's row, as the campaign grouping spells it, on every such
- * row whatever the grouping: the fold weighs eCPI and ROAS by media source and campaign, so that
- * the installs of a campaign with no cost are not taken for what another campaign's cost bought.
+ * An install's or touch's row carries its campaign (`campaign_key`), as the campaign grouping
+ * names it, whatever the grouping: the fold weighs eCPI and ROAS by media source and campaign,
+ * so that the installs of a campaign with no cost are not taken for what another campaign's
+ * cost bought.
  */
-const CAMPAIGN_KEY = (alias: string) => `coalesce(${alias}.campaign_name, ${alias}.campaign_id)`;
 const KEYED = [
   "campaign_id",
   "campaign_name",
@@ -292,20 +309,18 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
   const given = Object.entries(input.filters).filter(
     (entry): entry is [keyof CohortFilters, string] => typeof entry[1] === "string",
   );
+  const filterColumns = filterColumnsOf(input.renamed);
   const filtersOn = (source: "rows" | "touches" | "active") =>
     given
-      .map(([key, value]) => `\n    AND ${FILTER_COLUMNS[key][source]} = ${sqlString(value)}`)
+      .map(([key, value]) => `\n    AND ${filterColumns[key][source]} = ${sqlString(value)}`)
       .join("");
-  const group = COHORT_GROUPS[input.groupBy];
+  const group = groupOf(input.groupBy, input.renamed);
+  const named = COHORT_GROUPS[input.groupBy].named;
+  const campaignOf = (columns: CampaignColumns) => campaignKeyOf(input.renamed, columns);
   /** The group's own id and name (`group_id`, `group_name`), as a relation's columns read them. */
   const groupColumns = (column: (name: string) => string) =>
     (["id", "name"] as const)
-      .map((of) =>
-        keyed.source(
-          `group_${of}`,
-          group.named ? column(group.named[of]) : "CAST(NULL AS VARCHAR)",
-        ),
-      )
+      .map((of) => keyed.source(`group_${of}`, named ? column(named[of]) : "CAST(NULL AS VARCHAR)"))
       .join(", ");
   const touchDays = local.utcDays(from, to);
   const touchPartitions = partitionsOfDays(touchDays.from, touchDays.to);
@@ -325,7 +340,7 @@ cohort_installs AS (
     ${local.day("r.event_time")} AS cohort_day,
     r.media_source,
     ${group.rows} AS group_key,
-    ${CAMPAIGN_KEY("r")} AS campaign_key,
+    ${campaignOf(campaignColumnsOf("r"))} AS campaign_key,
     ${SOURCE_COLUMNS.map((column) => keyed.source(column, `r.${column}`)).join(", ")},
     ${groupColumns((name) => `r.${name}`)}
   FROM report_rows AS r
@@ -401,7 +416,8 @@ install_days AS (
 cohort_touches AS (
   SELECT t.click_id, t.touch_type, ${local.day("t.touch_time")} AS cohort_day,
     t.media_source, ${group.touches} AS group_key,
-    coalesce(max(t.campaign_name), max(t.campaign_id)) AS campaign_key, max(t.cost_usd) AS cost_usd,
+    ${campaignOf({ mediaSource: "t.media_source", id: "max(t.campaign_id)", name: "max(t.campaign_name)" })} AS campaign_key,
+    max(t.cost_usd) AS cost_usd,
     ${touchUnconverted} AS cost_unconverted,
     ${keyed.source("campaign_id", "max(t.campaign_id)")},
     ${keyed.source("campaign_name", "max(t.campaign_name)")},
@@ -425,7 +441,7 @@ range_sessions AS (
 ),
 active_attributions AS (
   SELECT a.service_id, a.attributed_at, a.media_source,
-    coalesce(a.campaign_name, a.campaign_id) AS campaign
+    ${campaignOf(campaignColumnsOf("a"))} AS campaign
   FROM ${sources.attributions} AS a
   WHERE a.app_id = ${sqlString(appId)}
     AND a.service_id IN (SELECT service_id FROM range_sessions)

@@ -22,6 +22,11 @@ import {
 } from "../lake/lake-tables.ts";
 
 const APP = "com.example.latest";
+/**
+ * An app whose Meta campaign s-1 was renamed at its network in the day (Summer v1, then Summer
+ * v2), beside a Google campaign of the same id.
+ */
+const RENAMED = "com.example.renamed";
 
 describe("the overview on DuckDB", () => {
   let dir = "";
@@ -118,25 +123,94 @@ describe("the overview on DuckDB", () => {
       click("s-2", "/levels/7"),
       click("s-3", "/again"),
     ]);
+
+    // RENAMED: clicks of Summer v1 at 08:00 and, renamed, Summer v2 at 11:00 (and Summer v3 the
+    // next day, after the window); r-0 won at 09:00 by the first, r-1 at 12:00 by the second,
+    // r-late at 13:00 by the first (the latest install, by a click from before the rename); r-g
+    // by Google's campaign of the same id. r-0 buys at 13:00.
+    const adClick = (
+      clickId: string,
+      at: string,
+      mediaSource: string,
+      campaignName: string,
+    ): LakeRecord => ({
+      ...nullColumns(TOUCHES_TABLE),
+      app_id: RENAMED,
+      click_id: clickId,
+      touch_type: "click",
+      touch_time: at,
+      received_at: at,
+      source: "network",
+      media_source: mediaSource,
+      campaign_id: "s-1",
+      campaign_name: campaignName,
+      params: "{}",
+    });
+    await lay(TOUCHES_TABLE, [
+      adClick("c-old", "2026-11-10T08:00:00.000Z", "meta_ads", "Summer v1"),
+      adClick("c-new", "2026-11-10T11:00:00.000Z", "meta_ads", "Summer v2"),
+      adClick("c-next", "2026-11-11T08:00:00.000Z", "meta_ads", "Summer v3"),
+      adClick("c-google", "2026-11-10T08:30:00.000Z", "google_ads", "Other"),
+    ]);
+    const renamedInstall = (serviceId: string, at: string) =>
+      lakeEvent({
+        app_id: RENAMED,
+        event_id: `i-${serviceId}`,
+        service_id: serviceId,
+        event_name: "service_install",
+        event_time: at,
+      });
+    const won = (serviceId: string, at: string, mediaSource: string, campaignName: string) =>
+      lakeAttribution({
+        app_id: RENAMED,
+        service_id: serviceId,
+        media_source: mediaSource,
+        match_status: "matched",
+        campaign_id: "s-1",
+        campaign_name: campaignName,
+        attributed_at: at,
+      });
+    await lay(EVENTS_TABLE, [
+      renamedInstall("r-0", "2026-11-10T09:00:00.000Z"),
+      renamedInstall("r-1", "2026-11-10T12:00:00.000Z"),
+      renamedInstall("r-late", "2026-11-10T13:00:00.000Z"),
+      renamedInstall("r-g", "2026-11-10T10:00:00.000Z"),
+      lakeEvent({
+        app_id: RENAMED,
+        service_id: "r-0",
+        event_name: "service_purchase",
+        event_type: "PURCHASE",
+        event_time: "2026-11-10T13:00:00.000Z",
+        revenue: 4,
+        currency: "USD",
+        revenue_usd: 4,
+      }),
+    ]);
+    await lay(ATTRIBUTIONS_TABLE, [
+      won("r-0", "2026-11-10T09:00:01.000Z", "meta_ads", "Summer v1"),
+      won("r-1", "2026-11-10T12:00:01.000Z", "meta_ads", "Summer v2"),
+      won("r-late", "2026-11-10T13:00:01.000Z", "meta_ads", "Summer v1"),
+      won("r-g", "2026-11-10T10:00:01.000Z", "google_ads", "Other"),
+    ]);
   });
   afterAll(async () => {
     duckdb?.closeSync();
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** The overview of the day the lake holds, `filters` applied. */
-  const overview = (filters = {}) =>
+  const engine = () =>
     createDuckDbReportEngine({
       duckdb,
       lakeDir: join(dir, "lake"),
       lakeFiles: createReadWriteLock(),
-    }).overview({
-      appId: APP,
-      from: "2026-11-10",
-      to: "2026-11-10",
-      filters,
-      excludeServiceIds: [],
     });
+  const DAY = { from: "2026-11-10", to: "2026-11-10" };
+
+  /** The overview of the day the lake holds, `filters` applied, as src/reports/reports.ts asks. */
+  const overview = async (filters = {}, appId = APP) => {
+    const renamed = await engine().renamedCampaigns({ appId, ...DAY });
+    return engine().overview({ appId, ...DAY, filters, excludeServiceIds: [], renamed });
+  };
 
   it("reads each install's latest attribution whole: no deep link path of an earlier click", async () => {
     const report = await overview();
@@ -196,5 +270,37 @@ describe("the overview on DuckDB", () => {
         (row) => row.currency,
       ),
     ).toEqual(["VND", "TWD"]);
+  });
+
+  it("finds a campaign renamed at its network by its touches, and its name by its latest touch up to the window's end", async () => {
+    expect(await engine().renamedCampaigns({ appId: RENAMED, ...DAY })).toEqual([
+      { media_source: "meta_ads", campaign_id: "s-1", campaign_name: "Summer v2" },
+    ]);
+    // A window that reaches the next day takes the name it had then.
+    expect(
+      await engine().renamedCampaigns({ appId: RENAMED, from: "2026-11-10", to: "2026-11-11" }),
+    ).toEqual([{ media_source: "meta_ads", campaign_id: "s-1", campaign_name: "Summer v3" }]);
+    expect(await engine().renamedCampaigns({ appId: APP, ...DAY })).toEqual([]);
+  });
+
+  it("shows a renamed campaign as one, under its latest name, as AppsFlyer does: an install of a click from before the rename too", async () => {
+    const report = await overview({}, RENAMED);
+    expect(
+      report.campaigns.map((row) => [
+        row.media_source,
+        row.campaign,
+        row.installs,
+        row.revenue_usd,
+      ]),
+    ).toEqual([
+      ["meta_ads", "Summer v2", 3, 4],
+      // Another network's campaign of the same id is another campaign.
+      ["google_ads", "Other", 1, 0],
+    ]);
+    // The filter takes the name the report shows: every install of it, and the purchase.
+    const latest = await overview({ campaign: "Summer v2" }, RENAMED);
+    expect(latest.totals).toMatchObject({ installs: 3, revenue_usd: 4 });
+    const old = await overview({ campaign: "Summer v1" }, RENAMED);
+    expect(old.totals).toMatchObject({ installs: 0, revenue_usd: 0 });
   });
 });

@@ -31,8 +31,9 @@ import {
   SESSIONS_TABLE,
   TOUCHES_TABLE,
 } from "../lake/lake-tables.ts";
-import type { CohortFilters } from "../ports/reports.ts";
+import type { CohortFilters, RenamedCampaign } from "../ports/reports.ts";
 import type { ColumnName } from "../record/columns.ts";
+import { campaignColumnsOf, campaignKeyOf } from "./campaign-names.ts";
 import { addDays, startOfDay } from "./days.ts";
 
 /** The lake tables the reports read, and nothing else (their grants name these only). */
@@ -213,14 +214,17 @@ export const touchDaysOf = (
 
 /**
  * The columns of the export's rows (`r`) a report's filters compare: an event's attribution is
- * its install's, and its country and platform those it was sent from.
+ * its install's, and its country and platform those it was sent from; a campaign as the report
+ * names it (./campaign-names.ts).
  */
-export const FILTER_COLUMNS: Record<keyof CohortFilters, string> = {
+const filterColumnsOf = (
+  renamed: readonly RenamedCampaign[] | undefined,
+): Record<keyof CohortFilters, string> => ({
   media_source: "r.media_source",
-  campaign: "coalesce(r.campaign_name, r.campaign_id)",
+  campaign: campaignKeyOf(renamed, campaignColumnsOf("r")),
   country: "r.country",
   platform: "r.os",
-};
+});
 
 /** The overview's grouping keys, in the order `grouping(...)` names them. */
 export const OVERVIEW_KEYS = [
@@ -313,6 +317,8 @@ export interface OverviewQueryInput {
   readonly timeZone?: string;
   readonly sources: ReportSources;
   readonly exclude?: Exclusion;
+  /** Campaigns renamed at their network, each shown under its latest name. */
+  readonly renamed?: readonly RenamedCampaign[];
 }
 
 /**
@@ -349,9 +355,10 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
   // Revenue no rate converted: in no `revenue_usd`, counted apart so the answer says so.
   const isUnconverted =
     "r.revenue IS NOT NULL AND r.revenue_usd IS NULL AND r.currency IS NOT NULL";
+  const filterColumns = filterColumnsOf(input.renamed);
   const filters = Object.entries(input.filters ?? {})
     .filter((entry): entry is [keyof CohortFilters, string] => typeof entry[1] === "string")
-    .map(([key, value]) => `\n    AND ${FILTER_COLUMNS[key]} = ${sqlString(value)}`)
+    .map(([key, value]) => `\n    AND ${filterColumns[key]} = ${sqlString(value)}`)
     .join("");
   const keys = OVERVIEW_KEYS.join(", ");
   const sets = Object.values(OVERVIEW_SETS)
@@ -389,7 +396,7 @@ window_groups AS (
   SELECT
     ${days.day("r.event_time")} AS day,
     r.media_source,
-    coalesce(r.campaign_name, r.campaign_id) AS campaign,
+    ${filterColumns.campaign} AS campaign,
     r.event_name,
     r.country,
     CASE WHEN ${isInstall} THEN r.service_id END AS install_id,

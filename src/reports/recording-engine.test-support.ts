@@ -3,11 +3,16 @@ import type {
   CohortQuery,
   LatestEventsQuery,
   OverviewQuery,
+  RenamedCampaign,
   ReportEngine,
 } from "../ports/reports.ts";
 import { overviewReport } from "./overview.ts";
 
-export const recordingEngine = (clicks: ReadonlyMap<string, number> = new Map()) => {
+export const recordingEngine = (
+  clicks: ReadonlyMap<string, number> = new Map(),
+  /** The campaigns it finds renamed in every window. */
+  renamed: readonly RenamedCampaign[] = [],
+) => {
   const asked: (OverviewQuery | LatestEventsQuery | CohortQuery)[] = [];
   const engine: ReportEngine = {
     async overview(query) {
@@ -17,6 +22,9 @@ export const recordingEngine = (clicks: ReadonlyMap<string, number> = new Map())
     async cohorts(query) {
       asked.push(query);
       return [];
+    },
+    async renamedCampaigns() {
+      return [...renamed];
     },
     async skadnetwork() {
       return [];

@@ -68,6 +68,7 @@ describe("the reports", () => {
           platform: undefined,
         },
         excludeServiceIds: ["s-1", "s-3", "s-new"],
+        renamed: [],
       },
     ]);
   });
@@ -175,6 +176,7 @@ describe("the reports", () => {
         // The keys the window's cost rows name, which the rows must carry to be matched.
         costKeys: ["campaign", "country"],
         excludeServiceIds: ["s-1", "s-3", "s-new"],
+        renamed: [],
       },
     ]);
     expect(costsAsked).toEqual([["com.example.game", { from: "2026-11-01", to: "2026-11-14" }]]);
@@ -240,5 +242,63 @@ describe("the reports", () => {
     // Taken back in another spelling: no cost row names the day any more.
     const takenBack = sent("2026-11-28T09:00:00Z", "set a", 0);
     expect((await cohortsOf([...first, ...takenBack, ...again])).totals.cost_usd).toBeNull();
+  });
+});
+
+describe("the reports of a campaign renamed at its network", () => {
+  const renamed = [{ media_source: "net", campaign_id: "c1", campaign_name: "Summer v2" }];
+  const fx = parseEcbRates("Date,USD,\n2026-11-27,1.05,\n");
+  /** Its cost, sent under the name it had before. */
+  const spend = costRowsOf(
+    "com.example.game",
+    {
+      rows: [
+        {
+          day: "2026-11-27",
+          media_source: "net",
+          campaign_id: "c1",
+          campaign_name: "Summer v1",
+          amount: 100,
+          currency: "USD",
+        },
+      ],
+    },
+    fx,
+    new Date("2026-11-28T08:00:00Z"),
+  );
+  const reportsWith = () => {
+    const recording = recordingEngine(CLICKS, renamed);
+    const reports = createReports({
+      engine: recording.engine,
+      apps: NO_APP,
+      deletions,
+      costs: { listByApp: async () => spend },
+      now: () => new Date("2026-11-28T12:00:00Z"),
+    });
+    return { reports, asked: recording.asked };
+  };
+
+  it("ask the report's query to name it by its latest name", async () => {
+    const { reports, asked } = reportsWith();
+    await reports.overview("com.example.game", { from: "2026-11-27", to: "2026-11-27" });
+    await reports.cohorts("com.example.game", {
+      from: "2026-11-27",
+      to: "2026-11-27",
+      group_by: "campaign",
+    });
+    expect(asked.map((query) => "renamed" in query && query.renamed)).toEqual([renamed, renamed]);
+  });
+
+  it("count a cost row of its id sent under its old name as the campaign's, by its latest name", async () => {
+    const { reports } = reportsWith();
+    const window = { from: "2026-11-27", to: "2026-11-27", group_by: "campaign" } as const;
+    const all = await reports.cohorts("com.example.game", window);
+    expect(all.totals.cost_usd).toBe(100);
+    expect(all.groups.map((group) => group.group)).toEqual(["Summer v2"]);
+    const latest = await reports.cohorts("com.example.game", { ...window, campaign: "Summer v2" });
+    expect(latest.totals.cost_usd).toBe(100);
+    // The old name is no campaign's now: neither its installs nor its cost.
+    const old = await reports.cohorts("com.example.game", { ...window, campaign: "Summer v1" });
+    expect(old.totals.cost_usd).toBeNull();
   });
 });

@@ -12,6 +12,7 @@ import type { CostStore } from "../ports/costs.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { OverviewReport, ReportEngine } from "../ports/reports.ts";
 import type { ExportRecord } from "../record/columns.ts";
+import { withLatestCampaignNames } from "./campaign-names.ts";
 import { type CohortReport, cohortReport, costKeysNamedBy } from "./cohorts.ts";
 import { dayOf } from "./days.ts";
 import { type CohortParams, filtersOf, type OverviewParams } from "./params.ts";
@@ -49,6 +50,8 @@ export const createReports = (deps: ReportsDeps) => {
     async overview(appId: string, params: OverviewParams): Promise<InTimeZone<OverviewReport>> {
       const { from, to } = params;
       const [timeZone, excludeServiceIds] = await Promise.all([timeZoneOf(appId), excluded(appId)]);
+      // First: the report's query names each renamed campaign by its latest name.
+      const renamed = await deps.engine.renamedCampaigns({ appId, from, to, timeZone });
       return {
         ...(await deps.engine.overview({
           appId,
@@ -57,6 +60,7 @@ export const createReports = (deps: ReportsDeps) => {
           timeZone,
           filters: filtersOf(params),
           excludeServiceIds,
+          renamed,
         })),
         time_zone: timeZone,
       };
@@ -71,9 +75,12 @@ export const createReports = (deps: ReportsDeps) => {
         deps.costs.listByApp(appId, { from, to }),
         timeZoneOf(appId),
       ]);
+      // First: the report's query names each renamed campaign by its latest name, as the cost
+      // rows naming its id then do.
+      const renamed = await deps.engine.renamedCampaigns({ appId, from, to, timeZone });
       // One spend stored under two spellings of a name (sent again in another case, say) is
       // counted once, at its latest; a latest row taken back counts as none.
-      const costs = standingCostRows(stored);
+      const costs = withLatestCampaignNames(standingCostRows(stored), renamed);
       const rows = await deps.engine.cohorts({
         appId,
         from,
@@ -83,6 +90,7 @@ export const createReports = (deps: ReportsDeps) => {
         filters,
         costKeys: costKeysNamedBy(costs),
         excludeServiceIds,
+        renamed,
       });
       return {
         ...cohortReport({ from, to, today: dayIn(now(), timeZone), groupBy, filters, rows, costs }),

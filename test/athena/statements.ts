@@ -1,8 +1,9 @@
 /**
  * Every statement the AWS runtime sends to Athena, built by the service's own builders in the
  * Athena dialect, over the inputs that change their shape: the reports in UTC and in a zone
- * whose clocks change within the days read, with and without filters and installs left out,
- * the cohorts by each grouping with and without cost keys, the latest events, the link clicks,
+ * whose clocks change within the days read, with and without filters, installs left out and
+ * renamed campaigns, the renamed campaigns' own, the cohorts by each grouping with and without
+ * cost keys, the latest events, the link clicks,
  * the SKAdNetwork report and the export. Written to the folder named on the command line, one
  * `<name>.sql` a statement, for ParseAthenaSql.java to parse with Trino's own parser.
  */
@@ -18,7 +19,8 @@ import {
   TOUCHES_TABLE,
 } from "../../src/lake/lake-tables.ts";
 import { linkClicksQuery } from "../../src/lake/link-clicks-query.ts";
-import type { CohortCostKey, CohortGroup } from "../../src/ports/reports.ts";
+import type { CohortCostKey, CohortGroup, RenamedCampaign } from "../../src/ports/reports.ts";
+import { buildRenamedCampaignsQuery } from "../../src/reports/campaign-names-query.ts";
 import { buildCohortQuery, COHORT_GROUPS } from "../../src/reports/cohort-query.ts";
 import { buildLatestEventsQuery, buildOverviewQuery } from "../../src/reports/queries.ts";
 import { buildSkadnetworkQuery } from "../../src/skadnetwork/report-query.ts";
@@ -46,11 +48,25 @@ const filters = {
 /** UTC, and a zone whose clocks go back within November's first days. */
 const zones = [undefined, "America/Los_Angeles"] as const;
 const COST_KEYS: readonly CohortCostKey[] = ["campaign", "adset", "ad", "country"];
+/** Two campaigns renamed, one of an id two networks use, a name with a quote. */
+const renamed: readonly RenamedCampaign[] = [
+  { media_source: "meta_ads", campaign_id: "123", campaign_name: "Winter's Deals" },
+  { media_source: "google_ads", campaign_id: "123", campaign_name: "Search" },
+  { media_source: "meta_ads", campaign_id: "9'9", campaign_name: "Spring" },
+];
 
 export const athenaStatements = (): Record<string, string> => {
   const statements: Record<string, string> = {};
   for (const timeZone of zones) {
     const zone = timeZone === undefined ? "utc" : "zone";
+    statements[`renamed-campaigns-${zone}`] = buildRenamedCampaignsQuery({
+      dialect: "athena",
+      appId,
+      from: "2026-10-28",
+      to: "2026-11-06",
+      timeZone,
+      touches: sources.touches,
+    });
     for (const narrowed of [false, true]) {
       const variant = `${zone}${narrowed ? "-filtered-excluded" : ""}`;
       statements[`overview-${variant}`] = buildOverviewQuery({
@@ -60,7 +76,7 @@ export const athenaStatements = (): Record<string, string> => {
         to: "2026-11-06",
         timeZone,
         sources,
-        ...(narrowed ? { filters, exclude } : {}),
+        ...(narrowed ? { filters, exclude, renamed } : {}),
       });
       for (const groupBy of Object.keys(COHORT_GROUPS) as CohortGroup[]) {
         statements[`cohorts-${groupBy}-${variant}`] = buildCohortQuery({
@@ -73,7 +89,7 @@ export const athenaStatements = (): Record<string, string> => {
           filters: narrowed ? filters : {},
           costKeys: narrowed ? COST_KEYS : [],
           sources,
-          ...(narrowed ? { exclude } : {}),
+          ...(narrowed ? { exclude, renamed } : {}),
         });
       }
     }

@@ -5,7 +5,8 @@
  * grouping; names or days no report can hold, and two rows of one day and keys, are a 422,
  * never stored or asked of the lake; a name spelt apart from the link's (case, spaces) is the
  * link's campaign. Revenue in a currency pegged to the dollar counts; revenue no rate converts
- * is counted apart.
+ * is counted apart. A campaign renamed at its network (its id kept) is one campaign, under the
+ * name of its latest tap, its cost row's whatever name that row gives it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CohortGroup } from "../../src/ports/reports.ts";
@@ -17,6 +18,8 @@ import { ecbRatesCsv } from "../support/rates.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.costrows";
+/** An app whose campaign r-1 was renamed at its network: Spring v1 tapped twice, then Spring v2. */
+const RENAMED = "com.example.costrows.renamed";
 /** USD per EUR on every day of the test (the ECB's table gives units per EUR). */
 const USD_PER_EUR = 1.08;
 
@@ -27,9 +30,14 @@ describe("cost rows in the cohorts report", () => {
   let serverKey = "";
   let sdkKey = "";
   let today = "";
+  let renamedKey = "";
 
   /** A CPC link of clicknet at 0.10 EUR a tap, tapped `taps` times on the link host. */
-  const tappedLink = async (campaign: { id?: string; name: string }, taps: number) => {
+  const tappedLink = async (
+    campaign: { id?: string; name: string },
+    taps: number,
+    key = serverKey,
+  ) => {
     const response = await rt.post(
       "/v1/links",
       {
@@ -40,7 +48,7 @@ describe("cost rows in the cohorts report", () => {
         cost_value: 0.1,
         cost_currency: "EUR",
       },
-      serverKey,
+      key,
     );
     expect(response.status).toBe(201);
     const { url } = (await response.json()) as { url: string };
@@ -54,10 +62,10 @@ describe("cost rows in the cohorts report", () => {
   };
 
   /** From the day of the file's taps and cost rows to the day of now: a midnight may be past. */
-  const cohorts = async (query: string) =>
+  const cohorts = async (query: string, key = serverKey) =>
     rt.get(
       `/v1/reports/cohorts?from=${today}&to=${new Date().toISOString().slice(0, 10)}${query}`,
-      serverKey,
+      key,
     );
 
   beforeAll(async () => {
@@ -86,6 +94,27 @@ describe("cost rows in the cohorts report", () => {
       serverKey,
     );
     expect(costs.status).toBe(200);
+    ({ serverKey: renamedKey } = await rt.createApp(RENAMED, "android"));
+    await tappedLink({ id: "r-1", name: "Spring v1" }, 2, renamedKey);
+    await tappedLink({ id: "r-1", name: "Spring v2" }, 1, renamedKey);
+    // The network's row of the day, sent under the campaign's old name: 2 EUR.
+    const renamedCost = await rt.post(
+      "/v1/costs",
+      {
+        rows: [
+          {
+            day: today,
+            media_source: "clicknet",
+            campaign_id: "r-1",
+            campaign_name: "Spring v1",
+            amount: 2,
+            currency: "EUR",
+          },
+        ],
+      },
+      renamedKey,
+    );
+    expect(renamedCost.status).toBe(200);
     await rt.workers.idle();
     await rt.flush();
   }, 150_000);
@@ -103,6 +132,20 @@ describe("cost rows in the cohorts report", () => {
     ]);
     // The service's own taps of Taps, not the network's 40.
     expect(answer.totals).toMatchObject({ clicks: 5, cost_usd: 5.616 });
+  });
+
+  it("shows a campaign renamed at its network as one, under its latest tap's name, with its cost row sent under the old", async () => {
+    const response = await cohorts("&group_by=campaign", renamedKey);
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as CohortReport;
+    expect(answer.groups.map((group) => [group.group, group.clicks, group.cost_usd])).toEqual([
+      ["Spring v2", 3, 2.16],
+    ]);
+    const byOldName = await cohorts("&group_by=campaign&campaign=Spring%20v1", renamedKey);
+    expect(((await byOldName.json()) as CohortReport).totals).toMatchObject({
+      clicks: 0,
+      cost_usd: null,
+    });
   });
 
   it("gives the same totals whatever the grouping", async () => {

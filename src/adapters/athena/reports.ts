@@ -16,6 +16,10 @@ import {
 } from "../../lake/lake-tables.ts";
 import type { ReportEngine } from "../../ports/reports.ts";
 import type { ExportRecord } from "../../record/columns.ts";
+import {
+  buildRenamedCampaignsQuery,
+  renamedCampaignOf,
+} from "../../reports/campaign-names-query.ts";
 import { buildCohortQuery } from "../../reports/cohort-query.ts";
 import { cohortRowOf } from "../../reports/cohorts.ts";
 import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
@@ -99,7 +103,20 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
   };
 
   return {
-    async overview({ appId, from, to, timeZone, filters, excludeServiceIds }) {
+    renamedCampaigns: ({ appId, from, to, timeZone }) =>
+      named(
+        buildRenamedCampaignsQuery({
+          dialect: "athena",
+          appId,
+          from,
+          to,
+          timeZone,
+          touches: sources.touches,
+        }),
+        renamedCampaignOf,
+      ),
+
+    async overview({ appId, from, to, timeZone, filters, excludeServiceIds, renamed }) {
       const query = buildOverviewQuery({
         dialect: "athena",
         appId,
@@ -109,11 +126,22 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
         filters,
         sources,
         exclude: await excluded(excludeServiceIds),
+        renamed,
       });
       return overviewReport({ from, to }, await named(query, overviewRowOf));
     },
 
-    async cohorts({ appId, from, to, timeZone, groupBy, filters, costKeys, excludeServiceIds }) {
+    async cohorts({
+      appId,
+      from,
+      to,
+      timeZone,
+      groupBy,
+      filters,
+      costKeys,
+      excludeServiceIds,
+      renamed,
+    }) {
       const query = buildCohortQuery({
         dialect: "athena",
         appId,
@@ -125,6 +153,7 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
         costKeys,
         sources,
         exclude: await excluded(excludeServiceIds),
+        renamed,
       });
       return named(query, cohortRowOf);
     },

@@ -23,6 +23,10 @@ const countingEngine = () => {
       asked.push(`cohorts ${query.appId} ${query.from} ${query.to}`);
       return [];
     },
+    async renamedCampaigns(query) {
+      asked.push(`renamed ${query.appId} ${query.from} ${query.to}`);
+      return [];
+    },
     async skadnetwork() {
       return [];
     },
@@ -64,7 +68,7 @@ describe("cachedReportEngine", () => {
     expect(asked).toHaveLength(2);
   });
 
-  it("asks the engine for another window, app, time zone or set of deleted installs", async () => {
+  it("asks the engine for another window, app, time zone, set of deleted installs or renaming", async () => {
     const { engine, asked } = countingEngine();
     const reports = cachedReportEngine(engine, { now: () => 0 });
     await reports.overview(WINDOW);
@@ -74,9 +78,24 @@ describe("cachedReportEngine", () => {
     await reports.overview({ ...WINDOW, excludeServiceIds: ["s-1", "s-2", "s-3"] });
     await reports.overview({ ...WINDOW, excludeServiceIds: [] });
     await reports.overview({ ...WINDOW, timeZone: "America/Los_Angeles" });
-    expect(asked).toHaveLength(7);
+    const renamed = [{ media_source: "meta", campaign_id: "123", campaign_name: "Summer v2" }];
+    await reports.overview({ ...WINDOW, renamed });
+    expect(asked).toHaveLength(8);
     await reports.overview({ ...WINDOW, to: "2026-11-15" });
-    expect(asked).toHaveLength(7);
+    await reports.overview({ ...WINDOW, renamed });
+    expect(asked).toHaveLength(8);
+  });
+
+  it("keeps a window's renamed campaigns as it keeps its overview", async () => {
+    const { engine, asked } = countingEngine();
+    const reports = cachedReportEngine(engine, { now: () => 0 });
+    await reports.renamedCampaigns(WINDOW);
+    await reports.renamedCampaigns(WINDOW);
+    await reports.renamedCampaigns({ ...WINDOW, timeZone: "Europe/Paris" });
+    expect(asked).toEqual([
+      "renamed com.example.game 2026-11-01 2026-11-14",
+      "renamed com.example.game 2026-11-01 2026-11-14",
+    ]);
   });
 
   it("shares one run between the asks that come while it runs", async () => {

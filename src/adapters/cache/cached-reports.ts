@@ -64,6 +64,7 @@ export const cachedReportEngine = (
           query.filters?.country ?? null,
           query.filters?.platform ?? null,
           digestOf(query.excludeServiceIds),
+          query.renamed ?? [],
         ]),
         () => engine.overview(query),
       ),
@@ -82,8 +83,20 @@ export const cachedReportEngine = (
           query.filters.platform ?? null,
           query.costKeys,
           digestOf(query.excludeServiceIds),
+          query.renamed ?? [],
         ]),
         () => engine.cohorts(query),
+      ),
+    renamedCampaigns: (query) =>
+      cached(
+        JSON.stringify([
+          "renamed-campaigns",
+          query.appId,
+          query.from,
+          query.to,
+          query.timeZone ?? null,
+        ]),
+        () => engine.renamedCampaigns(query),
       ),
     // A postback arrives any time, and the owner checks for one just sent: kept briefly.
     skadnetwork: (query) =>

@@ -21,6 +21,7 @@ import {
 } from "../../lake/lake-tables.ts";
 import type { CostRow } from "../../ports/costs.ts";
 import type { CohortFilters, CohortGroup, ReportEngine } from "../../ports/reports.ts";
+import { withLatestCampaignNames } from "../../reports/campaign-names.ts";
 import { cohortReport, costKeysNamedBy } from "../../reports/cohorts.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
@@ -132,6 +133,12 @@ const ADSETS = "com.example.cohorts.adsets";
  * day 1, and a third's organic reinstall (n-3), which cost nothing.
  */
 const REINSTALLS = "com.example.cohorts.reinstalls";
+
+/**
+ * An app whose campaign w-1 was renamed at its network in the day (Winter Sale, then Winter
+ * Deals): w-0 and w-late won by Winter Sale's CPC click, w-1 by Winter Deals'.
+ */
+const RENAMED = "com.example.cohorts.renamed";
 
 /** A table as its files were written before the lake kept costs. */
 const withoutCosts = (table: LakeTable): LakeTable => ({
@@ -331,6 +338,42 @@ describe("cohorts on DuckDB", () => {
       ofApp(REINSTALLS, session("n-2", "2026-11-03T09:00:00.000Z", "ios")),
     ]);
 
+    // RENAMED: a CPC click of Winter Sale at 07:00 and one of Winter Deals at 10:00; w-0 won at
+    // 08:00 and w-late at 12:00 (the latest install) by the first, w-1 at 11:00 by the second;
+    // w-1 active again the next day.
+    const renamedCpc = (n: number, at: string, name: string) =>
+      ofApp(RENAMED, {
+        ...click(n, at),
+        campaign_name: name,
+        cost_model: "CPC",
+        cost_value: 0.5,
+        cost_currency: "USD",
+        cost_usd: 0.5,
+      });
+    await lay(TOUCHES_TABLE, [
+      renamedCpc(400, `${DAY}T07:00:00.000Z`, "Winter Sale"),
+      renamedCpc(401, `${DAY}T10:00:00.000Z`, "Winter Deals"),
+    ]);
+    await lay(EVENTS_TABLE, [
+      ofApp(RENAMED, install("w-0", `${DAY}T08:00:00.000Z`, "DE")),
+      ofApp(RENAMED, install("w-1", `${DAY}T11:00:00.000Z`, "DE")),
+      ofApp(RENAMED, install("w-late", `${DAY}T12:00:00.000Z`, "DE")),
+    ]);
+    await lay(ATTRIBUTIONS_TABLE, [
+      ofApp(RENAMED, attribution("w-0", `${DAY}T08:00:00.000Z`, true)),
+      ofApp(RENAMED, {
+        ...attribution("w-1", `${DAY}T11:00:00.000Z`, true),
+        campaign_name: "Winter Deals",
+      }),
+      ofApp(RENAMED, attribution("w-late", `${DAY}T12:00:00.000Z`, true)),
+    ]);
+    await lay(SESSIONS_TABLE, [
+      ofApp(RENAMED, session("w-0", `${DAY}T08:00:00.000Z`)),
+      ofApp(RENAMED, session("w-1", `${DAY}T11:00:00.000Z`)),
+      ofApp(RENAMED, session("w-late", `${DAY}T12:00:00.000Z`)),
+      ofApp(RENAMED, session("w-1", "2026-11-03T11:00:00.000Z")),
+    ]);
+
     engine = createDuckDbReportEngine({ duckdb, lakeDir, lakeFiles: createReadWriteLock() });
   });
 
@@ -351,15 +394,20 @@ describe("cohorts on DuckDB", () => {
   ) => {
     const groupBy = options.groupBy ?? "campaign";
     const filters = options.filters ?? {};
+    const appId = options.appId ?? APP;
+    // As src/reports/reports.ts asks: renamed campaigns first, cost rows by their latest name.
+    const renamed = await engine.renamedCampaigns({ appId, from: DAY, to: DAY });
+    const costs = withLatestCampaignNames(options.costs ?? [], renamed);
     const rows = await engine.cohorts({
-      appId: options.appId ?? APP,
+      appId,
       from: DAY,
       to: DAY,
       groupBy,
       filters,
       // As the report asks: the keys its cost rows name.
-      costKeys: costKeysNamedBy(options.costs ?? []),
+      costKeys: costKeysNamedBy(costs),
       excludeServiceIds: options.exclude ?? [DELETED],
+      renamed,
     });
     return cohortReport({
       from: DAY,
@@ -368,7 +416,7 @@ describe("cohorts on DuckDB", () => {
       groupBy,
       filters,
       rows,
-      costs: options.costs ?? [],
+      costs,
     });
   };
 
@@ -738,5 +786,30 @@ describe("cohorts on DuckDB", () => {
   it("reads files of before the cost columns as costing nothing, alone or beside newer ones", async () => {
     const answer = await report({ appId: OLDER });
     expect(answer.totals).toMatchObject({ installs: 1, clicks: 1, cost_usd: null });
+  });
+
+  it("keeps a campaign renamed at its network one, under its latest name: installs, clicks, cost rows by its id, active users", async () => {
+    // Without a cost row: the clicks' own cost, under either name, is the one campaign's.
+    const own = await report({ appId: RENAMED });
+    expect(
+      own.groups.map((group) => [group.media_source, group.group, group.installs, group.clicks]),
+    ).toEqual([["meta_ads", "Winter Deals", 3, 2]]);
+    expect(own.totals.cost_usd).toBe(1);
+    // The network's row of the day names the campaign by its old name: it is the same campaign,
+    // and its figure replaces the clicks'.
+    const costs = [{ ...cost(30), appId: RENAMED }];
+    const answer = await report({ appId: RENAMED, costs });
+    expect(answer.groups.map((group) => [group.group, group.cost_usd, group.ecpi_usd])).toEqual([
+      ["Winter Deals", 30, 10],
+    ]);
+    // Filtered by the name the report shows: every install, click, cost and active user of it.
+    const latest = await report({ appId: RENAMED, filters: { campaign: "Winter Deals" }, costs });
+    expect(latest.totals).toMatchObject({ installs: 3, clicks: 2, cost_usd: 30 });
+    expect(latest.active_users.range).toBe(3);
+    expect(latest.totals.retention.d1).toBeCloseTo(1 / 3);
+    // The old name is no campaign's now.
+    const old = await report({ appId: RENAMED, filters: { campaign: "Winter Sale" }, costs });
+    expect(old.totals).toMatchObject({ installs: 0, clicks: 0, cost_usd: null });
+    expect(old.active_users.range).toBe(0);
   });
 });

@@ -17,6 +17,10 @@ import {
 } from "../../lake/lake-tables.ts";
 import type { ReportEngine } from "../../ports/reports.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
+import {
+  buildRenamedCampaignsQuery,
+  renamedCampaignOf,
+} from "../../reports/campaign-names-query.ts";
 import { buildCohortQuery, cohortDaysOf } from "../../reports/cohort-query.ts";
 import { cohortRowOf } from "../../reports/cohorts.ts";
 import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
@@ -91,7 +95,22 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
     filesRelation(ATTRIBUTIONS_TABLE, await appParquetFiles(lakeDir, ATTRIBUTIONS_TABLE, appId));
 
   return {
-    async overview({ appId, from, to, timeZone, filters, excludeServiceIds }) {
+    async renamedCampaigns({ appId, from, to, timeZone }) {
+      const days = reportDays("duckdb", timeZone);
+      const rows = await rowsOf(async () =>
+        buildRenamedCampaignsQuery({
+          dialect: "duckdb",
+          appId,
+          from,
+          to,
+          timeZone,
+          touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to, days)),
+        }),
+      );
+      return rows.map(renamedCampaignOf);
+    },
+
+    async overview({ appId, from, to, timeZone, filters, excludeServiceIds, renamed }) {
       const days = reportDays("duckdb", timeZone);
       const rows = await rowsOf(async () =>
         buildOverviewQuery({
@@ -107,12 +126,14 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
             touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to, days)),
           },
           exclude: { serviceIds: excludeServiceIds },
+          renamed,
         }),
       );
       return overviewReport({ from, to }, rows.map(overviewRowOf));
     },
 
-    async cohorts({ appId, from, to, timeZone, groupBy, filters, costKeys, excludeServiceIds }) {
+    async cohorts(query) {
+      const { appId, from, to, timeZone, groupBy, filters, costKeys, excludeServiceIds } = query;
       const local = reportDays("duckdb", timeZone);
       const cohortDays = cohortDaysOf(from, to);
       const days = local.utcDays(cohortDays.from, cohortDays.to);
@@ -133,6 +154,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
             touches: await dayFiles(TOUCHES_TABLE, appId, local.utcDays(from, to)),
           },
           exclude: { serviceIds: excludeServiceIds },
+          renamed: query.renamed,
         }),
       );
       return rows.map(cohortRowOf);

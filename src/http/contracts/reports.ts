@@ -148,7 +148,8 @@ export const overviewReportSchema = tiedTo<InTimeZone<OverviewReport>>()(
           z.strictObject({
             media_source: mediaSource,
             campaign: z.string().nullable().meta({
-              description: "The campaign's name, else its id; null for none.",
+              description:
+                "The campaign's name, else its id; null for none. A campaign its network renamed (its id kept) is one row, under the name of its latest touch up to the window's end.",
               example: "Winter Sale",
             }),
             installs: count("The campaign's installs in the window.", 40),
@@ -357,7 +358,8 @@ export const cohortReportSchema = tiedTo<InTimeZone<CohortReport>>()(
           z.strictObject({
             media_source: mediaSource,
             group: z.string().nullable().meta({
-              description: "The group's value (a campaign's name, else its id; a country; ...).",
+              description:
+                "The group's value (a campaign's name, else its id, a renamed campaign's latest name; a country; ...).",
               example: "Winter Sale",
             }),
             ...cohortFigures,
