@@ -66,9 +66,10 @@ export interface SkadnetworkReport {
      */
     readonly later_postbacks: number | null;
     /**
-     * What the later postbacks came of: the installs and redownloads of every row of the ad
-     * network whose source identifier ends in this row's two digits, this row's own among them.
-     * Null where `later_postbacks` is.
+     * The installs and redownloads of the window of every row of the ad network whose source
+     * identifier ends in this row's two digits, this row's own among them: what those campaigns
+     * brought meanwhile. Not the installs the later postbacks came of, which came days to weeks
+     * before them (docs/skadnetwork.md). Null where `later_postbacks` is.
      */
     readonly suffix_installs: number | null;
     /**

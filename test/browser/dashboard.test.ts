@@ -3221,14 +3221,14 @@ describe("the dashboard in a browser", () => {
     expect(
       await rowsOf(section.getByRole("table", { name: "Installs by media source and campaign" })),
     ).toEqual([
-      // The later windows' postbacks by two digits, against the installs ending in them.
+      // The later windows' postbacks by two digits, beside the range's installs ending in them.
       [
         "example_network\ncom.example",
         "39",
         "1",
         "0",
         "0",
-        "0\nof 2 installs ending in 39",
+        "0\nbeside 2 installs ending in 39 in the range",
         "$4.99+\nlater windows: $0.00",
       ],
       ["example_network\ncom.example", "5239", "1", "0", "0", "—", "$4.99+"],

@@ -56,10 +56,13 @@ const TIERS: { key: keyof SkadnetworkReport["tiers"]; label: string; meaning: st
   },
 ];
 
-/** What a two digits' row's later postbacks came of: the installs of every row ending in them. */
+/**
+ * What a two digits' row's later postbacks are read beside: the range's installs of every row
+ * ending in them. Not their own installs, which came days to weeks before them.
+ */
 const suffixText = (row: Campaign): string => {
   const installs = row.suffix_installs ?? 0;
-  return `of ${formatCount(installs)} install${installs === 1 ? "" : "s"} ending in ${row.source_identifier}`;
+  return `beside ${formatCount(installs)} install${installs === 1 ? "" : "s"} ending in ${row.source_identifier} in the range`;
 };
 
 /** Why a row has no later windows' postbacks of its own, for its cell's tooltip. */
