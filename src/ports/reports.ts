@@ -23,6 +23,8 @@ export interface RenamedCampaign {
   readonly campaign_id: string;
   /** The name of its latest touch up to the window's end. */
   readonly campaign_name: string;
+  /** Its other names, the latest first: a row that names no id but one of them is of it. */
+  readonly former_names: readonly string[];
 }
 
 /** The window a report's renamed campaigns are read for, as the report's own. */
@@ -241,8 +243,8 @@ export interface ReportEngine {
   cohorts(query: CohortQuery): Promise<CohortRow[]>;
   /**
    * The campaigns of the window's touches (and of its installs' winning touches) named by more
-   * than one name, the most recently touched first, at most MAX_RENAMED_CAMPAIGNS
-   * (src/reports/campaign-names.ts).
+   * than one name, the most recently touched first, at most MAX_RENAMED_CAMPAIGNS, each with at
+   * most MAX_FORMER_NAMES former names (src/reports/campaign-names.ts).
    */
   renamedCampaigns(query: RenamedCampaignsQuery): Promise<RenamedCampaign[]>;
   /** The postbacks grouped as the SKAdNetwork report reads them. */

@@ -1,7 +1,7 @@
 /** The query reading an app's renamed campaigns (./campaign-names.ts), for both engines. */
 import { type Dialect, sqlString } from "../lake/export-query.ts";
 import type { RenamedCampaign } from "../ports/reports.ts";
-import { MAX_RENAMED_CAMPAIGNS } from "./campaign-names.ts";
+import { MAX_FORMER_NAMES, MAX_RENAMED_CAMPAIGNS } from "./campaign-names.ts";
 import { addDays } from "./days.ts";
 import { partitionsOfDays, reportDays, touchDaysOf } from "./queries.ts";
 
@@ -18,14 +18,17 @@ export interface RenamedCampaignsQueryInput {
 
 /**
  * The app's campaigns named by more than one name among the touches up to the window's end
- * that the window's installs may have won (src/reports/queries.ts's `touchDaysOf`), each with
- * the name of its latest touch (the greater name, of two touches at one moment).
+ * that the window's installs may have won (src/reports/queries.ts's `touchDaysOf`): a row per
+ * name, the latest (`name_rank` 1: of its latest touch, the greater name of two touches at one
+ * moment) first, the campaigns most recently touched first (`campaign_rank`). An empty name is
+ * none.
  */
 export const buildRenamedCampaignsQuery = (input: RenamedCampaignsQueryInput): string => {
   const { dialect, appId, from, to } = input;
   const days = reportDays(dialect, input.timeZone, { from, to });
   const touchDays = touchDaysOf(from, to, days);
   const partitions = partitionsOfDays(touchDays.from, touchDays.to);
+  const campaign = "PARTITION BY media_source, campaign_id";
   return `WITH names AS (
   SELECT t.media_source, t.campaign_id, t.campaign_name, max(t.touch_time) AS last_touch
   FROM ${input.touches} AS t
@@ -35,26 +38,56 @@ export const buildRenamedCampaignsQuery = (input: RenamedCampaignsQueryInput): s
     AND t.media_source IS NOT NULL
     AND t.campaign_id IS NOT NULL
     AND t.campaign_name IS NOT NULL
+    AND t.campaign_name <> ''
   GROUP BY t.media_source, t.campaign_id, t.campaign_name
 ),
 ranked AS (
   SELECT names.*,
-    row_number() OVER (
-      PARTITION BY media_source, campaign_id ORDER BY last_touch DESC, campaign_name DESC
-    ) AS name_rank,
-    count(*) OVER (PARTITION BY media_source, campaign_id) AS name_count
+    row_number() OVER (${campaign} ORDER BY last_touch DESC, campaign_name DESC) AS name_rank,
+    count(*) OVER (${campaign}) AS name_count,
+    max(last_touch) OVER (${campaign}) AS campaign_touch
   FROM names
+),
+renamed AS (
+  SELECT ranked.*,
+    dense_rank() OVER (ORDER BY campaign_touch DESC, media_source, campaign_id) AS campaign_rank
+  FROM ranked
+  WHERE name_count > 1
 )
-SELECT media_source, campaign_id, campaign_name
-FROM ranked
-WHERE name_rank = 1 AND name_count > 1
-ORDER BY last_touch DESC, media_source, campaign_id
-LIMIT ${MAX_RENAMED_CAMPAIGNS}`;
+SELECT media_source, campaign_id, campaign_name, name_rank, campaign_rank
+FROM renamed
+WHERE campaign_rank <= ${MAX_RENAMED_CAMPAIGNS}
+  AND name_rank <= ${MAX_FORMER_NAMES + 1}
+ORDER BY campaign_rank, name_rank`;
 };
 
-/** A row of that query, as either engine gives it. */
-export const renamedCampaignOf = (values: Readonly<Record<string, unknown>>): RenamedCampaign => ({
-  media_source: String(values.media_source),
-  campaign_id: String(values.campaign_id),
-  campaign_name: String(values.campaign_name),
-});
+/** That query's rows, as either engine gives them, in its order: the campaigns it names. */
+export const renamedCampaignsOf = (
+  rows: readonly Readonly<Record<string, unknown>>[],
+): RenamedCampaign[] => {
+  const campaigns = new Map<string, { latest: RenamedCampaign; former: string[] }>();
+  for (const row of rows) {
+    const mediaSource = String(row.media_source);
+    const campaignId = String(row.campaign_id);
+    const name = String(row.campaign_name);
+    const key = JSON.stringify([mediaSource, campaignId]);
+    const found = campaigns.get(key);
+    // The first row of a campaign is its latest name (the query's order).
+    if (found) found.former.push(name);
+    else {
+      campaigns.set(key, {
+        latest: {
+          media_source: mediaSource,
+          campaign_id: campaignId,
+          campaign_name: name,
+          former_names: [],
+        },
+        former: [],
+      });
+    }
+  }
+  return [...campaigns.values()].map(({ latest, former }) => ({
+    ...latest,
+    former_names: former,
+  }));
+};

@@ -5,14 +5,17 @@
  * in one of the two. As AppsFlyer shows a campaign under the name its network reported last,
  * the overview and the cohorts show every row of a renamed campaign (its installs, touches and
  * active users, and the cost rows naming its id) under the name of its latest touch up to the
- * window's end, and a campaign filter names it by that name.
+ * window's end, and a campaign filter names it by that name. A row that names no campaign id
+ * but one of its former names, of the same media source (a link made by hand with the name
+ * alone), is of it too, unless two renamed campaigns had that name.
  *
  * The renamed campaigns are read first, by a small query of the touches alone
  * (./campaign-names-query.ts: the window's, and those before it that its installs' winning
- * touches may be), and given to the report's own query as literals, a CASE on media source and campaign id where it names a campaign: the
- * report's query reads no table more often than it did (Athena inlines a CTE at each place it
- * is named), and a name is dated by its touch, so that an install won late by a click from
- * before the rename does not bring the old name back.
+ * touches may be), and given to the report's own query as one literal relation
+ * (`renamed_campaigns`, a VALUES list) that each relation naming a campaign joins: the report's
+ * query reads no table more often than it did (Athena inlines a CTE at each place it is named,
+ * and this one reads none), its text holds each name once, and a name is dated by its touch, so
+ * that an install won late by a click from before the rename does not bring the old name back.
  */
 import { sqlString } from "../lake/export-query.ts";
 import type { CostRow } from "../ports/costs.ts";
@@ -20,65 +23,156 @@ import type { RenamedCampaign } from "../ports/reports.ts";
 import { idKey } from "./name-keys.ts";
 
 /**
- * The renamed campaigns a report takes at most, the most recently touched: each is a literal in
- * the report's query wherever a campaign is named, which bounds its length. Past them, a
- * campaign is grouped by its name, else its id, as one that was never renamed.
+ * The renamed campaigns a report takes at most, the most recently touched, and the former
+ * names of each: past them, a campaign is its name, else its id, as one never renamed (and a
+ * row naming an older name alone is of that name).
  */
 export const MAX_RENAMED_CAMPAIGNS = 100;
-
-/** The columns (SQL) naming a row's campaign: its media source, campaign id and name. */
-export interface CampaignColumns {
-  readonly mediaSource: string;
-  readonly id: string;
-  readonly name: string;
-}
+export const MAX_FORMER_NAMES = 20;
 
 /**
- * SQL: a row's campaign as the reports group and filter it: a renamed campaign's latest name,
- * else the row's name, else its id.
+ * The bytes of the renamed campaigns' literals a report's query text holds at most: Athena
+ * takes a query of 262,144 bytes at most, and names may be long (200 characters, each up to 3
+ * bytes, a quote written twice). The campaigns past it are left out, the least recently
+ * touched first, from the report and its cost rows alike.
+ */
+export const RENAMED_LITERAL_BYTES = 64 * 1024;
+
+/** The literal relation the report's query names them by. */
+const RELATION = "renamed_campaigns";
+
+const literalBytes = (text: string) => Buffer.byteLength(sqlString(text));
+
+/** The campaigns whose literals fit RENAMED_LITERAL_BYTES, in their order. */
+export const withinLiteralBudget = (
+  renamed: readonly RenamedCampaign[],
+): readonly RenamedCampaign[] => {
+  let bytes = 0;
+  const kept: RenamedCampaign[] = [];
+  for (const campaign of renamed) {
+    // Each former name's row repeats the media source and the latest name.
+    const idRow =
+      literalBytes(campaign.media_source) +
+      literalBytes(campaign.campaign_id) +
+      literalBytes(campaign.campaign_name);
+    const nameRows = campaign.former_names.reduce(
+      (sum, name) =>
+        sum +
+        literalBytes(name) +
+        literalBytes(campaign.media_source) +
+        literalBytes(campaign.campaign_name),
+      0,
+    );
+    bytes += idRow + nameRows;
+    if (bytes > RENAMED_LITERAL_BYTES) break;
+    kept.push(campaign);
+  }
+  return kept;
+};
+
+/**
+ * The former names a row that names no id is taken by: of one renamed campaign of its media
+ * source, and no renamed campaign's latest name there (which would make the row that one's).
+ */
+const unambiguousFormerNames = (renamed: readonly RenamedCampaign[]) => {
+  const owners = new Map<string, RenamedCampaign[]>();
+  const latest = new Set(
+    renamed.map((campaign) => JSON.stringify([campaign.media_source, campaign.campaign_name])),
+  );
+  for (const campaign of renamed) {
+    for (const name of new Set(campaign.former_names)) {
+      const key = JSON.stringify([campaign.media_source, name]);
+      owners.set(key, [...(owners.get(key) ?? []), campaign]);
+    }
+  }
+  return [...owners]
+    .filter(([key, campaigns]) => campaigns.length === 1 && !latest.has(key))
+    .map(([key, campaigns]) => {
+      const [, name] = JSON.parse(key) as [string, string];
+      return { campaign: campaigns[0] as RenamedCampaign, name };
+    });
+};
+
+/**
+ * The relation as the first of a query's CTEs (`WITH <this>report_rows AS …`), or nothing
+ * when none is renamed: a row per campaign by its id, and one per former name a row naming no
+ * id is taken by.
+ */
+export const renamedCampaignsCte = (renamed: readonly RenamedCampaign[] | undefined): string => {
+  if (!renamed || renamed.length === 0) return "";
+  const rows = [
+    ...renamed.map(
+      (campaign) =>
+        `(${sqlString(campaign.media_source)}, ${sqlString(campaign.campaign_id)}, CAST(NULL AS VARCHAR), ${sqlString(campaign.campaign_name)})`,
+    ),
+    ...unambiguousFormerNames(renamed).map(
+      ({ campaign, name }) =>
+        `(${sqlString(campaign.media_source)}, CAST(NULL AS VARCHAR), ${sqlString(name)}, ${sqlString(campaign.campaign_name)})`,
+    ),
+  ];
+  return `${RELATION} AS (
+  SELECT * FROM (VALUES
+    ${rows.join(",\n    ")}
+  ) AS renamed (media_source, campaign_id, former_name, campaign_name)
+),
+`;
+};
+
+/**
+ * The joins that give a relation's rows (under `alias`, with `media_source`, `campaign_id` and
+ * `campaign_name`) their renamed campaign's latest name: by its id, or, naming none, by a
+ * former name. Nothing when none is renamed. Each matches one row of the relation at most.
+ */
+export const renamedJoins = (
+  renamed: readonly RenamedCampaign[] | undefined,
+  alias: string,
+): string =>
+  !renamed || renamed.length === 0
+    ? ""
+    : `
+  LEFT JOIN ${RELATION} AS ${alias}_renamed
+    ON ${alias}_renamed.media_source = ${alias}.media_source
+    AND ${alias}_renamed.campaign_id = ${alias}.campaign_id
+  LEFT JOIN ${RELATION} AS ${alias}_former
+    ON ${alias}_former.media_source = ${alias}.media_source
+    AND ${alias}_former.former_name = CASE WHEN ${alias}.campaign_id IS NULL THEN ${alias}.campaign_name END`;
+
+/** SQL: the name of a row of `alias` (joined by `renamedJoins`): a renamed campaign's latest. */
+export const campaignNameOf = (
+  renamed: readonly RenamedCampaign[] | undefined,
+  alias: string,
+): string =>
+  !renamed || renamed.length === 0
+    ? `${alias}.campaign_name`
+    : `coalesce(${alias}_renamed.campaign_name, ${alias}_former.campaign_name, ${alias}.campaign_name)`;
+
+/**
+ * SQL: a row's campaign as the reports group and filter it: its name (a renamed campaign's
+ * latest), else its id.
  */
 export const campaignKeyOf = (
   renamed: readonly RenamedCampaign[] | undefined,
-  columns: CampaignColumns,
-): string => {
-  const named = `coalesce(${columns.name}, ${columns.id})`;
-  if (!renamed || renamed.length === 0) return named;
-  // The id's test first: a row of a campaign never renamed (most rows) is one lookup.
-  const ids = [...new Set(renamed.map((campaign) => sqlString(campaign.campaign_id)))];
-  const cases = renamed
-    .map(
-      (campaign) =>
-        `WHEN ${columns.mediaSource} = ${sqlString(campaign.media_source)} AND ${columns.id} = ${sqlString(campaign.campaign_id)} THEN ${sqlString(campaign.campaign_name)}`,
-    )
-    .join(" ");
-  return `(CASE WHEN ${columns.id} IN (${ids.join(", ")}) THEN (CASE ${cases} ELSE ${named} END) ELSE ${named} END)`;
-};
-
-/** The columns of a relation's rows, under an alias, as the lake's tables name them. */
-export const campaignColumnsOf = (alias: string): CampaignColumns => ({
-  mediaSource: `${alias}.media_source`,
-  id: `${alias}.campaign_id`,
-  name: `${alias}.campaign_name`,
-});
+  alias: string,
+): string => `coalesce(${campaignNameOf(renamed, alias)}, ${alias}.campaign_id)`;
 
 /**
  * Cost rows as the reports read them: one naming a renamed campaign's id takes its latest name,
- * so that it is the campaign's cost under either name it was sent with, and a filter by a name
- * the campaign no longer has finds neither its cost nor its installs.
+ * as the query's rows of that campaign do, so that it is the campaign's cost under whichever
+ * name it was sent with, and a filter by a name the campaign no longer has finds neither its
+ * cost nor its installs. (A cost row always names a campaign id.)
  */
 export const withLatestCampaignNames = (
   costs: readonly CostRow[],
   renamed: readonly RenamedCampaign[],
 ): CostRow[] => {
-  if (renamed.length === 0) return [...costs];
-  const latest = new Map(
-    renamed.map((campaign) => [
-      JSON.stringify([campaign.media_source, idKey(campaign.campaign_id)]),
-      campaign.campaign_name,
-    ]),
-  );
+  const latest = new Map<string, string>();
+  // Ids as the cost rule matches them (./name-keys.ts: " 123" is 123); of two such, the most
+  // recently touched, which comes first.
+  for (const campaign of renamed) {
+    const key = JSON.stringify([campaign.media_source, idKey(campaign.campaign_id)]);
+    if (!latest.has(key)) latest.set(key, campaign.campaign_name);
+  }
   return costs.map((row) => {
-    // Its id as the cost rule matches ids (./name-keys.ts): " 123" is 123.
     const name = latest.get(JSON.stringify([row.mediaSource, idKey(row.campaignId)]));
     return name === undefined ? row : { ...row, campaignName: name };
   });

@@ -58,7 +58,12 @@ import type {
   RenamedCampaign,
 } from "../ports/reports.ts";
 import type { ColumnName } from "../record/columns.ts";
-import { type CampaignColumns, campaignColumnsOf, campaignKeyOf } from "./campaign-names.ts";
+import {
+  campaignKeyOf,
+  campaignNameOf,
+  renamedCampaignsCte,
+  renamedJoins,
+} from "./campaign-names.ts";
 import { addDays } from "./days.ts";
 import {
   boundedEvents,
@@ -153,10 +158,7 @@ export interface CohortQueryInput {
 /** A grouping's columns, a campaign's as the report names it (./campaign-names.ts). */
 const groupOf = (groupBy: CohortGroup, renamed: readonly RenamedCampaign[] | undefined) =>
   groupBy === "campaign"
-    ? {
-        rows: campaignKeyOf(renamed, campaignColumnsOf("r")),
-        touches: campaignKeyOf(renamed, campaignColumnsOf("t")),
-      }
+    ? { rows: campaignKeyOf(renamed, "r"), touches: campaignKeyOf(renamed, "t") }
     : COHORT_GROUPS[groupBy];
 
 const filterColumnsOf = (
@@ -316,7 +318,7 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
       .join("");
   const group = groupOf(input.groupBy, input.renamed);
   const named = COHORT_GROUPS[input.groupBy].named;
-  const campaignOf = (columns: CampaignColumns) => campaignKeyOf(input.renamed, columns);
+  const { renamed } = input;
   /** The group's own id and name (`group_id`, `group_name`), as a relation's columns read them. */
   const groupColumns = (column: (name: string) => string) =>
     (["id", "name"] as const)
@@ -331,7 +333,7 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
   );
   /** Days from the install's day to a date's. */
   const sinceInstall = (date: string) => `date_diff('day', CAST(i.cohort_day AS DATE), ${date})`;
-  return `WITH report_rows AS (
+  return `WITH ${renamedCampaignsCte(renamed)}report_rows AS (
 ${rows}
 ),
 cohort_installs AS (
@@ -340,10 +342,10 @@ cohort_installs AS (
     ${local.day("r.event_time")} AS cohort_day,
     r.media_source,
     ${group.rows} AS group_key,
-    ${campaignOf(campaignColumnsOf("r"))} AS campaign_key,
-    ${SOURCE_COLUMNS.map((column) => keyed.source(column, `r.${column}`)).join(", ")},
+    ${campaignKeyOf(renamed, "r")} AS campaign_key,
+    ${SOURCE_COLUMNS.map((column) => keyed.source(column, column === "campaign_name" ? campaignNameOf(renamed, "r") : `r.${column}`)).join(", ")},
     ${groupColumns((name) => `r.${name}`)}
-  FROM report_rows AS r
+  FROM report_rows AS r${renamedJoins(renamed, "r")}
   WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
     AND r.event_time < ${at(addDays(to, 1))}${filtersOn("rows")}
 ),
@@ -416,14 +418,14 @@ install_days AS (
 cohort_touches AS (
   SELECT t.click_id, t.touch_type, ${local.day("t.touch_time")} AS cohort_day,
     t.media_source, ${group.touches} AS group_key,
-    ${campaignOf({ mediaSource: "t.media_source", id: "max(t.campaign_id)", name: "max(t.campaign_name)" })} AS campaign_key,
+    coalesce(max(${campaignNameOf(renamed, "t")}), max(t.campaign_id)) AS campaign_key,
     max(t.cost_usd) AS cost_usd,
     ${touchUnconverted} AS cost_unconverted,
     ${keyed.source("campaign_id", "max(t.campaign_id)")},
-    ${keyed.source("campaign_name", "max(t.campaign_name)")},
+    ${keyed.source("campaign_name", `max(${campaignNameOf(renamed, "t")})`)},
     ${costKeysOf("max(t.cost_usd)", touchUnconverted, (column) => keyed.read(column, `max(t.${column})`))},
     ${groupColumns((name) => `max(t.${name})`)}
-  FROM ${withCostColumns(dialect, sources.touches)} AS t
+  FROM ${withCostColumns(dialect, sources.touches)} AS t${renamedJoins(renamed, "t")}
   WHERE t.app_id = ${sqlString(appId)}
     AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
     AND t.touch_time >= ${at(from)}
@@ -441,8 +443,8 @@ range_sessions AS (
 ),
 active_attributions AS (
   SELECT a.service_id, a.attributed_at, a.media_source,
-    ${campaignOf(campaignColumnsOf("a"))} AS campaign
-  FROM ${sources.attributions} AS a
+    ${campaignKeyOf(renamed, "a")} AS campaign
+  FROM ${sources.attributions} AS a${renamedJoins(renamed, "a")}
   WHERE a.app_id = ${sqlString(appId)}
     AND a.service_id IN (SELECT service_id FROM range_sessions)
 ),

@@ -274,12 +274,24 @@ describe("the overview on DuckDB", () => {
 
   it("finds a campaign renamed at its network by its touches, and its name by its latest touch up to the window's end", async () => {
     expect(await engine().renamedCampaigns({ appId: RENAMED, ...DAY })).toEqual([
-      { media_source: "meta_ads", campaign_id: "s-1", campaign_name: "Summer v2" },
+      {
+        media_source: "meta_ads",
+        campaign_id: "s-1",
+        campaign_name: "Summer v2",
+        former_names: ["Summer v1"],
+      },
     ]);
     // A window that reaches the next day takes the name it had then.
     expect(
       await engine().renamedCampaigns({ appId: RENAMED, from: "2026-11-10", to: "2026-11-11" }),
-    ).toEqual([{ media_source: "meta_ads", campaign_id: "s-1", campaign_name: "Summer v3" }]);
+    ).toEqual([
+      {
+        media_source: "meta_ads",
+        campaign_id: "s-1",
+        campaign_name: "Summer v3",
+        former_names: ["Summer v2", "Summer v1"],
+      },
+    ]);
     expect(await engine().renamedCampaigns({ appId: APP, ...DAY })).toEqual([]);
   });
 

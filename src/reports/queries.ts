@@ -33,7 +33,7 @@ import {
 } from "../lake/lake-tables.ts";
 import type { CohortFilters, RenamedCampaign } from "../ports/reports.ts";
 import type { ColumnName } from "../record/columns.ts";
-import { campaignColumnsOf, campaignKeyOf } from "./campaign-names.ts";
+import { campaignKeyOf, renamedCampaignsCte, renamedJoins } from "./campaign-names.ts";
 import { addDays, startOfDay } from "./days.ts";
 
 /** The lake tables the reports read, and nothing else (their grants name these only). */
@@ -221,7 +221,7 @@ const filterColumnsOf = (
   renamed: readonly RenamedCampaign[] | undefined,
 ): Record<keyof CohortFilters, string> => ({
   media_source: "r.media_source",
-  campaign: campaignKeyOf(renamed, campaignColumnsOf("r")),
+  campaign: campaignKeyOf(renamed, "r"),
   country: "r.country",
   platform: "r.os",
 });
@@ -367,7 +367,7 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
   const paths = groupingIdOf(OVERVIEW_SETS.deep_link_paths);
   // A sum of counts, as a count is typed (DuckDB sums integers to a 128-bit one).
   const count = (counted: string) => `CAST(coalesce(sum(${counted}), 0) AS BIGINT)`;
-  return `WITH report_rows AS (
+  return `WITH ${renamedCampaignsCte(input.renamed)}report_rows AS (
 ${rows}
 ),
 window_installs AS (
@@ -407,7 +407,7 @@ window_groups AS (
     sum(coalesce(r.revenue_usd, 0)) AS revenue_usd,
     count(CASE WHEN ${isUnconverted} THEN 1 END) AS revenue_events_unconverted,
     sum(CASE WHEN ${isUnconverted} THEN r.revenue END) AS revenue_unconverted
-  FROM report_rows AS r
+  FROM report_rows AS r${renamedJoins(input.renamed, "r")}
   WHERE 1 = 1${filters}
   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
 ),

@@ -246,7 +246,14 @@ describe("the reports", () => {
 });
 
 describe("the reports of a campaign renamed at its network", () => {
-  const renamed = [{ media_source: "net", campaign_id: "c1", campaign_name: "Summer v2" }];
+  const renamed = [
+    {
+      media_source: "net",
+      campaign_id: "c1",
+      campaign_name: "Summer v2",
+      former_names: ["Summer v1"],
+    },
+  ];
   const fx = parseEcbRates("Date,USD,\n2026-11-27,1.05,\n");
   /** Its cost, sent under the name it had before. */
   const spend = costRowsOf(

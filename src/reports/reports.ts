@@ -10,9 +10,9 @@ import { DEFAULT_TIME_ZONE, dayIn } from "../domain/time-zone.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { CostStore } from "../ports/costs.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
-import type { OverviewReport, ReportEngine } from "../ports/reports.ts";
+import type { OverviewReport, RenamedCampaignsQuery, ReportEngine } from "../ports/reports.ts";
 import type { ExportRecord } from "../record/columns.ts";
-import { withLatestCampaignNames } from "./campaign-names.ts";
+import { withinLiteralBudget, withLatestCampaignNames } from "./campaign-names.ts";
 import { type CohortReport, cohortReport, costKeysNamedBy } from "./cohorts.ts";
 import { dayOf } from "./days.ts";
 import { type CohortParams, filtersOf, type OverviewParams } from "./params.ts";
@@ -46,12 +46,18 @@ export const createReports = (deps: ReportsDeps) => {
   const excluded = (appId: string) => deletedInstalls(deps.deletions, appId);
   const timeZoneOf = async (appId: string) =>
     (await deps.apps.get(appId))?.timeZone ?? DEFAULT_TIME_ZONE;
+  /** The window's renamed campaigns whose names the report's query text has room for. */
+  const renamedCampaigns = async (query: RenamedCampaignsQuery) =>
+    withinLiteralBudget(await deps.engine.renamedCampaigns(query));
   return {
     async overview(appId: string, params: OverviewParams): Promise<InTimeZone<OverviewReport>> {
       const { from, to } = params;
-      const [timeZone, excludeServiceIds] = await Promise.all([timeZoneOf(appId), excluded(appId)]);
+      const timeZone = await timeZoneOf(appId);
       // First: the report's query names each renamed campaign by its latest name.
-      const renamed = await deps.engine.renamedCampaigns({ appId, from, to, timeZone });
+      const [renamed, excludeServiceIds] = await Promise.all([
+        renamedCampaigns({ appId, from, to, timeZone }),
+        excluded(appId),
+      ]);
       return {
         ...(await deps.engine.overview({
           appId,
@@ -69,15 +75,15 @@ export const createReports = (deps: ReportsDeps) => {
     async cohorts(appId: string, params: CohortParams): Promise<InTimeZone<CohortReport>> {
       const { from, to, group_by: groupBy } = params;
       const filters = filtersOf(params);
+      const timeZone = await timeZoneOf(appId);
       // The cost rows first: the rows the query gives carry the keys they name, and only those.
-      const [excludeServiceIds, stored, timeZone] = await Promise.all([
+      // And the renamed campaigns, which the report's query names by their latest names, as the
+      // cost rows naming their ids then do.
+      const [excludeServiceIds, stored, renamed] = await Promise.all([
         excluded(appId),
         deps.costs.listByApp(appId, { from, to }),
-        timeZoneOf(appId),
+        renamedCampaigns({ appId, from, to, timeZone }),
       ]);
-      // First: the report's query names each renamed campaign by its latest name, as the cost
-      // rows naming its id then do.
-      const renamed = await deps.engine.renamedCampaigns({ appId, from, to, timeZone });
       // One spend stored under two spellings of a name (sent again in another case, say) is
       // counted once, at its latest; a latest row taken back counts as none.
       const costs = withLatestCampaignNames(standingCostRows(stored), renamed);

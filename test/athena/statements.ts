@@ -48,11 +48,16 @@ const filters = {
 /** UTC, and a zone whose clocks go back within November's first days. */
 const zones = [undefined, "America/Los_Angeles"] as const;
 const COST_KEYS: readonly CohortCostKey[] = ["campaign", "adset", "ad", "country"];
-/** Two campaigns renamed, one of an id two networks use, a name with a quote. */
+/** Three campaigns renamed, one of an id two networks use, names with a quote. */
 const renamed: readonly RenamedCampaign[] = [
-  { media_source: "meta_ads", campaign_id: "123", campaign_name: "Winter's Deals" },
-  { media_source: "google_ads", campaign_id: "123", campaign_name: "Search" },
-  { media_source: "meta_ads", campaign_id: "9'9", campaign_name: "Spring" },
+  {
+    media_source: "meta_ads",
+    campaign_id: "123",
+    campaign_name: "Winter's Deals",
+    former_names: ["Winter's Sale", "Winter"],
+  },
+  { media_source: "google_ads", campaign_id: "123", campaign_name: "Search", former_names: ["S"] },
+  { media_source: "meta_ads", campaign_id: "9'9", campaign_name: "Spring", former_names: ["Sp"] },
 ];
 
 export const athenaStatements = (): Record<string, string> => {

@@ -18,7 +18,7 @@ import type { ReportEngine } from "../../ports/reports.ts";
 import type { ExportRecord } from "../../record/columns.ts";
 import {
   buildRenamedCampaignsQuery,
-  renamedCampaignOf,
+  renamedCampaignsOf,
 } from "../../reports/campaign-names-query.ts";
 import { buildCohortQuery } from "../../reports/cohort-query.ts";
 import { cohortRowOf } from "../../reports/cohorts.ts";
@@ -103,17 +103,19 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
   };
 
   return {
-    renamedCampaigns: ({ appId, from, to, timeZone }) =>
-      named(
-        buildRenamedCampaignsQuery({
-          dialect: "athena",
-          appId,
-          from,
-          to,
-          timeZone,
-          touches: sources.touches,
-        }),
-        renamedCampaignOf,
+    renamedCampaigns: async ({ appId, from, to, timeZone }) =>
+      renamedCampaignsOf(
+        await named(
+          buildRenamedCampaignsQuery({
+            dialect: "athena",
+            appId,
+            from,
+            to,
+            timeZone,
+            touches: sources.touches,
+          }),
+          (values) => values,
+        ),
       ),
 
     async overview({ appId, from, to, timeZone, filters, excludeServiceIds, renamed }) {

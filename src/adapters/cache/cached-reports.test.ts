@@ -78,7 +78,14 @@ describe("cachedReportEngine", () => {
     await reports.overview({ ...WINDOW, excludeServiceIds: ["s-1", "s-2", "s-3"] });
     await reports.overview({ ...WINDOW, excludeServiceIds: [] });
     await reports.overview({ ...WINDOW, timeZone: "America/Los_Angeles" });
-    const renamed = [{ media_source: "meta", campaign_id: "123", campaign_name: "Summer v2" }];
+    const renamed = [
+      {
+        media_source: "meta",
+        campaign_id: "123",
+        campaign_name: "Summer v2",
+        former_names: ["Summer v1"],
+      },
+    ];
     await reports.overview({ ...WINDOW, renamed });
     expect(asked).toHaveLength(8);
     await reports.overview({ ...WINDOW, to: "2026-11-15" });

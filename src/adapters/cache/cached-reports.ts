@@ -15,7 +15,7 @@ import { RecentMap } from "./recent-map.ts";
 export const REPORT_CACHE_TTL_MS = 30_000;
 export const LIVE_REPORT_CACHE_TTL_MS = 2_000;
 
-/** A set of install ids, in any order and with repeats, as one short key. */
+/** A set of texts (install ids, renamed campaigns as JSON), in any order and with repeats, as one short key. */
 const digestOf = (serviceIds: readonly string[]): string =>
   serviceIds.length === 0
     ? "-"
@@ -64,7 +64,7 @@ export const cachedReportEngine = (
           query.filters?.country ?? null,
           query.filters?.platform ?? null,
           digestOf(query.excludeServiceIds),
-          query.renamed ?? [],
+          digestOf(query.renamed?.map((campaign) => JSON.stringify(campaign)) ?? []),
         ]),
         () => engine.overview(query),
       ),
@@ -83,7 +83,7 @@ export const cachedReportEngine = (
           query.filters.platform ?? null,
           query.costKeys,
           digestOf(query.excludeServiceIds),
-          query.renamed ?? [],
+          digestOf(query.renamed?.map((campaign) => JSON.stringify(campaign)) ?? []),
         ]),
         () => engine.cohorts(query),
       ),

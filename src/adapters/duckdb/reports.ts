@@ -19,7 +19,7 @@ import type { ReportEngine } from "../../ports/reports.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import {
   buildRenamedCampaignsQuery,
-  renamedCampaignOf,
+  renamedCampaignsOf,
 } from "../../reports/campaign-names-query.ts";
 import { buildCohortQuery, cohortDaysOf } from "../../reports/cohort-query.ts";
 import { cohortRowOf } from "../../reports/cohorts.ts";
@@ -107,7 +107,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
           touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to, days)),
         }),
       );
-      return rows.map(renamedCampaignOf);
+      return renamedCampaignsOf(rows);
     },
 
     async overview({ appId, from, to, timeZone, filters, excludeServiceIds, renamed }) {
