@@ -141,6 +141,48 @@ describe("Athena report engine", () => {
     );
   });
 
+  it("reads the renamed campaigns from the touches table, each with its former names, and joins them in the overview", async () => {
+    results.push(
+      csv([
+        ["media_source", "campaign_id", "campaign_name", "name_rank", "campaign_rank"],
+        ["meta_ads", "123", "Summer v2", "1", "1"],
+        ["meta_ads", "123", "Summer v1", "2", "1"],
+        ["google_ads", "9'9", "Search", "1", "2"],
+        ["google_ads", "9'9", "Search's, old", "2", "2"],
+      ]),
+      csv([OVERVIEW_HEADER, overviewRow("totals", {}, [0, 0, 0, 0, 0])]),
+    );
+    const window = { appId: APP, from: "2026-11-01", to: "2026-11-14" };
+    const renamed = await engine().renamedCampaigns(window);
+    expect(renamed).toEqual([
+      {
+        media_source: "meta_ads",
+        campaign_id: "123",
+        campaign_name: "Summer v2",
+        former_names: ["Summer v1"],
+      },
+      {
+        media_source: "google_ads",
+        campaign_id: "9'9",
+        campaign_name: "Search",
+        former_names: ["Search's, old"],
+      },
+    ]);
+    const [names] = sent();
+    expect(names?.QueryString).toContain('FROM "lake"."touches" AS t');
+    // The touches its installs' winning clicks may be, up to the window's end.
+    expect(names?.QueryString).toContain("t.dt BETWEEN '2026-10-01' AND '2026-12-16'");
+    expect(names?.QueryString).toContain(
+      "t.touch_time < from_iso8601_timestamp('2026-11-15T00:00:00.000Z')",
+    );
+    await engine().overview({ ...window, excludeServiceIds: [], renamed });
+    const sql = sent()[1]?.QueryString ?? "";
+    expect(sql).toMatch(/^WITH renamed_campaigns AS \(/);
+    expect(sql).toContain("('google_ads', '9''9', CAST(NULL AS VARCHAR), 'Search')");
+    expect(sql).toContain("('meta_ads', CAST(NULL AS VARCHAR), 'Summer v1', 'Summer v2')");
+    expect(sql).toContain("LEFT JOIN renamed_campaigns AS r_renamed");
+  });
+
   it("reads each grouping set's rows into the overview's parts", async () => {
     results.push(
       csv([

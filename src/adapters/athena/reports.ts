@@ -103,62 +103,40 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
   };
 
   return {
-    renamedCampaigns: async ({ appId, from, to, timeZone }) =>
+    renamedCampaigns: async (query) =>
       renamedCampaignsOf(
         await named(
-          buildRenamedCampaignsQuery({
-            dialect: "athena",
-            appId,
-            from,
-            to,
-            timeZone,
-            touches: sources.touches,
-          }),
+          buildRenamedCampaignsQuery({ ...query, dialect: "athena", touches: sources.touches }),
           (values) => values,
         ),
       ),
 
-    async overview({ appId, from, to, timeZone, filters, excludeServiceIds, renamed }) {
-      const query = buildOverviewQuery({
-        dialect: "athena",
-        appId,
-        from,
-        to,
-        timeZone,
-        filters,
-        sources,
-        exclude: await excluded(excludeServiceIds),
-        renamed,
-      });
-      return overviewReport({ from, to }, await named(query, overviewRowOf));
-    },
+    // The report's query as asked of the engine, over the Glue tables, the installs left out
+    // read from the list uploaded for them.
+    overview: async (query) =>
+      overviewReport(
+        query,
+        await named(
+          buildOverviewQuery({
+            ...query,
+            dialect: "athena",
+            sources,
+            exclude: await excluded(query.excludeServiceIds),
+          }),
+          overviewRowOf,
+        ),
+      ),
 
-    async cohorts({
-      appId,
-      from,
-      to,
-      timeZone,
-      groupBy,
-      filters,
-      costKeys,
-      excludeServiceIds,
-      renamed,
-    }) {
-      const query = buildCohortQuery({
-        dialect: "athena",
-        appId,
-        from,
-        to,
-        timeZone,
-        groupBy,
-        filters,
-        costKeys,
-        sources,
-        exclude: await excluded(excludeServiceIds),
-        renamed,
-      });
-      return named(query, cohortRowOf);
-    },
+    cohorts: async (query) =>
+      named(
+        buildCohortQuery({
+          ...query,
+          dialect: "athena",
+          sources,
+          exclude: await excluded(query.excludeServiceIds),
+        }),
+        cohortRowOf,
+      ),
 
     skadnetwork: ({ appId, from, to }) =>
       named(
