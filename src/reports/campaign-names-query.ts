@@ -21,7 +21,8 @@ export interface RenamedCampaignsQueryInput {
  * that the window's installs may have won (src/reports/queries.ts's `touchDaysOf`): a row per
  * name, the latest (`name_rank` 1: of its latest touch, the greater name of two touches at one
  * moment) first, the campaigns most recently touched first (`campaign_rank`). An empty name is
- * none.
+ * none. A former name another campaign of the media source was named too (renamed or not: a
+ * name the network gave a new campaign) is left out, since a row naming it alone is of either.
  */
 export const buildRenamedCampaignsQuery = (input: RenamedCampaignsQueryInput): string => {
   const { dialect, appId, from, to } = input;
@@ -45,6 +46,7 @@ ranked AS (
   SELECT names.*,
     row_number() OVER (${campaign} ORDER BY last_touch DESC, campaign_name DESC) AS name_rank,
     count(*) OVER (${campaign}) AS name_count,
+    count(*) OVER (PARTITION BY media_source, campaign_name) AS name_campaigns,
     max(last_touch) OVER (${campaign}) AS campaign_touch
   FROM names
 ),
@@ -57,37 +59,44 @@ renamed AS (
 SELECT media_source, campaign_id, campaign_name, name_rank, campaign_rank
 FROM renamed
 WHERE campaign_rank <= ${MAX_RENAMED_CAMPAIGNS}
-  AND name_rank <= ${MAX_FORMER_NAMES + 1}
+  AND (name_rank = 1 OR (name_rank <= ${MAX_FORMER_NAMES + 1} AND name_campaigns = 1))
 ORDER BY campaign_rank, name_rank`;
 };
 
-/** That query's rows, as either engine gives them, in its order: the campaigns it names. */
+/**
+ * That query's rows, as either engine gives them (Athena's every value a text): the campaigns
+ * it names, most recently touched first, each with its former names, the latest first.
+ */
 export const renamedCampaignsOf = (
   rows: readonly Readonly<Record<string, unknown>>[],
 ): RenamedCampaign[] => {
-  const campaigns = new Map<string, { latest: RenamedCampaign; former: string[] }>();
-  for (const row of rows) {
-    const mediaSource = String(row.media_source);
-    const campaignId = String(row.campaign_id);
-    const name = String(row.campaign_name);
-    const key = JSON.stringify([mediaSource, campaignId]);
-    const found = campaigns.get(key);
-    // The first row of a campaign is its latest name (the query's order).
-    if (found) found.former.push(name);
-    else {
-      campaigns.set(key, {
-        latest: {
-          media_source: mediaSource,
-          campaign_id: campaignId,
-          campaign_name: name,
-          former_names: [],
-        },
-        former: [],
-      });
-    }
+  const ranked = rows
+    .map((row) => ({
+      mediaSource: String(row.media_source),
+      campaignId: String(row.campaign_id),
+      name: String(row.campaign_name),
+      nameRank: Number(row.name_rank),
+      campaignRank: Number(row.campaign_rank),
+    }))
+    .sort((a, b) => a.campaignRank - b.campaignRank || a.nameRank - b.nameRank);
+  const campaigns = new Map<string, { name?: string; former: string[]; of: (typeof ranked)[0] }>();
+  for (const row of ranked) {
+    const key = JSON.stringify([row.mediaSource, row.campaignId]);
+    const campaign = campaigns.get(key) ?? { former: [], of: row };
+    campaigns.set(key, campaign);
+    if (row.nameRank === 1) campaign.name = row.name;
+    else campaign.former.push(row.name);
   }
-  return [...campaigns.values()].map(({ latest, former }) => ({
-    ...latest,
-    former_names: former,
-  }));
+  return [...campaigns.values()].flatMap(({ name, former, of }) =>
+    name === undefined
+      ? []
+      : [
+          {
+            media_source: of.mediaSource,
+            campaign_id: of.campaignId,
+            campaign_name: name,
+            former_names: former,
+          },
+        ],
+  );
 };

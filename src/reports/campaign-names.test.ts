@@ -64,21 +64,36 @@ describe("campaigns renamed at their network", () => {
     expect(cte).toContain("('meta_ads', '124', CAST(NULL AS VARCHAR), 'Summer B')");
   });
 
-  it("keep the campaigns whose literals fit the query's budget, the most recently touched first", () => {
-    const long = (n: number): RenamedCampaign => ({
-      ...summer,
+  it("keep the campaigns whose literals fit the query's budget, the most recently touched first, their ids before any former name", () => {
+    const long = (n: number, mediaSource = summer.media_source): RenamedCampaign => ({
+      media_source: mediaSource,
       campaign_id: String(n),
       // 200 characters of 3 bytes each, as long as a touch may name.
       campaign_name: "夏".repeat(200),
-      former_names: ["秋".repeat(200)],
+      former_names: ["秋".repeat(200), "冬".repeat(200)],
     });
-    const kept = withinLiteralBudget(Array.from({ length: 100 }, (_, n) => long(n)));
-    expect(kept.length).toBeGreaterThan(10);
-    expect(kept.length).toBeLessThan(100);
-    expect(kept.map((campaign) => campaign.campaign_id)).toEqual(
-      Array.from({ length: kept.length }, (_, n) => String(n)),
+    const ids = (campaigns: readonly RenamedCampaign[]) =>
+      campaigns.map((campaign) => campaign.campaign_id);
+    const first = (count: number) => Array.from({ length: count }, (_, n) => String(n));
+    // Every id fits; the former names of the first ones only.
+    const named = withinLiteralBudget(Array.from({ length: 100 }, (_, n) => long(n)));
+    expect(ids(named)).toEqual(first(100));
+    const withFormer = named.filter((campaign) => campaign.former_names.length > 0);
+    expect(withFormer.length).toBeLessThan(10);
+    expect(ids(withFormer)).toEqual(first(withFormer.length));
+    // Ids too long for all: the most recently touched, none of their former names.
+    const longer = withinLiteralBudget(
+      Array.from({ length: 100 }, (_, n) => long(n, "媒".repeat(200))),
     );
-    expect(Buffer.byteLength(renamedCampaignsCte(kept))).toBeLessThan(RENAMED_LITERAL_BYTES * 1.2);
+    expect(longer.length).toBeGreaterThan(10);
+    expect(longer.length).toBeLessThan(100);
+    expect(ids(longer)).toEqual(first(longer.length));
+    expect(longer.every((campaign) => campaign.former_names.length === 0)).toBe(true);
+    for (const kept of [named, longer]) {
+      expect(Buffer.byteLength(renamedCampaignsCte(kept))).toBeLessThan(
+        RENAMED_LITERAL_BYTES * 1.2,
+      );
+    }
   });
 
   it("keep the cohorts' and the overview's queries within Athena's 262,144 bytes at the longest names a touch may carry", async () => {
@@ -142,6 +157,41 @@ describe("campaigns renamed at their network", () => {
       "Summer v2",
       "Other",
       "Summer v1",
+    ]);
+  });
+});
+
+describe("the renamed campaigns' rows", () => {
+  it("are read by their ranks, as Athena writes them (every value a text), in any order", async () => {
+    const { renamedCampaignsOf } = await import("./campaign-names-query.ts");
+    const row = (id: string, name: string, nameRank: string, campaignRank: string) => ({
+      media_source: "meta_ads",
+      campaign_id: id,
+      campaign_name: name,
+      name_rank: nameRank,
+      campaign_rank: campaignRank,
+    });
+    expect(
+      renamedCampaignsOf([
+        row("7", "Old", "10", "2"),
+        row("123", "Summer v1", "2", "10"),
+        row("7", "New", "1", "2"),
+        row("7", "Older", "2", "2"),
+        row("123", "Summer v2", "1", "10"),
+      ]),
+    ).toEqual([
+      {
+        media_source: "meta_ads",
+        campaign_id: "7",
+        campaign_name: "New",
+        former_names: ["Older", "Old"],
+      },
+      {
+        media_source: "meta_ads",
+        campaign_id: "123",
+        campaign_name: "Summer v2",
+        former_names: ["Summer v1"],
+      },
     ]);
   });
 });

@@ -43,31 +43,40 @@ const RELATION = "renamed_campaigns";
 
 const literalBytes = (text: string) => Buffer.byteLength(sqlString(text));
 
-/** The campaigns whose literals fit RENAMED_LITERAL_BYTES, in their order. */
+/**
+ * The campaigns whose literals fit RENAMED_LITERAL_BYTES, in their order: their ids' rows first
+ * (what merges a campaign), then their former names' while room is left (what takes the rare
+ * row naming an old name and no id).
+ */
 export const withinLiteralBudget = (
   renamed: readonly RenamedCampaign[],
 ): readonly RenamedCampaign[] => {
   let bytes = 0;
   const kept: RenamedCampaign[] = [];
   for (const campaign of renamed) {
-    // Each former name's row repeats the media source and the latest name.
     const idRow =
       literalBytes(campaign.media_source) +
       literalBytes(campaign.campaign_id) +
       literalBytes(campaign.campaign_name);
-    const nameRows = campaign.former_names.reduce(
-      (sum, name) =>
-        sum +
+    if (bytes + idRow > RENAMED_LITERAL_BYTES) break;
+    bytes += idRow;
+    kept.push({ ...campaign, former_names: [] });
+  }
+  return kept.map((campaign, index) => {
+    const former = renamed[index]?.former_names ?? [];
+    const fitting: string[] = [];
+    for (const name of former) {
+      // A former name's row repeats the media source and the latest name.
+      const nameRow =
         literalBytes(name) +
         literalBytes(campaign.media_source) +
-        literalBytes(campaign.campaign_name),
-      0,
-    );
-    bytes += idRow + nameRows;
-    if (bytes > RENAMED_LITERAL_BYTES) break;
-    kept.push(campaign);
-  }
-  return kept;
+        literalBytes(campaign.campaign_name);
+      if (bytes + nameRow > RENAMED_LITERAL_BYTES) break;
+      bytes += nameRow;
+      fitting.push(name);
+    }
+    return { ...campaign, former_names: fitting };
+  });
 };
 
 /**
@@ -156,6 +165,16 @@ export const campaignKeyOf = (
 ): string => `coalesce(${campaignNameOf(renamed, alias)}, ${alias}.campaign_id)`;
 
 /**
+ * A cost row as the cohorts' fold reads it (./cohorts.ts): one of a renamed campaign named by
+ * its latest name, and `sentCampaignName` the name it was sent with, which it still matches the
+ * installs and touches naming no id by (a link made by hand with the old name, spelt as the
+ * cost rule spells names: its spend is in the network's row).
+ */
+export interface CohortCostRow extends CostRow {
+  readonly sentCampaignName?: string | null;
+}
+
+/**
  * Cost rows as the reports read them: one naming a renamed campaign's id takes its latest name,
  * as the query's rows of that campaign do, so that it is the campaign's cost under whichever
  * name it was sent with, and a filter by a name the campaign no longer has finds neither its
@@ -164,7 +183,7 @@ export const campaignKeyOf = (
 export const withLatestCampaignNames = (
   costs: readonly CostRow[],
   renamed: readonly RenamedCampaign[],
-): CostRow[] => {
+): CohortCostRow[] => {
   const latest = new Map<string, string>();
   // Ids as the cost rule matches them (./name-keys.ts: " 123" is 123); of two such, the most
   // recently touched, which comes first.
@@ -174,6 +193,8 @@ export const withLatestCampaignNames = (
   }
   return costs.map((row) => {
     const name = latest.get(JSON.stringify([row.mediaSource, idKey(row.campaignId)]));
-    return name === undefined ? row : { ...row, campaignName: name };
+    return name === undefined || name === row.campaignName
+      ? row
+      : { ...row, campaignName: name, sentCampaignName: row.campaignName };
   });
 };

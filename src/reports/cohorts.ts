@@ -28,6 +28,7 @@
  */
 import type { CostRow } from "../ports/costs.ts";
 import type { CohortCostKey, CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
+import type { CohortCostRow } from "./campaign-names.ts";
 import { COHORT_DAYS } from "./cohort-query.ts";
 import { addDays, daysSpanned } from "./days.ts";
 import { idKey, nameKey } from "./name-keys.ts";
@@ -223,7 +224,14 @@ const sameNamed = (a: Named, b: Named): boolean =>
     ? idKey(a.id) === idKey(b.id)
     : a.name != null && b.name != null && nameKey(a.name) === nameKey(b.name);
 
-const campaignOfCost = (row: CostRow): Named => ({ id: row.campaignId, name: row.campaignName });
+/**
+ * The namings a cost row matches installs and touches by: its campaign's name, and for a
+ * campaign renamed at its network the name the row was sent with too (./campaign-names.ts).
+ */
+const campaignsOfCost = (row: CohortCostRow): Named[] => [
+  { id: row.campaignId, name: row.campaignName },
+  ...(row.sentCampaignName == null ? [] : [{ id: row.campaignId, name: row.sentCampaignName }]),
+];
 const campaignOfRow = (row: CohortRow): Named => ({
   id: row.campaign_id,
   name: row.campaign_name,
@@ -246,10 +254,10 @@ const covers = (cost: Named, row: Named): boolean =>
  * country where both name one (a row of every country is every country's; touches of no known
  * country, as those of no ad set, are in the network's rows of their campaign, whichever).
  */
-const replaces = (cost: CostRow, row: CohortRow): boolean =>
+const replaces = (cost: CohortCostRow, row: CohortRow): boolean =>
   cost.day === row.cohort_day &&
   cost.mediaSource === row.media_source &&
-  sameNamed(campaignOfCost(cost), campaignOfRow(row)) &&
+  campaignsOfCost(cost).some((named) => sameNamed(named, campaignOfRow(row))) &&
   covers(
     { id: cost.adsetId, name: cost.adsetName },
     { id: row.cost_adset_id, name: row.cost_adset_name },
@@ -279,13 +287,16 @@ class Campaigns {
 
   /**
    * The rows of the cost row's media source and campaign: of its id (a cost row always names
-   * one), and, of those that name none, of its name.
+   * one), and, of those that name none, of its name (either, for a renamed campaign's).
    */
-  of(cost: CostRow): readonly CohortRow[] {
+  of(cost: CohortCostRow): readonly CohortRow[] {
     const ofId = this.byId.get(JSON.stringify([cost.mediaSource, idKey(cost.campaignId)])) ?? [];
-    if (cost.campaignName === null) return ofId;
-    const ofName =
-      this.byName.get(JSON.stringify([cost.mediaSource, nameKey(cost.campaignName)])) ?? [];
+    const names = new Set(
+      campaignsOfCost(cost).flatMap((named) => (named.name == null ? [] : [nameKey(named.name)])),
+    );
+    const ofName = [...names].flatMap(
+      (name) => this.byName.get(JSON.stringify([cost.mediaSource, name])) ?? [],
+    );
     return ofName.length === 0 ? ofId : [...ofId, ...ofName];
   }
 }
@@ -562,8 +573,11 @@ export const cohortReport = (input: {
   readonly groupBy: CohortGroup;
   readonly filters: CohortFilters;
   readonly rows: readonly CohortRow[];
-  /** The app's cost rows of the days `from` to `to`. */
-  readonly costs: readonly CostRow[];
+  /**
+   * The app's cost rows of the days `from` to `to`, a renamed campaign's under its latest name
+   * (./campaign-names.ts's `withLatestCampaignNames`).
+   */
+  readonly costs: readonly CohortCostRow[];
 }): CohortReport => {
   const { today, groupBy, filters } = input;
   const total = new Tally();

@@ -133,6 +133,7 @@ describe("the overview on DuckDB", () => {
       at: string,
       mediaSource: string,
       campaignName: string,
+      campaignId = "s-1",
     ): LakeRecord => ({
       ...nullColumns(TOUCHES_TABLE),
       app_id: RENAMED,
@@ -142,7 +143,7 @@ describe("the overview on DuckDB", () => {
       received_at: at,
       source: "network",
       media_source: mediaSource,
-      campaign_id: "s-1",
+      campaign_id: campaignId,
       campaign_name: campaignName,
       params: "{}",
     });
@@ -151,6 +152,8 @@ describe("the overview on DuckDB", () => {
       adClick("c-new", "2026-11-10T11:00:00.000Z", "meta_ads", "Summer v2"),
       adClick("c-next", "2026-11-11T08:00:00.000Z", "meta_ads", "Summer v3"),
       adClick("c-google", "2026-11-10T08:30:00.000Z", "google_ads", "Other"),
+      // The next day, a new campaign given the name Summer v1 left.
+      adClick("c-reused", "2026-11-11T09:00:00.000Z", "meta_ads", "Summer v1", "s-9"),
     ]);
     const renamedInstall = (serviceId: string, at: string) =>
       lakeEvent({
@@ -289,7 +292,8 @@ describe("the overview on DuckDB", () => {
         media_source: "meta_ads",
         campaign_id: "s-1",
         campaign_name: "Summer v3",
-        former_names: ["Summer v2", "Summer v1"],
+        // Summer v1 is s-9's now too: a row naming it and no id is of either.
+        former_names: ["Summer v2"],
       },
     ]);
     expect(await engine().renamedCampaigns({ appId: APP, ...DAY })).toEqual([]);

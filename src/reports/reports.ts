@@ -10,7 +10,7 @@ import { DEFAULT_TIME_ZONE, dayIn } from "../domain/time-zone.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { CostStore } from "../ports/costs.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
-import type { OverviewReport, RenamedCampaignsQuery, ReportEngine } from "../ports/reports.ts";
+import type { OverviewReport, ReportEngine } from "../ports/reports.ts";
 import type { ExportRecord } from "../record/columns.ts";
 import { withinLiteralBudget, withLatestCampaignNames } from "./campaign-names.ts";
 import { type CohortReport, cohortReport, costKeysNamedBy } from "./cohorts.ts";
@@ -46,16 +46,21 @@ export const createReports = (deps: ReportsDeps) => {
   const excluded = (appId: string) => deletedInstalls(deps.deletions, appId);
   const timeZoneOf = async (appId: string) =>
     (await deps.apps.get(appId))?.timeZone ?? DEFAULT_TIME_ZONE;
-  /** The window's renamed campaigns whose names the report's query text has room for. */
-  const renamedCampaigns = async (query: RenamedCampaignsQuery) =>
-    withinLiteralBudget(await deps.engine.renamedCampaigns(query));
+  /**
+   * The app's time zone, and the window's renamed campaigns (of that zone's days) whose names
+   * the report's query text has room for.
+   */
+  const renamedCampaigns = async (appId: string, from: string, to: string) => {
+    const timeZone = await timeZoneOf(appId);
+    const renamed = await deps.engine.renamedCampaigns({ appId, from, to, timeZone });
+    return { timeZone, renamed: withinLiteralBudget(renamed) };
+  };
   return {
     async overview(appId: string, params: OverviewParams): Promise<InTimeZone<OverviewReport>> {
       const { from, to } = params;
-      const timeZone = await timeZoneOf(appId);
       // First: the report's query names each renamed campaign by its latest name.
-      const [renamed, excludeServiceIds] = await Promise.all([
-        renamedCampaigns({ appId, from, to, timeZone }),
+      const [{ timeZone, renamed }, excludeServiceIds] = await Promise.all([
+        renamedCampaigns(appId, from, to),
         excluded(appId),
       ]);
       return {
@@ -75,14 +80,13 @@ export const createReports = (deps: ReportsDeps) => {
     async cohorts(appId: string, params: CohortParams): Promise<InTimeZone<CohortReport>> {
       const { from, to, group_by: groupBy } = params;
       const filters = filtersOf(params);
-      const timeZone = await timeZoneOf(appId);
       // The cost rows first: the rows the query gives carry the keys they name, and only those.
       // And the renamed campaigns, which the report's query names by their latest names, as the
       // cost rows naming their ids then do.
-      const [excludeServiceIds, stored, renamed] = await Promise.all([
+      const [excludeServiceIds, stored, { timeZone, renamed }] = await Promise.all([
         excluded(appId),
         deps.costs.listByApp(appId, { from, to }),
-        renamedCampaigns({ appId, from, to, timeZone }),
+        renamedCampaigns(appId, from, to),
       ]);
       // One spend stored under two spellings of a name (sent again in another case, say) is
       // counted once, at its latest; a latest row taken back counts as none.

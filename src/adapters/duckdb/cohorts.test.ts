@@ -341,7 +341,8 @@ describe("cohorts on DuckDB", () => {
     // RENAMED: a CPC click of Winter Sale at 07:00 and one of Winter Deals at 10:00; w-0 won at
     // 08:00 and w-late at 12:00 (the latest install) by the first, w-1 at 11:00 by the second;
     // w-1 active again the next day. And a link made by hand with the old name alone (no id):
-    // its CPC click at 08:30 won w-link at 09:00.
+    // its CPC click at 08:30 won w-link at 09:00; another, the old name typed in lower case, won
+    // w-typed at 09:30 by its click at 09:15.
     const renamedCpc = (n: number, at: string, name: string) =>
       ofApp(RENAMED, {
         ...click(n, at),
@@ -355,12 +356,14 @@ describe("cohorts on DuckDB", () => {
       renamedCpc(400, `${DAY}T07:00:00.000Z`, "Winter Sale"),
       renamedCpc(401, `${DAY}T10:00:00.000Z`, "Winter Deals"),
       { ...renamedCpc(402, `${DAY}T08:30:00.000Z`, "Winter Sale"), campaign_id: null },
+      { ...renamedCpc(403, `${DAY}T09:15:00.000Z`, "winter sale"), campaign_id: null },
     ]);
     await lay(EVENTS_TABLE, [
       ofApp(RENAMED, install("w-0", `${DAY}T08:00:00.000Z`, "DE")),
       ofApp(RENAMED, install("w-1", `${DAY}T11:00:00.000Z`, "DE")),
       ofApp(RENAMED, install("w-late", `${DAY}T12:00:00.000Z`, "DE")),
       ofApp(RENAMED, install("w-link", `${DAY}T09:00:00.000Z`, "DE")),
+      ofApp(RENAMED, install("w-typed", `${DAY}T09:30:00.000Z`, "DE")),
     ]);
     await lay(ATTRIBUTIONS_TABLE, [
       ofApp(RENAMED, attribution("w-0", `${DAY}T08:00:00.000Z`, true)),
@@ -370,6 +373,11 @@ describe("cohorts on DuckDB", () => {
       }),
       ofApp(RENAMED, attribution("w-late", `${DAY}T12:00:00.000Z`, true)),
       ofApp(RENAMED, { ...attribution("w-link", `${DAY}T09:00:00.000Z`, true), campaign_id: null }),
+      ofApp(RENAMED, {
+        ...attribution("w-typed", `${DAY}T09:30:00.000Z`, true),
+        campaign_id: null,
+        campaign_name: "winter sale",
+      }),
     ]);
     await lay(SESSIONS_TABLE, [
       ofApp(RENAMED, session("w-0", `${DAY}T08:00:00.000Z`)),
@@ -795,19 +803,26 @@ describe("cohorts on DuckDB", () => {
 
   it("keeps a campaign renamed at its network one, under its latest name: installs, clicks, cost rows by its id, active users", async () => {
     // Without a cost row: the clicks' own cost, under either name, is the one campaign's, the
-    // link's that names its old name alone among them.
+    // link's that names its old name alone among them. The link typed in lower case is a
+    // campaign of its own, as it always was.
     const own = await report({ appId: RENAMED });
     expect(
       own.groups.map((group) => [group.media_source, group.group, group.installs, group.clicks]),
-    ).toEqual([["meta_ads", "Winter Deals", 4, 3]]);
-    expect(own.totals.cost_usd).toBe(1.5);
+    ).toEqual([
+      ["meta_ads", "Winter Deals", 4, 3],
+      ["meta_ads", "winter sale", 1, 1],
+    ]);
+    expect(own.totals.cost_usd).toBe(2);
     // The network's row of the day names the campaign by its old name: it is the same campaign,
-    // and its figure replaces every click's, the link's too (its spend is in the network's).
+    // and its figure replaces every click's, the links' too, the one typed in lower case among
+    // them (the cost rule matches names whatever their case): their spend is in the network's.
     const costs = [{ ...cost(30), appId: RENAMED }];
     const answer = await report({ appId: RENAMED, costs });
     expect(answer.groups.map((group) => [group.group, group.cost_usd, group.ecpi_usd])).toEqual([
       ["Winter Deals", 30, 7.5],
+      ["winter sale", null, null],
     ]);
+    expect(answer.totals.cost_usd).toBe(30);
     // Filtered by the name the report shows: every install, click, cost and active user of it.
     const latest = await report({ appId: RENAMED, filters: { campaign: "Winter Deals" }, costs });
     expect(latest.totals).toMatchObject({ installs: 4, clicks: 3, cost_usd: 30 });
