@@ -2,7 +2,8 @@
  * The dashboard's reports, as the lake's query engine answers them (DuckDB embedded, Athena on
  * AWS): one query per report over the same relation the export reads (each event once, with
  * its install's latest attribution, deleted installs left out), so a report agrees with the
- * export of the same window. Answers are in the API's words (docs: the dashboard API's
+ * export of the same window; the overview and the cohorts after a small one of the touches'
+ * campaign names (`renamedCampaigns`). Answers are in the API's words (docs: the dashboard API's
  * "Reports"), so the handlers send them as they are.
  */
 import type { ExportRecord } from "../record/columns.ts";
