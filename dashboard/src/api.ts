@@ -220,6 +220,8 @@ export interface CohortFigures {
   /** Of them, those of campaigns with a cost: what eCPI and ROAS weigh the cost against. */
   paid_installs_with_cost: number;
   revenue_usd: number;
+  /** Revenue events left out of revenue_usd, ARPU and ROAS: no rate converts their currency. */
+  revenue_events_unconverted: number;
   arpu_usd: number | null;
   retention: { d1: number | null; d7: number | null; d30: number | null };
   roas: { d0: number | null; d7: number | null; d30: number | null };

@@ -39,3 +39,17 @@ export const unconvertedRevenueLine = (
     ? `1 revenue event of ${of} is left out of ${from}: no rate of its day converts its currency to US dollars (${amounts}).`
     : `${formatCount(events)} revenue events of ${of} are left out of ${from}: no rate of their day converts their currency to US dollars (${amounts}).`;
 };
+
+/**
+ * A cohort row's revenue as the table shows it: the dollars, and how many of its events are
+ * left out of them ("$12.00 (+1 event left out)"), so that a row whose revenue lacks some does
+ * not read as though it were all; the page's line says why and how much.
+ */
+export const revenueCell = (
+  usd: string,
+  figures: { readonly revenue_events_unconverted?: number },
+): string => {
+  const events = figures.revenue_events_unconverted ?? 0;
+  if (events <= 0) return usd;
+  return `${usd} (+${formatCount(events)} ${events === 1 ? "event" : "events"} left out)`;
+};

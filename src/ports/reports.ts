@@ -189,7 +189,8 @@ export interface CohortCostKeys {
  * active installs and revenue on one day since install (`days`), or a day's touches (`touches`),
  * of one media source and group; or, of no group, the installs active on a day of the range
  * (`active_day`, the day in `cohort_day`) or in the whole range (`active_range`), in `active`;
- * or the cohorts' revenue events of one currency that no rate converted (`unconverted_revenue`).
+ * or a group's cohorts' revenue events of one currency that no rate converted
+ * (`unconverted_revenue`).
  */
 export interface CohortRow extends Partial<CohortCostKeys> {
   readonly part:

@@ -32,8 +32,9 @@
  *
  * Revenue no rate converted (an event with `revenue` and no `revenue_usd`) is in no figure; the
  * `unconverted_revenue` rows count such events of the cohorts' installs, up to day 30 since each
- * install as revenue is, and add up their amounts, per currency (`revenue_currency`,
- * `revenue_events`, `revenue_amount`), so that the answer can say what its revenue lacks.
+ * install as revenue is, and add up their amounts, per media source, group and currency
+ * (`revenue_currency`, `revenue_events`, `revenue_amount`), so that the answer can say what its
+ * revenue lacks, and each group's.
  *
  * Active users are of every install, whatever its install day: an `active_day` row per UTC day
  * of `from` to `to` with a session, counting the installs with one that day, and one
@@ -397,14 +398,15 @@ revenue_days AS (
   GROUP BY r.service_id, ${local.date("r.event_time")}
 ),
 unconverted_revenue AS (
-  SELECT r.currency, count(*) AS revenue_events, sum(r.revenue) AS revenue_amount
+  SELECT i.media_source, i.group_key, r.currency, count(*) AS revenue_events,
+    sum(r.revenue) AS revenue_amount
   FROM report_rows AS r
   JOIN new_installs AS i ON i.service_id = r.service_id
   WHERE r.revenue IS NOT NULL
     AND r.revenue_usd IS NULL
     AND r.currency IS NOT NULL
     AND ${sinceInstall(local.date("r.event_time"))} BETWEEN 0 AND ${COHORT_DAYS}
-  GROUP BY r.currency
+  GROUP BY i.media_source, i.group_key, r.currency
 ),
 install_days AS (
   SELECT service_id, day, max(active) AS active, sum(revenue_usd) AS revenue_usd
@@ -505,8 +507,7 @@ SELECT 'active_range' AS part, ${sqlString(from)} AS cohort_day, CAST(NULL AS VA
 FROM active_installs AS s
 UNION ALL
 SELECT 'unconverted_revenue' AS part, ${sqlString(from)} AS cohort_day,
-  CAST(NULL AS VARCHAR) AS media_source, CAST(NULL AS VARCHAR) AS group_key,
-  CAST(NULL AS VARCHAR) AS campaign_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs, 0 AS active,
+  u.media_source, u.group_key, CAST(NULL AS VARCHAR) AS campaign_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs, 0 AS active,
   0.0 AS revenue_usd, 0 AS clicks,
   0 AS impressions, 0.0 AS cost_usd, ${NO_KEYS}, u.currency AS revenue_currency,
   u.revenue_events, u.revenue_amount, ${NO_COST_UNCONVERTED}

@@ -839,11 +839,13 @@ describe("the cohorts' days", () => {
 
 describe("the cohorts' revenue no rate converted", () => {
   it("is counted, per currency with its amount, beside the revenue it is left out of", () => {
+    // Of the group of the installs they are of, as the query gives them.
+    const { media_source, group_key } = installs(2, 0);
     const unconverted = (currency: string, events: number, amount: number) =>
       row({
         part: "unconverted_revenue",
-        media_source: null,
-        group_key: null,
+        media_source,
+        group_key,
         revenue_currency: currency,
         revenue_events: events,
         revenue_amount: amount,
@@ -859,9 +861,14 @@ describe("the cohorts' revenue no rate converted", () => {
       { currency: "KWD", events: 3, amount: 12.3 },
       { currency: "XAU", events: 1, amount: 0.5 },
     ]);
-    // In no figure: not an install, not revenue.
-    expect(answer.totals).toMatchObject({ installs: 2, revenue_usd: 10 });
+    // In no figure: not an install, not revenue; said in the totals and in its group.
+    expect(answer.totals).toMatchObject({
+      installs: 2,
+      revenue_usd: 10,
+      revenue_events_unconverted: 4,
+    });
     expect(answer.groups).toHaveLength(1);
+    expect(answer.groups[0]?.revenue_events_unconverted).toBe(4);
     expect(report([installs(2, 0)]).revenue_events_unconverted).toBe(0);
     expect(report([installs(2, 0)]).revenue_unconverted).toEqual([]);
   });

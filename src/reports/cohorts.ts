@@ -118,6 +118,11 @@ export interface CohortFigures {
   readonly paid_installs_with_cost: number;
   /** The installs' revenue up to day 30 since each install (or today), USD. */
   readonly revenue_usd: number;
+  /**
+   * Revenue events of these installs, up to day 30 since each, left out of `revenue_usd`, ARPU
+   * and ROAS: no rate of their day converts their currency to USD.
+   */
+  readonly revenue_events_unconverted: number;
   /** That revenue per install. */
   readonly arpu_usd: number | null;
   /** Share of installs active on day N since install, of the cohorts that reached it. */
@@ -443,6 +448,8 @@ class Tally {
    * those installs, which it cannot weigh.
    */
   costOfOtherGroups = false;
+  /** Revenue events no rate converted, left out of the revenue. */
+  revenueEventsUnconverted = 0;
 
   add(row: CohortRow): void {
     if (row.part === "touches") {
@@ -555,6 +562,7 @@ class Tally {
       paid_installs: paidInstalls,
       paid_installs_with_cost: paidWithCost,
       revenue_usd: revenue,
+      revenue_events_unconverted: this.revenueEventsUnconverted,
       arpu_usd: divided(revenue, totalInstalls, money),
       retention: { d1: r1 ?? null, d7: r7 ?? null, d30: r30 ?? null },
       roas: { d0: o0 ?? null, d7: o7 ?? null, d30: o30 ?? null },
@@ -640,11 +648,14 @@ export const cohortReport = (input: {
     }
     if (row.part === "unconverted_revenue") {
       const currency = row.revenue_currency ?? "";
+      const events = row.revenue_events ?? 0;
       const counted = unconvertedRevenue.get(currency) ?? { events: 0, amount: 0 };
       unconvertedRevenue.set(currency, {
-        events: counted.events + (row.revenue_events ?? 0),
+        events: counted.events + events,
         amount: counted.amount + (row.revenue_amount ?? 0),
       });
+      total.revenueEventsUnconverted += events;
+      groupOf(row.media_source, row.group_key).revenueEventsUnconverted += events;
       continue;
     }
     total.add(row);

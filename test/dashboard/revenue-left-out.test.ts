@@ -1,6 +1,6 @@
 /** The line the Overview and Cohorts pages say under revenue no rate converted. */
 import { describe, expect, it } from "vitest";
-import { unconvertedRevenueLine } from "../../dashboard/src/revenue-left-out.ts";
+import { revenueCell, unconvertedRevenueLine } from "../../dashboard/src/revenue-left-out.ts";
 
 const leftOut = (events: number, ...amounts: [string, number, number][]) => ({
   revenue_events_unconverted: events,
@@ -31,6 +31,21 @@ describe("unconvertedRevenueLine", () => {
   it("says on the Cohorts page what of the installs' revenue, ARPU and ROAS lack, as before", () => {
     expect(unconvertedRevenueLine(leftOut(2, ["KWD", 1, 7.5], ["XAU", 1, 0.25]), "cohorts")).toBe(
       "2 revenue events of these installs are left out of revenue, ARPU and ROAS: no rate of their day converts their currency to US dollars (7.5 KWD; 0.25 XAU).",
+    );
+  });
+});
+
+describe("revenueCell", () => {
+  it("shows a cohort row's dollars alone when none of its revenue is left out", () => {
+    expect(revenueCell("$12.00", { revenue_events_unconverted: 0 })).toBe("$12.00");
+  });
+
+  it("says beside a cohort row's dollars how many of its revenue events are left out", () => {
+    expect(revenueCell("$12.00", { revenue_events_unconverted: 1 })).toBe(
+      "$12.00 (+1 event left out)",
+    );
+    expect(revenueCell("$0.00", { revenue_events_unconverted: 1200 })).toBe(
+      "$0.00 (+1,200 events left out)",
     );
   });
 });

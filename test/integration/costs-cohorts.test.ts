@@ -345,5 +345,9 @@ describe("cost rows in the cohorts report", () => {
     expect(answer.totals.revenue_usd).toBe(12);
     expect(answer.revenue_events_unconverted).toBe(1);
     expect(answer.revenue_unconverted).toEqual([{ currency: "KWD", events: 1, amount: 3 }]);
+    // And in the totals, and in the buyer's group alone.
+    expect(answer.totals.revenue_events_unconverted).toBe(1);
+    const lacking = answer.groups.filter((group) => group.revenue_events_unconverted > 0);
+    expect(lacking.map((group) => group.revenue_events_unconverted)).toEqual([1]);
   });
 });

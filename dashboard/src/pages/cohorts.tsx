@@ -44,7 +44,7 @@ import {
 import { useHashQuery } from "../hash-route.ts";
 import { cohortsOf } from "../report-cache.ts";
 import { filtersInWords, filtersOf, putFilters, rangeOf } from "../report-query.ts";
-import { unconvertedRevenueLine } from "../revenue-left-out.ts";
+import { revenueCell, unconvertedRevenueLine } from "../revenue-left-out.ts";
 import { appPath, useAppTimeZone, useZoneKnown } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
@@ -600,7 +600,7 @@ const figureCells = (figures: CohortFigures): string[] => [
   formatShare(figures.conversion_rate),
   formatKnownUsd(figures.cost_usd),
   formatKnownUsd(figures.ecpi_usd),
-  formatUsd(figures.revenue_usd),
+  revenueCell(formatUsd(figures.revenue_usd), figures),
   formatKnownUsd(figures.arpu_usd),
   formatShare(figures.retention.d1),
   formatShare(figures.retention.d7),

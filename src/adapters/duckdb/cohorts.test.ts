@@ -182,6 +182,25 @@ describe("cohorts on DuckDB", () => {
       purchase("i-0", "2026-11-10T10:00:00.000Z", 10),
       purchase("i-6", "2026-11-03T10:00:00.000Z", 2),
       purchase(DELETED, "2026-11-03T10:00:00.000Z", 100),
+      // In dinars, which no rate of the day converts: i-1 (Winter Sale) once, i-7 (organic) twice.
+      {
+        ...purchase("i-1", "2026-11-03T11:00:00.000Z", 0),
+        revenue: 1,
+        currency: "KWD",
+        revenue_usd: null,
+      },
+      {
+        ...purchase("i-7", "2026-11-03T11:00:00.000Z", 0),
+        revenue: 2,
+        currency: "KWD",
+        revenue_usd: null,
+      },
+      {
+        ...purchase("i-7", "2026-11-04T11:00:00.000Z", 0),
+        revenue: 3,
+        currency: "KWD",
+        revenue_usd: null,
+      },
     ]);
     await lay(
       ATTRIBUTIONS_TABLE,
@@ -781,6 +800,37 @@ describe("cohorts on DuckDB", () => {
       ]),
     ).toEqual([["meta_ads", "Set A", 3, 30]]);
     expect(answer.totals).toMatchObject({ cost_usd: 30, ecpi_usd: 10 });
+  });
+
+  it("says in each group how many of its revenue events no rate converted", async () => {
+    const answer = await report();
+    expect(answer.revenue_unconverted).toEqual([{ currency: "KWD", events: 3, amount: 6 }]);
+    expect(answer.totals.revenue_events_unconverted).toBe(3);
+    expect(
+      answer.groups.map((group) => [
+        group.media_source,
+        group.group,
+        group.revenue_events_unconverted,
+      ]),
+    ).toEqual([
+      ["meta_ads", "Winter Sale", 1],
+      ["organic", null, 2],
+    ]);
+    // By country, each install's group: i-1 and i-7 are both of Germany.
+    const byCountry = await report({ groupBy: "country" });
+    expect(
+      byCountry.groups.map((group) => [
+        group.media_source,
+        group.group,
+        group.revenue_events_unconverted,
+      ]),
+    ).toEqual([
+      ["meta_ads", "DE", 1],
+      ["organic", "DE", 2],
+      ["meta_ads", "FR", 0],
+      // The clicks of no country.
+      ["meta_ads", null, 0],
+    ]);
   });
 
   it("counts the revenue no rate converted, per currency, and leaves it out of the revenue", async () => {

@@ -269,6 +269,10 @@ const cohortFigures = {
     `Revenue of these installs' events up to day ${COHORT_DAYS} since each install.`,
     720,
   ),
+  revenue_events_unconverted: count(
+    `Revenue events of these installs up to day ${COHORT_DAYS} since each install left out of \`revenue_usd\`, ARPU and ROAS: no rate of their day converts their currency to USD (the report's \`revenue_unconverted\` lists them per currency).`,
+    0,
+  ),
   arpu_usd: usd("That revenue over installs (average revenue per user).", 6).nullable(),
   retention: z
     .strictObject({
