@@ -41,15 +41,16 @@ export const unconvertedRevenueLine = (
 };
 
 /**
- * A cohort row's revenue as the table shows it: the dollars, and how many of its events are
- * left out of them ("$12.00 (+1 event left out)"), so that a row whose revenue lacks some does
- * not read as though it were all; the page's line says why and how much.
+ * The Cohorts table's column of the revenue events each row's revenue lacks, when any row lacks
+ * some (none otherwise: most apps' revenue all converts): a column of its own, so that the
+ * table's CSV keeps the revenue a figure.
  */
-export const revenueCell = (
-  usd: string,
-  figures: { readonly revenue_events_unconverted?: number },
-): string => {
-  const events = figures.revenue_events_unconverted ?? 0;
-  if (events <= 0) return usd;
-  return `${usd} (+${formatCount(events)} ${events === 1 ? "event" : "events"} left out)`;
-};
+export const leftOutColumn = (
+  rows: readonly { readonly revenue_events_unconverted?: number }[],
+): { readonly head: string; readonly cell: (row: (typeof rows)[number]) => string } | null =>
+  rows.some((row) => (row.revenue_events_unconverted ?? 0) > 0)
+    ? {
+        head: "Revenue events left out",
+        cell: (row) => formatCount(row.revenue_events_unconverted ?? 0),
+      }
+    : null;

@@ -161,6 +161,27 @@ describe("campaigns renamed at their network", () => {
   });
 });
 
+describe("a renamed campaign's cost rows", () => {
+  it("match rows naming no id by the name they were sent with only where it is one of the campaign's former names", () => {
+    const [asFormer, inLowerCase, another] = withLatestCampaignNames(
+      [
+        costRow("meta_ads", "123", "Summer v1"),
+        costRow("meta_ads", "123", " summer V1 "),
+        // A name the query left out of the campaign's former names: a new campaign has it too.
+        costRow("meta_ads", "123", "Spring"),
+      ],
+      [summer],
+    );
+    expect(asFormer).toMatchObject({ campaignName: "Summer v2", sentCampaignName: "Summer v1" });
+    expect(inLowerCase).toMatchObject({
+      campaignName: "Summer v2",
+      sentCampaignName: " summer V1 ",
+    });
+    expect(another?.campaignName).toBe("Summer v2");
+    expect(another?.sentCampaignName).toBeUndefined();
+  });
+});
+
 describe("the renamed campaigns' rows", () => {
   it("are read by their ranks, as Athena writes them (every value a text), in any order", async () => {
     const { renamedCampaignsOf } = await import("./campaign-names-query.ts");

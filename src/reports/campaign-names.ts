@@ -20,7 +20,7 @@
 import { sqlString } from "../lake/export-query.ts";
 import type { CostRow } from "../ports/costs.ts";
 import type { RenamedCampaign } from "../ports/reports.ts";
-import { idKey } from "./name-keys.ts";
+import { idKey, nameKey } from "./name-keys.ts";
 
 /**
  * The renamed campaigns a report takes at most, the most recently touched, and the former
@@ -166,9 +166,11 @@ export const campaignKeyOf = (
 
 /**
  * A cost row as the cohorts' fold reads it (./cohorts.ts): one of a renamed campaign named by
- * its latest name, and `sentCampaignName` the name it was sent with, which it still matches the
- * installs and touches naming no id by (a link made by hand with the old name, spelt as the
- * cost rule spells names: its spend is in the network's row).
+ * its latest name, and `sentCampaignName` the name it was sent with when that is one of the
+ * campaign's former names (as the cost rule spells names: whatever their case), which it then
+ * still matches the installs and touches naming no id by (a link made by hand with the old
+ * name: its spend is in the network's row). A name another campaign of the media source had
+ * too is no former name here, so that a cost row never takes that campaign's rows.
  */
 export interface CohortCostRow extends CostRow {
   readonly sentCampaignName?: string | null;
@@ -184,17 +186,23 @@ export const withLatestCampaignNames = (
   costs: readonly CostRow[],
   renamed: readonly RenamedCampaign[],
 ): CohortCostRow[] => {
-  const latest = new Map<string, string>();
+  const byId = new Map<string, RenamedCampaign>();
   // Ids as the cost rule matches them (./name-keys.ts: " 123" is 123); of two such, the most
   // recently touched, which comes first.
   for (const campaign of renamed) {
     const key = JSON.stringify([campaign.media_source, idKey(campaign.campaign_id)]);
-    if (!latest.has(key)) latest.set(key, campaign.campaign_name);
+    if (!byId.has(key)) byId.set(key, campaign);
   }
   return costs.map((row) => {
-    const name = latest.get(JSON.stringify([row.mediaSource, idKey(row.campaignId)]));
-    return name === undefined || name === row.campaignName
-      ? row
-      : { ...row, campaignName: name, sentCampaignName: row.campaignName };
+    const campaign = byId.get(JSON.stringify([row.mediaSource, idKey(row.campaignId)]));
+    if (campaign === undefined || campaign.campaign_name === row.campaignName) return row;
+    const sent = row.campaignName;
+    const former =
+      sent !== null && campaign.former_names.some((name) => nameKey(name) === nameKey(sent));
+    return {
+      ...row,
+      campaignName: campaign.campaign_name,
+      ...(former ? { sentCampaignName: sent } : {}),
+    };
   });
 };

@@ -284,7 +284,7 @@ describe("the SKAdNetwork report", () => {
           campaign.source_identifier === id && campaign.identifier_field === "source-identifier",
       );
 
-    it("are reported on the row of two digits, against the installs of every campaign ending in them", () => {
+    it("are reported on the row of two digits, beside the installs of every campaign ending in them", () => {
       // Campaign 5239 reported with four digits (10 installs) and with two (4 installs: a
       // smaller crowd), 1139 with four (3 installs and a redownload): Apple sends every later
       // window's postback of them with 39 only.

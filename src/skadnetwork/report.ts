@@ -261,8 +261,8 @@ export const skadnetworkReport = (
     };
     values.set(valueKey, { ...value, postbacks: value.postbacks + n });
   }
-  // Each two digits' row, with its later postbacks and the installs they came of: those of the
-  // rows ending in them. One is made where only a longer row or a later postback names them.
+  // Each two digits' row, with its later postbacks and the installs of the rows ending in them,
+  // which they are read beside. One is made where only a longer row or a later postback names them.
   const suffixes = new Map<string, { adNetworkId: string; suffix: string; installs: number }>();
   for (const campaign of campaigns.values()) {
     const suffix = suffixOf(campaign);

@@ -2408,6 +2408,52 @@ describe("the dashboard in a browser", () => {
     expect([await cellTexts(campaigns, 2), await cellTexts(campaigns, 3)]).toEqual([["1"], ["1"]]);
   });
 
+  it("5h. gives the Cohorts table a column of the revenue events each row lacks, only when one lacks some", async () => {
+    // An app of its own: one organic install, and a purchase in dinars, which no rate converts.
+    const dinarApp = "com.example.browser.dinars";
+    const { sdkKey } = await rt.createApp(dinarApp, "android");
+    const serviceId = randomUUID();
+    const installed = await rt.post("/v1/installs", androidInstallRequest(serviceId), sdkKey);
+    expect(installed.status, await installed.text()).toBe(202);
+    await rt.workers.idle();
+    const bought = await rt.post(
+      "/v1/events",
+      {
+        events: [
+          {
+            event_id: randomUUID(),
+            event_type: "PURCHASE",
+            event_time: new Date().toISOString(),
+            service_id: serviceId,
+            parameters: { revenue: 3, currency: "KWD" },
+          },
+        ],
+      },
+      sdkKey,
+    );
+    expect(bought.status, await bought.text()).toBeLessThan(300);
+    await rt.workers.idle();
+    await rt.flush();
+    const day = today();
+    await open(page, `/apps/${dinarApp}/cohorts?from=${day}&to=${day}`);
+    await heading(page, "Cohorts").waitFor();
+    const groups = page.getByTestId("cohort-groups");
+    await groups.waitFor(WITHIN);
+    const head = await groups.locator("thead th").allInnerTexts();
+    expect(head.at(-1)).toBe("Revenue events left out");
+    const organic = groups.locator("tbody tr").filter({ hasText: "organic" });
+    expect((await organic.locator("td, th").allInnerTexts()).at(-1)).toBe("1");
+    // The main cohort app's revenue all converts: no such column.
+    await open(
+      page,
+      `/apps/${cohortWorld().appId}/cohorts?from=${cohortWorld().days.first}&to=${cohortWorld().days.today}`,
+    );
+    await page.getByTestId("cohort-groups").waitFor(WITHIN);
+    expect(
+      await page.getByTestId("cohort-groups").locator("thead th").allInnerTexts(),
+    ).not.toContain("Revenue events left out");
+  });
+
   it("6. saves a click window of 14 days; shows the service's refusal of 99; saves a time zone the overview's range then counts in", async () => {
     await open(page, `/apps/${APP_ID}/settings`);
     await heading(page, "Settings").waitFor();

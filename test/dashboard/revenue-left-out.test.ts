@@ -1,6 +1,6 @@
 /** The line the Overview and Cohorts pages say under revenue no rate converted. */
 import { describe, expect, it } from "vitest";
-import { revenueCell, unconvertedRevenueLine } from "../../dashboard/src/revenue-left-out.ts";
+import { leftOutColumn, unconvertedRevenueLine } from "../../dashboard/src/revenue-left-out.ts";
 
 const leftOut = (events: number, ...amounts: [string, number, number][]) => ({
   revenue_events_unconverted: events,
@@ -35,17 +35,18 @@ describe("unconvertedRevenueLine", () => {
   });
 });
 
-describe("revenueCell", () => {
-  it("shows a cohort row's dollars alone when none of its revenue is left out", () => {
-    expect(revenueCell("$12.00", { revenue_events_unconverted: 0 })).toBe("$12.00");
+describe("leftOutColumn", () => {
+  it("adds no column to the Cohorts table when every row's revenue converted", () => {
+    expect(leftOutColumn([{ revenue_events_unconverted: 0 }, {}])).toBeNull();
   });
 
-  it("says beside a cohort row's dollars how many of its revenue events are left out", () => {
-    expect(revenueCell("$12.00", { revenue_events_unconverted: 1 })).toBe(
-      "$12.00 (+1 event left out)",
-    );
-    expect(revenueCell("$0.00", { revenue_events_unconverted: 1200 })).toBe(
-      "$0.00 (+1,200 events left out)",
-    );
+  it("adds a column of each row's revenue events left out when any row lacks some", () => {
+    const column = leftOutColumn([
+      { revenue_events_unconverted: 0 },
+      { revenue_events_unconverted: 1_200 },
+    ]);
+    expect(column?.head).toBe("Revenue events left out");
+    expect(column?.cell({ revenue_events_unconverted: 1_200 })).toBe("1,200");
+    expect(column?.cell({ revenue_events_unconverted: 0 })).toBe("0");
   });
 });

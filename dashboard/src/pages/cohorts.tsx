@@ -44,7 +44,7 @@ import {
 import { useHashQuery } from "../hash-route.ts";
 import { cohortsOf } from "../report-cache.ts";
 import { filtersInWords, filtersOf, putFilters, rangeOf } from "../report-query.ts";
-import { revenueCell, unconvertedRevenueLine } from "../revenue-left-out.ts";
+import { leftOutColumn, unconvertedRevenueLine } from "../revenue-left-out.ts";
 import { appPath, useAppTimeZone, useZoneKnown } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
@@ -600,7 +600,7 @@ const figureCells = (figures: CohortFigures): string[] => [
   formatShare(figures.conversion_rate),
   formatKnownUsd(figures.cost_usd),
   formatKnownUsd(figures.ecpi_usd),
-  revenueCell(formatUsd(figures.revenue_usd), figures),
+  formatUsd(figures.revenue_usd),
   formatKnownUsd(figures.arpu_usd),
   formatShare(figures.retention.d1),
   formatShare(figures.retention.d7),
@@ -630,19 +630,35 @@ const FIGURE_COLUMNS = [
 const groupWord = (groupBy: CohortGroupBy, value: string | null): string =>
   value === null ? NO_VALUE : groupBy === "platform" ? platformWord(value) : value;
 
-export const groupsTable = (report: CohortReport): TextTable => ({
-  head: ["Media source", groupByWord(report.group_by), ...FIGURE_COLUMNS],
-  body: report.groups.map((row: CohortGroupRow) => ({
-    key: JSON.stringify([row.media_source, row.group]),
-    cells: [
-      row.media_source ?? UNATTRIBUTED,
-      groupWord(report.group_by, row.group),
-      ...figureCells(row),
+export const groupsTable = (report: CohortReport): TextTable => {
+  // Last, and only when a row's revenue lacks events no rate converted.
+  const leftOut = leftOutColumn([...report.groups, report.totals]);
+  const extra = (figures: CohortFigures) => (leftOut ? [leftOut.cell(figures)] : []);
+  return {
+    head: [
+      "Media source",
+      groupByWord(report.group_by),
+      ...FIGURE_COLUMNS,
+      ...(leftOut ? [leftOut.head] : []),
     ],
-  })),
-  foot: ["Total", "", ...figureCells(report.totals)],
-  numeric: [false, false, ...FIGURE_COLUMNS.map(() => true)],
-});
+    body: report.groups.map((row: CohortGroupRow) => ({
+      key: JSON.stringify([row.media_source, row.group]),
+      cells: [
+        row.media_source ?? UNATTRIBUTED,
+        groupWord(report.group_by, row.group),
+        ...figureCells(row),
+        ...extra(row),
+      ],
+    })),
+    foot: ["Total", "", ...figureCells(report.totals), ...extra(report.totals)],
+    numeric: [
+      false,
+      false,
+      ...FIGURE_COLUMNS.map(() => true),
+      ...extra(report.totals).map(() => true),
+    ],
+  };
+};
 
 const fileName = (appId: string, report: CohortReport, what: string) =>
   csvFileName(appId, what, report.from, report.to);

@@ -245,7 +245,7 @@ function SkadnetworkCampaigns(props: {
               <th
                 scope="col"
                 class="num"
-                title="On a row of two digits only: Apple sends every later window's postback with two digits, so they are of every campaign ending in them, counted against those campaigns' installs."
+                title="On a row of two digits only: Apple sends every later window's postback with two digits, so they are of every campaign ending in them, shown beside those campaigns' installs of the range (not the installs they came of, which came days to weeks before them)."
               >
                 Later windows' postbacks
               </th>

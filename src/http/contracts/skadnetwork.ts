@@ -190,7 +190,7 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
           }),
           suffix_installs: z.number().nullable().meta({
             description:
-              "The installs and redownloads of the window of every row of the ad network whose source identifier ends in this row's two digits, this row's own among them: what those campaigns brought meanwhile, not the installs `later_postbacks` came of, which came some 8 to 41 days before their postbacks. Null where `later_postbacks` is.",
+              "The installs and redownloads received in the report's range of every row of the ad network whose source identifier ends in this row's two digits, this row's own among them: what those campaigns brought meanwhile, not the installs `later_postbacks` came of, which came some 8 to 41 days before their postbacks. Null where `later_postbacks` is.",
           }),
           revenue_usd: revenueRange.nullable().meta({
             description:
