@@ -7,7 +7,7 @@
  * active users, and the cost rows naming its id) under the name of its latest touch up to the
  * window's end, and a campaign filter names it by that name. A row that names no campaign id
  * but one of its former names, of the same media source (a link made by hand with the name
- * alone), is of it too, unless two renamed campaigns had that name.
+ * alone), is of it too, unless another campaign of the media source had that name too.
  *
  * The renamed campaigns are read first, by a small query of the touches alone
  * (./campaign-names-query.ts: the window's, and those before it that its installs' winning
