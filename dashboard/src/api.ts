@@ -222,7 +222,10 @@ export interface CohortFigures {
   revenue_usd: number;
   /** Revenue events left out of revenue_usd, ARPU and ROAS: no rate converts their currency. */
   revenue_events_unconverted: number;
+  /** Revenue over installs, to date: installs too young to have reached day 30 lower it. */
   arpu_usd: number | null;
+  /** Revenue to day N over the installs of the install days that reached it. */
+  arpu: { d0: number | null; d7: number | null; d30: number | null };
   retention: { d1: number | null; d7: number | null; d30: number | null };
   roas: { d0: number | null; d7: number | null; d30: number | null };
 }

@@ -837,6 +837,29 @@ describe("the cohorts' days", () => {
   });
 });
 
+describe("the cohorts' ARPU on day N", () => {
+  it("is each install day's revenue to day N over its installs, of the days that reached it", () => {
+    const YOUNG = "2026-11-15";
+    const answer = report([
+      installs(4, 0),
+      revenue(4, 0),
+      revenue(8, 6),
+      revenue(20, 20),
+      // Day 0 over, day 7 not yet.
+      installs(4, 0, { cohort_day: YOUNG }),
+      revenue(2, 0, { cohort_day: YOUNG }),
+      // Installed today: no day over.
+      installs(2, 0, { cohort_day: TODAY, media_source: "organic", group_key: null }),
+    ]);
+    // To date, the young installs lower it: 34 USD over 10 installs.
+    expect(answer.totals.arpu_usd).toBe(3.4);
+    // Day 0: 6 USD over the 8 installs of the days it is over; day 7: 12 over the 4 of the 2nd.
+    expect(answer.totals.arpu).toEqual({ d0: 0.75, d7: 3, d30: null });
+    expect(groupOf(answer, "Winter")?.arpu).toEqual({ d0: 0.75, d7: 3, d30: null });
+    expect(groupOf(answer, null)?.arpu).toEqual({ d0: null, d7: null, d30: null });
+  });
+});
+
 describe("the cohorts' revenue no rate converted", () => {
   it("is counted, per currency with its amount, beside the revenue it is left out of", () => {
     // Of the group of the installs they are of, as the query gives them.

@@ -1,9 +1,9 @@
 /**
  * The cohorts report from its query's rows (./cohort-query.ts) and the app's cost rows: per
  * media source and group (a campaign by default), and in total, what a marketer moves a budget
- * on (touches, installs, conversion, cost, eCPI, revenue, ARPU, retention and ROAS on day 1, 7
- * and 30), and a table of cohorts by install day (retention and cumulative revenue per user on
- * each day since install). A day since install that a cohort has not reached yet (its install
+ * on (touches, installs, conversion, cost, eCPI, revenue, ARPU to date and on day 0, 7 and 30,
+ * retention on day 1, 7 and 30, and ROAS on day 0, 7 and 30), and a table of cohorts by install
+ * day (retention and cumulative revenue per user on each day since install). A day since install that a cohort has not reached yet (its install
  * day plus N is not over: today or later) is not a zero: such cohorts are left out of that day's
  * figures, and a figure no cohort has reached is null. Today is still under way, and a share of
  * its sessions and revenue counted as the whole day's would read as a drop.
@@ -38,7 +38,7 @@ import { ORGANIC } from "./queries.ts";
 const isOver = (day: string, n: number, today: string) => addDays(day, n) < today;
 
 /** The days since install the summary figures are given for. */
-export const SUMMARY_DAYS = { retention: [1, 7, 30], roas: [0, 7, 30] } as const;
+export const SUMMARY_DAYS = { retention: [1, 7, 30], arpu: [0, 7, 30], roas: [0, 7, 30] } as const;
 
 const numberOf = (name: string, value: unknown): number => {
   const parsed = typeof value === "bigint" || typeof value === "string" ? Number(value) : value;
@@ -123,8 +123,17 @@ export interface CohortFigures {
    * and ROAS: no rate of their day converts their currency to USD.
    */
   readonly revenue_events_unconverted: number;
-  /** That revenue per install. */
+  /** That revenue per install: to date, so young cohorts lower it (`arpu` is not so). */
   readonly arpu_usd: number | null;
+  /**
+   * Revenue up to day N since install per install, of the cohorts that reached it: comparable
+   * across ranges and groups of different ages, as retention and ROAS are.
+   */
+  readonly arpu: {
+    readonly d0: number | null;
+    readonly d7: number | null;
+    readonly d30: number | null;
+  };
   /** Share of installs active on day N since install, of the cohorts that reached it. */
   readonly retention: {
     readonly d1: number | null;
@@ -526,6 +535,12 @@ class Tally {
       const active = days.reduce((sum, day) => sum + (this.active.get(day)?.[n] ?? 0), 0);
       return installs === 0 ? null : ratio(active / installs);
     };
+    const arpu = (n: number) => {
+      const days = reached(n);
+      const installs = days.reduce((sum, day) => sum + (this.installs.get(day) ?? 0), 0);
+      const revenue = days.reduce((sum, day) => sum + revenueTo(this.revenue, day, n), 0);
+      return divided(revenue, installs, money);
+    };
     // Of the campaigns whose clicks are known (the service's touches, or the cost rows'): an
     // install of a campaign of no known click is no conversion of another campaign's clicks.
     const clickedPaid = costed
@@ -551,6 +566,7 @@ class Tally {
       ),
     );
     const [r1, r7, r30] = SUMMARY_DAYS.retention.map(retention);
+    const [a0, a7, a30] = SUMMARY_DAYS.arpu.map(arpu);
     const [o0, o7, o30] = SUMMARY_DAYS.roas.map(roas);
     return {
       impressions,
@@ -565,6 +581,7 @@ class Tally {
       revenue_events_unconverted: this.revenueEventsUnconverted,
       arpu_usd: divided(revenue, totalInstalls, money),
       retention: { d1: r1 ?? null, d7: r7 ?? null, d30: r30 ?? null },
+      arpu: { d0: a0 ?? null, d7: a7 ?? null, d30: a30 ?? null },
       roas: { d0: o0 ?? null, d7: o7 ?? null, d30: o30 ?? null },
     };
   }

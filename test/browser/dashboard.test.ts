@@ -1370,6 +1370,8 @@ describe("the dashboard in a browser", () => {
       revenue_usd: 24.97,
       retention: { d1: 0.4, d7: null, d30: null },
       roas: { d0: 0.666, d7: null, d30: null },
+      // Day 0's 19.98 USD over the 10 installs, whose install days both reached it.
+      arpu: { d0: 1.998, d7: null, d30: null },
     });
     expect(all.cost_rows_unconverted).toBe(1);
     const paid = await report(`&media_source=${COHORT_NETWORK}`);
@@ -1415,6 +1417,9 @@ describe("the dashboard in a browser", () => {
         ecpi: answer.totals.ecpi_usd,
         revenue: answer.totals.revenue_usd,
         arpu: answer.totals.arpu_usd,
+        "arpu-d0": answer.totals.arpu.d0,
+        "arpu-d7": answer.totals.arpu.d7,
+        "arpu-d30": answer.totals.arpu.d30,
         "retention-d1": answer.totals.retention.d1,
         "retention-d7": answer.totals.retention.d7,
         "retention-d30": answer.totals.retention.d30,
@@ -1439,6 +1444,9 @@ describe("the dashboard in a browser", () => {
       ecpi: "$5.00",
       revenue: "$24.97",
       arpu: "$2.50",
+      "arpu-d0": "$2.00",
+      "arpu-d7": "—",
+      "arpu-d30": "—",
       "retention-d1": "40.0%",
       "retention-d7": "—",
       "retention-d30": "—",
@@ -1512,6 +1520,9 @@ describe("the dashboard in a browser", () => {
       "$5.00",
       "$24.97",
       "$4.16",
+      "$3.33",
+      "—",
+      "—",
       "50.0%",
       "—",
       "—",

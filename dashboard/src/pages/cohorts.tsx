@@ -218,7 +218,9 @@ const DEFINITIONS = {
   ecpi: "Effective cost per install: the cost divided by the paid installs (those a media source other than organic won) of the campaigns with a cost, as the leading services count it: organic installs cost nothing, and a campaign with no cost row and no cost carried by its links and clicks has a spend that is not known, not nothing, whatever its media source's other campaigns cost. The card says how many paid installs count when some are left out. — without cost or such paid installs.",
   revenue:
     "The revenue of these installs' events in US dollars (each at the European Central Bank's rate of its day, or at the fixed rate of a currency pegged to the dollar or the euro), from the install day to day 30 after it, or to today for younger installs. An event whose currency no rate converts is left out, and the page says how many, and how much in each currency.",
-  arpu: "Average revenue per user: that revenue divided by the installs. — without installs.",
+  arpu: "Average revenue per user to date: that revenue divided by the installs. Installs too young to have reached day 30 lower it, so it reads lower for a recent range; ARPU D0, D7 and D30 do not. — without installs.",
+  arpuDay: (day: number) =>
+    `Average revenue per user on day ${day}: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, of the install days whose day ${day} is over, divided by their installs (organic ones too). Younger installs are left out, so ranges and groups of different ages compare. — while no install day of the range has reached day ${day}.`,
   retention: (day: number) =>
     `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} calendar day after their install day, in the app's time zone, counted over the install days whose day ${day} is over (today, still under way, counts once it ends). — while no install day of the range has reached day ${day}.`,
   roas: (day: number) =>
@@ -241,7 +243,7 @@ const reached = (cohorts: readonly CohortRow[], day: number) =>
 
 /** Why a figure is not known, in a few words under its "—" (the cost's: noCostReason). */
 const whyUnknown = {
-  retention: (day: number) => `No install day has reached day ${day} yet.`,
+  notReached: (day: number) => `No install day has reached day ${day} yet.`,
   roas: (figures: CohortFigures, cohorts: readonly CohortRow[], noCost: string, day: number) =>
     figures.cost_usd === null
       ? noCost
@@ -424,7 +426,7 @@ function Totals(props: {
     },
     {
       id: "revenue",
-      title: "Revenue and return on ad spend",
+      title: "Revenue",
       cards: [
         {
           label: "Revenue",
@@ -434,7 +436,7 @@ function Totals(props: {
           definition: DEFINITIONS.revenue,
         },
         {
-          label: "ARPU",
+          label: "ARPU to date",
           testId: "cohort-arpu",
           value: t.arpu_usd,
           text: formatKnownUsd(t.arpu_usd),
@@ -443,22 +445,42 @@ function Totals(props: {
         },
         ...(
           [
-            [0, t.roas.d0],
-            [7, t.roas.d7],
-            [30, t.roas.d30],
+            [0, t.arpu.d0],
+            [7, t.arpu.d7],
+            [30, t.arpu.d30],
           ] as const
         ).map(([day, value]) => {
           return {
-            label: `ROAS D${day}`,
-            testId: `cohort-roas-d${day}`,
+            label: `ARPU D${day}`,
+            testId: `cohort-arpu-d${day}`,
             value,
-            text: formatShare(value),
-            why: whyUnknown.roas(t, cohorts, noCost, day),
-            note: costed,
-            definition: DEFINITIONS.roas(day),
+            text: formatKnownUsd(value),
+            why: whyUnknown.notReached(day),
+            definition: DEFINITIONS.arpuDay(day),
           };
         }),
       ],
+    },
+    {
+      id: "roas",
+      title: "Return on ad spend",
+      cards: (
+        [
+          [0, t.roas.d0],
+          [7, t.roas.d7],
+          [30, t.roas.d30],
+        ] as const
+      ).map(([day, value]) => {
+        return {
+          label: `ROAS D${day}`,
+          testId: `cohort-roas-d${day}`,
+          value,
+          text: formatShare(value),
+          why: whyUnknown.roas(t, cohorts, noCost, day),
+          note: costed,
+          definition: DEFINITIONS.roas(day),
+        };
+      }),
     },
     {
       id: "retention",
@@ -475,7 +497,7 @@ function Totals(props: {
           testId: `cohort-retention-d${day}`,
           value,
           text: formatShare(value),
-          why: whyUnknown.retention(day),
+          why: whyUnknown.notReached(day),
           definition: DEFINITIONS.retention(day),
         };
       }),
@@ -602,6 +624,9 @@ const figureCells = (figures: CohortFigures): string[] => [
   formatKnownUsd(figures.ecpi_usd),
   formatUsd(figures.revenue_usd),
   formatKnownUsd(figures.arpu_usd),
+  formatKnownUsd(figures.arpu.d0),
+  formatKnownUsd(figures.arpu.d7),
+  formatKnownUsd(figures.arpu.d30),
   formatShare(figures.retention.d1),
   formatShare(figures.retention.d7),
   formatShare(figures.retention.d30),
@@ -618,7 +643,10 @@ const FIGURE_COLUMNS = [
   "Cost",
   "eCPI",
   "Revenue",
-  "ARPU",
+  "ARPU to date",
+  "ARPU D0",
+  "ARPU D7",
+  "ARPU D30",
   "Retention D1",
   "Retention D7",
   "Retention D30",

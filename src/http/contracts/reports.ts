@@ -273,7 +273,22 @@ const cohortFigures = {
     `Revenue events of these installs up to day ${COHORT_DAYS} since each install left out of \`revenue_usd\`, ARPU and ROAS: no rate of their day converts their currency to USD (the report's \`revenue_unconverted\` lists them per currency).`,
     0,
   ),
-  arpu_usd: usd("That revenue over installs (average revenue per user).", 6).nullable(),
+  arpu_usd: usd(
+    "That revenue over installs (average revenue per user), to date: installs too young to have reached day 30 lower it.",
+    6,
+  ).nullable(),
+  arpu: z
+    .strictObject({
+      d0: share("Day 0.", 0.4),
+      d7: share("Day 7.", 1.9),
+      d30: share("Day 30.", 4.2),
+    })
+    .meta({
+      description:
+        "Average revenue per user on day N: the revenue up to day N since install of the installs " +
+        "of the install days that have reached day N by today, over those installs, in USD to a " +
+        "millionth; null when no install day has.",
+    }),
   retention: z
     .strictObject({
       d1: share("Day 1.", 0.4),
