@@ -270,6 +270,16 @@ export interface CohortReport {
    * click, is left out of every cost for the same reason; none a cost row replaces.
    */
   touch_costs_unconverted: number;
+  /**
+   * Campaigns with a cost on some days and paid installs on days with none, which weigh in eCPI
+   * and ROAS as though free; most paid installs first.
+   */
+  cost_days_missing: {
+    media_source: string | null;
+    campaign: string | null;
+    days: string[];
+    paid_installs: number;
+  }[];
   /** The installs' revenue events left out of revenue, ARPU and ROAS for the same reason. */
   revenue_events_unconverted: number;
   /** Those events per currency, most first, with their amount in it. */

@@ -60,6 +60,38 @@ export const unconvertedCostLines = (report: CostCounts): { testId: string; text
   return lines;
 };
 
+/** The campaigns the line below names; the rest it counts. */
+const MISSING_NAMED = 3;
+
+/** A list of words as a sentence writes it: "a", "a and b", "a, b and c". */
+const listed = (words: readonly string[]): string =>
+  words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
+
+/** A campaign's days with no cost: each of a few, else how many from the first to the last. */
+const daysText = (days: readonly string[]): string =>
+  days.length <= 3
+    ? `on ${listed(days)}`
+    : `on ${formatCount(days.length)} days from ${days[0]} to ${days.at(-1)}`;
+
+/**
+ * The line under the acquisition cards that names the campaigns whose paid installs fell on days
+ * with no cost (`cost_days_missing`), of which eCPI and ROAS count them as free: a network's cost
+ * of a day often comes a day or two late. Null when there are none.
+ */
+export const costDaysMissingLine = (
+  report: Pick<CohortReport, "cost_days_missing">,
+): string | null => {
+  const missing = report.cost_days_missing ?? [];
+  if (missing.length === 0) return null;
+  const named = missing.slice(0, MISSING_NAMED).map((found) => {
+    const installs = `${formatCount(found.paid_installs)} paid install${found.paid_installs === 1 ? "" : "s"}`;
+    return `${found.media_source ?? "none"} ${found.campaign ?? "(no campaign)"} ${daysText(found.days)} (${installs})`;
+  });
+  const others = missing.length - named.length;
+  if (others > 0) named.push(`${others} more campaign${others === 1 ? "" : "s"}`);
+  return `Paid installs on days with no cost count as free in eCPI and ROAS until the network's cost of those days comes, often a day or two late: ${listed(named)}.`;
+};
+
 /**
  * Why the cost is not known, in a few words under its "—": with a platform filter, cost rows
  * name none; with a country filter, a cost row of every country holds no one country's share;

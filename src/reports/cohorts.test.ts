@@ -837,6 +837,48 @@ describe("the cohorts' days", () => {
   });
 });
 
+describe("the cohorts' campaigns with days of no cost", () => {
+  it("names the install days of paid installs with no cost, of campaigns with a cost on others", () => {
+    const LATER = "2026-11-04";
+    const spring = campaign("s-1", "Spring");
+    const autumn = campaign("a-1", "Autumn");
+    const answer = report(
+      [
+        // Winter: a cost row on DAY, none on NEXT or LATER.
+        installs(4, 0),
+        installs(2, 0, { cohort_day: NEXT }),
+        installs(1, 0, { cohort_day: LATER }),
+        // Spring: no cost on any day, which is no late cost but none known.
+        installs(3, 0, { ...spring, cohort_day: NEXT }),
+        // Autumn: its CPI clicks carry its cost on NEXT; on LATER a cost row in gold.
+        installs(2, 5, { ...autumn, cohort_day: NEXT }),
+        installs(2, 0, { ...autumn, cohort_day: LATER }),
+        // Organic installs cost nothing, whatever the day.
+        installs(5, 0, { media_source: "organic", ...campaign(null, null) }),
+      ],
+      {
+        costs: [
+          costRow(),
+          costRow({
+            ...{ campaignId: "a-1", campaignName: "Autumn", day: LATER },
+            ...{ currency: "XAU", amountUsd: null },
+          }),
+        ],
+      },
+    );
+    expect(answer.cost_days_missing).toEqual([
+      { media_source: "meta_ads", campaign: "Winter", days: [NEXT, LATER], paid_installs: 3 },
+    ]);
+    // A platform's cost is not known with cost rows in the window: nothing to say of its days.
+    const ios = report([installs(1, 0, { cohort_day: NEXT })], {
+      costs: [costRow()],
+      filters: { platform: "ios" },
+    });
+    expect(ios.totals.cost_usd).toBeNull();
+    expect(ios.cost_days_missing).toEqual([]);
+  });
+});
+
 describe("the cohorts' ARPU on day N", () => {
   it("is each install day's revenue to day N over its installs, of the days that reached it", () => {
     const YOUNG = "2026-11-15";

@@ -37,6 +37,9 @@ import { ORGANIC } from "./queries.ts";
 /** Whether day N since `day` is over by `today` (days of the app's time zone): today itself is still under way. */
 const isOver = (day: string, n: number, today: string) => addDays(day, n) < today;
 
+/** The campaigns `cost_days_missing` names at most: a page's warning, not a listing. */
+export const COST_DAYS_MISSING_MAX = 20;
+
 /** The days since install the summary figures are given for. */
 export const SUMMARY_DAYS = { retention: [1, 7, 30], arpu: [0, 7, 30], roas: [0, 7, 30] } as const;
 
@@ -186,6 +189,20 @@ export interface CohortReport {
    * cost row stands for them.
    */
   readonly touch_costs_unconverted: number;
+  /**
+   * Campaigns with a cost on some days of the window and paid installs on others with none
+   * (neither a cost row nor a cost their touches carried): those installs weigh in eCPI and ROAS
+   * as though free, until the network's late cost of the day comes. Most paid installs first,
+   * at most COST_DAYS_MISSING_MAX.
+   */
+  readonly cost_days_missing: {
+    readonly media_source: string | null;
+    readonly campaign: string | null;
+    /** The install days, in order. */
+    readonly days: string[];
+    /** The paid installs of those days. */
+    readonly paid_installs: number;
+  }[];
   /**
    * Revenue events of these installs, up to day 30 since each install, left out of revenue, ARPU
    * and ROAS: no rate of their day converts their currency to USD.
@@ -459,6 +476,8 @@ class Tally {
   costOfOtherGroups = false;
   /** Revenue events no rate converted, left out of the revenue. */
   revenueEventsUnconverted = 0;
+  /** The days a cost row names, converted or not. */
+  readonly costRowDays = new Set<string>();
 
   add(row: CohortRow): void {
     if (row.part === "touches") {
@@ -489,6 +508,7 @@ class Tally {
    * impressions where the service has no touches of its media source and campaign.
    */
   addCost(row: CostRow, reported: { clicks: boolean; impressions: boolean }): void {
+    this.costRowDays.add(row.day);
     if (row.amountUsd !== null) this.addDayCost(row.day, row.amountUsd);
     if (reported.clicks) this.reportedClicks += row.clicks ?? 0;
     if (reported.impressions) this.reportedImpressions += row.impressions ?? 0;
@@ -626,12 +646,16 @@ export const cohortReport = (input: {
    */
   const campaignsOfAll = new Map<string, Tally>();
   const campaignsOfGroups = new Map<string, Map<string, Tally>>();
+  /** Each of campaignsOfAll's keys as first spelt. */
+  const campaignNames = new Map<string, { media_source: string | null; campaign: string | null }>();
   const campaignOf = (
     mediaSource: string | null,
     group: string | null | undefined,
     campaign: string | null | undefined,
   ): Tally[] => {
     const key = JSON.stringify([mediaSource, campaign == null ? null : nameKey(campaign)]);
+    if (!campaignNames.has(key))
+      campaignNames.set(key, { media_source: mediaSource, campaign: campaign ?? null });
     const maps = [campaignsOfAll];
     if (group !== undefined) {
       const groupId = JSON.stringify([mediaSource, group]);
@@ -772,6 +796,29 @@ export const cohortReport = (input: {
     }
   }
   const cohortDays = [...total.installs.keys()].sort();
+  // Of the campaigns with a cost in the window, the install days of paid installs with none: a
+  // network's cost of a day often comes a day or two late, and until it does those installs
+  // read as free in eCPI and ROAS.
+  const costDaysMissing = costs
+    ? [...campaignsOfAll]
+        .flatMap(([key, tally]) => {
+          if (!tally.hasCost && tally.costRowDays.size === 0) return [];
+          const days = [...tally.paidInstalls.keys()]
+            .filter((day) => !tally.cost.has(day) && !tally.costRowDays.has(day))
+            .sort();
+          const named = campaignNames.get(key);
+          if (days.length === 0 || !named) return [];
+          const paid = days.reduce((sum, day) => sum + (tally.paidInstalls.get(day) ?? 0), 0);
+          return [{ ...named, days, paid_installs: paid }];
+        })
+        .sort(
+          (a, b) =>
+            b.paid_installs - a.paid_installs ||
+            byText(a.media_source, b.media_source) ||
+            byText(a.campaign, b.campaign),
+        )
+        .slice(0, COST_DAYS_MISSING_MAX)
+    : [];
   return {
     from: input.from,
     to: input.to,
@@ -787,6 +834,7 @@ export const cohortReport = (input: {
     },
     cost_rows_unconverted: unconverted,
     touch_costs_unconverted: touchCostsUnconverted,
+    cost_days_missing: costDaysMissing,
     revenue_events_unconverted: [...unconvertedRevenue.values()].reduce(
       (sum, { events }) => sum + events,
       0,

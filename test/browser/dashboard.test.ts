@@ -2465,6 +2465,79 @@ describe("the dashboard in a browser", () => {
     ).not.toContain("Revenue events left out");
   });
 
+  it("5i. names under the acquisition cards a campaign whose paid installs fell on a day of no cost", async () => {
+    // An app of its own: an install now that a network's click won, whose cost came for
+    // yesterday alone.
+    const lateApp = "com.example.browser.latecost";
+    const { sdkKey, serverKey } = await rt.createApp(lateApp, "android");
+    const serviceId = randomUUID();
+    const maid = randomUUID();
+    const now = new Date();
+    const touched = await rt.post(
+      "/v1/touches",
+      {
+        touches: [
+          {
+            touch_type: "click",
+            touch_time: new Date(now.getTime() - 60_000).toISOString(),
+            media_source: "latenet",
+            campaign_id: "l-1",
+            campaign_name: "Late Sale",
+            maid,
+          },
+        ],
+      },
+      serverKey,
+    );
+    expect(touched.status, await touched.text()).toBe(202);
+    const body = androidInstallRequest(serviceId, { maid, first_open_time: now.toISOString() });
+    const installed = await rt.post("/v1/installs", body, sdkKey);
+    expect(installed.status, await installed.text()).toBe(202);
+    const attribution = await rt.get(
+      `/v1/installs/${serviceId}/attribution?wait_seconds=20`,
+      sdkKey,
+    );
+    expect(await attribution.json()).toMatchObject({ media_source: "latenet" });
+    const day = now.toISOString().slice(0, 10);
+    const yesterday = dayBefore(day, 1);
+    const cost = await rt.post(
+      "/v1/costs",
+      {
+        rows: [
+          {
+            day: yesterday,
+            media_source: "latenet",
+            campaign_id: "l-1",
+            amount: 8,
+            currency: "USD",
+          },
+        ],
+      },
+      serverKey,
+    );
+    expect(cost.status, await cost.text()).toBe(200);
+    await rt.workers.idle();
+    await rt.flush();
+    await open(page, `/apps/${lateApp}/cohorts?from=${yesterday}&to=${day}`);
+    await heading(page, "Cohorts").waitFor();
+    const line = page.getByTestId("cost-days-missing");
+    await line.waitFor(WITHIN);
+    expect(await line.innerText()).toBe(
+      `Paid installs on days with no cost count as free in eCPI and ROAS until the network's cost of those days comes, often a day or two late: latenet Late Sale on ${day} (1 paid install).`,
+    );
+    // Under the acquisition cards, beside the eCPI it speaks of.
+    const acquisition = page.getByRole("region", { name: "Acquisition", exact: true });
+    expect(await acquisition.getByTestId("cost-days-missing").count()).toBe(1);
+    expect(await page.getByTestId("cohort-ecpi").innerText()).toBe("$8.00");
+    // The main cohort app's paid installs all fell on its day of cost: no such line.
+    await open(
+      page,
+      `/apps/${cohortWorld().appId}/cohorts?from=${cohortWorld().days.first}&to=${cohortWorld().days.today}`,
+    );
+    await page.getByTestId("cohort-groups").waitFor(WITHIN);
+    expect(await page.getByTestId("cost-days-missing").count()).toBe(0);
+  });
+
   it("6. saves a click window of 14 days; shows the service's refusal of 99; saves a time zone the overview's range then counts in", async () => {
     await open(page, `/apps/${APP_ID}/settings`);
     await heading(page, "Settings").waitFor();

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { CohortRow, ReportFilters } from "../../dashboard/src/api.ts";
 import {
+  costDaysMissingLine,
   noCostReason,
   noSessionsSeen,
   unconvertedCostLines,
@@ -68,6 +69,45 @@ describe("the Cohorts page's cost left out for want of a rate", () => {
     );
     expect(noCostReason(counts(0, 3, { platform: "ios" }))).toBe(
       "Cost rows name no platform, so with any of these installs' media source and campaign in this range one platform's cost is not known; without them, the links and clicks of these installs carried prices in a currency no rate converts to US dollars.",
+    );
+  });
+});
+
+describe("the Cohorts page's days of no cost", () => {
+  const missing = (
+    media_source: string,
+    campaign: string | null,
+    days: string[],
+    paid: number,
+  ) => ({
+    media_source,
+    campaign,
+    days,
+    paid_installs: paid,
+  });
+
+  it("names each campaign, its days and its paid installs, and counts those past three", () => {
+    expect(costDaysMissingLine({ cost_days_missing: [] })).toBeNull();
+    expect(
+      costDaysMissingLine({
+        cost_days_missing: [missing("examplenet", "Winter Sale", ["2026-12-03", "2026-12-04"], 3)],
+      }),
+    ).toBe(
+      "Paid installs on days with no cost count as free in eCPI and ROAS until the network's cost of those days comes, often a day or two late: examplenet Winter Sale on 2026-12-03 and 2026-12-04 (3 paid installs).",
+    );
+    const days = ["2026-11-01", "2026-11-02", "2026-11-05", "2026-11-09"];
+    expect(
+      costDaysMissingLine({
+        cost_days_missing: [
+          missing("examplenet", "Winter Sale", days, 1_500),
+          missing("tiktok_ads", null, ["2026-11-09"], 1),
+          missing("examplenet", "Spring", ["2026-11-08", "2026-11-09"], 1),
+          missing("snap", "Autumn", ["2026-11-09"], 1),
+          missing("snap", "Summer", ["2026-11-09"], 1),
+        ],
+      }),
+    ).toBe(
+      "Paid installs on days with no cost count as free in eCPI and ROAS until the network's cost of those days comes, often a day or two late: examplenet Winter Sale on 4 days from 2026-11-01 to 2026-11-09 (1,500 paid installs), tiktok_ads (no campaign) on 2026-11-09 (1 paid install), examplenet Spring on 2026-11-08 and 2026-11-09 (1 paid install) and 2 more campaigns.",
     );
   });
 });

@@ -6,7 +6,8 @@
  * never stored or asked of the lake; a name spelt apart from the link's (case, spaces) is the
  * link's campaign. Revenue in a currency pegged to the dollar counts; revenue no rate converts
  * is counted apart. A campaign renamed at its network (its id kept) is one campaign, under the
- * name of its latest tap, its cost row's whatever name that row gives it.
+ * name of its latest tap, its cost row's whatever name that row gives it. A campaign's install
+ * days with no cost are named.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CohortGroup } from "../../src/ports/reports.ts";
@@ -20,6 +21,8 @@ import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 const APP = "com.example.costrows";
 /** An app whose campaign r-1 was renamed at its network: Spring v1 tapped twice, then Spring v2. */
 const RENAMED = "com.example.costrows.renamed";
+/** An app whose network's cost of today has not come yet. */
+const LATE = "com.example.costrows.late";
 /** USD per EUR on every day of the test (the ECB's table gives units per EUR). */
 const USD_PER_EUR = 1.08;
 
@@ -317,6 +320,77 @@ describe("cost rows in the cohorts report", () => {
     expect(answer.groups.map((group) => [group.group, group.clicks, group.cost_usd])).toEqual([
       ["Name Only", 4, 2],
     ]);
+  });
+
+  it("names a campaign's install days with no cost, whose paid installs eCPI counts as free", async () => {
+    const { serverKey: key, sdkKey: sdk } = await rt.createApp(LATE, "android");
+    const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000)
+      .toISOString()
+      .slice(0, 10);
+    const now = new Date();
+    // Two installs the network's clicks won, by advertising id: yesterday's and now's.
+    const installs = [
+      { id: "late-1", maid: "7d3c9a1e-0000-4000-8000-000000000001", at: `${yesterday}T12:00:00Z` },
+      { id: "late-2", maid: "7d3c9a1e-0000-4000-8000-000000000002", at: now.toISOString() },
+    ];
+    const touched = await rt.post(
+      "/v1/touches",
+      {
+        touches: installs.map((install) => ({
+          touch_type: "click",
+          touch_time: new Date(Date.parse(install.at) - 60_000).toISOString(),
+          media_source: "latenet",
+          campaign_id: "l-1",
+          campaign_name: "Late",
+          maid: install.maid,
+        })),
+      },
+      key,
+    );
+    expect(touched.status).toBe(202);
+    for (const install of installs) {
+      const body = androidInstallRequest(install.id, {
+        maid: install.maid,
+        first_open_time: install.at,
+      });
+      expect((await rt.post("/v1/installs", body, sdk)).status).toBe(202);
+      const attribution = await rt.get(
+        `/v1/installs/${install.id}/attribution?wait_seconds=20`,
+        sdk,
+      );
+      expect(await attribution.json()).toMatchObject({ media_source: "latenet" });
+    }
+    // The network's cost of yesterday; today's is not in yet.
+    const cost = {
+      rows: [
+        {
+          day: yesterday,
+          media_source: "latenet",
+          campaign_id: "l-1",
+          amount: 10,
+          currency: "USD",
+        },
+      ],
+    };
+    expect((await rt.post("/v1/costs", cost, key)).status).toBe(200);
+    await rt.workers.idle();
+    await rt.flush();
+    const answer = (await (
+      await rt.get(
+        `/v1/reports/cohorts?from=${yesterday}&to=${new Date().toISOString().slice(0, 10)}`,
+        key,
+      )
+    ).json()) as CohortReport;
+    expect(answer.cost_days_missing).toEqual([
+      {
+        media_source: "latenet",
+        campaign: "Late",
+        days: [now.toISOString().slice(0, 10)],
+        paid_installs: 1,
+      },
+    ]);
+    // What the list warns of: yesterday's 10 USD over both installs.
+    expect(answer.totals).toMatchObject({ cost_usd: 10, ecpi_usd: 5 });
   });
 
   it("counts revenue in a currency pegged to the dollar, and says how much no rate converted", async () => {

@@ -21,6 +21,7 @@ import type {
   ReportFilters,
 } from "../api.ts";
 import {
+  costDaysMissingLine,
   hasAcquisition,
   noCostReason,
   noSessionsSeen,
@@ -504,6 +505,7 @@ function Totals(props: {
     },
   ];
   const costLeftOut = unconvertedCostLines(props.report);
+  const costDaysMissing = costDaysMissingLine(props.report);
   const revenueLeftOut = unconvertedRevenueLine(props.report, "cohorts");
   const noSessions = noSessionsSeen(cohorts);
   const shown = props.only ? groups.filter((group) => group.id === props.only) : groups;
@@ -533,6 +535,11 @@ function Totals(props: {
                 </p>
               ))
             : null}
+          {group.id === "acquisition" && costDaysMissing !== null ? (
+            <p class="warning" data-testid="cost-days-missing">
+              {costDaysMissing}
+            </p>
+          ) : null}
           {group.id === "revenue" && revenueLeftOut !== null ? (
             <p class="warning" data-testid="revenue-unconverted">
               {revenueLeftOut}

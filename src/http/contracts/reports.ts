@@ -2,7 +2,7 @@
 import * as z from "zod";
 import type { OverviewReport } from "../../ports/reports.ts";
 import { COHORT_DAYS } from "../../reports/cohort-query.ts";
-import type { CohortReport } from "../../reports/cohorts.ts";
+import { COST_DAYS_MISSING_MAX, type CohortReport } from "../../reports/cohorts.ts";
 import {
   cohortParamsSchema,
   latestEventsParamsSchema,
@@ -366,6 +366,25 @@ export const cohortReportSchema = tiedTo<InTimeZone<CohortReport>>()(
         "Installs (and reinstalls) won by a CPI touch, and CPC clicks and CPM impressions, of the window whose price (a link's or a network touch's `cost_value` in `cost_currency`) is left out of every cost figure: no ECB rate of their day (or the 7 days before), nor a peg to the dollar or the euro, converts its currency to USD. Those a cost row replaces are not counted.",
         0,
       ),
+      cost_days_missing: z
+        .array(
+          z.strictObject({
+            media_source: mediaSource,
+            campaign: z.string().nullable().meta({
+              description: "The campaign as its installs name it: its name, else its id.",
+              example: "Winter Sale",
+            }),
+            days: z.array(date).meta({
+              description: "The install days of its paid installs that have no cost, in order.",
+              example: ["2026-11-07"],
+            }),
+            paid_installs: count("Its paid installs of those days.", 12),
+          }),
+        )
+        .max(COST_DAYS_MISSING_MAX)
+        .meta({
+          description: `Campaigns with a cost on some days of the window, and paid installs on days with none (no cost row, and no cost their links or clicks carried): those installs weigh in eCPI and ROAS as though they were free, which they read as until the network's cost of the day comes (often a day or two late). Most paid installs first, at most ${COST_DAYS_MISSING_MAX}. Empty when the window has no cost, or the filters leave it unknown.`,
+        }),
       revenue_events_unconverted: count(
         `Revenue events of these installs (up to day ${COHORT_DAYS} since each install) left out of revenue, ARPU and ROAS: no ECB rate of their day (or the 7 days before), nor a peg to the dollar or the euro, converts their currency to USD.`,
         0,
