@@ -226,6 +226,8 @@ export interface CohortFigures {
   arpu_usd: number | null;
   /** Revenue to day N over the installs of the install days that reached it. */
   arpu: { d0: number | null; d7: number | null; d30: number | null };
+  /** Share of installs with revenue by day N, of the install days that reached it. */
+  paying_user_rate: { d0: number | null; d7: number | null; d30: number | null };
   retention: { d1: number | null; d7: number | null; d30: number | null };
   roas: { d0: number | null; d7: number | null; d30: number | null };
 }

@@ -186,7 +186,8 @@ export interface CohortCostKeys {
 
 /**
  * A row of the cohorts query (src/reports/cohort-query.ts): a cohort's size (`installs`), its
- * active installs and revenue on one day since install (`days`), or a day's touches (`touches`),
+ * active installs and revenue on one day since install (`days`), its installs that first paid on
+ * one day since install (`first_payments`, in `installs`), or a day's touches (`touches`),
  * of one media source and group; or, of no group, the installs active on a day of the range
  * (`active_day`, the day in `cohort_day`) or in the whole range (`active_range`), in `active`;
  * or a group's cohorts' revenue events of one currency that no rate converted
@@ -196,6 +197,7 @@ export interface CohortRow extends Partial<CohortCostKeys> {
   readonly part:
     | "installs"
     | "days"
+    | "first_payments"
     | "touches"
     | "active_day"
     | "active_range"

@@ -30,6 +30,9 @@
  * the ad set's or ad's own id and name (`group_id`, `group_name`), whatever they cost: a cost row
  * naming it by its id alone then finds the group the rows give it by its name.
  *
+ * Paying users: a `first_payments` row counts, in `installs`, a group's cohort's installs whose
+ * first day since install with revenue above 0 is `day_n`; the fold adds them up to each day.
+ *
  * Revenue no rate converted (an event with `revenue` and no `revenue_usd`) is in no figure; the
  * `unconverted_revenue` rows count such events of the cohorts' installs, up to day 30 since each
  * install as revenue is, and add up their amounts, per media source, group and currency
@@ -408,6 +411,17 @@ unconverted_revenue AS (
     AND ${sinceInstall(local.date("r.event_time"))} BETWEEN 0 AND ${COHORT_DAYS}
   GROUP BY i.media_source, i.group_key, r.currency
 ),
+-- Each install's first day since install with revenue above 0 (a refund's day nets below):
+-- from it on, the install is a paying user.
+first_payments AS (
+  SELECT i.service_id, i.cohort_day, i.media_source, i.group_key, i.campaign_key,
+    min(${sinceInstall("CAST(d.day AS DATE)")}) AS day_n
+  FROM new_installs AS i
+  JOIN revenue_days AS d ON d.service_id = i.service_id
+  WHERE d.revenue_usd > 0
+    AND ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND ${COHORT_DAYS}
+  GROUP BY i.service_id, i.cohort_day, i.media_source, i.group_key, i.campaign_key
+),
 install_days AS (
   SELECT service_id, day, max(active) AS active, sum(revenue_usd) AS revenue_usd
   FROM (
@@ -480,6 +494,12 @@ JOIN install_days AS d ON d.service_id = i.service_id
 WHERE ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND ${COHORT_DAYS}
 GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key,
   ${sinceInstall("CAST(d.day AS DATE)")}
+UNION ALL
+SELECT 'first_payments' AS part, f.cohort_day, f.media_source, f.group_key, f.campaign_key,
+  f.day_n, count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
+  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
+FROM first_payments AS f
+GROUP BY f.cohort_day, f.media_source, f.group_key, f.campaign_key, f.day_n
 UNION ALL
 SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, t.campaign_key,
   CAST(NULL AS INTEGER) AS day_n,

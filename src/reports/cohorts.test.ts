@@ -879,6 +879,29 @@ describe("the cohorts' campaigns with days of no cost", () => {
   });
 });
 
+describe("the cohorts' paying users on day N", () => {
+  it("are the installs that first paid by day N, over the installs of the days that reached it", () => {
+    const YOUNG = "2026-11-15";
+    const firstPaid = (n: number, day_n: number, overrides: Partial<CohortRow> = {}) =>
+      row({ part: "first_payments", installs: n, day_n, ...overrides });
+    const answer = report([
+      installs(10, 0),
+      firstPaid(1, 0),
+      firstPaid(2, 3),
+      firstPaid(1, 12),
+      // Day 0 over, day 7 not yet: its payer on day 6 is in no day's figure but day 0's count.
+      installs(10, 0, { cohort_day: YOUNG }),
+      firstPaid(1, 0, { cohort_day: YOUNG }),
+      firstPaid(1, 4, { cohort_day: YOUNG }),
+    ]);
+    // Day 0: 2 of 20; day 7: 3 of the first day's 10; day 30 reached by none.
+    expect(answer.totals.paying_user_rate).toEqual({ d0: 0.1, d7: 0.3, d30: null });
+    // No payer is no revenue: the other figures are the `days` rows'.
+    expect(answer.totals.revenue_usd).toBe(0);
+    expect(answer.totals.retention.d1).toBe(0);
+  });
+});
+
 describe("the cohorts' ARPU on day N", () => {
   it("is each install day's revenue to day N over its installs, of the days that reached it", () => {
     const YOUNG = "2026-11-15";

@@ -2,8 +2,9 @@
  * The cohorts report from its query's rows (./cohort-query.ts) and the app's cost rows: per
  * media source and group (a campaign by default), and in total, what a marketer moves a budget
  * on (touches, installs, conversion, cost, eCPI, revenue, ARPU to date and on day 0, 7 and 30,
- * retention on day 1, 7 and 30, and ROAS on day 0, 7 and 30), and a table of cohorts by install
- * day (retention and cumulative revenue per user on each day since install). A day since install that a cohort has not reached yet (its install
+ * paying users on day 0, 7 and 30, retention on day 1, 7 and 30, and ROAS on day 0, 7 and 30),
+ * and a table of cohorts by install day (retention and cumulative revenue per user on each day
+ * since install). A day since install that a cohort has not reached yet (its install
  * day plus N is not over: today or later) is not a zero: such cohorts are left out of that day's
  * figures, and a figure no cohort has reached is null. Today is still under way, and a share of
  * its sessions and revenue counted as the whole day's would read as a drop.
@@ -41,7 +42,12 @@ const isOver = (day: string, n: number, today: string) => addDays(day, n) < toda
 export const COST_DAYS_MISSING_MAX = 20;
 
 /** The days since install the summary figures are given for. */
-export const SUMMARY_DAYS = { retention: [1, 7, 30], arpu: [0, 7, 30], roas: [0, 7, 30] } as const;
+export const SUMMARY_DAYS = {
+  retention: [1, 7, 30],
+  arpu: [0, 7, 30],
+  paying: [0, 7, 30],
+  roas: [0, 7, 30],
+} as const;
 
 const numberOf = (name: string, value: unknown): number => {
   const parsed = typeof value === "bigint" || typeof value === "string" ? Number(value) : value;
@@ -57,6 +63,7 @@ const textOf = (value: unknown): string | null =>
 const PARTS = new Set<string>([
   "installs",
   "days",
+  "first_payments",
   "touches",
   "active_day",
   "active_range",
@@ -133,6 +140,15 @@ export interface CohortFigures {
    * across ranges and groups of different ages, as retention and ROAS are.
    */
   readonly arpu: {
+    readonly d0: number | null;
+    readonly d7: number | null;
+    readonly d30: number | null;
+  };
+  /**
+   * Share of installs with revenue above 0 on a day up to day N since install (paying users),
+   * of the cohorts that reached it.
+   */
+  readonly paying_user_rate: {
     readonly d0: number | null;
     readonly d7: number | null;
     readonly d30: number | null;
@@ -466,6 +482,8 @@ class Tally {
   readonly revenue = new Map<string, number[]>();
   /** Of that revenue, the paid installs'. */
   readonly paidRevenue = new Map<string, number[]>();
+  /** By install day: the installs that first had revenue on each day since install. */
+  readonly firstPayments = new Map<string, number[]>();
   /** Cost by install day, USD (the cost rows' and the service's own); a day of none is absent. */
   readonly cost = new Map<string, number>();
   /**
@@ -497,6 +515,10 @@ class Tally {
         values[n] = (values[n] ?? 0) + value;
         days.set(row.cohort_day, values);
       };
+      if (row.part === "first_payments") {
+        add(this.firstPayments, row.installs);
+        return;
+      }
       add(this.active, row.active);
       add(this.revenue, row.revenue_usd);
       if (isPaid(row)) add(this.paidRevenue, row.revenue_usd);
@@ -561,6 +583,12 @@ class Tally {
       const revenue = days.reduce((sum, day) => sum + revenueTo(this.revenue, day, n), 0);
       return divided(revenue, installs, money);
     };
+    const payingRate = (n: number) => {
+      const days = reached(n);
+      const installs = days.reduce((sum, day) => sum + (this.installs.get(day) ?? 0), 0);
+      const paying = days.reduce((sum, day) => sum + revenueTo(this.firstPayments, day, n), 0);
+      return divided(paying, installs, ratio);
+    };
     // Of the campaigns whose clicks are known (the service's touches, or the cost rows'): an
     // install of a campaign of no known click is no conversion of another campaign's clicks.
     const clickedPaid = costed
@@ -587,6 +615,7 @@ class Tally {
     );
     const [r1, r7, r30] = SUMMARY_DAYS.retention.map(retention);
     const [a0, a7, a30] = SUMMARY_DAYS.arpu.map(arpu);
+    const [p0, p7, p30] = SUMMARY_DAYS.paying.map(payingRate);
     const [o0, o7, o30] = SUMMARY_DAYS.roas.map(roas);
     return {
       impressions,
@@ -602,6 +631,7 @@ class Tally {
       arpu_usd: divided(revenue, totalInstalls, money),
       retention: { d1: r1 ?? null, d7: r7 ?? null, d30: r30 ?? null },
       arpu: { d0: a0 ?? null, d7: a7 ?? null, d30: a30 ?? null },
+      paying_user_rate: { d0: p0 ?? null, d7: p7 ?? null, d30: p30 ?? null },
       roas: { d0: o0 ?? null, d7: o7 ?? null, d30: o30 ?? null },
     };
   }

@@ -1372,6 +1372,8 @@ describe("the dashboard in a browser", () => {
       roas: { d0: 0.666, d7: null, d30: null },
       // Day 0's 19.98 USD over the 10 installs, whose install days both reached it.
       arpu: { d0: 1.998, d7: null, d30: null },
+      // Two of the 10 bought on their install day; the third's day 1 purchase is of no day 7.
+      paying_user_rate: { d0: 0.2, d7: null, d30: null },
     });
     expect(all.cost_rows_unconverted).toBe(1);
     const paid = await report(`&media_source=${COHORT_NETWORK}`);
@@ -1420,6 +1422,9 @@ describe("the dashboard in a browser", () => {
         "arpu-d0": answer.totals.arpu.d0,
         "arpu-d7": answer.totals.arpu.d7,
         "arpu-d30": answer.totals.arpu.d30,
+        "paying-d0": answer.totals.paying_user_rate.d0,
+        "paying-d7": answer.totals.paying_user_rate.d7,
+        "paying-d30": answer.totals.paying_user_rate.d30,
         "retention-d1": answer.totals.retention.d1,
         "retention-d7": answer.totals.retention.d7,
         "retention-d30": answer.totals.retention.d30,
@@ -1447,6 +1452,9 @@ describe("the dashboard in a browser", () => {
       "arpu-d0": "$2.00",
       "arpu-d7": "—",
       "arpu-d30": "—",
+      "paying-d0": "20.0%",
+      "paying-d7": "—",
+      "paying-d30": "—",
       "retention-d1": "40.0%",
       "retention-d7": "—",
       "retention-d30": "—",
@@ -1521,6 +1529,9 @@ describe("the dashboard in a browser", () => {
       "$24.97",
       "$4.16",
       "$3.33",
+      "—",
+      "—",
+      "33.3%",
       "—",
       "—",
       "50.0%",

@@ -222,6 +222,8 @@ const DEFINITIONS = {
   arpu: "Average revenue per user to date: that revenue divided by the installs. Installs too young to have reached day 30 lower it, so it reads lower for a recent range; ARPU D0, D7 and D30 do not. — without installs.",
   arpuDay: (day: number) =>
     `Average revenue per user on day ${day}: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, of the install days whose day ${day} is over, divided by their installs (organic ones too). Younger installs are left out, so ranges and groups of different ages compare. — while no install day of the range has reached day ${day}.`,
+  paying: (day: number) =>
+    `Paying users: the share of installs with revenue (above 0, in US dollars) ${day === 0 ? "on their install day" : `on a day from their install day to day ${day} after it`}, counted over the install days whose day ${day} is over, organic ones too. A day whose refunds take its revenue to 0 or below is no paying day. — while no install day of the range has reached day ${day}.`,
   retention: (day: number) =>
     `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} calendar day after their install day, in the app's time zone, counted over the install days whose day ${day} is over (today, still under way, counts once it ends). — while no install day of the range has reached day ${day}.`,
   roas: (day: number) =>
@@ -463,6 +465,26 @@ function Totals(props: {
       ],
     },
     {
+      id: "paying",
+      title: "Paying users",
+      cards: (
+        [
+          [0, t.paying_user_rate.d0],
+          [7, t.paying_user_rate.d7],
+          [30, t.paying_user_rate.d30],
+        ] as const
+      ).map(([day, value]) => {
+        return {
+          label: `Paying users D${day}`,
+          testId: `cohort-paying-d${day}`,
+          value,
+          text: formatShare(value),
+          why: whyUnknown.notReached(day),
+          definition: DEFINITIONS.paying(day),
+        };
+      }),
+    },
+    {
       id: "roas",
       title: "Return on ad spend",
       cards: (
@@ -634,6 +656,9 @@ const figureCells = (figures: CohortFigures): string[] => [
   formatKnownUsd(figures.arpu.d0),
   formatKnownUsd(figures.arpu.d7),
   formatKnownUsd(figures.arpu.d30),
+  formatShare(figures.paying_user_rate.d0),
+  formatShare(figures.paying_user_rate.d7),
+  formatShare(figures.paying_user_rate.d30),
   formatShare(figures.retention.d1),
   formatShare(figures.retention.d7),
   formatShare(figures.retention.d30),
@@ -654,6 +679,9 @@ const FIGURE_COLUMNS = [
   "ARPU D0",
   "ARPU D7",
   "ARPU D30",
+  "Paying users D0",
+  "Paying users D7",
+  "Paying users D30",
   "Retention D1",
   "Retention D7",
   "Retention D30",

@@ -542,6 +542,8 @@ describe("cohorts on DuckDB", () => {
       // Day 0: 5 USD; day 7: 5 + 3 (day 6) + 1 (day 7's 23:59:59), not day 8's 00:00:01; day 30
       // not reached.
       arpu: { d0: 0.833333, d7: 1.5, d30: null },
+      // i-0, once for its four days of revenue.
+      paying_user_rate: { d0: 0.1667, d7: 0.1667, d30: null },
       roas: { d0: 0.1667, d7: 0.3, d30: null },
     });
     const organic = answer.groups.find((group) => group.media_source === "organic");
@@ -557,6 +559,9 @@ describe("cohorts on DuckDB", () => {
       roas: { d0: 0.1667, d7: 0.3, d30: null },
       // Every install's, as the cohort's revenue per user below.
       arpu: { d0: 0.5, d7: 1.1, d30: null },
+      // i-0 from day 0, i-6 (organic) from day 1; the deleted install's 100 USD is no one's, and
+      // i-1's dinars are no revenue in USD.
+      paying_user_rate: { d0: 0.1, d7: 0.2, d30: null },
     });
     expect(answer.cohorts[0]?.revenue_per_user.slice(0, 9)).toEqual([
       0.5, 0.7, 0.7, 0.7, 0.7, 0.7, 1, 1.1, 2.8,

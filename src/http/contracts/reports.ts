@@ -289,6 +289,17 @@ const cohortFigures = {
         "of the install days that have reached day N by today, over those installs, in USD to a " +
         "millionth; null when no install day has.",
     }),
+  paying_user_rate: z
+    .strictObject({
+      d0: share("Day 0.", 0.02),
+      d7: share("Day 7.", 0.035),
+      d30: share("Day 30.", 0.05),
+    })
+    .meta({
+      description:
+        "Paying users: the share of installs with revenue above 0 (in USD) on a day up to day N " +
+        "since install, of the install days that have reached day N by today; null when none has.",
+    }),
   retention: z
     .strictObject({
       d1: share("Day 1.", 0.4),
@@ -451,7 +462,8 @@ export const REPORT_CONTRACTS = {
     description:
       "For the installs of days `from` to `to` (of the app's time zone), filtered by media source, campaign, country " +
       "and platform: touches, installs, conversion, cost (the cost rows of POST /v1/costs, in " +
-      "USD), eCPI, revenue, ARPU, retention on day 1, 7 and 30, and ROAS on day 0, 7 and 30, in " +
+      "USD), eCPI, revenue, ARPU to date and on day 0, 7 and 30, paying users on day 0, 7 and 30, " +
+      "retention on day 1, 7 and 30, and ROAS on day 0, 7 and 30, in " +
       "total and by media source and the group asked (`group_by`); and the cohort table, by " +
       "install day and days since install. Retention counts sessions (POST /v1/sessions) on " +
       "calendar days of that zone; revenue is the events' `revenue_usd`. Answers are kept 30 seconds.",
