@@ -1,6 +1,8 @@
 /** Configuration of the embedded runtime, from the environment, parsed once at start-up. */
 
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import * as z from "zod";
 import { ECB_90_DAY_FEED } from "../fx/ecb-feed.ts";
 import { parseTrustProxy, type TrustProxy } from "../http/trust-proxy.ts";
@@ -31,12 +33,42 @@ export const sizeInBytes = (value: string): number => {
   return Math.floor(Number(amount) * (UNITS[unit.toLowerCase()] ?? 1));
 };
 
+/**
+ * A whole number as a setting writes it: plain decimal digits, as the CLI's numbers are, not
+ * `5e3` or `0x1388`, which a number's own reading would take.
+ */
+const whole = (bounds: { readonly min: number; readonly max: number }) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: "must be a whole number in plain decimal digits" })
+    .transform(Number)
+    .pipe(z.number().int().min(bounds.min).max(bounds.max));
+
+/**
+ * The folder holding the service's package.json, found from this module's own place (a source
+ * file, or a chunk of the CLI's bundle): the default data folder is there, whatever folder a
+ * command runs in, so that `npm start` and a command run from a subfolder share one.
+ */
+const packageRoot = (): string => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json"))) {
+    const parent = dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+  return dir;
+};
+
+/** The setting of a fresher IP-to-country database, named by the error of one not read. */
+export const GEOIP_SETTING = "ATTRIBUTION_GEOIP_DB";
+
 const schema = z.object({
-  ATTRIBUTION_DATA_DIR: z.string().min(1).default(".data"),
+  /** Relative to the current folder when set; the package's `.data` when not. */
+  ATTRIBUTION_DATA_DIR: z.string().min(1).optional(),
   ATTRIBUTION_HOST: z.string().min(1).default("127.0.0.1"),
-  ATTRIBUTION_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  ATTRIBUTION_PORT: whole({ min: 0, max: 65_535 }).default(8787),
   /** The link host's port: links are tapped there. */
-  ATTRIBUTION_LINK_PORT: z.coerce.number().int().min(0).max(65_535).default(8788),
+  ATTRIBUTION_LINK_PORT: whole({ min: 0, max: 65_535 }).default(8788),
   /** The link host as links name it, when a proxy or a domain is in front of the port. */
   ATTRIBUTION_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /**
@@ -46,35 +78,21 @@ const schema = z.object({
    */
   ATTRIBUTION_TRUST_PROXY: z.string().optional(),
   /** How long the pages of one export keep slicing the same snapshot. */
-  ATTRIBUTION_SNAPSHOT_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(86_400)
-    .default(DEFAULT_SNAPSHOT_TTL_SECONDS),
+  ATTRIBUTION_SNAPSHOT_TTL_SECONDS: whole({ min: 1, max: 86_400 }).default(
+    DEFAULT_SNAPSHOT_TTL_SECONDS,
+  ),
   /** The local delivery stream's buffering interval (Firehose's is at least 60 s). */
-  ATTRIBUTION_FLUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(900_000).default(5_000),
+  ATTRIBUTION_FLUSH_INTERVAL_MS: whole({ min: 50, max: 900_000 }).default(5_000),
   /** How long ingestion may use an app read before reading it again (0: every time). */
-  ATTRIBUTION_APP_CACHE_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(300_000)
-    .default(DEFAULT_APP_CACHE_MS),
+  ATTRIBUTION_APP_CACHE_MS: whole({ min: 0, max: 300_000 }).default(DEFAULT_APP_CACHE_MS),
   /** How often open deletion requests are purged from the lake (also right after each one). */
-  ATTRIBUTION_PURGE_INTERVAL_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(3_600_000)
-    .default(jobOf("purge").embedded.everyMs),
+  ATTRIBUTION_PURGE_INTERVAL_MS: whole({ min: 100, max: 3_600_000 }).default(
+    jobOf("purge").embedded.everyMs,
+  ),
   /** How often the lake's small files, as delivery leaves them, are merged. */
-  ATTRIBUTION_COMPACT_INTERVAL_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(86_400_000)
-    .default(jobOf("compact-lake").embedded.everyMs),
+  ATTRIBUTION_COMPACT_INTERVAL_MS: whole({ min: 100, max: 86_400_000 }).default(
+    jobOf("compact-lake").embedded.everyMs,
+  ),
   /** "true" when a CloudFront distribution in front sets a trustworthy viewer-country header. */
   ATTRIBUTION_TRUST_VIEWER_COUNTRY: z.enum(["true", "false"]).default("false"),
   /** A fresher IP-to-country database (MMDB with `country_code`) than the shipped one. */
@@ -170,7 +188,9 @@ export const embeddedConfig = (
 ): EmbeddedConfig => {
   const parsed = parseEnv(schema, setSettingsOnly(env));
   return {
-    dataDir: resolve(overrides.dataDir ?? parsed.ATTRIBUTION_DATA_DIR),
+    dataDir: resolve(
+      overrides.dataDir ?? parsed.ATTRIBUTION_DATA_DIR ?? join(packageRoot(), ".data"),
+    ),
     host: overrides.host ?? parsed.ATTRIBUTION_HOST,
     port: overrides.port ?? parsed.ATTRIBUTION_PORT,
     linkPort: overrides.linkPort ?? parsed.ATTRIBUTION_LINK_PORT,

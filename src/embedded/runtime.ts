@@ -45,7 +45,7 @@ import { moveTouchesFromDynamoDb } from "../adapters/local-touches/from-dynamodb
 import { openLocalTouchStore } from "../adapters/local-touches/touch-store.ts";
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
 import { createAppKeyrings } from "../apps/app-keyrings.ts";
-import { type EmbeddedConfig, sizeInBytes } from "../config/embedded.ts";
+import { type EmbeddedConfig, GEOIP_SETTING, sizeInBytes } from "../config/embedded.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { ensureOwner } from "../dashboard/accounts.ts";
 import type { AllAdapters, Runtime } from "../functions/adapters.ts";
@@ -404,6 +404,7 @@ const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRunt
     ratesFeed: () => fetchEcbFeed(config.fxFeedUrl ?? undefined),
     countries: await createCountryResolver(config.geoipDatabase, {
       trustViewerCountry: config.trustViewerCountry,
+      setting: GEOIP_SETTING,
     }),
     engine: lake.engine,
     reports: lake.reports,

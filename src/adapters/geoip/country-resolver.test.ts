@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createCountryResolver } from "./country-resolver.ts";
 
@@ -27,5 +28,16 @@ describe("country resolver", async () => {
     expect(of("not an ip")).toBeNull();
     expect(of(null)).toBeNull();
     expect(of(null, { "cloudfront-viewer-country": "XX" })).toBeNull();
+  });
+
+  it("names the setting of a database it cannot read: a missing file, or one that is no MMDB", async () => {
+    const setting = { setting: "ATTRIBUTION_GEOIP_DB" };
+    await expect(createCountryResolver("/nonexistent.mmdb", setting)).rejects.toThrow(
+      /^ATTRIBUTION_GEOIP_DB: \/nonexistent\.mmdb cannot be read as an IP-to-country database \(MMDB\): ENOENT/,
+    );
+    const notMmdb = fileURLToPath(import.meta.url);
+    await expect(createCountryResolver(notMmdb, setting)).rejects.toThrow(
+      /^ATTRIBUTION_GEOIP_DB: .* cannot be read as an IP-to-country database \(MMDB\)/,
+    );
   });
 });

@@ -32,9 +32,22 @@ const asCountry = (value: string | undefined): string | null => {
 
 export const createCountryResolver = async (
   databasePath: string = defaultCountryDatabase(),
-  options: { trustViewerCountry?: boolean } = {},
+  options: {
+    trustViewerCountry?: boolean;
+    /** The setting that named the database, for an error that says what to change. */
+    setting?: string;
+  } = {},
 ): Promise<CountryResolver> => {
-  const reader = new Reader<Response>(await readFile(databasePath));
+  let reader: Reader<Response>;
+  try {
+    reader = new Reader<Response>(await readFile(databasePath));
+  } catch (error) {
+    if (!options.setting) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `${options.setting}: ${databasePath} cannot be read as an IP-to-country database (MMDB): ${reason}`,
+    );
+  }
   return {
     countryOf({ sourceIp, headers }) {
       const fromEdge = options.trustViewerCountry ? asCountry(headers[VIEWER_COUNTRY]) : null;

@@ -8,7 +8,7 @@
 import { SingleBar } from "cli-progress";
 import { createCountryResolver } from "../../adapters/geoip/country-resolver.ts";
 import { createApp, issueKey } from "../../apps/registration.ts";
-import { embeddedConfig } from "../../config/embedded.ts";
+import { embeddedConfig, GEOIP_SETTING } from "../../config/embedded.ts";
 import { findAddresses } from "../../demo/addresses.ts";
 import { type AppOutcome, createDemoDriver, type Found, type Planned } from "../../demo/drive.ts";
 import { type DemoApp, generateDemo } from "../../demo/generate.ts";
@@ -162,7 +162,9 @@ const sendTraffic = async (
     fx: await loadRates(dataPaths(options.dataDir).fxRates),
     addresses: findAddresses(
       MARKETS.map((m) => m.country),
-      await createCountryResolver(embeddedConfig(process.env).geoipDatabase),
+      await createCountryResolver(embeddedConfig(process.env).geoipDatabase, {
+        setting: GEOIP_SETTING,
+      }),
       createRandom(options.seed),
     ),
   });
