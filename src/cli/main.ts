@@ -339,9 +339,14 @@ keys
   .command("revoke")
   .description("revoke a key: it stops working at once on this machine")
   .argument("<key-id>", "the key's id, as `keys list` shows it")
+  .option("--app-id <id>", "the key's app: a key of another app is not revoked")
   .addOption(dataDirOption())
-  .action(async (keyId: string, options: { dataDir?: string }) =>
-    revokeKeyCommand({ keyId, dataDir: await defaultDataDir(options.dataDir) }),
+  .action(async (keyId: string, options: { appId?: string; dataDir?: string }) =>
+    revokeKeyCommand({
+      keyId,
+      appId: options.appId,
+      dataDir: await defaultDataDir(options.dataDir),
+    }),
   );
 
 const users = program
@@ -784,7 +789,9 @@ costs
   .description("post a CSV of cost rows (the cost API's fields as its header) to the service")
   .requiredOption("--file <path>", "the CSV file")
   .addOption(
-    new Option("--key <key>", "server API key").env("ATTRIBUTION_API_KEY").makeOptionMandatory(),
+    new Option("--key <key>", "server API key (not needed with --dry-run)").env(
+      "ATTRIBUTION_API_KEY",
+    ),
   )
   .addOption(
     new Option("--url <url>", "service base URL (default: the running embedded service)").env(
@@ -796,12 +803,16 @@ costs
   .action(
     async (options: {
       file: string;
-      key: string;
+      key?: string;
       url?: string;
       dryRun?: boolean;
       dataDir?: string;
     }) => {
-      const url = await runningServiceUrl(options);
+      // A dry run checks the file alone: it needs no service and no key.
+      if (!options.dryRun && options.key === undefined) {
+        throw new Error((await costsModule()).MISSING_KEY);
+      }
+      const url = options.dryRun ? undefined : await runningServiceUrl(options);
       await importCostsCommand({ ...options, url });
     },
   );

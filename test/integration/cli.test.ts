@@ -465,7 +465,23 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     expect(listed.map((k: { keyId: string }) => k.keyId)).toContain(issued.keyId);
     expect(JSON.stringify(listed)).not.toContain(issued.key);
     expect(listed.every((k: Record<string, unknown>) => !("hash" in k))).toBe(true);
-    await cli(dataDir, "keys", "revoke", issued.keyId);
+    // Named with another app, it is left as it is.
+    await cli(
+      dataDir,
+      "apps",
+      "create",
+      "--app-id",
+      "com.example.other",
+      "--name",
+      "Other",
+      "--platform",
+      "ios",
+    );
+    await expect(
+      cli(dataDir, "keys", "revoke", issued.keyId, "--app-id", "com.example.other"),
+    ).rejects.toThrow(/is not a key of com\.example\.other: it was not revoked/);
+    expect((await exportWith(issued.key)).status).toBe(200);
+    await cli(dataDir, "keys", "revoke", issued.keyId, "--app-id", "com.example.game");
     expect((await exportWith(issued.key)).status).toBe(401);
     expect((await exportWith(serverKey)).status).toBe(200);
   });
@@ -985,6 +1001,13 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     await writeFile(
       file,
       `day,media_source,campaign_id,campaign_name,country,amount,currency,clicks\n${today},examplenet,c1,Winter,DE,120.5,USD,300\n${today},examplenet,c2,,,80,USD,\n`,
+    );
+    // A dry run checks the file with no key; a send needs one.
+    expect(await cli(dataDir, "costs", "import", "--file", file, "--dry-run")).toMatch(
+      /2 rows of .*costs\.csv are well formed; nothing sent\./,
+    );
+    await expect(cli(dataDir, "costs", "import", "--file", file)).rejects.toThrow(
+      /required option '--key <key>' not specified/,
     );
     expect(await cli(dataDir, "costs", "import", "--file", file, "--key", serverKey)).toMatch(
       /Imported 2 cost rows \(0 replaced/,

@@ -61,10 +61,15 @@ const answerOf = async (response: Response): Promise<Record<string, unknown>> =>
   }
 };
 
+/** What an import that would send its rows says without a key. */
+export const MISSING_KEY =
+  "required option '--key <key>' not specified: the server key the rows are sent with (or ATTRIBUTION_API_KEY); --dry-run checks the file without one";
+
 export const importCostsCommand = async (options: {
   file: string;
-  url: string;
-  key: string;
+  /** Where the rows go, and the server key they go with: not needed for a dry run. */
+  url?: string;
+  key?: string;
   dryRun?: boolean;
   /** The clock the days are checked by. */
   now?: () => Date;
@@ -100,6 +105,8 @@ export const importCostsCommand = async (options: {
     console.log(`${rows.length} rows of ${options.file} are well formed; nothing sent.`);
     return;
   }
+  const { url, key } = options;
+  if (url === undefined || key === undefined) throw new ValidationError(MISSING_KEY);
   // Pages the route takes: at most 1,000 rows, and a body within its bytes (long names in a
   // script of several bytes a character make 1,000 rows more than that).
   const pages = costPages(
@@ -119,16 +126,16 @@ export const importCostsCommand = async (options: {
     `The rows of ${linesOf(0, stored - 1)} were stored (${replaced} replaced an earlier one)`;
   const again = (when: string) =>
     `Import the whole file again ${when}: a row stored again replaces itself.`;
-  const route = serviceUrl(options.url, "/v1/costs").href;
+  const route = serviceUrl(url, "/v1/costs").href;
   for (const page of pages) {
     const from = page[0]?.index ?? stored;
     const to = page.at(-1)?.index ?? stored;
     const response = await fetch(route, {
       method: "POST",
-      headers: { authorization: options.key, "content-type": "application/json" },
+      headers: { authorization: key, "content-type": "application/json" },
       body: JSON.stringify({ rows: page.map(({ row }) => row) }),
     }).catch((error: unknown) => {
-      const cause = unreachable(options.url, error);
+      const cause = unreachable(url, error);
       if (stored === 0) throw cause;
       throw new Error(
         `${cause.message} ${storedSoFar()}; nothing after them was sent. ${again("once it answers")}`,

@@ -48,10 +48,24 @@ export const listKeysCommand = async (options: {
   }
 };
 
-export const revokeKeyCommand = async (options: { keyId: string; dataDir: string }) => {
-  const revoked = await withAdminStores(options.dataDir, (stores) =>
-    stores.keys.revoke(options.keyId, new Date().toISOString()),
-  );
+export const revokeKeyCommand = async (options: {
+  keyId: string;
+  /** The key's app, when named: a key of another app is left as it is. */
+  appId?: string;
+  dataDir: string;
+}) => {
+  const revoked = await withAdminStores(options.dataDir, async (stores) => {
+    if (options.appId !== undefined) {
+      await appMustExist(stores, options.appId);
+      const key = await stores.keys.get(options.keyId);
+      if (key && key.appId !== options.appId) {
+        throw new NotFoundError(
+          `Key ${options.keyId} is not a key of ${options.appId}: it was not revoked.`,
+        );
+      }
+    }
+    return stores.keys.revoke(options.keyId, new Date().toISOString());
+  });
   if (!revoked) throw new NotFoundError(`Key ${options.keyId} does not exist.`);
   console.log(`Key ${revoked.keyId} of ${revoked.appId} is revoked since ${revoked.revokedAt}.`);
 };
