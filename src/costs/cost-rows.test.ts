@@ -32,6 +32,9 @@ describe("cost rows", () => {
       NOW,
     );
     expect(rate27?.amountUsd).toBeCloseTo(110, 6);
+    // A currency in any case, as revenue's: kept in capitals, and converted.
+    const [lower] = costRowsOf("com.a", { rows: [row({ currency: " eur " })] }, FX, NOW);
+    expect(lower).toMatchObject({ currency: "EUR", amountUsd: 110 });
     expect(rate20?.amountUsd).toBeCloseTo(120, 6);
     expect(none?.amountUsd).toBeNull();
   });

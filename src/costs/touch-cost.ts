@@ -24,10 +24,15 @@ export const TOUCH_COST_LIMITS = {
 
 const CURRENCY_RULE = "must be an ISO 4217 currency code";
 
-/** An ISO 4217 code, checked as the cost rows' (`POST /v1/costs`) and revenue's currency. */
+/**
+ * An ISO 4217 code, checked as the cost rows' (`POST /v1/costs`) and revenue's currency: in any
+ * case and with spaces around it, as revenue's (`eur` is `EUR`), kept in capitals.
+ */
 export const currencyCode = () =>
   z
     .string({ error: requiredOr(CURRENCY_RULE) })
+    .trim()
+    .toUpperCase()
     .refine((code) => ISO_4217_CODES.has(code), { error: CURRENCY_RULE });
 
 export const COST_FIELD_NAMES = ["cost_model", "cost_value", "cost_currency"] as const;

@@ -163,12 +163,14 @@ describe("a link's cost", () => {
     expect(
       problems({ media_source: "x", ...CPI, cost_value: TOUCH_COST_LIMITS.maxValue * 2 }),
     ).toBe(`cost_value: must be at most ${TOUCH_COST_LIMITS.maxValue}`);
-    // The cost rows' currency rule: an ISO 4217 code, upper case.
-    for (const currency of ["eur", "EURO", "XXX", ""]) {
+    // The cost rows' currency rule: an ISO 4217 code, in any case, kept in capitals.
+    for (const currency of ["EURO", "XXX", ""]) {
       expect(problems({ media_source: "x", ...CPI, cost_currency: currency }), currency).toBe(
         "cost_currency: must be an ISO 4217 currency code",
       );
     }
+    const lower = linkRequestSchema.parse({ media_source: "x", ...CPI, cost_currency: " eur " });
+    expect(lower.cost_currency).toBe("EUR");
   });
 
   it("changes whole: the three, or all three null to clear it", () => {
