@@ -33,6 +33,23 @@ describe("a test postback's sample install", () => {
     expect([params.get("idfv"), params.get("advertising_id")]).toEqual(["", ""]);
   });
 
+  it("says install_type as a real first install of its platform does: new_install on iOS, empty on Android", () => {
+    const generic = parsePartnerConfig({
+      id: "net",
+      appId: "com.a",
+      partner: "generic",
+      mediaSources: ["net"],
+      values: { endpoint: "https://pb.example.net/in" },
+    });
+    const installTypeOn = (platform: "ios" | "android") => {
+      const sent = partnerTestRequest(generic, { kind: "install", platform }, SETTINGS, NOW);
+      if (!sent.ok) throw new Error(sent.problem);
+      return new URL(sent.request.url).searchParams.get("install_type");
+    };
+    expect(installTypeOn("ios")).toBe("new_install");
+    expect(installTypeOn("android")).toBe("");
+  });
+
   it("has new ids each time, so a receiver that drops repeats takes the next test as new", () => {
     const tiktok = parsePartnerConfig({
       id: "tiktok",

@@ -12,6 +12,7 @@
  * and is not put in the outbox or the delivery log.
  */
 import { randomUUID } from "node:crypto";
+import { installTypeOf } from "../attribution/results.ts";
 import type { Os } from "../domain/install-facts.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
@@ -112,7 +113,8 @@ export const sampleFacts = (input: {
     matchingType: "network",
     confidence: "high",
     clickToFirstOpenHours: 0.15,
-    installType: "new_install",
+    // As a real first install's: `new_install` on iOS, none on Android.
+    installType: installTypeOf(install, []),
     reinstall: false,
     repeatsClick: false,
     otherCandidates: 0,
