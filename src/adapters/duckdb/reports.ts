@@ -81,11 +81,21 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
   const dayFiles = (table: LakeTable, appId: string, days: { from: string; to: string }) =>
     reportDayFiles(lakeDir, table, appId, days);
 
-  const rowsOf = (query: () => Promise<string>) =>
+  /**
+   * A query's rows, each read as the report's own row as its chunk comes: the whole result as
+   * DuckDB's objects beside the report's rows would hold the rows twice at once (a cohorts report
+   * of 10 million events is some 70,000 rows).
+   */
+  const rowsOf = <T>(query: () => Promise<string>, rowOf: (values: Record<string, unknown>) => T) =>
     lakeFiles.read(async () => {
       const connection = await duckdb.connect();
       try {
-        return (await connection.runAndReadAll(await query())).getRowObjectsJS();
+        const result = await connection.stream(await query());
+        const rows: T[] = [];
+        for await (const chunk of result.yieldRowObjectJs()) {
+          for (const values of chunk) rows.push(rowOf(values));
+        }
+        return rows;
       } finally {
         connection.closeSync();
       }
@@ -97,39 +107,43 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
   return {
     async renamedCampaigns({ appId, from, to, timeZone }) {
       const days = reportDays("duckdb", timeZone);
-      const rows = await rowsOf(async () =>
-        buildRenamedCampaignsQuery({
-          dialect: "duckdb",
-          appId,
-          from,
-          to,
-          timeZone,
-          touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to, days)),
-        }),
+      const rows = await rowsOf(
+        async () =>
+          buildRenamedCampaignsQuery({
+            dialect: "duckdb",
+            appId,
+            from,
+            to,
+            timeZone,
+            touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to, days)),
+          }),
+        (values) => values,
       );
       return renamedCampaignsOf(rows);
     },
 
     async overview({ appId, from, to, timeZone, filters, excludeServiceIds, renamed }) {
       const days = reportDays("duckdb", timeZone);
-      const rows = await rowsOf(async () =>
-        buildOverviewQuery({
-          dialect: "duckdb",
-          appId,
-          from,
-          to,
-          timeZone,
-          filters,
-          sources: {
-            events: await dayFiles(EVENTS_TABLE, appId, days.utcDays(from, to)),
-            attributions: await attributionsOf(appId),
-            touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to, days)),
-          },
-          exclude: { serviceIds: excludeServiceIds },
-          renamed,
-        }),
+      const rows = await rowsOf(
+        async () =>
+          buildOverviewQuery({
+            dialect: "duckdb",
+            appId,
+            from,
+            to,
+            timeZone,
+            filters,
+            sources: {
+              events: await dayFiles(EVENTS_TABLE, appId, days.utcDays(from, to)),
+              attributions: await attributionsOf(appId),
+              touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to, days)),
+            },
+            exclude: { serviceIds: excludeServiceIds },
+            renamed,
+          }),
+        overviewRowOf,
       );
-      return overviewReport({ from, to }, rows.map(overviewRowOf));
+      return overviewReport({ from, to }, rows);
     },
 
     async cohorts(query) {
@@ -137,60 +151,66 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
       const local = reportDays("duckdb", timeZone);
       const cohortDays = cohortDaysOf(from, to);
       const days = local.utcDays(cohortDays.from, cohortDays.to);
-      const rows = await rowsOf(async () =>
-        buildCohortQuery({
-          dialect: "duckdb",
-          appId,
-          from,
-          to,
-          timeZone,
-          groupBy,
-          filters,
-          costKeys,
-          sources: {
-            events: await dayFiles(EVENTS_TABLE, appId, days),
-            attributions: await attributionsOf(appId),
-            sessions: await dayFiles(SESSIONS_TABLE, appId, days),
-            touches: await dayFiles(TOUCHES_TABLE, appId, local.utcDays(from, to)),
-          },
-          exclude: { serviceIds: excludeServiceIds },
-          renamed: query.renamed,
-        }),
+      const rows = await rowsOf(
+        async () =>
+          buildCohortQuery({
+            dialect: "duckdb",
+            appId,
+            from,
+            to,
+            timeZone,
+            groupBy,
+            filters,
+            costKeys,
+            sources: {
+              events: await dayFiles(EVENTS_TABLE, appId, days),
+              attributions: await attributionsOf(appId),
+              sessions: await dayFiles(SESSIONS_TABLE, appId, days),
+              touches: await dayFiles(TOUCHES_TABLE, appId, local.utcDays(from, to)),
+            },
+            exclude: { serviceIds: excludeServiceIds },
+            renamed: query.renamed,
+          }),
+        cohortRowOf,
       );
-      return rows.map(cohortRowOf);
+      return rows;
     },
 
     async skadnetwork({ appId, from, to }) {
-      const rows = await rowsOf(async () =>
-        buildSkadnetworkQuery({
-          dialect: "duckdb",
-          appId,
-          from,
-          to,
-          // The days either side too: a transaction's row is chosen among all of its copies.
-          source: await dayFiles(APPLE_POSTBACKS_TABLE, appId, skadnetworkDaysOf(from, to)),
-          now: new Date(),
-        }),
+      const rows = await rowsOf(
+        async () =>
+          buildSkadnetworkQuery({
+            dialect: "duckdb",
+            appId,
+            from,
+            to,
+            // The days either side too: a transaction's row is chosen among all of its copies.
+            source: await dayFiles(APPLE_POSTBACKS_TABLE, appId, skadnetworkDaysOf(from, to)),
+            now: new Date(),
+          }),
+        applePostbackGroupOf,
       );
-      return rows.map(applePostbackGroupOf);
+      return rows;
     },
 
     async latestEvents({ appId, limit, today, excludeServiceIds }) {
       const { from, to } = latestEventDays(today);
-      const rows = await rowsOf(async () =>
-        buildLatestEventsQuery({
-          dialect: "duckdb",
-          appId,
-          limit,
-          today,
-          sources: {
-            events: await dayFiles(EVENTS_TABLE, appId, { from, to }),
-            attributions: await attributionsOf(appId),
-          },
-          exclude: { serviceIds: excludeServiceIds },
-        }),
+      const rows = await rowsOf(
+        async () =>
+          buildLatestEventsQuery({
+            dialect: "duckdb",
+            appId,
+            limit,
+            today,
+            sources: {
+              events: await dayFiles(EVENTS_TABLE, appId, { from, to }),
+              attributions: await attributionsOf(appId),
+            },
+            exclude: { serviceIds: excludeServiceIds },
+          }),
+        exportRecordOf,
       );
-      return rows.map(exportRecordOf);
+      return rows;
     },
 
     // Under the read side too: a compaction's merge is put in place as several steps.
