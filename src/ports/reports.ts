@@ -186,9 +186,11 @@ export interface CohortCostKeys {
 
 /**
  * A row of the cohorts query (src/reports/cohort-query.ts): a cohort's size (`installs`), its
- * active installs and revenue on one day since install (`days`), its installs that first paid on
- * one day since install (`first_payments`, in `installs`), or a day's touches (`touches`),
- * of one media source and group; or, of no group, the installs active on a day of the range
+ * installs active on one of the summary days since install and their revenue up to it
+ * (`group_days`), those with revenue by then (`payers`, in `installs`), a campaign's paid
+ * installs' revenue up to one of ROAS's days (`campaign_revenue`), or a day's touches
+ * (`touches`), of one media source and group; or, of no group, a cohort's active installs and
+ * revenue on each day since install (`days`), the installs active on a day of the range
  * (`active_day`, the day in `cohort_day`) or in the whole range (`active_range`), in `active`;
  * or a group's cohorts' revenue events of one currency that no rate converted
  * (`unconverted_revenue`).
@@ -197,7 +199,9 @@ export interface CohortRow extends Partial<CohortCostKeys> {
   readonly part:
     | "installs"
     | "days"
-    | "first_payments"
+    | "group_days"
+    | "payers"
+    | "campaign_revenue"
     | "touches"
     | "active_day"
     | "active_range"
@@ -216,8 +220,8 @@ export interface CohortRow extends Partial<CohortCostKeys> {
   readonly media_source: string | null;
   readonly group_key: string | null;
   /**
-   * Of an `installs`, `days` or `touches` row: its campaign, by name, else id, whatever the
-   * grouping, by which eCPI and ROAS weigh cost against the installs it bought.
+   * Of an `installs`, `campaign_revenue` or `touches` row: its campaign, by name, else id,
+   * whatever the grouping, by which eCPI and ROAS weigh cost against the installs it bought.
    */
   readonly campaign_key?: string | null;
   readonly day_n: number | null;

@@ -4,8 +4,12 @@
  * installs left out), each with the days since its install on which it was active (a session
  * on that calendar day of the app's time zone, as AppsFlyer counts retention) and its revenue
  * on each of those days (its events' USD revenue), up to COHORT_DAYS after its install. Its
- * rows are per cohort (the install's day) and group, one with the cohort's size (`day_n` null)
- * and one per day since install; src/reports/cohorts.ts folds them into the answer.
+ * rows are per cohort (the install's day) and group: one with the cohort's size (`day_n` null),
+ * and one per day since install of the summary figures (SUMMARY_DAYS: `group_days`, `payers`);
+ * and per cohort alone, one per day since install (`days`), for the table by install day.
+ * src/reports/cohorts.ts folds them into the answer. A row of a group per day since install
+ * would be as many again for each group (a report grouped by country: a row per install day,
+ * media source, country and day since install), more than the service's memory holds at scale.
  *
  * A reinstall is counted as the overview counts it, in no install figure: it makes no cohort,
  * and its days and revenue are no cohort's. What a network charged for it was spent all the
@@ -30,8 +34,14 @@
  * the ad set's or ad's own id and name (`group_id`, `group_name`), whatever they cost: a cost row
  * naming it by its id alone then finds the group the rows give it by its name.
  *
- * Paying users: a `first_payments` row counts, in `installs`, a group's cohort's installs whose
- * first day since install with revenue above 0 is `day_n`; the fold adds them up to each day.
+ * A `group_days` row holds a group's cohort's installs active on day `day_n` since install
+ * (`active`) and their revenue up to that day (`revenue_usd`); a `payers` row, in `installs`, its
+ * installs with revenue above 0 on a day up to it (paying users). The `days` rows, of no group,
+ * hold each day since install's active installs and revenue of that day alone.
+ *
+ * Those rows are of a group, not a campaign. A campaign's revenue, by which the fold weighs eCPI
+ * and ROAS per campaign, comes in `campaign_revenue` rows: its paid installs' revenue up to each
+ * of ROAS's days since install (`day_n`).
  *
  * Revenue no rate converted (an event with `revenue` and no `revenue_usd`) is in no figure; the
  * `unconverted_revenue` rows count such events of the cohorts' installs, up to day 30 since each
@@ -72,6 +82,7 @@ import { addDays } from "./days.ts";
 import {
   boundedEvents,
   INSTALL_EVENT_NAME,
+  ORGANIC,
   partitionsOfDays,
   REPORT_COLUMNS,
   reportDays,
@@ -89,6 +100,23 @@ const latestAttributionOf = (cte: string) => `JOIN (
 
 /** The last day since install a cohort is followed to: day 30, as the leading services show. */
 export const COHORT_DAYS = 30;
+
+/** The days since install the summary figures are given for. */
+export const SUMMARY_DAYS = {
+  retention: [1, 7, 30],
+  arpu: [0, 7, 30],
+  paying: [0, 7, 30],
+  roas: [0, 7, 30],
+} as const;
+
+/** Every day since install a summary figure is of, each once: the `group_days` rows' days. */
+export const SUMMARY_DAY_NS: readonly number[] = [
+  ...new Set(Object.values(SUMMARY_DAYS).flat()),
+].sort((a, b) => a - b);
+
+/** The days since install `days`, as a relation `n (day_n)` of both engines. */
+const daysRelation = (days: readonly number[]) =>
+  `(VALUES ${days.map((n) => `(${n})`).join(", ")}) AS n (day_n)`;
 
 /**
  * What a cohort's installs (and the touches beside them) may be grouped by, beside their media
@@ -414,13 +442,13 @@ unconverted_revenue AS (
 -- Each install's first day since install with revenue above 0 (a refund's day nets below):
 -- from it on, the install is a paying user.
 first_payments AS (
-  SELECT i.service_id, i.cohort_day, i.media_source, i.group_key, i.campaign_key,
+  SELECT i.service_id, i.cohort_day, i.media_source, i.group_key,
     min(${sinceInstall("CAST(d.day AS DATE)")}) AS day_n
   FROM new_installs AS i
   JOIN revenue_days AS d ON d.service_id = i.service_id
   WHERE d.revenue_usd > 0
     AND ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND ${COHORT_DAYS}
-  GROUP BY i.service_id, i.cohort_day, i.media_source, i.group_key, i.campaign_key
+  GROUP BY i.service_id, i.cohort_day, i.media_source, i.group_key
 ),
 install_days AS (
   SELECT service_id, day, max(active) AS active, sum(revenue_usd) AS revenue_usd
@@ -485,21 +513,48 @@ FROM costed_installs AS i
 WHERE i.reinstall = 0 OR i.cost_usd > 0 OR i.cost_unconverted > 0
 GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key${keyed.groupBy("i")}
 UNION ALL
-SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, i.campaign_key,
+SELECT 'days' AS part, i.cohort_day, CAST(NULL AS VARCHAR) AS media_source,
+  CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS VARCHAR) AS campaign_key,
   ${sinceInstall("CAST(d.day AS DATE)")} AS day_n,
   0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
   0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
 FROM new_installs AS i
 JOIN install_days AS d ON d.service_id = i.service_id
 WHERE ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND ${COHORT_DAYS}
-GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key,
-  ${sinceInstall("CAST(d.day AS DATE)")}
+GROUP BY i.cohort_day, ${sinceInstall("CAST(d.day AS DATE)")}
 UNION ALL
-SELECT 'first_payments' AS part, f.cohort_day, f.media_source, f.group_key, f.campaign_key,
-  f.day_n, count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
+SELECT 'group_days' AS part, i.cohort_day, i.media_source, i.group_key,
+  CAST(NULL AS VARCHAR) AS campaign_key, n.day_n, 0 AS installs,
+  sum(CASE WHEN ${sinceInstall("CAST(d.day AS DATE)")} = n.day_n THEN d.active ELSE 0 END) AS active,
+  sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
+  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
+FROM new_installs AS i
+JOIN install_days AS d ON d.service_id = i.service_id
+CROSS JOIN ${daysRelation(SUMMARY_DAY_NS)}
+WHERE ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND n.day_n
+GROUP BY i.cohort_day, i.media_source, i.group_key, n.day_n
+UNION ALL
+-- A campaign's paid installs' revenue up to each day ROAS is given for, whatever the grouping:
+-- what the fold weighs each campaign's cost against. Not a row per day since install, which
+-- would be as many rows again as the days' for each campaign of a group.
+SELECT 'campaign_revenue' AS part, i.cohort_day, i.media_source, i.group_key, i.campaign_key,
+  n.day_n, 0 AS installs, 0 AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks,
+  0 AS impressions, 0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
+FROM new_installs AS i
+JOIN revenue_days AS d ON d.service_id = i.service_id
+CROSS JOIN ${daysRelation(SUMMARY_DAYS.roas)}
+WHERE i.media_source <> ${sqlString(ORGANIC)}
+  AND ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND n.day_n
+GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key, n.day_n
+UNION ALL
+SELECT 'payers' AS part, f.cohort_day, f.media_source, f.group_key,
+  CAST(NULL AS VARCHAR) AS campaign_key, n.day_n, count(*) AS installs, 0 AS active,
+  0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
   0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
 FROM first_payments AS f
-GROUP BY f.cohort_day, f.media_source, f.group_key, f.campaign_key, f.day_n
+CROSS JOIN ${daysRelation(SUMMARY_DAYS.paying)}
+WHERE f.day_n <= n.day_n
+GROUP BY f.cohort_day, f.media_source, f.group_key, n.day_n
 UNION ALL
 SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, t.campaign_key,
   CAST(NULL AS INTEGER) AS day_n,

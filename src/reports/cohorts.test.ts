@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { CostRow } from "../ports/costs.ts";
 import type { CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
+import { SUMMARY_DAY_NS, SUMMARY_DAYS } from "./cohort-query.ts";
 import { cohortReport, cohortRowOf } from "./cohorts.ts";
 
 const DAY = "2026-11-02";
@@ -83,6 +84,33 @@ const costRow = (overrides: Partial<CostRow> = {}): CostRow => ({
   ...overrides,
 });
 
+/**
+ * A test's rows as the query gives them. A test writes a group's day since install as one `days`
+ * row of its campaign; the query gives it as the cohort's (`days`, of no group), the group's on
+ * each summary day (`group_days`: active that day, revenue up to it), and a paid install's
+ * campaign's revenue up to each of ROAS's days (`campaign_revenue`).
+ */
+const asQueried = (rows: readonly CohortRow[]): CohortRow[] =>
+  rows.flatMap((row) => {
+    if (row.part !== "days" || row.day_n === null) return [row];
+    const dayN = row.day_n;
+    const paid = row.media_source !== null && row.media_source !== "organic";
+    const ofCohort: CohortRow = { ...row, media_source: null, group_key: null, campaign_key: null };
+    const ofGroup = SUMMARY_DAY_NS.filter((n) => n >= dayN).map(
+      (n): CohortRow => ({
+        ...row,
+        part: "group_days",
+        campaign_key: null,
+        day_n: n,
+        active: n === dayN ? row.active : 0,
+      }),
+    );
+    const ofCampaign = SUMMARY_DAYS.roas
+      .filter((n) => paid && n >= dayN)
+      .map((n): CohortRow => ({ ...row, part: "campaign_revenue", day_n: n, active: 0 }));
+    return [ofCohort, ...ofGroup, ...ofCampaign];
+  });
+
 const report = (
   rows: CohortRow[],
   options: { costs?: CostRow[]; groupBy?: CohortGroup; filters?: CohortFilters } = {},
@@ -93,7 +121,7 @@ const report = (
     today: TODAY,
     groupBy: options.groupBy ?? "campaign",
     filters: options.filters ?? {},
-    rows,
+    rows: asQueried(rows),
     costs: options.costs ?? [],
   });
 
@@ -383,7 +411,10 @@ describe("cohort cost rows against the service's own cost and touches", () => {
       today: "2026-11-10",
       groupBy: "campaign",
       filters: {},
-      rows: [installs(2, 0, { cohort_day: NEXT }), revenue(10, 0, { cohort_day: NEXT, active: 2 })],
+      rows: asQueried([
+        installs(2, 0, { cohort_day: NEXT }),
+        revenue(10, 0, { cohort_day: NEXT, active: 2 }),
+      ]),
       costs: [costRow({ day: DAY, amountUsd: 30 }), costRow({ day: NEXT, amountUsd: 10 })],
     });
     expect(tenth.totals.roas).toEqual({ d0: 0.25, d7: 0, d30: null });
@@ -399,7 +430,7 @@ describe("cohort cost rows against the service's own cost and touches", () => {
         today,
         groupBy: "campaign",
         filters: {},
-        rows: [...rows, revenue(0, 1, { active: backOnTheThird })],
+        rows: asQueried([...rows, revenue(0, 1, { active: backOnTheThird })]),
         costs: [costRow({ day: DAY, amountUsd: 10 })],
       });
     const during = on(NEXT, 4);
@@ -882,17 +913,20 @@ describe("the cohorts' campaigns with days of no cost", () => {
 describe("the cohorts' paying users on day N", () => {
   it("are the installs that first paid by day N, over the installs of the days that reached it", () => {
     const YOUNG = "2026-11-15";
-    const firstPaid = (n: number, day_n: number, overrides: Partial<CohortRow> = {}) =>
-      row({ part: "first_payments", installs: n, day_n, ...overrides });
+    // As the query gives them: on each day paying users are given for, those paying by then.
+    const firstPaid = (count: number, day_n: number, overrides: Partial<CohortRow> = {}) =>
+      SUMMARY_DAYS.paying
+        .filter((n) => n >= day_n)
+        .map((n) => row({ part: "payers", installs: count, day_n: n, ...overrides }));
     const answer = report([
       installs(10, 0),
-      firstPaid(1, 0),
-      firstPaid(2, 3),
-      firstPaid(1, 12),
-      // Day 0 over, day 7 not yet: its payer on day 6 is in no day's figure but day 0's count.
+      ...firstPaid(1, 0),
+      ...firstPaid(2, 3),
+      ...firstPaid(1, 12),
+      // Day 0 over, day 7 not yet: its payer of day 4 is in no figure.
       installs(10, 0, { cohort_day: YOUNG }),
-      firstPaid(1, 0, { cohort_day: YOUNG }),
-      firstPaid(1, 4, { cohort_day: YOUNG }),
+      ...firstPaid(1, 0, { cohort_day: YOUNG }),
+      ...firstPaid(1, 4, { cohort_day: YOUNG }),
     ]);
     // Day 0: 2 of 20; day 7: 3 of the first day's 10; day 30 reached by none.
     expect(answer.totals.paying_user_rate).toEqual({ d0: 0.1, d7: 0.3, d30: null });

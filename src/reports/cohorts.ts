@@ -30,7 +30,7 @@
 import type { CostRow } from "../ports/costs.ts";
 import type { CohortCostKey, CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
 import type { CohortCostRow } from "./campaign-names.ts";
-import { COHORT_DAYS } from "./cohort-query.ts";
+import { COHORT_DAYS, SUMMARY_DAYS } from "./cohort-query.ts";
 import { addDays, daysSpanned } from "./days.ts";
 import { idKey, nameKey } from "./name-keys.ts";
 import { ORGANIC } from "./queries.ts";
@@ -40,14 +40,6 @@ const isOver = (day: string, n: number, today: string) => addDays(day, n) < toda
 
 /** The campaigns `cost_days_missing` names at most: a page's warning, not a listing. */
 export const COST_DAYS_MISSING_MAX = 20;
-
-/** The days since install the summary figures are given for. */
-export const SUMMARY_DAYS = {
-  retention: [1, 7, 30],
-  arpu: [0, 7, 30],
-  paying: [0, 7, 30],
-  roas: [0, 7, 30],
-} as const;
 
 const numberOf = (name: string, value: unknown): number => {
   const parsed = typeof value === "bigint" || typeof value === "string" ? Number(value) : value;
@@ -63,7 +55,9 @@ const textOf = (value: unknown): string | null =>
 const PARTS = new Set<string>([
   "installs",
   "days",
-  "first_payments",
+  "group_days",
+  "payers",
+  "campaign_revenue",
   "touches",
   "active_day",
   "active_range",
@@ -463,12 +457,34 @@ const divided = (a: number, b: number | null, round: (value: number) => number) 
 const isPaid = (row: CohortRow): boolean =>
   row.media_source !== null && row.media_source !== ORGANIC;
 
-/** The revenue of an install day up to day N since install, of a map by install day. */
-const revenueTo = (of: ReadonlyMap<string, readonly number[]>, day: string, n: number) =>
-  (of.get(day) ?? []).slice(0, n + 1).reduce((sum, value) => sum + value, 0);
+/** A figure by install day and day since install, as the query's summary rows give it. */
+class ByDay {
+  private readonly of = new Map<string, Map<number, number>>();
+
+  add(day: string, n: number, value: number): void {
+    const values = this.of.get(day) ?? new Map<number, number>();
+    values.set(n, (values.get(n) ?? 0) + value);
+    this.of.set(day, values);
+  }
+
+  /** Its value on day N since `day`; 0 where no row gave one. */
+  at(day: string, n: number): number {
+    return this.of.get(day)?.get(n) ?? 0;
+  }
+}
+
+/** The parts a tally of a group (or all) takes; a campaign's takes `campaign_revenue` instead. */
+const GROUP_PARTS = new Set<CohortRow["part"]>(["installs", "touches", "group_days", "payers"]);
+const CAMPAIGN_PARTS = new Set<CohortRow["part"]>(["installs", "touches", "campaign_revenue"]);
 
 /** What one set of cohorts adds up to (a group's, a media source's, or all). */
 class Tally {
+  /**
+   * A campaign's, whose revenue is the query's `campaign_revenue` rows (its paid installs'), by
+   * which eCPI and ROAS weigh its cost; a group's revenue and activity are its `group_days`.
+   */
+  constructor(readonly byCampaign = false) {}
+
   impressions = 0;
   clicks = 0;
   reportedClicks = 0;
@@ -477,13 +493,12 @@ class Tally {
   readonly installs = new Map<string, number>();
   /** Of them, those a media source other than organic won: what cost bought. */
   readonly paidInstalls = new Map<string, number>();
-  /** By install day: active installs and revenue per day since install. */
-  readonly active = new Map<string, number[]>();
-  readonly revenue = new Map<string, number[]>();
-  /** Of that revenue, the paid installs'. */
-  readonly paidRevenue = new Map<string, number[]>();
-  /** By install day: the installs that first had revenue on each day since install. */
-  readonly firstPayments = new Map<string, number[]>();
+  /** By install day, on each summary day since install: the installs active that day. */
+  readonly activeOn = new ByDay();
+  /** Their revenue up to that day: a campaign's, of its paid installs alone. */
+  readonly revenueUpTo = new ByDay();
+  /** The installs with revenue above 0 on a day up to it: paying users. */
+  readonly payersBy = new ByDay();
   /** Cost by install day, USD (the cost rows' and the service's own); a day of none is absent. */
   readonly cost = new Map<string, number>();
   /**
@@ -498,6 +513,7 @@ class Tally {
   readonly costRowDays = new Set<string>();
 
   add(row: CohortRow): void {
+    if (!(this.byCampaign ? CAMPAIGN_PARTS : GROUP_PARTS).has(row.part)) return;
     if (row.part === "touches") {
       this.clicks += row.clicks;
       this.impressions += row.impressions;
@@ -509,19 +525,13 @@ class Tally {
       add(this.installs);
       if (isPaid(row)) add(this.paidInstalls);
     } else if (row.day_n !== null) {
-      const { day_n: n } = row;
-      const add = (days: Map<string, number[]>, value: number) => {
-        const values = days.get(row.cohort_day) ?? new Array<number>(COHORT_DAYS + 1).fill(0);
-        values[n] = (values[n] ?? 0) + value;
-        days.set(row.cohort_day, values);
-      };
-      if (row.part === "first_payments") {
-        add(this.firstPayments, row.installs);
-        return;
+      const { cohort_day: day, day_n: n } = row;
+      if (row.part === "payers") {
+        this.payersBy.add(day, n, row.installs);
+      } else {
+        this.activeOn.add(day, n, row.active);
+        this.revenueUpTo.add(day, n, row.revenue_usd);
       }
-      add(this.active, row.active);
-      add(this.revenue, row.revenue_usd);
-      if (isPaid(row)) add(this.paidRevenue, row.revenue_usd);
     }
   }
 
@@ -550,11 +560,14 @@ class Tally {
     return [...this.paidInstalls.values()].reduce((sum, n) => sum + n, 0);
   }
 
-  /** The paid installs' revenue up to day N since install, of the install days that reached it. */
+  /**
+   * A campaign's paid installs' revenue up to day N since install (one of ROAS's days), of the
+   * install days that reached it.
+   */
   paidRevenueTo(n: number, today: string): number {
     return [...this.installs.keys()]
       .filter((day) => isOver(day, n, today))
-      .reduce((sum, day) => sum + revenueTo(this.paidRevenue, day, n), 0);
+      .reduce((sum, day) => sum + this.revenueUpTo.at(day, n), 0);
   }
 
   /**
@@ -571,24 +584,19 @@ class Tally {
       costs && this.cost.size > 0 ? [...this.cost.values()].reduce((sum, n) => sum + n, 0) : null;
     /** The install days whose day N since install is over. */
     const reached = (n: number) => [...this.installs.keys()].filter((day) => isOver(day, n, today));
-    const retention = (n: number) => {
+    /** A figure on day N over the installs, of the install days that reached it. */
+    const perInstall = (of: ByDay, n: number, round: (value: number) => number) => {
       const days = reached(n);
       const installs = days.reduce((sum, day) => sum + (this.installs.get(day) ?? 0), 0);
-      const active = days.reduce((sum, day) => sum + (this.active.get(day)?.[n] ?? 0), 0);
-      return installs === 0 ? null : ratio(active / installs);
+      return divided(
+        days.reduce((sum, day) => sum + of.at(day, n), 0),
+        installs,
+        round,
+      );
     };
-    const arpu = (n: number) => {
-      const days = reached(n);
-      const installs = days.reduce((sum, day) => sum + (this.installs.get(day) ?? 0), 0);
-      const revenue = days.reduce((sum, day) => sum + revenueTo(this.revenue, day, n), 0);
-      return divided(revenue, installs, money);
-    };
-    const payingRate = (n: number) => {
-      const days = reached(n);
-      const installs = days.reduce((sum, day) => sum + (this.installs.get(day) ?? 0), 0);
-      const paying = days.reduce((sum, day) => sum + revenueTo(this.firstPayments, day, n), 0);
-      return divided(paying, installs, ratio);
-    };
+    const retention = (n: number) => perInstall(this.activeOn, n, ratio);
+    const arpu = (n: number) => perInstall(this.revenueUpTo, n, money);
+    const payingRate = (n: number) => perInstall(this.payersBy, n, ratio);
     // Of the campaigns whose clicks are known (the service's touches, or the cost rows'): an
     // install of a campaign of no known click is no conversion of another campaign's clicks.
     const clickedPaid = costed
@@ -607,9 +615,10 @@ class Tally {
       const revenue = weighed.reduce((sum, tally) => sum + tally.paidRevenueTo(n, today), 0);
       return cost === 0 ? null : ratio(revenue / cost);
     };
+    // To date: up to day 30 since install, or today's for younger installs.
     const revenue = money(
       [...this.installs.keys()].reduce(
-        (sum, day) => sum + revenueTo(this.revenue, day, COHORT_DAYS),
+        (sum, day) => sum + this.revenueUpTo.at(day, COHORT_DAYS),
         0,
       ),
     );
@@ -699,7 +708,7 @@ export const cohortReport = (input: {
     return maps.map((map) => {
       let found = map.get(key);
       if (!found) {
-        found = new Tally();
+        found = new Tally(true);
         map.set(key, found);
       }
       return found;
@@ -708,7 +717,16 @@ export const cohortReport = (input: {
   const activeByDay = new Map<string, number>();
   let activeInRange = 0;
   const unconvertedRevenue = new Map<string, { events: number; amount: number }>();
+  /** The table by install day: its active installs and revenue of each day since install. */
+  const table = { active: new ByDay(), revenue: new ByDay() };
   for (const row of input.rows) {
+    if (row.part === "days") {
+      if (row.day_n !== null) {
+        table.active.add(row.cohort_day, row.day_n, row.active);
+        table.revenue.add(row.cohort_day, row.day_n, row.revenue_usd);
+      }
+      continue;
+    }
     if (row.part === "active_day") {
       activeByDay.set(row.cohort_day, row.active);
       continue;
@@ -891,15 +909,13 @@ export const cohortReport = (input: {
       ),
     cohorts: cohortDays.map((day) => {
       const installs = total.installs.get(day) ?? 0;
-      const active = total.active.get(day) ?? [];
-      const revenue = total.revenue.get(day) ?? [];
       let cumulative = 0;
       const revenuePerUser: (number | null)[] = [];
       const retention: (number | null)[] = [];
       for (let n = 0; n <= COHORT_DAYS; n++) {
-        cumulative += revenue[n] ?? 0;
+        cumulative += table.revenue.at(day, n);
         const isReached = isOver(day, n, today);
-        retention.push(isReached ? ratio((active[n] ?? 0) / installs) : null);
+        retention.push(isReached ? ratio(table.active.at(day, n) / installs) : null);
         revenuePerUser.push(isReached ? money(cumulative / installs) : null);
       }
       return { day, installs, retention, revenue_per_user: revenuePerUser };
