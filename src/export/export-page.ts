@@ -95,6 +95,8 @@ export const createExportPages = (deps: ExportPageDeps) => {
     const location = await deps.engine.materialize({
       appId,
       since: new Date(since * 1000),
+      // The window runs to the present: the moment its first page was asked.
+      until: new Date(createdAt),
       snapshotId,
       excludeServiceIds: [...new Set([...tombstones.serviceIds, ...listed])],
     });

@@ -16,6 +16,11 @@ export interface ExportQueryInput {
   readonly dialect: Dialect;
   readonly appId: string;
   readonly since: Date;
+  /**
+   * The export's end, the present: its events are dated up to it, so that a job that pulls
+   * from the latest time it has seen never passes events not yet dated. None for a report.
+   */
+  readonly until?: Date;
   /** SQL relations (table names or table functions) for the two lake tables. */
   readonly sources: { readonly events: string; readonly attributions: string };
   /** Installs whose data was deleted: their events are left out even before the purge. */
@@ -247,7 +252,9 @@ const windowRows = (input: ExportQueryInput): string => {
   FROM ${sources.events} AS events
   WHERE events.app_id = ${sqlString(appId)}
     AND events.dt >= ${sqlString(since.toISOString().slice(0, 10))}
-    AND events.event_time >= ${timeLiteral(dialect, since)}${dayAndSlice(input, "events")}${exclusionFilter(input.exclude)}`;
+    AND events.event_time >= ${timeLiteral(dialect, since)}${
+      input.until ? `\n    AND events.event_time <= ${timeLiteral(dialect, input.until)}` : ""
+    }${dayAndSlice(input, "events")}${exclusionFilter(input.exclude)}`;
 };
 
 /**

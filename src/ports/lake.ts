@@ -36,6 +36,11 @@ export interface LakeQueryEngine {
   materialize(request: {
     appId: string;
     since: Date;
+    /**
+     * The present, where the export's window ends: an event dated after it (by a clock ahead)
+     * is in the exports made once its time has come. None: no end.
+     */
+    until?: Date;
     snapshotId: string;
     /** Installs whose data was deleted: left out of the snapshot. */
     excludeServiceIds?: readonly string[];

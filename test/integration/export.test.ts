@@ -250,6 +250,31 @@ describe("GET /api/v1/export", () => {
     }
   });
 
+  it("ends the window at the present: an event dated ahead is exported once its time has come", async () => {
+    // One an hour ahead, which no export of this test reaches; one a few seconds ahead.
+    const soon = Date.now() + 3_000;
+    await rt.streams.events.put([
+      lakeEvent({
+        app_id: OTHER,
+        event_id: "later",
+        service_id: "o2",
+        event_time: iso(soon + 3_600_000),
+      }),
+      lakeEvent({ app_id: OTHER, event_id: "soon", service_id: "o2", event_time: iso(soon) }),
+    ]);
+    await rt.streams.events.flush();
+    const ids = async () =>
+      (await page(`timestamp=${unix(soon) - 60}`, otherKeys.serverKey)).data.map(
+        (row) => row.event_id,
+      );
+    expect(await ids()).not.toContain("later");
+    // A new export once its time has passed: the window's present is its first page's.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, soon + 1_000 - Date.now())));
+    const now = await ids();
+    expect(now).toContain("soon");
+    expect(now).not.toContain("later");
+  });
+
   it("pages with limit and offset; a short page is the last", async () => {
     const first = await page(`timestamp=${unix(T0)}&limit=3&offset=0`);
     const last = await page(`timestamp=${unix(T0)}&limit=3&offset=3`);

@@ -92,11 +92,12 @@ export const createAthenaQueryEngine = (options: AthenaQueryEngineOptions): Lake
   };
 
   return {
-    async materialize({ appId, since, snapshotId, excludeServiceIds = [] }) {
+    async materialize({ appId, since, until, snapshotId, excludeServiceIds = [] }) {
       const queryString = buildExportQuery({
         dialect: "athena",
         appId,
         since,
+        until,
         exclude: await excluded(excludeServiceIds),
         sources: { events: table(EVENTS_TABLE), attributions: table(ATTRIBUTIONS_TABLE) },
       });

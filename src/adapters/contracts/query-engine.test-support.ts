@@ -154,6 +154,19 @@ export const describeQueryEngineContract = (name: string, factory: QueryEngineFa
         expect(rows.map((row) => row.event_id)).toEqual(["e5", "e1", "e3"]);
       }));
 
+    it("ends the window at the present it is given: an event dated later is not yet in it", () =>
+      withEngine(async (engine) => {
+        // The present at e3's time: e3 is in, e4 (the 3rd) is ahead.
+        const snapshot = await engine.materialize({
+          appId: APP,
+          since: SINCE,
+          until: new Date("2026-11-02T10:00:00.000Z"),
+          snapshotId: "u",
+        });
+        const rows = await collect(engine.readPage(snapshot, 0, 100));
+        expect(rows.map((row) => row.event_id)).toEqual(["e5", "e1", "e2", "e3"]);
+      }));
+
     it("pages are slices of one snapshot: together the whole, past the end nothing", () =>
       withEngine(async (engine) => {
         const snapshot = await engine.materialize({ appId: APP, since: SINCE, snapshotId: "d" });

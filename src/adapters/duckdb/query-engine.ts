@@ -272,12 +272,13 @@ export const createDuckDbQueryEngine = (options: {
   };
 
   return {
-    async materialize({ appId, since, snapshotId, excludeServiceIds }) {
+    async materialize({ appId, since, until, snapshotId, excludeServiceIds }) {
       await mkdir(snapshotDir, { recursive: true });
       const query = {
         dialect: "duckdb" as const,
         appId,
         since,
+        until,
         exclude: { serviceIds: excludeServiceIds ?? [] },
       };
       const location = join(snapshotDir, `${snapshotId}${SNAPSHOT_SUFFIX}`);
