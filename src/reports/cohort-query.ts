@@ -459,6 +459,19 @@ install_days AS (
   ) AS both_kinds
   GROUP BY service_id, day
 ),
+-- Each group's and campaign's cohort's active installs and revenue on each day since install,
+-- up to day 30: what the table by install day, the groups' summary days and the campaigns'
+-- revenue are each added up from, so that the installs' days are read and grouped once.
+cohort_days AS (
+  SELECT i.cohort_day, i.media_source, i.group_key, i.campaign_key,
+    ${sinceInstall("CAST(d.day AS DATE)")} AS day_n,
+    sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd
+  FROM new_installs AS i
+  JOIN install_days AS d ON d.service_id = i.service_id
+  WHERE ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND ${COHORT_DAYS}
+  GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key,
+    ${sinceInstall("CAST(d.day AS DATE)")}
+),
 cohort_touches AS (
   SELECT t.click_id, t.touch_type, ${local.day("t.touch_time")} AS cohort_day,
     t.media_source, ${group.touches} AS group_key,
@@ -513,39 +526,35 @@ FROM costed_installs AS i
 WHERE i.reinstall = 0 OR i.cost_usd > 0 OR i.cost_unconverted > 0
 GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key${keyed.groupBy("i")}
 UNION ALL
-SELECT 'days' AS part, i.cohort_day, CAST(NULL AS VARCHAR) AS media_source,
-  CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS VARCHAR) AS campaign_key,
-  ${sinceInstall("CAST(d.day AS DATE)")} AS day_n,
-  0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
+SELECT 'days' AS part, c.cohort_day, CAST(NULL AS VARCHAR) AS media_source,
+  CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS VARCHAR) AS campaign_key, c.day_n,
+  0 AS installs, sum(c.active) AS active, sum(c.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
   0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
-FROM new_installs AS i
-JOIN install_days AS d ON d.service_id = i.service_id
-WHERE ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND ${COHORT_DAYS}
-GROUP BY i.cohort_day, ${sinceInstall("CAST(d.day AS DATE)")}
+FROM cohort_days AS c
+GROUP BY c.cohort_day, c.day_n
 UNION ALL
-SELECT 'group_days' AS part, i.cohort_day, i.media_source, i.group_key,
+SELECT 'group_days' AS part, c.cohort_day, c.media_source, c.group_key,
   CAST(NULL AS VARCHAR) AS campaign_key, n.day_n, 0 AS installs,
-  sum(CASE WHEN ${sinceInstall("CAST(d.day AS DATE)")} = n.day_n THEN d.active ELSE 0 END) AS active,
-  sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
+  sum(CASE WHEN c.day_n = n.day_n THEN c.active ELSE 0 END) AS active,
+  sum(c.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
   0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
-FROM new_installs AS i
-JOIN install_days AS d ON d.service_id = i.service_id
+FROM cohort_days AS c
 CROSS JOIN ${daysRelation(SUMMARY_DAY_NS)}
-WHERE ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND n.day_n
-GROUP BY i.cohort_day, i.media_source, i.group_key, n.day_n
+WHERE c.day_n <= n.day_n
+GROUP BY c.cohort_day, c.media_source, c.group_key, n.day_n
 UNION ALL
 -- A campaign's paid installs' revenue up to each day ROAS is given for, whatever the grouping:
 -- what the fold weighs each campaign's cost against. Not a row per day since install, which
 -- would be as many rows again as the days' for each campaign of a group.
-SELECT 'campaign_revenue' AS part, i.cohort_day, i.media_source, i.group_key, i.campaign_key,
-  n.day_n, 0 AS installs, 0 AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks,
+SELECT 'campaign_revenue' AS part, c.cohort_day, c.media_source, c.group_key, c.campaign_key,
+  n.day_n, 0 AS installs, 0 AS active, sum(c.revenue_usd) AS revenue_usd, 0 AS clicks,
   0 AS impressions, 0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}, ${NO_COST_UNCONVERTED}
-FROM new_installs AS i
-JOIN revenue_days AS d ON d.service_id = i.service_id
+FROM cohort_days AS c
 CROSS JOIN ${daysRelation(SUMMARY_DAYS.roas)}
-WHERE i.media_source <> ${sqlString(ORGANIC)}
-  AND ${sinceInstall("CAST(d.day AS DATE)")} BETWEEN 0 AND n.day_n
-GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_key, n.day_n
+WHERE c.media_source <> ${sqlString(ORGANIC)}
+  AND c.revenue_usd <> 0
+  AND c.day_n <= n.day_n
+GROUP BY c.cohort_day, c.media_source, c.group_key, c.campaign_key, n.day_n
 UNION ALL
 SELECT 'payers' AS part, f.cohort_day, f.media_source, f.group_key,
   CAST(NULL AS VARCHAR) AS campaign_key, n.day_n, count(*) AS installs, 0 AS active,
