@@ -240,6 +240,32 @@ const DEFINITIONS = {
     "Each install day's installs, and for each day since install the share of them with a session that day (Retention), or their revenue from the install day to that day, divided by the installs (Revenue per user, cumulative). — for a day the install day has not reached yet. The last row weighs each install day by its installs, over those that reached the day.",
 } as const;
 
+/**
+ * A figure's cards, one for each of its days since install as the report gives them (`d0`,
+ * `d7`, `d30`): "ARPU D7", its test id `cohort-arpu-d7`.
+ */
+const dayCards = (figure: {
+  label: string;
+  id: string;
+  days: Readonly<Record<string, number | null>>;
+  text: (value: number | null) => string;
+  why: (day: number) => string;
+  note?: string | undefined;
+  definition: (day: number) => string;
+}) =>
+  Object.entries(figure.days).map(([key, value]) => {
+    const day = Number(key.slice(1));
+    return {
+      label: `${figure.label} D${day}`,
+      testId: `cohort-${figure.id}-d${day}`,
+      value,
+      text: figure.text(value),
+      why: figure.why(day),
+      note: figure.note,
+      definition: figure.definition(day),
+    };
+  });
+
 /** Whether any install day has reached day N since install. */
 const reached = (cohorts: readonly CohortRow[], day: number) =>
   cohorts.some((cohort) => cohort.retention[day] !== null && cohort.retention[day] !== undefined);
@@ -446,83 +472,51 @@ function Totals(props: {
           why: "No installs.",
           definition: DEFINITIONS.arpu,
         },
-        ...(
-          [
-            [0, t.arpu.d0],
-            [7, t.arpu.d7],
-            [30, t.arpu.d30],
-          ] as const
-        ).map(([day, value]) => {
-          return {
-            label: `ARPU D${day}`,
-            testId: `cohort-arpu-d${day}`,
-            value,
-            text: formatKnownUsd(value),
-            why: whyUnknown.notReached(day),
-            definition: DEFINITIONS.arpuDay(day),
-          };
+        ...dayCards({
+          label: "ARPU",
+          id: "arpu",
+          days: t.arpu,
+          text: formatKnownUsd,
+          why: whyUnknown.notReached,
+          definition: DEFINITIONS.arpuDay,
         }),
       ],
     },
     {
       id: "paying",
       title: "Paying users",
-      cards: (
-        [
-          [0, t.paying_user_rate.d0],
-          [7, t.paying_user_rate.d7],
-          [30, t.paying_user_rate.d30],
-        ] as const
-      ).map(([day, value]) => {
-        return {
-          label: `Paying users D${day}`,
-          testId: `cohort-paying-d${day}`,
-          value,
-          text: formatShare(value),
-          why: whyUnknown.notReached(day),
-          definition: DEFINITIONS.paying(day),
-        };
+      cards: dayCards({
+        label: "Paying users",
+        id: "paying",
+        days: t.paying_user_rate,
+        text: formatShare,
+        why: whyUnknown.notReached,
+        definition: DEFINITIONS.paying,
       }),
     },
     {
       id: "roas",
       title: "Return on ad spend",
-      cards: (
-        [
-          [0, t.roas.d0],
-          [7, t.roas.d7],
-          [30, t.roas.d30],
-        ] as const
-      ).map(([day, value]) => {
-        return {
-          label: `ROAS D${day}`,
-          testId: `cohort-roas-d${day}`,
-          value,
-          text: formatShare(value),
-          why: whyUnknown.roas(t, cohorts, noCost, day),
-          note: costed,
-          definition: DEFINITIONS.roas(day),
-        };
+      cards: dayCards({
+        label: "ROAS",
+        id: "roas",
+        days: t.roas,
+        text: formatShare,
+        why: (day) => whyUnknown.roas(t, cohorts, noCost, day),
+        note: costed,
+        definition: DEFINITIONS.roas,
       }),
     },
     {
       id: "retention",
       title: "Retention",
-      cards: (
-        [
-          [1, t.retention.d1],
-          [7, t.retention.d7],
-          [30, t.retention.d30],
-        ] as const
-      ).map(([day, value]) => {
-        return {
-          label: `Retention D${day}`,
-          testId: `cohort-retention-d${day}`,
-          value,
-          text: formatShare(value),
-          why: whyUnknown.notReached(day),
-          definition: DEFINITIONS.retention(day),
-        };
+      cards: dayCards({
+        label: "Retention",
+        id: "retention",
+        days: t.retention,
+        text: formatShare,
+        why: whyUnknown.notReached,
+        definition: DEFINITIONS.retention,
       }),
     },
   ];
