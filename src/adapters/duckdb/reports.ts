@@ -40,6 +40,7 @@ import {
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
 import { countLinkClicks } from "./link-clicks.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
+import { resultRows } from "./result-rows.ts";
 
 export interface DuckDbReportOptions {
   readonly duckdb: DuckDBInstance;
@@ -81,21 +82,12 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
   const dayFiles = (table: LakeTable, appId: string, days: { from: string; to: string }) =>
     reportDayFiles(lakeDir, table, appId, days);
 
-  /**
-   * A query's rows, each read as the report's own row as its chunk comes: the whole result as
-   * DuckDB's objects beside the report's rows would hold the rows twice at once (a cohorts report
-   * of 10 million events is some 70,000 rows).
-   */
+  /** A query's rows, each read as the report's own row (./result-rows.ts). */
   const rowsOf = <T>(query: () => Promise<string>, rowOf: (values: Record<string, unknown>) => T) =>
     lakeFiles.read(async () => {
       const connection = await duckdb.connect();
       try {
-        const result = await connection.stream(await query());
-        const rows: T[] = [];
-        for await (const chunk of result.yieldRowObjectJs()) {
-          for (const values of chunk) rows.push(rowOf(values));
-        }
-        return rows;
+        return await resultRows(connection, await query(), rowOf);
       } finally {
         connection.closeSync();
       }
