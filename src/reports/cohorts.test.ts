@@ -875,6 +875,8 @@ describe("the cohorts' campaigns with days of no cost", () => {
     const autumn = campaign("a-1", "Autumn");
     const answer = report(
       [
+        // Winter spelt another way on a row that comes first: the name is the first by text.
+        installs(1, 0, { ...campaign("w-1", "winter "), cohort_day: NEXT }),
         // Winter: a cost row on DAY, none on NEXT or LATER.
         installs(4, 0),
         installs(2, 0, { cohort_day: NEXT }),
@@ -886,6 +888,9 @@ describe("the cohorts' campaigns with days of no cost", () => {
         installs(2, 0, { ...autumn, cohort_day: LATER }),
         // Organic installs cost nothing, whatever the day.
         installs(5, 0, { media_source: "organic", ...campaign(null, null) }),
+        // Gold: its only cost row no rate converts, so it has no eCPI or ROAS to mislead.
+        installs(1, 0, campaign("g-1", "Gold")),
+        installs(2, 0, { ...campaign("g-1", "Gold"), cohort_day: NEXT }),
       ],
       {
         costs: [
@@ -894,11 +899,15 @@ describe("the cohorts' campaigns with days of no cost", () => {
             ...{ campaignId: "a-1", campaignName: "Autumn", day: LATER },
             ...{ currency: "XAU", amountUsd: null },
           }),
+          costRow({
+            ...{ campaignId: "g-1", campaignName: "Gold" },
+            ...{ currency: "XAU", amountUsd: null },
+          }),
         ],
       },
     );
     expect(answer.cost_days_missing).toEqual([
-      { media_source: "meta_ads", campaign: "Winter", days: [NEXT, LATER], paid_installs: 3 },
+      { media_source: "meta_ads", campaign: "Winter", days: [NEXT, LATER], paid_installs: 4 },
     ]);
     // A platform's cost is not known with cost rows in the window: nothing to say of its days.
     const ios = report([installs(1, 0, { cohort_day: NEXT })], {

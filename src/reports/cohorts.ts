@@ -693,7 +693,9 @@ export const cohortReport = (input: {
     campaign: string | null | undefined,
   ): Tally[] => {
     const key = JSON.stringify([mediaSource, campaign == null ? null : nameKey(campaign)]);
-    if (!campaignNames.has(key))
+    // Of the spellings one campaign's rows give, the first by text: the rows come in no order.
+    const named = campaignNames.get(key);
+    if (!named || (campaign != null && (named.campaign === null || campaign < named.campaign)))
       campaignNames.set(key, { media_source: mediaSource, campaign: campaign ?? null });
     const maps = [campaignsOfAll];
     if (group !== undefined) {
@@ -850,7 +852,8 @@ export const cohortReport = (input: {
   const costDaysMissing = costs
     ? [...campaignsOfAll]
         .flatMap(([key, tally]) => {
-          if (!tally.hasCost && tally.costRowDays.size === 0) return [];
+          // A campaign whose cost no rate converts has no eCPI or ROAS to mislead.
+          if (!tally.hasCost) return [];
           const days = [...tally.paidInstalls.keys()]
             .filter((day) => !tally.cost.has(day) && !tally.costRowDays.has(day))
             .sort();

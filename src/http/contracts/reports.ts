@@ -279,9 +279,10 @@ const cohortFigures = {
   ).nullable(),
   arpu: z
     .strictObject({
-      d0: share("Day 0.", 0.4),
-      d7: share("Day 7.", 1.9),
-      d30: share("Day 30.", 4.2),
+      // Refunds may take it below 0, as `arpu_usd`.
+      d0: z.number().nullable().meta({ description: "Day 0.", example: 0.4 }),
+      d7: z.number().nullable().meta({ description: "Day 7.", example: 1.9 }),
+      d30: z.number().nullable().meta({ description: "Day 30.", example: 4.2 }),
     })
     .meta({
       description:
