@@ -109,9 +109,12 @@ export const SUMMARY_DAYS = {
   roas: [0, 7, 30],
 } as const;
 
-/** Every day since install a summary figure is of, each once: the `group_days` rows' days. */
+/**
+ * Every day since install a summary figure is of, each once, and COHORT_DAYS, up to which
+ * revenue to date is: the `group_days` rows' days.
+ */
 export const SUMMARY_DAY_NS: readonly number[] = [
-  ...new Set(Object.values(SUMMARY_DAYS).flat()),
+  ...new Set([...Object.values(SUMMARY_DAYS).flat(), COHORT_DAYS]),
 ].sort((a, b) => a - b);
 
 /** The days since install `days`, as a relation `n (day_n)` of both engines. */
