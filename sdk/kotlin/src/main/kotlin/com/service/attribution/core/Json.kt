@@ -1,5 +1,8 @@
 package com.service.attribution.core
 
+import java.math.BigDecimal
+import java.math.BigInteger
+
 /**
  * A small JSON reader and writer: the SDK ships no JSON library, so an app pulls in nothing
  * (Android's org.json is not on a plain JVM, where the core is tested). Values are Kotlin's own:
@@ -52,7 +55,9 @@ internal object Json {
                 // 3.0 is written 3: JSON has one number type, and the service reads either alike.
                 if (d == Math.rint(d) && Math.abs(d) < 1e15) out.append(d.toLong()) else out.append(d)
             }
-            is Number -> out.append(value.toString())
+            is Int, is Long, is Short, is Byte, is BigInteger, is BigDecimal -> out.append(value.toString())
+            // Any other Number by its value: its own text may be no JSON number ("NaN").
+            is Number -> append(out, value.toDouble())
             is Map<*, *> -> {
                 out.append('{')
                 var first = true

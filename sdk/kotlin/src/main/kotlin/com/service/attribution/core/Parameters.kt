@@ -1,5 +1,12 @@
 package com.service.attribution.core
 
+import java.math.BigDecimal
+import java.math.BigInteger
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.atomic.LongAccumulator
+import java.util.concurrent.atomic.LongAdder
+
 /**
  * Kotlin's parameter rules (sdk/conformance/parameters.json): strings, finite numbers,
  * booleans, collections and arrays (object and primitive arrays, as lists; not a ByteArray) and
@@ -51,7 +58,7 @@ internal object Parameters {
             // By its shortest decimal form: 9.99f widened bit for bit is 9.989999771118164, not
             // the 9.99 the app wrote.
             is Float -> if (value.isFinite()) value.toString().toDouble() else Drop
-            is Number -> value
+            is Number -> number(value)
             is Map<*, *> ->
                 if (level >= MAX_DEPTH || !value.keys.all { it is String }) Drop else map(value, "$path.", dropped, level + 1)
             is Collection<*> -> list(value, path, dropped, level)
@@ -65,6 +72,21 @@ internal object Parameters {
             is FloatArray -> list(value.asList(), path, dropped, level)
             is BooleanArray -> list(value.asList(), path, dropped, level)
             else -> Drop
+        }
+
+    /**
+     * A number JSON can hold, as JSON writes it. Those whose text is not always a JSON number (a
+     * DoubleAdder or an android.util.Half holding NaN, an app's own Number) are taken by their
+     * double value when it is finite: their text would break the queue kept on the device, and
+     * with it every event queued after theirs.
+     */
+    private fun number(value: Number): Any =
+        when (value) {
+            is Int, is Long, is Short, is Byte -> value
+            // Written exactly (a price's 9.99 as written), unless too large for the service to read.
+            is BigInteger, is BigDecimal -> if (value.toDouble().isFinite()) value else Drop
+            is AtomicInteger, is AtomicLong, is LongAdder, is LongAccumulator -> value.toLong()
+            else -> value.toDouble().let { if (it.isFinite()) it else Drop }
         }
 
     /** A list loses nothing but whole: dropping one item would shift the others' places. */

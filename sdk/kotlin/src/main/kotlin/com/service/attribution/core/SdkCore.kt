@@ -119,16 +119,13 @@ internal class SdkCore(
     private var earlySource: (() -> EarlyStorage)? = null
     private var early: EarlyStorage? = null
 
-    /**
-     * Whether a call before configure found and forgot another install's backup: the logger is
-     * a silent one until configure, which then says so. Under this object's lock.
-     */
-    private var backupForgottenBeforeConfigure = false
-
     /** The app's listeners, run on its main thread, and the report of dropped events. */
     private val listeners = ListenerDispatch(defaultMainThread)
 
-    @Volatile private var log = Logger(LogSink { _, _, _ -> }, LogLevel.INFO)
+    /** The lines written before configure, said once it gives the app's level and log. */
+    private val earlyLines = EarlyLines()
+
+    @Volatile private var log = Logger(earlyLines, LogLevel.DEBUG)
 
     /** The SDK built on this one, if any (the Flutter plugin): named on the install, with its rules. */
     @Volatile var wrapper: Wrapper? = null
@@ -253,16 +250,12 @@ internal class SdkCore(
             this.apiKey = apiKey
             this.initListener = listener
             this.configureStarted = started
-            log = Logger(platform.log, logLevel)
+            log = Logger(platform.log, logLevel).also(earlyLines::replay)
             listeners.attach(platform.mainThread, log)
             api = Api(settings.baseUrl, apiKey, platform.http, platform.clock)
             // Before any key is read, the queues included: a queue restored from another
             // install's backup must not be loaded, and then sent, before it is forgotten.
             forgetRestoredBackup(platform.store, platform.journal, platform.appInstalledAt, write = ::persist)
-            if (backupForgottenBeforeConfigure) {
-                backupForgottenBeforeConfigure = false
-                log.info(BACKUP_FORGOTTEN)
-            }
             queue = StoredQueue(platform.store, settings.maxQueuedEvents)
             delivery = BatchDelivery(queue, "event", api::events, platform.clock, settings.maxEventAgeMs, log, listeners::reportDrop)
             sessionQueue = StoredQueue(platform.store, settings.maxQueuedSessions, StoredQueue.SESSIONS, "started_at")
@@ -1458,17 +1451,16 @@ internal class SdkCore(
      * Before any key is read; the install time kept through [write] (behind, on the worker, at
      * configure; at once before it).
      */
-    private fun forgetRestoredBackup(store: KeyValueStore, journal: KeyValueStore, appInstalledAt: Long?, write: (() -> Unit) -> Unit): Boolean {
-        val installedAt = appInstalledAt?.toString() ?: return false
+    private fun forgetRestoredBackup(store: KeyValueStore, journal: KeyValueStore, appInstalledAt: Long?, write: (() -> Unit) -> Unit) {
+        val installedAt = appInstalledAt?.toString() ?: return
         val kept = store.get(KEY_APP_INSTALLED_AT)
-        if (kept == installedAt) return false
+        if (kept == installedAt) return
         if (kept != null) {
             log.info(BACKUP_FORGOTTEN)
             store.clear()
             journal.clear()
         }
         write { store.put(KEY_APP_INSTALLED_AT, installedAt) }
-        return kept != null
     }
 
     /**
@@ -1496,10 +1488,7 @@ internal class SdkCore(
                 source().also {
                     early = it
                     earlySource = null
-                    // Logged at configure: before it, the log goes nowhere.
-                    if (forgetRestoredBackup(it.store, it.journal, it.appInstalledAt(), write = { put -> put() })) {
-                        backupForgottenBeforeConfigure = true
-                    }
+                    forgetRestoredBackup(it.store, it.journal, it.appInstalledAt(), write = { put -> put() })
                 }
             } ?: return
             write(storage.journal)

@@ -51,6 +51,25 @@ class DamagedStorageTest {
     }
 
     @Test
+    fun `an event with a number whose text is no JSON number costs no other queued event at the next launch`() {
+        device.backend.events = { null }
+        val first = device.configure(device.launch())
+        first.sendEvent(EventType.PURCHASE, null, mapOf("revenue" to 9.99, "currency" to "EUR"))
+        first.sendEvent(EventType.CUSTOM, "odd", mapOf("score" to java.util.concurrent.atomic.DoubleAdder().apply { add(Double.NaN) }, "level" to 3))
+        first.sendEvent(EventType.LEVEL_COMPLETE, null, mapOf("level" to 3))
+        first.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        val next = device.configure(device.launch())
+        device.scheduler.runDue()
+        assertEquals(listOf("PURCHASE", "CUSTOM", "LEVEL_COMPLETE", "LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(mapOf("level" to 3L), device.backend.delivered[1]["parameters"])
+        assertEquals(0L, next.getDroppedEventCount())
+        assertTrue(lost().isEmpty())
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `a damaged journal of events handed to sendEvent is reported rather than silently empty`() {
         device.store.put("pending_events", "[{\"event_id\":\"e1\",\"type\":\"NO_SUCH_TYPE\",\"time_ms\":1},not json")
         val core = device.configure(device.launch())

@@ -1,6 +1,8 @@
 package com.service.attribution.core
 
 import com.service.attribution.Consent
+import com.service.attribution.EventType
+import com.service.attribution.LogLevel
 import com.service.attribution.support.ScriptedDevice
 import org.junit.After
 import org.junit.Assert.assertEquals
@@ -76,10 +78,26 @@ class EarlyCallsTest {
         device.appInstalledAt = 1_800_000_000_000
         val core = startedProcess()
         core.setAnonymous(true)
-        assertEquals("the log goes nowhere before configure", 0, backupLines())
+        assertEquals("the log waits for configure", 0, backupLines())
         device.configure(core)
         assertEquals(1, backupLines())
         assertTrue(core.isAnonymous())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `warnings about calls made before configure are said at configure, at the level it gives`() {
+        val core = device.launch()
+        core.sendEvent(EventType.CUSTOM, "boss", mapOf("bad" to Double.NaN, "ok" to 1))
+        core.setCustomerUserId("user\n42")
+        assertTrue("nothing is written before configure", device.log.lines.isEmpty())
+        core.configure(device.platform, SdkSettings(baseUrl = "https://backend.test", jitter = { it }), "sdk_key", LogLevel.WARN, null, null)
+        device.scheduler.runDue()
+        val warnings = device.logged(LogLevel.WARN)
+        assertTrue(warnings.toString(), warnings.any { "bad" in it })
+        assertTrue(warnings.toString(), warnings.any { "customer user id" in it })
+        assertTrue("the level configure gives holds for the lines before it too", device.logged(LogLevel.DEBUG).isEmpty())
+        assertEquals(listOf(mapOf("ok" to 1L)), device.backend.delivered.map { it["parameters"] })
         device.assertNoFailures()
     }
 

@@ -2,8 +2,12 @@ package com.service.attribution.core
 
 import org.junit.Assert.assertEquals
 import org.junit.Test
+import java.math.BigDecimal
+import java.math.BigInteger
+import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.atomic.DoubleAdder
 
-/** Parameter values beyond the conformance vectors: arrays of primitives. */
+/** Parameter values beyond the conformance vectors: arrays of primitives, numbers of every kind. */
 class ParametersTest {
     @Test
     fun `arrays of primitives are sent as lists, Floats by their decimal form, and a ByteArray is dropped`() {
@@ -47,5 +51,37 @@ class ParametersTest {
         val looped = Parameters.clean(mapOf("loop" to loop, "kept" to true))
         assertEquals(listOf("loop"), looped.dropped)
         assertEquals("""{"kept":true}""", Json.write(looped.parameters))
+    }
+
+    /** A Number of the app's own, whose text is not a JSON number. */
+    private class Score(private val value: Double) : Number() {
+        override fun toDouble() = value
+        override fun toFloat() = value.toFloat()
+        override fun toLong() = value.toLong()
+        override fun toInt() = value.toInt()
+        override fun toShort() = value.toInt().toShort()
+        override fun toByte() = value.toInt().toByte()
+        override fun toString() = "score of $value"
+    }
+
+    @Test
+    fun `a number whose text is no JSON number is sent by its value, or dropped when that is not finite`() {
+        val cleaned =
+            Parameters.clean(
+                linkedMapOf(
+                    "price" to BigDecimal("9.99"),
+                    "big" to BigInteger("123456789012345678901234567890"),
+                    "counter" to AtomicLong(42),
+                    "adder" to DoubleAdder().apply { add(1.5) },
+                    "own" to Score(7.25),
+                    "nan" to DoubleAdder().apply { add(Double.NaN) },
+                    "own_infinite" to Score(Double.POSITIVE_INFINITY),
+                    "huge" to BigDecimal("1E+400"),
+                ),
+            )
+        assertEquals(listOf("nan", "own_infinite", "huge"), cleaned.dropped)
+        val written = Json.write(cleaned.parameters)
+        assertEquals("""{"price":9.99,"big":123456789012345678901234567890,"counter":42,"adder":1.5,"own":7.25}""", written)
+        assertEquals(cleaned.parameters.keys, Json.parseObject(written).keys)
     }
 }
