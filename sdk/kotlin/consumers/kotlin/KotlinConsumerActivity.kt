@@ -46,11 +46,13 @@ class KotlinConsumerActivity : Activity() {
             },
             "kotlin-consumer",
         )
-        // The older overloads: repeat calls, no-ops.
+        // Repeat calls, no-ops. The listener as a lambda, as the README gives it: the current
+        // overload, which tools/consumers.sh checks by kotlinc warning of no deprecation but
+        // the older overloads' own, suppressed below.
         ServiceAttributionSdk.configure(this, key)
-        ServiceAttributionSdk.configure(this, key, InitListener { })
-        ServiceAttributionSdk.configure(this, key, isDebug = true)
-        ServiceAttributionSdk.configure(this, key, InitListener { }, "u")
+        ServiceAttributionSdk.configure(this, key, LogLevel.INFO, { t -> Seen.add("init-error:$t") })
+        ServiceAttributionSdk.configure(this, key, logLevel = LogLevel.INFO, listener = { t -> Seen.add("init-error:$t") })
+        olderOverloads(key)
         ServiceAttributionSdk.setCustomerUserId("kotlin-consumer")
         ServiceAttributionSdk.sendEvent(EventType.LOGIN)
         ServiceAttributionSdk.sendEvent(EventType.CUSTOM, "Consumer Kotlin", mapOf("level" to 7))
@@ -74,6 +76,15 @@ class KotlinConsumerActivity : Activity() {
         ServiceAttributionSdk.awaitAttributionParamsAsync().thenAccept { Seen.add("await-async:" + it["media_source"]) }
         ServiceAttributionSdk.awaitAttributionParamsAsync("utm_source=x")
         ServiceAttributionSdk.refreshConfigAsync().thenRun { Seen.add("refresh-async:done") }
+    }
+
+    /** The older overloads, deprecated and still taken: repeat calls, no-ops. */
+    @Suppress("DEPRECATION")
+    private fun olderOverloads(key: String) {
+        ServiceAttributionSdk.configure(this, key) { t -> Seen.add("init-error:$t") }
+        ServiceAttributionSdk.configure(this, key, InitListener { })
+        ServiceAttributionSdk.configure(this, key, isDebug = true)
+        ServiceAttributionSdk.configure(this, key, InitListener { }, "u")
     }
 
     /** Called by the harness once the events are in the service's export. */

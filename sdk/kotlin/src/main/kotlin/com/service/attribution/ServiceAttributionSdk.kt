@@ -86,17 +86,30 @@ object ServiceAttributionSdk {
         core.configure(platform, AndroidPlatform.settings(app), apiKey, logLevel, listener, customerUserId)
     }
 
-    @Deprecated("Use configure(context, apiKey, logLevel, listener, customerUserId)")
+    /**
+     * Kotlin takes this one for a trailing lambda, and for `listener = …` named without
+     * `logLevel`: its warning names the call that reaches the current one.
+     */
+    @Deprecated(
+        "Pass logLevel before the listener: configure(context, apiKey, LogLevel.INFO, listener)",
+        ReplaceWith("configure(context, apiKey, LogLevel.INFO, listener)", "com.service.attribution.LogLevel"),
+    )
     @JvmStatic
     fun configure(context: Context, apiKey: String, listener: InitListener?) =
         configure(context, apiKey, LogLevel.INFO, listener, null)
 
-    @Deprecated("Use configure(context, apiKey, logLevel = LogLevel.DEBUG)")
+    @Deprecated(
+        "Give the level instead: configure(context, apiKey, LogLevel.DEBUG)",
+        ReplaceWith("configure(context, apiKey, if (isDebug) LogLevel.DEBUG else LogLevel.INFO)", "com.service.attribution.LogLevel"),
+    )
     @JvmStatic
     fun configure(context: Context, apiKey: String, isDebug: Boolean) =
         configure(context, apiKey, if (isDebug) LogLevel.DEBUG else LogLevel.INFO, null, null)
 
-    @Deprecated("Use configure(context, apiKey, logLevel, listener, customerUserId)")
+    @Deprecated(
+        "Pass logLevel before the listener: configure(context, apiKey, LogLevel.INFO, listener, customerUserId)",
+        ReplaceWith("configure(context, apiKey, LogLevel.INFO, listener, customerUserId)", "com.service.attribution.LogLevel"),
+    )
     @JvmStatic
     fun configure(context: Context, apiKey: String, listener: InitListener?, customerUserId: String?) =
         configure(context, apiKey, LogLevel.INFO, listener, customerUserId)
@@ -263,6 +276,12 @@ object ServiceAttributionSdk {
     suspend fun awaitAttributionParams(rawReferrer: String? = null): Map<String, String> =
         core.awaitAttributionParams(rawReferrer)
 
+    /**
+     * Deletes the install's data at the service, for good: nothing is sent for it afterwards.
+     * Throws IOException when no answer came (offline, a timeout), HttpException when the
+     * service refused, AuthenticationException for a rejected key, IllegalStateException before
+     * configure.
+     */
     @JvmStatic
     suspend fun deleteUserData() = core.deleteUserData()
 
@@ -275,7 +294,7 @@ object ServiceAttributionSdk {
     fun awaitAttributionParamsAsync(rawReferrer: String? = null): CompletableFuture<Map<String, String>> =
         core.awaitAttributionParamsAsync(rawReferrer)
 
-    /** [deleteUserData] for Java: fails with HttpException, AuthenticationException for a rejected key, or IllegalStateException before configure. */
+    /** [deleteUserData] for Java: fails with IOException (no answer), HttpException, AuthenticationException for a rejected key, or IllegalStateException before configure. */
     @JvmStatic
     fun deleteUserDataAsync(): CompletableFuture<Void?> = core.deleteUserDataAsync()
 

@@ -122,6 +122,9 @@ internal class SdkCore(
     /** The app's listeners, run on its main thread, and the report of dropped events. */
     private val listeners = ListenerDispatch(defaultMainThread)
 
+    /** Why sendEvent kept nothing, of those already said at INFO in this process. */
+    private val notSentSaid: MutableSet<String> = java.util.Collections.synchronizedSet(HashSet())
+
     /** The lines written before configure, said once it gives the app's level and log. */
     private val earlyLines = EarlyLines()
 
@@ -615,7 +618,10 @@ internal class SdkCore(
         if (stopped || (configured && (disabled || deleted))) {
             require(event != EventType.CUSTOM || !name.isNullOrBlank()) { Drafts.CUSTOM_NAME_RULE }
             val why = if (stopped) "the SDK is stopped" else if (disabled) "the SDK is disabled" else "the install's data was deleted"
-            log.debug("$why: ${event.name} is not sent")
+            // Said at the app's level once per reason in a process, so that no event goes
+            // without a word, and no log fills with one line per event.
+            if (notSentSaid.add(why)) log.info("$why: ${event.name} is not sent, nor any event while it is")
+            else log.debug("$why: ${event.name} is not sent")
             return false
         }
         val timeMs = if (configured) platform.clock() else System.currentTimeMillis()

@@ -2,6 +2,7 @@ package com.service.attribution.core
 
 import com.service.attribution.Consent
 import com.service.attribution.EventType
+import com.service.attribution.LogLevel
 import com.service.attribution.ServiceErrorKind
 import com.service.attribution.support.ScriptedBackend
 import com.service.attribution.support.ScriptedDevice
@@ -583,8 +584,18 @@ class ConsentAndQueueTest {
         device.scheduler.runDue()
         deleted.get()
         assertFalse(core.sendEvent(EventType.SEARCH, null, null))
+        assertFalse(core.sendEvent(EventType.SEARCH, null, null))
         device.scheduler.runDue()
         assertEquals(listOf("LOGIN", "SHARE"), device.backend.delivered.map { it["event_type"] })
+        // Each reason said at the app's level once, the events after it at debug.
+        assertEquals(
+            listOf(
+                "the SDK is stopped: SHARE is not sent, nor any event while it is",
+                "the install's data was deleted: SEARCH is not sent, nor any event while it is",
+            ),
+            device.logged(LogLevel.INFO).filter { "is not sent, nor" in it },
+        )
+        assertEquals(1, device.logged(LogLevel.DEBUG).count { "SEARCH is not sent" in it })
     }
 
     @Test
