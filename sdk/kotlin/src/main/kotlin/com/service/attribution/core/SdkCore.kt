@@ -379,6 +379,10 @@ internal class SdkCore(
             when {
                 apiKey.isBlank() -> IllegalArgumentException("apiKey must not be empty")
                 settings.baseUrl.isBlank() -> IllegalStateException("the backend address (baseUrl) is not set")
+                // One without its scheme would fail every request as though the device were
+                // offline, retried for ever and never said.
+                !isHttpAddress(settings.baseUrl) ->
+                    IllegalStateException("the backend address (baseUrl) \"${settings.baseUrl}\" is not an http or https URL")
                 missing.isNotEmpty() -> SecurityException("missing permission: ${missing.joinToString()}")
                 else -> null
             }
@@ -1621,6 +1625,12 @@ internal class SdkCore(
     }
 
     companion object {
+        /** An absolute http(s) URL with a host: what every request's address is made from. */
+        internal fun isHttpAddress(address: String): Boolean {
+            val uri = runCatching { java.net.URI(address.trim()) }.getOrNull() ?: return false
+            return uri.scheme?.lowercase() in setOf("http", "https") && !uri.host.isNullOrEmpty()
+        }
+
         private const val BACKUP_FORGOTTEN = "this SDK's data came from a backup of another install of the app: it starts as a new install"
 
         /**

@@ -256,6 +256,24 @@ class SdkCoreTest {
     }
 
     @Test
+    fun `a backend address that is no http or https URL disables the SDK and says so, rather than fail as offline`() {
+        for (address in listOf("attribution.example.com", "ftp://attribution.example.com", "https://", "http//x.test")) {
+            val errors = CopyOnWriteArrayList<Throwable>()
+            val backend = Backend()
+            val core = core()
+            core.configure(platform(http = backend.transport), SdkSettings(baseUrl = address), "k", LogLevel.INFO, { errors.add(it) }, null)
+            core.sendEvent(EventType.LOGIN, null, null)
+            core.drain()
+            val error = errors.single()
+            assertTrue("$address: $error", error is IllegalStateException && address in error.message!!)
+            assertTrue(address, core.isSdkDisabled())
+            assertEquals(address, 0, synchronized(backend.transport.requests) { backend.transport.requests.size })
+        }
+        assertTrue(SdkCore.isHttpAddress("http://10.0.2.2:8787"))
+        assertTrue(SdkCore.isHttpAddress("https://attribution.example.com/base/"))
+    }
+
+    @Test
     fun `onInitialized runs on the main thread with both durations`() {
         val listener = Listener()
         val mainThread = RecordingMainThread()
