@@ -61,11 +61,13 @@ public enum ServiceAttribution {
     ///     ``LogLevel/error`` on iOS.
     ///   - customerUserId: The app's own user id, if already known (1 to 256 characters).
     ///   - baseURL: The service's address; nil reads the Info.plist key
-    ///     ``baseURLInfoPlistKey``. Without either the SDK disables itself.
+    ///     ``baseURLInfoPlistKey``. Without either, or with one that is no absolute http or https
+    ///     URL (``ServiceAttributionError/invalidArgument(_:)`` naming it), the SDK disables itself.
     ///   - completion: Called once on the main thread when initialization is complete, remote
     ///     configuration included: nil, or the error it met. After
     ///     ``ServiceAttributionError/authentication(statusCode:)`` (a rejected key) or
-    ///     ``ServiceAttributionError/missingBaseURL`` the SDK is disabled; after any other error
+    ///     ``ServiceAttributionError/missingBaseURL`` (or an address that is no URL) the SDK is
+    ///     disabled; after any other error
     ///     it goes on with the configuration the service gave an earlier launch, kept on the
     ///     device, or, with none, sends the install and sessions while events wait on the device
     ///     for the configuration, asked for again from 2 s doubling to a minute.

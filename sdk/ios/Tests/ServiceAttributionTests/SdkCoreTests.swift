@@ -446,6 +446,21 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(harness.service.requests, [])
     }
 
+    func testAnAddressThatIsNoHTTPURLDisablesTheSdkAndSaysSoRatherThanFailAsOffline() {
+        for address in ["attribution.example.com", "ftp://attribution.example.com", "https://"] {
+            let harness = Harness()
+            let error = harness.configure(settings: SdkSettings(baseURL: address))
+            guard case let .invalidArgument(message)? = error as? ServiceAttributionError else {
+                return XCTFail("\(address): \(String(describing: error))")
+            }
+            XCTAssertTrue(message.contains(address), message)
+            XCTAssertTrue(harness.core.isSdkDisabled)
+            XCTAssertEqual(harness.service.requests, [])
+        }
+        XCTAssertTrue(SdkCore.isHTTPAddress("http://127.0.0.1:8787"))
+        XCTAssertTrue(SdkCore.isHTTPAddress("https://attribution.example.com/base/"))
+    }
+
     func testUnderFlutterCustomValuesAreSealedButTheClearKeys() throws {
         let recipient = try Vectors.recipient()
         let harness = Harness()

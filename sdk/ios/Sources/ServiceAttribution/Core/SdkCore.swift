@@ -543,12 +543,27 @@ final class SdkCore: @unchecked Sendable {
         return forgotten
     }
 
+    /// An absolute http(s) URL with a host: what every request's address is made from.
+    static func isHTTPAddress(_ address: String) -> Bool {
+        guard let url = URLComponents(string: address.trimmingCharacters(in: .whitespaces)),
+              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty
+        else { return false }
+        return true
+    }
+
     private func initialize(completion: ((Error?) -> Void)?) {
         let refusal: ServiceAttributionError?
         if apiKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             refusal = .invalidArgument("apiKey must not be empty")
         } else if settings.baseURL.isEmpty {
             refusal = .missingBaseURL
+        } else if !SdkCore.isHTTPAddress(settings.baseURL) {
+            // One without its scheme would fail every request as though the device were offline,
+            // tried again for ever and never said.
+            refusal = .invalidArgument(
+                "the service's address \"\(settings.baseURL)\" is not an http or https URL (baseURL, or Info.plist key ServiceAttributionBaseURL)"
+            )
         } else {
             refusal = nil
         }
