@@ -21,7 +21,8 @@ namespace Service.Unity
         /// <summary>
         /// The service's address, e.g. https://api.example.com; set it before Configure, which
         /// takes it as it is then (a call before Configure does not fix it). The public API names
-        /// no address, so the app sets it: without it Configure leaves the SDK off.
+        /// no address, so the app sets it: without it, or with one that is no absolute http or
+        /// https URL, Configure leaves the SDK off.
         /// </summary>
         public static string BaseUrl
         {

@@ -321,6 +321,35 @@ namespace Service.Unity.Tests
             Assert.IsEmpty(rig.Backend.Requests, "no request at all");
         }
 
+        /// <summary>
+        /// An address the SDK cannot send to (the scheme forgotten, another scheme) would fail
+        /// every request before it left the device, as if offline, retried for ever: it is a
+        /// missing address. http stays allowed (every other test of this rig sends to one).
+        /// </summary>
+        [TestCase("attribution.example.com")]
+        [TestCase("ftp://attribution.example.com")]
+        [TestCase("/v1")]
+        public void ConfigureWithAnAddressThatIsNoHttpOrHttpsUrlSwitchesTheSdkOffAndTellsTheApp(string address)
+        {
+            var rig = new Rig();
+            rig.Send(0);
+            rig.Setup.BaseUrl = null;
+            rig.Core.Configure("sdk_key", 1, null, address);
+            rig.Send(1);
+            rig.Settle();
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            Assert.AreEqual(
+                new[] { "configuration  1", "events_dropped disabled 1" },
+                rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + e.Code + " " + e.Count).ToArray(),
+                "a configuration error with no HTTP status, then what was queued dropped, as without an address");
+            StringAssert.Contains("ServiceSDK.BaseUrl = \"" + address + "\"", rig.Heard.Errors[0].Message);
+            Assert.AreEqual(1, rig.Log.Lines.Count(l => l.StartsWith("Error ") && l.Contains("ServiceSDK.BaseUrl = \"" + address + "\"")),
+                "the log names the setting and its value");
+            Assert.AreEqual(0, rig.Core.Queued);
+            Assert.IsFalse(rig.Log.Lines.Any(l => l.Contains("sending later") || l.Contains("not fetched")), "never taken for offline");
+            Assert.IsEmpty(rig.Backend.Requests, "no request at all");
+        }
+
         [Test]
         public void ConfigureOnAPlatformTheServiceTakesNoInstallFromSwitchesTheSdkOffAndTellsTheApp()
         {

@@ -429,8 +429,7 @@ namespace Service.Unity
                     Write(LogLevel.Info, "this SDK's data came from a backup of another install of the app: it starts as a new install");
                 }
                 var baseUrl = string.IsNullOrEmpty(setup.BaseUrl) ? appBaseUrl : setup.BaseUrl;
-                offBecause = setup.Unsupported
-                    ?? (string.IsNullOrEmpty(baseUrl) ? "no service address is set (ServiceSDK.BaseUrl)" : null);
+                offBecause = setup.Unsupported ?? AddressProblem(baseUrl);
                 if (offBecause != null)
                 {
                     disabled = true;
@@ -494,12 +493,32 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// Configure found no service address, or runs on a platform the service takes no install
-        /// from: the SDK is off in this process, as the Kotlin and iOS SDKs switch themselves off
-        /// without an address, and the app is told, not only the log: a configuration error with
-        /// no HTTP status to the error listener (Unity's Configure has no init listener or
-        /// completion, which Kotlin and iOS tell instead), and what was queued dropped with the
-        /// reason `disabled`, as their switch-off drops it.
+        /// Why the service's address cannot be used, or null when it can. One that is no absolute
+        /// http or https URL (the scheme forgotten: "attribution.example.com") fails every request
+        /// inside HttpClient before it leaves the device, which reads as offline: retried for ever,
+        /// the queue filling up, and the app never told. So it switches the SDK off as a missing
+        /// one does. http stays allowed, for a service run on the developer's own machine.
+        /// </summary>
+        private static string AddressProblem(string baseUrl)
+        {
+            if (string.IsNullOrEmpty(baseUrl)) return "no service address is set (ServiceSDK.BaseUrl)";
+            Uri address;
+            if (Uri.TryCreate(baseUrl, UriKind.Absolute, out address)
+                && (address.Scheme == Uri.UriSchemeHttp || address.Scheme == Uri.UriSchemeHttps)
+                && address.Host.Length > 0)
+            {
+                return null;
+            }
+            return "the service address is no absolute http or https URL (ServiceSDK.BaseUrl = \"" + baseUrl + "\")";
+        }
+
+        /// <summary>
+        /// Configure found no service address, or one it cannot use, or runs on a platform the
+        /// service takes no install from: the SDK is off in this process, as the Kotlin and iOS
+        /// SDKs switch themselves off without an address, and the app is told, not only the log:
+        /// a configuration error with no HTTP status to the error listener (Unity's Configure has
+        /// no init listener or completion, which Kotlin and iOS tell instead), and what was
+        /// queued dropped with the reason `disabled`, as their switch-off drops it.
         /// </summary>
         private void SwitchOffAtConfigure(string why)
         {

@@ -6,7 +6,8 @@ namespace Service.Unity
         /// The service refused the install (401, 403, 404, or its bare form), or a delivery route
         /// (401, 403, 404), or rejected the SDK key on its remote configuration (401, and the SDK
         /// is off for the run): <see cref="ServiceError.Code"/> says how. With no code: Configure
-        /// found no service address (ServiceSDK.BaseUrl), and the SDK is off.
+        /// found no service address (ServiceSDK.BaseUrl) or one that is no absolute http or https
+        /// URL, or runs on a platform the service takes no install from, and the SDK is off.
         /// </summary>
         Configuration,
 
