@@ -480,6 +480,46 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnEventSentAfterSetConsentWhileAnEventsRequestIsOnItsWayLeavesAfterTheConsentUpdate()
+        {
+            // The user withdraws consent while an events request is on its way: the event the app
+            // sends next joins the same send run, which must tell the service the consent first.
+            var rig = new Rig();
+            rig.Configure();
+            var onItsWay = new ManualResetEventSlim();
+            var answer = new ManualResetEventSlim();
+            var held = 1;
+            var usual = rig.Backend.Answer;
+            rig.Backend.Answer = (key, body) =>
+            {
+                if (key.StartsWith("POST /v1/events") && Interlocked.Exchange(ref held, 0) == 1)
+                {
+                    onItsWay.Set();
+                    answer.Wait(TimeSpan.FromSeconds(10));
+                }
+                return usual(key, body);
+            };
+            rig.Send(0);
+            Assert.IsTrue(onItsWay.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way");
+            rig.Core.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: false, adPersonalization: false));
+            rig.Send(1);
+            answer.Set();
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow);
+            var posts = rig.Backend.Requests.Where(r => r.Key.StartsWith("POST"))
+                .Select(r => r.Key.EndsWith("/consent") ? "consent"
+                    : r.Key.StartsWith("POST /v1/events") ? "events " + string.Join(",", r.Value["events"].Select(e => (int)e["parameters"]["n"]))
+                    : r.Key)
+                .ToList();
+            CollectionAssert.AreEqual(
+                new[] { "POST /v1/installs", "POST /v1/sessions", "events 0", "consent", "events 1" }, posts,
+                "the consent update goes before the event sent after it");
+            var update = rig.Backend.Requests.Single(r => r.Key.EndsWith("/consent")).Value;
+            Assert.AreEqual(false, (bool?)update["consent"]["ad_user_data"]);
+        }
+
+        [Test]
         public void AConsentUpdateAnswered409SendsTheInstallAgainHoldingTheConsentThenTheEvents()
         {
             // The service holds no install of this id (lost since it was recorded): every consent update is a 409.

@@ -74,8 +74,9 @@ namespace Service.Unity
         /// The queued items in order, at most 100 a request, while <paramref name="sending"/> holds.
         /// A request refused as a whole (413, or a 4xx naming no item) is split in halves until
         /// the one item refused alone is known: that one is dropped, every other goes.
+        /// <paramref name="beforeBatch"/> runs before each request, once its batch is taken; false ends the run.
         /// </summary>
-        public async Task SendAll(ApiClient api, string serviceId, Func<bool> sending)
+        public async Task SendAll(ApiClient api, string serviceId, Func<bool> sending, Func<Task<bool>> beforeBatch = null)
         {
             var limit = Delivery.Batch;
             while (sending() && queue.Count > 0)
@@ -84,6 +85,9 @@ namespace Service.Unity
                     "older than the " + Delivery.MaxAge.TotalDays + " days the service keeps, by the device's clock");
                 var batch = queue.Peek(limit);
                 if (batch.Count == 0) break;
+                // Once the batch is taken: what changed before holds for every item of it, and an
+                // item taken after that change is either in it or left for the next batch.
+                if (beforeBatch != null && !await beforeBatch()) break;
                 JToken answer;
                 try
                 {

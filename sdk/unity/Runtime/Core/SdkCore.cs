@@ -192,6 +192,8 @@ namespace Service.Unity
         /// </summary>
         private int retryGeneration;
         private bool flushWaiting;
+        /// <summary>1 once SetConsent changed the consent since a send run last checked it (<see cref="ConsentBeforeBatch"/>).</summary>
+        private int consentChanged;
         /// <summary>
         /// Guards <see cref="saveScheduled"/> alone: a queue asks for a save while it holds its own
         /// lock, and the core queues a session while it holds <see cref="gate"/>, so the save's
@@ -979,6 +981,8 @@ namespace Service.Unity
         public void SetConsent(ServiceConsent consent)
         {
             this.consent.Set(consent);
+            // Kept first, then marked: a send run that finds the mark reads the consent set.
+            Interlocked.Exchange(ref consentChanged, 1);
             // On the disk at once: a launch after a crash must not go on with the consent before.
             SaveNow();
             // Kept, but sent no more once the install's data was deleted.
@@ -1645,12 +1649,15 @@ namespace Service.Unity
                 KickAttribution();
                 // Stopped (an opt-out), switched off or deleted while the install was on its way: nothing more goes.
                 if (disabled || stopped || deleted) return;
+                // The consent as it is now is checked here: a SetConsent from now on is checked
+                // again before the next batch (ConsentBeforeBatch).
+                Interlocked.Exchange(ref consentChanged, 0);
                 if (!await consent.SendIfChanged(api, ServiceId, TrackingNow())) return;
                 if (!SessionsHeld)
                 {
                     try
                     {
-                        await sessionDelivery.SendAll(api, ServiceId, () => !disabled && !stopped && !deleted);
+                        await sessionDelivery.SendAll(api, ServiceId, () => !disabled && !stopped && !deleted, ConsentBeforeBatch);
                     }
                     catch (ServiceHttpException error) when (error.IsConfiguration)
                     {
@@ -1663,7 +1670,7 @@ namespace Service.Unity
                 {
                     try
                     {
-                        await delivery.SendAll(api, ServiceId, () => !disabled && !stopped && !deleted);
+                        await delivery.SendAll(api, ServiceId, () => !disabled && !stopped && !deleted, ConsentBeforeBatch);
                     }
                     catch (ServiceHttpException error) when (error.IsConfiguration)
                     {
@@ -1687,6 +1694,19 @@ namespace Service.Unity
             {
                 sending.Release();
             }
+        }
+
+        /// <summary>
+        /// Before each batch of a send run: a consent the app set since the run checked it goes
+        /// first. The run may last (a slow request, a long queue), and an event the app sends
+        /// after SetConsent joins its next batch; without this, that event would reach the
+        /// service under the consent before, the update following it (the flush SetConsent asked
+        /// for runs after this one).
+        /// </summary>
+        private async Task<bool> ConsentBeforeBatch()
+        {
+            if (Interlocked.Exchange(ref consentChanged, 0) == 0) return true;
+            return await consent.SendIfChanged(api, ServiceId, TrackingNow());
         }
 
         /// <summary>
