@@ -350,6 +350,63 @@ namespace Service.Unity.Tests
             Assert.IsEmpty(rig.Backend.Requests, "no request at all");
         }
 
+        /// <summary>
+        /// An event SendEvent keeps nothing of is no drop (nothing reported, nothing counted), but
+        /// never goes without a word at the app's level: the first of each reason is said at
+        /// INFO, the later ones at DEBUG, as the Kotlin SDK says them.
+        /// </summary>
+        [TestCase("the SDK is stopped")]
+        [TestCase("the SDK is switched off")]
+        [TestCase("the install's data was deleted")]
+        public void AnEventNotSentWhileStoppedSwitchedOffOrDeletedIsSaidAtInfoOncePerReasonThenAtDebug(string why)
+        {
+            var rig = new Rig();
+            if (why.Contains("switched off"))
+            {
+                rig.Other = (key, body) => key.StartsWith("GET /v1/config")
+                    ? Tuple.Create(200, (JToken)JObject.Parse("{\"enabled\":false}"))
+                    : ScriptedBackend.Usual(key, body);
+            }
+            // DEBUG, to read the later lines too.
+            rig.Core.Configure("sdk_key", 0, null);
+            rig.Settle();
+            if (why.Contains("stopped")) rig.Core.Stop();
+            if (why.Contains("deleted")) rig.Core.DeleteUserData().Wait();
+            rig.Settle();
+            var errors = rig.Heard.Errors.Count;
+            var dropped = rig.Core.DroppedEventCount;
+
+            rig.Core.SendEvent(EventType.LOGIN, null, null);
+            rig.Send(1);
+            rig.Send(2);
+            rig.Settle();
+
+            Assert.AreEqual(0, rig.Core.Queued);
+            CollectionAssert.AreEqual(
+                new[]
+                {
+                    "Info " + why + ": LOGIN is not sent, nor any event while it is",
+                    "Debug " + why + ": LEVEL_START is not sent",
+                    "Debug " + why + ": LEVEL_START is not sent",
+                },
+                rig.Log.Lines.Where(l => l.Contains(" is not sent")).ToArray());
+            Assert.AreEqual(errors, rig.Heard.Errors.Count, "no drop is reported");
+            Assert.AreEqual(dropped, rig.Core.DroppedEventCount, "nor counted");
+        }
+
+        [Test]
+        public void AManualInstallEventIsNotSentAndTheLogSaysWhy()
+        {
+            var rig = new Rig();
+            rig.Core.Configure("sdk_key", 0, null);
+            rig.Settle();
+            rig.Core.SendEvent(EventType.INSTALL, null, null);
+            rig.Settle();
+            Assert.AreEqual(0, rig.Core.Queued);
+            Assert.IsEmpty(rig.Backend.To("POST /v1/events"));
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Debug, "INSTALL is not sent: the SDK reports the install itself").Count);
+        }
+
         [Test]
         public void ConfigureOnAPlatformTheServiceTakesNoInstallFromSwitchesTheSdkOffAndTellsTheApp()
         {

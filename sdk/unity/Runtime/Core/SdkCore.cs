@@ -192,6 +192,8 @@ namespace Service.Unity
         /// </summary>
         private int retryGeneration;
         private bool flushWaiting;
+        /// <summary>Why SendEvent kept nothing, of those already said at INFO in this process (<see cref="NotSent"/>).</summary>
+        private readonly HashSet<string> notSentSaid = new HashSet<string>();
         /// <summary>1 once SetConsent changed the consent since a send run last checked it (<see cref="ConsentBeforeBatch"/>).</summary>
         private int consentChanged;
         /// <summary>
@@ -674,21 +676,25 @@ namespace Service.Unity
             }
             var checkedParameters = EventParameters.Check(parameters);
             // The SDK tracks the install itself; a manual one would count it twice.
-            if (eventType == EventType.INSTALL) return;
+            if (eventType == EventType.INSTALL)
+            {
+                Write(LogLevel.Debug, "INSTALL is not sent: the SDK reports the install itself, once");
+                return;
+            }
             if (stopped)
             {
-                Write(LogLevel.Debug, "the SDK is stopped: " + eventType + " is not queued");
+                NotSent("the SDK is stopped", eventType);
                 return;
             }
             // As the Kotlin SDK does: not queued, no drop reported (the app is told nothing went).
             if (deleted)
             {
-                Write(LogLevel.Debug, "the install's data was deleted: " + eventType + " is not queued");
+                NotSent("the install's data was deleted", eventType);
                 return;
             }
             if (configured && disabled && !offUntilRead)
             {
-                Write(LogLevel.Debug, "the SDK is switched off: " + eventType + " is not queued");
+                NotSent("the SDK is switched off", eventType);
                 return;
             }
             var now = setup.Clock.UtcNow;
@@ -725,12 +731,26 @@ namespace Service.Unity
             }
             if (overflow < 0)
             {
-                Write(LogLevel.Debug, "the SDK is stopped: " + eventType + " is not queued");
+                NotSent("the SDK is stopped", eventType);
                 return;
             }
             drops.Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + EventQueue.Capacity + " events; the oldest made room");
             EvaluateConversion(new AwaitingConversion(eventType, eventName, checkedParameters, now));
             if (configured) Flush();
+        }
+
+        /// <summary>
+        /// SendEvent kept nothing (stopped, switched off, the install's data deleted), which is no
+        /// drop: said at INFO, the app's level by default, once per reason in a process, so that
+        /// no event goes without a word and no log fills with a line per event; the later ones at
+        /// DEBUG. As the Kotlin SDK says it.
+        /// </summary>
+        private void NotSent(string why, EventType eventType)
+        {
+            bool first;
+            lock (notSentSaid) first = notSentSaid.Add(why);
+            if (first) Write(LogLevel.Info, why + ": " + eventType + " is not sent, nor any event while it is");
+            else Write(LogLevel.Debug, why + ": " + eventType + " is not sent");
         }
 
         /// <summary>
