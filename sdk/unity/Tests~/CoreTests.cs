@@ -75,6 +75,56 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, ((InlineMainThread)setup.MainThread).Posted);
         }
 
+        /// <summary>
+        /// On a first launch whose install cannot be sent (offline: 0; the install route refused),
+        /// the read fails as any other: onError hears why, not onSuccess a `failed` map.
+        /// </summary>
+        [TestCase(0, "network unreachable")]
+        [TestCase(404, "with 404")]
+        [TestCase(401, "with 401")]
+        public void AReadOnAFirstLaunchWhoseInstallCannotBeSentGoesToOnErrorSayingWhy(int status, string why)
+        {
+            var rig = new Rig();
+            if (status == 0) rig.Backend.Offline = true;
+            else rig.Other = (key, body) => key.StartsWith("POST /v1/installs") ? Answer(status, "{\"error\":\"refused\"}") : ScriptedBackend.Usual(key, body);
+            rig.Configure();
+            Dictionary<string, object> success = null;
+            string error = null;
+            var called = CallbackOfARead(rig, (p, e) => { success = p; error = e; }, true);
+            Assert.AreEqual(1, called, "exactly one callback fires");
+            Assert.IsNull(success, "onSuccess was called: " + (success == null ? "" : string.Join(",", success.Select(p => p.Key + "=" + p.Value))));
+            StringAssert.Contains("the install is not recorded", error);
+            StringAssert.Contains(why, error);
+        }
+
+        [Test]
+        public void WithoutOnErrorAReadOnAFirstLaunchOfflineReachesOnSuccessAsFailed()
+        {
+            var rig = new Rig();
+            rig.Backend.Offline = true;
+            rig.Configure();
+            Dictionary<string, object> success = null;
+            var called = CallbackOfARead(rig, (p, e) => success = p, false);
+            Assert.AreEqual(1, called);
+            CollectionAssert.AreEquivalent(new Dictionary<string, object> { { SdkCore.MatchStatus, "failed" } }, success);
+        }
+
+        /// <summary>GetAttributionParams, with or without onError, its callback run in the frames that follow; how many callbacks ran.</summary>
+        private static int CallbackOfARead(Rig rig, Action<Dictionary<string, object>, string> heard, bool withOnError)
+        {
+            var called = 0;
+            Action<string> onError = e => { Interlocked.Increment(ref called); heard(null, e); };
+            rig.Core.GetAttributionParams(p => { Interlocked.Increment(ref called); heard(p, null); }, withOnError ? onError : null);
+            for (var frame = 0; frame < 100 && Volatile.Read(ref called) == 0; frame++)
+            {
+                rig.Main.Drain();
+                Thread.Sleep(20);
+            }
+            Thread.Sleep(50);
+            rig.Main.Drain();
+            return called;
+        }
+
         [Test]
         public void ACallbackThatThrowsIsLoggedAndTheRestOfTheFrameStillRuns()
         {

@@ -260,14 +260,17 @@ namespace Service.Unity.Tests
         }
 
         [Test]
-        public void FailedWhileOfflineIsAskedAgainAndResolvesOnceBackOnline()
+        public void AReadWhileOfflineFailsAndIsAskedAgainUntilItResolvesOnceBackOnline()
         {
             network.Off = true;
             var timers = new ManualTimers();
             var core = Launch(Setups.For(Service.Url, network, scheduler: timers));
             core.Idle().Wait();
-            // Offline, the install never reached the service: a match attempted, not resolved.
-            Assert.AreEqual("failed", Attribution(core)[SdkCore.MatchStatus]);
+            // Offline, the install never reached the service: the read fails, and says why.
+            var offline = new TaskCompletionSource<string>();
+            core.GetAttributionParams(p => offline.TrySetResult("onSuccess"), e => offline.TrySetResult(e));
+            Assert.IsTrue(offline.Task.Wait(TimeSpan.FromSeconds(30)), "no attribution callback");
+            StringAssert.Contains("the install is not recorded", offline.Task.Result);
 
             network.Off = false;
             // The retry that was waiting sends the install now.

@@ -192,6 +192,12 @@ namespace Service.Unity
         /// </summary>
         private int retryGeneration;
         private bool flushWaiting;
+        /// <summary>
+        /// Why the last send run failed (offline, an answer not the service's, the install
+        /// refused), or the install waits: what a read of the attribution tells onError while the
+        /// install is not recorded.
+        /// </summary>
+        private volatile string lastSendError;
         /// <summary>Why SendEvent kept nothing, of those already said at INFO in this process (<see cref="NotSent"/>).</summary>
         private readonly HashSet<string> notSentSaid = new HashSet<string>();
         /// <summary>1 once SetConsent changed the consent since a send run last checked it (<see cref="ConsentBeforeBatch"/>).</summary>
@@ -1024,8 +1030,9 @@ namespace Service.Unity
         /// <summary>
         /// The install's attribution parameters, to exactly one of the two callbacks, on the main
         /// thread: a read that fails goes to onError, or without one to onSuccess as
-        /// `{service_match_status: failed}`. `failed` is never kept, so the next read asks the
-        /// service again.
+        /// `{service_match_status: failed}`. An install that could not be sent yet (offline on the
+        /// first launch, the install route refused) is such a failure, onError hearing why.
+        /// `failed` is never kept, so the next read asks the service again.
         /// </summary>
         public void GetAttributionParams(Action<Dictionary<string, object>> onSuccess, Action<string> onError)
         {
@@ -1037,6 +1044,11 @@ namespace Service.Unity
                 try
                 {
                     parameters = await ReadAttribution();
+                }
+                catch (InstallNotRecordedException) when (onError == null)
+                {
+                    // The app that gave no onError hears it as it always did: the map says failed.
+                    parameters = Status("failed");
                 }
                 catch (Exception error)
                 {
@@ -1662,7 +1674,15 @@ namespace Service.Unity
             try
             {
                 if (disabled || stopped || deleted || configurationError != null) return;
-                if (store.Get(InstallTrackedKey) != "true" && (WaitsForTracking() || !await TrackInstall())) return;
+                if (store.Get(InstallTrackedKey) != "true")
+                {
+                    if (WaitsForTracking())
+                    {
+                        lastSendError = "the install waits for the app's tracking authorization";
+                        return;
+                    }
+                    if (!await TrackInstall()) return;
+                }
                 // The install is recorded: the attribution is read for the listeners if none is kept
                 // and no reading is under way, so a later launch, a Start and a switch back on take
                 // up a match still `failed` or pending.
@@ -1701,12 +1721,14 @@ namespace Service.Unity
             }
             catch (UnexpectedAnswerException error)
             {
+                lastSendError = error.Message;
                 Write(LogLevel.Warn, "an unexpected answer, sending again later: " + error.Message);
                 ScheduleRetry();
             }
             catch (Exception error)
             {
                 // Offline, or the service unwell: everything stays queued, in order, for later.
+                lastSendError = error.Message;
                 Write(LogLevel.Info, "sending later: " + error.Message);
                 ScheduleRetry();
             }
@@ -1927,6 +1949,7 @@ namespace Service.Unity
             var message = "the service refused " + what + " with " + code
                 + " (a wrong service address or SDK key?): nothing is sent until the app starts again; "
                 + queue.Count + " events stay queued on the device";
+            lastSendError = message;
             Write(LogLevel.Error, message);
             listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1, message));
         }
@@ -2153,7 +2176,15 @@ namespace Service.Unity
             if (disabled || stopped) return Status("not_configured");
             // The install must be at the service before it can be matched.
             await SendingDone();
-            if (store.Get(InstallTrackedKey) != "true") return Status("failed");
+            if (store.Get(InstallTrackedKey) != "true")
+            {
+                // A read that fails, as an offline one once the install is recorded: an app that
+                // handles "no network" in onError hears it on the first launch too, where a
+                // deferred deep link matters most.
+                var why = lastSendError;
+                throw new InstallNotRecordedException("no attribution yet: the install is not recorded at the service"
+                    + (why == null ? "" : " (" + why + ")"));
+            }
             var answer = await api.Send(
                 "GET",
                 "/v1/installs/" + Uri.EscapeDataString(ServiceId) + "/attribution?wait_seconds=" + setup.AttributionWaitSeconds,
@@ -2250,6 +2281,15 @@ namespace Service.Unity
         private static bool Blank(string text)
         {
             return text == null || text.Trim().Length == 0;
+        }
+
+        /// <summary>
+        /// An attribution read made while the install is not recorded at the service: it fails
+        /// (onError), or answers `failed` to an app that gave no onError.
+        /// </summary>
+        private sealed class InstallNotRecordedException : Exception
+        {
+            public InstallNotRecordedException(string message) : base(message) { }
         }
 
         /// <summary>The store, each change of it followed by a save within a second.</summary>
