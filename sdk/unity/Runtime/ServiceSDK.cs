@@ -194,7 +194,11 @@ namespace Service.Unity
             Guard("SetConsent", () => Core.SetConsent(consent));
         }
 
-        /// <summary>iOS only: the install then carries Apple's AdServices token. A no-op elsewhere.</summary>
+        /// <summary>
+        /// iOS only: the install then carries Apple's AdServices token, read at each of its tries.
+        /// Best called before Configure, so that the first try carries it; after Configure, the
+        /// install's next try does (an install already recorded goes without it). A no-op elsewhere.
+        /// </summary>
         public static void EnablePlatformAdsAttribution()
         {
             Guard("EnablePlatformAdsAttribution", () => PlatformAds.Enable());

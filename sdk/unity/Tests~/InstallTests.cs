@@ -237,6 +237,52 @@ namespace Service.Unity.Tests
             Assert.AreEqual("https://go.example.com/FromDevice1", (string)Install(other)["open_url"]);
         }
 
+        /// <summary>
+        /// An iPhone whose AdServices token the app may ask for (EnablePlatformAdsAttribution,
+        /// which the Unity layer reads as <see cref="PlatformAds.Enabled"/>): a new token at each read.
+        /// </summary>
+        private sealed class AdServicesPhone : IDevice, IPlatformAdsToken
+        {
+            public volatile bool Asked;
+            public int Reads;
+
+            public DeviceSignals Read()
+            {
+                return new DeviceSignals
+                {
+                    Os = "ios", OsVersion = "17.4", DeviceModel = "iPhone15,2", AppVersion = "1.0", Locale = "en-US",
+                    Timezone = "Europe/Berlin", AttStatus = "denied",
+                };
+            }
+
+            public string ReadPlatformAdsToken()
+            {
+                return Asked ? "token-" + Interlocked.Increment(ref Reads) : null;
+            }
+        }
+
+        [Test]
+        public void PlatformAdsAttributionEnabledAfterConfigureReachesTheInstallsNextTryWithATokenReadThen()
+        {
+            // The spec has Configure first: the app asks for Apple Ads attribution after it, once
+            // the install's first try went (offline) without the token.
+            var phone = new AdServicesPhone();
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual, Offline = true };
+            var timers = new ManualTimers();
+            var core = new SdkCore(Setups.For("http://service.test", backend, device: phone, scheduler: timers));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            phone.Asked = true;
+            // A second try, still offline, reads a token; the one that goes reads its own.
+            timers.FireUpTo(TimeSpan.FromMinutes(1));
+            core.Idle().Wait();
+            backend.Offline = false;
+            timers.FireUpTo(TimeSpan.FromMinutes(1));
+            core.Idle().Wait();
+            Assert.AreEqual("token-2", (string)Install(backend)["platform_ads_token"], "the token read as the install went");
+            Assert.AreEqual(2, phone.Reads);
+        }
+
         /// <summary>Google Play's referrer service: it cannot answer the first times asked, then answers.</summary>
         private sealed class PlayStore : IInstallReferrerSource
         {

@@ -84,6 +84,18 @@ namespace Service.Unity
     }
 
     /// <summary>
+    /// An <see cref="IDevice"/> that reads Apple's AdServices token apart: the core reads it at
+    /// each try of the install, off the main thread, not once with the device. The app may ask
+    /// for it (EnablePlatformAdsAttribution) after Configure, once a try went without it, and a
+    /// token is good for 24 hours, which an install retried offline may outlast. Null when there
+    /// is none to give (not iOS, not asked for, AdServices without one).
+    /// </summary>
+    internal interface IPlatformAdsToken
+    {
+        string ReadPlatformAdsToken();
+    }
+
+    /// <summary>
     /// Google Play's install referrer (Android), read off the main thread each time the install
     /// is about to be sent until it answers for good. Null when there is none to give (not
     /// installed from Play, no Play Store, the library missing, an answer that is final); a

@@ -1791,6 +1791,7 @@ namespace Service.Unity
             // an install sent again (its retries, after a 409) must not give back an advertising
             // id the user withdrew since.
             ReadTrackingInto(device);
+            ReadPlatformAdsTokenInto(device);
             if (!installRefused)
             {
                 var current = consent.Current();
@@ -1896,6 +1897,28 @@ namespace Service.Unity
             catch (Exception error)
             {
                 Write(LogLevel.Warn, "the device's tracking was not read: " + error.Message);
+            }
+        }
+
+        /// <summary>
+        /// Apple's AdServices token read again into <paramref name="device"/> at each try of the
+        /// install (<see cref="IPlatformAdsToken"/>): an app that enables it after Configure, as
+        /// the spec orders the calls, has it on the install's next try, and a retry long after the
+        /// first gets a token still good. A read that gives none, or throws (with a warning),
+        /// leaves the one read before.
+        /// </summary>
+        private void ReadPlatformAdsTokenInto(DeviceSignals device)
+        {
+            var source = setup.Device as IPlatformAdsToken;
+            if (source == null) return;
+            try
+            {
+                var token = source.ReadPlatformAdsToken();
+                if (token != null) device.PlatformAdsToken = token;
+            }
+            catch (Exception error)
+            {
+                Write(LogLevel.Warn, "Apple's AdServices token was not read: " + error.Message);
             }
         }
 

@@ -72,7 +72,7 @@ namespace Service.Unity
     /// and the tracking alone again at each start and return to the foreground once it is. The
     /// core fits each to what the service takes or leaves it out.
     /// </summary>
-    internal sealed class UnityDevice : IDevice, IDeviceTracking
+    internal sealed class UnityDevice : IDevice, IDeviceTracking, IPlatformAdsToken
     {
 #if UNITY_IOS && !UNITY_EDITOR
         // Runtime/Plugins/iOS/ServiceSdkDevice.m; each answer is a malloc'd copy the marshaller frees.
@@ -115,11 +115,19 @@ namespace Service.Unity
                 // An IANA name on Android and iOS; a Windows id in a Windows player or Editor.
                 Timezone = TimeZoneInfo.Local.Id,
                 Idfv = ios ? vendorId : null,
-                PlatformAdsToken = ios && PlatformAds.Enabled ? AdServicesToken() : null,
+                // Apple's AdServices token is read at each try of the install (ReadPlatformAdsToken).
                 AdvertisingId = tracking.AdvertisingId,
                 AttStatus = tracking.AttStatus,
             };
         }
+
+        /// <summary>
+        /// Apple's AdServices token, on iOS once the app called EnablePlatformAdsAttribution: read
+        /// as each try of the install goes, so that a call made after Configure reaches a retried
+        /// install, and the token sent is a fresh one (each is good for 24 hours).
+        /// </summary>
+        public string ReadPlatformAdsToken() =>
+            platform == RuntimePlatform.IPhonePlayer && PlatformAds.Enabled ? AdServicesToken() : null;
 
         /// <summary>
         /// The OS, the advertising id and the ATT status alone, as they are now: the user may
