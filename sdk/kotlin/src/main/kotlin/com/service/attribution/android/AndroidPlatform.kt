@@ -53,6 +53,12 @@ internal object AndroidPlatform {
     /** What sendEvent hands over, written with commit() before it returns: a file of its own, kept small. */
     const val JOURNAL = "com.service.attribution.journal"
 
+    /**
+     * The events' and sessions' queues, read by the worker alone: SharedPreferences loads a file
+     * whole at its first read, and configure reads [PREFERENCES] on the app's main thread.
+     */
+    const val QUEUES = "com.service.attribution.queues"
+
     /** The app's main thread (listeners run there). */
     val mainThread = MainThread { Handler(Looper.getMainLooper()).post(it) }
 
@@ -75,6 +81,7 @@ internal object AndroidPlatform {
             journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), Logger(Logcat, logLevel), onAnyThread = true),
             lifecycle = ActivityLifecycle(context.applicationContext as? Application),
             appInstalledAt = appInstalledAt(context),
+            queues = PreferencesStore(context.getSharedPreferences(QUEUES, Context.MODE_PRIVATE), Logger(Logcat, logLevel)),
         )
 
     /**
@@ -87,6 +94,7 @@ internal object AndroidPlatform {
         return EarlyStorage(
             store = PreferencesStore(context.getSharedPreferences(PREFERENCES, Context.MODE_PRIVATE), log, onAnyThread = true),
             journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), log, onAnyThread = true),
+            queues = PreferencesStore(context.getSharedPreferences(QUEUES, Context.MODE_PRIVATE), log, onAnyThread = true),
             appInstalledAt = { appInstalledAt(context) },
         )
     }

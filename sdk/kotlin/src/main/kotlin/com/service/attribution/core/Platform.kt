@@ -113,6 +113,9 @@ internal fun interface AppLifecycle {
 /**
  * Everything the core needs from the platform it runs on. [journal] holds what sendEvent hands
  * over, written before it returns (Android: a small preferences file written with commit()).
+ * [queues] holds the events' and sessions' queues, read and written by the worker alone
+ * (Android: a file of their own, so that configure's reads of [store] on the app's main thread
+ * do not wait for a long queue to be loaded).
  */
 internal class Platform(
     val store: KeyValueStore,
@@ -131,17 +134,20 @@ internal class Platform(
      * whose data a backup brought.
      */
     val appInstalledAt: Long? = null,
+    val queues: KeyValueStore = store,
 )
 
 /**
  * The storage configure reads, given before it (Android: as the app's process starts), so that
  * stop(), start(), setAnonymous and setConsent made before configure are on the device when they
  * return: [journal] takes them, [store] holds the install time the check for a restored backup
- * compares, [appInstalledAt] as [Platform.appInstalledAt].
+ * compares (and [queues] is emptied with them when it finds one), [appInstalledAt] as
+ * [Platform.appInstalledAt].
  */
 internal class EarlyStorage(
     val store: KeyValueStore,
     val journal: KeyValueStore,
+    val queues: KeyValueStore = store,
     val appInstalledAt: () -> Long?,
 )
 

@@ -258,10 +258,10 @@ internal class SdkCore(
             api = Api(settings.baseUrl, apiKey, platform.http, platform.clock)
             // Before any key is read, the queues included: a queue restored from another
             // install's backup must not be loaded, and then sent, before it is forgotten.
-            forgetRestoredBackup(platform.store, platform.journal, platform.appInstalledAt, write = ::persist)
-            queue = StoredQueue(platform.store, settings.maxQueuedEvents)
+            forgetRestoredBackup(platform.store, platform.journal, platform.queues, platform.appInstalledAt, write = ::persist)
+            queue = StoredQueue(platform.queues, settings.maxQueuedEvents)
             delivery = BatchDelivery(queue, "event", api::events, platform.clock, settings.maxEventAgeMs, log, listeners::reportDrop)
-            sessionQueue = StoredQueue(platform.store, settings.maxQueuedSessions, StoredQueue.SESSIONS, "started_at")
+            sessionQueue = StoredQueue(platform.queues, settings.maxQueuedSessions, StoredQueue.SESSIONS, "started_at")
             sessionJournal = StoredQueue(platform.journal, settings.maxQueuedSessions, KEY_UNQUEUED_SESSIONS, "started_at")
             sessionDrops = SessionDrops(platform.store, log)
             sessionDelivery = BatchDelivery(sessionQueue, "session", api::sessions, platform.clock, settings.maxEventAgeMs, log, sessionDrops)
@@ -1461,7 +1461,7 @@ internal class SdkCore(
      * Before any key is read; the install time kept through [write] (behind, on the worker, at
      * configure; at once before it).
      */
-    private fun forgetRestoredBackup(store: KeyValueStore, journal: KeyValueStore, appInstalledAt: Long?, write: (() -> Unit) -> Unit) {
+    private fun forgetRestoredBackup(store: KeyValueStore, journal: KeyValueStore, queues: KeyValueStore, appInstalledAt: Long?, write: (() -> Unit) -> Unit) {
         val installedAt = appInstalledAt?.toString() ?: return
         val kept = store.get(KEY_APP_INSTALLED_AT)
         if (kept == installedAt) return
@@ -1469,6 +1469,7 @@ internal class SdkCore(
             log.info(BACKUP_FORGOTTEN)
             store.clear()
             journal.clear()
+            if (queues !== store) queues.clear()
         }
         write { store.put(KEY_APP_INSTALLED_AT, installedAt) }
     }
@@ -1498,7 +1499,7 @@ internal class SdkCore(
                 source().also {
                     early = it
                     earlySource = null
-                    forgetRestoredBackup(it.store, it.journal, it.appInstalledAt(), write = { put -> put() })
+                    forgetRestoredBackup(it.store, it.journal, it.queues, it.appInstalledAt(), write = { put -> put() })
                 }
             } ?: return
             write(storage.journal)

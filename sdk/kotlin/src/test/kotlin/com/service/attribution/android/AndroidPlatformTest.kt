@@ -333,6 +333,39 @@ class AndroidPlatformTest {
     }
 
     @Test
+    fun `the queues are in a file of their own, not in the one configure reads on the main thread`() {
+        val app = robolectricApp()
+        val android = AndroidPlatform.create(app)
+        // Offline for sessions and events: they stay queued on the device.
+        val transport = com.service.attribution.support.ScriptedTransport { request ->
+            when {
+                request.url.endsWith("/v1/config") -> com.service.attribution.core.HttpResponse(200, """{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}""")
+                request.url.endsWith("/v1/installs") -> com.service.attribution.core.HttpResponse(202, "{}")
+                else -> null
+            }
+        }
+        val platform = com.service.attribution.core.Platform(
+            store = android.store, device = android.device, installReferrer = android.installReferrer,
+            mainThread = android.mainThread, log = android.log, http = transport, clock = android.clock,
+            tcf = android.tcf, journal = android.journal, lifecycle = android.lifecycle,
+            appInstalledAt = android.appInstalledAt, queues = android.queues,
+        )
+        val worker = com.service.attribution.support.ManualScheduler(ManualClock())
+        val core = SdkCore(worker, worker).also { cores += it }
+        core.configure(platform, com.service.attribution.core.SdkSettings(baseUrl = "https://backend.test"), "sdk_key", LogLevel.NONE, null, null)
+        core.sendEvent(EventType.SHARE, null, mapOf("sku" to "gems"))
+        worker.runDue()
+        assertEquals(1, transport.count("POST", "/v1/sessions"))
+        val queues = app.getSharedPreferences(AndroidPlatform.QUEUES, Context.MODE_PRIVATE)
+        val queued = queues.getString("event_queue", null)
+        assertTrue(queued, queued!!.contains("SHARE") && queued.contains("gems"))
+        assertTrue(queues.getString("session_queue", null)!!.contains("started_at"))
+        assertNull(preferences(app).getString("event_queue", null))
+        assertNull(preferences(app).getString("session_queue", null))
+        assertTrue(preferences(app).getString("service_id", null) != null)
+    }
+
+    @Test
     fun `the library's provider gives the SDK its Context, and calls before configure are in the journal for the next launch`() {
         val app = robolectricApp()
         // As Android creates the providers of the merged manifest before Application.onCreate.

@@ -95,6 +95,9 @@ internal class ScriptedDevice(
     @Volatile var tcf: TcfValues = TcfValues(null, null),
 ) {
     val store = MemoryStore()
+
+    /** Where the queues are kept, when not in [store]: a file of their own, as on Android. */
+    @Volatile var queues: MemoryStore? = null
     /** The executors of the current process (a new launch has its own; the old one's tasks die with it). */
     var scheduler = ManualScheduler(clock)
         private set
@@ -145,6 +148,7 @@ internal class ScriptedDevice(
                 store, signals, referrer, mainThread, log, backend.transport, clock.read, TcfSource { tcf },
                 lifecycle = lifecycle,
                 appInstalledAt = appInstalledAt,
+                queues = queues ?: store,
             )
 
     /** A new process of the app with its listeners set (not configured yet). */
