@@ -59,8 +59,11 @@ namespace ReadmeUsage
                 if (link.Path != null) Router.Open(link.Path, link.Params);
             };
             ServiceSDK.ErrorOccurred += error => {
-                if (error.Kind == ServiceErrorKind.Configuration) Debug.LogError("SDK key or address? " + error.Code);
-                else Debug.LogWarning(error.Count + " events dropped: " + error.ReasonName);
+                if (error.Kind == ServiceErrorKind.Configuration)          // the message says what stopped
+                    Debug.LogError("SDK key or address? " + error.Code + " " + error.Message);
+                else if (error.Kind == ServiceErrorKind.EventsDropped)
+                    Debug.LogWarning(error.Count + " events dropped: " + (error.ReasonName ?? "damaged queue"));
+                else Debug.LogWarning("conversion value refused: " + error.Message);   // ConversionValue, iOS
             };
             // Any scheme (myapp://… too); a link of the service also through HandleUniversalLink, which
             // hands it to DeepLinkReceived as well: give each URL to one of the two.

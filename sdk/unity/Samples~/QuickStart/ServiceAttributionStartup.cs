@@ -113,8 +113,22 @@ namespace Service.Unity.Samples
 
         private void OnError(ServiceError error)
         {
-            if (error.Kind == ServiceErrorKind.Configuration) Debug.LogError("Attribution SDK off: " + error.Code + " (SDK key or address?)");
-            else Debug.LogWarning("Attribution SDK: " + error.Count + " events dropped: " + error.ReasonName);
+            switch (error.Kind)
+            {
+                case ServiceErrorKind.Configuration:
+                    // Not always off: the install or a route the service refused (401, 403, 404)
+                    // holds back what it names, the events kept queued. The message says which.
+                    Debug.LogError("Attribution SDK configuration error " + error.Code + " (SDK key or address?): " + error.Message);
+                    break;
+                case ServiceErrorKind.EventsDropped:
+                    // No reason: the queue kept on the device could not all be read back.
+                    Debug.LogWarning("Attribution SDK: " + error.Count + " events dropped: " + (error.ReasonName ?? "damaged queue"));
+                    break;
+                default:
+                    // ConversionValue (iOS): Apple refused a conversion value update; no event is lost.
+                    Debug.LogWarning("Attribution SDK: conversion value refused: " + error.Message);
+                    break;
+            }
         }
 
         /// <summary>Where the app's own navigation goes: open the screen the link's path names.</summary>
