@@ -537,6 +537,28 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.core.droppedEventCount, 0)
     }
 
+    func testAnEventNotSentWhileStoppedIsSaidAtInfoOncePerReasonTheRestAtDebug() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        harness.core.stop()
+        XCTAssertFalse(try harness.core.sendEvent(.share, name: nil, parameters: nil))
+        XCTAssertFalse(try harness.core.sendEvent(.search, name: nil, parameters: nil))
+        XCTAssertEqual(
+            harness.log.messages(.info).filter { $0.contains("is not sent") },
+            ["the SDK is stopped: SHARE is not sent, nor any event while it is"]
+        )
+        XCTAssertEqual(harness.log.messages(.debug).filter { $0.contains("SEARCH is not sent") }.count, 1)
+    }
+
+    func testAWarningAboutACallBeforeConfigureIsSaidWhenConfigureRunsAtItsLevel() throws {
+        let harness = Harness()
+        harness.core.setCustomerUserId("user\n42")
+        XCTAssertEqual(harness.log.messages(.warn), [], "nothing is written before configure")
+        XCTAssertNil(harness.configure(logLevel: .info))
+        XCTAssertTrue(harness.log.messages(.warn).contains { $0.contains("customer user id") }, "\(harness.log.messages(.warn))")
+        XCTAssertEqual(harness.log.messages(.debug), [], "the level configure gives holds for the lines before it too")
+    }
+
     func testTheQueueIsOnTheDeviceBeforeSendEventReturns() throws {
         // Once a configuration of the service's says how to protect it: queued, protected.
         let harness = Harness()

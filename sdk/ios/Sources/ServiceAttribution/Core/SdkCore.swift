@@ -155,7 +155,11 @@ final class SdkCore: @unchecked Sendable {
     /// The events kept before configure while no customer user id was set in this process:
     /// they go with the one kept from an earlier launch, unless the app cleared it since.
     private var earlyWithoutUserId: Set<String> = []
-    private var log = Logger(sink: nil, level: .info)
+    /// The lines written before configure, said once it gives the app's level and log.
+    private let earlyLines: EarlyLines
+    private var log: Logger
+    /// Why `sendEvent` kept nothing, of those already said at info level in this process.
+    private var notSentSaid: Set<String> = []
     private var onAttribution: AttributionListener?
     private var onDeepLink: DeepLinkListener?
     private var onError: ErrorListener?
@@ -245,6 +249,9 @@ final class SdkCore: @unchecked Sendable {
         refusalLog: LogSink? = nil,
         mainThread: ((@escaping () -> Void) -> Void)? = nil
     ) {
+        let lines = EarlyLines()
+        earlyLines = lines
+        log = Logger(sink: lines, level: .debug)
         earlyStore = store
         self.refusal = refusal
         self.mainThread = mainThread ?? { work in DispatchQueue.main.async(execute: work) }
@@ -307,6 +314,7 @@ final class SdkCore: @unchecked Sendable {
         self.apiKey = apiKey
         mainThread = platform.mainThread
         log = Logger(sink: platform.log, level: logLevel)
+        earlyLines.replay(into: log)
         api = Api(baseURL: settings.baseURL, apiKey: apiKey, http: platform.http, clock: platform.clock)
         let store = platform.store
         // On the worker: a failed write may be reported while this core's lock is held.
@@ -835,7 +843,7 @@ final class SdkCore: @unchecked Sendable {
         }
         if let refusal = refusal {
             try Drafts.checkName(type, name)
-            log.debug("\(refusal): \(type.rawValue) is not sent")
+            sayNotSent(refusal, type, log)
             return false
         }
         let time = isConfigured ? platform.clock() : Date()
@@ -863,7 +871,7 @@ final class SdkCore: @unchecked Sendable {
         enqueueLock.lock()
         if let refusal = locked({ refusalLocked() }) {
             enqueueLock.unlock()
-            log.debug("\(refusal): \(type.rawValue) is not sent")
+            sayNotSent(refusal, type, log)
             return false
         }
         let overflow = enqueue(draft)
@@ -876,6 +884,16 @@ final class SdkCore: @unchecked Sendable {
     }
 
     /// Under `lock`: why an event cannot be taken now, or nil.
+    /// Said at the app's level once per reason in a process, so that no event goes without a
+    /// word, and no log fills with one line per event.
+    private func sayNotSent(_ refusal: String, _ type: EventType, _ log: Logger) {
+        if locked({ notSentSaid.insert(refusal).inserted }) {
+            log.info("\(refusal): \(type.rawValue) is not sent, nor any event while it is")
+        } else {
+            log.debug("\(refusal): \(type.rawValue) is not sent")
+        }
+    }
+
     private func refusalLocked() -> String? {
         if stopped { return "the SDK is stopped" }
         if !configured { return nil }
