@@ -185,6 +185,25 @@ swiftFiles.forEach((path, index) => {
   check(`${file} parses as Swift`, syntaxErrors(parsedFiles[index], file));
 });
 
+// A type of Foundation's named where no import brings it in: Swift's imports are per file, and
+// only a compiler, which this machine has not, says "cannot find 'NSLock' in scope".
+const FOUNDATION_TYPES =
+  /\b(NSLock|NSObject|NSNumber|NSError|Date|DateFormatter|ISO8601DateFormatter|URL|URLComponents|URLSession|URLRequest|Data|JSONSerialization|JSONEncoder|JSONDecoder|DispatchQueue|DispatchSemaphore|UserDefaults|ProcessInfo|Bundle|TimeInterval|UUID|Calendar|Locale|TimeZone|CharacterSet|FileManager|NotificationCenter)\b/;
+const BRINGS_FOUNDATION = /^\s*(@\w+\s+)*import\s+(Foundation|UIKit|XCTest|Flutter)\s*$/m;
+check(
+  "every Swift file that names a Foundation type imports Foundation (or UIKit, XCTest, Flutter)",
+  swiftFiles.flatMap((path) => {
+    const text = readFileSync(path, "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/\/\/.*$/gm, "")
+      .replace(/"(?:[^"\\\n]|\\.)*"/g, '""');
+    const named = FOUNDATION_TYPES.exec(text);
+    return named && !BRINGS_FOUNDATION.test(text)
+      ? [`${relative(root, path)} names ${named[1]}`]
+      : [];
+  }),
+);
+
 // --- Reading declarations out of the trees -------------------------------------------------
 
 const descendants = (node, type) => {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes what the configured level lets through. On iOS ``LogLevel/warn`` acts as
 /// ``LogLevel/error`` (the unified log has no warning tier); ``LogLevel/none`` writes nothing.
 struct Logger {
