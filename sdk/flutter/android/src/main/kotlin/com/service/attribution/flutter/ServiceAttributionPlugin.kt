@@ -41,7 +41,9 @@ import java.io.IOException
  * The SDK's listeners are set while the Dart side's stream of the same name has a listener
  * (the channel's `listen`): each calls the Dart side back on the main thread with
  * `onAttribution`, `onDeepLink` or `onError` and a map of the standard codec's types. The SDK's
- * refusal to start, which it tells configure's InitListener alone, reaches `onError` too.
+ * refusal to start, which it tells configure's InitListener alone, reaches `onError` too. The
+ * error listener is set from configure on: what it hears while no Dart stream listens waits for
+ * the first that does.
  *
  * The link that opens the app (the launching activity's intent, and each new one) is handed to
  * the SDK here, as the iOS side's application and scene delegates hand theirs: a new install's
@@ -125,6 +127,9 @@ class ServiceAttributionPlugin :
                 // The SDK then applies Flutter's rules: with sealing on in remote configuration,
                 // every custom parameter value is sealed (the keys needed in clear excepted).
                 SdkWrapper.declare(WrapperPlatform.FLUTTER, VERSION)
+                // From the start: an error told before the Dart side's error stream listens (a
+                // drop as configure runs, say) waits for its first listener.
+                ServiceAttributionSdk.setErrorListener(errorRelay)
                 // Answered at once, as the Dart side's configure documents: a refusal comes
                 // later (remote configuration is read off the main thread), on the error stream.
                 ServiceAttributionSdk.configure(
@@ -228,7 +233,7 @@ class ServiceAttributionPlugin :
      */
     private fun listen(name: String?, listening: Boolean) {
         if (name == null || name !in NAMES) return
-        var refusal: Map<String, Any?>? = null
+        var pending: List<Map<String, Any?>> = emptyList()
         val told: ServiceAttributionPlugin?
         synchronized(owners) {
             val plugins = owners.getOrPut(name) { ArrayList() }
@@ -239,8 +244,8 @@ class ServiceAttributionPlugin :
             // Another engine's stream stopped: the SDK's listener is as it was.
             if (!listening && told === before) return
             if (listening && name == ERROR) {
-                refusal = pendingRefusal
-                pendingRefusal = null
+                pending = pendingErrors.toList()
+                pendingErrors.clear()
             }
         }
         // Outside the lock: the SDK may call its InitListener, which takes it, under its own.
@@ -252,11 +257,11 @@ class ServiceAttributionPlugin :
             DEEP_LINK -> ServiceAttributionSdk.setDeepLinkListener(
                 told?.let { plugin -> DeepLinkListener { plugin.toDart("onDeepLink", channelMap(it)) } },
             )
-            ERROR -> ServiceAttributionSdk.setErrorListener(
-                told?.let { plugin -> ErrorListener { plugin.toDart("onError", channelMap(it)) } },
-            )
+            // Kept whether a stream listens or not: the relay calls the one that does, or keeps
+            // the error for the first that will.
+            ERROR -> ServiceAttributionSdk.setErrorListener(errorRelay)
         }
-        refusal?.let { toDart("onError", it) }
+        for (error in pending) toDart("onError", error)
     }
 
     /** Calls the Dart side, on the main thread as a channel must be called. */
@@ -318,10 +323,19 @@ class ServiceAttributionPlugin :
         private val owners = HashMap<String, MutableList<ServiceAttributionPlugin>>()
 
         /**
-         * A refusal told before any Dart error stream listened (configure runs early in main, the
-         * listener may come after it): kept, under [owners]' lock, for the first that does.
+         * The errors told while no Dart error stream listened (configure runs early in main, the
+         * listener may come after it, and an engine's stream may stop and another begin): the
+         * most recent [MAX_PENDING_ERRORS], kept under [owners]' lock for the first that listens,
+         * oldest first. The SDK's drops are counted whether or not anyone hears them
+         * (getDroppedEventCount); these are what the app's listener would have heard.
          */
-        private var pendingRefusal: Map<String, Any?>? = null
+        private val pendingErrors = ArrayDeque<Map<String, Any?>>()
+
+        /** As many as the deep links kept for a listener (listeners.json's maxPendingDirectLinks). */
+        private const val MAX_PENDING_ERRORS = 10
+
+        /** The SDK's error listener, set from configure on: tells the Dart stream that listens, or keeps the error. */
+        private val errorRelay = ErrorListener { tellError(channelMap(it)) }
 
         /**
          * configure's InitListener, the one place where the SDK says it refused to start: no
@@ -333,7 +347,7 @@ class ServiceAttributionPlugin :
          * (offline, a 5xx, a 403 or 404 on GET /v1/config) is none: an install the service then
          * refuses is reported by the SDK's error listener itself.
          */
-        private val refusalListener = InitListener { error -> refusalMap(error)?.let(::tellRefusal) }
+        private val refusalListener = InitListener { error -> refusalMap(error)?.let(::tellError) }
 
         /** The `configuration` error of a refusal that leaves the SDK off; null for any other error. */
         fun refusalMap(error: Throwable): Map<String, Any?>? {
@@ -347,12 +361,17 @@ class ServiceAttributionPlugin :
             return channelMap(ServiceError(ServiceErrorKind.CONFIGURATION, null, code, 1, "the SDK did not start: $message"))
         }
 
-        private fun tellRefusal(refusal: Map<String, Any?>) {
+        private fun tellError(error: Map<String, Any?>) {
             val owner =
                 synchronized(owners) {
-                    owners[ERROR]?.lastOrNull().also { if (it == null) pendingRefusal = refusal }
+                    owners[ERROR]?.lastOrNull().also {
+                        if (it == null) {
+                            if (pendingErrors.size >= MAX_PENDING_ERRORS) pendingErrors.removeFirst()
+                            pendingErrors.addLast(error)
+                        }
+                    }
                 }
-            owner?.toDart("onError", refusal)
+            owner?.toDart("onError", error)
         }
 
         /** A deep link as the Dart side's `ServiceDeepLink.fromChannel` reads it. */
