@@ -447,7 +447,7 @@ final class SdkCoreTests: XCTestCase {
     }
 
     func testAnAddressThatIsNoHTTPURLDisablesTheSdkAndSaysSoRatherThanFailAsOffline() {
-        for address in ["attribution.example.com", "ftp://attribution.example.com", "https://"] {
+        for address in ["attribution.example.com", "ftp://attribution.example.com", "https://", "https://x.test "] {
             let harness = Harness()
             let error = harness.configure(settings: SdkSettings(baseURL: address))
             guard case let .invalidArgument(message)? = error as? ServiceAttributionError else {

@@ -553,7 +553,8 @@ final class SdkCore: @unchecked Sendable {
 
     /// An absolute http(s) URL with a host: what every request's address is made from.
     static func isHTTPAddress(_ address: String) -> Bool {
-        guard let url = URLComponents(string: address.trimmingCharacters(in: .whitespaces)),
+        // As written: the requests are made from the address untrimmed.
+        guard let url = URLComponents(string: address),
               let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty
         else { return false }
@@ -883,9 +884,8 @@ final class SdkCore: @unchecked Sendable {
         return true
     }
 
-    /// Under `lock`: why an event cannot be taken now, or nil.
     /// Said at the app's level once per reason in a process, so that no event goes without a
-    /// word, and no log fills with one line per event.
+    /// word, and no log fills with one line per event. Not under `lock`, which it takes.
     private func sayNotSent(_ refusal: String, _ type: EventType, _ log: Logger) {
         if locked({ notSentSaid.insert(refusal).inserted }) {
             log.info("\(refusal): \(type.rawValue) is not sent, nor any event while it is")
@@ -894,6 +894,7 @@ final class SdkCore: @unchecked Sendable {
         }
     }
 
+    /// Under `lock`: why an event cannot be taken now, or nil.
     private func refusalLocked() -> String? {
         if stopped { return "the SDK is stopped" }
         if !configured { return nil }
@@ -2046,8 +2047,8 @@ final class SdkCore: @unchecked Sendable {
     /// to `timeout` seconds from `configure` (``waitsForTracking()``); the last call before
     /// `configure` wins. A timeout outside ``trackingWaitLimits``, or not finite, is refused with
     /// an error in the log and changes nothing. Once `configure` was called it changes nothing
-    /// either, with a warning: the install may be on its way. The SDK has no log of its own
-    /// before `configure`: `sink` is where the line goes then.
+    /// either, with a warning: the install may be on its way. Before `configure` the line goes
+    /// to `sink` at once, at the default level, rather than wait for `configure`'s.
     func waitForTrackingAuthorization(timeout: TimeInterval, log sink: LogSink) {
         let valid = timeout.isFinite && SdkCore.trackingWaitLimits.contains(timeout)
         let (late, log) = locked { () -> (Bool, Logger) in

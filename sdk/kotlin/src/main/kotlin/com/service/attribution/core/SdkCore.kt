@@ -1628,7 +1628,8 @@ internal class SdkCore(
     companion object {
         /** An absolute http(s) URL with a host: what every request's address is made from. */
         internal fun isHttpAddress(address: String): Boolean {
-            val uri = runCatching { java.net.URI(address.trim()) }.getOrNull() ?: return false
+            // As written: the requests are made from the address untrimmed.
+            val uri = runCatching { java.net.URI(address) }.getOrNull() ?: return false
             return uri.scheme?.lowercase() in setOf("http", "https") && !uri.host.isNullOrEmpty()
         }
 

@@ -257,7 +257,7 @@ class SdkCoreTest {
 
     @Test
     fun `a backend address that is no http or https URL disables the SDK and says so, rather than fail as offline`() {
-        for (address in listOf("attribution.example.com", "ftp://attribution.example.com", "https://", "http//x.test")) {
+        for (address in listOf("attribution.example.com", "ftp://attribution.example.com", "https://", "http//x.test", "https://x.test ")) {
             val errors = CopyOnWriteArrayList<Throwable>()
             val backend = Backend()
             val core = core()
