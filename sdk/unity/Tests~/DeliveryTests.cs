@@ -329,6 +329,7 @@ namespace Service.Unity.Tests
         [TestCase("attribution.example.com")]
         [TestCase("ftp://attribution.example.com")]
         [TestCase("/v1")]
+        [TestCase("https://service.test ")]
         public void ConfigureWithAnAddressThatIsNoHttpOrHttpsUrlSwitchesTheSdkOffAndTellsTheApp(string address)
         {
             var rig = new Rig();
@@ -574,6 +575,52 @@ namespace Service.Unity.Tests
                 "the consent update goes before the event sent after it");
             var update = rig.Backend.Requests.Single(r => r.Key.EndsWith("/consent")).Value;
             Assert.AreEqual(false, (bool?)update["consent"]["ad_user_data"]);
+        }
+
+        [Test]
+        public void AStopMadeWhileTheConsentUpdateBeforeABatchIsOnItsWaySendsNothingOfThatBatch()
+        {
+            // The user withdraws consent, then opts out, while the update goes: the batch taken
+            // before the update was dropped by the stop, and does not leave after it.
+            var rig = new Rig();
+            rig.Configure();
+            var eventsOnItsWay = new ManualResetEventSlim();
+            var eventsAnswer = new ManualResetEventSlim();
+            var consentOnItsWay = new ManualResetEventSlim();
+            var consentAnswer = new ManualResetEventSlim();
+            var heldEvents = 1;
+            var usual = rig.Backend.Answer;
+            rig.Backend.Answer = (key, body) =>
+            {
+                if (key.StartsWith("POST /v1/events") && Interlocked.Exchange(ref heldEvents, 0) == 1)
+                {
+                    eventsOnItsWay.Set();
+                    eventsAnswer.Wait(TimeSpan.FromSeconds(10));
+                }
+                if (key.EndsWith("/consent"))
+                {
+                    consentOnItsWay.Set();
+                    consentAnswer.Wait(TimeSpan.FromSeconds(10));
+                }
+                return usual(key, body);
+            };
+            rig.Send(0);
+            Assert.IsTrue(eventsOnItsWay.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way");
+            rig.Core.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: false, adPersonalization: false));
+            rig.Send(1);
+            eventsAnswer.Set();
+            Assert.IsTrue(consentOnItsWay.Wait(TimeSpan.FromSeconds(5)), "the consent update is on its way");
+            rig.Core.Stop();
+            consentAnswer.Set();
+            rig.Settle();
+
+            var posts = rig.Backend.Requests.Where(r => r.Key.StartsWith("POST"))
+                .Select(r => r.Key.EndsWith("/consent") ? "consent"
+                    : r.Key.StartsWith("POST /v1/events") ? "events " + string.Join(",", r.Value["events"].Select(e => (int)e["parameters"]["n"]))
+                    : r.Key)
+                .ToList();
+            CollectionAssert.AreEqual(new[] { "POST /v1/installs", "POST /v1/sessions", "events 0", "consent" }, posts,
+                "nothing of the batch the stop dropped leaves after it");
         }
 
         [Test]

@@ -88,6 +88,9 @@ namespace Service.Unity
                 // Once the batch is taken: what changed before holds for every item of it, and an
                 // item taken after that change is either in it or left for the next batch.
                 if (beforeBatch != null && !await beforeBatch()) break;
+                // The consent update may have taken a round trip: a Stop or a deletion made
+                // meanwhile dropped this batch's items, which must not leave after it.
+                if (!sending()) break;
                 JToken answer;
                 try
                 {

@@ -513,7 +513,9 @@ namespace Service.Unity
         {
             if (string.IsNullOrEmpty(baseUrl)) return "no service address is set (ServiceSDK.BaseUrl)";
             Uri address;
-            if (Uri.TryCreate(baseUrl, UriKind.Absolute, out address)
+            // As written: .NET reads past spaces around it, the requests are made from it untrimmed.
+            if (baseUrl.Trim().Length == baseUrl.Length
+                && Uri.TryCreate(baseUrl, UriKind.Absolute, out address)
                 && (address.Scheme == Uri.UriSchemeHttp || address.Scheme == Uri.UriSchemeHttps)
                 && address.Host.Length > 0)
             {
@@ -1683,6 +1685,9 @@ namespace Service.Unity
                     }
                     if (!await TrackInstall()) return;
                 }
+                // Said only of an install not recorded: one sent again later (a 409) is not told
+                // an earlier run's failure.
+                lastSendError = null;
                 // The install is recorded: the attribution is read for the listeners if none is kept
                 // and no reading is under way, so a later launch, a Start and a switch back on take
                 // up a match still `failed` or pending.
