@@ -1,3 +1,4 @@
+import 'package:flutter/foundation.dart';
 import 'package:flutter/services.dart';
 import 'package:flutter_test/flutter_test.dart';
 import 'package:service_attribution/service_attribution.dart';
@@ -213,6 +214,51 @@ void main() {
         ),
         isFalse,
       );
+      expect(calls, isEmpty);
+    });
+  });
+
+  group('sendEvent parameters', () {
+    final printed = <String>[];
+    final original = debugPrint;
+    setUp(() {
+      printed.clear();
+      answer = (call) => call.method == 'sendEvent' ? true : null;
+      debugPrint = (String? message, {int? wrapWidth}) => printed.add(message ?? '');
+    });
+    tearDown(() => debugPrint = original);
+
+    test('a value JSON cannot hold loses its key with a warning naming it', () async {
+      expect(
+        await ServicePlugin.sendEvent(
+          eventType: EventType.purchase,
+          parameters: {'revenue': double.nan, 'currency': 'EUR'},
+        ),
+        isTrue,
+      );
+      expect((calls.single.arguments as Map)['parameters'], {'currency': 'EUR'});
+      expect(printed.where((line) => line.contains('parameters[revenue]')), hasLength(1));
+    });
+
+    test('a list that holds itself is left out past five levels, not a stack overflow', () async {
+      final loop = <Object?>[1];
+      loop.add(loop);
+      expect(
+        await ServicePlugin.sendEvent(eventType: EventType.search, parameters: {'loop': loop, 'kept': true}),
+        isTrue,
+      );
+      expect((calls.single.arguments as Map)['parameters'], {'kept': true});
+      expect(printed.where((line) => line.contains('parameters[loop]')), hasLength(1));
+    });
+
+    test('a value of a type the service cannot take throws for an install or a nameless custom event too',
+        () async {
+      for (final eventType in [EventType.install, EventType.custom]) {
+        await expectLater(
+          ServicePlugin.sendEvent(eventType: eventType, parameters: {'at': DateTime(2026)}),
+          throwsArgumentError,
+        );
+      }
       expect(calls, isEmpty);
     });
   });

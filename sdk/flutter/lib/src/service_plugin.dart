@@ -102,22 +102,29 @@ final class ServicePlugin {
   /// answer is then true.
   ///
   /// Throws an [ArgumentError], with nothing sent, when a parameter value is of a type the
-  /// service cannot take (see the package README). False, with nothing sent, for an
-  /// [EventType.custom] event whose [eventName] is null or blank (with a warning in the log),
-  /// while the SDK is disabled or stopped ([stop]), and for [EventType.install], which the SDK
-  /// tracks itself (whatever its parameters: they are not looked at).
+  /// service cannot take (see the package README), whatever the event. A value JSON cannot hold
+  /// (NaN, a typed-data list) or nested past five levels loses its key, with a warning in the
+  /// log. False, with nothing sent, for an [EventType.custom] event whose [eventName] is null or
+  /// blank (with a warning in the log), while the SDK is disabled or stopped ([stop]), and for
+  /// [EventType.install], which the SDK tracks itself.
   static Future<bool> sendEvent({
     required EventType eventType,
     String? eventName,
     Map<String, dynamic>? parameters,
   }) async {
+    // First: a value of a type the service cannot take is the caller's mistake whatever the
+    // event, and throws before anything else is decided.
+    final leftOut = <String>[];
+    final checked = checkedParameters(parameters, leftOut: leftOut.add);
     if (eventType == EventType.custom && (eventName == null || eventName.trim().isEmpty)) {
       _warn('sendEvent: an EventType.custom event needs an eventName; nothing was sent');
       return false;
     }
-    // Before the parameters are checked: a manual install has no effect at all.
     if (eventType == EventType.install) return false;
-    final checked = checkedParameters(parameters);
+    if (leftOut.isNotEmpty) {
+      _warn('sendEvent: ${eventType.name}: values JSON cannot hold, or nested past five levels, '
+          'were left out: ${leftOut.join(', ')}');
+    }
     // The native side answers: it alone knows whether it is configured, disabled or stopped
     // at the moment it takes the event.
     final sent = await _channel.invokeMethod<bool>('sendEvent', <String, Object?>{
