@@ -12,6 +12,33 @@ namespace Service.Unity.Tests
     /// An SDK with a scripted backend, its own timers, clock and main thread: events are
     /// numbered by a parameter `n` in the order SendEvent took them, as delivery.json counts them.
     /// </summary>
+    /// <summary>
+    /// The first request whose key starts (and ends) as given, held until <see cref="Answer"/> is
+    /// set: <see cref="OnItsWay"/> says it left. The rig's other requests go as before.
+    /// </summary>
+    internal sealed class Held
+    {
+        public readonly ManualResetEventSlim OnItsWay = new ManualResetEventSlim();
+        public readonly ManualResetEventSlim Answer = new ManualResetEventSlim();
+        private int waiting = 1;
+
+        public static Held First(Rig rig, string startsWith, string endsWith = "")
+        {
+            var held = new Held();
+            var usual = rig.Backend.Answer;
+            rig.Backend.Answer = (key, body) =>
+            {
+                if (key.StartsWith(startsWith) && key.EndsWith(endsWith) && Interlocked.Exchange(ref held.waiting, 0) == 1)
+                {
+                    held.OnItsWay.Set();
+                    held.Answer.Wait(TimeSpan.FromSeconds(10));
+                }
+                return usual(key, body);
+            };
+            return held;
+        }
+    }
+
     internal sealed class Rig
     {
         public readonly ScriptedBackend Backend = new ScriptedBackend();
@@ -544,24 +571,12 @@ namespace Service.Unity.Tests
             // sends next joins the same send run, which must tell the service the consent first.
             var rig = new Rig();
             rig.Configure();
-            var onItsWay = new ManualResetEventSlim();
-            var answer = new ManualResetEventSlim();
-            var held = 1;
-            var usual = rig.Backend.Answer;
-            rig.Backend.Answer = (key, body) =>
-            {
-                if (key.StartsWith("POST /v1/events") && Interlocked.Exchange(ref held, 0) == 1)
-                {
-                    onItsWay.Set();
-                    answer.Wait(TimeSpan.FromSeconds(10));
-                }
-                return usual(key, body);
-            };
+            var events = Held.First(rig, "POST /v1/events");
             rig.Send(0);
-            Assert.IsTrue(onItsWay.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way");
+            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way");
             rig.Core.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: false, adPersonalization: false));
             rig.Send(1);
-            answer.Set();
+            events.Answer.Set();
             rig.Settle();
 
             CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow);
@@ -584,34 +599,16 @@ namespace Service.Unity.Tests
             // before the update was dropped by the stop, and does not leave after it.
             var rig = new Rig();
             rig.Configure();
-            var eventsOnItsWay = new ManualResetEventSlim();
-            var eventsAnswer = new ManualResetEventSlim();
-            var consentOnItsWay = new ManualResetEventSlim();
-            var consentAnswer = new ManualResetEventSlim();
-            var heldEvents = 1;
-            var usual = rig.Backend.Answer;
-            rig.Backend.Answer = (key, body) =>
-            {
-                if (key.StartsWith("POST /v1/events") && Interlocked.Exchange(ref heldEvents, 0) == 1)
-                {
-                    eventsOnItsWay.Set();
-                    eventsAnswer.Wait(TimeSpan.FromSeconds(10));
-                }
-                if (key.EndsWith("/consent"))
-                {
-                    consentOnItsWay.Set();
-                    consentAnswer.Wait(TimeSpan.FromSeconds(10));
-                }
-                return usual(key, body);
-            };
+            var events = Held.First(rig, "POST /v1/events");
+            var consent = Held.First(rig, "POST /v1/installs/", "/consent");
             rig.Send(0);
-            Assert.IsTrue(eventsOnItsWay.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way");
+            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way");
             rig.Core.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: false, adPersonalization: false));
             rig.Send(1);
-            eventsAnswer.Set();
-            Assert.IsTrue(consentOnItsWay.Wait(TimeSpan.FromSeconds(5)), "the consent update is on its way");
+            events.Answer.Set();
+            Assert.IsTrue(consent.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the consent update is on its way");
             rig.Core.Stop();
-            consentAnswer.Set();
+            consent.Answer.Set();
             rig.Settle();
 
             var posts = rig.Backend.Requests.Where(r => r.Key.StartsWith("POST"))
