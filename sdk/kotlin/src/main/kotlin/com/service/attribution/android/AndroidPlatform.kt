@@ -34,6 +34,7 @@ import com.service.attribution.core.ReferrerUnavailableException
 import com.service.attribution.core.SdkSettings
 import com.service.attribution.core.TcfSource
 import com.service.attribution.core.TcfValues
+import java.io.File
 import java.util.Collections
 import java.util.IdentityHashMap
 import java.util.Locale
@@ -50,8 +51,15 @@ internal object AndroidPlatform {
 
     const val PREFERENCES = "com.service.attribution"
 
-    /** What sendEvent hands over, written with commit() before it returns: a file of its own, kept small. */
+    /** What stop(), setAnonymous and setConsent set, written with commit() before they return: a file of its own, kept small. */
     const val JOURNAL = "com.service.attribution.journal"
+
+    /**
+     * What sendEvent hands over, a line an event appended before it returns ([FileLineLog]), in
+     * the app's files kept out of backups: another install would forget it (see the backups in
+     * the README), and the file is this install's alone.
+     */
+    const val EVENTS = "com.service.attribution.events"
 
     /**
      * The events' and sessions' queues, read by the worker alone: SharedPreferences loads a file
@@ -82,6 +90,7 @@ internal object AndroidPlatform {
             lifecycle = ActivityLifecycle(context.applicationContext as? Application),
             appInstalledAt = appInstalledAt(context),
             queues = PreferencesStore(context.getSharedPreferences(QUEUES, Context.MODE_PRIVATE), Logger(Logcat, logLevel)),
+            drafts = FileLineLog(File(context.noBackupFilesDir, EVENTS), Logger(Logcat, logLevel)),
         )
 
     /**

@@ -40,57 +40,54 @@ internal object Drafts {
     }
 }
 
-/** Drafts as kept in the journal (JSON), so that an event handed to sendEvent survives the process. */
+/**
+ * Drafts as kept in the journal, a JSON object a line ([LineLog]), so that an event handed to
+ * sendEvent survives the process.
+ */
 internal object DraftJson {
-    fun write(drafts: List<Draft>): String =
+    fun line(draft: Draft): String =
         Json.write(
-            drafts.map {
-                linkedMapOf<String, Any?>(
-                    "event_id" to it.eventId,
-                    "type" to it.type.name,
-                    "name" to it.name,
-                    "parameters" to it.parameters,
-                    "time_ms" to it.timeMs,
-                    "customer_user_id" to it.customerUserId,
-                ).also { draft -> if (it.anonymous) draft["anonymous"] = true }
-            },
+            linkedMapOf<String, Any?>(
+                "event_id" to draft.eventId,
+                "type" to draft.type.name,
+                "name" to draft.name,
+                "parameters" to draft.parameters,
+                "time_ms" to draft.timeMs,
+                "customer_user_id" to draft.customerUserId,
+            ).also { if (draft.anonymous) it["anonymous"] = true },
         )
 
     /** The drafts read back from the journal, and what a damaged value there cost (null: nothing). */
     class Read(val drafts: List<Draft>, val lost: StoredLoss?)
 
     /**
-     * The journal's drafts, one by one: a draft that cannot be read is lost alone, and those
-     * before a break in the text are kept; what was lost is counted, for the core to report.
+     * The journal's drafts, one by one: a line that cannot be read (damaged, or cut short by a
+     * process killed as it wrote it) is lost alone; what was lost is counted, for the core to report.
      */
     @Suppress("UNCHECKED_CAST")
-    fun read(text: String?): Read {
-        if (text == null) return Read(emptyList(), null)
-        val read = Json.parseArrayUpToBreak(text)
+    fun read(lines: List<String>): Read {
         val drafts = ArrayList<Draft>()
         var lost = 0
-        for (item in read.items) {
-            val m = item as? Map<String, Any?>
+        var why: String? = null
+        for (line in lines) {
             val draft =
-                m?.let {
-                    runCatching {
-                        Draft(
-                            eventId = m["event_id"] as String,
-                            type = EventType.valueOf(m["type"] as String),
-                            name = m["name"] as String?,
-                            parameters = (m["parameters"] as Map<String, Any?>?).orEmpty(),
-                            timeMs = (m["time_ms"] as Number).toLong(),
-                            customerUserId = m["customer_user_id"] as String?,
-                            // Left out by a launch of an earlier version, which had no such mark.
-                            anonymous = m["anonymous"] == true,
-                        )
-                    }.getOrNull()
+                runCatching {
+                    val m = Json.parseObject(line)
+                    Draft(
+                        eventId = m["event_id"] as String,
+                        type = EventType.valueOf(m["type"] as String),
+                        name = m["name"] as String?,
+                        parameters = (m["parameters"] as Map<String, Any?>?).orEmpty(),
+                        timeMs = (m["time_ms"] as Number).toLong(),
+                        customerUserId = m["customer_user_id"] as String?,
+                        anonymous = m["anonymous"] == true,
+                    )
                 }
-            if (draft != null) drafts.add(draft) else lost++
+            draft.onSuccess { drafts.add(it) }.onFailure {
+                lost++
+                why = why ?: if (it is IllegalArgumentException && it.message?.startsWith("JSON") == true) it.message else "an event of another shape"
+            }
         }
-        // The text breaks off: its rest held one draft at least.
-        if (read.broken != null) lost++
-        val loss = if (lost == 0) null else StoredLoss(lost, atLeast = read.broken != null, why = read.broken ?: "an event of another shape")
-        return Read(drafts, loss)
+        return Read(drafts, if (lost == 0) null else StoredLoss(lost, atLeast = false, why = why ?: "an event of another shape"))
     }
 }

@@ -111,9 +111,10 @@ internal fun interface AppLifecycle {
 }
 
 /**
- * Everything the core needs from the platform it runs on. [journal] holds what sendEvent hands
- * over, written before it returns (Android: a small preferences file written with commit()).
- * [queues] holds the events' and sessions' queues, read and written by the worker alone
+ * Everything the core needs from the platform it runs on. [drafts] holds what sendEvent hands
+ * over, a line each, written before it returns (Android: a file of its own, appended to and
+ * synced); [journal], what stop(), setAnonymous and setConsent set, and the sessions the queue
+ * could not take (Android: a small preferences file written with commit()). [queues] holds the events' and sessions' queues, read and written by the worker alone
  * (Android: a file of their own, so that configure's reads of [store] on the app's main thread
  * do not wait for a long queue to be loaded).
  */
@@ -135,6 +136,7 @@ internal class Platform(
      */
     val appInstalledAt: Long? = null,
     val queues: KeyValueStore = store,
+    val drafts: LineLog = LineLog.inStore(journal, "pending_events"),
 )
 
 /**

@@ -169,6 +169,9 @@ internal class SdkCore(
      */
     private val drafts = ArrayList<Draft>()
 
+    /** Under the drafts lock: the lines in the journal, the drafts trimmed from memory and not from it included. */
+    private var journalLines = 0
+
     /**
      * Set under the drafts lock once configure has read the journal an earlier launch left. No
      * write of the journal comes before it: a sendEvent on another thread while configure runs
@@ -295,10 +298,13 @@ internal class SdkCore(
             deleted = store.get(KEY_DELETED) != null
             synchronized(drafts) {
                 // Events handed over in an earlier process and not queued yet come first.
-                val journal = DraftJson.read(platform.journal.get(KEY_DRAFTS))
+                val lines = platform.drafts.read()
+                val journal = DraftJson.read(lines)
                 journalRead = true
                 draftsLost = journal.lost
-                val kept = journal.drafts
+                // The oldest past the bound were trimmed from memory, and reported, as they were
+                // sent: the journal keeps them until it is written whole (see appendDraft).
+                val kept = journal.drafts.takeLast(MAX_DRAFTS)
                 val keptIds = kept.map { it.eventId }.toSet()
                 // Events sent before configure under no id of this process take the id known now.
                 userIdKnown = true
@@ -318,7 +324,9 @@ internal class SdkCore(
                     deleted -> listeners.reportDrop(DropReason.DELETED, merged.size)
                     else -> drafts.addAll(merged)
                 }
-                writeDrafts()
+                // Written whole only when it changed: an app that sent nothing before configure,
+                // with an earlier launch's events waiting, pays no write on its thread here.
+                if (drafts.size == lines.size && merged.size == lines.size) journalLines = lines.size else writeDrafts()
             }
             listeners.keepDropCountIn(store)
             // The process's session: now in the foreground; launched in the background, at its
@@ -648,7 +656,7 @@ internal class SdkCore(
                 val trimmed = ArrayList<Draft>()
                 while (drafts.size > MAX_DRAFTS) trimmed.add(drafts.removeAt(0))
                 // On the device before sendEvent returns (once configure gave a store).
-                writeDrafts().also { written ->
+                appendDraft(draft).also { written ->
                     if (written) {
                         overflow = trimmed.size
                     } else {
@@ -701,7 +709,20 @@ internal class SdkCore(
      */
     private fun writeDrafts(): Boolean {
         if (!journalRead) return true
-        return if (drafts.isEmpty()) platform.journal.remove(KEY_DRAFTS) else platform.journal.put(KEY_DRAFTS, DraftJson.write(drafts))
+        return platform.drafts.write(drafts.map(DraftJson::line)).also { if (it) journalLines = drafts.size }
+    }
+
+    /**
+     * Under the drafts lock, [draft] just added to [drafts]: its line added to the journal, which
+     * is not written whole, so that sendEvent costs as much with a thousand events waiting as
+     * with none. The oldest drafts trimmed to keep the bound stay in the journal until it is
+     * written whole (configure reads the newest [MAX_DRAFTS]), at the latest once it holds twice
+     * the bound. False as [writeDrafts].
+     */
+    private fun appendDraft(draft: Draft): Boolean {
+        if (!journalRead) return true
+        if (journalLines >= 2 * MAX_DRAFTS) return writeDrafts()
+        return platform.drafts.append(DraftJson.line(draft)).also { if (it) journalLines++ }
     }
 
     /**
@@ -1676,7 +1697,6 @@ internal class SdkCore(
         private const val KEY_STOPPED = "stopped"
         private const val KEY_ANONYMOUS = "anonymous"
         private const val KEY_DEFERRED_DELIVERED = "deferred_deep_link_delivered"
-        private const val KEY_DRAFTS = "pending_events"
         private const val KEY_UNQUEUED_SESSIONS = "pending_sessions"
         private const val KEY_DELETED = "deleted"
     }

@@ -346,11 +346,11 @@ class ConsentAndQueueTest {
         val (configuring, goOn) = configureHeld(core)
         assertTrue(core.sendEvent(EventType.SHARE, null, null))
         // The earlier launch's journal is as it was.
-        assertEquals(listOf("LOGIN"), DraftJson.read(device.store.get("pending_events")).drafts.map { it.type.name })
+        assertEquals(listOf("LOGIN"), DraftJson.read(LineLog.inStore(device.store, "pending_events").read()).drafts.map { it.type.name })
         goOn.countDown()
         configuring.join()
         // Configure wrote both, the earlier launch's first, before its worker ran.
-        assertEquals(listOf("LOGIN", "SHARE"), DraftJson.read(device.store.get("pending_events")).drafts.map { it.type.name })
+        assertEquals(listOf("LOGIN", "SHARE"), DraftJson.read(LineLog.inStore(device.store, "pending_events").read()).drafts.map { it.type.name })
         device.scheduler.runDue()
         assertEquals(listOf("LOGIN", "SHARE"), device.backend.delivered.map { it["event_type"] })
         assertNull(device.store.get("pending_events"))

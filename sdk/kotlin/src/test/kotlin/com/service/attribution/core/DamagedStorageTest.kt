@@ -71,12 +71,16 @@ class DamagedStorageTest {
 
     @Test
     fun `a damaged journal of events handed to sendEvent is reported rather than silently empty`() {
-        device.store.put("pending_events", "[{\"event_id\":\"e1\",\"type\":\"NO_SUCH_TYPE\",\"time_ms\":1},not json")
+        // A line of another shape, one that is no JSON, and one cut short by a process killed as it wrote it.
+        val kept = DraftJson.line(Draft("e0", EventType.LOGIN, null, emptyMap(), device.clock.now, null))
+        device.store.put("pending_events", "$kept\n{\"event_id\":\"e1\",\"type\":\"NO_SUCH_TYPE\",\"time_ms\":1}\nnot json\n{\"event_id\":\"e3\",\"ty")
         val core = device.configure(device.launch())
         val error = lost().single()
-        assertEquals(2, error.count)
+        assertEquals(3, error.count)
         assertTrue(error.message, "sendEvent" in error.message)
-        assertEquals(2L, core.getDroppedEventCount())
+        assertEquals(3L, core.getDroppedEventCount())
+        // The line that could be read is sent; the journal is left empty, so that the loss is reported once.
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
         assertNull(device.store.get("pending_events"))
         device.assertNoFailures()
     }

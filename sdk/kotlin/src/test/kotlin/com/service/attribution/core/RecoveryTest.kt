@@ -47,6 +47,43 @@ class RecoveryTest {
         device.assertNoFailures()
     }
 
+    /** sendEvent's journal as the core uses it: each line added, and each time it is written whole. */
+    private class CountingLineLog(private val inner: LineLog) : LineLog by inner {
+        var appends = 0
+        var wholeWrites = 0
+
+        override fun append(line: String) = inner.append(line).also { appends++ }
+
+        override fun write(lines: List<String>) = inner.write(lines).also { wholeWrites++ }
+    }
+
+    @Test
+    fun `with no configuration ever read, each sendEvent adds its line to the journal, which is written whole once a thousand events went past the bound`() {
+        val journal = CountingLineLog(LineLog.inStore(device.store, "pending_events"))
+        device.drafts = journal
+        device.backend.config = { HttpResponse(503, """{"error":"Service Unavailable","detail":"x"}""") }
+        val core = device.configure(device.launch())
+        repeat(2_500) { core.sendEvent(EventType.CUSTOM, "e$it", null) }
+        device.scheduler.runDue()
+        // The journal never written whole for an event, but once: past twice the bound, the
+        // trimmed 1,000 leave it.
+        assertEquals(2_499, journal.appends)
+        assertEquals(1, journal.wholeWrites)
+        assertEquals(1_500L, core.getDroppedEventCount())
+        // Written whole at the 2,001st event, then 499 added.
+        assertEquals(1_000 + 499, journal.read().size)
+        // The next launch reads the newest 1,000 back, in order, and sends them; no loss is told twice.
+        device.backend.config = { HttpResponse(200, ScriptedBackend.CONFIG_ON) }
+        device.errors.clear()
+        val next = device.configure(device.launch())
+        device.scheduler.advance(60_000)
+        assertEquals((1_500 until 2_500).map { "e$it" }, device.backend.delivered.map { it["event_name"] })
+        assertEquals(1_500L, next.getDroppedEventCount())
+        assertEquals(emptyList<Any>(), device.errors)
+        assertNull(device.store.get("pending_events"))
+        device.assertNoFailures()
+    }
+
     @Test
     fun `with no configuration ever read, events wait unprotected in the journal, read again 2 s doubling to a minute, then sealed and sent`() {
         // A first launch whose read of the configuration fails (a 5xx; offline or a firewall's

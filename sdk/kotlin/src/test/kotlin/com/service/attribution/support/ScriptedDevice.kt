@@ -10,6 +10,7 @@ import com.service.attribution.core.HttpResponse
 import com.service.attribution.core.InstallReferrerSource
 import com.service.attribution.core.Json
 import com.service.attribution.core.LifecycleListener
+import com.service.attribution.core.LineLog
 import com.service.attribution.core.Platform
 import com.service.attribution.core.SdkCore
 import com.service.attribution.core.SdkSettings
@@ -98,6 +99,9 @@ internal class ScriptedDevice(
 
     /** Where the queues are kept, when not in [store]: a file of their own, as on Android. */
     @Volatile var queues: MemoryStore? = null
+
+    /** Where sendEvent's journal of events is kept, when not under `pending_events` in [store]. */
+    @Volatile var drafts: LineLog? = null
     /** The executors of the current process (a new launch has its own; the old one's tasks die with it). */
     var scheduler = ManualScheduler(clock)
         private set
@@ -149,6 +153,7 @@ internal class ScriptedDevice(
                 lifecycle = lifecycle,
                 appInstalledAt = appInstalledAt,
                 queues = queues ?: store,
+                drafts = drafts ?: LineLog.inStore(store, "pending_events"),
             )
 
     /** A new process of the app with its listeners set (not configured yet). */
