@@ -1805,32 +1805,44 @@ checking(
 );
 
 checking(
-  "the queue is read item by item: one that is no object or has no id is lost alone, a file that cannot be read is lost, each reported",
+  "the queue is kept a line an item, added to without being written whole, and read line by line: one that is no object, has no id or is cut short is lost alone, each reported",
   () => {
     const load = functionText("Core/EventQueue.swift", /func load\(/);
     const configure = functionText("Core/SdkCore.swift", /func configure\(/);
     const events = functionText("Core/SdkCore.swift", /func reportUnreadable\(events/);
     const sessions = functionText("Core/SdkCore.swift", /func reportUnreadable\(sessions/);
+    const add = functionText("Core/EventQueue.swift", /func add\(_ added: \[JSONValue\]\)/);
+    const fileAppend = functionText(
+      "Platform/FileStore.swift",
+      /func append\(_ key: String, lines/,
+    );
     const queueTests = read(join(ios, "Tests", "ServiceAttributionTests", "EventQueueTests.swift"));
     const stateTests = read(
       join(ios, "Tests", "ServiceAttributionTests", "DeviceStateTests.swift"),
     );
+    const coreTests = read(join(ios, "Tests", "ServiceAttributionTests", "SdkCoreTests.swift"));
     return [
-      ...(/for element in array \{[\s\S]*item\.objectValue != nil[\s\S]*kind\.id\(of: item\), !id\.isEmpty[\s\S]*lost \+= 1/.test(
+      ...(/for line in lines \{[\s\S]*JSONValue\.parse\(String\(line\)\)[\s\S]*item\.objectValue != nil[\s\S]*kind\.id\(of: item\), !id\.isEmpty[\s\S]*lost \+= 1/.test(
         load,
       )
         ? []
         : [
-            "an item that is no object or has no id is not lost alone (removal goes by id: it would be sent for ever)",
+            "a line that is no object, has no id or cannot be read is not lost alone (removal goes by id: it would be sent for ever)",
           ]),
-      ...(/guard let array = parsed as\? \[Any\] else \{[\s\S]*Loss\(count: 1, atLeast: true/.test(
-        load,
-      )
-        ? []
-        : ["a queue file that cannot be read is emptied without a word"]),
-      ...(/store\.put\(kind\.key, JSONValue\.array\(items\)\.text\)/.test(load)
+      ...(/store\.put\(kind\.key, EventQueue\.text\(items\)\)/.test(load)
         ? []
         : ["the queue is not written back without what was lost (told again at each launch)"]),
+      ...(/store\.append\(kind\.key, lines: added\.map/.test(add) &&
+      /storedLines \+ added\.count > 2 \* max/.test(add)
+        ? []
+        : [
+            "add writes the whole queue again, not its own lines (sendEvent's cost grows with the queue)",
+          ]),
+      ...(/appendBytes\(/.test(fileAppend) && /unwritten\.contains\(key\)/.test(fileAppend)
+        ? []
+        : [
+            "the file store does not add lines to the file, or a write that failed is not made whole by the next",
+          ]),
       ...(/eventsLost = events\.lostOnLoad/.test(configure) &&
       /reportUnreadable\(events: eventsLost\)/.test(configure) &&
       /reportUnreadable\(sessions: sessionsLost\)/.test(configure)
@@ -1857,10 +1869,18 @@ checking(
           "DeviceStateTests",
           "testADamagedQueueLosesOnlyWhatItCannotReadAndTellsTheApp",
         ],
+        [stateTests, "DeviceStateTests", "testAQueueLineCutShortIsReportedNotSilentlyLost"],
+        [queueTests, "EventQueueTests", "testAnItemAddedIsALineAppendedNotTheQueueWrittenAgain"],
         [
-          stateTests,
-          "DeviceStateTests",
-          "testAQueueFileThatCannotBeReadAtAllIsReportedNotSilentlyEmpty",
+          queueTests,
+          "EventQueueTests",
+          "testPastTheBoundTheQueueIsWrittenWholeOnceForEveryMaxItemsAndALaunchReadsTheNewest",
+        ],
+        [queueTests, "EventQueueTests", "testALineCutShortIsLostAloneAndTheNextAddedIsWhole"],
+        [
+          coreTests,
+          "SdkCoreTests",
+          "testTheFileStoreAddsLinesToAFileAndAWriteThatFailedIsMadeWholeByTheNext",
         ],
       ]
         .filter(([text, , name]) => !text.includes(`func ${name}(`))

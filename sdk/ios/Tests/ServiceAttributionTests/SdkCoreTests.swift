@@ -619,6 +619,42 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertFalse(harness.log.messages(.warn).filter { $0.contains("was not saved") }.isEmpty, "a failed write is never silent")
     }
 
+    func testTheFileStoreAddsLinesToAFileAndAWriteThatFailedIsMadeWholeByTheNext() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("q", isDirectory: false)
+        let store = FileStore(directory: directory)
+        store.append("q", lines: ["a"])
+        store.append("q", lines: ["b", "c"])
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "a\nb\nc\n")
+        XCTAssertEqual(store.get("q"), "a\nb\nc\n")
+        XCTAssertEqual(FileStore(directory: directory).get("q"), "a\nb\nc\n")
+
+        // A line an earlier process left cut short is ended before the next one.
+        try Data("a\nb".utf8).write(to: file)
+        FileStore(directory: directory).append("q", lines: ["c"])
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "a\nb\nc\n")
+
+        // A queue over the real files, across launches.
+        let queue = EventQueue(store: FileStore(directory: directory), max: 10, kind: .sessions)
+        queue.add([.object(["session_id": .string("s1")]), .object(["session_id": .string("s2")])])
+        queue.add(.object(["session_id": .string("s3")]))
+        XCTAssertEqual(EventQueue(store: FileStore(directory: directory), max: 10, kind: .sessions).peek(10).compactMap { $0.objectValue?["session_id"]?.stringValue }, ["s1", "s2", "s3"])
+
+        // The folder cannot be made (a file is where it goes): the write fails, kept in memory;
+        // once it can, the next line writes the value whole.
+        let blocked = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: blocked) }
+        try Data("x".utf8).write(to: blocked)
+        let failing = FileStore(directory: blocked)
+        failing.put("q", "x\n")
+        failing.append("q", lines: ["y"])
+        XCTAssertEqual(failing.get("q"), "x\ny\n")
+        try FileManager.default.removeItem(at: blocked)
+        failing.append("q", lines: ["z"])
+        XCTAssertEqual(try String(contentsOf: blocked.appendingPathComponent("q"), encoding: .utf8), "x\ny\nz\n")
+    }
+
     // MARK: attribution
 
     func testAnAttributionThatArrivesWhileStoppedIsAskedForAgainAtStart() throws {

@@ -2,8 +2,11 @@ import Foundation
 
 /// Events (or sessions, ``Kind/sessions``) waiting to be sent, in the order they were sent,
 /// written to the store before `add` returns, so that an app killed while offline sends them at
-/// its next launch. Each keeps its id (`event_id`, `session_id`), so a request that reached the
-/// service but whose answer was lost is sent again and deduplicated there. Thread-safe:
+/// its next launch. Kept a JSON object a line: `add` appends its lines (`sendEvent` costs the
+/// same with a thousand events queued as with none), and the queue is written whole when items
+/// leave it, on the worker, or once for every `max` items the bound drops. Each keeps its id
+/// (`event_id`, `session_id`), so a request that reached the service but whose answer was lost
+/// is sent again and deduplicated there. Thread-safe:
 /// `sendEvent` and the app's lifecycle add on the app's thread while the worker sends; the worker
 /// removes what it sent by id, never by position, so an item dropped or added meanwhile is never
 /// mistaken for another.
@@ -25,18 +28,17 @@ final class EventQueue {
         }
     }
 
-    /// What the queue kept on the device lost when it was read back (a damaged value): `count`
-    /// items, at least that many when `atLeast` (the text itself could not be read, and how many
-    /// it held is not known), and `why`, for the log.
+    /// What the queue kept on the device lost when it was read back (a damaged value, a line
+    /// cut short): `count` items, and `why`, for the log. Each line is read alone, so the count
+    /// is exact.
     struct Loss: Equatable {
         let count: Int
-        let atLeast: Bool
         let why: String
 
         /// "2 events lost: the events' queue kept on the device could not be read back (...)".
         func describe(_ noun: String, _ queue: String) -> String {
             let plural = count == 1 ? "" : "s"
-            return "\(atLeast ? "at least " : "")\(count) \(noun)\(plural) lost: \(queue) kept on the device could not be read back (\(why))"
+            return "\(count) \(noun)\(plural) lost: \(queue) kept on the device could not be read back (\(why))"
         }
     }
 
@@ -45,6 +47,9 @@ final class EventQueue {
     private let max: Int
     private let lock = NSLock()
     private var events: [JSONValue]
+    /// Under `lock`: the lines kept in the store, the items the bound dropped since the queue was
+    /// last written whole included (a launch reads the newest `max`).
+    private var storedLines: Int
     /// What reading the queue back lost, for the core to report once; nil when nothing was lost.
     let lostOnLoad: Loss?
 
@@ -52,8 +57,9 @@ final class EventQueue {
         self.store = store
         self.max = max
         self.kind = kind
-        let loaded = EventQueue.load(store, kind)
+        let loaded = EventQueue.load(store, kind, max: max)
         events = loaded.items
+        storedLines = loaded.lines
         lostOnLoad = loaded.loss
     }
 
@@ -80,7 +86,12 @@ final class EventQueue {
             dropped = Array(events.prefix(events.count - max))
             events.removeFirst(events.count - max)
         }
-        save()
+        if storedLines + added.count > 2 * max {
+            save()
+        } else {
+            store.append(kind.key, lines: added.map { $0.text })
+            storedLines += added.count
+        }
         return dropped
     }
 
@@ -107,6 +118,7 @@ final class EventQueue {
         let held = events
         events.removeAll()
         store.remove(kind.key)
+        storedLines = 0
         return held
     }
 
@@ -115,44 +127,47 @@ final class EventQueue {
         return Kind.events.id(of: event)
     }
 
-    /// The queue kept on the device, item by item: an item that is no JSON object, or has no id
-    /// (it could never be taken off the queue, which goes by id, and would be sent for ever), is
-    /// lost alone; a text that cannot be read at all loses what it held. Never silently empty:
+    /// The queue kept on the device, line by line: a line that is no JSON object, or has no id
+    /// (it could never be taken off the queue, which goes by id, and would be sent for ever), or
+    /// is cut short (the process killed as it wrote it), is lost alone. Never silently empty:
     /// what was lost is in the answer, and the queue is written back without it, so that the
-    /// loss is reported once.
-    private static func load(_ store: KeyValueStore, _ kind: Kind) -> (items: [JSONValue], loss: Loss?) {
-        guard let text = store.get(kind.key) else { return ([], nil) }
-        let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
-        guard let array = parsed as? [Any] else {
-            store.remove(kind.key)
-            let why = parsed == nil ? "its text is not JSON" : "its text is no JSON array"
-            return ([], Loss(count: 1, atLeast: true, why: why))
-        }
+    /// loss is reported once. Of more than `max` (the bound dropped the oldest, which stayed in
+    /// the store until it was next written whole), the newest `max`.
+    private static func load(_ store: KeyValueStore, _ kind: Kind, max: Int) -> (items: [JSONValue], lines: Int, loss: Loss?) {
+        guard let text = store.get(kind.key) else { return ([], 0, nil) }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         var items: [JSONValue] = []
         var lost = 0
-        for element in array {
-            guard let item = JSONValue(foundation: element), item.objectValue != nil,
+        for line in lines {
+            guard let item = try? JSONValue.parse(String(line)), item.objectValue != nil,
                   let id = kind.id(of: item), !id.isEmpty else {
                 lost += 1
                 continue
             }
             items.append(item)
         }
-        if lost == 0 { return (items, nil) }
+        if items.count > max { items.removeFirst(items.count - max) }
+        if lost == 0 { return (items, lines.count, nil) }
         if items.isEmpty {
             store.remove(kind.key)
         } else {
-            store.put(kind.key, JSONValue.array(items).text)
+            store.put(kind.key, EventQueue.text(items))
         }
-        return (items, Loss(count: lost, atLeast: false, why: "\(lost == 1 ? "an item" : "items") with no \(kind.idField) or of another shape"))
+        return (items, items.count, Loss(count: lost, why: "\(lost == 1 ? "an item" : "items") with no \(kind.idField), of another shape or cut short"))
     }
 
-    /// Under `lock`.
+    /// The items as the store keeps them, a line each.
+    private static func text(_ items: [JSONValue]) -> String {
+        return items.map { $0.text + "\n" }.joined()
+    }
+
+    /// Under `lock`: the queue written whole.
     private func save() {
         if events.isEmpty {
             store.remove(kind.key)
         } else {
-            store.put(kind.key, JSONValue.array(events).text)
+            store.put(kind.key, EventQueue.text(events))
         }
+        storedLines = events.count
     }
 }

@@ -7,6 +7,9 @@ protocol KeyValueStore: AnyObject {
     func get(_ key: String) -> String?
     func put(_ key: String, _ value: String)
     func remove(_ key: String)
+    /// Adds `lines` (none with a line break in it) at the end of the key's value, each followed
+    /// by a line break: a queue kept a line an item grows without being written again whole.
+    func append(_ key: String, lines: [String])
     /// From now on, `report` hears of a write that did not reach the disk (a full disk, a
     /// folder that cannot be made), with what failed; it may run on any thread, with the
     /// caller's locks held, so it must not wait on them.
@@ -23,6 +26,12 @@ extension DeviceSignals {
 extension KeyValueStore {
     var isAvailable: Bool {
         return true
+    }
+
+    /// A store in memory writes the value again: its cost is a copy, not a write to the disk.
+    func append(_ key: String, lines: [String]) {
+        if lines.isEmpty { return }
+        put(key, (get(key) ?? "") + lines.map { $0 + "\n" }.joined())
     }
 
     /// A store in memory never fails a write.

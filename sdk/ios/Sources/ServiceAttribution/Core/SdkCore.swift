@@ -663,7 +663,7 @@ final class SdkCore: @unchecked Sendable {
         if read && newConfig.enabled { pending = queuePending() }
         enqueueLock.unlock()
         if pending.unreadable > 0 {
-            reportUnreadable(events: EventQueue.Loss(count: pending.unreadable, atLeast: false, why: "events of another shape"), kept: "the events kept on the device until a configuration says how to protect them")
+            reportUnreadable(events: EventQueue.Loss(count: pending.unreadable, why: "events of another shape"), kept: "the events kept on the device until a configuration says how to protect them")
         }
         if !pending.overflow.isEmpty {
             reportDrop(.queueFull, pending.overflow.count, "the queue holds \(settings.maxQueuedEvents) events: the oldest make room for those that waited for a configuration")

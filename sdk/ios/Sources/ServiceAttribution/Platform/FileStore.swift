@@ -66,17 +66,12 @@ final class FileStore: KeyValueStore {
         do {
             try prepareDirectory()
             if let exclusion = excludeFromBackups() { failures.append(exclusion) }
-            var options: Data.WritingOptions = [.atomic]
-            #if os(iOS)
-            options.insert(.completeFileProtectionUntilFirstUserAuthentication)
-            #endif
-            try Data(value.utf8).write(to: file(key), options: options)
+            try writeWhole(value, key)
+            unwritten.remove(key)
             failing = false
         } catch {
-            // Kept in memory for this process; the next write tries the disk again. Said once
-            // for a run of failures: a full disk fails every write, and each event is one.
-            if !failing { failures.append("the SDK's state was not saved (\(key)): \(error.localizedDescription); it is kept in memory and written again with the next change, but lost if the app ends first") }
-            failing = true
+            unwritten.insert(key)
+            failures.append(contentsOf: failed(key, error))
         }
         let report = writeFailed
         if report == nil { unreported = Array((unreported + failures).suffix(4)) }
@@ -89,11 +84,112 @@ final class FileStore: KeyValueStore {
         defer { lock.unlock() }
         cache[key] = .some(nil)
         try? FileManager.default.removeItem(at: file(key))
+        if FileManager.default.fileExists(atPath: file(key).path) {
+            unwritten.insert(key)
+        } else {
+            unwritten.remove(key)
+        }
+    }
+
+    /// Adds the lines at the end of the key's file, without writing again what it holds: an
+    /// event added to a queue of a thousand costs what the event does. A key whose last write
+    /// did not reach the disk is written whole instead, from memory, so that the file catches up.
+    func append(_ key: String, lines: [String]) {
+        if lines.isEmpty { return }
+        let text = lines.map { $0 + "\n" }.joined()
+        lock.lock()
+        var failures: [String] = []
+        var inMemory = false
+        do {
+            try prepareDirectory()
+            if let exclusion = excludeFromBackups() { failures.append(exclusion) }
+            if unwritten.contains(key) || !FileManager.default.fileExists(atPath: file(key).path) {
+                let whole = (current(key) ?? "") + text
+                cache[key] = .some(whole)
+                inMemory = true
+                try writeWhole(whole, key)
+            } else {
+                try appendBytes(Array(text.utf8), key)
+                // Read from the file at the next get: the queue keeps its items in memory, and
+                // a copy of a long file here would cost what the append saves.
+                cache.removeValue(forKey: key)
+            }
+            unwritten.remove(key)
+            failing = false
+        } catch {
+            // As for put: kept in memory, and on the disk with the key's next write.
+            if !inMemory { cache[key] = .some((current(key) ?? "") + text) }
+            unwritten.insert(key)
+            failures.append(contentsOf: failed(key, error))
+        }
+        let report = writeFailed
+        if report == nil { unreported = Array((unreported + failures).suffix(4)) }
+        lock.unlock()
+        if let report = report { failures.forEach(report) }
+    }
+
+    /// Under `lock`: the key's value as this process knows it, from memory or from its file.
+    private func current(_ key: String) -> String? {
+        if let cached = cache[key] { return cached }
+        return (try? Data(contentsOf: file(key))).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Under `lock`: the file replaced whole (written beside it, then moved over it).
+    private func writeWhole(_ value: String, _ key: String) throws {
+        var options: Data.WritingOptions = [.atomic]
+        #if os(iOS)
+        options.insert(.completeFileProtectionUntilFirstUserAuthentication)
+        #endif
+        try Data(value.utf8).write(to: file(key), options: options)
+    }
+
+    /// Under `lock`: the bytes added at the end of the key's file, which exists. A line an
+    /// earlier process left cut short (killed as it wrote) is ended first, so that it is lost
+    /// alone; a write that fails is taken back, so that the file is as it was.
+    private func appendBytes(_ added: [UInt8], _ key: String) throws {
+        let descriptor = open(file(key).path, O_RDWR | O_APPEND)
+        if descriptor < 0 { throw FileStore.posixError() }
+        defer { _ = close(descriptor) }
+        let end = lseek(descriptor, 0, SEEK_END)
+        if end < 0 { throw FileStore.posixError() }
+        var bytes = added
+        if end > 0 {
+            var last: UInt8 = 0
+            if pread(descriptor, &last, 1, end - 1) == 1, last != UInt8(ascii: "\n") {
+                bytes.insert(UInt8(ascii: "\n"), at: 0)
+            }
+        }
+        var done = 0
+        while done < bytes.count {
+            let count = bytes[done...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let error = FileStore.posixError()
+                _ = ftruncate(descriptor, end)
+                throw error
+            }
+            done += count
+        }
+    }
+
+    private static func posixError() -> POSIXError {
+        return POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+
+    /// Under `lock`: the warning for a write that failed, said once for a run of failures (a
+    /// full disk fails every write, and each event is one).
+    private func failed(_ key: String, _ error: Error) -> [String] {
+        defer { failing = true }
+        if failing { return [] }
+        return ["the SDK's state was not saved (\(key)): \(error.localizedDescription); it is kept in memory and written again with the next change, but lost if the app ends first"]
     }
 
     private func file(_ key: String) -> URL {
         return directory.appendingPathComponent(key, isDirectory: false)
     }
+
+    /// Under `lock`: the keys whose last write did not reach the disk, their value in memory.
+    private var unwritten = Set<String>()
 
     /// Under `lock`: the folder was made in this process.
     private var prepared = false
