@@ -643,7 +643,7 @@ final class SdkCoreTests: XCTestCase {
 
         // The folder cannot be made (a file is where it goes): the write fails, kept in memory;
         // once it can, the next line writes the value whole.
-        let blocked = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
+        let blocked = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: blocked) }
         try Data("x".utf8).write(to: blocked)
         let failing = FileStore(directory: blocked)
