@@ -707,7 +707,7 @@ if (swiftPluginText) {
     bodyOf(swiftPluginText, declared("static func refusalMap(_ error: Error) -> [String: Any]?")) ??
     "";
   check(
-    "the iOS plugin sends the SDK's refusal to start (the configure completion) to the Dart side's error stream",
+    "the iOS plugin sends the SDK's refusal to start (the configure completion) and every error told before a Dart error stream listens to the first that does",
     [
       ...(/completion:\s*\w+/.test(configureCase) && !/completion:\s*nil\b/.test(configureCase)
         ? []
@@ -719,10 +719,23 @@ if (swiftPluginText) {
         : [
             "refusalMap does not make a configuration error of a rejected key and of a missing address",
           ]),
-      ...(/callDart\("onError", refusal\)/.test(swiftPluginText) &&
-      /pendingRefusal = refusal/.test(swiftPluginText)
+      ...(/Self\.tellError\(refusal\)/.test(configureCase) &&
+      /pendingErrors\.append\(error\)/.test(swiftPluginText) &&
+      /callDart\("onError", error\)/.test(swiftPluginText)
         ? []
         : ["a refusal is not sent on onError, or not kept for a later listener"]),
+      // As on Android: the SDK's error listener set from configure on, what it hears while no
+      // Dart stream listens kept (the 10 most recent) for the first that does.
+      ...(/ServiceAttribution\.onError = Self\.errorRelay/.test(configureCase) &&
+      /if pendingErrors\.count >= maxPendingErrors \{ pendingErrors\.removeFirst\(\) \}/.test(
+        swiftPluginText,
+      ) &&
+      /static let maxPendingErrors = 10/.test(swiftPluginText) &&
+      !/ServiceAttribution\.onError = nil/.test(swiftPluginText)
+        ? []
+        : [
+            "an error told before the Dart error stream listens is lost (the relay is not set from configure on, or cleared when no stream listens)",
+          ]),
     ],
   );
 }

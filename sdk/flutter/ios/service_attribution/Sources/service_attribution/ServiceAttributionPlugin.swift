@@ -14,7 +14,9 @@ import UIKit
 /// for the process, and an app may run several engines: it calls the engine whose stream began
 /// listening last, and when that one stops (its engine going away included), the one before it
 /// that still listens, as the Android side does. The SDK's refusal to start, which it tells the
-/// `configure` completion alone, reaches `onError` too.
+/// `configure` completion alone, reaches `onError` too. The SDK's error listener is set from
+/// `configure` on: what it hears while no Dart error stream listens (a drop as `configure`
+/// runs) waits for the first that does, as on the Android side.
 ///
 /// Everything here runs on the main thread: the channel's calls, the engine's detach, the
 /// `configure` completion and UIKit's application and scene calls.
@@ -30,9 +32,14 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
     /// The plugins (of which engines) whose Dart stream of each name listens, in the order they
     /// began: the last is the one the SDK's listener calls.
     private static var owners: [String: [ServiceAttributionPlugin]] = [:]
-    /// A refusal to start told before any Dart error stream listened (`configure` runs early in
-    /// `main`, the listener may come after it): kept for the first that does.
-    private static var pendingRefusal: [String: Any]?
+    /// The errors told while no Dart error stream listened (`configure` runs early in `main`, the
+    /// listener may come after it, and an engine's stream may stop and another begin): the most
+    /// recent ``maxPendingErrors``, oldest first, for the first that listens. The SDK counts its
+    /// drops whether or not anyone hears them (`droppedEventCount`); these are what the app's
+    /// listener would have heard.
+    private static var pendingErrors: [[String: Any]] = []
+    /// As many as the deep links kept for a listener (listeners.json's maxPendingDirectLinks).
+    static let maxPendingErrors = 10
     /// Set by the first `configure`, the only one whose completion the SDK tells of its start
     /// (a later call changes nothing, and its completion would tell the same refusal again).
     private static var configureCalled = false
@@ -75,8 +82,11 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
             if !Self.configureCalled {
                 Self.configureCalled = true
                 started = { error in
-                    if let error = error, let refusal = Self.refusalMap(error) { Self.tellRefusal(refusal) }
+                    if let error = error, let refusal = Self.refusalMap(error) { Self.tellError(refusal) }
                 }
+                // From the start: an error told before the Dart side's error stream listens (a
+                // drop as configure runs, say) waits for its first listener.
+                ServiceAttribution.onError = Self.errorRelay
             }
             ServiceAttribution.configure(
                 apiKey: apiKey,
@@ -209,20 +219,22 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
                 ServiceAttribution.onDeepLink = nil
             }
         case "error":
-            if let plugin = told {
-                ServiceAttribution.onError = { [weak plugin] error in
-                    plugin?.callDart("onError", ServiceAttributionPlugin.channelMap(error))
-                }
-            } else {
-                ServiceAttribution.onError = nil
-            }
+            // Kept whether a stream listens or not: the relay calls the one that does, or keeps
+            // the error for the first that will.
+            ServiceAttribution.onError = Self.errorRelay
         default:
             break
         }
-        if listening && name == "error", let refusal = Self.pendingRefusal {
-            Self.pendingRefusal = nil
-            callDart("onError", refusal)
+        if listening && name == "error" && !Self.pendingErrors.isEmpty {
+            let pending = Self.pendingErrors
+            Self.pendingErrors.removeAll()
+            for error in pending { callDart("onError", error) }
         }
+    }
+
+    /// The SDK's error listener: tells the Dart stream that listens, or keeps the error.
+    private static let errorRelay: @MainActor (ServiceError) -> Void = { error in
+        ServiceAttributionPlugin.tellError(ServiceAttributionPlugin.channelMap(error))
     }
 
     /// The `configuration` error (delivery.json's) of a `configure` refusal that leaves the SDK
@@ -249,13 +261,15 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
         ]
     }
 
-    /// A refusal to start, to the engine whose error stream listens, or kept for the first one.
-    private static func tellRefusal(_ refusal: [String: Any]) {
+    /// An error (a refusal to start included), to the engine whose error stream listens, or kept
+    /// for the first one: the most recent ``maxPendingErrors``.
+    private static func tellError(_ error: [String: Any]) {
         if let owner = owners["error"]?.last {
-            owner.callDart("onError", refusal)
-        } else {
-            pendingRefusal = refusal
+            owner.callDart("onError", error)
+            return
         }
+        if pendingErrors.count >= maxPendingErrors { pendingErrors.removeFirst() }
+        pendingErrors.append(error)
     }
 
     /// Calls the Dart side on the main thread, as a channel must be called.
