@@ -1560,7 +1560,11 @@ checking(
       ...(/try\? url\.setResourceValues/.test(store)
         ? ["the exclusion from backups fails silently"]
         : []),
-      ...(/excludeFromBackups\(\)/.test(functionText("Platform/FileStore.swift", /func put\(/)) &&
+      ...(/excludeFromBackups\(\)/.test(
+        functionText("Platform/FileStore.swift", /func writing\(/),
+      ) &&
+      /writing\(key/.test(functionText("Platform/FileStore.swift", /func put\(/)) &&
+      /writing\(key/.test(functionText("Platform/FileStore.swift", /func append\(/)) &&
       /if excluded \{ return nil \}/.test(store)
         ? []
         : ["the exclusion is not tried again at each write until it holds"]),

@@ -60,23 +60,7 @@ final class FileStore: KeyValueStore {
     }
 
     func put(_ key: String, _ value: String) {
-        lock.lock()
-        cache[key] = .some(value)
-        var failures: [String] = []
-        do {
-            try prepareDirectory()
-            if let exclusion = excludeFromBackups() { failures.append(exclusion) }
-            try writeWhole(value, key)
-            unwritten.remove(key)
-            failing = false
-        } catch {
-            unwritten.insert(key)
-            failures.append(contentsOf: failed(key, error))
-        }
-        let report = writeFailed
-        if report == nil { unreported = Array((unreported + failures).suffix(4)) }
-        lock.unlock()
-        if let report = report { failures.forEach(report) }
+        writing(key, first: { cache[key] = .some(value) }, write: { try writeWhole(value, key) })
     }
 
     func remove(_ key: String) {
@@ -97,12 +81,8 @@ final class FileStore: KeyValueStore {
     func append(_ key: String, lines: [String]) {
         if lines.isEmpty { return }
         let text = lines.map { $0 + "\n" }.joined()
-        lock.lock()
-        var failures: [String] = []
         var inMemory = false
-        do {
-            try prepareDirectory()
-            if let exclusion = excludeFromBackups() { failures.append(exclusion) }
+        writing(key, write: {
             if unwritten.contains(key) || !FileManager.default.fileExists(atPath: file(key).path) {
                 let whole = (current(key) ?? "") + text
                 cache[key] = .some(whole)
@@ -114,11 +94,29 @@ final class FileStore: KeyValueStore {
                 // a copy of a long file here would cost what the append saves.
                 cache.removeValue(forKey: key)
             }
+        }, kept: {
+            // As for put: kept in memory, and on the disk with the key's next write.
+            if !inMemory { cache[key] = .some((current(key) ?? "") + text) }
+        })
+    }
+
+    /// A write of the key: under `lock`, `first`, then the folder made and excluded from
+    /// backups, then `write`; should any of it fail, `kept` (the value in memory for this
+    /// process) and a warning, said once the lock is let go (once for a run of failures: a full
+    /// disk fails every write, and each event is one). A key whose write failed is written whole
+    /// at its next append.
+    private func writing(_ key: String, first: () -> Void = {}, write: () throws -> Void, kept: () -> Void = {}) {
+        lock.lock()
+        first()
+        var failures: [String] = []
+        do {
+            try prepareDirectory()
+            if let exclusion = excludeFromBackups() { failures.append(exclusion) }
+            try write()
             unwritten.remove(key)
             failing = false
         } catch {
-            // As for put: kept in memory, and on the disk with the key's next write.
-            if !inMemory { cache[key] = .some((current(key) ?? "") + text) }
+            kept()
             unwritten.insert(key)
             failures.append(contentsOf: failed(key, error))
         }
@@ -176,8 +174,7 @@ final class FileStore: KeyValueStore {
         return POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
     }
 
-    /// Under `lock`: the warning for a write that failed, said once for a run of failures (a
-    /// full disk fails every write, and each event is one).
+    /// Under `lock`: the warning for a write that failed, none while a run of failures goes on.
     private func failed(_ key: String, _ error: Error) -> [String] {
         defer { failing = true }
         if failing { return [] }
