@@ -398,6 +398,288 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, warnings.Count);
         }
 
+        /// <summary>A value to make later that counts how often it was made; it gives "v" and the count.</summary>
+        private sealed class Counted
+        {
+            public int Made;
+            public readonly Func<string> Make;
+
+            public Counted()
+            {
+                Make = () => "v" + Interlocked.Increment(ref Made);
+            }
+        }
+
+        [Test]
+        public void AValueGivenToMakeLaterIsMadeOnceASaveNotOnceAChange()
+        {
+            var prefs = new Prefs();
+            var store = new MainThreadStore(prefs, new QueuedMainThread(), new[] { "q" });
+            var counted = new Counted();
+            for (var i = 0; i < 1000; i++) store.SetLater("q", counted.Make);
+            Assert.AreEqual(0, counted.Made, "a change makes nothing");
+
+            store.SaveOnMainThread();
+            Assert.AreEqual(1, counted.Made);
+            Assert.AreEqual("v1", prefs.OnDisk("q"));
+
+            // Made once: kept as the key's value, saved again without being made again.
+            store.SaveOnMainThread();
+            Assert.AreEqual("v1", store.Get("q"));
+            Assert.AreEqual(1, counted.Made);
+        }
+
+        [Test]
+        public void AValueGivenToMakeLaterIsReadAsMadeAndASetAfterItWins()
+        {
+            var prefs = new Prefs();
+            var store = new MainThreadStore(prefs, new QueuedMainThread(), new[] { "q", "r" });
+            var counted = new Counted();
+            store.SetLater("q", counted.Make);
+            Assert.AreEqual(0, counted.Made);
+            Assert.AreEqual("v1", store.Get("q"), "a Get makes it");
+            store.SaveOnMainThread();
+            Assert.AreEqual("v1", prefs.OnDisk("q"), "the save writes what the Get made");
+            Assert.AreEqual(1, counted.Made);
+
+            var other = new Counted();
+            store.SetLater("r", other.Make);
+            store.Set("r", "set");
+            Assert.AreEqual("set", store.Get("r"));
+            store.SaveOnMainThread();
+            Assert.AreEqual("set", prefs.OnDisk("r"));
+            store.Remove("q");
+            Assert.IsNull(store.Get("q"));
+            store.SaveOnMainThread();
+            Assert.IsNull(prefs.OnDisk("q"));
+            Assert.AreEqual(0, other.Made, "a Set forgets what was to be made");
+        }
+
+        [Test]
+        public void WhileTheAppIsPausedOrQuittingAValueGivenToMakeLaterOnTheMainThreadIsOnTheDiskAtOnce()
+        {
+            var prefs = new Prefs();
+            var main = new QueuedMainThread();
+            var store = new MainThreadStore(prefs, main, new[] { "q", "r" });
+            var counted = new Counted();
+            store.SetLater("q", counted.Make);
+            Assert.AreEqual(0, counted.Made, "while the app runs it waits for the timed save");
+
+            store.Leaving = true;
+            var flushes = prefs.Flushes;
+            store.SetLater("q", counted.Make);
+            Assert.AreEqual("v1", prefs.OnDisk("q"), "made and on the disk before SetLater returns");
+            Assert.Less(flushes, prefs.Flushes);
+
+            // Off the main thread it waits for a save there.
+            var other = new Counted();
+            OffTheMainThread(() => store.SetLater("r", other.Make));
+            Assert.IsNull(prefs.OnDisk("r"));
+            Assert.AreEqual(0, other.Made);
+            main.Drain();
+            store.SaveOnMainThread();
+            Assert.AreEqual("v1", prefs.OnDisk("r"));
+        }
+
+        [Test]
+        public void AValueGivenToMakeLaterIsWrittenBackAfterTheGameClearsThePrefs()
+        {
+            var prefs = new Prefs();
+            var main = new QueuedMainThread();
+            var warnings = new List<string>();
+            var store = new MainThreadStore(prefs, main, new[] { "q" }, warnings.Add);
+            var counted = new Counted();
+            store.SetLater("q", counted.Make);
+            Assert.AreEqual(0, counted.Made);
+            store.SaveOnMainThread();
+            prefs.DeleteAll();
+            store.SaveOnMainThread();
+            Assert.AreEqual("v1", prefs.OnDisk("q"), "written again as it was made");
+            Assert.AreEqual(1, counted.Made);
+            Assert.AreEqual(1, warnings.Count);
+
+            // The next launch read the mark but none of its keys; a value to make is all it holds.
+            var next = new MainThreadStore(prefs, main, new[] { "r" }, warnings.Add);
+            var other = new Counted();
+            next.SetLater("r", other.Make);
+            Assert.AreEqual(0, other.Made);
+            prefs.DeleteAll();
+            next.SaveOnMainThread();
+            Assert.AreEqual("v1", prefs.OnDisk("r"));
+            Assert.AreEqual(2, warnings.Count, "the clearing is told");
+        }
+
+        /// <summary>
+        /// A store that makes a value given to make later only at its save or a Get, counting the
+        /// texts it is given and the values it makes.
+        /// </summary>
+        private sealed class MakesLater : IDiskStore, ILaterStore
+        {
+            private readonly Dictionary<string, string> values = new Dictionary<string, string>();
+            private readonly Dictionary<string, Func<string>> makers = new Dictionary<string, Func<string>>();
+            /// <summary>Texts given by Set, per key.</summary>
+            public readonly Dictionary<string, int> Texts = new Dictionary<string, int>();
+            public int Made;
+
+            public string Get(string key)
+            {
+                Func<string> maker;
+                lock (values)
+                {
+                    if (!makers.TryGetValue(key, out maker))
+                    {
+                        string value;
+                        return values.TryGetValue(key, out value) ? value : null;
+                    }
+                }
+                Interlocked.Increment(ref Made);
+                return maker();
+            }
+
+            public void Set(string key, string value)
+            {
+                lock (values)
+                {
+                    values[key] = value;
+                    makers.Remove(key);
+                    int count;
+                    Texts.TryGetValue(key, out count);
+                    Texts[key] = count + 1;
+                }
+            }
+
+            public void SetLater(string key, Func<string> value)
+            {
+                lock (values) makers[key] = value;
+            }
+
+            public void Remove(string key)
+            {
+                lock (values)
+                {
+                    values.Remove(key);
+                    makers.Remove(key);
+                }
+            }
+
+            public void Save()
+            {
+                List<KeyValuePair<string, Func<string>>> taken;
+                lock (values)
+                {
+                    taken = makers.ToList();
+                    makers.Clear();
+                }
+                foreach (var pair in taken)
+                {
+                    Interlocked.Increment(ref Made);
+                    var made = pair.Value();
+                    lock (values) values[pair.Key] = made;
+                }
+            }
+
+            public int TextsOf(string key)
+            {
+                lock (values)
+                {
+                    int count;
+                    return Texts.TryGetValue(key, out count) ? count : 0;
+                }
+            }
+        }
+
+        private static QueuedEvent Queued(int n)
+        {
+            var parameters = new JObject { { "n", n } };
+            for (var i = 1; i < 20; i++) parameters["p" + i] = "value " + i;
+            return new QueuedEvent
+            {
+                EventId = "e" + n,
+                EventType = "LEVEL_COMPLETE",
+                Parameters = parameters,
+                EventTime = Requests.Iso(DateTime.UtcNow),
+            };
+        }
+
+        [Test]
+        public void AThousandEventsQueuedAreWrittenOutOnceASaveNotOnceAnAdd()
+        {
+            var store = new MakesLater();
+            var queue = new EventQueue(store);
+            for (var n = 0; n < 1000; n++) queue.Add(Queued(n));
+            Assert.AreEqual(0, store.TextsOf(EventQueue.Key), "no text given");
+            Assert.AreEqual(0, store.Made, "nothing made");
+
+            store.Save();
+            Assert.AreEqual(1, store.Made);
+            var saved = JArray.Parse(store.Get(EventQueue.Key));
+            CollectionAssert.AreEqual(Enumerable.Range(0, 1000).Select(n => "e" + n), saved.Select(e => (string)e["EventId"]));
+            Assert.AreEqual("value 19", (string)saved[999]["Parameters"]["p19"]);
+
+            var next = new EventQueue(store);
+            CollectionAssert.AreEqual(Enumerable.Range(0, 1000).Select(n => "e" + n), next.Peek(1000).Select(e => e.EventId));
+        }
+
+        [Test]
+        public void SendEventGivesTheStoreTheQueueToWriteOutAtItsSave()
+        {
+            var main = new QueuedMainThread();
+            var store = new MakesLater();
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend, store, scheduler: new ManualTimers(), mainThread: main));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            backend.Offline = true;
+            for (var n = 0; n < 50; n++) core.SendEvent(EventType.LEVEL_COMPLETE, null, new Dictionary<string, object> { { "n", n } });
+            Assert.AreEqual(0, store.TextsOf(EventQueue.Key), "SendEvent gives the store no text");
+            core.SaveNow();
+            var sent = JArray.Parse(store.Get(EventQueue.Key)).Select(e => (int)e["Parameters"]["n"]);
+            CollectionAssert.AreEqual(Enumerable.Range(0, 50), sent);
+        }
+
+        [Test]
+        public void AThousandEventsQueuedOverPlayerPrefsAreOnTheDiskAfterTheSaveAndReadBackInOrder()
+        {
+            var prefs = new Prefs();
+            var main = new QueuedMainThread();
+            var kept = new MainThreadStore(prefs, main, SdkCore.StoreKeys);
+            var queue = new EventQueue(kept);
+            for (var n = 0; n < 1000; n++) queue.Add(Queued(n));
+            Assert.IsNull(prefs.OnDisk(EventQueue.Key));
+            kept.SaveOnMainThread();
+            var read = new EventQueue(new MainThreadStore(prefs, main, SdkCore.StoreKeys));
+            Assert.AreEqual(1000, read.Count);
+            CollectionAssert.AreEqual(Enumerable.Range(0, 1000).Select(n => "e" + n), read.Peek(1000).Select(e => e.EventId));
+        }
+
+        [Test]
+        public void SavesWhileEventsAreQueuedOnAnotherThreadWaitForNeitherAndMissNoEvent()
+        {
+            var prefs = new Prefs();
+            var store = new MainThreadStore(prefs, new QueuedMainThread(), SdkCore.StoreKeys);
+            var queue = new EventQueue(store);
+            var adding = new Thread(() =>
+            {
+                // The queue's lock is held while the store takes each change.
+                for (var n = 0; n < 3000; n++) queue.Add(Queued(n));
+            }) { IsBackground = true };
+            var added = false;
+            var saving = new Thread(() =>
+            {
+                // The save makes the queue's text, which takes the queue's lock.
+                while (!Volatile.Read(ref added)) store.SaveOnMainThread();
+            }) { IsBackground = true };
+            adding.Start();
+            saving.Start();
+            Assert.IsTrue(adding.Join(20000), "the adds went on");
+            Volatile.Write(ref added, true);
+            Assert.IsTrue(saving.Join(20000), "the saves went on");
+
+            store.SaveOnMainThread();
+            var saved = JArray.Parse(prefs.OnDisk(EventQueue.Key));
+            CollectionAssert.AreEqual(Enumerable.Range(2000, 1000).Select(n => "e" + n), saved.Select(e => (string)e["EventId"]));
+        }
+
         [Test]
         public void AnOptOutAndTheInstallsIdOutliveTheGamesPlayerPrefsDeleteAll()
         {

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Threading;
 
 namespace Service.Unity
@@ -27,7 +28,8 @@ namespace Service.Unity
     /// on the main thread is saved at once: the main thread's queue does not run while the app is
     /// paused, and the OS may end a paused app without a word, so an event the app sends from its
     /// own OnApplicationPause or OnApplicationQuit (called before or after the SDK's, in no set
-    /// order) would otherwise be lost. Otherwise a change costs no write to the disk.
+    /// order) would otherwise be lost. Otherwise a change costs no write to the disk. A value given
+    /// by <see cref="SetLater"/> (the queues') is made at the save, or at a Get, not at each change.
     /// </summary>
     /// <remarks>
     /// A game may clear PlayerPrefs behind the SDK's back (PlayerPrefs.DeleteAll, often on a
@@ -36,12 +38,17 @@ namespace Service.Unity
     /// install and send what the user had stopped. So each save writes a mark beside the SDK's
     /// keys, and a save that finds its mark gone writes every key again.
     /// </remarks>
-    internal sealed class MainThreadStore : IDiskStore
+    internal sealed class MainThreadStore : IDiskStore, ILaterStore
     {
         /// <summary>The mark each save leaves in the prefs; gone, something else cleared them.</summary>
         public const string MarkKey = "service_sdk.kept";
 
         private readonly Dictionary<string, string> values = new Dictionary<string, string>();
+        /// <summary>
+        /// The keys whose value is made when needed (<see cref="SetLater"/>), under the lock of
+        /// <see cref="values"/> as the rest; each is in <see cref="changed"/> too.
+        /// </summary>
+        private readonly Dictionary<string, Later> later = new Dictionary<string, Later>();
         private readonly HashSet<string> changed = new HashSet<string>();
         private readonly IPrefs prefs;
         private readonly IMainThread mainThread;
@@ -80,11 +87,21 @@ namespace Service.Unity
 
         public string Get(string key)
         {
+            Made made;
             lock (values)
             {
-                string value;
-                return values.TryGetValue(key, out value) ? value : null;
+                Later pending;
+                if (!later.TryGetValue(key, out pending))
+                {
+                    string value;
+                    return values.TryGetValue(key, out value) ? value : null;
+                }
+                made = new Made(key, pending);
             }
+            // Outside the lock: the value takes its owner's lock (see ILaterStore).
+            made.Value = made.Taken.Make();
+            lock (values) Keep(made);
+            return made.Value;
         }
 
         public void Set(string key, string value)
@@ -92,9 +109,31 @@ namespace Service.Unity
             lock (values)
             {
                 values[key] = value;
+                later.Remove(key);
                 changed.Add(key);
             }
             SaveIfLeaving();
+        }
+
+        /// <summary>
+        /// The key's value, made at the next save (or Get) from what <paramref name="value"/> gives
+        /// then. While <see cref="Leaving"/>, on the main thread, it is made and saved at once, as
+        /// <see cref="Set"/> does.
+        /// </summary>
+        public void SetLater(string key, Func<string> value)
+        {
+            if (leaving && OnMainThread)
+            {
+                Set(key, value());
+                return;
+            }
+            lock (values)
+            {
+                Later pending;
+                if (later.TryGetValue(key, out pending) && ReferenceEquals(pending.Make, value)) pending.Changes++;
+                else later[key] = new Later(value);
+                changed.Add(key);
+            }
         }
 
         public void Remove(string key)
@@ -102,6 +141,7 @@ namespace Service.Unity
             lock (values)
             {
                 values.Remove(key);
+                later.Remove(key);
                 changed.Add(key);
             }
             SaveIfLeaving();
@@ -116,24 +156,46 @@ namespace Service.Unity
         /// <summary>What changed to the prefs, then the prefs to the disk; on the main thread only.</summary>
         public void SaveOnMainThread()
         {
+            List<Made> made;
+            lock (values) made = later.Select(pair => new Made(pair.Key, pair.Value)).ToList();
+            // Made outside the lock: a value takes its owner's lock, whose holder may be waiting
+            // for this one to give the store a change.
+            foreach (var one in made) one.Value = one.Taken.Make();
             var cleared = false;
             lock (values)
             {
+                // A value made while its key changed again: written all the same when that change
+                // was a SetLater of the same maker (what it made is newer than the prefs' value),
+                // and made again at the save that change asked for.
+                var newer = new Dictionary<string, string>();
+                foreach (var one in made)
+                {
+                    Later now;
+                    if (!Keep(one) && later.TryGetValue(one.Key, out now) && now == one.Taken) newer[one.Key] = one.Value;
+                }
                 if (prefs.Read(MarkKey) == null)
                 {
                     // Never saved, or cleared since: every key is written, whatever changed.
-                    cleared = marked && values.Count > 0;
+                    cleared = marked && (values.Count > 0 || later.Count > 0);
                     foreach (var key in values.Keys) changed.Add(key);
+                    foreach (var key in later.Keys) changed.Add(key);
                     prefs.Write(MarkKey, "1");
                     marked = true;
                 }
+                var again = new List<string>();
                 foreach (var key in changed)
                 {
                     string value;
-                    if (values.TryGetValue(key, out value)) prefs.Write(key, value);
+                    if (later.ContainsKey(key))
+                    {
+                        again.Add(key);
+                        if (newer.TryGetValue(key, out value)) prefs.Write(key, value);
+                    }
+                    else if (values.TryGetValue(key, out value)) prefs.Write(key, value);
                     else prefs.Delete(key);
                 }
                 changed.Clear();
+                changed.UnionWith(again);
             }
             prefs.Flush();
             if (cleared && warn != null)
@@ -142,6 +204,19 @@ namespace Service.Unity
                     + "the SDK wrote its own keys back (the install's id, an opt-out, anonymous mode); "
                     + "delete your own keys one by one to leave the SDK's alone");
             }
+        }
+
+        /// <summary>
+        /// A value made for its key becomes the key's own, its maker forgotten, when no Set,
+        /// SetLater or Remove of the key came since the maker was taken; under the lock.
+        /// </summary>
+        private bool Keep(Made made)
+        {
+            Later now;
+            if (!later.TryGetValue(made.Key, out now) || now != made.Taken || now.Changes != made.Changes) return false;
+            later.Remove(made.Key);
+            values[made.Key] = made.Value;
+            return true;
         }
 
         private bool OnMainThread
@@ -156,6 +231,34 @@ namespace Service.Unity
         private void SaveIfLeaving()
         {
             if (leaving && OnMainThread) SaveOnMainThread();
+        }
+
+        /// <summary>What makes a key's value; <see cref="Changes"/> counts the SetLater calls that gave it again.</summary>
+        private sealed class Later
+        {
+            public readonly Func<string> Make;
+            public int Changes;
+
+            public Later(Func<string> make)
+            {
+                Make = make;
+            }
+        }
+
+        /// <summary>A maker taken under the lock, as it was then, and what it made outside it.</summary>
+        private sealed class Made
+        {
+            public readonly string Key;
+            public readonly Later Taken;
+            public readonly int Changes;
+            public string Value;
+
+            public Made(string key, Later taken)
+            {
+                Key = key;
+                Taken = taken;
+                Changes = taken.Changes;
+            }
         }
     }
 }

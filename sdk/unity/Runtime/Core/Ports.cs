@@ -20,6 +20,19 @@ namespace Service.Unity
     }
 
     /// <summary>
+    /// A store that takes a value it makes when it needs it, at its save or at a
+    /// <see cref="IKeyValueStore.Get"/>, rather than at each change: a queue of a thousand events
+    /// is then written out once a save, not once a SendEvent. The value is the key's until a later
+    /// Set, SetLater or Remove of it. The store may call <c>value</c> on any thread, never while it
+    /// holds a lock of its own: the value takes its owner's lock, which the owner may hold while
+    /// it calls the store.
+    /// </summary>
+    internal interface ILaterStore
+    {
+        void SetLater(string key, Func<string> value);
+    }
+
+    /// <summary>
     /// The IAB TCF values the app's consent platform stored on the device, where the platform
     /// keeps them (Android: the default SharedPreferences; iOS: NSUserDefaults); read at each
     /// start, off the main thread.

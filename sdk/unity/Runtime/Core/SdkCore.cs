@@ -2320,8 +2320,11 @@ namespace Service.Unity
             public InstallNotRecordedException(string message) : base(message) { }
         }
 
-        /// <summary>The store, each change of it followed by a save within a second.</summary>
-        private sealed class SavingStore : IKeyValueStore
+        /// <summary>
+        /// The store, each change of it followed by a save within a second. A value given to make
+        /// later goes to a store that makes it later; another store is given it made now.
+        /// </summary>
+        private sealed class SavingStore : IKeyValueStore, ILaterStore
         {
             private readonly IKeyValueStore inner;
             private readonly Action changed;
@@ -2340,6 +2343,14 @@ namespace Service.Unity
             public void Set(string key, string value)
             {
                 inner.Set(key, value);
+                changed();
+            }
+
+            public void SetLater(string key, Func<string> value)
+            {
+                var later = inner as ILaterStore;
+                if (later != null) later.SetLater(key, value);
+                else inner.Set(key, value());
                 changed();
             }
 

@@ -9,9 +9,12 @@ namespace Service.Unity
 {
     /// <summary>
     /// Items not yet delivered, oldest first, kept in the store so that a restart (or a week
-    /// offline) loses none. Bounded: past its capacity the oldest go first. Each change is
-    /// written to the store at once; the core saves the store to disk. The events and the
-    /// sessions each have one (<see cref="EventQueue"/>, <see cref="SessionQueue"/>).
+    /// offline) loses none. Bounded: past its capacity the oldest go first. Each change is given
+    /// to the store at once; the core saves the store to disk. A store that can make a value when
+    /// it needs it (<see cref="ILaterStore"/>, PlayerPrefs') is given the queue to write out at its
+    /// save: a thousand events queued offline are then written out once a save, not at each
+    /// SendEvent on the app's thread. Another store is given the text at each change. The events
+    /// and the sessions each have one (<see cref="EventQueue"/>, <see cref="SessionQueue"/>).
     /// </summary>
     internal abstract class StoredQueue<T>
     {
@@ -22,6 +25,8 @@ namespace Service.Unity
         private readonly Func<T, string> timeOf;
         private readonly List<T> items;
         private readonly object gate = new object();
+        /// <summary>The queue as text, made under <see cref="gate"/>: one instance, given at each change.</summary>
+        private readonly Func<string> text;
 
         /// <param name="idOf">The item's id, unique in the queue.</param>
         /// <param name="timeOf">When the item happened, ISO 8601 (what <see cref="RemoveOlderThan"/> reads).</param>
@@ -33,6 +38,10 @@ namespace Service.Unity
             this.idOf = idOf;
             this.timeOf = timeOf;
             items = new List<T>();
+            text = () =>
+            {
+                lock (gate) return JsonText.Write(items);
+            };
             var saved = store.Get(key);
             if (saved != null) Load(saved);
         }
@@ -181,9 +190,12 @@ namespace Service.Unity
                 : DateTime.MaxValue;
         }
 
+        /// <summary>Under <see cref="gate"/>, or in the constructor.</summary>
         private void Save()
         {
-            store.Set(key, JsonText.Write(items));
+            var later = store as ILaterStore;
+            if (later != null) later.SetLater(key, text);
+            else store.Set(key, JsonText.Write(items));
         }
     }
 }
