@@ -62,10 +62,12 @@ internal object AndroidPlatform {
     const val EVENTS = "com.service.attribution.events"
 
     /**
-     * The events' and sessions' queues, read by the worker alone: SharedPreferences loads a file
-     * whole at its first read, and configure reads [PREFERENCES] on the app's main thread.
+     * The events' and sessions' queues, a line an item ([FileLineLog]) beside [EVENTS], read by
+     * the worker alone: SharedPreferences load a file whole at its first read (configure reads
+     * [PREFERENCES] on the app's main thread), and write it whole at each commit.
      */
-    const val QUEUES = "com.service.attribution.queues"
+    const val EVENT_QUEUE = "com.service.attribution.event_queue"
+    const val SESSION_QUEUE = "com.service.attribution.session_queue"
 
     /** The app's main thread (listeners run there). */
     val mainThread = MainThread { Handler(Looper.getMainLooper()).post(it) }
@@ -89,8 +91,9 @@ internal object AndroidPlatform {
             journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), Logger(Logcat, logLevel), onAnyThread = true),
             lifecycle = ActivityLifecycle(context.applicationContext as? Application),
             appInstalledAt = appInstalledAt(context),
-            queues = PreferencesStore(context.getSharedPreferences(QUEUES, Context.MODE_PRIVATE), Logger(Logcat, logLevel)),
             drafts = FileLineLog(File(context.noBackupFilesDir, EVENTS), Logger(Logcat, logLevel)),
+            eventQueue = FileLineLog(File(context.noBackupFilesDir, EVENT_QUEUE), Logger(Logcat, logLevel)),
+            sessionQueue = FileLineLog(File(context.noBackupFilesDir, SESSION_QUEUE), Logger(Logcat, logLevel)),
         )
 
     /**
@@ -103,7 +106,6 @@ internal object AndroidPlatform {
         return EarlyStorage(
             store = PreferencesStore(context.getSharedPreferences(PREFERENCES, Context.MODE_PRIVATE), log, onAnyThread = true),
             journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), log, onAnyThread = true),
-            queues = PreferencesStore(context.getSharedPreferences(QUEUES, Context.MODE_PRIVATE), log, onAnyThread = true),
             appInstalledAt = { appInstalledAt(context) },
         )
     }

@@ -20,12 +20,12 @@ internal class FileLineLog(private val file: File, private val log: Logger) : Li
         try {
             if (file.exists()) file.readText(Charsets.UTF_8).split('\n').filter { it.isNotEmpty() } else emptyList()
         } catch (e: IOException) {
-            log.warn("the SDK's journal of events could not be read: ${e.message}")
+            log.warn("the SDK's file ${file.name} could not be read: ${e.message}")
             emptyList()
         }
 
-    override fun append(line: String): Boolean {
-        val bytes = (line + "\n").toByteArray(Charsets.UTF_8)
+    override fun append(lines: List<String>): Boolean {
+        val bytes = lines.joinToString("") { it + "\n" }.toByteArray(Charsets.UTF_8)
         return try {
             file.parentFile?.mkdirs()
             RandomAccessFile(file, "rw").use { out ->
@@ -73,7 +73,7 @@ internal class FileLineLog(private val file: File, private val log: Logger) : Li
     }
 
     private fun failed(e: IOException): Boolean {
-        log.warn("the SDK's journal of events was not written to disk: ${e.message}")
+        log.warn("the SDK's file ${file.name} was not written to disk: ${e.message}")
         return false
     }
 }

@@ -88,6 +88,6 @@ internal object DraftJson {
                 why = why ?: if (it is IllegalArgumentException && it.message?.startsWith("JSON") == true) it.message else "an event of another shape"
             }
         }
-        return Read(drafts, if (lost == 0) null else StoredLoss(lost, atLeast = false, why = why ?: "an event of another shape"))
+        return Read(drafts, if (lost == 0) null else StoredLoss(lost, why = why ?: "an event of another shape"))
     }
 }

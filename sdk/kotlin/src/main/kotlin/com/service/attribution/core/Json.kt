@@ -19,27 +19,6 @@ internal object Json {
         return value
     }
 
-    /**
-     * The items of a JSON array read one by one, and what broke the text off (null when it was
-     * read to its end): the items before a break are kept, so that a damaged value kept on the
-     * device loses what it must and no more.
-     */
-    class PartialArray(val items: List<Any?>, val broken: String?)
-
-    fun parseArrayUpToBreak(text: String): PartialArray {
-        val items = ArrayList<Any?>()
-        val broken =
-            try {
-                val reader = Reader(text)
-                reader.arrayItems(items)
-                reader.skipWhitespace()
-                if (reader.atEnd()) null else "JSON: trailing text at ${reader.pos}"
-            } catch (e: RuntimeException) {
-                e.message ?: "JSON: not readable"
-            }
-        return PartialArray(items, broken)
-    }
-
     @Suppress("UNCHECKED_CAST")
     fun parseObject(text: String): Map<String, Any?> =
         parse(text) as? Map<String, Any?> ?: throw IllegalArgumentException("JSON: not an object")
@@ -137,27 +116,6 @@ internal object Json {
                     ',' -> continue
                     '}' -> return map
                     else -> fail("expected , or }")
-                }
-            }
-        }
-
-        /** A top-level array, each item added to [into] as soon as it is read. */
-        fun arrayItems(into: MutableList<Any?>) {
-            skipWhitespace()
-            if (peek() != '[') fail("not an array")
-            pos++
-            skipWhitespace()
-            if (peek() == ']') {
-                pos++
-                return
-            }
-            while (true) {
-                into.add(value())
-                skipWhitespace()
-                when (next()) {
-                    ',' -> continue
-                    ']' -> return
-                    else -> fail("expected , or ]")
                 }
             }
         }

@@ -114,9 +114,10 @@ internal fun interface AppLifecycle {
  * Everything the core needs from the platform it runs on. [drafts] holds what sendEvent hands
  * over, a line each, written before it returns (Android: a file of its own, appended to and
  * synced); [journal], what stop(), setAnonymous and setConsent set, and the sessions the queue
- * could not take (Android: a small preferences file written with commit()). [queues] holds the events' and sessions' queues, read and written by the worker alone
- * (Android: a file of their own, so that configure's reads of [store] on the app's main thread
- * do not wait for a long queue to be loaded).
+ * could not take (Android: a small preferences file written with commit()). [eventQueue] and
+ * [sessionQueue] hold the queues, a line an item, read and written by the worker alone
+ * (Android: files of their own, out of backups, so that configure's reads of [store] on the
+ * app's main thread never wait for a long queue, and a queued item costs one line).
  */
 internal class Platform(
     val store: KeyValueStore,
@@ -135,21 +136,20 @@ internal class Platform(
      * whose data a backup brought.
      */
     val appInstalledAt: Long? = null,
-    val queues: KeyValueStore = store,
     val drafts: LineLog = LineLog.inStore(journal, "pending_events"),
+    val eventQueue: LineLog = LineLog.inStore(store, StoredQueue.EVENTS),
+    val sessionQueue: LineLog = LineLog.inStore(store, StoredQueue.SESSIONS),
 )
 
 /**
  * The storage configure reads, given before it (Android: as the app's process starts), so that
  * stop(), start(), setAnonymous and setConsent made before configure are on the device when they
  * return: [journal] takes them, [store] holds the install time the check for a restored backup
- * compares (and [queues] is emptied with them when it finds one), [appInstalledAt] as
- * [Platform.appInstalledAt].
+ * compares, [appInstalledAt] as [Platform.appInstalledAt].
  */
 internal class EarlyStorage(
     val store: KeyValueStore,
     val journal: KeyValueStore,
-    val queues: KeyValueStore = store,
     val appInstalledAt: () -> Long?,
 )
 

@@ -261,11 +261,11 @@ internal class SdkCore(
             api = Api(settings.baseUrl, apiKey, platform.http, platform.clock)
             // Before any key is read, the queues included: a queue restored from another
             // install's backup must not be loaded, and then sent, before it is forgotten.
-            forgetRestoredBackup(platform.store, platform.journal, platform.queues, platform.appInstalledAt, write = ::persist)
-            queue = StoredQueue(platform.queues, settings.maxQueuedEvents)
+            forgetRestoredBackup(platform.store, platform.journal, platform.appInstalledAt, write = ::persist)
+            queue = StoredQueue(platform.eventQueue, settings.maxQueuedEvents)
             delivery = BatchDelivery(queue, "event", api::events, platform.clock, settings.maxEventAgeMs, log, listeners::reportDrop)
-            sessionQueue = StoredQueue(platform.queues, settings.maxQueuedSessions, StoredQueue.SESSIONS, "started_at")
-            sessionJournal = StoredQueue(platform.journal, settings.maxQueuedSessions, KEY_UNQUEUED_SESSIONS, "started_at")
+            sessionQueue = StoredQueue(platform.sessionQueue, settings.maxQueuedSessions, "started_at")
+            sessionJournal = StoredQueue(LineLog.inStore(platform.journal, KEY_UNQUEUED_SESSIONS), settings.maxQueuedSessions, "started_at")
             sessionDrops = SessionDrops(platform.store, log)
             sessionDelivery = BatchDelivery(sessionQueue, "session", api::sessions, platform.clock, settings.maxEventAgeMs, log, sessionDrops)
             val store = platform.store
@@ -722,7 +722,7 @@ internal class SdkCore(
     private fun appendDraft(draft: Draft): Boolean {
         if (!journalRead) return true
         if (journalLines >= 2 * MAX_DRAFTS) return writeDrafts()
-        return platform.drafts.append(DraftJson.line(draft)).also { if (it) journalLines++ }
+        return platform.drafts.append(listOf(DraftJson.line(draft))).also { if (it) journalLines++ }
     }
 
     /**
@@ -1476,13 +1476,14 @@ internal class SdkCore(
 
     /**
      * Android's backups (Auto Backup, the transfer to a new phone) bring this SDK's keys to
-     * another install of the app: the old one's service id, its install sent, its queue, its stop
-     * or deletion. Another install has another first install time: its keys then go, and it is a
+     * another install of the app: the old one's service id, its install sent, its stop or
+     * deletion (not its queues and sendEvent's events, in files kept out of backups on Android).
+     * Another install has another first install time: its keys then go, and it is a
      * new install, as it is to the app's owner (Android gives no IDFV to call it a reinstall).
      * Before any key is read; the install time kept through [write] (behind, on the worker, at
      * configure; at once before it).
      */
-    private fun forgetRestoredBackup(store: KeyValueStore, journal: KeyValueStore, queues: KeyValueStore, appInstalledAt: Long?, write: (() -> Unit) -> Unit) {
+    private fun forgetRestoredBackup(store: KeyValueStore, journal: KeyValueStore, appInstalledAt: Long?, write: (() -> Unit) -> Unit) {
         val installedAt = appInstalledAt?.toString() ?: return
         val kept = store.get(KEY_APP_INSTALLED_AT)
         if (kept == installedAt) return
@@ -1490,7 +1491,6 @@ internal class SdkCore(
             log.info(BACKUP_FORGOTTEN)
             store.clear()
             journal.clear()
-            if (queues !== store) queues.clear()
         }
         write { store.put(KEY_APP_INSTALLED_AT, installedAt) }
     }
@@ -1520,7 +1520,7 @@ internal class SdkCore(
                 source().also {
                     early = it
                     earlySource = null
-                    forgetRestoredBackup(it.store, it.journal, it.queues, it.appInstalledAt(), write = { put -> put() })
+                    forgetRestoredBackup(it.store, it.journal, it.appInstalledAt(), write = { put -> put() })
                 }
             } ?: return
             write(storage.journal)

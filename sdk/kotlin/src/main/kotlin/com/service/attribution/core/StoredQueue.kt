@@ -3,26 +3,31 @@ package com.service.attribution.core
 import java.time.Instant
 
 /**
- * What waits to be sent (events, sessions), in the order it was made, kept in the store under
- * [key] so that an app killed while offline sends it at its next launch. Each item keeps its
- * id (`event_id`, `session_id`), so a request that reached the backend but whose answer was
- * lost is sent again and deduplicated there. Every method that drops items returns how many,
- * for the caller to report.
+ * What waits to be sent (events, sessions), in the order it was made, kept on the device in
+ * [log] so that an app killed while offline sends it at its next launch: a JSON object a line,
+ * so that an item added costs what the item does, not what the queue holds (a phone offline
+ * for a day queues a thousand events, and writes each once). The queue is written whole when
+ * items leave it, and once for every [max] items the bound drops. Each item keeps its id
+ * (`event_id`, `session_id`), so a request that reached the backend but whose answer was lost
+ * is sent again and deduplicated there. Every method that drops items returns how many, for
+ * the caller to report.
  */
 internal class StoredQueue(
-    private val store: KeyValueStore,
+    private val log: LineLog,
     private val max: Int,
-    private val key: String = EVENTS,
     /** The field holding when the item was made (ISO 8601), which [expire] reads. */
     private val timeField: String = "event_time",
 ) {
     /**
-     * What the queue kept on the device lost when read back (a damaged value), for the core to
-     * report once configured; null when nothing was lost.
+     * What the queue kept on the device lost when read back (a damaged line, one cut short),
+     * for the core to report once configured; null when nothing was lost.
      */
     var lostOnLoad: StoredLoss? = null
         get() = items.let { field }
         private set
+
+    /** The lines in [log]: the items, and those the bound dropped since it was last written whole. */
+    private var lines = 0
 
     /**
      * Read back from the device at the queue's first use, not as it is made: the core makes it
@@ -34,7 +39,7 @@ internal class StoredQueue(
     val size get() = items.size
 
     /**
-     * Adds [newItems] and writes the queue to the device; returns how many of the oldest went to
+     * Adds [newItems] and writes them to the device; returns how many of the oldest went to
      * keep the bound, or null when the write did not reach the disk. The queue is then as it was,
      * in memory as on the device, so that nothing in it exists only in memory: the caller keeps
      * the items where they already are on the device (sendEvent's journal), or puts them there
@@ -43,17 +48,23 @@ internal class StoredQueue(
     fun addAll(newItems: List<Map<String, Any?>>): Int? {
         val before = ArrayList(items)
         items.addAll(newItems)
-        // Bounded: a device offline for months must not fill its storage.
+        // Bounded: a device offline for months must not fill its storage. The oldest stay in the
+        // log until it is written whole; a launch reads the newest [max].
         var dropped = 0
         while (items.size > max) {
             items.removeAt(0)
             dropped++
         }
-        if (save()) return dropped
+        val written =
+            if (lines + newItems.size > 2 * max) {
+                save()
+            } else {
+                log.append(newItems.map { Json.write(it) }).also { if (it) lines += newItems.size }
+            }
+        if (written) return dropped
         items.clear()
         items.addAll(before)
-        // Written back as it was: SharedPreferences keep a failed commit's value in memory, and
-        // the next write of the file that succeeds would put it on the disk after all.
+        // Written back whole as it was: whatever of the failed write reached the disk goes.
         save()
         return null
     }
@@ -87,48 +98,55 @@ internal class StoredQueue(
     fun clear(): Int {
         val dropped = items.size
         items.clear()
-        store.remove(key)
+        save()
         return dropped
     }
 
     /**
-     * The queue kept on the device, item by item: an item that is no JSON object is lost alone,
-     * and the items before a break in the text are kept. What was lost is counted in
+     * The queue kept on the device, line by line: a line that is no JSON object (damaged, or
+     * cut short by a process killed as it wrote it) is lost alone. What was lost is counted in
      * [lostOnLoad], and the queue written back without it, so that the loss is reported once.
      */
-    @Suppress("UNCHECKED_CAST")
     private fun load(): MutableList<Map<String, Any?>> {
-        val text = store.get(key) ?: return ArrayList()
-        val read = Json.parseArrayUpToBreak(text)
+        val read = log.read()
         val loaded = ArrayList<Map<String, Any?>>()
         var lost = 0
-        for (item in read.items) {
-            if (item is Map<*, *>) loaded.add(item as Map<String, Any?>) else lost++
+        var why: String? = null
+        for (line in read) {
+            runCatching { Json.parseObject(line) }
+                .onSuccess { loaded.add(it) }
+                .onFailure {
+                    lost++
+                    why = why ?: it.message
+                }
         }
-        // The text breaks off: its rest held one item at least.
-        if (read.broken != null) lost++
+        lines = read.size
+        // More than the bound: the oldest were dropped (and reported) as the newest came.
+        while (loaded.size > max) loaded.removeAt(0)
         if (lost == 0) return loaded
-        lostOnLoad = StoredLoss(lost, atLeast = read.broken != null, why = read.broken ?: "an item of another shape")
-        if (loaded.isEmpty()) store.remove(key) else store.put(key, Json.write(loaded))
+        lostOnLoad = StoredLoss(lost, why = why ?: "an item of another shape")
+        writeWhole(loaded)
         return loaded
     }
 
-    /** False when the write did not reach the disk. */
-    private fun save(): Boolean = if (items.isEmpty()) store.remove(key) else store.put(key, Json.write(items))
+    /** The queue written whole; false when the write did not reach the disk. */
+    private fun save(): Boolean = writeWhole(items)
+
+    private fun writeWhole(queued: List<Map<String, Any?>>): Boolean =
+        log.write(queued.map { Json.write(it) }).also { if (it) lines = queued.size }
 
     companion object {
-        /** The events' queue, under the key it always had. */
+        /** Where the events' queue is kept (a file of that name on Android). */
         const val EVENTS = "event_queue"
         const val SESSIONS = "session_queue"
     }
 }
 
 /**
- * What a value kept on the device cost when it could not be read back: [count] items lost (at
- * least that many when [atLeast]: the text broke off, and how many its rest held is not known),
- * and [why], for the log.
+ * What a value kept on the device cost when it could not be read back: [count] items lost (a
+ * line each), and [why], for the log.
  */
-internal class StoredLoss(val count: Int, val atLeast: Boolean, val why: String) {
+internal class StoredLoss(val count: Int, val why: String) {
     fun describe(noun: String, where: String): String =
-        "${if (atLeast) "at least " else ""}$count $noun${if (count == 1 && !atLeast) "" else "s"} lost: $where could not be read back ($why)"
+        "$count $noun${if (count == 1) "" else "s"} lost: $where could not be read back ($why)"
 }

@@ -346,7 +346,7 @@ class AndroidPlatformTest {
     }
 
     @Test
-    fun `the queues are in a file of their own, not in the one configure reads on the main thread`() {
+    fun `the queues are in files of their own, a line an item, not in the one configure reads on the main thread`() {
         val app = robolectricApp()
         val android = AndroidPlatform.create(app)
         // Offline for sessions and events: they stay queued on the device.
@@ -361,7 +361,8 @@ class AndroidPlatformTest {
             store = android.store, device = android.device, installReferrer = android.installReferrer,
             mainThread = android.mainThread, log = android.log, http = transport, clock = android.clock,
             tcf = android.tcf, journal = android.journal, lifecycle = android.lifecycle,
-            appInstalledAt = android.appInstalledAt, queues = android.queues,
+            appInstalledAt = android.appInstalledAt, drafts = android.drafts,
+            eventQueue = android.eventQueue, sessionQueue = android.sessionQueue,
         )
         val worker = com.service.attribution.support.ManualScheduler(ManualClock())
         val core = SdkCore(worker, worker).also { cores += it }
@@ -369,10 +370,9 @@ class AndroidPlatformTest {
         core.sendEvent(EventType.SHARE, null, mapOf("sku" to "gems"))
         worker.runDue()
         assertEquals(1, transport.count("POST", "/v1/sessions"))
-        val queues = app.getSharedPreferences(AndroidPlatform.QUEUES, Context.MODE_PRIVATE)
-        val queued = queues.getString("event_queue", null)
-        assertTrue(queued, queued!!.contains("SHARE") && queued.contains("gems"))
-        assertTrue(queues.getString("session_queue", null)!!.contains("started_at"))
+        val queued = java.io.File(app.noBackupFilesDir, AndroidPlatform.EVENT_QUEUE).readText()
+        assertTrue(queued, queued.contains("SHARE") && queued.contains("gems") && queued.endsWith("}\n"))
+        assertTrue(java.io.File(app.noBackupFilesDir, AndroidPlatform.SESSION_QUEUE).readText().contains("started_at"))
         assertNull(preferences(app).getString("event_queue", null))
         assertNull(preferences(app).getString("session_queue", null))
         assertTrue(preferences(app).getString("service_id", null) != null)

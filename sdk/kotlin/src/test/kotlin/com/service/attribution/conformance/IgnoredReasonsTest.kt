@@ -51,9 +51,9 @@ class IgnoredReasonsTest(private val reason: String, private val drop: String?) 
         val first = device.configure(device.launch())
         first.sendEvent(EventType.LOGIN, null, null)
         device.scheduler.runDue()
-        val queued = Json.parse(device.store.get(StoredQueue.EVENTS)!!) as List<Map<String, Any?>>
+        val queued = device.store.get(StoredQueue.EVENTS)!!.lines().filter { it.isNotEmpty() }
         assertEquals(1, queued.size)
-        device.store.put(StoredQueue.EVENTS, Json.write(queued + queued))
+        device.store.put(StoredQueue.EVENTS, (queued + queued).joinToString("") { it + "\n" })
         val offlineAttempts = device.backend.eventRequests().size
 
         // The service keeps the first of the two and names the second as ignored, for the reason.

@@ -4,7 +4,6 @@ import com.service.attribution.Consent
 import com.service.attribution.EventType
 import com.service.attribution.LogLevel
 import com.service.attribution.ServiceErrorKind
-import com.service.attribution.support.MemoryStore
 import com.service.attribution.support.ScriptedBackend
 import com.service.attribution.support.ScriptedDevice
 import org.junit.After
@@ -489,8 +488,8 @@ class ConsentAndQueueTest {
 
     @Test
     fun `a queue a backup brought from another install is forgotten before it is loaded, and never sent`() {
-        // In a file of their own, as on Android: forgotten with the rest all the same.
-        device.queues = MemoryStore()
+        // Kept with the rest of the SDK's data, as a platform whose backups take its queues
+        // would keep them (Android keeps them in files out of backups).
         device.backend.events = { null }
         device.backend.sessions = { null }
         val first = device.configure(device.launch())
@@ -498,8 +497,7 @@ class ConsentAndQueueTest {
         device.scheduler.runDue()
         assertEquals(1, first.queuedCount())
         assertEquals(1, first.queuedSessionCount())
-        assertTrue(device.queues!!.get(StoredQueue.EVENTS)!!.contains("LOGIN"))
-        assertNull(device.store.get(StoredQueue.EVENTS))
+        assertTrue(device.store.get(StoredQueue.EVENTS)!!.contains("LOGIN"))
         device.backend.events = { com.service.attribution.support.ScriptedBackend.accepted(it.size) }
         device.backend.sessions = { com.service.attribution.support.ScriptedBackend.accepted(it.size) }
         // Restored on a new phone: another install of the app, with the old one's queues.

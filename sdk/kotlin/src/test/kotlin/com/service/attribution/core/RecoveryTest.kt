@@ -52,7 +52,7 @@ class RecoveryTest {
         var appends = 0
         var wholeWrites = 0
 
-        override fun append(line: String) = inner.append(line).also { appends++ }
+        override fun append(lines: List<String>) = inner.append(lines).also { appends++ }
 
         override fun write(lines: List<String>) = inner.write(lines).also { wholeWrites++ }
     }

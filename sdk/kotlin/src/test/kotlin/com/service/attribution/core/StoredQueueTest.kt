@@ -3,56 +3,97 @@ package com.service.attribution.core
 import com.service.attribution.support.MemoryStore
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertNull
-import org.junit.Assert.assertTrue
 import org.junit.Test
 
 class StoredQueueTest {
     private fun event(n: Int) = mapOf<String, Any?>("event_id" to "e$n")
 
+    private val store = MemoryStore()
+
+    private fun events(max: Int = 10) = StoredQueue(LineLog.inStore(store, StoredQueue.EVENTS), max)
+
+    private fun sessions() = StoredQueue(LineLog.inStore(store, StoredQueue.SESSIONS), 10, "started_at")
+
+    /** The queue's log, each time it is added to or written whole. */
+    private class CountingLineLog(private val inner: LineLog) : LineLog by inner {
+        var appends = 0
+        var wholeWrites = 0
+
+        override fun append(lines: List<String>) = inner.append(lines).also { appends++ }
+
+        override fun write(lines: List<String>) = inner.write(lines).also { wholeWrites++ }
+    }
+
     @Test
     fun `keeps events across instances, drops the oldest beyond its bound`() {
-        val store = MemoryStore()
-        val queue = StoredQueue(store, max = 3)
+        val queue = events(max = 3)
         (1..4).forEach { queue.addAll(listOf(event(it))) }
-        assertEquals(listOf("e2", "e3", "e4"), StoredQueue(store, 3).peek(10).map { it["event_id"] })
+        assertEquals(listOf("e2", "e3", "e4"), events(max = 3).peek(10).map { it["event_id"] })
+    }
+
+    @Test
+    fun `kept a JSON object a line, each added once, written whole as items leave and once for every max the bound drops`() {
+        val log = CountingLineLog(LineLog.inStore(store, StoredQueue.EVENTS))
+        val queue = StoredQueue(log, max = 10)
+        queue.addAll(listOf(event(1), event(2)))
+        assertEquals("{\"event_id\":\"e1\"}\n{\"event_id\":\"e2\"}\n", store.get(StoredQueue.EVENTS))
+        (3..25).forEach { queue.addAll(listOf(event(it))) }
+        // Lines for the first 20; the 21st writes the newest 10 whole; 4 more lines.
+        assertEquals(1 + 18 + 4, log.appends)
+        assertEquals(1, log.wholeWrites)
+        assertEquals(14, log.read().size)
+        assertEquals((16..25).map { "e$it" }, events().peek(100).map { it["event_id"] })
+        assertNull("what the bound dropped was reported as it was dropped", events().lostOnLoad)
+        queue.remove(1, keep = emptySet())
+        assertEquals(2, log.wholeWrites)
+        assertEquals(9, log.read().size)
     }
 
     @Test
     fun `removing a batch keeps the events to retry first, in order`() {
-        val queue = StoredQueue(MemoryStore(), max = 10)
+        val queue = events()
         (1..5).forEach { queue.addAll(listOf(event(it))) }
         queue.remove(3, keep = setOf(0, 2))
         assertEquals(listOf("e1", "e3", "e4", "e5"), queue.peek(10).map { it["event_id"] })
+        assertEquals(listOf("e1", "e3", "e4", "e5"), events().peek(10).map { it["event_id"] })
     }
 
     @Test
-    fun `the sessions' queue is a file of its own, expired by started_at`() {
-        val store = MemoryStore()
-        val events = StoredQueue(store, max = 10)
-        val sessions = StoredQueue(store, 10, StoredQueue.SESSIONS, "started_at")
+    fun `the sessions' queue is kept apart, expired by started_at`() {
+        val events = events()
+        val sessions = sessions()
         events.addAll(listOf(event(1)))
         sessions.addAll(listOf(Requests.session("s1", "sid", 1_000)))
         sessions.addAll(listOf(Requests.session("s2", "sid", 5_000)))
         assertEquals(1, sessions.expire(2_000))
-        assertEquals(listOf("s2"), StoredQueue(store, 10, StoredQueue.SESSIONS, "started_at").peek(10).map { it["session_id"] })
-        assertEquals(listOf("e1"), StoredQueue(store, 10).peek(10).map { it["event_id"] })
+        assertEquals(listOf("s2"), sessions().peek(10).map { it["session_id"] })
+        assertEquals(listOf("e1"), events().peek(10).map { it["event_id"] })
     }
 
     @Test
-    fun `a damaged queue keeps the items before the break, counts what it lost, and is written back without it`() {
-        val store = MemoryStore()
-        store.put(StoredQueue.EVENTS, """[{"event_id":"e1"},"an event",{"event_id":"e2"},{"event_id":"e3","ev""")
-        val queue = StoredQueue(store, max = 10)
+    fun `a damaged line is lost alone, counted, and the queue written back without it`() {
+        store.put(StoredQueue.EVENTS, "{\"event_id\":\"e1\"}\n\"an event\"\n{\"event_id\":\"e2\"}\n{\"event_id\":\"e3\",\"ev")
+        val queue = events()
         assertEquals(listOf("e1", "e2"), queue.peek(10).map { it["event_id"] })
-        val loss = queue.lostOnLoad!!
-        assertEquals(2, loss.count)
-        assertTrue(loss.atLeast)
-        assertEquals(listOf("e1", "e2"), StoredQueue(store, 10).peek(10).map { it["event_id"] })
-        assertNull("reported once", StoredQueue(store, 10).lostOnLoad)
-        // Not JSON at all: one lost at least, the queue empty.
+        assertEquals(2, queue.lostOnLoad!!.count)
+        assertEquals(listOf("e1", "e2"), events().peek(10).map { it["event_id"] })
+        assertNull("reported once", events().lostOnLoad)
+        // Nothing readable: the queue empty, and gone from the device.
         store.put(StoredQueue.EVENTS, "not json")
-        assertEquals(1, StoredQueue(store, 10).lostOnLoad!!.count)
+        assertEquals(1, events().lostOnLoad!!.count)
         assertNull(store.get(StoredQueue.EVENTS))
-        assertNull(StoredQueue(store, 10).lostOnLoad)
+        assertNull(events().lostOnLoad)
+    }
+
+    @Test
+    fun `a write the device refuses leaves the queue as it was, in memory and on the device`() {
+        val queue = events()
+        queue.addAll(listOf(event(1)))
+        store.failingKeys += StoredQueue.EVENTS
+        assertNull(queue.addAll(listOf(event(2))))
+        assertEquals(listOf("e1"), queue.peek(10).map { it["event_id"] })
+        store.failingKeys.clear()
+        assertEquals(0, queue.addAll(listOf(event(3))))
+        assertEquals(listOf("e1", "e3"), events().peek(10).map { it["event_id"] })
     }
 }

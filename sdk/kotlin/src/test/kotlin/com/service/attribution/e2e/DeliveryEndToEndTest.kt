@@ -248,7 +248,7 @@ class DeliveryEndToEndTest {
 
         // The same event twice in the queue kept on the device: one request carries both.
         val event = Requests.event(Draft(UUID.randomUUID().toString(), EventType.LOGIN, null, emptyMap(), System.currentTimeMillis(), null), emptyMap(), serviceId)
-        store.put(StoredQueue.EVENTS, Json.write(listOf(event, event)))
+        store.put(StoredQueue.EVENTS, listOf(event, event).joinToString("") { Json.write(it) + "\n" })
         val next = Launch(store).configure(app.sdkKey)
         assertTrue(eventually { next.accepted() >= 1 && next.core.queuedCount() == 0 })
         val answer = next.transport.requests("POST", "/v1/events").single().second!!.body

@@ -14,6 +14,7 @@ import com.service.attribution.core.LineLog
 import com.service.attribution.core.Platform
 import com.service.attribution.core.SdkCore
 import com.service.attribution.core.SdkSettings
+import com.service.attribution.core.StoredQueue
 import com.service.attribution.core.TcfSource
 import com.service.attribution.core.TcfValues
 import org.junit.Assert.assertEquals
@@ -152,8 +153,9 @@ internal class ScriptedDevice(
                 store, signals, referrer, mainThread, log, backend.transport, clock.read, TcfSource { tcf },
                 lifecycle = lifecycle,
                 appInstalledAt = appInstalledAt,
-                queues = queues ?: store,
                 drafts = drafts ?: LineLog.inStore(store, "pending_events"),
+                eventQueue = LineLog.inStore(queues ?: store, StoredQueue.EVENTS),
+                sessionQueue = LineLog.inStore(queues ?: store, StoredQueue.SESSIONS),
             )
 
     /** A new process of the app with its listeners set (not configured yet). */
