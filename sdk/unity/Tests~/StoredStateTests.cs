@@ -430,6 +430,51 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ATimedSaveOffTheMainThreadMakesTheValueThereAndTheMainThreadOnlyWritesIt()
+        {
+            var prefs = new Prefs();
+            var main = new QueuedMainThread();
+            var store = new MainThreadStore(prefs, main, new[] { "q" });
+            var makers = new List<int>();
+            var made = 0;
+            Func<string> make = () =>
+            {
+                lock (makers) makers.Add(Thread.CurrentThread.ManagedThreadId);
+                return "v" + Interlocked.Increment(ref made);
+            };
+            store.SetLater("q", make);
+            // The core's timed save runs on its timer's thread.
+            var timer = new Thread(store.Save);
+            timer.Start();
+            timer.Join();
+            Assert.AreEqual(new[] { timer.ManagedThreadId }, makers.ToArray(), "made on the timer's thread");
+            Assert.IsNull(prefs.OnDisk("q"), "PlayerPrefs are the main thread's");
+            Assert.AreEqual(1, main.Drain());
+            Assert.AreEqual("v1", prefs.OnDisk("q"));
+            Assert.AreEqual(1, made, "the main thread made nothing");
+
+            // Changed again between the timer's make and the main thread's write: what the timer
+            // made is written, and the change is made at the next timed save, off the main thread.
+            store.SetLater("q", make);
+            timer = new Thread(() =>
+            {
+                store.Save();
+                store.SetLater("q", make);
+            });
+            timer.Start();
+            timer.Join();
+            main.Drain();
+            Assert.AreEqual("v2", prefs.OnDisk("q"));
+            timer = new Thread(store.Save);
+            timer.Start();
+            timer.Join();
+            main.Drain();
+            Assert.AreEqual("v3", prefs.OnDisk("q"));
+            Assert.AreEqual(3, made);
+            CollectionAssert.DoesNotContain(makers, Thread.CurrentThread.ManagedThreadId, "never on the main thread");
+        }
+
+        [Test]
         public void AValueGivenToMakeLaterIsReadAsMadeAndASetAfterItWins()
         {
             var prefs = new Prefs();

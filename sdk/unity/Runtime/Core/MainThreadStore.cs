@@ -29,7 +29,9 @@ namespace Service.Unity
     /// paused, and the OS may end a paused app without a word, so an event the app sends from its
     /// own OnApplicationPause or OnApplicationQuit (called before or after the SDK's, in no set
     /// order) would otherwise be lost. Otherwise a change costs no write to the disk. A value given
-    /// by <see cref="SetLater"/> (the queues') is made at the save, or at a Get, not at each change.
+    /// by <see cref="SetLater"/> (the queues') is made at the save, or at a Get, not at each change:
+    /// by the thread that asks for the save (the core's timer, off the main thread), so that the
+    /// main thread only writes it.
     /// </summary>
     /// <remarks>
     /// A game may clear PlayerPrefs behind the SDK's back (PlayerPrefs.DeleteAll, often on a
@@ -149,30 +151,55 @@ namespace Service.Unity
 
         public void Save()
         {
-            if (OnMainThread) SaveOnMainThread();
-            else mainThread.Post(SaveOnMainThread);
+            if (OnMainThread)
+            {
+                SaveOnMainThread();
+                return;
+            }
+            // The values given to make later are made here, off the main thread: the save posted
+            // to it writes text, and a queue of a thousand events costs the game's frame no
+            // serialisation. A value whose key changes meanwhile is made again at the next save,
+            // which that change asked for.
+            var made = MakeLater();
+            mainThread.Post(() => Write(made));
         }
 
         /// <summary>What changed to the prefs, then the prefs to the disk; on the main thread only.</summary>
         public void SaveOnMainThread()
         {
+            Write(MakeLater());
+        }
+
+        /// <summary>
+        /// Makes the values given to make later, on the calling thread, outside the lock (a value
+        /// takes its owner's lock, whose holder may be waiting for this one to give the store a
+        /// change): each becomes its key's own when its key did not change meanwhile. Returns those
+        /// whose key changed again by a SetLater of the same maker: newer than the prefs' value,
+        /// written all the same, and made again at the save that change asked for.
+        /// </summary>
+        private List<Made> MakeLater()
+        {
             List<Made> made;
             lock (values) made = later.Select(pair => new Made(pair.Key, pair.Value)).ToList();
-            // Made outside the lock: a value takes its owner's lock, whose holder may be waiting
-            // for this one to give the store a change.
             foreach (var one in made) one.Value = one.Taken.Make();
-            var cleared = false;
+            var newer = new List<Made>();
             lock (values)
             {
-                // A value made while its key changed again: written all the same when that change
-                // was a SetLater of the same maker (what it made is newer than the prefs' value),
-                // and made again at the save that change asked for.
-                var newer = new Dictionary<string, string>();
                 foreach (var one in made)
                 {
                     Later now;
-                    if (!Keep(one) && later.TryGetValue(one.Key, out now) && now == one.Taken) newer[one.Key] = one.Value;
+                    if (!Keep(one) && later.TryGetValue(one.Key, out now) && now == one.Taken) newer.Add(one);
                 }
+            }
+            return newer;
+        }
+
+        /// <summary>What changed to the prefs, <paramref name="newer"/> (see <see cref="MakeLater"/>) included, then the prefs to the disk; on the main thread.</summary>
+        private void Write(List<Made> newer)
+        {
+            var cleared = false;
+            lock (values)
+            {
                 if (prefs.Read(MarkKey) == null)
                 {
                     // Never saved, or cleared since: every key is written, whatever changed.
@@ -186,10 +213,15 @@ namespace Service.Unity
                 foreach (var key in changed)
                 {
                     string value;
-                    if (later.ContainsKey(key))
+                    Later pending;
+                    if (later.TryGetValue(key, out pending))
                     {
                         again.Add(key);
-                        if (newer.TryGetValue(key, out value)) prefs.Write(key, value);
+                        // Made by the maker still pending: what it made is newer than the prefs'.
+                        // Another maker since: the value last made (or set) is.
+                        var one = newer.LastOrDefault(m => m.Key == key && m.Taken == pending);
+                        if (one != null) prefs.Write(key, one.Value);
+                        else if (values.TryGetValue(key, out value)) prefs.Write(key, value);
                     }
                     else if (values.TryGetValue(key, out value)) prefs.Write(key, value);
                     else prefs.Delete(key);
