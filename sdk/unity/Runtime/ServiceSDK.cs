@@ -13,7 +13,8 @@ namespace Service.Unity
     public static class ServiceSDK
     {
         private static readonly object Gate = new object();
-        private static readonly SdkListeners Listeners = new SdkListeners();
+        /// <summary>The app's handlers; a new play session in the Editor starts with a new set (<see cref="ForgetPlaySession"/>).</summary>
+        private static SdkListeners Listeners = new SdkListeners();
         private static SdkSetup setup;
         private static SdkCore core;
         private static string baseUrl;
@@ -230,16 +231,21 @@ namespace Service.Unity
         /// In the Editor with domain reload off (Enter Play Mode options), statics outlive a play
         /// session: the Unity layer calls this as the next one starts, so that the last session's
         /// handlers (of objects destroyed since) are not called again beside the new session's,
-        /// nor its SDK or BaseUrl used. A player's process starts with none of them.
+        /// nor its SDK or BaseUrl used. The last session's SDK is retired: what it had scheduled
+        /// (a retry, a reading) does nothing, and what it would still tell goes to its own,
+        /// emptied, set of handlers, never to the new session's. A player's process starts with
+        /// none of them.
         /// </summary>
         internal static void ForgetPlaySession()
         {
             lock (Gate)
             {
+                if (core != null) core.Retire();
                 setup = null;
                 core = null;
                 baseUrl = null;
                 Listeners.Clear();
+                Listeners = new SdkListeners();
             }
         }
 

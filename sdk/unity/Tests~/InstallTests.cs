@@ -186,6 +186,39 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void TheLastPlaySessionsSdkIsRetiredItsRetryDoesNothingAndItTellsTheNewSessionNothing()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual, Offline = true };
+            var timers = new ManualTimers();
+            var next = new List<ServiceError>();
+            try
+            {
+                ServiceSDK.UsePlatform(Setups.For("http://service.test", backend, scheduler: timers));
+                ServiceSDK.Configure("sdk_key");
+                ServiceSDK.SendEvent(EventType.LOGIN);
+                var last = ServiceSDK.Core;
+                last.Idle().Wait();
+                Assert.IsNotEmpty(timers.Delays, "offline: a retry waits");
+
+                // Domain reload off: the next session starts; the network is back.
+                ServiceSDK.ForgetPlaySession();
+                ServiceSDK.ErrorOccurred += next.Add;
+                backend.Offline = false;
+                timers.FireAll();
+                last.Idle().Wait();
+                Assert.IsEmpty(backend.Requests, "the retired SDK's retry sends nothing");
+                // What it would still tell goes to its own handlers, emptied, not the new session's.
+                last.Listeners.RaiseError(new ServiceError(ServiceErrorKind.EventsDropped, ServiceDropReason.QueueFull, null, 1, "the last session's"));
+                Assert.IsEmpty(next);
+            }
+            finally
+            {
+                ServiceSDK.ForgetPlaySession();
+                ServiceSDK.UsePlatform(null);
+            }
+        }
+
+        [Test]
         public void AnHttpsLinkHandedToHandleDeepLinkIsTheOpenUrlAndACustomSchemeNever()
         {
             var web = new ScriptedBackend { Answer = ScriptedBackend.Usual };

@@ -139,6 +139,8 @@ namespace Service.Unity
         private readonly SavingStore store;
         private readonly EventQueue queue;
         private readonly SdkListeners listeners;
+        /// <summary>Set by <see cref="Retire"/>: the core does nothing more.</summary>
+        private volatile bool retired;
         private readonly DropReporter drops;
         private readonly ConsentState consent;
         private readonly Delivery<QueuedEvent> delivery;
@@ -396,6 +398,31 @@ namespace Service.Unity
             }
         }
 
+        /// <summary>
+        /// Retires this core (a play session in the Editor ended, its statics kept): nothing it
+        /// had scheduled runs from now on, and it sends nothing more; the session that follows
+        /// has a core of its own.
+        /// </summary>
+        internal void Retire()
+        {
+            retired = true;
+        }
+
+        /// <summary>Work on the scheduler, for this core while it is not retired.</summary>
+        private Task StartWork(Func<Task> work)
+        {
+            return scheduler.Start(() => retired ? Task.CompletedTask : work());
+        }
+
+        /// <summary>An action after a delay, for this core while it is not retired.</summary>
+        private void After(TimeSpan delay, Action action)
+        {
+            scheduler.After(delay, () =>
+            {
+                if (!retired) action();
+            });
+        }
+
         /// <summary>The listeners this core raises (the facade's, or a test's own).</summary>
         public SdkListeners Listeners
         {
@@ -481,7 +508,7 @@ namespace Service.Unity
                         // install's data was deleted.
                         if (!disabled && !deleted) QueueSession();
                         initialized = true;
-                        initialization = scheduler.Start(Initialize);
+                        initialization = StartWork(Initialize);
                     }
                     // The listeners to tell are taken in the same step as configured is set: one added
                     // from now on hears the kept attribution on its own (AttributionListenerAdded).
@@ -632,7 +659,7 @@ namespace Service.Unity
             if (said != null) Write(LogLevel.Info, said);
             if (check.HasValue)
             {
-                scheduler.After(check.Value, () =>
+                After(check.Value, () =>
                 {
                     lock (gate) trackingCheckScheduled = false;
                     Flush();
@@ -803,7 +830,7 @@ namespace Service.Unity
                     if (!disabled && !deleted) QueueSession();
                     first = !initialized;
                     initialized = true;
-                    if (first) initialization = scheduler.Start(Initialize);
+                    if (first) initialization = StartWork(Initialize);
                     if (!disabled && !deleted) stored = KeptAttribution();
                     if (stored != null) handlers = AttributionHandlersToTell();
                 }
@@ -863,7 +890,7 @@ namespace Service.Unity
             Write(LogLevel.Debug, "the app went to the background: what is queued is sent now");
             Flush();
             if (giveBack == null) return;
-            scheduler.Start(async () =>
+            StartWork(async () =>
             {
                 await SendingDone();
                 giveBack();
@@ -1040,7 +1067,7 @@ namespace Service.Unity
         {
             if (onSuccess == null) throw new ArgumentNullException("onSuccess");
             RequireConfigured();
-            scheduler.Start(async () =>
+            StartWork(async () =>
             {
                 Dictionary<string, object> parameters;
                 try
@@ -1098,7 +1125,7 @@ namespace Service.Unity
         /// </summary>
         public Task DeleteUserData()
         {
-            return scheduler.Start(DeleteOnWorker);
+            return StartWork(DeleteOnWorker);
         }
 
         private async Task DeleteOnWorker()
@@ -1225,7 +1252,7 @@ namespace Service.Unity
                 if (saveScheduled) return;
                 saveScheduled = true;
             }
-            scheduler.After(SaveDelay, () =>
+            After(SaveDelay, () =>
             {
                 lock (saveGate) saveScheduled = false;
                 SaveNow();
@@ -1290,7 +1317,7 @@ namespace Service.Unity
             int generation;
             lock (gate) generation = ++refreshGeneration;
             // Only the last timer set reads again: a Start while one waits makes no second reader.
-            scheduler.After(refreshInterval, () =>
+            After(refreshInterval, () =>
             {
                 lock (gate) if (generation != refreshGeneration) return;
                 RefreshConfig();
@@ -1321,7 +1348,7 @@ namespace Service.Unity
             {
                 if (stopped) return;
                 var before = flushing;
-                flushing = scheduler.Start(async () =>
+                flushing = StartWork(async () =>
                 {
                     await Finished(before);
                     // A route refused for its address or key is tried again with each reading.
@@ -1635,7 +1662,7 @@ namespace Service.Unity
                 if (flushWaiting) return;
                 flushWaiting = true;
                 var before = flushing;
-                flushing = scheduler.Start(async () =>
+                flushing = StartWork(async () =>
                 {
                     await Finished(before);
                     await Finished(initialization);
@@ -1675,7 +1702,7 @@ namespace Service.Unity
             await sending.WaitAsync();
             try
             {
-                if (disabled || stopped || deleted || configurationError != null) return;
+                if (retired || disabled || stopped || deleted || configurationError != null) return;
                 if (store.Get(InstallTrackedKey) != "true")
                 {
                     if (WaitsForTracking())
@@ -1692,8 +1719,8 @@ namespace Service.Unity
                 // and no reading is under way, so a later launch, a Start and a switch back on take
                 // up a match still `failed` or pending.
                 KickAttribution();
-                // Stopped (an opt-out), switched off or deleted while the install was on its way: nothing more goes.
-                if (disabled || stopped || deleted) return;
+                // Stopped (an opt-out), switched off, deleted or retired while the install was on its way: nothing more goes.
+                if (retired || disabled || stopped || deleted) return;
                 // The consent as it is now is checked here: a SetConsent from now on is checked
                 // again before the next batch (ConsentBeforeBatch).
                 Interlocked.Exchange(ref consentChanged, 0);
@@ -1702,7 +1729,7 @@ namespace Service.Unity
                 {
                     try
                     {
-                        await sessionDelivery.SendAll(api, ServiceId, () => !disabled && !stopped && !deleted, ConsentBeforeBatch);
+                        await sessionDelivery.SendAll(api, ServiceId, () => !retired && !disabled && !stopped && !deleted, ConsentBeforeBatch);
                     }
                     catch (ServiceHttpException error) when (error.IsConfiguration)
                     {
@@ -1715,7 +1742,7 @@ namespace Service.Unity
                 {
                     try
                     {
-                        await delivery.SendAll(api, ServiceId, () => !disabled && !stopped && !deleted, ConsentBeforeBatch);
+                        await delivery.SendAll(api, ServiceId, () => !retired && !disabled && !stopped && !deleted, ConsentBeforeBatch);
                     }
                     catch (ServiceHttpException error) when (error.IsConfiguration)
                     {
@@ -2047,7 +2074,7 @@ namespace Service.Unity
             }
             var delay = WaitBefore(retryDelay);
             retryDelay = TimeSpan.FromTicks(Math.Min(retryDelay.Ticks * 2, MaxRetryDelay.Ticks));
-            scheduler.After(delay, () =>
+            After(delay, () =>
             {
                 lock (gate)
                 {
@@ -2104,7 +2131,7 @@ namespace Service.Unity
                 if (readingAttribution || !MayReadAttribution) return;
                 readingAttribution = true;
                 attributionDelay = setup.RetryDelay;
-                resolving = scheduler.Start(ResolveAttribution);
+                resolving = StartWork(ResolveAttribution);
             }
         }
 
@@ -2122,7 +2149,7 @@ namespace Service.Unity
                     readingAttribution = false;
                     return;
                 }
-                resolving = scheduler.Start(ResolveAttribution);
+                resolving = StartWork(ResolveAttribution);
             }
         }
 
@@ -2175,7 +2202,7 @@ namespace Service.Unity
                 delay = WaitBefore(attributionDelay);
                 attributionDelay = TimeSpan.FromTicks(Math.Min(attributionDelay.Ticks * 2, MaxRetryDelay.Ticks));
             }
-            scheduler.After(delay, ReadAttributionAgain);
+            After(delay, ReadAttributionAgain);
         }
 
         /// <summary>
