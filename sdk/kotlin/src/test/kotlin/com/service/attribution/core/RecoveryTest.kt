@@ -3,6 +3,7 @@ package com.service.attribution.core
 import com.service.attribution.EventType
 import com.service.attribution.LogLevel
 import com.service.attribution.support.ScriptedBackend
+import com.service.attribution.support.CountingLineLog
 import com.service.attribution.support.ScriptedDevice
 import org.junit.After
 import org.junit.Assert.assertEquals
@@ -45,16 +46,6 @@ class RecoveryTest {
         device.scheduler.advance(hour)
         assertTrue(core.isEnabled())
         device.assertNoFailures()
-    }
-
-    /** sendEvent's journal as the core uses it: each line added, and each time it is written whole. */
-    private class CountingLineLog(private val inner: LineLog) : LineLog by inner {
-        var appends = 0
-        var wholeWrites = 0
-
-        override fun append(lines: List<String>) = inner.append(lines).also { appends++ }
-
-        override fun write(lines: List<String>) = inner.write(lines).also { wholeWrites++ }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package com.service.attribution.core
 
+import com.service.attribution.support.CountingLineLog
 import com.service.attribution.support.MemoryStore
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertNull
@@ -13,16 +14,6 @@ class StoredQueueTest {
     private fun events(max: Int = 10) = StoredQueue(LineLog.inStore(store, StoredQueue.EVENTS), max)
 
     private fun sessions() = StoredQueue(LineLog.inStore(store, StoredQueue.SESSIONS), 10, "started_at")
-
-    /** The queue's log, each time it is added to or written whole. */
-    private class CountingLineLog(private val inner: LineLog) : LineLog by inner {
-        var appends = 0
-        var wholeWrites = 0
-
-        override fun append(lines: List<String>) = inner.append(lines).also { appends++ }
-
-        override fun write(lines: List<String>) = inner.write(lines).also { wholeWrites++ }
-    }
 
     @Test
     fun `keeps events across instances, drops the oldest beyond its bound`() {

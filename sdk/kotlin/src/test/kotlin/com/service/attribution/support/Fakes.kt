@@ -7,6 +7,7 @@ import com.service.attribution.core.HttpResponse
 import com.service.attribution.core.HttpTransport
 import com.service.attribution.core.InstallReferrerDetails
 import com.service.attribution.core.KeyValueStore
+import com.service.attribution.core.LineLog
 import com.service.attribution.core.LogSink
 import com.service.attribution.core.MainThread
 import com.service.attribution.core.Platform
@@ -125,4 +126,14 @@ internal fun eventually(timeoutMs: Long = 20_000, condition: () -> Boolean): Boo
         Thread.sleep(50)
     }
     return condition()
+}
+
+/** A [LineLog] that counts how it is written: each time lines are added, each time it is written whole. */
+internal class CountingLineLog(private val inner: LineLog) : LineLog by inner {
+    var appends = 0
+    var wholeWrites = 0
+
+    override fun append(lines: List<String>) = inner.append(lines).also { appends++ }
+
+    override fun write(lines: List<String>) = inner.write(lines).also { wholeWrites++ }
 }
