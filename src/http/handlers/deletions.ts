@@ -24,7 +24,7 @@ export const serviceIdParam = serviceIdField();
 export const requestIdParam = z.uuid({ error: "must be the id a deletion request answered" });
 
 /** A request from the app's servers: the install by its service_id. */
-export const deletionRequestBody = z.strictObject({ service_id: serviceIdParam });
+export const deletionRequestBody = z.object({ service_id: serviceIdParam });
 
 export interface RequestDeletionDeps {
   readonly deletions: DeletionStore;
