@@ -7,7 +7,6 @@
  */
 import { createHash } from "node:crypto";
 import { costColumns } from "../costs/touch-cost.ts";
-import { keptDeviceTime } from "../domain/device-clock.ts";
 import { exportEventName } from "../domain/event-types.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import {
@@ -19,6 +18,7 @@ import {
 import type { App } from "../ports/apps.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
+import { keptFirstOpen } from "./first-open.ts";
 import { exportedFields } from "./results.ts";
 
 export const attributionRow = (
@@ -42,22 +42,6 @@ export const attributionRow = (
     ...costColumns(cost),
     cost_usd: cost && fx.toUsd(cost.value, cost.currency, keptFirstOpen(install).slice(0, 10)),
   };
-};
-
-/**
- * The first open on the service's clock when the device's was off, and never after the service
- * heard of the install: a clock fast by less than the tolerance, or one whose offset is unknown
- * (no `sent_at`), would otherwise put it there.
- */
-export const keptFirstOpen = (
-  install: Pick<Install, "firstOpenTime" | "clockOffsetMs" | "receivedAt">,
-): string => {
-  const deviceMs = Date.parse(install.firstOpenTime);
-  const keptMs = Math.min(
-    keptDeviceTime(deviceMs, install.clockOffsetMs ?? 0),
-    Date.parse(install.receivedAt),
-  );
-  return keptMs === deviceMs ? install.firstOpenTime : new Date(keptMs).toISOString();
 };
 
 /** The install event's id: the same for the same install, and unlike any SDK's event id. */

@@ -7,24 +7,27 @@ import { type Confidence, REINSTALL } from "../domain/attribution.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
 import { NO_CAMPAIGN } from "../touches/touch.ts";
+import { keptFirstOpen } from "./first-open.ts";
 import type { Match } from "./matcher.ts";
 import type { AttributionSettings } from "./settings.ts";
 
 /**
- * iOS only: a reinstall when the app has seen the device's IDFV on an earlier install (an
- * install deleted on request is gone from the store, so it leaves no trace).
+ * iOS only: a reinstall when the app has seen the device's IDFV on an install first opened
+ * earlier (an install deleted on request is gone from the store, so it leaves no trace).
  */
 export const installTypeOf = (
   install: Install,
   sameIdfv: readonly Install[],
 ): AttributionResult["installType"] => {
   if (install.os !== "ios") return null;
-  const earlier = sameIdfv.some(
-    (other) =>
-      other.serviceId !== install.serviceId &&
-      (other.firstOpenTime < install.firstOpenTime ||
-        (other.firstOpenTime === install.firstOpenTime && other.serviceId < install.serviceId)),
-  );
+  // On the service's clock: each install's device may have read a different time.
+  const openedAt = (one: Install) => Date.parse(keptFirstOpen(one));
+  const opened = openedAt(install);
+  const earlier = sameIdfv.some((other) => {
+    if (other.serviceId === install.serviceId) return false;
+    const otherOpened = openedAt(other);
+    return otherOpened < opened || (otherOpened === opened && other.serviceId < install.serviceId);
+  });
   return earlier ? REINSTALL : "new_install";
 };
 

@@ -6,7 +6,7 @@
 
 import type { AppKeyrings } from "../apps/app-keyrings.ts";
 import { installFacts } from "../attribution/facts.ts";
-import { keptFirstOpen } from "../attribution/lake-rows.ts";
+import { keptFirstOpen } from "../attribution/first-open.ts";
 import { isSealed, openSealed } from "../crypto/envelope.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";

@@ -5,7 +5,7 @@
  * and a webhook's body and signed headers. Pure: the worker reads, this builds.
  */
 
-import { keptFirstOpen } from "../attribution/lake-rows.ts";
+import { keptFirstOpen } from "../attribution/first-open.ts";
 import { REINSTALL } from "../domain/attribution.ts";
 import type { App } from "../ports/apps.ts";
 import type { AttributionResult } from "../ports/attributions.ts";

@@ -26,7 +26,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createHttpSender } from "../adapters/postback-sender/http-sender.ts";
-import { keptFirstOpen } from "../attribution/lake-rows.ts";
+import { keptFirstOpen } from "../attribution/first-open.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { ValidationError } from "../domain/errors.ts";
 import { DAY_MS, MINUTE_MS, SECOND_MS } from "../domain/time.ts";

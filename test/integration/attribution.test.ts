@@ -558,6 +558,39 @@ describe("attribution over HTTP", () => {
     });
   });
 
+  describe("an iPhone whose clock ran 3 hours fast on the app's first install", () => {
+    it("calls the app's next install on that iPhone a reinstall, comparing first opens on the service's clock", async () => {
+      const app = await rt.createApp("com.example.attributed.reinstalled", "ios");
+      const idfv = "5B0C6E2A-3D61-4C4B-9E0B-7F5A2D9C1E44";
+      const now = Date.now();
+      const sent = async (serviceId: string, firstOpen: number, phoneNow: number) => {
+        const body = installRequest(serviceId, {
+          idfv,
+          first_open_time: new Date(firstOpen).toISOString(),
+          sent_at: new Date(phoneNow).toISOString(),
+        });
+        expect((await rt.post("/v1/installs", body, app.sdkKey)).status).toBe(202);
+        await rt.attributionOf(serviceId, app.sdkKey);
+      };
+      // Opened 2 hours ago by the service's clock, which the phone read as an hour from now.
+      await sent("fast-first", now + HOUR_MS, now + 3 * HOUR_MS);
+      // Deleted and installed again on the same iPhone, its clock set right since.
+      await sent("fast-again", now - 60_000, Date.now());
+      await rt.workers.idle();
+      await rt.flush();
+      const since = Math.floor((now - 24 * HOUR_MS) / 1000);
+      const response = await rt.get(`/api/v1/export?timestamp=${since}`, app.serverKey);
+      const { data } = (await response.json()) as { data: ExportRecord[] };
+      const row = (serviceId: string) => data.find((record) => record.service_id === serviceId);
+      expect(row("fast-first")?.install_type).toBe("new_install");
+      expect(row("fast-again")?.install_type).toBe("reinstall_same_device");
+      // The export's own times put them in that order.
+      expect(Date.parse(row("fast-first")?.event_time ?? "")).toBeLessThan(
+        Date.parse(row("fast-again")?.event_time ?? ""),
+      );
+    });
+  });
+
   it("skips installs of an app with attribution off, and reads not_configured when it is disabled", async () => {
     const app = await rt.stores.apps.get(APP);
     if (!app) throw new Error("no app");
