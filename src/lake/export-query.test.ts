@@ -29,8 +29,14 @@ describe("export query", () => {
   it("prunes partitions by app and date and filters by the exact time", () => {
     const sql = buildExportQuery({ ...input, dialect: "athena" });
     expect(sql).toContain("app_id = 'com.example.game'");
-    expect(sql).toContain("dt >= '2026-11-01'");
-    expect(sql).toContain("event_time >= from_iso8601_timestamp('2026-11-01T06:30:00.000Z')");
+    // Read from a day before, for earlier copies of its events, which it then leaves out.
+    expect(sql).toContain("dt >= '2026-10-31'");
+    expect(sql).toContain(
+      "events.event_time >= from_iso8601_timestamp('2026-10-31T06:30:00.000Z')",
+    );
+    expect(sql).toContain(
+      "WHERE ev.copy_no = 1\n  AND ev.event_time >= from_iso8601_timestamp('2026-11-01T06:30:00.000Z')",
+    );
   });
 
   it("de-duplicates event ids and joins only the latest attribution", () => {
@@ -66,7 +72,7 @@ describe("export query", () => {
   it("gives its rows in no order, their time as text, to the reports", () => {
     for (const dialect of ["duckdb", "athena"] as const) {
       const rows = buildExportRowsQuery({ ...input, dialect });
-      expect(rows).toMatch(/WHERE ev\.copy_no = 1$/);
+      expect(rows).toMatch(/WHERE ev\.copy_no = 1\n {2}AND ev\.event_time >= [^\n]+$/);
       expect(rows).not.toContain("ORDER BY ev.event_time");
     }
   });

@@ -231,12 +231,29 @@ const dayAndSlice = (input: ExportQueryInput, alias: string): string => {
   return `${day}${bound(">=", slice?.from)}${bound("<", slice?.to)}`;
 };
 
+/**
+ * How long before a window its events' earlier copies are looked for. Each request's `sent_at`
+ * dates an event on the service's clock, so the copies of an event sent again may be dated
+ * apart: by the request's time on the way, or by much more when the phone's clock was set
+ * right between its tries. An event is exported at its first copy's time, so a window that
+ * starts between two copies reads the earlier one, and leaves the event to the window before.
+ */
+export const EARLIER_COPIES_DAYS = 1;
+export const EARLIER_COPIES_MS = EARLIER_COPIES_DAYS * DAY_MS;
+
+/** Where the window's rows are read from: `since`, less the time earlier copies are sought. */
+export const readFrom = (since: Date): Date => new Date(since.getTime() - EARLIER_COPIES_MS);
+
 /** The events' columns the window's rows are bounded, de-duplicated and joined by. */
 const WINDOW_KEY_COLUMNS = ["app_id", "dt", "service_id", "event_id", "event_time", "received_at"];
 
-/** The window's rows of the app, before de-duplication: `src`'s definition. */
+/**
+ * The window's rows of the app, before de-duplication, and the copies before it of its events
+ * sent again (`readFrom`), which its de-duplication reads and leaves out: `src`'s definition.
+ */
 const windowRows = (input: ExportQueryInput): string => {
-  const { dialect, appId, since, sources, columns } = input;
+  const { dialect, appId, sources, columns } = input;
+  const from = readFrom(input.since);
   const read =
     columns === undefined
       ? "*"
@@ -251,8 +268,8 @@ const windowRows = (input: ExportQueryInput): string => {
   return `SELECT ${read}
   FROM ${sources.events} AS events
   WHERE events.app_id = ${sqlString(appId)}
-    AND events.dt >= ${sqlString(since.toISOString().slice(0, 10))}
-    AND events.event_time >= ${timeLiteral(dialect, since)}${
+    AND events.dt >= ${sqlString(from.toISOString().slice(0, 10))}
+    AND events.event_time >= ${timeLiteral(dialect, from)}${
       input.until ? `\n    AND events.event_time <= ${timeLiteral(dialect, input.until)}` : ""
     }${dayAndSlice(input, "events")}${exclusionFilter(input.exclude)}`;
 };
@@ -348,7 +365,8 @@ SELECT
   ${selectList(dialect, timeAsText, input.columns)}${lakeOnly.join("")}
 FROM ev
 LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1
-WHERE ev.copy_no = 1`;
+WHERE ev.copy_no = 1
+  AND ev.event_time >= ${timeLiteral(dialect, input.since)}`;
 };
 
 /** The export's rows in no order, `event_time` as its text: the export's records. */

@@ -113,12 +113,16 @@ describe("the report queries", () => {
     expect(query).toContain(`grouping(${OVERVIEW_KEYS.join(", ")}) AS grouping_id`);
     expect(query).toContain(`r.event_name = ${sqlString(INSTALL_EVENT_NAME)}`);
     expect(query).toContain("events.service_id NOT IN ('s-1')");
-    // Partitions: the window's events, the touches its installs' clicks may lie on, each with
-    // the partitions after them that rows taken late lie in; the window's times exactly.
+    // Partitions: the window's events (and the day before's, for earlier copies of them), the
+    // touches its installs' clicks may lie on, each with the partitions after them that rows
+    // taken late lie in; the window's times exactly.
     expect(LAKE_LATE_DAYS).toBe(31);
-    expect(query).toContain("bounded.dt BETWEEN '2026-11-01' AND '2026-12-31'");
+    expect(query).toContain("bounded.dt BETWEEN '2026-10-31' AND '2026-12-31'");
     expect(query).toContain(
-      "AND bounded.event_time >= from_iso8601_timestamp('2026-11-01T00:00:00.000Z')\n    AND bounded.event_time < from_iso8601_timestamp('2026-12-01T00:00:00.000Z')",
+      "AND bounded.event_time >= from_iso8601_timestamp('2026-10-31T00:00:00.000Z')\n    AND bounded.event_time < from_iso8601_timestamp('2026-12-01T00:00:00.000Z')",
+    );
+    expect(query).toContain(
+      "WHERE ev.copy_no = 1\n  AND ev.event_time >= from_iso8601_timestamp('2026-11-01T00:00:00.000Z')",
     );
     expect(TOUCH_LEAD_DAYS).toBe(31);
     expect(query).toContain("dt BETWEEN '2026-10-01' AND '2027-01-01'");
@@ -129,7 +133,7 @@ describe("the report queries", () => {
     const query = latest("duckdb");
     expect(query).not.toContain("ORDER BY ev.event_time");
     expect(query).toMatch(/ORDER BY event_time DESC, event_id DESC\nLIMIT 50$/);
-    expect(query).toContain("bounded.dt BETWEEN '2026-11-30' AND '2027-01-01'");
+    expect(query).toContain("bounded.dt BETWEEN '2026-11-29' AND '2027-01-01'");
     expect(() =>
       buildLatestEventsQuery({
         dialect: "duckdb",

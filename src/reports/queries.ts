@@ -20,6 +20,7 @@ import {
   buildExportRowsQuery,
   buildReportRowsQuery,
   type Dialect,
+  EARLIER_COPIES_DAYS,
   type Exclusion,
   sqlString,
 } from "../lake/export-query.ts";
@@ -180,8 +181,19 @@ export const partitionsOfDays = (from: string, to: string): { from: string; to: 
 });
 
 /**
- * The app's events of the days `from` to `to` (partitions and times), for the export query:
- * UTC days unless `days` counts them in another zone.
+ * The UTC days whose partitions hold a report's events of the days `from` to `to` (with those
+ * after them, `partitionsOfDays`): from the day before, where the export's rows find earlier
+ * copies of the days' events (`readFrom`) and leave them out.
+ */
+export const eventDaysOf = (
+  from: string,
+  to: string,
+  days: Pick<ReportDays, "utcDays">,
+): { from: string; to: string } => days.utcDays(addDays(from, -EARLIER_COPIES_DAYS), to);
+
+/**
+ * The app's events of the days `from` to `to` (partitions and times), and of the day before
+ * (`eventDaysOf`), for the export query: UTC days unless `days` counts them in another zone.
  */
 export const boundedEvents = (
   dialect: Dialect,
@@ -191,13 +203,14 @@ export const boundedEvents = (
   to: string,
   days: ReportDays = reportDays(dialect),
 ): string => {
-  const utc = days.utcDays(from, to);
+  const earliest = addDays(from, -EARLIER_COPIES_DAYS);
+  const utc = eventDaysOf(from, to, days);
   const partitions = partitionsOfDays(utc.from, utc.to);
   return `(
   SELECT * FROM ${events} AS bounded
   WHERE bounded.app_id = ${sqlString(appId)}
     AND bounded.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
-    AND bounded.event_time >= ${days.startLiteral(from)}
+    AND bounded.event_time >= ${days.startLiteral(earliest)}
     AND bounded.event_time < ${days.startLiteral(addDays(to, 1))}
 )`;
 };

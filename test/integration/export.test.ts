@@ -10,6 +10,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unescapeTsvField } from "../../src/export/formats/tsv.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../src/record/columns.ts";
+import { androidInstallRequest } from "../support/installs.ts";
 import { lakeAttribution, lakeEvent } from "../support/records.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
@@ -17,6 +18,7 @@ const APP = "com.example.game";
 const OTHER = "com.example.other";
 const T0 = Date.parse("2026-11-01T00:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString();
+const MINUTE = 60_000;
 const unix = (ms: number) => Math.floor(ms / 1000);
 
 type Page = { data: ExportRecord[]; total_count: number };
@@ -273,6 +275,39 @@ describe("GET /api/v1/export", () => {
     const now = await ids();
     expect(now).toContain("soon");
     expect(now).not.toContain("later");
+  });
+
+  it("exports an event sent again once, at its first copy's time, though the phone's clock dated its copies apart", async () => {
+    const retried = await rt.createApp("com.example.game.retried");
+    const install = androidInstallRequest("retried-1");
+    expect((await rt.post("/v1/installs", install, retried.sdkKey)).status).toBe(202);
+    const now = Date.now();
+    const purchase = {
+      event_id: "purchase-1",
+      service_id: "retried-1",
+      event_type: "PURCHASE",
+      event_time: iso(now - 10 * MINUTE),
+      parameters: { revenue: 10, currency: "USD" },
+    };
+    // Sent by a phone 5 minutes fast, and kept (at now-15min), its answer lost on the way...
+    const sent = (sentAt: number) =>
+      rt.post("/v1/events", { sent_at: iso(sentAt), events: [purchase] }, retried.sdkKey);
+    expect((await sent(now + 5 * MINUTE)).status).toBe(202);
+    // ...then sent again once its clock was set right: this copy is kept at now-10min.
+    expect((await sent(Date.now())).status).toBe(202);
+    await rt.flush();
+    const purchases = async (since: number) =>
+      (await page(`timestamp=${unix(since)}`, retried.serverKey)).data.filter(
+        (row) => row.event_id === "purchase-1",
+      );
+    // A job pulling from 20 minutes ago, then from 12 minutes ago, counts it once.
+    const first = await purchases(now - 20 * MINUTE);
+    expect(first).toHaveLength(1);
+    // Where the request's time on the way puts it: a few milliseconds later.
+    const kept = Date.parse(first[0]?.event_time ?? "") - (now - 15 * MINUTE);
+    expect(kept).toBeGreaterThanOrEqual(0);
+    expect(kept).toBeLessThan(MINUTE);
+    expect(await purchases(now - 12 * MINUTE)).toEqual([]);
   });
 
   it("pages with limit and offset; a short page is the last", async () => {

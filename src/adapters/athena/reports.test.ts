@@ -97,14 +97,13 @@ describe("Athena report engine", () => {
     expect(sql).toContain('FROM "lake"."attributions"');
     expect(sql).toContain('FROM "lake"."touches" AS touches');
     expect(sql).toContain("bounded.app_id = 'com.example.o''game'");
-    // The window's partitions and the 31 after it, where its events taken late lie.
-    expect(sql).toContain("bounded.dt BETWEEN '2026-11-01' AND '2026-12-15'");
+    // The window's partitions and the 31 after it, where its events taken late lie, and the
+    // day before, where earlier copies of them may.
+    expect(sql).toContain("bounded.dt BETWEEN '2026-10-31' AND '2026-12-15'");
     expect(sql).toContain(
       "bounded.event_time < from_iso8601_timestamp('2026-11-15T00:00:00.000Z')",
     );
-    expect(sql).toContain(
-      "events.event_time >= from_iso8601_timestamp('2026-11-01T00:00:00.000Z')",
-    );
+    expect(sql).toContain("ev.event_time >= from_iso8601_timestamp('2026-11-01T00:00:00.000Z')");
     // The clicks that won the window's installs: up to the longest click window before it.
     expect(sql).toContain("dt BETWEEN '2026-10-01' AND '2026-12-16'");
     expect(sql).toContain("json_extract_scalar(params, '$.deep_link_path')");
@@ -127,14 +126,16 @@ describe("Athena report engine", () => {
       excludeServiceIds: [],
     });
     const sql = sent()[0]?.QueryString ?? "";
-    // Daylight saving time ends on 1 November 2026 at 02:00: the day begins at UTC-7.
+    // Daylight saving time ends on 1 November 2026 at 02:00: the day begins at UTC-7 (as
+    // the day before, read for earlier copies of the window's events).
+    expect(sql).toContain("ev.event_time >= from_iso8601_timestamp('2026-11-01T07:00:00.000Z')");
     expect(sql).toContain(
-      "bounded.event_time >= from_iso8601_timestamp('2026-11-01T07:00:00.000Z')",
+      "bounded.event_time >= from_iso8601_timestamp('2026-10-31T07:00:00.000Z')",
     );
     expect(sql).toContain(
       "bounded.event_time < from_iso8601_timestamp('2026-11-15T08:00:00.000Z')",
     );
-    expect(sql).toContain("bounded.dt BETWEEN '2026-10-31' AND '2026-12-16'");
+    expect(sql).toContain("bounded.dt BETWEEN '2026-10-30' AND '2026-12-16'");
     // Each event's day by the offset of its moment: UTC-7 until the clocks go back, then UTC-8.
     expect(sql).toContain(
       "CAST(CAST((CASE WHEN r.event_time < from_iso8601_timestamp('2026-11-01T09:00:00.000Z') THEN date_add('second', -25200, r.event_time) ELSE date_add('second', -28800, r.event_time) END) AS DATE) AS VARCHAR) AS day",
@@ -394,7 +395,7 @@ describe("Athena report engine", () => {
     });
     expect(events).toEqual([newest, older]);
     const sql = sent()[0]?.QueryString ?? "";
-    expect(sql).toContain("bounded.dt BETWEEN '2026-11-19' AND '2026-12-21'");
+    expect(sql).toContain("bounded.dt BETWEEN '2026-11-18' AND '2026-12-21'");
     expect(sql).toContain("ORDER BY event_time DESC, event_id DESC\nLIMIT 50");
     expect(sql).toContain('FROM "lake"."attributions"');
     expect(sql).not.toContain("touches");

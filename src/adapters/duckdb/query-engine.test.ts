@@ -259,6 +259,7 @@ describe("DuckDB query engine over the local lake", () => {
     app: string,
     inParts: DuckDbQueryEngine,
     expected: { rows: string[][]; parts: number; page: string[]; from: number },
+    since = new Date(0),
   ) => {
     for (const [made, maker] of [
       ["whole", engine],
@@ -266,7 +267,7 @@ describe("DuckDB query engine over the local lake", () => {
     ] as const) {
       const snapshot = await maker.materialize({
         appId: app,
-        since: new Date(0),
+        since,
         snapshotId: `${app}-${made}`,
       });
       const all = await collect(maker.readPage(snapshot, 0, 10));
@@ -363,6 +364,39 @@ describe("DuckDB query engine over the local lake", () => {
       [0, 2],
       [2, 5],
     ]);
+  });
+
+  it("leaves out of a window an event sent again whose first copy is dated before it", async () => {
+    const app = "com.example.retried";
+    // The copies of an event sent again, dated apart by the phone's clock: z1's first on the
+    // day before the window, z4's the same day but before it; z2's later copy dated earlier.
+    await deliver(app, "wal-retried", [
+      [
+        ["z1", "2026-11-09T23:30:00.000Z", "2026-11-09T23:30:01.000Z"],
+        ["z4", "2026-11-10T00:10:00.000Z", "2026-11-10T00:10:01.000Z"],
+        ["z2", "2026-11-10T08:00:00.000Z", "2026-11-10T08:00:01.000Z"],
+        ["z3", "2026-11-10T10:00:00.000Z", "2026-11-10T10:00:01.000Z"],
+      ],
+      [
+        ["z1", "2026-11-10T00:45:00.000Z", "2026-11-10T10:00:05.000Z"],
+        ["z4", "2026-11-10T01:00:00.000Z", "2026-11-10T10:00:06.000Z"],
+        ["z2", "2026-11-10T07:00:00.000Z", "2026-11-10T10:00:07.000Z"],
+      ],
+    ]);
+    await expectMadeAlike(
+      app,
+      madeInParts(),
+      {
+        rows: [
+          ["z2", "2026-11-10T08:00:00.000Z"],
+          ["z3", "2026-11-10T10:00:00.000Z"],
+        ],
+        parts: 1,
+        from: 0,
+        page: ["z2", "z3"],
+      },
+      new Date("2026-11-10T00:30:00.000Z"),
+    );
   });
 
   it("exports a number that is not finite as null, in rows and in pages it writes itself", async () => {

@@ -17,6 +17,7 @@ import {
   buildExportQuery,
   buildLatestAttributionsQuery,
   buildRepeatedEventsQuery,
+  readFrom,
   sqlString,
   type TimeSlice,
 } from "../../lake/export-query.ts";
@@ -247,14 +248,15 @@ export const createDuckDbQueryEngine = (options: {
   };
 
   /**
-   * The window's partitions, in order: its `dt` partitions from the window's first day (a row
-   * is never in a partition before its own day).
+   * The window's partitions, in order: its `dt` partitions from the day it is read from (a row
+   * is never in a partition before its own day), those before its own first day holding only
+   * earlier copies of its events (`readFrom`).
    */
   const windowDays = async (
     appId: string,
     since: Date,
   ): Promise<{ day: string; files: string[]; bytes: number }[]> => {
-    const first = `dt=${since.toISOString().slice(0, 10)}`;
+    const first = `dt=${readFrom(since).toISOString().slice(0, 10)}`;
     const app = appDir(lakeDir, EVENTS_TABLE, appId);
     const names = await readdir(app).catch(() => []);
     const days = names.filter((name) => name.startsWith("dt=") && name >= first).sort();
@@ -309,7 +311,10 @@ export const createDuckDbQueryEngine = (options: {
         );
         // Each query opens the files of its own days only, however much history the app has.
         const days = await windowDays(appId, since);
-        windowBytes = days.reduce((sum, day) => sum + day.bytes, 0);
+        const sinceDay = since.toISOString().slice(0, 10);
+        windowBytes = days
+          .filter(({ day }) => day >= sinceDay)
+          .reduce((sum, day) => sum + day.bytes, 0);
         listed();
         // A small window is one part, sorted whole: a page of it never reads several. A large
         // one is made a day at a time, each day in slices of time sorted alone, so that its
@@ -336,7 +341,6 @@ export const createDuckDbQueryEngine = (options: {
           const files = days.flatMap(({ day, files: held }) =>
             held.map((file) => ({ file, dt: day, ...times.get(file) })),
           );
-          const sinceDay = since.toISOString().slice(0, 10);
           steps = eventDays(
             await withDaysHeld(connection, files, sinceDay, LAKE_LATE_DAYS),
             sinceDay,

@@ -72,6 +72,23 @@ describe("DuckDB reports", () => {
         });
       }
     }
+    // An event sent again, its copies dated either side of the window's first moment: first
+    // the evening before.
+    for (const [eventTime, receivedAt] of [
+      ["2026-11-09T23:30:00.000Z", "2026-11-09T23:30:01.000Z"],
+      ["2026-11-10T00:30:00.000Z", "2026-11-10T00:31:00.000Z"],
+    ]) {
+      events.push(
+        lakeEvent({
+          app_id: APP,
+          event_id: "sent-again",
+          service_id: "s-1-0",
+          event_name: "purchase",
+          event_time: eventTime,
+          received_at: receivedAt,
+        }),
+      );
+    }
     const walDir = join(dir, "wal");
     for (const [table, records] of [
       [EVENTS_TABLE, events],
@@ -82,8 +99,9 @@ describe("DuckDB reports", () => {
       await stream.put(records);
       await stream.close();
     }
-    // A file no query of November may open: DuckDB would fail on it.
-    const outside = join(appDir(lakeDir, EVENTS_TABLE, APP), "dt=2026-10-31");
+    // A file no query of November may open, though it reads the day before for earlier copies
+    // of its events: DuckDB would fail on it.
+    const outside = join(appDir(lakeDir, EVENTS_TABLE, APP), "dt=2026-10-30");
     await mkdir(outside, { recursive: true });
     await writeFile(join(outside, "part-broken.parquet"), "not parquet");
   });
@@ -103,6 +121,11 @@ describe("DuckDB reports", () => {
     expect(report.deep_link_paths).toEqual(
       [12, 11, 10, 9, 8, 7, 6, 5, 4, 3].map((n) => ({ deep_link_path: `/p${n}`, installs: n - 1 })),
     );
+  });
+
+  it("counts an event sent again on its first copy's day, not on a later copy's", async () => {
+    expect((await overview()).totals).toMatchObject({ installs: 78, events: 78 });
+    expect((await overview("2026-11-09")).totals).toMatchObject({ installs: 78, events: 79 });
   });
 
   it("opens the window's partitions only", async () => {

@@ -27,6 +27,7 @@ import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
 import {
   buildLatestEventsQuery,
   buildOverviewQuery,
+  eventDaysOf,
   latestEventDays,
   partitionsOfDays,
   reportDays,
@@ -126,7 +127,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
             timeZone,
             filters,
             sources: {
-              events: await dayFiles(EVENTS_TABLE, appId, days.utcDays(from, to)),
+              events: await dayFiles(EVENTS_TABLE, appId, eventDaysOf(from, to, days)),
               attributions: await attributionsOf(appId),
               touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to, days)),
             },
@@ -155,7 +156,11 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
             filters,
             costKeys,
             sources: {
-              events: await dayFiles(EVENTS_TABLE, appId, days),
+              events: await dayFiles(
+                EVENTS_TABLE,
+                appId,
+                eventDaysOf(cohortDays.from, cohortDays.to, local),
+              ),
               attributions: await attributionsOf(appId),
               sessions: await dayFiles(SESSIONS_TABLE, appId, days),
               touches: await dayFiles(TOUCHES_TABLE, appId, local.utcDays(from, to)),
@@ -195,7 +200,11 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
             limit,
             today,
             sources: {
-              events: await dayFiles(EVENTS_TABLE, appId, { from, to }),
+              events: await dayFiles(
+                EVENTS_TABLE,
+                appId,
+                eventDaysOf(from, to, reportDays("duckdb")),
+              ),
               attributions: await attributionsOf(appId),
             },
             exclude: { serviceIds: excludeServiceIds },
