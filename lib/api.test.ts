@@ -445,13 +445,15 @@ describe("least privilege", () => {
     ]);
     const dynamo = onService(allStatements(id), "dynamodb");
     expect(dynamo.flatMap(actionsOf)).not.toContain("dynamodb:Scan");
-    // The two queries: an install's deletion requests, on the by-install index only, and an
-    // app's postback configurations, on the by-app index only.
+    // The three queries: a customer user's installs, on the by-user index only, an install's
+    // deletion requests, on the by-install index only, and an app's postback configurations,
+    // on the by-app index only.
     const queries = dynamo.filter((s) => actionsOf(s).includes("dynamodb:Query"));
-    const indexOf = (table: "deletions" | "postbackConfigs", name: string) => ({
+    const indexOf = (table: "deletions" | "customerUsers" | "postbackConfigs", name: string) => ({
       "Fn::Join": ["", [stack.resolve(stack.tables.table[table].tableArn), `/index/${name}`]],
     });
     expect(queries.flatMap((s) => asArray(s.Resource))).toEqual([
+      indexOf("customerUsers", "byUser"),
       indexOf("deletions", "byInstall"),
       indexOf("postbackConfigs", "byApp"),
     ]);

@@ -200,7 +200,7 @@ describe("grants", () => {
     expect(statementsOfRole(template, deletionLookup)).toEqual([installLookup()]);
   });
 
-  it("lets ingestion read apps, and get and put installs and customer users, by key only", () => {
+  it("lets ingestion read apps, and get and put installs and customer users, by key, and query a user's installs", () => {
     expect(statementsOfRole(template, ingester)).toEqual([
       {
         Effect: "Allow",
@@ -214,6 +214,11 @@ describe("grants", () => {
           stack.resolve(tables.table.installs.tableArn),
           stack.resolve(tables.table.customerUsers.tableArn),
         ],
+      },
+      {
+        Effect: "Allow",
+        Action: "dynamodb:Query",
+        Resource: stack.resolve(`${tables.table.customerUsers.tableArn}/index/byUser`),
       },
     ]);
   });

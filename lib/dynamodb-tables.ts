@@ -214,7 +214,12 @@ const TABLE_GRANTS: {
     purge: [{ actions: ["dynamodb:GetItem", "dynamodb:DeleteItem"], on: whole("installs") }],
   },
   customerUsers: {
-    create: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("customerUsers") }],
+    // The SDKs' uses of ids, and a server's event's user: its latest install, or its others
+    // when that one's data was deleted.
+    create: [
+      { actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("customerUsers") },
+      { actions: QUERY, on: indexes("customerUsers", "byUser") },
+    ],
     purge: [
       { actions: QUERY, on: indexes("customerUsers", "byInstall") },
       { actions: ["dynamodb:DeleteItem"], on: whole("customerUsers") },

@@ -74,6 +74,7 @@ const noopStores = {
       seenAt,
     }),
     get: async () => undefined,
+    otherInstalls: async () => [],
     deleteInstall: async () => undefined,
   },
   flush: async () => undefined,

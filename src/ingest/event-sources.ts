@@ -2,7 +2,8 @@
  * The two ways an event batch names its installs, as small strategies of the ingestion
  * service: an SDK event names its install by `service_id`, and comes from the user's device; a
  * server-to-server event names its user by `customer_user_id`, which the customer-user mapping
- * resolves to the install that last sent events under it, and comes from the app's servers.
+ * resolves to the install that last sent events under it (or, that one's data deleted, to the
+ * latest of the user's other installs), and comes from the app's servers.
  */
 import type { App } from "../ports/apps.ts";
 import type { CustomerUserMap, Install } from "../ports/installs.ts";
@@ -71,19 +72,33 @@ export const S2S_EVENTS: EventSource = {
   userOf: (event) => event.customerUserId ?? "",
   async target(customerUserId, lookups) {
     const { customerUsers, app } = lookups;
-    // An id no install uses now may be one whose install was deleted and purged since.
-    const serviceId =
-      (await customerUsers.get(app.appId, customerUserId)) ??
-      (await customerUsers.get(app.appId, customerUserId, { purged: true }));
-    if (serviceId) {
+    /** The install, alive; or whether it was deleted. */
+    const alive = async (serviceId: string) => {
       // The deletion first: once purged the install is gone, and its user's events stay
       // ignored as they were before the purge.
       const [install, deleted] = await Promise.all([
         lookups.installOf(serviceId),
         lookups.deletedOf(serviceId),
       ]);
-      if (deleted) return { ignored: "install_deleted" };
-      if (install) return { install };
+      return deleted ? ("deleted" as const) : install;
+    };
+    const latest = await customerUsers.get(app.appId, customerUserId);
+    const found = latest === undefined ? undefined : await alive(latest);
+    if (found !== undefined && found !== "deleted") return { install: found };
+    // The latest install's data deleted (or purged, and the mapping with it), or not yet
+    // stored: the user's other installs, a tablet beside the phone, go on taking their events.
+    for (const other of await customerUsers.otherInstalls(app.appId, customerUserId)) {
+      if (other === latest) continue;
+      const install = await alive(other);
+      if (install !== undefined && install !== "deleted") return { install };
+    }
+    // An id no install uses now may be one whose install was deleted and purged since.
+    const purged =
+      found === undefined && latest === undefined
+        ? await customerUsers.get(app.appId, customerUserId, { purged: true })
+        : undefined;
+    if (found === "deleted" || (purged !== undefined && (await alive(purged)) === "deleted")) {
+      return { ignored: "install_deleted" };
     }
     // Often only not yet: a server sends a purchase as the user signs up, before the app's
     // first event with the id arrives. Its retry is then taken.

@@ -59,6 +59,7 @@ export const ingestionDeps = (app: App, overrides: IngestionOverrides = {}): Ing
     },
     customerUsers: {
       get: async () => undefined,
+      otherInstalls: async () => [],
       put: async (_app, _user, serviceId, seenAt) => ({ serviceId, seenAt }),
       deleteInstall: async () => undefined,
     },

@@ -225,6 +225,8 @@ describe("one request's events", () => {
     customerUsers?: Readonly<Record<string, string>>;
     /** The ids whose mappings a purge removed, and the install each named. */
     purgedUsers?: Readonly<Record<string, string>>;
+    /** Each id's other installs, the latest use first. */
+    otherInstalls?: Readonly<Record<string, readonly string[]>>;
     deleted?: readonly string[];
   }) => {
     const stored: LakeRecord[] = [];
@@ -245,6 +247,9 @@ describe("one request's events", () => {
         customerUsers: {
           get: async (_, customerUserId, which) =>
             (which?.purged ? options.purgedUsers : options.customerUsers)?.[customerUserId],
+          otherInstalls: async (_, customerUserId) => [
+            ...(options.otherInstalls?.[customerUserId] ?? []),
+          ],
           put: async (_, customerUserId, serviceId, seenAt) => {
             mapped.push(`${customerUserId}:${serviceId}`);
             return { serviceId, seenAt };
@@ -353,6 +358,45 @@ describe("one request's events", () => {
       [2, "duplicate_event"],
     ]);
     expect(stored.map((r) => r.revenue)).toEqual([1]);
+  });
+
+  it("takes a server's event for a user whose latest install was deleted to their latest other install alive", async () => {
+    for (const deletedLatest of [
+      // Asked for, not yet purged: the mapping still names it.
+      { customerUsers: { "two-devices": "svc-phone" } },
+      // Purged: the mapping is gone, its mark names it.
+      { purgedUsers: { "two-devices": "svc-phone" } },
+    ]) {
+      const { ingestion, caller, stored } = ingestionOf({
+        installs: ["svc-phone", "svc-tablet", "svc-old"],
+        ...deletedLatest,
+        otherInstalls: { "two-devices": ["svc-gone-too", "svc-tablet", "svc-old"] },
+        deleted: ["svc-phone", "svc-gone-too"],
+      });
+      const answer = await ingestion.recordEvents(
+        caller,
+        { events: [s2sEvent({ customer_user_id: "two-devices" })] },
+        S2S_EVENTS,
+      );
+      expect(answer).toMatchObject({ accepted: 1, ignored: [], rejected: [] });
+      expect(stored.map((r) => r.service_id)).toEqual(["svc-tablet"]);
+    }
+    // Every install of the user deleted: ignored, as for one.
+    const { ingestion, caller, stored } = ingestionOf({
+      installs: [],
+      purgedUsers: { "two-devices": "svc-phone" },
+      otherInstalls: { "two-devices": ["svc-tablet"] },
+      deleted: ["svc-phone", "svc-tablet"],
+    });
+    const answer = await ingestion.recordEvents(
+      caller,
+      { events: [s2sEvent({ customer_user_id: "two-devices" })] },
+      S2S_EVENTS,
+    );
+    expect(answer.ignored).toEqual([
+      { index: 0, event_id: "evt-1", ...ignoredAs("install_deleted") },
+    ]);
+    expect(stored).toEqual([]);
   });
 
   it("ignores a server's event for a user whose install was purged, as before its purge", async () => {

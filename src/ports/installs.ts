@@ -94,11 +94,15 @@ export interface CustomerUserUse {
   readonly seenAt: string;
 }
 
-/** Which install last sent events under a customer user id, for server-to-server events. */
+/**
+ * Which install last sent events under a customer user id, for server-to-server events, and
+ * which others have: a person signed in on a phone and a tablet is one user of two installs.
+ */
 export interface CustomerUserMap {
   /**
    * Records a use, unless a later one is stored (the latest use by event time stands); returns
-   * the use that stands after it.
+   * the use that stands after it. The install that stood before a later use by another, or
+   * whose use comes after another's later one, is kept among the id's other installs.
    */
   put(
     appId: string,
@@ -117,8 +121,15 @@ export interface CustomerUserMap {
     options?: { readonly purged?: boolean },
   ): Promise<string | undefined>;
   /**
-   * Removes the mappings that still name the install (the purge). Each leaves a mark naming the
-   * install, found by the customer user id but keeping no id in clear.
+   * The installs known to have used the id besides the one that stood at the time, the latest
+   * use first (as last recorded; the id's latest install may be among them): where a server's
+   * event goes when the user's latest install was deleted.
+   */
+  otherInstalls(appId: string, customerUserId: string): Promise<string[]>;
+  /**
+   * Removes the mappings that still name the install (the purge), and the install from every
+   * id's other installs. Each mapping leaves a mark naming the install, found by the customer
+   * user id but keeping no id in clear.
    */
   deleteInstall(appId: string, serviceId: string): Promise<void>;
 }

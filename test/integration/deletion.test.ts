@@ -411,6 +411,76 @@ describe("a purge beside the rest of the service's work", () => {
     expect(await rt.stores.customerUsers.get(app, "user-while-deleting")).toBeUndefined();
   });
 
+  it("takes a server's events for a user of two devices to the other once the latest one's data is deleted", async () => {
+    const app = "com.example.deleting.devices";
+    const appKeys = await rt.createApp(app, "android");
+    const USER = "two-devices";
+    // The person signed in on a tablet, then on a phone: the phone is the latest.
+    for (const [serviceId, minutes] of [
+      ["tablet", 20],
+      ["phone", 10],
+    ] as const) {
+      const installed = await rt.post(
+        "/v1/installs",
+        installRequest(serviceId, { os: "android", idfv: null, first_open_time: minutesAgo(60) }),
+        appKeys.sdkKey,
+      );
+      expect(installed.status).toBe(202);
+      const used = await rt.post(
+        "/v1/events",
+        {
+          events: [
+            {
+              event_id: `login-${serviceId}`,
+              service_id: serviceId,
+              event_type: "LOGIN",
+              event_time: minutesAgo(minutes),
+              customer_user_id: USER,
+            },
+          ],
+        },
+        appKeys.sdkKey,
+      );
+      expect(await used.json()).toMatchObject({ accepted: 1 });
+    }
+    const purchase = async (eventId: string) => {
+      const response = await rt.post(
+        "/v1/s2s/events",
+        {
+          events: [
+            {
+              event_id: eventId,
+              customer_user_id: USER,
+              event_type: "PURCHASE",
+              event_time: minutesAgo(1),
+              parameters: { revenue: 5, currency: "USD" },
+            },
+          ],
+        },
+        appKeys.serverKey,
+      );
+      return response.json();
+    };
+    // The phone's data deleted: asked for, then purged.
+    const asked = await rt.fetch("/v1/installs/phone", { method: "DELETE" }, appKeys.sdkKey);
+    expect(asked.status).toBe(202);
+    expect(await purchase("while-asked")).toMatchObject({ accepted: 1, ignored: [] });
+    await completed(appKeys, ((await asked.json()) as Deletion).request_id);
+    expect(await purchase("after-purge")).toMatchObject({ accepted: 1, ignored: [] });
+    await rt.flush();
+    const since = Math.floor(Date.now() / 1000) - 3_600;
+    const exported = await rt.get(`/api/v1/export?timestamp=${since}`, appKeys.serverKey);
+    const { data } = (await exported.json()) as { data: ExportRecord[] };
+    expect(
+      data
+        .filter((row) => ["while-asked", "after-purge"].includes(row.event_id ?? ""))
+        .map((row) => [row.event_id, row.service_id]),
+    ).toEqual([
+      ["while-asked", "tablet"],
+      ["after-purge", "tablet"],
+    ]);
+  });
+
   it("counts a deleted install's device installing again from the same click as a new install", async () => {
     const app = "com.example.deleting.ios";
     const ios = await rt.createApp(app, "ios");

@@ -3,18 +3,34 @@ import type { CustomerUserMap, CustomerUserUse } from "../../ports/installs.ts";
 import { cachedCustomerUserMap } from "./cached-customer-users.ts";
 import { readGate } from "./read-gate.test-support.ts";
 
-// A store keeping each id's latest use by event time, as the DynamoDB one does, counting writes.
+// A store keeping each id's latest use by event time, and the other installs' latest uses, as
+// the DynamoDB one does, counting writes.
 const memoryStore = () => {
   const uses = new Map<string, CustomerUserUse>();
+  const others = new Map<string, Map<string, string>>();
   const counts = { puts: 0, gets: 0 };
   const gate = readGate();
+  const keepOther = (key: string, use: CustomerUserUse) => {
+    const kept = others.get(key) ?? new Map<string, string>();
+    if ((kept.get(use.serviceId) ?? "") <= use.seenAt) kept.set(use.serviceId, use.seenAt);
+    others.set(key, kept);
+  };
   const store: CustomerUserMap = {
     async put(appId, customerUserId, serviceId, seenAt) {
       counts.puts += 1;
       const key = `${appId}#${customerUserId}`;
       const stored = uses.get(key);
-      if (!stored || stored.seenAt <= seenAt) uses.set(key, { serviceId, seenAt });
+      if (!stored || stored.seenAt <= seenAt) {
+        uses.set(key, { serviceId, seenAt });
+        if (stored && stored.serviceId !== serviceId) keepOther(key, stored);
+      } else if (stored.serviceId !== serviceId) {
+        keepOther(key, { serviceId, seenAt });
+      }
       return uses.get(key) ?? { serviceId, seenAt };
+    },
+    async otherInstalls(appId, customerUserId) {
+      const kept = others.get(`${appId}#${customerUserId}`) ?? new Map<string, string>();
+      return [...kept].sort((a, b) => (a[1] < b[1] ? 1 : -1)).map(([serviceId]) => serviceId);
     },
     async get(appId, customerUserId) {
       counts.gets += 1;
@@ -26,6 +42,7 @@ const memoryStore = () => {
       for (const [key, use] of uses) {
         if (key.startsWith(`${appId}#`) && use.serviceId === serviceId) uses.delete(key);
       }
+      for (const [key, kept] of others) if (key.startsWith(`${appId}#`)) kept.delete(serviceId);
     },
   };
   return { store, uses, counts, holdReads: gate.hold };
@@ -116,6 +133,29 @@ describe("cached customer-user map", () => {
     await cached.put("com.a", "u1", "s2", at(0, 20));
     expect(await cached.get("com.a", "u1")).toBe("s1");
     expect(uses.get("com.a#u1")?.serviceId).toBe("s1");
+  });
+
+  it("tells the store once of another install's use earlier than the latest, after that latest", async () => {
+    const { store, uses, counts } = memoryStore();
+    const cached = cachedCustomerUserMap(store);
+    await cached.put("com.a", "u1", "phone", at(0));
+    await cached.put("com.a", "u1", "phone", at(0, 50)); // in memory only
+    // The tablet's events, dated before the phone's latest: the phone's latest is written
+    // first, so the tablet's use cannot take the mapping over in the store.
+    await cached.put("com.a", "u1", "tablet", at(0, 20));
+    expect(uses.get("com.a#u1")).toEqual({ serviceId: "phone", seenAt: at(0, 50) });
+    expect(await cached.otherInstalls("com.a", "u1")).toEqual(["tablet"]);
+    expect(counts.puts).toBe(3);
+    // Told once: its next uses, still earlier, stay in memory.
+    await cached.put("com.a", "u1", "tablet", at(0, 30));
+    expect(counts.puts).toBe(3);
+    expect(await cached.get("com.a", "u1")).toBe("phone");
+    // A later use of the tablet takes over, and the phone is one of the others (the tablet's
+    // earlier use is still listed, after it).
+    await cached.put("com.a", "u1", "tablet", at(2));
+    expect(await cached.otherInstalls("com.a", "u1")).toEqual(["phone", "tablet"]);
+    await cached.deleteInstall("com.a", "phone");
+    expect(await cached.otherInstalls("com.a", "u1")).toEqual(["tablet"]);
   });
 
   it("writes the first use after a mapping was only read", async () => {

@@ -90,6 +90,29 @@ describe("DynamoDB customer-user mapping: the purge", () => {
     expect(await users.get("com.m", "u1", PURGED)).toBe("s2");
   });
 
+  it("keeps the id's other installs, the latest use first, and purges each with its install", async () => {
+    const users = createCustomerUserMap(dynamo().doc, TABLE);
+    const at = (day: number) => `2026-11-0${day}T10:00:00.000Z`;
+    await users.put("com.o", "two-devices", "phone", at(1));
+    expect(await users.otherInstalls("com.o", "two-devices")).toEqual([]);
+    // The tablet takes over; the phone's later use is refused, and kept among the others.
+    await users.put("com.o", "two-devices", "tablet", at(3));
+    await users.put("com.o", "two-devices", "phone", at(2));
+    await users.put("com.o", "two-devices", "old", at(1));
+    expect(await users.get("com.o", "two-devices")).toBe("tablet");
+    expect(await users.otherInstalls("com.o", "two-devices")).toEqual(["phone", "old"]);
+    // Another user's, or another app's, are their own.
+    expect(await users.otherInstalls("com.p", "two-devices")).toEqual([]);
+    await users.deleteInstall("com.o", "tablet");
+    await users.deleteInstall("com.o", "phone");
+    expect(await users.get("com.o", "two-devices")).toBeUndefined();
+    expect(await users.otherInstalls("com.o", "two-devices")).toEqual(["old"]);
+    await users.deleteInstall("com.o", "old");
+    expect(await users.otherInstalls("com.o", "two-devices")).toEqual([]);
+    // Nothing of the id is left in clear: the mapping and every use are gone, a mark stays.
+    expect(JSON.stringify(await items())).not.toContain("two-devices");
+  });
+
   it("answers the same through the embedded runtime's cache, across the purge", async () => {
     const users = cachedCustomerUserMap(createCustomerUserMap(dynamo().doc, TABLE));
     await users.put("com.c", "u1", "s1", "2026-11-01T10:00:00.000Z");

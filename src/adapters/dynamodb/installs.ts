@@ -15,17 +15,32 @@ import * as z from "zod";
 import { ATT_STATUSES, OS_VALUES } from "../../domain/install-facts.ts";
 import type {
   CustomerUserMap,
+  CustomerUserUse,
   Install,
   InstallHistory,
   InstallStore,
 } from "../../ports/installs.ts";
 import { conditionHolds, unlessConditionFails } from "./conditional.ts";
 import { queryIndex } from "./query-index.ts";
-import { indexOf, PURGED_CUSTOMER_USER_PREFIX } from "./table-definitions.ts";
+import {
+  CUSTOMER_USER_USE_PREFIX,
+  indexOf,
+  PURGED_CUSTOMER_USER_PREFIX,
+} from "./table-definitions.ts";
 
 const installKey = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
 const customerUserKey = (appId: string, customerUserId: string) => `${appId}#${customerUserId}`;
 const BY_INSTALL_INDEX = indexOf("customerUsers", "byInstall").name;
+const BY_USER_INDEX = indexOf("customerUsers", "byUser").name;
+
+/**
+ * The key of an install's use of an id. A service id has no `#` (`isIdentifier`), so the
+ * customer user id after it, which may, never makes two uses' keys alike.
+ */
+const useKey = (appId: string, serviceId: string, customerUserId: string) =>
+  `${CUSTOMER_USER_USE_PREFIX}${installKey(appId, serviceId)}#${customerUserId}`;
+
+const standingUse = z.object({ serviceId: z.string(), seenAt: z.string() });
 
 /**
  * The mark of a purged mapping, keyed by the SHA-256 of the mapping's key: the purge removes the
@@ -161,77 +176,134 @@ export const createInstallStore = (
 export const createCustomerUserMap = (
   doc: DynamoDBDocumentClient,
   table: string,
-): CustomerUserMap => ({
-  async put(appId, customerUserId, serviceId, seenAt) {
-    const key = customerUserKey(appId, customerUserId);
-    // A purge may delete the standing use between the refused put and the read of it: then
-    // the put is tried again, once, on an id no longer mapped.
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      // Last writer by event time wins, so a late retry does not move the id back.
-      const written = await conditionHolds(() =>
-        doc.send(
-          new PutCommand({
-            TableName: table,
-            Item: {
-              customerUserKey: key,
-              installKey: installKey(appId, serviceId),
-              serviceId,
-              seenAt,
-            },
-            ConditionExpression: "attribute_not_exists(customerUserKey) OR seenAt <= :seenAt",
-            ExpressionAttributeValues: { ":seenAt": seenAt },
-          }),
-        ),
-      );
-      if (written) return { serviceId, seenAt };
-      // A later use stands: read it, consistently, as the answer.
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: table, Key: { customerUserKey: key }, ConsistentRead: true }),
-      );
-      if (Item) return z.object({ serviceId: z.string(), seenAt: z.string() }).parse(Item);
-    }
-    throw new Error("A customer-user mapping changed under every attempt to write it");
-  },
-  async get(appId, customerUserId, options) {
-    const key = customerUserKey(appId, customerUserId);
-    const { Item } = await doc.send(
-      new GetCommand({
-        TableName: table,
-        Key: { customerUserKey: options?.purged ? purgedKey(appId, key) : key },
-      }),
-    );
-    return serviceIdItem.parse(Item)?.serviceId;
-  },
-  async deleteInstall(appId, serviceId) {
-    const keys = await queryIndex(
-      doc,
-      { table, index: BY_INSTALL_INDEX, key: "installKey", value: installKey(appId, serviceId) },
-      (item) => z.object({ customerUserKey: z.string() }).parse(item).customerUserKey,
-    );
-    for (const customerUserKey of keys) {
-      // The mark before the delete: a purge cut off between the two is run again, and its
-      // query then still finds the mapping. It carries no installKey, so the by-install index
-      // never lists it and no later purge deletes it. A mark left for a mapping that has moved
-      // on (the delete below does not hold) is harmless: a mark is read only for an id that no
-      // install uses now, and the purge of the install that does mark it again.
-      await doc.send(
+): CustomerUserMap => {
+  /** Keeps an install's use of an id among the id's other installs, at its latest time. */
+  const keepUse = (appId: string, customerUserId: string, use: CustomerUserUse) =>
+    conditionHolds(() =>
+      doc.send(
         new PutCommand({
           TableName: table,
-          Item: { customerUserKey: purgedKey(appId, customerUserKey), serviceId },
+          Item: {
+            customerUserKey: useKey(appId, use.serviceId, customerUserId),
+            userKey: customerUserKey(appId, customerUserId),
+            installKey: installKey(appId, use.serviceId),
+            serviceId: use.serviceId,
+            seenAt: use.seenAt,
+          },
+          ConditionExpression: "attribute_not_exists(customerUserKey) OR seenAt <= :seenAt",
+          ExpressionAttributeValues: { ":seenAt": use.seenAt },
+        }),
+      ),
+    );
+  return {
+    async put(appId, customerUserId, serviceId, seenAt) {
+      const key = customerUserKey(appId, customerUserId);
+      // A purge may delete the standing use between the refused put and the read of it: then
+      // the put is tried again, once, on an id no longer mapped.
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        // Last writer by event time wins, so a late retry does not move the id back.
+        let replaced: Record<string, unknown> | undefined;
+        const written = await conditionHolds(async () => {
+          const answer = await doc.send(
+            new PutCommand({
+              TableName: table,
+              Item: {
+                customerUserKey: key,
+                installKey: installKey(appId, serviceId),
+                serviceId,
+                seenAt,
+              },
+              ConditionExpression: "attribute_not_exists(customerUserKey) OR seenAt <= :seenAt",
+              ExpressionAttributeValues: { ":seenAt": seenAt },
+              ReturnValues: "ALL_OLD",
+            }),
+          );
+          replaced = answer.Attributes;
+        });
+        if (written) {
+          // Another install's use taken over: that install is one of the id's others now.
+          const before = replaced === undefined ? undefined : standingUse.parse(replaced);
+          if (before && before.serviceId !== serviceId)
+            await keepUse(appId, customerUserId, before);
+          return { serviceId, seenAt };
+        }
+        // A later use stands: read it, consistently, as the answer.
+        const { Item } = await doc.send(
+          new GetCommand({ TableName: table, Key: { customerUserKey: key }, ConsistentRead: true }),
+        );
+        if (Item) {
+          const stands = standingUse.parse(Item);
+          // Another install's: this one's use is kept among the others.
+          if (stands.serviceId !== serviceId) {
+            await keepUse(appId, customerUserId, { serviceId, seenAt });
+          }
+          return stands;
+        }
+      }
+      throw new Error("A customer-user mapping changed under every attempt to write it");
+    },
+    async get(appId, customerUserId, options) {
+      const key = customerUserKey(appId, customerUserId);
+      const { Item } = await doc.send(
+        new GetCommand({
+          TableName: table,
+          Key: { customerUserKey: options?.purged ? purgedKey(appId, key) : key },
         }),
       );
-      // The index may lag behind a mapping moved to another install since: only one that still
-      // names this install goes.
-      await conditionHolds(() =>
-        doc.send(
-          new DeleteCommand({
-            TableName: table,
-            Key: { customerUserKey },
-            ConditionExpression: "installKey = :install",
-            ExpressionAttributeValues: { ":install": installKey(appId, serviceId) },
-          }),
-        ),
+      return serviceIdItem.parse(Item)?.serviceId;
+    },
+    async otherInstalls(appId, customerUserId) {
+      const uses = await queryIndex(
+        doc,
+        {
+          table,
+          index: BY_USER_INDEX,
+          key: "userKey",
+          value: customerUserKey(appId, customerUserId),
+        },
+        (item) => standingUse.parse(item),
       );
-    }
-  },
-});
+      // Both ISO 8601 UTC with milliseconds: their text orders as their times do.
+      return uses
+        .sort((a, b) => (a.seenAt < b.seenAt ? 1 : a.seenAt > b.seenAt ? -1 : 0))
+        .map((use) => use.serviceId);
+    },
+    async deleteInstall(appId, serviceId) {
+      const keys = await queryIndex(
+        doc,
+        { table, index: BY_INSTALL_INDEX, key: "installKey", value: installKey(appId, serviceId) },
+        (item) => z.object({ customerUserKey: z.string() }).parse(item).customerUserKey,
+      );
+      for (const customerUserKey of keys) {
+        // The install's use of an id: no mark, the id's mapping (or none) speaks for it.
+        if (customerUserKey.startsWith(CUSTOMER_USER_USE_PREFIX)) {
+          await doc.send(new DeleteCommand({ TableName: table, Key: { customerUserKey } }));
+          continue;
+        }
+        // The mark before the delete: a purge cut off between the two is run again, and its
+        // query then still finds the mapping. It carries no installKey, so the by-install index
+        // never lists it and no later purge deletes it. A mark left for a mapping that has moved
+        // on (the delete below does not hold) is harmless: a mark is read only for an id that no
+        // install uses now, and the purge of the install that does mark it again.
+        await doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: { customerUserKey: purgedKey(appId, customerUserKey), serviceId },
+          }),
+        );
+        // The index may lag behind a mapping moved to another install since: only one that still
+        // names this install goes.
+        await conditionHolds(() =>
+          doc.send(
+            new DeleteCommand({
+              TableName: table,
+              Key: { customerUserKey },
+              ConditionExpression: "installKey = :install",
+              ExpressionAttributeValues: { ":install": installKey(appId, serviceId) },
+            }),
+          ),
+        );
+      }
+    },
+  };
+};

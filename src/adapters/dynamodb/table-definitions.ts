@@ -73,7 +73,12 @@ export const TABLE_DEFINITIONS = {
   customerUsers: {
     store: "adapters/dynamodb/installs.ts#createCustomerUserMap",
     partitionKey: "customerUserKey",
-    indexes: { byInstall: { partitionKey: "installKey" } },
+    // A mapping and an install's use of an id both name the install; a use names its id too
+    // (`<app>#<customer user id>`), so an id's other installs are one query. Sparse: only uses.
+    indexes: {
+      byInstall: { partitionKey: "installKey" },
+      byUser: { partitionKey: "userKey" },
+    },
     removal: "retain",
     holds: "customer user ids and their installs",
   },
@@ -229,6 +234,9 @@ export const SIGHTING_KEY_PREFIX = "seen#";
  * key, whose app id starts with a letter or a digit. The store keeps it; IAM grants name it.
  */
 export const PURGED_CUSTOMER_USER_PREFIX = "#purged#";
+
+/** How the key of an install's use of a customer user id begins (./installs.ts), likewise. */
+export const CUSTOMER_USER_USE_PREFIX = "#use#";
 
 export type TableId = keyof typeof TABLE_DEFINITIONS;
 export type TableNames = Record<TableId, string>;

@@ -340,6 +340,7 @@ describe("the ingestion routes", () => {
     customerUsers: {
       put: async (_appId, _user, serviceId, seenAt) => ({ serviceId, seenAt }),
       get: async () => undefined,
+      otherInstalls: async () => [],
       deleteInstall: async () => undefined,
     },
     events: { put: async (batch) => void records.push(...batch) },
