@@ -103,6 +103,10 @@ describe("DynamoDB customer-user mapping: the purge", () => {
     expect(await users.otherInstalls("com.o", "two-devices")).toEqual(["phone", "old"]);
     // Another user's, or another app's, are their own.
     expect(await users.otherInstalls("com.p", "two-devices")).toEqual([]);
+    // The uses keep no id in clear (one written as its install's purge runs would stay): the
+    // mapping alone names it.
+    const named = (await items()).filter((item) => JSON.stringify(item).includes("two-devices"));
+    expect(named.map((item) => item.serviceId)).toEqual(["tablet"]);
     await users.deleteInstall("com.o", "tablet");
     await users.deleteInstall("com.o", "phone");
     expect(await users.get("com.o", "two-devices")).toBeUndefined();

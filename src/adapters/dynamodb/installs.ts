@@ -33,12 +33,15 @@ const customerUserKey = (appId: string, customerUserId: string) => `${appId}#${c
 const BY_INSTALL_INDEX = indexOf("customerUsers", "byInstall").name;
 const BY_USER_INDEX = indexOf("customerUsers", "byUser").name;
 
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
 /**
- * The key of an install's use of an id. A service id has no `#` (`isIdentifier`), so the
- * customer user id after it, which may, never makes two uses' keys alike.
+ * What an install's use of an id is found by: the app and the SHA-256 of the mapping's key,
+ * never the id in clear. A use written as a purge of its install runs is left by it, and must
+ * keep no more than the purge's own mark does.
  */
-const useKey = (appId: string, serviceId: string, customerUserId: string) =>
-  `${CUSTOMER_USER_USE_PREFIX}${installKey(appId, serviceId)}#${customerUserId}`;
+const useUserKey = (appId: string, customerUserId: string) =>
+  `${CUSTOMER_USER_USE_PREFIX}${appId}#${sha256(customerUserKey(appId, customerUserId))}`;
 
 const standingUse = z.object({ serviceId: z.string(), seenAt: z.string() });
 
@@ -47,7 +50,7 @@ const standingUse = z.object({ serviceId: z.string(), seenAt: z.string() });
  * customer user id, and the mark must not keep it in clear, only answer for it when named again.
  */
 const purgedKey = (appId: string, mappingKey: string) =>
-  `${PURGED_CUSTOMER_USER_PREFIX}${appId}#${createHash("sha256").update(mappingKey).digest("hex")}`;
+  `${PURGED_CUSTOMER_USER_PREFIX}${appId}#${sha256(mappingKey)}`;
 
 const serviceIdItem = z.object({ serviceId: z.string() }).optional();
 
@@ -184,8 +187,8 @@ export const createCustomerUserMap = (
         new PutCommand({
           TableName: table,
           Item: {
-            customerUserKey: useKey(appId, use.serviceId, customerUserId),
-            userKey: customerUserKey(appId, customerUserId),
+            customerUserKey: `${useUserKey(appId, customerUserId)}#${use.serviceId}`,
+            userKey: useUserKey(appId, customerUserId),
             installKey: installKey(appId, use.serviceId),
             serviceId: use.serviceId,
             seenAt: use.seenAt,
@@ -259,7 +262,7 @@ export const createCustomerUserMap = (
           table,
           index: BY_USER_INDEX,
           key: "userKey",
-          value: customerUserKey(appId, customerUserId),
+          value: useUserKey(appId, customerUserId),
         },
         (item) => standingUse.parse(item),
       );
