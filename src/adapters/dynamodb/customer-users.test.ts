@@ -2,13 +2,14 @@
  * The customer-user mapping's purge against a real DynamoDB-compatible server (dynalite on
  * disk): what it removes, and the mark it leaves for server-to-server lookups.
  */
+import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import { cachedCustomerUserMap } from "../cache/cached-customer-users.ts";
 import { dynaliteForTests } from "./dynamo-targets.test-support.ts";
 import { createCustomerUserMap } from "./installs.ts";
-import { indexOf, PURGED_CUSTOMER_USER_PREFIX } from "./table-definitions.ts";
+import { ensureTables, indexOf, PURGED_CUSTOMER_USER_PREFIX } from "./table-definitions.ts";
 
 const TABLE = LOCAL_TABLE_NAMES.customerUsers;
 
@@ -115,6 +116,37 @@ describe("DynamoDB customer-user mapping: the purge", () => {
     expect(await users.otherInstalls("com.o", "two-devices")).toEqual([]);
     // Nothing of the id is left in clear: the mapping and every use are gone, a mark stays.
     expect(JSON.stringify(await items())).not.toContain("two-devices");
+  });
+
+  it("refuses a table made before an index it now has, naming it", async () => {
+    const { client } = dynamo();
+    const table = "attribution-customer-users-before";
+    // As an earlier version made it: the by-install index only.
+    await client.send(
+      new CreateTableCommand({
+        TableName: table,
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: [
+          { AttributeName: "customerUserKey", AttributeType: "S" },
+          { AttributeName: "installKey", AttributeType: "S" },
+        ],
+        KeySchema: [{ AttributeName: "customerUserKey", KeyType: "HASH" }],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: indexOf("customerUsers", "byInstall").name,
+            KeySchema: [{ AttributeName: "installKey", KeyType: "HASH" }],
+            Projection: { ProjectionType: "ALL" },
+          },
+        ],
+      }),
+    );
+    await expect(
+      ensureTables(client, { ...LOCAL_TABLE_NAMES, customerUsers: table }),
+    ).rejects.toThrow(
+      `The table ${table} was made by an earlier version, without its index byUser: start with a new data folder.`,
+    );
+    // The tables as this version makes them are taken as they are.
+    await expect(ensureTables(client, LOCAL_TABLE_NAMES)).resolves.toBeUndefined();
   });
 
   it("answers the same through the embedded runtime's cache, across the purge", async () => {

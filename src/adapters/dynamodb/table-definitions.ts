@@ -277,7 +277,11 @@ export const indexOf = <T extends TableId, const N extends IndexName<T>>(
 export const indexesOf = (definition: TableDefinition) =>
   Object.entries(definition.indexes ?? {}).map(([name, index]) => ({ name, ...index }));
 
-/** Creates each table that does not exist yet (the embedded runtime; CDK does it on AWS). */
+/**
+ * Creates each table that does not exist yet (the embedded runtime; CDK does it on AWS), and
+ * refuses one made before an index it now has was defined: the embedded store cannot add an
+ * index to a table, and a query of the missing one would fail each time it is asked.
+ */
 export const ensureTables = async (client: DynamoDBClient, names: TableNames): Promise<void> => {
   for (const id of TABLE_IDS) {
     const definition: TableDefinition = TABLE_DEFINITIONS[id];
@@ -313,6 +317,14 @@ export const ensureTables = async (client: DynamoDBClient, names: TableNames): P
       );
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: names[id] }));
+      const held = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+      const missing = indexes.filter((index) => !held.has(index.name)).map((index) => index.name);
+      if (missing.length > 0) {
+        throw new Error(
+          `The table ${names[id]} was made by an earlier version, without its index ${missing.join(", ")}: start with a new data folder.`,
+        );
+      }
     }
     await waitUntilActive(client, names[id]);
   }
