@@ -149,8 +149,12 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
         for ((reason, count) in drops) reportDrop(reason, count)
     }
 
-    /** The events dropped: the count kept on the device, or those counted before configure. */
-    fun droppedEventCount(): Long = store?.let { it.get(KEY_DROPPED)?.toLongOrNull() ?: 0L } ?: droppedBeforeConfigure
+    /**
+     * The events dropped: the count kept on the device once configured; before, the count kept
+     * by earlier launches ([keptOnDevice]) and those counted in this process.
+     */
+    fun droppedEventCount(keptOnDevice: Long = 0L): Long =
+        store?.let { it.get(KEY_DROPPED)?.toLongOrNull() ?: 0L } ?: (keptOnDevice + droppedBeforeConfigure)
 
     fun tell(error: ServiceError) {
         val listener = this.error ?: return
@@ -163,9 +167,11 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
         main.post { runListener(log, "a listener") { work() } }
     }
 
-    private companion object {
+    companion object {
         /** The most recent deep links kept for a listener: listeners.json's `maxPendingDirectLinks`, every SDK's bound. */
-        const val MAX_PENDING_DEEP_LINKS = 10
+        private const val MAX_PENDING_DEEP_LINKS = 10
+
+        /** Where the count of events dropped is kept on the device. */
         const val KEY_DROPPED = "dropped_event_count"
     }
 }

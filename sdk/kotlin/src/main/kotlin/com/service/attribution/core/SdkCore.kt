@@ -264,8 +264,9 @@ internal class SdkCore(
             forgetRestoredBackup(platform.store, platform.journal, platform.appInstalledAt, write = ::persist)
             queue = StoredQueue(platform.eventQueue, settings.maxQueuedEvents)
             delivery = BatchDelivery(queue, "event", api::events, platform.clock, settings.maxEventAgeMs, log, listeners::reportDrop)
-            sessionQueue = StoredQueue(platform.sessionQueue, settings.maxQueuedSessions, "started_at")
-            sessionJournal = StoredQueue(LineLog.inStore(platform.journal, KEY_UNQUEUED_SESSIONS), settings.maxQueuedSessions, "started_at")
+            sessionQueue = StoredQueue(platform.sessionQueue, settings.maxQueuedSessions, "started_at", "session_id")
+            sessionJournal =
+                StoredQueue(LineLog.inStore(platform.journal, KEY_UNQUEUED_SESSIONS), settings.maxQueuedSessions, "started_at", "session_id")
             sessionDrops = SessionDrops(platform.store, log)
             sessionDelivery = BatchDelivery(sessionQueue, "session", api::sessions, platform.clock, settings.maxEventAgeMs, log, sessionDrops)
             val store = platform.store
@@ -318,11 +319,17 @@ internal class SdkCore(
                         }
                 drafts.clear()
                 // Stopped: what an earlier process handed over goes too, as stop() drops it; the
-                // install's data deleted: the backend would ignore it.
+                // install's data deleted: the backend would ignore it. Else the bound holds for
+                // the two together, the oldest past it dropped and told as sendEvent's are: a
+                // launch that cannot queue them (no configuration read yet) keeps the newest.
+                val overflow = (merged.size - MAX_DRAFTS).coerceAtLeast(0)
                 when {
                     stopped -> listeners.reportDrop(DropReason.STOPPED, merged.size)
                     deleted -> listeners.reportDrop(DropReason.DELETED, merged.size)
-                    else -> drafts.addAll(merged)
+                    else -> {
+                        drafts.addAll(merged.drop(overflow))
+                        if (overflow > 0) listeners.reportDrop(DropReason.QUEUE_FULL, overflow)
+                    }
                 }
                 // Written whole only when it changed: an app that sent nothing before configure,
                 // with an earlier launch's events waiting, pays no write on its thread here.
@@ -1407,6 +1414,10 @@ internal class SdkCore(
                 queueDrafts()
                 sessionAtMs?.let(::queueSession)
                 flush()
+                // What a listener set while stopped was not told: the attribution, and a
+                // deferred deep link kept for want of one.
+                storedAttribution()?.let(::announceAttribution)
+                offerDeferredDeepLink()
             }
         }
     }
@@ -1450,7 +1461,24 @@ internal class SdkCore(
         worker.execute { flush() }
     }
 
-    fun getDroppedEventCount(): Long = listeners.droppedEventCount()
+    fun getDroppedEventCount(): Long {
+        // Before configure: the count earlier launches kept on the device, where configure
+        // reads it, besides this process's drops so far.
+        val kept =
+            synchronized(this) {
+                if (configured) {
+                    0L
+                } else {
+                    try {
+                        earlyStorage()?.store?.get(ListenerDispatch.KEY_DROPPED)?.toLongOrNull() ?: 0L
+                    } catch (e: RuntimeException) {
+                        log.warn("could not read the device before configure: ${e.message}")
+                        0L
+                    }
+                }
+            }
+        return listeners.droppedEventCount(keptOnDevice = kept)
+    }
 
     /**
      * Writes to the store on the worker: each write is on disk when it returns (commit() on
@@ -1516,19 +1544,26 @@ internal class SdkCore(
      */
     private fun writeEarly(write: (journal: KeyValueStore) -> Unit) {
         try {
-            val storage = early ?: earlySource?.let { source ->
-                source().also {
-                    early = it
-                    earlySource = null
-                    forgetRestoredBackup(it.store, it.journal, it.appInstalledAt(), write = { put -> put() })
-                }
-            } ?: return
+            val storage = earlyStorage() ?: return
             write(storage.journal)
         } catch (e: RuntimeException) {
             // The storage failing here costs only durability: the call holds in memory until configure.
             log.warn("could not write to the device before configure: ${e.message}")
         }
     }
+
+    /**
+     * Under this object's lock, before configure: the storage the platform gave, opened at its
+     * first use, which checks for a restored backup first, as configure would; null without one.
+     */
+    private fun earlyStorage(): EarlyStorage? =
+        early ?: earlySource?.let { source ->
+            source().also {
+                early = it
+                earlySource = null
+                forgetRestoredBackup(it.store, it.journal, it.appInstalledAt(), write = { put -> put() })
+            }
+        }
 
     /** A flag of the public calls, in the journal before the call returns. */
     private fun putFlag(key: String, on: Boolean) = putFlag(platform.journal, key, on)

@@ -17,6 +17,8 @@ internal class StoredQueue(
     private val max: Int,
     /** The field holding when the item was made (ISO 8601), which [expire] reads. */
     private val timeField: String = "event_time",
+    /** The field holding the item's id, without which a kept item is not one the queue made. */
+    private val idField: String = "event_id",
 ) {
     /**
      * What the queue kept on the device lost when read back (a damaged line, one cut short),
@@ -103,8 +105,9 @@ internal class StoredQueue(
     }
 
     /**
-     * The queue kept on the device, line by line: a line that is no JSON object (damaged, or
-     * cut short by a process killed as it wrote it) is lost alone. What was lost is counted in
+     * The queue kept on the device, line by line: a line that is no JSON object with an id
+     * (damaged, or cut short by a process killed as it wrote it) is lost alone; sent, an item
+     * without its id could not be told from its own retry. What was lost is counted in
      * [lostOnLoad], and the queue written back without it, so that the loss is reported once.
      */
     private fun load(): MutableList<Map<String, Any?>> {
@@ -114,8 +117,14 @@ internal class StoredQueue(
         var why: String? = null
         for (line in read) {
             runCatching { Json.parseObject(line) }
-                .onSuccess { loaded.add(it) }
-                .onFailure {
+                .onSuccess { item ->
+                    if (item[idField] is String) {
+                        loaded.add(item)
+                    } else {
+                        lost++
+                        why = why ?: "an item without $idField"
+                    }
+                }.onFailure {
                     lost++
                     why = why ?: it.message
                 }

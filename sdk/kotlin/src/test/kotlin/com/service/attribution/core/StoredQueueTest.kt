@@ -13,7 +13,7 @@ class StoredQueueTest {
 
     private fun events(max: Int = 10) = StoredQueue(LineLog.inStore(store, StoredQueue.EVENTS), max)
 
-    private fun sessions() = StoredQueue(LineLog.inStore(store, StoredQueue.SESSIONS), 10, "started_at")
+    private fun sessions() = StoredQueue(LineLog.inStore(store, StoredQueue.SESSIONS), 10, "started_at", "session_id")
 
     @Test
     fun `keeps events across instances, drops the oldest beyond its bound`() {
@@ -63,10 +63,15 @@ class StoredQueueTest {
 
     @Test
     fun `a damaged line is lost alone, counted, and the queue written back without it`() {
-        store.put(StoredQueue.EVENTS, "{\"event_id\":\"e1\"}\n\"an event\"\n{\"event_id\":\"e2\"}\n{\"event_id\":\"e3\",\"ev")
+        // No JSON object, an object without its id (which the backend could not tell from its
+        // retry), and a line cut short.
+        store.put(
+            StoredQueue.EVENTS,
+            "{\"event_id\":\"e1\"}\n\"an event\"\n{\"event_type\":\"LOGIN\"}\n{\"event_id\":\"e2\"}\n{\"event_id\":\"e3\",\"ev",
+        )
         val queue = events()
         assertEquals(listOf("e1", "e2"), queue.peek(10).map { it["event_id"] })
-        assertEquals(2, queue.lostOnLoad!!.count)
+        assertEquals(3, queue.lostOnLoad!!.count)
         assertEquals(listOf("e1", "e2"), events().peek(10).map { it["event_id"] })
         assertNull("reported once", events().lostOnLoad)
         // Nothing readable: the queue empty, and gone from the device.

@@ -1,0 +1,56 @@
+package com.service.attribution.core
+
+import com.service.attribution.DeepLink
+import com.service.attribution.DeepLinkKind
+import com.service.attribution.support.ScriptedDevice
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Test
+import java.util.concurrent.CopyOnWriteArrayList
+
+/**
+ * A deferred deep link kept for want of a listener goes to one set later in that process
+ * (README, Listeners), and an attribution listener set later is told the kept attribution: set
+ * while the SDK is stopped, once start() runs.
+ */
+class StartAfterStopTest {
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    private val matched = """{"service_match_status":"matched","media_source":"ads","deep_link_path":"/promo","promo":"x"}"""
+
+    @Test
+    fun `a deferred deep link kept for want of a listener reaches one set while stopped once start() runs`() {
+        device.backend.attribution = { HttpResponse(200, matched) }
+        val core = device.launch()
+        core.setDeepLinkListener(null)
+        device.configure(core)
+        device.scheduler.runDue()
+        assertEquals(1, device.attributions.size)
+        core.stop()
+        device.scheduler.runDue()
+        val heard = CopyOnWriteArrayList<DeepLink>()
+        core.setDeepLinkListener { heard.add(it) }
+        device.scheduler.runDue()
+        core.start()
+        device.scheduler.advance(10_000)
+        assertEquals("deferred deep links heard after start()", listOf(DeepLinkKind.DEFERRED), heard.map { it.kind })
+    }
+
+    @Test
+    fun `an attribution listener set while stopped is told the kept attribution once start() runs`() {
+        device.backend.attribution = { HttpResponse(200, matched) }
+        val core = device.configure(device.launch())
+        device.scheduler.runDue()
+        core.stop()
+        device.scheduler.runDue()
+        val heard = CopyOnWriteArrayList<Map<String, String>>()
+        core.setAttributionListener { heard.add(it) }
+        device.scheduler.runDue()
+        core.start()
+        device.scheduler.advance(10_000)
+        assertEquals("attributions heard by the listener set while stopped, after start()", 1, heard.size)
+    }
+}
