@@ -2715,6 +2715,34 @@ checking(
   },
 );
 
+// A listener or delegate set while stopped is told nothing then (listeners.json); start() tells
+// it the kept attribution, and hands a deferred deep link kept for want of a listener, once.
+checking(
+  "a listener set while stopped hears the kept attribution and its deferred deep link once started",
+  () => {
+    const start = codeOf(functionText("Core/SdkCore.swift", /func start\(/));
+    const setter = tree(core("Core/SdkCore.swift")).text;
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ListenerTests.swift"));
+    return [
+      ...(before(start, "self.flush()", "self.tellOwedAttribution()") &&
+      before(start, "self.tellOwedAttribution()", "self.deliverKeptDeferredLink()")
+        ? []
+        : ["start() tells neither the owed attribution nor the kept deferred deep link"]),
+      ...(/attributionOwedToListener = newValue != nil && stopped/.test(setter) &&
+      /attributionOwedToDelegate = newValue != nil && stopped/.test(setter)
+        ? []
+        : ["a listener or delegate set while stopped is not marked as owed the attribution"]),
+      ...(/func testAListenerSetWhileStoppedHearsTheKeptAttributionAndItsDeferredDeepLinkOnceStarted\(/.test(
+        tests,
+      )
+        ? []
+        : [
+            "ListenerTests.testAListenerSetWhileStoppedHearsTheKeptAttributionAndItsDeferredDeepLinkOnceStarted is missing",
+          ]),
+    ];
+  },
+);
+
 const passed = results.filter(Boolean).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);
 process.exitCode = passed === results.length ? 0 : 1;

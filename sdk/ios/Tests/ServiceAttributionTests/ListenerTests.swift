@@ -127,6 +127,29 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(delegate.attributions.count, 1)
     }
 
+    func testAListenerSetWhileStoppedHearsTheKeptAttributionAndItsDeferredDeepLinkOnceStarted() throws {
+        let harness = Harness()
+        harness.service.attribution = #"{"service_match_status":"matched","media_source":"facebook_ads","deep_link_path":"/levels/7"}"#
+        XCTAssertNil(harness.configure())
+        harness.eventually("attribution") { harness.core.attributionParams()[SdkCore.matchStatus] == "matched" }
+        harness.core.stop()
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.settle()
+        XCTAssertEqual(heard.attributions, [], "never called while stopped")
+        XCTAssertEqual(heard.deepLinks, [])
+        harness.core.start()
+        harness.settle()
+        XCTAssertEqual(heard.attributions.count, 1)
+        XCTAssertEqual(heard.deepLinks.map { $0.kind }, [.deferred])
+        // Stopped and started again: told once, and the link once per install.
+        harness.core.stop()
+        harness.core.start()
+        harness.settle()
+        XCTAssertEqual(heard.attributions.count, 1)
+        XCTAssertEqual(heard.deepLinks.count, 1)
+    }
+
     func testNoAttributionListenerCallWhileStoppedOrAfterDeletion() throws {
         let store = MemoryStore()
         let first = Harness(store: store)

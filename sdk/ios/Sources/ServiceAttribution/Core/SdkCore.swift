@@ -164,6 +164,10 @@ final class SdkCore: @unchecked Sendable {
     private var onDeepLink: DeepLinkListener?
     private var onError: ErrorListener?
     private weak var delegate: ServiceAttributionDelegate?
+    /// A listener or delegate set while the SDK was stopped, not told the kept attribution then:
+    /// told once it starts again.
+    private var attributionOwedToListener = false
+    private var attributionOwedToDelegate = false
     /// The attribution given to the listeners in this process, for a listener set later.
     private var announced: [String: String]?
     /// Deep links parsed while no deep-link listener was set, delivered when one is.
@@ -1607,6 +1611,7 @@ final class SdkCore: @unchecked Sendable {
         set {
             let stored = locked { () -> [String: String]? in
                 onAttribution = newValue
+                attributionOwedToListener = newValue != nil && stopped
                 return announcedWhileRunning()
             }
             if let listener = newValue, let attribution = stored {
@@ -1646,6 +1651,7 @@ final class SdkCore: @unchecked Sendable {
         set {
             let (stored, pending, isConfigured) = locked { () -> ([String: String]?, [ServiceDeepLink], Bool) in
                 delegate = newValue
+                attributionOwedToDelegate = newValue != nil && stopped
                 return newValue == nil ? (nil, [], configured) : (announcedWhileRunning(), takePendingLinks(), configured)
             }
             if let delegate = newValue, stored != nil || !pending.isEmpty {
@@ -1742,6 +1748,36 @@ final class SdkCore: @unchecked Sendable {
             } else {
                 self.refreshQuietly()
                 self.flush()
+                // What a listener set while stopped was not told: the attribution, and a
+                // deferred deep link kept for want of one.
+                self.tellOwedAttribution()
+                self.deliverKeptDeferredLink()
+            }
+        }
+    }
+
+    /// The attribution kept, to a listener or delegate set while the SDK was stopped (which was
+    /// not told it then), once it starts again; the others heard it already.
+    private func tellOwedAttribution() {
+        let owed = locked { () -> (AttributionListener?, ServiceAttributionDelegate?) in
+            defer {
+                attributionOwedToListener = false
+                attributionOwedToDelegate = false
+            }
+            return (attributionOwedToListener ? onAttribution : nil, attributionOwedToDelegate ? delegate : nil)
+        }
+        guard owed.0 != nil || owed.1 != nil, let attribution = storedAttribution() else { return }
+        let running = locked { () -> Bool in
+            guard configured && !disabled && !stopped && !deleted else { return false }
+            announced = attribution
+            return true
+        }
+        guard running else { return }
+        let (listener, delegate) = owed
+        onMain { [weak delegate] in
+            MainActorCall.run {
+                listener?(attribution)
+                delegate?.serviceAttribution(didResolve: attribution)
             }
         }
     }
