@@ -2715,6 +2715,24 @@ checking(
   },
 );
 
+// The count of events dropped, read before configure, is the one earlier launches kept.
+checking("droppedEventCount before configure reads the count kept across launches", () => {
+  const count = tree(core("Core/SdkCore.swift")).text;
+  const tests = read(join(ios, "Tests", "ServiceAttributionTests", "DeviceStateTests.swift"));
+  return [
+    ...(/guard !configured, let store = earlyStore[^\n]*\n\s*return droppedTotal \+ \(store\.get\(Key\.droppedEvents\)/.test(
+      count,
+    )
+      ? []
+      : ["droppedEventCount reads only this process's drops before configure"]),
+    ...(/func testTheDroppedEventCountReadBeforeConfigureIsTheOneKeptAcrossLaunches\(/.test(tests)
+      ? []
+      : [
+          "DeviceStateTests.testTheDroppedEventCountReadBeforeConfigureIsTheOneKeptAcrossLaunches is missing",
+        ]),
+  ];
+});
+
 // A listener or delegate set while stopped is told nothing then (listeners.json); start() tells
 // it the kept attribution, and hands a deferred deep link kept for want of a listener, once.
 checking(

@@ -61,6 +61,16 @@ final class DeviceStateTests: XCTestCase {
         XCTAssertEqual(store.get(SdkCore.Key.stopped), "0")
     }
 
+    func testTheDroppedEventCountReadBeforeConfigureIsTheOneKeptAcrossLaunches() throws {
+        let store = MemoryStore()
+        // An earlier launch dropped 3 events, and kept the count.
+        store.put(SdkCore.Key.droppedEvents, "3")
+        let next = Harness(store: store)
+        XCTAssertEqual(next.core.droppedEventCount, 3)
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(next.core.droppedEventCount, 3)
+    }
+
     func testNothingIsWrittenBeforeConfigureWhileTheFilesCannotBeRead() throws {
         let store = MemoryStore()
         store.available = false

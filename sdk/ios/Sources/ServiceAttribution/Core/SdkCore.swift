@@ -2384,9 +2384,13 @@ final class SdkCore: @unchecked Sendable {
         return locked { lastInitError }
     }
 
-    /// Events dropped on this install, kept across launches.
+    /// Events dropped on this install, kept across launches: before `configure`, the count
+    /// earlier launches kept on the device, where `configure` reads it, besides this process's.
     var droppedEventCount: Int {
-        return locked { droppedTotal }
+        return locked { () -> Int in
+            guard !configured, let store = earlyStore, store.isAvailable else { return droppedTotal }
+            return droppedTotal + (store.get(Key.droppedEvents).flatMap { Int($0) } ?? 0)
+        }
     }
 
     /// Events on the device now: queued, and waiting for a configuration to say how to protect
