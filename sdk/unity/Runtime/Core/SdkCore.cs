@@ -169,6 +169,13 @@ namespace Service.Unity
         /// <summary>How long after a read that did not settle the attribution is read again: doubles up to a minute.</summary>
         private TimeSpan attributionDelay;
         private bool attributionRaised;
+
+        /// <summary>
+        /// Attribution listeners added while the SDK was configured but not running (stopped,
+        /// switched off): told the kept attribution once it runs again, though the others were
+        /// told already this launch.
+        /// </summary>
+        private Action<Dictionary<string, object>> attributionOwed;
         /// <summary>What a backup brought from another install was forgotten as this core was made: said at Configure.</summary>
         private bool restoredBackupForgotten;
         private LogLevel logLevel = LogLevel.Info;
@@ -832,7 +839,7 @@ namespace Service.Unity
                     initialized = true;
                     if (first) initialization = StartWork(Initialize);
                     if (!disabled && !deleted) stored = KeptAttribution();
-                    if (stored != null) handlers = AttributionHandlersToTell();
+                    if (stored != null) handlers = HandlersToTellAgain();
                 }
             }
             // On the disk at once, as the stop is: a launch after a crash must not stay stopped.
@@ -1286,11 +1293,25 @@ namespace Service.Unity
                 UseSchema(settings == null ? null : ConversionSchema.Parse(settings["skadnetwork"]), enabled);
                 if (enabled)
                 {
+                    var wasOff = disabled;
                     if (disabled) Write(LogLevel.Info, "the app is switched on again in its remote configuration");
                     // Off at the launch's start only as kept: this launch's session is made now.
                     if (offUntilRead && !deleted) QueueSession();
                     offUntilRead = false;
                     disabled = false;
+                    // On again: the listeners hear the kept attribution, as at a start (those not
+                    // told yet), and a deferred deep link waiting for one is handed over.
+                    Dictionary<string, object> stored = null;
+                    Action<Dictionary<string, object>> handlers = null;
+                    if (wasOff)
+                    {
+                        lock (gate)
+                        {
+                            if (!stopped && !deleted) stored = KeptAttribution();
+                            if (stored != null) handlers = HandlersToTellAgain();
+                        }
+                    }
+                    if (stored != null) RaiseAttribution(handlers, stored);
                 }
                 // Off as kept, and now as read (a Stop before the launch's first reading made
                 // this the first): what waited for the reading is dropped, and told.
@@ -2105,6 +2126,7 @@ namespace Service.Unity
                 listeners.AddAttributionHandler(handler);
                 live = configured && !disabled && !stopped && !deleted;
                 if (live) kept = KeptAttribution();
+                else if (configured && !deleted) attributionOwed += handler;
             }
             if (!live) return;
             if (kept != null) listeners.RaiseAttributionTo(handler, kept);
@@ -2272,7 +2294,29 @@ namespace Service.Unity
         {
             if (disabled || stopped || deleted || attributionRaised) return null;
             attributionRaised = true;
+            attributionOwed = null;
             return listeners.AttributionHandlers;
+        }
+
+        /// <summary>
+        /// Under <see cref="gate"/>, as the SDK runs again (started, switched on): every listener
+        /// when none was told this launch; else those added while it did not run and still set.
+        /// </summary>
+        private Action<Dictionary<string, object>> HandlersToTellAgain()
+        {
+            var owed = attributionOwed;
+            var all = AttributionHandlersToTell();
+            if (all != null || disabled || stopped || deleted || owed == null) return all;
+            attributionOwed = null;
+            var set = listeners.AttributionHandlers;
+            if (set == null) return null;
+            var current = set.GetInvocationList();
+            Action<Dictionary<string, object>> still = null;
+            foreach (var handler in owed.GetInvocationList())
+            {
+                if (Array.IndexOf(current, handler) >= 0) still += (Action<Dictionary<string, object>>)handler;
+            }
+            return still;
         }
 
         /// <summary>
