@@ -220,6 +220,41 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, launch.Errors(LogLevel.Error, "3 events lost").Count);
         }
 
+        /// <summary>
+        /// A link that opened the app makes the SDK as the app loads (the Unity layer's
+        /// NoteOpenUrl at BeforeSceneLoad), before its scripts subscribe: the loss is told at
+        /// Configure, to the handler subscribed before it, as the README asks.
+        /// </summary>
+        [Test]
+        public void ALossOfTheSavedQueueIsToldAtConfigureWhenALinkOpenedTheAppBeforeItsScriptsSubscribed()
+        {
+            var store = new MemoryStore();
+            store.Set(EventQueue.Key, "[" + Event(0) + ",{\"EventType\":\"LOGIN\"}]");
+            var main = new QueuedMainThread();
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            ServiceSDK.UsePlatform(Setups.For("http://service.test", backend, store, mainThread: main));
+            var errors = new List<ServiceError>();
+            Action<ServiceError> handler = errors.Add;
+            try
+            {
+                ServiceSDK.NoteOpenUrl("https://go.example.com/Kx3v9QpZ2aQ?promo=WINTER");
+                Assert.AreEqual(1, ServiceSDK.GetDroppedEventCount(), "counted as the SDK is made");
+                ServiceSDK.ErrorOccurred += handler;
+                ServiceSDK.Configure("sdk_key");
+                ServiceSDK.Core.Idle().Wait();
+                main.Drain();
+                var lost = errors.Where(e => e.Kind == ServiceErrorKind.EventsDropped && e.Reason == null).ToList();
+                Assert.AreEqual(1, lost.Count, "told once, to the handler subscribed before Configure");
+                Assert.AreEqual(1, lost[0].Count);
+                Assert.AreEqual(1, ServiceSDK.GetDroppedEventCount());
+            }
+            finally
+            {
+                ServiceSDK.ErrorOccurred -= handler;
+                ServiceSDK.UsePlatform(null);
+            }
+        }
+
         [Test]
         public void ASavedQueueThatBreaksOffKeepsTheEventsBeforeTheBreak()
         {

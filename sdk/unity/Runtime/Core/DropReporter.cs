@@ -64,17 +64,21 @@ namespace Service.Unity
         /// <summary>
         /// Items kept on the device that could not be read back (a damaged value): lost unsent.
         /// Made known as a drop is, but as an error in the log, and to the error listener with no
-        /// reason: none of delivery.json's reasons says it, since the SDK chose nothing here.
+        /// reason (none of delivery.json's reasons says it, since the SDK chose nothing here): counted
+        /// and logged now, told when the caller says.
         /// </summary>
         /// <param name="atLeast">The count is a lower bound: the damaged text held an unknown number more.</param>
-        public void Unreadable(int count, bool atLeast, string why)
+        /// <returns>Telling the error listener, for the caller to do once the app's handlers are set; null with nothing to tell.</returns>
+        public Action Unreadable(int count, bool atLeast, string why)
         {
-            if (count <= 0) return;
+            if (count <= 0) return null;
             lock (gate) store.Set(key, (Count + count).ToString(CultureInfo.InvariantCulture));
             var message = (atLeast ? "at least " : "") + count + " " + noun + (count == 1 && !atLeast ? "" : "s")
                 + " lost: the queue kept on the device could not be read back (" + why + ")";
             write(LogLevel.Error, message);
-            if (listeners != null) listeners.RaiseError(new ServiceError(ServiceErrorKind.EventsDropped, null, null, count, message));
+            if (listeners == null) return null;
+            var error = new ServiceError(ServiceErrorKind.EventsDropped, null, null, count, message);
+            return () => listeners.RaiseError(error);
         }
     }
 }

@@ -170,6 +170,9 @@ namespace Service.Unity
         private TimeSpan attributionDelay;
         private bool attributionRaised;
 
+        /// <summary>The losses of the queues read back at the SDK's making, to tell at Configure.</summary>
+        private Action unreadableToTell;
+
         /// <summary>
         /// Attribution listeners added while the SDK was configured but not running (stopped,
         /// switched off): told the kept attribution once it runs again, though the others were
@@ -335,9 +338,11 @@ namespace Service.Unity
             sessionTracker.Interval = IntervalOf(store.Get(SessionIntervalKey));
             var kept = store.Get(SchemaKey);
             if (kept != null) schema = ConversionSchema.Parse(ParseOrNull(kept));
-            // What a damaged value of the device cost: reported, never silently an empty queue.
-            drops.Unreadable(queue.LostOnLoad, queue.LostAtLeast, queue.LostWhy);
-            sessionDrops.Unreadable(sessions.LostOnLoad, sessions.LostAtLeast, sessions.LostWhy);
+            // What a damaged value of the device cost: counted and logged now, never silently an
+            // empty queue; told to the app at Configure, once its handlers are there (a link that
+            // opened the app makes the SDK as the app loads, before its scripts subscribe).
+            unreadableToTell = drops.Unreadable(queue.LostOnLoad, queue.LostAtLeast, queue.LostWhy);
+            unreadableToTell += sessionDrops.Unreadable(sessions.LostOnLoad, sessions.LostAtLeast, sessions.LostWhy);
             ForgetUnreadableAttribution();
         }
 
@@ -463,10 +468,13 @@ namespace Service.Unity
             Dictionary<string, object> stored = null;
             Action<Dictionary<string, object>> handlers = null;
             string offBecause = null;
+            Action lossesToTell;
             lock (gate)
             {
                 // One configure per process: a repeat, its customer user id included, changes nothing.
                 if (configured) return;
+                lossesToTell = unreadableToTell;
+                unreadableToTell = null;
                 logLevel = (LogLevel)level;
                 if (restoredBackupForgotten)
                 {
@@ -523,6 +531,7 @@ namespace Service.Unity
                     if (stored != null) handlers = AttributionHandlersToTell();
                 }
             }
+            if (lossesToTell != null) lossesToTell();
             if (offBecause != null)
             {
                 SwitchOffAtConfigure(offBecause);
