@@ -588,5 +588,83 @@ namespace Service.Unity.Tests
             Assert.IsTrue(adder.Join(10000));
             Assert.AreEqual(1, heard);
         }
+
+        /// <summary>A backend answering the attribution route with this map, and the configuration route on or off as asked.</summary>
+        private static ScriptedBackend SwitchedAndAttributed(Func<bool> enabled, string attribution)
+        {
+            return new ScriptedBackend
+            {
+                Answer = (key, body) => key.StartsWith("GET /v1/config")
+                    ? Tuple.Create(200, (JToken)new JObject { { "enabled", enabled() } })
+                    : key.Contains("/attribution") ? Tuple.Create(200, (JToken)JObject.Parse(attribution)) : ScriptedBackend.Usual(key, body),
+            };
+        }
+
+        private const string MatchedWithPath = "{\"service_match_status\":\"matched\",\"media_source\":\"facebook_ads\",\"deep_link_path\":\"/levels/7\"}";
+
+        /// <summary>
+        /// A listener set while stopped hears nothing then, and the kept attribution once Start()
+        /// runs, though the launch told its other listeners before the Stop.
+        /// </summary>
+        [Test]
+        public void AnAttributionListenerSetWhileStoppedHearsTheKeptMapOnceStarted()
+        {
+            var store = new MemoryStore();
+            var backend = SwitchedAndAttributed(() => true, MatchedWithPath);
+            var first = new Launch(backend, store).Configured();
+            first.Main.Drain();
+            Assert.AreEqual(1, first.Heard.Attributions.Count, "the attribution is resolved and kept");
+
+            // The next launch: the kept map told at Configure, then the user opts out and in again.
+            var launch = new Launch(backend, store).Configured();
+            launch.Main.Drain();
+            Assert.AreEqual(1, launch.Heard.Attributions.Count, "told at the start");
+
+            launch.Core.Stop();
+            var late = new List<Dictionary<string, object>>();
+            launch.Core.Listeners.AddAttribution(late.Add);
+            launch.Main.Drain();
+            Assert.IsEmpty(late, "never while stopped");
+
+            launch.Core.Start();
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.AreEqual(1, late.Count, "a listener set while stopped hears the kept attribution once Start() runs");
+            Assert.AreEqual(1, launch.Heard.Attributions.Count, "the others, told already, are not told again");
+        }
+
+        /// <summary>
+        /// At a launch after one the app was switched off in, the SDK is off until its first
+        /// reading; when that reading says on, the listeners set before Configure hear the kept
+        /// attribution, and the deferred deep link waiting on the device is handed over.
+        /// </summary>
+        [Test]
+        public void ALaunchSwitchedOnAgainByItsFirstReadingTellsTheKeptAttributionAndTheWaitingDeferredLink()
+        {
+            var store = new MemoryStore();
+            var on = true;
+            var backend = SwitchedAndAttributed(() => Volatile.Read(ref on), MatchedWithPath);
+            // Launch 1: an attribution listener only; the deferred link waits on the device.
+            var first = new Launch(backend, store, listen: false);
+            var firstHeard = new List<Dictionary<string, object>>();
+            first.Core.Listeners.AddAttribution(firstHeard.Add);
+            first.Configured().Main.Drain();
+            Assert.AreEqual(1, firstHeard.Count);
+
+            // Launch 2, with no listener: the owner switched the app off.
+            Volatile.Write(ref on, false);
+            var second = new Launch(backend, store, listen: false).Configured();
+            Assert.IsTrue(second.Core.IsSdkDisabled);
+
+            // Launch 3: switched on again; listeners set before Configure, as the README says.
+            Volatile.Write(ref on, true);
+            var third = new Launch(backend, store).Configured();
+            third.Main.Drain();
+            Assert.IsFalse(third.Core.IsSdkDisabled, "on, as the reading says");
+            // Both at once, so that the failure shows each.
+            Assert.AreEqual("1 attribution, 1 deferred deep link",
+                third.Heard.Attributions.Count + " attribution, " + third.Heard.DeepLinks.Count + " deferred deep link",
+                "the kept attribution at this start, and the deferred deep link that waited on the device");
+        }
     }
 }
