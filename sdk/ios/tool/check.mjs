@@ -1467,7 +1467,7 @@ checking("every item a 202 answer takes off the queue is accepted, retried or re
     ...(before(
       send,
       "lane.queue.remove(ids: removed)",
-      "reportUnexplained(verdict, removed: removed.count",
+      "reportUnexplained(verdict, removed: ids.indices.filter",
     )
       ? []
       : ["send does not report what the answer removed unexplained"]),
@@ -2760,6 +2760,79 @@ checking(
     ];
   },
 );
+
+// A stop() made as configure returns, before its worker begins, sends nothing: the worker reads
+// the flag as it is then, not as configure found it.
+checking(
+  "a stop made as configure returns sends nothing, not even the configuration's read",
+  () => {
+    const configure = codeOf(functionText("Core/SdkCore.swift", /func configure\(\s*platform:/));
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "SdkCoreTests.swift"));
+    return [
+      ...(/worker\.async \{\s*if self\.locked\(\{ self\.stopped \}\)/.test(configure)
+        ? []
+        : ["configure's worker acts on the stopped flag configure read, not the one it finds"]),
+      ...(/func testAStopMadeAsConfigureReturnsSendsNothingNotEvenTheConfigurationsRead\(/.test(
+        tests,
+      )
+        ? []
+        : [
+            "SdkCoreTests.testAStopMadeAsConfigureReturnsSendsNothingNotEvenTheConfigurationsRead is missing",
+          ]),
+    ];
+  },
+);
+
+// An attribution read refused for its key (401, 403) is not asked again at each flush: it waits
+// for the app's refreshConfig, as on Android and Unity.
+checking("an attribution read refused for its key waits for refreshConfig", () => {
+  const polling = codeOf(functionText("Core/SdkCore.swift", /func startPolling\(/));
+  const poll = codeOf(functionText("Core/SdkCore.swift", /func poll\(delay:/));
+  const refresh = codeOf(functionText("Core/SdkCore.swift", /func refreshConfig\(/));
+  const tests = read(join(ios, "Tests", "ServiceAttributionTests", "SdkCoreTests.swift"));
+  return [
+    ...(/if attributionRefused \{ return true \}/.test(polling)
+      ? []
+      : ["startPolling reads again after a refusal"]),
+    ...(/case let \.authentication[\s\S]*attributionRefused = true/.test(poll)
+      ? []
+      : ["a refused attribution read is not kept as refused"]),
+    ...(/attributionRefused = false/.test(refresh)
+      ? []
+      : ["refreshConfig does not let the attribution be read again"]),
+    ...(/func testAnAttributionReadRefusedForItsKeyIsNotReadAgainUntilRefreshConfig\(/.test(tests)
+      ? []
+      : [
+          "SdkCoreTests.testAnAttributionReadRefusedForItsKeyIsNotReadAgainUntilRefreshConfig is missing",
+        ]),
+  ];
+});
+
+// A repeat the service names (`duplicate_event`) is delivered: counted as named, so that it is
+// not taken for an item lost unsaid, and the items counted are the request's, not its ids.
+checking("a repeat is counted as delivered, and an item left unnamed is still a drop", () => {
+  const api = codeOf(read(join(ios, "Sources", "ServiceAttribution", "Core", "Api.swift")));
+  const core = codeOf(read(join(ios, "Sources", "ServiceAttribution", "Core", "SdkCore.swift")));
+  const tests = read(join(ios, "Tests", "ServiceAttributionTests", "DeliveryTests.swift"));
+  return [
+    ...(/if reason == BatchVerdict\.repeatedReason \{[\s\S]{0,200}named\.insert\(index\)\.inserted \{\s*repeated \+= 1/.test(
+      api,
+    )
+      ? []
+      : ["a repeat is not counted once, by the item it names"]),
+    ...(/verdict\.unexplained\.count \+ verdict\.repeated/.test(core)
+      ? []
+      : ["repeats are not counted as named"]),
+    ...(/reportUnexplained\(verdict, removed: ids\.indices\.filter/.test(core)
+      ? []
+      : ["the items taken off the queue are counted by id, not by item"]),
+    ...(/func testARepeatIsDeliveredAndAnItemTheAnswerNamesNotIsStillOneDrop\(/.test(tests)
+      ? []
+      : [
+          "DeliveryTests.testARepeatIsDeliveredAndAnItemTheAnswerNamesNotIsStillOneDrop is missing",
+        ]),
+  ];
+});
 
 const passed = results.filter(Boolean).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);

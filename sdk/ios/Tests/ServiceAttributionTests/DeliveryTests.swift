@@ -175,6 +175,23 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.core.droppedEventCount, 0)
     }
 
+    func testARepeatIsDeliveredAndAnItemTheAnswerNamesNotIsStillOneDrop() throws {
+        // Of three, one stored, one a repeat of it, one neither accepted nor named: that one is
+        // lost and told, the repeat is not.
+        let harness = Harness(store: try Harness.given(queued: 3))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events" else { return nil }
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":1,"ignored":[{"index":1,"event_id":"b","reason":"duplicate_event","detail":"in words"},{"index":1,"event_id":"b","reason":"duplicate_event","detail":"named twice"}],"rejected":[],"warnings":[]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("the batch answered") { harness.queuedIndexes.isEmpty }
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] }, [["events_dropped", "refused", "1"]])
+        XCTAssertEqual(harness.core.droppedEventCount, 1)
+        XCTAssertEqual(harness.log.messages(.info).filter { $0.contains("1 event repeated an id sent earlier in the same request") }.count, 1)
+    }
+
     func testAnEventStoredNotQuiteAsSentIsDeliveredAndTheServicesWarningLogged() throws {
         let harness = Harness(store: try Harness.given(queued: 1))
         let heard = Heard()

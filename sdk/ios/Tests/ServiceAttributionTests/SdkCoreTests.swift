@@ -230,6 +230,35 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(reads, 2)
     }
 
+    func testAnAttributionReadRefusedForItsKeyIsNotReadAgainUntilRefreshConfig() throws {
+        // The key is not accepted on the attribution route: the events go on, each meeting its
+        // own answer, but the read is neither sent nor logged again at each flush.
+        let harness = Harness()
+        var refused = true
+        harness.service.answer = { request in
+            guard refused, FakeService.path(request).hasSuffix("/attribution") else { return nil }
+            return HTTPResponse(statusCode: 401, body: #"{"error":"Unauthorized","detail":"the key is not accepted on this route"}"#)
+        }
+        let reads = { harness.service.requests.filter { $0.method == "GET" && FakeService.path($0).hasSuffix("/attribution") }.count }
+        let said = { harness.log.messages(.error).filter { $0.contains("not read again until refreshConfig") }.count }
+        XCTAssertNil(harness.configure())
+        XCTAssertEqual(reads(), 1)
+        XCTAssertEqual(said(), 1)
+        try harness.sendIndexed(3)
+        harness.settle()
+        XCTAssertEqual(harness.acceptedIndexes, [0, 1, 2])
+        XCTAssertEqual(reads(), 1)
+        XCTAssertEqual(said(), 1)
+        // The app's refreshConfig (a key fixed on the service) lets it be read again.
+        refused = false
+        let done = DispatchSemaphore(value: 0)
+        harness.core.refreshConfig { _ in done.signal() }
+        _ = done.wait(timeout: .now() + 10)
+        try harness.sendIndexed(1, from: 3)
+        harness.eventually("read again after refreshConfig") { harness.core.attributionParams()[SdkCore.matchStatus] == "organic" }
+        XCTAssertEqual(reads(), 2)
+    }
+
     // MARK: remote configuration and keys
 
     func testARejectedKeyDisablesTheSdk() throws {
@@ -351,6 +380,38 @@ final class SdkCoreTests: XCTestCase {
         harness.settle()
         XCTAssertEqual(harness.service.count("GET", "/v1/config"), 6)
         XCTAssertEqual(harness.scheduler.pending, [60])
+    }
+
+    func testAStopMadeAsConfigureReturnsSendsNothingNotEvenTheConfigurationsRead() throws {
+        // The app stops the SDK right after configure (its user's opt-out, read from its own
+        // settings): the worker has not begun, and must find the SDK stopped. The lifecycle's
+        // registration is where configure has let go of its locks and not yet handed the
+        // rest to the worker: the stop lands there every time.
+        final class StopOnObserve: AppLifecycle {
+            var stop: (() -> Void)?
+            var isInForeground: Bool { return true }
+            func observe(background: @escaping () -> Void, foreground: @escaping () -> Void, active: @escaping () -> Void) {
+                stop?()
+            }
+        }
+        let harness = Harness()
+        let lifecycle = StopOnObserve()
+        lifecycle.stop = { [unowned harness] in harness.core.stop() }
+        var platform = harness.platform
+        platform.lifecycle = lifecycle
+        let done = DispatchSemaphore(value: 0)
+        XCTAssertTrue(harness.core.configure(
+            platform: platform, settings: Harness.settings, apiKey: "sdk_test", logLevel: .debug,
+            customerUserId: nil, wrapper: nil, completion: { _ in done.signal() }
+        ))
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "configure completes")
+        harness.runScheduled()
+        XCTAssertTrue(harness.core.isStopped)
+        XCTAssertEqual(harness.service.requests.count, 0, "stopped: no request at all")
+        // Started again: the configuration is read then, and the install reported.
+        harness.core.start()
+        harness.eventually("reported once started") { harness.service.count("POST", "/v1/installs") == 1 }
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), 1)
     }
 
     func testUnderFlutterAFirstLaunchThatEndsOfflineSendsItsValuesSealedAtTheNextNeverInClear() throws {

@@ -20,6 +20,9 @@ struct BatchVerdict: Equatable {
     var ignored: [ServiceError.DropReason: Int] = [:]
     /// How many items the service says it stored (`accepted`).
     var accepted = 0
+    /// Items the service named as repeats of an id stored from the same request
+    /// (`duplicate_event`): delivered, the first copy stored.
+    var repeated = 0
     /// What the answer says of items the SDK cannot count as any of the drops above, in the
     /// service's words: a refusal whose `index` names no item of the request (missing, out of
     /// range), an item ignored for a reason the SDK does not know. Not sent again, so dropped
@@ -161,10 +164,18 @@ final class Api {
             }
         }
         var ignored: [ServiceError.DropReason: Int] = [:]
+        var repeated = 0
         for verdict in (answer["ignored"]?.arrayValue ?? []).compactMap({ $0.objectValue }) {
             let reason = verdict["reason"]?.stringValue
-            // A repeat of an event the service stored from the same request: delivered, no drop.
-            if reason == BatchVerdict.repeatedReason { continue }
+            // A repeat of an event the service stored from the same request: delivered, no drop,
+            // counted as named so that it is not read as an item lost unsaid. One naming no item
+            // of the request, or one named already, counts for none.
+            if reason == BatchVerdict.repeatedReason {
+                if let index = verdict["index"]?.int64Value.map({ Int($0) }), index >= 0, index < count, named.insert(index).inserted {
+                    repeated += 1
+                }
+                continue
+            }
             if let drop = reason.flatMap({ BatchVerdict.ignoredAs[$0] }) {
                 ignored[drop, default: 0] += 1
             } else {
@@ -173,6 +184,7 @@ final class Api {
         }
         var found = BatchVerdict(retry: retry, refused: refused, installMissing: installMissing, ignored: ignored)
         found.accepted = Int(clamping: answer["accepted"]?.int64Value ?? 0)
+        found.repeated = repeated
         found.unexplained = unexplained
         found.warnings = (answer["warnings"]?.arrayValue ?? []).compactMap({ $0.objectValue }).map { warning in
             let id = warning["event_id"]?.stringValue.map { " (\($0))" } ?? ""

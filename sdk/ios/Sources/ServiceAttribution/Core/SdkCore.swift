@@ -134,6 +134,9 @@ final class SdkCore: @unchecked Sendable {
     /// holds the install again in this process.
     private var trackingWait: TrackingWait?
     private var polling = false
+    /// The attribution route refused the key (401, 403): not read again until the app's
+    /// refreshConfig, rather than asked, refused and logged again at every flush.
+    private var attributionRefused = false
     private var stopped = false
     private var stoppedSetEarly = false
     private var anonymous = false
@@ -495,7 +498,9 @@ final class SdkCore: @unchecked Sendable {
             active: { [weak self] in self?.becameActive() }
         )
         worker.async {
-            if isStopped {
+            // The flag as it is now: a stop() made since configure let go of the lock sends
+            // nothing either, not even the configuration's read.
+            if self.locked({ self.stopped }) {
                 self.currentLog.info("stopped by the app: nothing is sent until start()")
                 self.finishInit(nil, completion, initialized: false)
                 return
@@ -790,6 +795,7 @@ final class SdkCore: @unchecked Sendable {
                 return completion(nil)
             }
             self.blockedCode = nil
+            self.locked { self.attributionRefused = false }
             self.configurationReported = false
             self.consentRefusalReported = false
             self.consentHeld = false
@@ -1342,7 +1348,11 @@ final class SdkCore: @unchecked Sendable {
         for reason in [ServiceError.DropReason.deleted, .disabled] {
             reportDrop(verdict.ignored[reason] ?? 0, of: lane, reason, "ignored by the service")
         }
-        reportUnexplained(verdict, removed: removed.count, of: lane)
+        if verdict.repeated > 0 {
+            currentLog.info("\(lane.counted(verdict.repeated)) repeated an id sent earlier in the same request: the service kept the first")
+        }
+        // Items, not ids: two copies of one id are two items the answer speaks of.
+        reportUnexplained(verdict, removed: ids.indices.filter { !verdict.retry.contains($0) }.count, of: lane)
         // The install's data was deleted: on request through the service's API (the app's
         // backend, a person's erasure request), or by deleteUserData in a process that ended
         // before it kept the deletion. Kept now, and nothing more goes for the install.
@@ -1367,7 +1377,7 @@ final class SdkCore: @unchecked Sendable {
     /// does not know, fewer items accepted than the answer leaves unnamed) is a drop too:
     /// `refused`, logged, counted and reported like any other, with the service's words.
     private func reportUnexplained(_ verdict: BatchVerdict, removed: Int, of lane: Lane) {
-        let counted = verdict.refused.count + verdict.ignored.values.reduce(0, +) + verdict.unexplained.count
+        let counted = verdict.refused.count + verdict.ignored.values.reduce(0, +) + verdict.unexplained.count + verdict.repeated
         let unaccounted = max(0, removed - verdict.accepted - counted)
         var said = verdict.unexplained
         if unaccounted > 0 {
@@ -2171,6 +2181,7 @@ final class SdkCore: @unchecked Sendable {
     /// is read until it resolves.
     private func startPolling() {
         let alreadyPolling = locked { () -> Bool in
+            if attributionRefused { return true }
             let was = polling
             polling = true
             return was
@@ -2238,8 +2249,11 @@ final class SdkCore: @unchecked Sendable {
                 initialMatch.open()
                 return
             case let .authentication(statusCode):
-                currentLog.error("reading the attribution: the API key was rejected (HTTP \(statusCode)): attribution stops in this process")
-                locked { polling = false }
+                currentLog.error("reading the attribution: the API key was rejected (HTTP \(statusCode)): not read again until refreshConfig")
+                locked {
+                    attributionRefused = true
+                    polling = false
+                }
                 initialMatch.open()
                 return
             default:
