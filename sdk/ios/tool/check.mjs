@@ -2746,10 +2746,12 @@ checking(
       before(start, "self.tellOwedAttribution()", "self.deliverKeptDeferredLink()")
         ? []
         : ["start() tells neither the owed attribution nor the kept deferred deep link"]),
-      ...(/attributionOwedToListener = newValue != nil && stopped/.test(setter) &&
-      /attributionOwedToDelegate = newValue != nil && stopped/.test(setter)
+      ...(/attributionOwedToListener = newValue != nil && \(stopped \|\| disabled\)/.test(setter) &&
+      /attributionOwedToDelegate = newValue != nil && \(stopped \|\| disabled\)/.test(setter)
         ? []
-        : ["a listener or delegate set while stopped is not marked as owed the attribution"]),
+        : [
+            "a listener or delegate set while stopped or switched off is not marked as owed the attribution",
+          ]),
       ...(/func testAListenerSetWhileStoppedHearsTheKeptAttributionAndItsDeferredDeepLinkOnceStarted\(/.test(
         tests,
       )
@@ -2760,6 +2762,26 @@ checking(
     ];
   },
 );
+
+// The same when remote configuration switches the SDK on again in the process: a listener set
+// while it was off hears the kept attribution, and the deferred deep link, then.
+checking("a listener set while switched off hears the kept attribution once switched on", () => {
+  const apply = codeOf(functionText("Core/SdkCore.swift", /private func apply\(/));
+  const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ListenerTests.swift"));
+  return [
+    ...(/let was = disabled\s*disabled = false/.test(apply) &&
+    /if switchedOn \{\s*tellOwedAttribution\(\)\s*deliverKeptDeferredLink\(\)/.test(apply)
+      ? []
+      : ["switched on again, the SDK tells a listener set while off nothing"]),
+    ...(/func testAListenerSetWhileSwitchedOffHearsTheKeptAttributionAndItsDeferredDeepLinkOnceSwitchedOn\(/.test(
+      tests,
+    )
+      ? []
+      : [
+          "ListenerTests.testAListenerSetWhileSwitchedOffHearsTheKeptAttributionAndItsDeferredDeepLinkOnceSwitchedOn is missing",
+        ]),
+  ];
+});
 
 // A stop() made as configure returns, before its worker begins, sends nothing: the worker reads
 // the flag as it is then, not as configure found it.

@@ -634,6 +634,44 @@ namespace Service.Unity.Tests
         }
 
         /// <summary>
+        /// Listeners set while remote configuration has the SDK switched off hear nothing then;
+        /// when a refresh switches it on again in the same launch, they hear the kept attribution
+        /// and the deferred deep link waiting on the device, once.
+        /// </summary>
+        [Test]
+        public void ListenersSetWhileSwitchedOffHearTheKeptAttributionAndItsDeferredLinkOnceARefreshSwitchesItOn()
+        {
+            var on = true;
+            var backend = SwitchedAndAttributed(() => Volatile.Read(ref on), MatchedWithPath);
+            var launch = new Launch(backend, new MemoryStore(), listen: false).Configured();
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+
+            Volatile.Write(ref on, false);
+            Assert.AreEqual(1, launch.Timers.Fire(SdkCore.DefaultRefreshInterval));
+            launch.Core.Idle().Wait();
+            Assert.IsTrue(launch.Core.IsSdkDisabled);
+            var attributions = new List<Dictionary<string, object>>();
+            var links = new List<ServiceDeepLink>();
+            launch.Core.Listeners.AddAttribution(attributions.Add);
+            launch.Core.Listeners.AddDeepLink(links.Add);
+            launch.Main.Drain();
+            Assert.AreEqual(0, attributions.Count + links.Count, "nothing while switched off");
+
+            Volatile.Write(ref on, true);
+            Assert.AreEqual(1, launch.Timers.Fire(SdkCore.DefaultRefreshInterval));
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.AreEqual("1 attribution, 1 deferred deep link", attributions.Count + " attribution, " + links.Count + " deferred deep link");
+
+            // A refresh that finds it on already tells nothing again.
+            Assert.AreEqual(1, launch.Timers.Fire(SdkCore.DefaultRefreshInterval));
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.AreEqual("1 attribution, 1 deferred deep link", attributions.Count + " attribution, " + links.Count + " deferred deep link");
+        }
+
+        /// <summary>
         /// At a launch after one the app was switched off in, the SDK is off until its first
         /// reading; when that reading says on, the listeners set before Configure hear the kept
         /// attribution, and the deferred deep link waiting on the device is handed over.

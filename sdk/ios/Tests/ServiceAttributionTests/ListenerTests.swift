@@ -150,6 +150,34 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(heard.deepLinks.count, 1)
     }
 
+    func testAListenerSetWhileSwitchedOffHearsTheKeptAttributionAndItsDeferredDeepLinkOnceSwitchedOn() throws {
+        let harness = Harness()
+        harness.service.attribution = #"{"service_match_status":"matched","media_source":"facebook_ads","deep_link_path":"/levels/7"}"#
+        XCTAssertNil(harness.configure())
+        harness.eventually("attribution") { harness.core.attributionParams()[SdkCore.matchStatus] == "matched" }
+        let refresh = { (config: String) in
+            harness.service.config = config
+            let done = DispatchSemaphore(value: 0)
+            harness.core.refreshConfig { _ in done.signal() }
+            _ = done.wait(timeout: .now() + 10)
+            harness.settle()
+        }
+        refresh(#"{"enabled":false,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"#)
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.settle()
+        XCTAssertEqual(heard.attributions, [], "never called while switched off")
+        XCTAssertEqual(heard.deepLinks, [])
+        refresh(#"{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"#)
+        XCTAssertEqual(heard.attributions.count, 1)
+        XCTAssertEqual(heard.deepLinks.map { $0.kind }, [.deferred])
+        // A refresh that finds it on already tells nothing again.
+        refresh(#"{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"#)
+        XCTAssertEqual(heard.attributions.count, 1)
+        XCTAssertEqual(heard.deepLinks.count, 1)
+    }
+
     func testNoAttributionListenerCallWhileStoppedOrAfterDeletion() throws {
         let store = MemoryStore()
         let first = Harness(store: store)

@@ -167,8 +167,8 @@ final class SdkCore: @unchecked Sendable {
     private var onDeepLink: DeepLinkListener?
     private var onError: ErrorListener?
     private weak var delegate: ServiceAttributionDelegate?
-    /// A listener or delegate set while the SDK was stopped, not told the kept attribution then:
-    /// told once it starts again.
+    /// A listener or delegate set while the SDK was stopped or switched off, not told the kept
+    /// attribution then: told once it starts, or is switched on, again.
     private var attributionOwedToListener = false
     private var attributionOwedToDelegate = false
     /// The attribution given to the listeners in this process, for a listener set later.
@@ -700,13 +700,21 @@ final class SdkCore: @unchecked Sendable {
             disable(because: "remote configuration switched the SDK off")
             return
         }
-        locked {
+        let switchedOn = locked { () -> Bool in
+            let was = disabled
             disabled = false
             // On again: no session by itself; the next return after the interval starts one.
             if !deleted { sessionTracker.enable() }
+            return was
         }
         if reengaged { reengage() }
         flush()
+        if switchedOn {
+            // What a listener set while switched off was not told: the attribution, and a
+            // deferred deep link kept for want of one.
+            tellOwedAttribution()
+            deliverKeptDeferredLink()
+        }
     }
 
     /// Sends nothing from now on and starts no session; what was queued is dropped (reason
@@ -1621,7 +1629,7 @@ final class SdkCore: @unchecked Sendable {
         set {
             let stored = locked { () -> [String: String]? in
                 onAttribution = newValue
-                attributionOwedToListener = newValue != nil && stopped
+                attributionOwedToListener = newValue != nil && (stopped || disabled)
                 return announcedWhileRunning()
             }
             if let listener = newValue, let attribution = stored {
@@ -1661,7 +1669,7 @@ final class SdkCore: @unchecked Sendable {
         set {
             let (stored, pending, isConfigured) = locked { () -> ([String: String]?, [ServiceDeepLink], Bool) in
                 delegate = newValue
-                attributionOwedToDelegate = newValue != nil && stopped
+                attributionOwedToDelegate = newValue != nil && (stopped || disabled)
                 return newValue == nil ? (nil, [], configured) : (announcedWhileRunning(), takePendingLinks(), configured)
             }
             if let delegate = newValue, stored != nil || !pending.isEmpty {
@@ -1766,8 +1774,9 @@ final class SdkCore: @unchecked Sendable {
         }
     }
 
-    /// The attribution kept, to a listener or delegate set while the SDK was stopped (which was
-    /// not told it then), once it starts again; the others heard it already.
+    /// The attribution kept, to a listener or delegate set while the SDK was stopped or switched
+    /// off (which was not told it then), once it starts or is switched on again; the others
+    /// heard it already.
     private func tellOwedAttribution() {
         let owed = locked { () -> (AttributionListener?, ServiceAttributionDelegate?) in
             defer {

@@ -455,11 +455,19 @@ internal class SdkCore(
             scheduleRefresh(delayMs)
         }
         if (!newConfig.enabled) return disable()
+        // Switched on again in this process (not the start's first reading, which tells them itself).
+        val switchedOn = disabled && initialized
         disabled = false
         queueDrafts()
         queueSessions()
         sessionAtMs?.let(::queueSession)
         flush()
+        if (switchedOn) {
+            // A listener set while switched off heard nothing then: the kept attribution (once per
+            // listener and map), and a deferred deep link kept for want of a listener.
+            storedAttribution()?.let { announceAttribution(it) }
+            offerDeferredDeepLink()
+        }
     }
 
     /** Sends nothing from now on: what was waiting is dropped, as the app's owner asked. */

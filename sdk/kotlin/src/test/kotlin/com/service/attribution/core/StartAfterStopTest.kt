@@ -11,7 +11,8 @@ import java.util.concurrent.CopyOnWriteArrayList
 /**
  * A deferred deep link kept for want of a listener goes to one set later in that process
  * (README, Listeners), and an attribution listener set later is told the kept attribution: set
- * while the SDK is stopped, once start() runs.
+ * while the SDK is stopped, once start() runs; set while remote configuration has it switched
+ * off, once a refresh switches it on again in that process.
  */
 class StartAfterStopTest {
     private val device = ScriptedDevice()
@@ -52,5 +53,39 @@ class StartAfterStopTest {
         core.start()
         device.scheduler.advance(10_000)
         assertEquals("attributions heard by the listener set while stopped, after start()", 1, heard.size)
+    }
+    @Test
+    fun `listeners set while switched off hear the kept attribution and its deferred deep link once a refresh switches the SDK on`() {
+        device.backend.attribution = { HttpResponse(200, matched) }
+        val core = device.launch()
+        core.setDeepLinkListener(null)
+        device.configure(core)
+        device.scheduler.runDue()
+        assertEquals(1, device.attributions.size)
+        // The app's owner switches it off; the app sets its listeners while it is off.
+        device.backend.config = { HttpResponse(200, CONFIG_OFF) }
+        core.refreshConfigAsync()
+        device.scheduler.runDue()
+        val attributions = CopyOnWriteArrayList<Map<String, String>>()
+        val links = CopyOnWriteArrayList<DeepLink>()
+        core.setAttributionListener { attributions.add(it) }
+        core.setDeepLinkListener { links.add(it) }
+        device.scheduler.runDue()
+        assertEquals("nothing is told while switched off", 0, attributions.size + links.size)
+        device.backend.config = { HttpResponse(200, CONFIG_ON) }
+        core.refreshConfigAsync()
+        device.scheduler.advance(10_000)
+        assertEquals("attributions heard once switched on", 1, attributions.size)
+        assertEquals("deferred deep links heard once switched on", listOf(DeepLinkKind.DEFERRED), links.map { it.kind })
+        // A later refresh that finds it on tells nothing again.
+        core.refreshConfigAsync()
+        device.scheduler.advance(10_000)
+        assertEquals(1, attributions.size)
+        assertEquals(1, links.size)
+    }
+
+    private companion object {
+        const val CONFIG_ON = """{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"""
+        const val CONFIG_OFF = """{"enabled":false,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"""
     }
 }
