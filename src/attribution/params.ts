@@ -25,9 +25,13 @@ export const attributionParams = (
     click_id: result.clickId,
   };
   const matched = result.status === "matched" || result.status === "matched_no_params";
+  // The link's own parameters and the tapped URL's never speak in the service's names, known
+  // or not: a network's `campaign_id` macro on a link naming no campaign is not the install's.
+  const ownKeys = new Set(["service_match_status", ...Object.keys(fields)]);
   return {
-    // The link's own parameters first: the service's keys win a clash of names.
-    ...(matched ? result.params : {}),
+    ...(matched
+      ? Object.fromEntries(Object.entries(result.params).filter(([key]) => !ownKeys.has(key)))
+      : {}),
     ...Object.fromEntries(
       Object.entries(matched || result.status === "organic" ? fields : {}).flatMap(
         ([key, value]) => (value === null ? [] : [[key, String(value)]]),

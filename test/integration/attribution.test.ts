@@ -140,6 +140,43 @@ describe("attribution over HTTP", () => {
     });
   });
 
+  it("answers the campaign the install was credited to, never one the tapped URL or the link's parameters name", async () => {
+    // A link naming no campaign, with a custom parameter named like one; the ad serving it
+    // appends its own campaign macros to the URL, as networks do.
+    const made = await rt.post(
+      "/v1/links",
+      {
+        media_source: "partner",
+        deep_link_path: "/levels/7",
+        params: { ad_name: "from-the-link" },
+      },
+      keys.serverKey,
+    );
+    expect(made.status).toBe(201);
+    const link = (await made.json()) as LinkAnswer;
+    const tapped = new URL(link.url);
+    for (const [name, value] of Object.entries({
+      campaign_id: "999",
+      campaign_name: "Spoofed",
+      adset_id: "a-1",
+      matching_type: "network",
+      promo: "SPRING",
+    }))
+      tapped.searchParams.set(name, value);
+    await installReferredBy(tapped.href, "81.2.69.151", "referred-tapped-campaign");
+    const answer = await attributionOf("referred-tapped-campaign");
+    // As the export says it (below): the source, no campaign; the other parameters stay.
+    expect(answer).toMatchObject({
+      service_match_status: "matched",
+      media_source: "partner",
+      matching_type: "network",
+      deep_link_path: "/levels/7",
+      promo: "SPRING",
+    });
+    for (const key of ["campaign_id", "campaign_name", "adset_id", "ad_name"])
+      expect(answer, key).not.toHaveProperty(key);
+  });
+
   it("matches by advertising id a network reported, without link parameters", async () => {
     const reported = await rt.post(
       "/v1/touches",
@@ -641,6 +678,7 @@ describe("attribution over HTTP", () => {
         "office-new",
         "organic-1",
         "referred-1",
+        "referred-tapped-campaign",
         "referred-tapped-params",
         "skipped-1",
         "slow-by-maid",
@@ -659,6 +697,13 @@ describe("attribution over HTTP", () => {
       os: "android",
     });
     expect(byInstall["by-maid-again"]).toMatchObject({ media_source: "network_b" });
+    expect(byInstall["referred-tapped-campaign"]).toMatchObject({
+      media_source: "partner",
+      campaign_id: null,
+      campaign_name: null,
+      adset_id: null,
+      ad_name: null,
+    });
     expect(byInstall["geo-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
     expect(byInstall["twin-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
     expect(byInstall["twin-2"]).toMatchObject({ media_source: "organic" });
