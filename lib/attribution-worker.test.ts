@@ -61,18 +61,20 @@ describe("attribution on AWS", () => {
     expect(grants).toContain(`dynamodb:UpdateItem on ${arn(tables.table.attributions.tableArn)}`);
     const writes = grants.filter((grant) => /dynamodb:(Put|Update|Delete|BatchWrite)/.test(grant));
     // A resolved install's sends are added to the outbox (a conditional put), never changed; the
-    // winning click is claimed for the install.
+    // winning click is claimed for the install, and let go if the install was purged meanwhile.
     expect(writes.sort()).toEqual(
       [
         `dynamodb:UpdateItem on ${arn(tables.table.attributions.tableArn)}`,
         `dynamodb:PutItem on ${arn(tables.table.outbox.tableArn)}`,
         `dynamodb:PutItem on ${arn(tables.table.touches.tableArn)}`,
+        `dynamodb:DeleteItem on ${arn(tables.table.touches.tableArn)}`,
       ].sort(),
     );
-    // The claim's put reaches claims only, never a touch.
+    // The claim's put and delete reach claims only, never a touch.
     const claims = statementsOfRole(template, worker.function.role).filter(
       (statement) =>
-        actionsOf(statement).includes("dynamodb:PutItem") &&
+        (actionsOf(statement).includes("dynamodb:PutItem") ||
+          actionsOf(statement).includes("dynamodb:DeleteItem")) &&
         JSON.stringify(statement.Resource) === arn(tables.table.touches.tableArn),
     );
     expect(claims).toHaveLength(1);

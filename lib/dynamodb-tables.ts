@@ -324,11 +324,16 @@ const TABLE_GRANTS: {
       },
     ],
     // By click id, by advertising id and by IP; and the winning click's claim for its install
-    // (a conditional put of a claim's item, never of a touch).
+    // (a conditional put of a claim's item, never of a touch), let go again (a conditional
+    // delete) when the install's data was purged as it matched.
     match: [
       { actions: ["dynamodb:GetItem"], on: whole("touches") },
       { actions: QUERY, on: indexes("touches", "byMaid", "byIp") },
-      { actions: ["dynamodb:PutItem"], on: whole("touches"), keysStartWith: CLAIM_KEY_PREFIX },
+      {
+        actions: ["dynamodb:PutItem", "dynamodb:DeleteItem"],
+        on: whole("touches"),
+        keysStartWith: CLAIM_KEY_PREFIX,
+      },
     ],
     // A postback's winning touch, by its click id.
     get: [{ actions: ["dynamodb:GetItem"], on: whole("touches") }],

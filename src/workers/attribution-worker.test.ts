@@ -7,7 +7,9 @@ import { storedInstall } from "../../test/support/installs.ts";
 import { contractTouch } from "../adapters/contracts/touch-store.test-support.ts";
 import { createReadWriteLock } from "../adapters/duckdb/read-write-lock.ts";
 import { createDuckDbReportEngine } from "../adapters/duckdb/reports.ts";
+import { openLocalAttributionStore } from "../adapters/local-attributions/attribution-store.ts";
 import { createLocalDeliveryStream } from "../adapters/local-stream/delivery-stream.ts";
+import { openLocalTouchStore } from "../adapters/local-touches/touch-store.ts";
 import { installFacts } from "../attribution/facts.ts";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord } from "../lake/lake-tables.ts";
@@ -17,10 +19,12 @@ import type {
   AttributionResult,
   AttributionStore,
 } from "../ports/attributions.ts";
+import type { DeletionRequest } from "../ports/deletions.ts";
 import type { Install } from "../ports/installs.ts";
 import type { Touch } from "../ports/touches.ts";
 import type { PostbackTriggers } from "../postbacks/triggers.ts";
 import { EXPORT_COLUMNS } from "../record/columns.ts";
+import { deviceTag } from "../touches/lookup-keys.ts";
 import { type AttributionDeps, createAttributionWorker } from "./attribution-worker.ts";
 
 const APP: App = {
@@ -121,6 +125,7 @@ const setup = (
         options.claimedBy?.push(device ?? null);
         return "this_install" as const;
       },
+      releaseClaim: async () => {},
     },
     lake: options.lake ?? {
       attributions: { put: async (records) => void rows.attributions.push(...records) },
@@ -292,6 +297,7 @@ describe("the attribution worker", () => {
         byIp: async () => [],
         installsAt: async () => 0,
         claimClick: async () => "this_install" as const,
+        releaseClaim: async () => {},
       },
       searchAds: {
         resolve: async (token) => {
@@ -373,6 +379,102 @@ describe("the attribution worker", () => {
     await worker(job());
     expect(attributions.resolves).toBe(0);
     expect(rows.events).toEqual([]);
+  });
+
+  it("lets go of the click it claimed for an install whose data was purged as it matched", async () => {
+    // The purge lets go of the click an install holds once its attribution names it; one that
+    // ran while the job matched found it pending, and deleted it. The claim the job then made
+    // would make the same phone's next install from the click a reinstall, with no price.
+    const gaid = "38400000-8cf0-11bd-b23e-10b96e40000d";
+    const install = storedInstall(APP.appId, "deleted-device-1", { maid: gaid });
+    const dir = await mkdtemp(join(tmpdir(), "worker-purged-"));
+    const touches = await openLocalTouchStore(join(dir, "touches"));
+    const attributions = await openLocalAttributionStore(join(dir, "attributions"));
+    try {
+      const click = contractTouch(APP.appId, Date.parse(install.firstOpenTime) - 10 * 60_000, {
+        maid: gaid,
+        source: "network",
+        cost: { model: "CPI", value: 2, currency: "EUR" },
+      });
+      await touches.put([click]);
+      await pending(attributions, install);
+      const deletions: DeletionRequest[] = [];
+      // src/deletion/deletions.ts's steps for the install, as the purge takes them.
+      const purge = async () => {
+        deletions.push({
+          requestId: "r1",
+          appId: APP.appId,
+          serviceId: install.serviceId,
+          status: "in_progress",
+          requestedAt: new Date().toISOString(),
+          completedAt: null,
+        });
+        const record = await attributions.get(APP.appId, install.serviceId);
+        if (record?.state === "resolved" && record.result.clickId && record.result.touchTime) {
+          await touches.releaseClaim({
+            appId: APP.appId,
+            clickId: record.result.clickId,
+            serviceId: install.serviceId,
+            touchTime: record.result.touchTime,
+          });
+        }
+        await attributions.delete(APP.appId, install.serviceId);
+      };
+      let purged = false;
+      const rows: LakeRecord[] = [];
+      const worker = createAttributionWorker({
+        apps: { get: async () => APP },
+        installs: {
+          get: async (_app, serviceId) => (serviceId === install.serviceId ? install : undefined),
+          withIdfv: async () => [],
+        },
+        attributions,
+        deletions: { listByInstall: async () => [...deletions] },
+        touches: {
+          get: (id) => touches.get(id),
+          byIp: (ip, window) => touches.byIp(ip, window),
+          installsAt: (ip, window, cap) => touches.installsAt(ip, window, cap),
+          claimClick: (claim) => touches.claimClick(claim),
+          releaseClaim: (claim) => touches.releaseClaim(claim),
+          // The user's deletion is purged while the job reads the advertising id's touches.
+          byMaid: async (maid, window) => {
+            const found = await touches.byMaid(maid, window);
+            if (!purged) {
+              purged = true;
+              await purge();
+            }
+            return found;
+          },
+        },
+        lake: {
+          attributions: { put: async (records) => void rows.push(...records) },
+          events: { put: async (records) => void rows.push(...records) },
+        },
+        fx: FX,
+        maxAttempts: 3,
+      });
+      await worker({
+        id: "m1",
+        attempt: 1,
+        body: { appId: APP.appId, serviceId: install.serviceId },
+      });
+      expect(purged).toBe(true);
+      expect(await attributions.get(APP.appId, install.serviceId)).toBeUndefined();
+      expect(rows).toEqual([]);
+      // The same phone installs again from the click: a new install, not the deleted one's device.
+      const holder = await touches.claimClick({
+        appId: APP.appId,
+        clickId: click.clickId,
+        serviceId: "deleted-device-2",
+        touchTime: click.touchTime,
+        device: deviceTag(APP.appId, gaid),
+      });
+      expect(holder).toBe("this_install");
+    } finally {
+      await touches.close();
+      await attributions.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("puts a CPI touch's cost on the attribution row of the install it wins, in USD; a CPC touch's not", async () => {

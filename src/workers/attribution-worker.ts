@@ -19,6 +19,7 @@ import type { DeletionStore } from "../ports/deletions.ts";
 import type { Install, InstallHistory, InstallStore } from "../ports/installs.ts";
 import type { RecordStream } from "../ports/lake.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
+import type { TouchStore } from "../ports/touches.ts";
 import type { WorkHandler } from "../ports/work-queue.ts";
 import { resolvedOf } from "../postbacks/delivery.ts";
 import { createPostbackTriggers, type PostbackTriggers } from "../postbacks/triggers.ts";
@@ -35,7 +36,8 @@ export interface AttributionDeps {
   readonly attributions: AttributionStore;
   /** An install whose data was deleted on request gets no attribution and no lake row. */
   readonly deletions: Pick<DeletionStore, "listByInstall">;
-  readonly touches: TouchLookups;
+  /** What matching reads and claims, and a claim let go (an install purged as it matched). */
+  readonly touches: TouchLookups & Pick<TouchStore, "releaseClaim">;
   /** Apple Ads: an iOS install's AdServices token resolved by Apple. */
   readonly searchAds?: SearchAds;
   /** The lake's `attributions` and `events` streams. */
@@ -129,7 +131,21 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
     }
     // Another run resolved it first: its result stands, and is the one written to the lake.
     const stored = await deps.attributions.get(job.appId, job.serviceId);
-    if (stored?.state === "resolved" && !stored.delivered) {
+    if (!stored) {
+      // Purged as it matched: the purge found it pending and let go of no click, so the claim
+      // this run made goes now, or the device's next install from the click would be taken for
+      // this one's reinstall.
+      if (result.clickId !== null && result.touchTime !== null) {
+        await deps.touches.releaseClaim({
+          appId: job.appId,
+          clickId: result.clickId,
+          serviceId: job.serviceId,
+          touchTime: result.touchTime,
+        });
+      }
+      return;
+    }
+    if (stored.state === "resolved" && !stored.delivered) {
       await deliver(job, stored.result, stored.sender);
     }
   };
