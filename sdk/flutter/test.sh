@@ -120,7 +120,7 @@ source "$root/sdk/service.sh"
 start_service "$root"
 # One JVM per test class: the SDK is one per process, as in an app, and the configuration
 # errors need an SDK configured with a wrong address, a rejected key or no address from the start.
-for test_class in ServiceAttributionPluginTest ConfigurationErrorTest RejectedKeyTest NoServiceAddressTest LateErrorListenerTest; do
+for test_class in ServiceAttributionPluginTest ConfigurationErrorTest RejectedKeyTest NoServiceAddressTest LateErrorListenerTest HotRestartTest; do
   set +e
   output="$(java -Xmx1g "${jvm_flags[@]}" -cp "$test_classes:$classes:$stubs:$here/android/src/test/resources:$test_classpath:$kotlin/lib/kotlin-stdlib.jar:$android_all" \
     -Drepo.root="$root" -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented")" \

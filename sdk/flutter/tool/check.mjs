@@ -1082,6 +1082,57 @@ check("android/src/main/AndroidManifest.xml declares the Kotlin SDK's providers 
     : ["the Kotlin SDK's manifest declares no provider"]),
 ]);
 
+// A hot restart keeps the engine and the plugin but not the isolate whose streams listened:
+// the Dart side says when an error reached no listener, and both bridges ask for the answer,
+// keeping what no Dart code took (errors, the deferred deep link) for the next listener.
+const dartPlugin = read(join(root, "lib", "src", "service_plugin.dart"));
+const swiftPlugin = read(
+  join(
+    root,
+    "ios",
+    "service_attribution",
+    "Sources",
+    "service_attribution",
+    "ServiceAttributionPlugin.swift",
+  ),
+);
+const kotlinPlugin = read(
+  join(
+    root,
+    "android",
+    "src",
+    "main",
+    "kotlin",
+    "com",
+    "service",
+    "attribution",
+    "flutter",
+    "ServiceAttributionPlugin.kt",
+  ),
+);
+check("what a restarted Dart side did not hear waits for its next listener", [
+  ...(/case 'onError':\s*if \(!_errors\.hasListener\) return false;/.test(dartPlugin)
+    ? []
+    : ["the Dart side does not say that an error reached no listener"]),
+  ...(/channel\.invokeMethod\(method, arguments, answer\)/.test(kotlinPlugin) &&
+  /override fun notImplemented\(\) \{\s*for \(name in NAMES\) listen\(name, false\)/.test(
+    kotlinPlugin,
+  )
+    ? []
+    : ["the Android bridge calls the Dart side without reading its answer"]),
+  ...(/channel\.invokeMethod\(method, arguments: arguments\) \{/.test(swiftPlugin) &&
+  /=== FlutterMethodNotImplemented \{\s*for name in Self\.listenerNames \{ self\.listen\(name, false\) \}/.test(
+    swiftPlugin,
+  )
+    ? []
+    : ["the iOS bridge calls the Dart side without reading its answer"]),
+  ...(/static var unheardDeferred/.test(swiftPlugin) &&
+  /private var unheardDeferred/.test(kotlinPlugin)
+    ? []
+    : ["a deferred deep link no Dart code took is not kept"]),
+  ...(read(join(root, "test.sh")).includes("HotRestartTest") ? [] : ["HotRestartTest is not run"]),
+]);
+
 const passed = results.filter(Boolean).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);
 process.exitCode = passed === results.length ? 0 : 1;

@@ -360,6 +360,8 @@ final class ServicePlugin {
   }
 
   /// What the native side calls: `onAttribution`, `onDeepLink` and `onError`, each with a map.
+  /// Answers false to an error while [onError] has no listener (after a hot restart, the native
+  /// side still counts the old isolate's): the native side keeps it for the first that listens.
   static Future<Object?> _onNativeCall(MethodCall call) async {
     switch (call.method) {
       case 'onAttribution':
@@ -372,6 +374,7 @@ final class ServicePlugin {
         // application and scene delegates' own), so none comes twice.
         if (link != null && link.kind == ServiceDeepLinkKind.deferred) _deliverLink(link);
       case 'onError':
+        if (!_errors.hasListener) return false;
         final error = ServiceError.fromChannel(call.arguments);
         if (error == null) {
           _warn('an error of a kind this version does not know: ${call.arguments}');
@@ -381,7 +384,7 @@ final class ServicePlugin {
       default:
         throw MissingPluginException('${call.method} is not a method of the Dart side');
     }
-    return null;
+    return true;
   }
 
   static Map<String, dynamic>? _stringKeyed(Map<Object?, Object?>? map) =>

@@ -213,7 +213,7 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
         case "deepLink":
             if let plugin = told {
                 ServiceAttribution.onDeepLink = { [weak plugin] deepLink in
-                    plugin?.callDart("onDeepLink", ServiceAttributionPlugin.channelMap(deepLink))
+                    plugin?.tellDeepLink(ServiceAttributionPlugin.channelMap(deepLink))
                 }
             } else {
                 ServiceAttribution.onDeepLink = nil
@@ -225,10 +225,31 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
         default:
             break
         }
+        if listening && name == "deepLink", let deferred = Self.unheardDeferred {
+            Self.unheardDeferred = nil
+            tellDeepLink(deferred)
+        }
         if listening && name == "error" && !Self.pendingErrors.isEmpty {
             let pending = Self.pendingErrors
             Self.pendingErrors.removeAll()
-            for error in pending { callDart("onError", error) }
+            for error in pending { callDart("onError", error) { Self.tellError(error) } }
+        }
+    }
+
+    /// The deferred deep link handed to a Dart side that was gone (a hot restart): the SDK
+    /// counts it delivered once it hands it over, so it waits here for the next deep-link
+    /// listener, of any engine, rather than be lost for the install.
+    private static var unheardDeferred: [String: Any]?
+
+    /// A deep link to this engine's Dart side; the deferred one kept if no Dart code took it.
+    private func tellDeepLink(_ link: [String: Any]) {
+        callDart("onDeepLink", link) {
+            guard link["kind"] as? String == ServiceDeepLink.Kind.deferred.rawValue else { return }
+            if let owner = Self.owners["deepLink"]?.last {
+                owner.tellDeepLink(link)
+            } else {
+                Self.unheardDeferred = link
+            }
         }
     }
 
@@ -265,21 +286,37 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
     /// for the first one: the most recent ``maxPendingErrors``.
     private static func tellError(_ error: [String: Any]) {
         if let owner = owners["error"]?.last {
-            owner.callDart("onError", error)
+            owner.callDart("onError", error) { tellError(error) }
             return
         }
         if pendingErrors.count >= maxPendingErrors { pendingErrors.removeFirst() }
         pendingErrors.append(error)
     }
 
-    /// Calls the Dart side on the main thread, as a channel must be called.
-    private func callDart(_ method: String, _ arguments: Any) {
-        if Thread.isMainThread {
-            channel?.invokeMethod(method, arguments: arguments)
-        } else {
-            DispatchQueue.main.async { [weak self] in
-                self?.channel?.invokeMethod(method, arguments: arguments)
+    /// Calls the Dart side on the main thread, as a channel must be called. `unheard` runs when
+    /// no Dart code took the call: a hot restart keeps the engine and this plugin but not the
+    /// isolate whose streams listened, and until the new one sets its handler the engine answers
+    /// every call with `FlutterMethodNotImplemented`; the new one answers `false` to an error
+    /// while its error stream has no listener yet. Either way this engine's streams listen no
+    /// more than its Dart side says anew, and what the call carried waits for the next listener.
+    private func callDart(_ method: String, _ arguments: Any, unheard: (() -> Void)? = nil) {
+        let send = { [weak self] in
+            guard let self = self, let channel = self.channel else { return }
+            channel.invokeMethod(method, arguments: arguments) { [weak self] answer in
+                guard let self = self else { return }
+                if (answer as? NSObject) === FlutterMethodNotImplemented {
+                    for name in Self.listenerNames { self.listen(name, false) }
+                    unheard?()
+                } else if let heard = answer as? Bool, !heard {
+                    self.listen("error", false)
+                    unheard?()
+                }
             }
+        }
+        if Thread.isMainThread {
+            send()
+        } else {
+            DispatchQueue.main.async(execute: send)
         }
     }
 

@@ -248,6 +248,7 @@ class ServiceAttributionPlugin :
                 pendingErrors.clear()
             }
         }
+        val deferred = if (listening && name == DEEP_LINK) takeUnheardDeferred() else null
         // Outside the lock: the SDK may call its InitListener, which takes it, under its own.
         when (name) {
             // Set after the attribution is known, the SDK tells the listener at once.
@@ -255,21 +256,50 @@ class ServiceAttributionPlugin :
                 told?.let { plugin -> AttributionListener { plugin.toDart("onAttribution", HashMap(it)) } },
             )
             DEEP_LINK -> ServiceAttributionSdk.setDeepLinkListener(
-                told?.let { plugin -> DeepLinkListener { plugin.toDart("onDeepLink", channelMap(it)) } },
+                told?.let { plugin -> DeepLinkListener { plugin.tellDeepLink(channelMap(it)) } },
             )
             // Kept whether a stream listens or not: the relay calls the one that does, or keeps
             // the error for the first that will.
             ERROR -> ServiceAttributionSdk.setErrorListener(errorRelay)
         }
-        for (error in pending) toDart("onError", error)
+        deferred?.let(::tellDeepLink)
+        for (error in pending) toDart("onError", error) { tellError(error) }
     }
 
-    /** Calls the Dart side, on the main thread as a channel must be called. */
-    private fun toDart(method: String, arguments: Any?) {
+    /** A deep link to this engine's Dart side; the deferred one, which the SDK hands over once, kept if unheard. */
+    private fun tellDeepLink(link: Map<String, Any?>) =
+        toDart("onDeepLink", link) {
+            if (link["kind"] == DEFERRED) keepUnheardDeferred(link)
+        }
+
+    /**
+     * Calls the Dart side, on the main thread as a channel must be called. [unheard] runs when
+     * no Dart code took the call: a hot restart keeps the engine and this plugin but not the
+     * isolate whose streams listened, and until the new one sets its handler the engine answers
+     * every call with nothing; the new one answers `false` to an error while its error stream
+     * has no listener yet. Either way this engine's streams listen no more than its Dart side
+     * says anew, and what the call carried waits for the next listener.
+     */
+    private fun toDart(method: String, arguments: Any?, unheard: (() -> Unit)? = null) {
+        val answer =
+            object : MethodChannel.Result {
+                override fun success(result: Any?) {
+                    if (result != false) return
+                    listen(ERROR, false)
+                    unheard?.invoke()
+                }
+
+                override fun error(errorCode: String, errorMessage: String?, errorDetails: Any?) {}
+
+                override fun notImplemented() {
+                    for (name in NAMES) listen(name, false)
+                    unheard?.invoke()
+                }
+            }
         if (Looper.myLooper() == Looper.getMainLooper()) {
-            channel.invokeMethod(method, arguments)
+            channel.invokeMethod(method, arguments, answer)
         } else {
-            main.post { channel.invokeMethod(method, arguments) }
+            main.post { channel.invokeMethod(method, arguments, answer) }
         }
     }
 
@@ -361,6 +391,7 @@ class ServiceAttributionPlugin :
             return channelMap(ServiceError(ServiceErrorKind.CONFIGURATION, null, code, 1, "the SDK did not start: $message"))
         }
 
+        /** To the Dart error stream that listens, or kept for the first that will (told again if it did not hear it). */
         private fun tellError(error: Map<String, Any?>) {
             val owner =
                 synchronized(owners) {
@@ -371,8 +402,28 @@ class ServiceAttributionPlugin :
                         }
                     }
                 }
-            owner?.toDart("onError", error)
+            owner?.toDart("onError", error) { tellError(error) }
         }
+
+        private const val DEFERRED = "deferred"
+
+        /**
+         * The deferred deep link handed to a Dart side that was gone (a hot restart): the SDK
+         * counts it delivered once it hands it over, so it waits here for the next deep-link
+         * listener, of any engine, rather than be lost for the install.
+         */
+        private var unheardDeferred: Map<String, Any?>? = null
+
+        private fun keepUnheardDeferred(link: Map<String, Any?>) {
+            val owner =
+                synchronized(owners) {
+                    owners[DEEP_LINK]?.lastOrNull().also { if (it == null) unheardDeferred = link }
+                }
+            owner?.tellDeepLink(link)
+        }
+
+        private fun takeUnheardDeferred(): Map<String, Any?>? =
+            synchronized(owners) { unheardDeferred.also { unheardDeferred = null } }
 
         /** A deep link as the Dart side's `ServiceDeepLink.fromChannel` reads it. */
         fun channelMap(link: DeepLink): Map<String, Any?> =

@@ -32,16 +32,29 @@ internal class Answer : MethodChannel.Result {
     }
 }
 
-/** The Dart side of the channel: every call the plugin sends it, decoded by the standard codec. */
+/**
+ * The Dart side of the channel: every call the plugin sends it, decoded by the standard codec,
+ * and answered as ServicePlugin's handler answers (true, or false for an error while its error
+ * stream has no listener). After a hot restart and until the new isolate sets its handler
+ * ([handlerSet] false) the engine answers every call with nothing, and no Dart code sees it.
+ */
 internal class DartSide : BinaryMessenger {
     val calls = mutableListOf<MethodCall>()
+    var handlerSet = true
+    var errorStreamListens = true
 
     override fun send(channel: String, message: ByteBuffer?) = send(channel, message, null)
 
     override fun send(channel: String, message: ByteBuffer?, callback: BinaryMessenger.BinaryReply?) {
         assertEquals("service_attribution", channel)
-        calls += StandardMethodCodec.INSTANCE.decodeMethodCall(message!!.flip())
-        callback?.reply(StandardMethodCodec.INSTANCE.encodeSuccessEnvelope(null))
+        val call = StandardMethodCodec.INSTANCE.decodeMethodCall(message!!.flip())
+        if (!handlerSet) {
+            callback?.reply(null)
+            return
+        }
+        calls += call
+        // As the engine hands it over: ready to read from its start.
+        callback?.reply(StandardMethodCodec.INSTANCE.encodeSuccessEnvelope(call.method != "onError" || errorStreamListens).flip())
     }
 
     override fun setMessageHandler(channel: String, handler: BinaryMessenger.BinaryMessageHandler?) {}
