@@ -377,7 +377,12 @@ class ServiceAttributionPlugin :
          * (offline, a 5xx, a 403 or 404 on GET /v1/config) is none: an install the service then
          * refuses is reported by the SDK's error listener itself.
          */
-        private val refusalListener = InitListener { error -> refusalMap(error)?.let(::tellError) }
+        private val refusalListener =
+            InitListener { error ->
+                // The SDK tells its InitListener of failed reads it goes on after too: a network
+                // stack's IllegalStateException on GET /v1/config is no refusal while it runs.
+                if (ServiceAttributionSdk.isSdkDisabled()) refusalMap(error)?.let(::tellError)
+            }
 
         /** The `configuration` error of a refusal that leaves the SDK off; null for any other error. */
         fun refusalMap(error: Throwable): Map<String, Any?>? {
