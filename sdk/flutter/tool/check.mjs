@@ -1086,30 +1086,8 @@ check("android/src/main/AndroidManifest.xml declares the Kotlin SDK's providers 
 // the Dart side says when an error reached no listener, and both bridges ask for the answer,
 // keeping what no Dart code took (errors, the deferred deep link) for the next listener.
 const dartPlugin = read(join(root, "lib", "src", "service_plugin.dart"));
-const swiftPlugin = read(
-  join(
-    root,
-    "ios",
-    "service_attribution",
-    "Sources",
-    "service_attribution",
-    "ServiceAttributionPlugin.swift",
-  ),
-);
-const kotlinPlugin = read(
-  join(
-    root,
-    "android",
-    "src",
-    "main",
-    "kotlin",
-    "com",
-    "service",
-    "attribution",
-    "flutter",
-    "ServiceAttributionPlugin.kt",
-  ),
-);
+const swiftPlugin = read(join(root, swiftFile));
+const kotlinPlugin = androidText;
 check("what a restarted Dart side did not hear waits for its next listener", [
   ...(/case 'onError':\s*if \(!_errors\.hasListener\) return false;/.test(dartPlugin)
     ? []

@@ -22,14 +22,20 @@ class StartAfterStopTest {
 
     private val matched = """{"service_match_status":"matched","media_source":"ads","deep_link_path":"/promo","promo":"x"}"""
 
-    @Test
-    fun `a deferred deep link kept for want of a listener reaches one set while stopped once start() runs`() {
+    /** A launch matched with a deferred deep link, kept on the device for want of a deep-link listener. */
+    private fun matchedWithNoDeepLinkListener(): SdkCore {
         device.backend.attribution = { HttpResponse(200, matched) }
         val core = device.launch()
         core.setDeepLinkListener(null)
         device.configure(core)
         device.scheduler.runDue()
         assertEquals(1, device.attributions.size)
+        return core
+    }
+
+    @Test
+    fun `a deferred deep link kept for want of a listener reaches one set while stopped once start() runs`() {
+        val core = matchedWithNoDeepLinkListener()
         core.stop()
         device.scheduler.runDue()
         val heard = CopyOnWriteArrayList<DeepLink>()
@@ -54,14 +60,10 @@ class StartAfterStopTest {
         device.scheduler.advance(10_000)
         assertEquals("attributions heard by the listener set while stopped, after start()", 1, heard.size)
     }
+
     @Test
     fun `listeners set while switched off hear the kept attribution and its deferred deep link once a refresh switches the SDK on`() {
-        device.backend.attribution = { HttpResponse(200, matched) }
-        val core = device.launch()
-        core.setDeepLinkListener(null)
-        device.configure(core)
-        device.scheduler.runDue()
-        assertEquals(1, device.attributions.size)
+        val core = matchedWithNoDeepLinkListener()
         // The app's owner switches it off; the app sets its listeners while it is off.
         device.backend.config = { HttpResponse(200, CONFIG_OFF) }
         core.refreshConfigAsync()
