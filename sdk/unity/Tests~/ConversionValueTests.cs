@@ -462,6 +462,105 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ALaunchAfterOneSwitchedOffEvaluatesNothingBeforeItsFirstReading()
+        {
+            // README: "Nothing is evaluated while stopped or switched off", and at a launch after
+            // one the app was switched off in, events sent before the first reading wait for it
+            // and are dropped as `disabled` if it says off. Apple must not be given a value for
+            // an event the service never receives.
+            var store = new MemoryStore();
+            var offConfig = Config(1);
+            offConfig["enabled"] = false;
+            new ConversionRig(offConfig, store).Start();
+
+            var next = new ConversionRig(offConfig, store);
+            next.ConfigAnswers.Reset();
+            // Before Configure, and after it while the first reading is on its way.
+            next.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            next.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(next.ConfigAsked.Wait(10000));
+            next.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 3 }, { "currency", "EUR" } });
+            next.ConfigAnswers.Set();
+            next.Core.Idle().Wait();
+            CollectionAssert.IsEmpty(next.Backend.To("POST /v1/events"));
+            Assert.AreEqual(2, next.Core.DroppedEventCount, "both dropped as disabled");
+            CollectionAssert.IsEmpty(next.Apple.Calls, "no event of a switched-off app is evaluated");
+        }
+
+        [Test]
+        public void AFirstLaunchsEventsAreEvaluatedAtTheNextLaunchWhenItEndedBeforeItsConfiguration()
+        {
+            // The first launch offline: its tutorial is queued (and delivered later), its
+            // conversion value waits for a schema. The process ends (killed) before one is read.
+            var store = new MemoryStore();
+            var clock = new SettableClock();
+            var first = new ConversionRig(Config(1), store, clock);
+            first.Backend.Offline = true;
+            first.Core.Configure("sdk_key", 0, null);
+            first.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            // Kept for the evaluation with only what it reads: no other value in clear on the device.
+            first.Core.SendEvent(EventType.LOGIN, null, new Dictionary<string, object> { { "email", "player@example.com" }, { "level", 3 } });
+            first.Core.Idle().Wait();
+            CollectionAssert.IsEmpty(first.Apple.Calls);
+            foreach (var key in SdkCore.StoreKeys)
+            {
+                StringAssert.DoesNotContain("player@example.com", store.Get(key) ?? "", key);
+            }
+
+            // The next launch, an hour on, reads the schema: the tutorial is worth fine 1, low.
+            clock.Offset = TimeSpan.FromHours(1);
+            var next = new ConversionRig(Config(1), store, clock);
+            next.Start();
+            Assert.AreEqual(2, next.Backend.To("POST /v1/events").Sum(r => ((JArray)r.Value["events"]).Count), "the events themselves are delivered");
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, next.Apple.Calls,
+                "the event the first launch queued is never evaluated: its conversion value is lost");
+        }
+
+        [Test]
+        public void AnEventEvaluatedOnceItsWindowHasClosedMakesNoCallForTheWindowTheInstallIsInNow()
+        {
+            // Apple's update names no window: it lands in the window the install is in when it is
+            // made. An event of the first day evaluated on the third (the first configuration read
+            // only then) must not lock or set the second window with the first window's rules.
+            var clock = new SettableClock();
+            var rig = new ConversionRig(Config(1), null, clock);
+            rig.ConfigAnswers.Reset();
+            rig.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            clock.Offset = TimeSpan.FromHours(1);
+            for (var i = 0; i < 3; i++)
+            {
+                rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 1 }, { "currency", "USD" } });
+            }
+            clock.Offset = TimeSpan.FromHours(60);
+            rig.ConfigAnswers.Set();
+            rig.Core.Idle().Wait();
+            CollectionAssert.IsEmpty(rig.Apple.Calls.Where(c => c.Window == 0).ToList(),
+                "first-window updates made at hour 60 reach Apple's second window (the third purchase's locks it)");
+        }
+
+        [Test]
+        public void EventsAStopDroppedAreNotEvaluatedOnceTheSchemaIsRead()
+        {
+            // The first launch: a tutorial before the first configuration is read, then the user
+            // opts out (Stop drops what waits). Apple must get no value for it: not when the
+            // configuration asked before the Stop answers, nor after a later Start.
+            var rig = new ConversionRig(Config(1));
+            rig.ConfigAnswers.Reset();
+            rig.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            rig.Core.Stop();
+            rig.ConfigAnswers.Set();
+            rig.Core.Idle().Wait();
+            CollectionAssert.IsEmpty(rig.Apple.Calls, "evaluated while stopped");
+            rig.Core.Start();
+            rig.Core.Idle().Wait();
+            CollectionAssert.IsEmpty(rig.Backend.To("POST /v1/events"), "the Stop dropped the event");
+            CollectionAssert.IsEmpty(rig.Apple.Calls, "an event the Stop dropped is evaluated after Start");
+        }
+
+        [Test]
         public void AStoppedSdkEvaluatesNothing()
         {
             var rig = new ConversionRig(Config(1));

@@ -249,7 +249,7 @@ namespace Service.Unity
         /// as the decimal it prints as, which is what goes on the wire: widened as it is, 9.99f
         /// is 9.989999771118164, below a rule at 9.99 that the service, reading 9.99, finds met.
         /// </summary>
-        private static bool Number(object value, out double number)
+        internal static bool Number(object value, out double number)
         {
             number = 0;
             if (value == null || value is bool || value is string) return false;

@@ -88,6 +88,11 @@ namespace Service.Unity
         /// <summary>Remote configuration's conversion value schema as last read (`null` for none); absent until one is read.</summary>
         private const string SchemaKey = "service_sdk.skadnetwork";
         private const string ConversionKey = "service_sdk.conversion_values";
+        /// <summary>
+        /// The events waiting to be evaluated (<see cref="awaitingConversion"/>), kept on the device:
+        /// a first launch that ends before its first configuration is read leaves them to the next.
+        /// </summary>
+        private const string AwaitingConversionKey = "service_sdk.conversion_waiting";
         /// <summary>Remote configuration's `session_interval_seconds` as last read; absent until one names it.</summary>
         private const string SessionIntervalKey = "service_sdk.session_interval";
         /// <summary>The <see cref="SdkSetup.InstallFingerprint"/> of the install that kept these keys.</summary>
@@ -103,7 +108,7 @@ namespace Service.Unity
             ServiceIdKey, FirstOpenKey, InstallTrackedKey, EnabledKey, AttributionKey, EventQueue.Key,
             CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentState.Key, ConsentState.SentKey,
             ConsentState.TrackingSentKey, DeferredKey,
-            SchemaKey, ConversionKey, SessionQueue.Key, DropReporter.SessionsKey, SessionIntervalKey, DeletedKey,
+            SchemaKey, ConversionKey, AwaitingConversionKey, SessionQueue.Key, DropReporter.SessionsKey, SessionIntervalKey, DeletedKey,
             InstallFingerprintKey,
         };
 
@@ -338,6 +343,7 @@ namespace Service.Unity
             sessionTracker.Interval = IntervalOf(store.Get(SessionIntervalKey));
             var kept = store.Get(SchemaKey);
             if (kept != null) schema = ConversionSchema.Parse(ParseOrNull(kept));
+            awaitingConversion.AddRange(AwaitingConversion.ParseAll(store.Get(AwaitingConversionKey)));
             // What a damaged value of the device cost: counted and logged now, never silently an
             // empty queue; told to the app at Configure, once its handlers are there (a link that
             // opened the app makes the SDK as the app loads, before its scripts subscribe).
@@ -820,6 +826,9 @@ namespace Service.Unity
                 reengagementWaiting = false;
             }
             Write(LogLevel.Info, "the SDK is stopped: nothing is sent or queued until ServiceSDK.Start");
+            // The events it drops are not evaluated either, not even once a reading asked before
+            // the Stop answers: Apple is told nothing of what the user's opt-out dropped.
+            ForgetAwaitingConversion();
             drops.Drop(ServiceDropReason.Stopped, queue.Clear(), "the app stopped the SDK");
             sessionDrops.Drop(ServiceDropReason.Stopped, sessions.Clear(), "the app stopped the SDK");
             // On the disk at once: the user's opt-out must hold in a launch after a crash.
@@ -1170,7 +1179,7 @@ namespace Service.Unity
                 // The user's id goes with their data, as the id of events that will never be sent.
                 store.Remove(CustomerUserIdKey);
             }
-            lock (conversionGate) awaitingConversion.Clear();
+            ForgetAwaitingConversion();
             store.Set(DeletedKey, "true");
             store.Remove(AttributionKey);
             DropDeleted();
@@ -1418,10 +1427,21 @@ namespace Service.Unity
                     Write(LogLevel.Info, "conversion value schema version " + read.Version + ": the events from now on are evaluated with its rules");
                 }
                 // Switched off: the events that waited were dropped with the queue.
-                if (!enabled) awaitingConversion.Clear();
+                if (!enabled) ForgetAwaitingConversion();
             }
-            if (enabled) EvaluateConversion(null);
+            // On, as read: what waited for this reading is evaluated, the flags it clears aside.
+            if (enabled) EvaluateConversion(null, true);
             RegisterConversion();
+        }
+
+        /// <summary>The events waiting to be evaluated, forgotten, on the device too.</summary>
+        private void ForgetAwaitingConversion()
+        {
+            lock (conversionGate)
+            {
+                awaitingConversion.Clear();
+                store.Remove(AwaitingConversionKey);
+            }
         }
 
         /// <summary>
@@ -1431,24 +1451,39 @@ namespace Service.Unity
         /// app has a schema is unknown (the first launch, before Configure or before its first
         /// GET /v1/config answers). Apple answers later: the event never waits on it.
         /// </summary>
-        private void EvaluateConversion(AwaitingConversion taken)
+        /// <param name="readOn">A reading that says the app is on is being applied: what waited for it is evaluated, though the launch is still off as kept until it is.</param>
+        private void EvaluateConversion(AwaitingConversion taken, bool readOn = false)
         {
             var calls = new List<KeyValuePair<string, ConversionCall>>();
+            var outOfWindow = new List<string>();
             lock (conversionGate)
             {
                 if (taken != null && !deleted)
                 {
                     if (awaitingConversion.Count >= MaxAwaitingConversion) awaitingConversion.RemoveAt(0);
                     awaitingConversion.Add(taken);
+                    store.Set(AwaitingConversionKey, AwaitingConversion.ToJson(awaitingConversion));
                 }
+                // Nothing is evaluated while stopped or deleted, nor at a launch off as kept (an
+                // earlier launch was switched off) before its first reading says on: an event that
+                // reading drops as `disabled` gives Apple no value.
+                if (stopped || deleted)
+                {
+                    // Taken as a Stop or a deletion came: dropped with the queue, so forgotten too.
+                    ForgetAwaitingConversion();
+                    return;
+                }
+                if (!readOn && (disabled || offUntilRead || (!configured && store.Get(EnabledKey) == "false"))) return;
                 var firstOpen = FirstOpen();
                 if (firstOpen == null || store.Get(SchemaKey) == null) return;
                 if (schema == null)
                 {
-                    awaitingConversion.Clear();
+                    ForgetAwaitingConversion();
                     return;
                 }
                 var opened = firstOpen.Value;
+                // Apple's update acts on the window the install is in now, whatever the event's.
+                var windowNow = ConversionEvaluation.WindowOf(Math.Max(0, (setup.Clock.UtcNow.ToUniversalTime() - opened).TotalHours));
                 var state = ConversionState.Parse(store.Get(ConversionKey));
                 var changed = false;
                 foreach (var item in awaitingConversion)
@@ -1456,13 +1491,32 @@ namespace Service.Unity
                     var conversion = ConversionEvent.Of(item.Type, item.Name, item.Parameters, item.Time, opened);
                     ConversionState next;
                     var call = ConversionEvaluation.Evaluate(schema.Windows, state, conversion, schema.UsdRates, out next);
+                    var own = ConversionEvaluation.WindowOf(conversion.HoursAfterInstall);
+                    if (own.HasValue && own != windowNow && !ReferenceEquals(next, state))
+                    {
+                        // An event that waited past its window (the first day's, evaluated on the
+                        // fourth) is counted there, but would give the window the install is in now
+                        // its own window's values, and a lock rule would lock it: the values Apple
+                        // holds for its window, its lock and the registration stay as they were,
+                        // and Apple is asked nothing.
+                        var kept = state.Windows[own.Value];
+                        next.Windows[own.Value].Fine = kept.Fine;
+                        next.Windows[own.Value].Coarse = kept.Coarse;
+                        next.Windows[own.Value].Locked = kept.Locked;
+                        next.Registered = state.Registered;
+                        if (call != null) outOfWindow.Add(conversion.Name + " is counted in conversion window " + own.Value + ", not the one the install is in now: no conversion value update");
+                        call = null;
+                    }
                     changed |= !ReferenceEquals(next, state);
                     state = next;
                     if (call != null) calls.Add(new KeyValuePair<string, ConversionCall>(conversion.Name, call));
                 }
                 awaitingConversion.Clear();
+                // The state and the list emptied in one step: no event is evaluated twice.
+                store.Remove(AwaitingConversionKey);
                 if (changed) store.Set(ConversionKey, state.ToJson());
             }
+            foreach (var line in outOfWindow) Write(LogLevel.Info, line);
             var port = setup.ConversionValues;
             foreach (var call in calls)
             {
@@ -1629,13 +1683,18 @@ namespace Service.Unity
         }
 
         /// <summary>An event taken, as the conversion values read it.</summary>
+        /// <summary>
+        /// An event waiting to be evaluated, with only what the evaluation reads of its parameters:
+        /// their numbers, and the revenue's text and currency. Kept on the device as it is, so no
+        /// other value (an email the app passed, say) reaches the disk in clear for it.
+        /// </summary>
         private sealed class AwaitingConversion
         {
             public AwaitingConversion(EventType type, string name, IDictionary<string, object> parameters, DateTime time)
             {
                 Type = type;
                 Name = name;
-                Parameters = parameters;
+                Parameters = Evaluated(parameters);
                 Time = time;
             }
 
@@ -1643,6 +1702,66 @@ namespace Service.Unity
             public string Name { get; }
             public IDictionary<string, object> Parameters { get; }
             public DateTime Time { get; }
+
+            private static Dictionary<string, object> Evaluated(IDictionary<string, object> parameters)
+            {
+                if (parameters == null) return null;
+                var kept = new Dictionary<string, object>();
+                foreach (var parameter in parameters)
+                {
+                    double number;
+                    if (ConversionEvent.Number(parameter.Value, out number)) kept[parameter.Key] = number;
+                    else if ((parameter.Key == "revenue" || parameter.Key == "currency") && parameter.Value is string) kept[parameter.Key] = parameter.Value;
+                }
+                return kept;
+            }
+
+            public static string ToJson(IEnumerable<AwaitingConversion> waiting)
+            {
+                var list = new JArray();
+                foreach (var item in waiting)
+                {
+                    var parameters = item.Parameters == null ? null : JObject.FromObject(item.Parameters, JsonText.Serializer);
+                    list.Add(new JObject
+                    {
+                        { "type", item.Type.ToString() },
+                        { "name", item.Name },
+                        { "time", Requests.Iso(item.Time) },
+                        { "parameters", parameters },
+                    });
+                }
+                return list.ToString(Formatting.None);
+            }
+
+            /// <summary>What ToJson kept; an item that cannot be read is left out (it is a value, not an event: the event itself is in the queue).</summary>
+            public static List<AwaitingConversion> ParseAll(string text)
+            {
+                var waiting = new List<AwaitingConversion>();
+                if (text == null) return waiting;
+                JArray list;
+                try
+                {
+                    list = JsonText.Parse(text) as JArray;
+                }
+                catch (JsonException)
+                {
+                    return waiting;
+                }
+                if (list == null) return waiting;
+                foreach (var item in list.OfType<JObject>())
+                {
+                    EventType type;
+                    DateTime time;
+                    var typeName = item["type"] != null && item["type"].Type == JTokenType.String ? (string)item["type"] : null;
+                    var timeText = item["time"] != null && item["time"].Type == JTokenType.String ? (string)item["time"] : null;
+                    if (typeName == null || !Enum.TryParse(typeName, out type) || timeText == null
+                        || !DateTime.TryParse(timeText, null, System.Globalization.DateTimeStyles.RoundtripKind, out time)) continue;
+                    var parameters = item["parameters"] as JObject;
+                    waiting.Add(new AwaitingConversion(type, item["name"] != null && item["name"].Type == JTokenType.String ? (string)item["name"] : null,
+                        parameters == null ? null : parameters.ToObject<Dictionary<string, object>>(JsonText.Serializer), time.ToUniversalTime()));
+                }
+                return waiting;
+            }
         }
 
         /// <summary>
@@ -1673,6 +1792,8 @@ namespace Service.Unity
         {
             disabled = true;
             offUntilRead = false;
+            // The events that waited are dropped with the queue: none is evaluated.
+            ForgetAwaitingConversion();
             Write(LogLevel.Error, why + ": the SDK sends nothing");
             // The owner asked for nothing to be sent: what waits is dropped, not kept for later.
             drops.Drop(ServiceDropReason.Disabled, queue.Clear(), why);
