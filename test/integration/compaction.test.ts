@@ -10,8 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppWithCli, type Service, startService, stopService } from "../support/service.ts";
 
 const APP = "com.example.compaction";
-/** Today: events of today are delivered to its own partition (`lakeDay`). */
-const DAY = new Date().toISOString().slice(0, 10);
+/**
+ * The events' times: an hour ago, so that none is later than the export's end whatever the time
+ * of day the test runs at, moved back clear of midnight so that all fall on one day.
+ */
+const BASE = (() => {
+  const base = new Date(Date.now() - 3_600_000);
+  if (base.getUTCHours() === 23 && base.getUTCMinutes() >= 45) base.setUTCMinutes(30);
+  base.setUTCSeconds(0, 0);
+  return base.getTime();
+})();
+/** Their day, whose partition they are delivered to (`lakeDay`: today's, or yesterday's). */
+const DAY = new Date(BASE).toISOString().slice(0, 10);
+const at = (offsetMs: number) => new Date(BASE + offsetMs).toISOString();
 const BATCHES = 4;
 const EVENTS_PER_BATCH = 5;
 /** Long enough for any machine; the test ends as soon as the files are there. */
@@ -65,7 +76,7 @@ describe("compaction of the lake on the service", () => {
         os: "android",
         sdk_platform: "kotlin",
         sdk_version: "1.11.0",
-        first_open_time: `${DAY}T09:00:00.000Z`,
+        first_open_time: at(-600_000),
       });
       expect(installed.status).toBe(202);
     }
@@ -75,7 +86,7 @@ describe("compaction of the lake on the service", () => {
         event_id: `b${batch}-e${i}`,
         service_id: `device-${i % 2}`,
         event_type: "LEVEL_COMPLETE",
-        event_time: `${DAY}T1${batch}:00:0${i}.000Z`,
+        event_time: at(batch * 60_000 + i * 1000),
         parameters: { level: i },
       }));
       const before = (await files()).length;
