@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import pkg from "../../package.json" with { type: "json" };
 import { EXPORT_FORMATS, FORMATS } from "../export/formats/index.ts";
@@ -240,6 +240,30 @@ describe("the OpenAPI document", () => {
     // Nullable fields are type arrays instead.
     expect(JSON.stringify(document.components?.schemas?.ExportRecord)).toContain(
       '["string","null"]',
+    );
+  });
+
+  it("gives each component name to one schema: a second would take the first one's place", async () => {
+    // The generator keys components by `.meta({ id })`, the last schema given a name winning
+    // silently: every schema the contracts name is counted as the modules make it.
+    const registry = z.globalRegistry;
+    const named = new Map<string, Set<unknown>>();
+    const add = registry.add;
+    registry.add = function (this: typeof registry, schema, ...meta) {
+      const id = meta[0]?.id;
+      if (id !== undefined) named.set(id, (named.get(id) ?? new Set()).add(schema));
+      return add.call(this, schema, ...meta);
+    } as typeof registry.add;
+    try {
+      vi.resetModules();
+      await import("./contracts/index.ts");
+    } finally {
+      registry.add = add;
+    }
+    const shared = [...named].filter(([, schemas]) => schemas.size > 1).map(([id]) => id);
+    expect(shared).toEqual([]);
+    expect(named.size).toBeGreaterThanOrEqual(
+      Object.keys(document.components?.schemas ?? {}).length,
     );
   });
 

@@ -31,7 +31,10 @@ const sessionAnswerSchema = tiedTo<SessionAnswer>()(
         description: `Send it back in the \`${CSRF_HEADER}\` header with every change.`,
       }),
     })
-    .meta({ id: "Session", description: "The signed-in person and the session's CSRF token." }),
+    .meta({
+      id: "DashboardSession",
+      description: "The signed-in person and the session's CSRF token.",
+    }),
 );
 
 const PENDING_MINUTES = PENDING_SIGN_IN_LIFETIME_MS / MINUTE_MS;
