@@ -202,7 +202,8 @@ export const parseTestRequest = (body: unknown) => checked(testRequestSchema, bo
 export interface PartnerConfigAnswer {
   readonly id: string;
   readonly partner: string;
-  readonly template: unknown;
+  /** A custom partner's, its credentials masked; null for a catalog one. */
+  readonly template: CustomTemplate | null;
   readonly media_sources: string[];
   readonly values: Readonly<Record<string, string>>;
   readonly sealed_values: string[];
@@ -266,7 +267,7 @@ const shownRequest = (request: RequestTemplate): RequestTemplate => ({
 });
 
 /** A custom template as answered: its URLs', headers' and bodies' credentials masked. */
-const shownTemplate = (template: unknown): unknown => {
+const shownTemplate = (template: unknown): CustomTemplate | null => {
   // Stored from a checked configuration (./config.ts): a custom template, or null.
   const custom = (template ?? null) as CustomTemplate | null;
   if (!custom) return null;

@@ -652,6 +652,33 @@ describe("the wire contract, over HTTP", () => {
         event_window_days: 180,
         enabled: true,
       });
+      // A custom partner's template is answered in the template's own shape, credentials masked.
+      const custom = await expectConforming(
+        "put-partner-postback",
+        await put("/v1/postbacks/partners/custom-net", {
+          partner: "custom",
+          media_sources: ["customnet"],
+          template: {
+            method: "POST",
+            install: {
+              url: `${mock.url}/install?api_key=k-1&sid={service_id}`,
+              headers: { "X-Api-Key": "k-2" },
+              body: '{"id":"{service_id}"}',
+            },
+          },
+        }),
+      );
+      expect(custom).toMatchObject({
+        partner: "custom",
+        template: {
+          method: "POST",
+          install: {
+            url: `${mock.url}/install?api_key=***&sid={service_id}`,
+            headers: { "X-Api-Key": "***" },
+            body: '{"id":"{service_id}"}',
+          },
+        },
+      });
     },
     "delete-partner-postback": async () => {
       await putPartner("deleted");

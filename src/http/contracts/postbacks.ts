@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { LOG_VERDICTS } from "../../ports/postbacks.ts";
+import { customTemplateSchema } from "../../postbacks/config.ts";
 import { LOG_PAGE_LIMITS } from "../../postbacks/configurations.ts";
 import type { TestResult } from "../../postbacks/test-send.ts";
 import {
@@ -98,7 +99,7 @@ const partnerConfigSchema = tiedTo<PartnerConfigAnswer>()(
       id: z.string(),
       partner: z.string(),
       template: described(
-        z.unknown(),
+        customTemplateSchema.nullable(),
         "A custom partner's template, the value of every credential-named query key in its URLs and every credential-named header masked (`***`); null for a catalog one. Sent back masked as shown, a masked part keeps the stored one.",
       ),
       media_sources: z.array(z.string()),
