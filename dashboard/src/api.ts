@@ -6,314 +6,65 @@
  * by GET /v1/session: only when that is a 401 too is the user sent to sign in.
  */
 
-export interface User {
-  /** In the contract; the service may leave it out. */
-  user_id?: string;
-  email: string;
-  admin: boolean;
-  /** Sees the reports, settings and exports of the apps granted, and changes nothing. */
-  viewer?: boolean;
-}
+import type * as Api from "./api-schema.ts";
 
-export interface Session {
-  user: User;
-  csrf_token: string;
-}
+// The bodies' types are the API contract's (./api-schema.ts, generated from spec/openapi.json),
+// named here as the pages use them.
+
+export type Session = Api.DashboardSession;
+export type User = Session["user"];
 
 /** A right password that is not yet a session: a TOTP code is asked (set up first, for one). */
-export interface SignInChallenge {
-  challenge: "totp" | "totp_setup";
-  /** Sent back with the code. */
-  challenge_token: string;
-  expires_at: string;
-  /** For a setup: the new TOTP's key, and the `otpauth://` URI its QR code holds. */
-  secret?: string;
-  otpauth_uri?: string;
-}
+export type SignInChallenge = Api.SignInChallenge;
 
 export const isChallenge = (answer: Session | SignInChallenge): answer is SignInChallenge =>
   "challenge" in answer;
 
-export type Platform = "android" | "ios";
-
-export interface AppSummary {
-  app_id: string;
-  name: string;
-  platform: Platform;
-  enabled: boolean;
-  created_at: string;
-  /** The IANA time zone the reports count days in. */
-  time_zone: string;
-}
-
-export type ConfidenceFloor = "low" | "medium";
-export type DeepLinkConfidenceFloor = "low" | "medium" | "high";
-
-export interface AttributionSettings {
-  enabled: boolean;
-  click_window_days: number;
-  view_window_hours: number;
-  probabilistic_window_hours: number;
-  probabilistic: { android: boolean; ios: boolean };
-  confidence_floor: ConfidenceFloor;
-  deep_link_confidence_floor: DeepLinkConfidenceFloor;
-}
-
-export interface LinkSettings {
-  app_store_id: string | null;
-  play_package: string | null;
-  web_url: string | null;
-  hosts: string[];
-  apple_team_id: string | null;
-  android_sha256_fingerprints: string[];
-  languages: string[];
-  preview_title: string | null;
-  preview_description: string | null;
-  preview_image_url: string | null;
-}
-
-export interface AppSettings extends AppSummary {
-  encryption: { enabled: boolean; key_id: string | null };
-  attribution: AttributionSettings;
-  links: LinkSettings;
-}
-
+export type AppSummary = Api.AppSummary;
+export type Platform = AppSummary["platform"];
+export type AppSettings = Api.AppSettings;
+export type AttributionSettings = AppSettings["attribution"];
+export type ConfidenceFloor = AttributionSettings["confidence_floor"];
+export type DeepLinkConfidenceFloor = AttributionSettings["deep_link_confidence_floor"];
+export type LinkSettings = AppSettings["links"];
 /** What PATCH /v1/apps/{app_id} takes: any subset of the writable fields, nested ones partial. */
-export interface AppSettingsPatch {
-  name?: string;
-  enabled?: boolean;
-  time_zone?: string;
-  encryption?: { enabled?: boolean };
-  attribution?: Partial<Omit<AttributionSettings, "probabilistic">> & {
-    probabilistic?: Partial<AttributionSettings["probabilistic"]>;
-  };
-  links?: Partial<LinkSettings>;
-}
+export type AppSettingsPatch = Api.AppChange;
 
-export type KeyKind = "sdk" | "server";
-
-export interface ApiKey {
-  key_id: string;
-  kind: KeyKind;
-  scopes: string[];
-  created_at: string;
-  revoked_at: string | null;
-}
-
+export type ApiKey = Api.Key;
+export type KeyKind = ApiKey["kind"];
 /** A key just made: the key itself is in it this once. */
-export interface NewApiKey extends ApiKey {
-  key: string;
-}
+export type NewApiKey = Api.NewKey;
 
-export interface Link {
-  deeplink_id: string;
-  url: string;
-  media_source: string;
-  campaign_id: string | null;
-  campaign_name: string | null;
-  adset_id: string | null;
-  adset_name: string | null;
-  ad_id: string | null;
-  ad_name: string | null;
-  deep_link_path: string | null;
-  params: Record<string, string>;
-  android_url: string | null;
-  ios_url: string | null;
-  web_url: string | null;
-  disabled: boolean;
-  landing_page: boolean;
-  forward_params: boolean;
-  preview_title: string | null;
-  preview_description: string | null;
-  preview_image_url: string | null;
-  created_at: string;
-}
+export type Link = Api.Link;
+export type LinkRequest = Api.LinkRequest;
+export type LinkPage = Api.LinkPage;
+/** What `PATCH /v1/links/{deeplink_id}` changes; a preview field's null clears it. */
+export type LinkPatch = Api.LinkUpdate;
+export type LinkClicks = Api.LinkClicksReport["clicks"][number];
 
-export interface LinkRequest {
-  media_source: string;
-  campaign_name?: string;
-  campaign_id?: string;
-  deep_link_path?: string;
-  params?: Record<string, string>;
-  landing_page?: boolean;
-  forward_params?: boolean;
-  preview_title?: string;
-  preview_description?: string;
-  preview_image_url?: string;
-}
+export type Overview = Api.OverviewReport;
+export type CampaignRow = Overview["campaigns"][number];
 
-export interface LinkPage {
-  data: Link[];
-  next_cursor: string | null;
-}
-
-export interface Overview {
-  from: string;
-  to: string;
-  /** The app's time zone, whose days the report counts. */
-  time_zone: string;
-  totals: {
-    installs: number;
-    paid_installs: number;
-    organic_installs: number;
-    /** Installs of a device that had the app, apart from `installs`. */
-    reinstalls: number;
-    events: number;
-    revenue_usd: number;
-  };
-  /** media_source: "organic" for organic installs, null for installs credited to none. */
-  installs_by_day: { date: string; media_source: string | null; installs: number }[];
-  match_status: { status: string; installs: number }[];
-  match_method: { method: string; installs: number }[];
-  events_by_day: { date: string; event_name: string | null; events: number }[];
-  revenue_by_day: { date: string; revenue_usd: number }[];
-  campaigns: CampaignRow[];
-  deep_link_paths: { deep_link_path: string | null; installs: number }[];
-  /** By the country the events were sent from (null: none known), most installs first. */
-  countries: { country: string | null; installs: number; events: number; revenue_usd: number }[];
-  /** The range's revenue events left out of every revenue figure: no rate converts them to USD. */
-  revenue_events_unconverted: number;
-  /** Those events per currency, most first, with their amount in it. */
-  revenue_unconverted: { currency: string; events: number; amount: number }[];
-}
-
-export interface CampaignRow {
-  media_source: string | null;
-  campaign: string | null;
-  installs: number;
-  /** The campaign's reinstalls, apart from `installs`. */
-  reinstalls: number;
-  events: number;
-  revenue_usd: number;
-  revenue_per_install: number | null;
-}
-
+export type CohortReport = Api.CohortReport;
 /** What the cohorts report may break each media source's installs down by. */
-export type CohortGroupBy = "campaign" | "adset" | "ad" | "country" | "platform";
-
+export type CohortGroupBy = CohortReport["group_by"];
 /**
  * The reports' filters (GET /v1/reports/overview and /cohorts): only the installs of this media
  * source and campaign, and what was sent from this country and platform, with their events (and,
  * for the cohorts, their touches and cost).
  */
-export interface ReportFilters {
-  media_source?: string;
-  campaign?: string;
-  country?: string;
-  platform?: string;
-}
-
+export type ReportFilters = CohortReport["filters"];
 /**
  * A set of installs' figures (src/reports/cohorts.ts): null is a figure not known (no clicks,
  * no cost) or not reached yet (no install day has reached day N), never a zero.
  */
-export interface CohortFigures {
-  impressions: number;
-  clicks: number;
-  installs: number;
-  conversion_rate: number | null;
-  cost_usd: number | null;
-  /** Over the paid installs of the campaigns with a cost. */
-  ecpi_usd: number | null;
-  /** Installs a media source other than organic won. */
-  paid_installs: number;
-  /** Of them, those of campaigns with a cost: what eCPI and ROAS weigh the cost against. */
-  paid_installs_with_cost: number;
-  revenue_usd: number;
-  /** Revenue events left out of revenue_usd, ARPU and ROAS: no rate converts their currency. */
-  revenue_events_unconverted: number;
-  /** Revenue over installs, to date: installs too young to have reached day 30 lower it. */
-  arpu_usd: number | null;
-  /** Revenue to day N over the installs of the install days that reached it. */
-  arpu: { d0: number | null; d7: number | null; d30: number | null };
-  /** Share of installs with revenue by day N, of the install days that reached it. */
-  paying_user_rate: { d0: number | null; d7: number | null; d30: number | null };
-  retention: { d1: number | null; d7: number | null; d30: number | null };
-  roas: { d0: number | null; d7: number | null; d30: number | null };
-}
+export type CohortFigures = CohortReport["totals"];
+export type CohortGroupRow = CohortReport["groups"][number];
+export type CohortRow = CohortReport["cohorts"][number];
+export type ActiveUsers = CohortReport["active_users"];
 
-export interface CohortGroupRow extends CohortFigures {
-  media_source: string | null;
-  group: string | null;
-}
-
-export interface CohortRow {
-  /** The install day, `YYYY-MM-DD`. */
-  day: string;
-  installs: number;
-  /** Index N: day N since install, 0 to 30; null for a day not reached yet. */
-  retention: (number | null)[];
-  revenue_per_user: (number | null)[];
-}
-
-/**
- * Installs with a session, whatever their install day: in the whole range (each once), their
- * daily mean, and per UTC day of the range.
- */
-export interface ActiveUsers {
-  range: number;
-  /** Over the range's days that are over; null while none is (a range of today alone). */
-  average_daily: number | null;
-  daily: { day: string; active: number }[];
-}
-
-export interface CohortReport {
-  from: string;
-  to: string;
-  /** The app's time zone, whose days the report counts. */
-  time_zone: string;
-  group_by: CohortGroupBy;
-  filters: ReportFilters;
-  active_users: ActiveUsers;
-  /** The range's cost rows left out of every cost: no rate of their day converts them to USD. */
-  cost_rows_unconverted: number;
-  /**
-   * The installs (CPI), clicks (CPC) and impressions (CPM) whose price, carried by their link or
-   * click, is left out of every cost for the same reason; none a cost row replaces.
-   */
-  touch_costs_unconverted: number;
-  /**
-   * Campaigns with a cost on some days and paid installs on days with none, which weigh in eCPI
-   * and ROAS as though free; most paid installs first.
-   */
-  cost_days_missing: {
-    media_source: string | null;
-    campaign: string | null;
-    days: string[];
-    paid_installs: number;
-  }[];
-  /** The installs' revenue events left out of revenue, ARPU and ROAS for the same reason. */
-  revenue_events_unconverted: number;
-  /** Those events per currency, most first, with their amount in it. */
-  revenue_unconverted: { currency: string; events: number; amount: number }[];
-  totals: CohortFigures;
-  groups: CohortGroupRow[];
-  cohorts: CohortRow[];
-}
-
-export interface LinkClicks {
-  deeplink_id: string;
-  clicks: number;
-}
-
-/**
- * One exported event. The export's record names every field (any may be null); the dashboard
- * reads a few of them and shows the rest as they come.
- */
-export interface ExportRecord {
-  event_id: string | null;
-  event_time: string | null;
-  event_name: string | null;
-  media_source: string | null;
-  campaign_name?: string | null;
-  campaign?: string | null;
-  revenue_usd: number | null;
-  country?: string | null;
-  country_code?: string | null;
-  os?: string | null;
-  platform?: string | null;
-  [field: string]: unknown;
-}
+/** One exported event, every field named (any may be null). */
+export type ExportRecord = Api.ExportRecord;
 
 export const EXPORT_FORMATS = ["json", "ndjson", "csv", "tsv", "xml", "xlsx", "parquet"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -631,11 +382,7 @@ export const signOut = async (): Promise<void> => {
 export const listApps = async (): Promise<AppSummary[]> =>
   (await call<{ apps: AppSummary[] }>("GET", "/v1/apps")).apps;
 
-export const createApp = async (app: {
-  app_id: string;
-  name: string;
-  platform: Platform;
-}): Promise<AppSettings> =>
+export const createApp = async (app: Api.NewApp): Promise<AppSettings> =>
   (await call<{ app: AppSettings }>("POST", "/v1/apps", { body: app })).app;
 
 export const getApp = async (appId: string): Promise<AppSettings> =>
@@ -683,16 +430,6 @@ export const listLinks = (
     appId,
   });
 
-/** What `PATCH /v1/links/{deeplink_id}` changes; a preview field's null clears it. */
-export interface LinkPatch {
-  disabled?: boolean;
-  landing_page?: boolean;
-  forward_params?: boolean;
-  preview_title?: string | null;
-  preview_description?: string | null;
-  preview_image_url?: string | null;
-}
-
 export const updateLink = (appId: string, deeplinkId: string, patch: LinkPatch) =>
   call<Link>("PATCH", `/v1/links/${segment(deeplinkId)}`, {
     query: { app_id: appId },
@@ -739,32 +476,10 @@ export const getLatestEvents = async (appId: string, limit = 50): Promise<Export
 export type CostRowInput = Record<string, string | number>;
 
 /** A stored cost row, as GET /v1/costs answers it. */
-export interface CostRow {
-  day: string;
-  media_source: string;
-  campaign_id: string;
-  campaign_name: string | null;
-  adset_id: string | null;
-  adset_name: string | null;
-  ad_id: string | null;
-  ad_name: string | null;
-  country: string | null;
-  amount: number;
-  currency: string;
-  /** At the ECB's rate of the row's day; null when there is none. */
-  amount_usd: number | null;
-  impressions: number | null;
-  clicks: number | null;
-  received_at: string;
-}
+export type CostRow = Api.StoredCostRow;
 
 /** What POST /v1/costs stored: rows, and of them those that replaced one of the same keys. */
-export interface CostsStored {
-  accepted: number;
-  replaced: number;
-  /** Campaigns' days whose rows are at several levels of detail, which count spend twice. */
-  warnings: string[];
-}
+export type CostsStored = Api.CostAnswer;
 
 /** At most 1,000 rows a request; a body with a row at fault stores none of them. */
 export const putCosts = (appId: string, rows: CostRowInput[]): Promise<CostsStored> =>
@@ -820,189 +535,31 @@ export const downloadExport = async (request: ExportRequest): Promise<ExportDown
 
 // Postbacks (docs/postbacks.md): the partner catalog, the app's configurations, tests, the log
 
-export interface CatalogValue {
-  name: string;
-  label: string;
-  /** Stored sealed once saved, never shown again. */
-  secret: boolean;
-  kind: "text" | "url";
-  description: string;
-}
+export type PartnerCatalog = Api.PartnerCatalog;
+export type CatalogPartner = PartnerCatalog["data"][number];
+export type CatalogValue = CatalogPartner["values"][number];
+export type CatalogMacro = PartnerCatalog["macros"][number];
+export type InstallScope = CatalogPartner["installs"];
 
-export type InstallScope = "won" | "all";
-
-export interface CatalogPartner {
-  id: string;
-  name: string;
-  method: string;
-  installs: InstallScope;
-  media_sources: string[];
-  /** The names an event may be mapped to; null: any. */
-  event_names: string[] | null;
-  takes_installs: boolean;
-  takes_events: boolean;
-  values: CatalogValue[];
-  macros: string[];
-  /** Its id on the IAB's Global Vendor List; null where the catalog does not know it. */
-  tcf_vendor_id: number | null;
-  sources: string[];
-  notes: string;
-}
-
-export interface CatalogMacro {
-  name: string;
-  kind: "text" | "number";
-  of: "install" | "event" | "any";
-  description: string;
-}
-
-export interface PartnerCatalog {
-  data: CatalogPartner[];
-  macros: CatalogMacro[];
-}
-
-export type HttpMethod = "GET" | "POST";
-
-export interface RequestTemplate {
-  url: string;
-  headers?: Record<string, string>;
-  body?: string | null;
-}
-
-/** A custom partner's template: the method, and an install and/or event request. */
-export interface CustomTemplate {
-  method: HttpMethod;
-  install?: RequestTemplate | null;
-  event?: RequestTemplate | null;
-}
-
-export interface EventMapping {
-  name: string;
-  revenue: boolean;
-}
-
-export interface PartnerConfig {
-  id: string;
-  partner: string;
-  /** A custom partner's; null for a catalog one. */
-  template: CustomTemplate | null;
-  media_sources: string[];
-  /** The values that are not secret. */
-  values: Record<string, string>;
-  /** The names of the secret values saved: never shown. */
-  sealed_values: string[];
-  secret_values: string[];
-  installs: InstallScope;
-  events: Record<string, EventMapping>;
-  event_window_days: number;
-  /** The partner's Global Vendor List id, whose consent in a TCF string it needs; null: none. */
-  tcf_vendor_id: number | null;
-  enabled: boolean;
-  updated_at: string;
-}
-
+export type PartnerConfig = Api.PartnerConfig;
 /** What `PUT /v1/postbacks/partners/{config_id}` takes: a secret value left out is kept. */
-export interface PartnerConfigRequest {
-  partner: string;
-  template?: CustomTemplate | null;
-  media_sources?: string[];
-  values?: Record<string, string>;
-  secret_values?: string[];
-  installs?: InstallScope;
-  events?: Record<string, EventMapping>;
-  event_window_days?: number;
-  tcf_vendor_id?: number | null;
-  enabled?: boolean;
-}
+export type PartnerConfigRequest = Api.PartnerConfigRequest;
+/** A custom partner's template: the method, and an install and/or event request. */
+export type CustomTemplate = NonNullable<PartnerConfigRequest["template"]>;
+export type HttpMethod = CustomTemplate["method"];
+export type RequestTemplate = NonNullable<CustomTemplate["install"]>;
+export type EventMapping = NonNullable<PartnerConfigRequest["events"]>[string];
 
-export interface Webhook {
-  id: string;
-  url: string;
-  enabled: boolean;
-  updated_at: string;
-  /** The signing secret: only in the answer that made it. */
-  secret?: string;
-}
-
-export interface WebhookRequest {
-  url: string;
-  enabled?: boolean;
-  rotate_secret?: boolean;
-}
-
-export interface PostbackSettings {
-  share_device_data_without_consent: boolean;
-}
-
-export interface DeliveryCounts {
-  day: string;
-  config_id: string;
-  partner: string;
-  delivered: number;
-  retry: number;
-  failed: number;
-  /** Sends skipped (nothing sent), apart from the failures. */
-  skipped: number;
-}
-
-export interface Postbacks {
-  partners: PartnerConfig[];
-  webhooks: Webhook[];
-  settings: PostbackSettings;
-  /** The last 30 days' attempts, per day and configuration, by verdict. */
-  counts: DeliveryCounts[];
-}
-
-export type Verdict = "delivered" | "retry" | "failed";
-
-export interface PostbackTest {
-  kind?: "install" | "event";
-  platform?: Platform;
-  /** Our event name; the first mapped event when left out. */
-  event_name?: string;
-}
-
-export interface PostbackTestResult {
-  request: {
-    method: string;
-    /** As sent, its secrets masked. */
-    url: string;
-    headers: Record<string, string>;
-    body: string | null;
-  };
-  response: { status: number | null; body: string | null; error: string | null };
-  verdict: Verdict;
-  /** What real sends would meet that the test's sample install does not. */
-  warnings: string[];
-}
-
-export interface DeliveryAttempt {
-  time: string;
-  send_id: string;
-  config_id: string;
-  target: "partner" | "webhook";
-  partner: string;
-  kind: "install" | "event";
-  service_id: string;
-  event_id: string | null;
-  method: string;
-  url: string;
-  status: number | null;
-  answer: string | null;
-  error: string | null;
-  attempt: number;
-  retry: boolean;
-  /** `skipped`: no request was made, for the `reason` given. */
-  verdict: Verdict | "skipped";
-  final: boolean;
-  /** Why a send was skipped (`no_consent`, `missing:advertising_id`, …); null for an attempt. */
-  reason: string | null;
-}
-
-export interface DeliveryLogPage {
-  data: DeliveryAttempt[];
-  next_cursor: string | null;
-}
+export type Webhook = Api.Webhook;
+export type WebhookRequest = Api.WebhookRequest;
+export type PostbackSettings = Api.PostbackSettings;
+export type DeliveryCounts = Api.DeliveryCounts;
+export type Postbacks = Api.Postbacks;
+export type PostbackTest = Api.PostbackTestRequest;
+export type PostbackTestResult = Api.PostbackTestResult;
+export type Verdict = PostbackTestResult["verdict"];
+export type DeliveryAttempt = Api.DeliveryAttempt;
+export type DeliveryLogPage = Api.DeliveryLogPage;
 
 export type PostbackTarget = "partners" | "webhooks";
 
@@ -1077,100 +634,15 @@ export const getDeliveryLog = (
 
 // SKAdNetwork (docs/skadnetwork.md): the conversion value schema, ad network names, the report
 
-export type CoarseValue = "low" | "medium" | "high";
-
 /** One rule of a conversion window (src/skadnetwork/conversion-schema.ts). */
-export interface ConversionRule {
-  /** The event as the export names it (`service_purchase`). */
-  event: string;
-  /** How many times it happened in the window, at least; 1 when left out. */
-  min_count?: number;
-  /** The window's revenue of the event in USD, `min` included, `max` excluded. */
-  revenue_usd?: { min?: number; max?: number };
-  /** One occurrence's numeric parameter reached at least this. */
-  parameter?: { name: string; at_least: number };
-  /** The fine value, 1 to 63 (0 is every install's at its first launch): the first window's rules only, and required there. */
-  fine?: number;
-  coarse: CoarseValue;
-  /** Reaching it ends the window's updates, so Apple sends its postback sooner. */
-  lock?: boolean;
-}
-
-export interface ConversionWindow {
-  rules: ConversionRule[];
-}
-
-export interface ConversionSchema {
-  version: number;
-  updated_at: string;
-  /** Apple's three conversion windows, in order. */
-  windows: ConversionWindow[];
-}
-
-export interface AdNetworkName {
-  ad_network_id: string;
-  media_source: string;
-  /** The app's own name, not the catalog's. */
-  own: boolean;
-}
-
+export type ConversionRule = Api.ConversionRule;
+export type CoarseValue = ConversionRule["coarse"];
+export type ConversionWindow = Api.ConversionSchemaRequest["windows"][number];
+export type ConversionSchema = NonNullable<Api.ConversionSchemaAnswer["schema"]>;
+export type AdNetworkName = Api.AdNetworks["networks"][number];
+export type SkadnetworkReport = Api.SkadnetworkReport;
 /** Revenue in USD from `min` up to `max`; `max` null: no bound above. */
-export interface RevenueRange {
-  min: number;
-  max: number | null;
-}
-
-export interface SkadnetworkReport {
-  postbacks: {
-    received: number;
-    counted: number;
-    unverified: number;
-    development: number;
-    disputed: number;
-  };
-  /**
-   * The revenue the installs' values state under the schema, every window's; null without a
-   * schema whose rules read revenue.
-   */
-  revenue_usd: RevenueRange | null;
-  campaigns: {
-    media_source: string;
-    ad_network_id: string;
-    /** The campaign: 2 to 4 digits from SKAdNetwork 4.0. */
-    source_identifier: string;
-    /** Apple's field it is: `campaign-id` before 4.0, another numbering with one window. */
-    identifier_field: "source-identifier" | "campaign-id";
-    installs: number;
-    redownloads: number;
-    /** AdAttributionKit's re-engagements: users an ad brought back to the installed app. */
-    reengagements: number;
-    /**
-     * Postbacks of the second and third windows, on a row of two digits only (Apple sends them
-     * with two digits); null on the other rows.
-     */
-    later_postbacks: number | null;
-    /** The installs and redownloads of every row ending in the row's two digits; null likewise. */
-    suffix_installs: number | null;
-    /** The first window's revenue the row's installs and redownloads state. */
-    revenue_usd: RevenueRange | null;
-    /** The later windows' revenue `later_postbacks` state; null where either is. */
-    later_revenue_usd: RevenueRange | null;
-  }[];
-  values: {
-    /** An install's value, or a re-engagement's (its windows start at the re-engagement). */
-    conversion: "install" | "reengagement";
-    /** 0, 1 or 2: the first, second or third conversion window. */
-    window: number;
-    fine: number | null;
-    coarse: CoarseValue | null;
-    postbacks: number;
-    /** The schema's rules that give an install's value (none for a re-engagement's). */
-    meaning: string[];
-    /** The window's revenue one postback of the value states (null for a re-engagement's). */
-    revenue_usd: RevenueRange | null;
-  }[];
-  tiers: { fine: number; coarse_only: number; none: number };
-}
+export type RevenueRange = NonNullable<SkadnetworkReport["revenue_usd"]>;
 
 export const getConversionSchema = async (appId: string): Promise<ConversionSchema | null> =>
   (
@@ -1216,19 +688,7 @@ export const saveAdNetworks = async (
   ).networks;
 
 /** Postbacks naming an App Store id no app has, by that id (src/skadnetwork/unknown.ts). */
-export interface UnknownPostbacks {
-  app_store_ids: {
-    app_store_id: string;
-    postbacks: number;
-    /** Verified with Apple's production key: an App Store id Apple signed for an install. */
-    verified: number;
-    /** Verified with a development key: a test's, anyone's, for any id. */
-    development: number;
-    first_received_at: string;
-    last_received_at: string;
-  }[];
-  truncated: boolean;
-}
+export type UnknownPostbacks = Api.UnknownApplePostbacks;
 
 /** The service's admins only: the postbacks of no app received in a window of days. */
 export const getUnknownPostbacks = (from: string, to: string): Promise<UnknownPostbacks> =>

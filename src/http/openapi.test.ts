@@ -18,6 +18,7 @@ import {
   serializeOpenApiDocument,
   TAGS,
 } from "./openapi.ts";
+import { OPENAPI_TYPES_FILE, openApiTypes } from "./openapi-types.ts";
 import { ROUTES } from "./routes.ts";
 
 const document = buildOpenApiDocument();
@@ -325,6 +326,20 @@ describe("spec/openapi.json", () => {
   it("is the generated document: run `npm run openapi` after changing the contract", () => {
     const committed = readFileSync(new URL(`../../${OPENAPI_FILE}`, import.meta.url), "utf8");
     expect(committed).toBe(serializeOpenApiDocument(document));
+  });
+});
+
+describe(OPENAPI_TYPES_FILE, () => {
+  it("is generated from the document: run `npm run openapi` after changing the contract", async () => {
+    const committed = readFileSync(new URL(`../../${OPENAPI_TYPES_FILE}`, import.meta.url), "utf8");
+    expect(committed).toBe(await openApiTypes(document));
+  });
+
+  it("names every component schema, each as the dashboard imports it", async () => {
+    const types = await openApiTypes(document);
+    for (const name of Object.keys(document.components?.schemas ?? {})) {
+      expect(types, name).toMatch(new RegExp(`^  ${name}: \\w+;$`, "m"));
+    }
   });
 });
 

@@ -18,8 +18,7 @@ const breakable = (name: string) =>
 
 /** The device's platform in words: `android` → Android. */
 const platformOf = (event: ExportRecord): string => {
-  const platform = event.os ?? event.platform;
-  return typeof platform === "string" && platform !== "" ? platformWord(platform) : UNKNOWN;
+  return event.os ? platformWord(event.os) : UNKNOWN;
 };
 
 /**
@@ -131,13 +130,13 @@ export function LivePage(props: { appId: string }) {
                       {event.event_name ? eventWord(event.event_name) : UNKNOWN}
                     </td>
                     <td>{event.media_source ? event.media_source : UNATTRIBUTED}</td>
-                    <td class="wrap">{breakable(text(event.campaign_name ?? event.campaign))}</td>
+                    <td class="wrap">{breakable(text(event.campaign_name))}</td>
                     <td class="num">
                       {typeof event.revenue_usd === "number"
                         ? formatUsd(event.revenue_usd)
                         : UNKNOWN}
                     </td>
-                    <td>{text(event.country ?? event.country_code)}</td>
+                    <td>{text(event.country)}</td>
                     <td>{platformOf(event)}</td>
                     <EventIdCell id={event.event_id} />
                   </tr>
