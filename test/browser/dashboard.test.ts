@@ -658,6 +658,20 @@ describe("the dashboard in a browser", () => {
     );
     expect(await page.getByLabel("Link URL").count()).toBe(0);
     await page.getByLabel("Deep link path").fill("/levels/7");
+    // The ad set, a web destination and a cost, which the service takes all three or none: a
+    // price without its currency is refused beside the currency's input, in the form's words.
+    await page.getByLabel("Ad set name").fill("Meadow lovers");
+    await page.getByLabel("Web URL").fill("https://game.example.com/spring");
+    await page.getByLabel("Cost model").selectOption("CPC");
+    await page.getByLabel("Cost", { exact: true }).fill("0.4");
+    await page.getByRole("button", { name: "Create link" }).click();
+    await refusedBeside(
+      page.getByLabel("Cost currency"),
+      "Cost currency is required with cost model and cost",
+      page.locator("#create-link-error"),
+    );
+    expect(await page.getByLabel("Link URL").count()).toBe(0);
+    await page.getByLabel("Cost currency").fill("usd");
     await page.getByRole("button", { name: "Create link" }).click();
 
     const url = await page.getByLabel("Link URL").inputValue();
@@ -675,8 +689,20 @@ describe("the dashboard in a browser", () => {
     const row = page.locator(`tr[data-deeplink-id="${deeplinkId}"]`);
     await row.waitFor();
     expect(await row.locator("td").allInnerTexts()).toEqual(
-      expect.arrayContaining(["browser_qr", "Spring launch", "/levels/7"]),
+      expect.arrayContaining(["browser_qr", "Spring launch", "/levels/7", "Active\nCPC $0.40"]),
     );
+    const { body: made } = await apiGet(owner, `/v1/links/${deeplinkId}?app_id=${APP_ID}`);
+    expect(made).toMatchObject({
+      adset_name: "Meadow lovers",
+      web_url: "https://game.example.com/spring",
+      cost_model: "CPC",
+      cost_value: 0.4,
+      cost_currency: "USD",
+    });
+    // The form starts again but for the media source, the cost included.
+    expect(await page.getByLabel("Media source").inputValue()).toBe("browser_qr");
+    expect(await page.getByLabel("Cost model").inputValue()).toBe("");
+    expect(await page.getByLabel("Cost currency").inputValue()).toBe("");
     await screenshot(page, "links");
 
     // The URL as the page shows it and its QR code holds, tapped on an Android phone.
@@ -700,7 +726,7 @@ describe("the dashboard in a browser", () => {
     await expect.poll(() => row.getByTestId("clicks").innerText(), WITHIN).toBe("1");
   });
 
-  it("4b. changes an existing link's preview: a chat's crawler then shows it, an emptied field the app's default", async () => {
+  it("4b. changes an existing link's preview and cost: a chat's crawler then shows the preview, an emptied field the app's default", async () => {
     const slackbot = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)";
     const deeplinkId = madeLink;
     expect(deeplinkId).not.toBe("");
@@ -721,28 +747,23 @@ describe("the dashboard in a browser", () => {
     await open(page, `/apps/${APP_ID}/links`);
     const row = page.locator(`tr[data-deeplink-id="${deeplinkId}"]`);
     // Each button's name begins with the words it shows, and names its link.
-    const edit = row.getByRole("button", {
-      name: `Edit preview of link ${deeplinkId}`,
-      exact: true,
-    });
-    expect(await edit.innerText()).toBe("Edit preview");
+    const edit = row.getByRole("button", { name: `Edit link ${deeplinkId}`, exact: true });
+    expect(await edit.innerText()).toBe("Edit");
     const disable = row.getByRole("button", { name: `Disable link ${deeplinkId}`, exact: true });
     expect(await disable.innerText()).toBe("Disable");
-    const form = page.getByRole("form", { name: `Preview of link ${deeplinkId}` });
+    const form = page.getByRole("form", { name: `Link ${deeplinkId}` });
     // Cancel gives the focus back to the button that opened the form.
     await edit.click();
     await form.getByRole("button", { name: "Cancel" }).click();
     expect(await form.count()).toBe(0);
-    await expect.poll(() => focused(page), WITHIN).toBe(`Edit preview of link ${deeplinkId}`);
+    await expect.poll(() => focused(page), WITHIN).toBe(`Edit link ${deeplinkId}`);
     await edit.click();
-    const saved = page
-      .getByRole("status")
-      .filter({ hasText: `Preview of link ${deeplinkId} saved.` });
+    const saved = page.getByRole("status").filter({ hasText: `Link ${deeplinkId} saved.` });
     await form.getByLabel("Preview title").fill("Spring launch: level 7 is open");
     await form.getByLabel("Preview description").fill("Race your friends through the meadow.");
     // An http image is the service's to refuse (chats show none on an https page).
     await form.getByLabel("Preview image URL (https)").fill("http://cdn.example.com/spring.png");
-    await form.getByRole("button", { name: "Save preview" }).click();
+    await form.getByRole("button", { name: "Save link" }).click();
     await expect.poll(() => form.getByRole("alert").innerText(), WITHIN).toContain("https");
     await refusedBeside(
       form.getByLabel("Preview image URL (https)"),
@@ -753,13 +774,13 @@ describe("the dashboard in a browser", () => {
     await screenshot(page, "links-preview-refused");
 
     await form.getByLabel("Preview image URL (https)").fill("https://cdn.example.com/spring.png");
-    await form.getByRole("button", { name: "Save preview" }).click();
+    await form.getByRole("button", { name: "Save link" }).click();
     await saved.waitFor(WITHIN);
     expect(await form.count()).toBe(0);
     // The form gone, the focus is back on the button that opened it.
-    await expect.poll(() => focused(page), WITHIN).toBe(`Edit preview of link ${deeplinkId}`);
+    await expect.poll(() => focused(page), WITHIN).toBe(`Edit link ${deeplinkId}`);
     expect(await row.locator("td").allInnerTexts()).toEqual(
-      expect.arrayContaining(["Active\nown preview"]),
+      expect.arrayContaining(["Active\nown preview\nCPC $0.40"]),
     );
     expect(await stored()).toMatchObject({
       preview_title: "Spring launch: level 7 is open",
@@ -787,7 +808,7 @@ describe("the dashboard in a browser", () => {
     await form.getByLabel("Preview title").fill("");
     await landing.check();
     await forwarding.uncheck();
-    await form.getByRole("button", { name: "Save preview" }).click();
+    await form.getByRole("button", { name: "Save link" }).click();
     await saved.waitFor(WITHIN);
     await expect.poll(async () => (await stored()).landing_page, WITHIN).toBe(true);
     expect((await stored()).forward_params).toBe(false);
@@ -797,7 +818,7 @@ describe("the dashboard in a browser", () => {
     expect(await forwarding.isChecked()).toBe(false);
     await landing.uncheck();
     await forwarding.check();
-    await form.getByRole("button", { name: "Save preview" }).click();
+    await form.getByRole("button", { name: "Save link" }).click();
     await saved.waitFor(WITHIN);
     await expect.poll(async () => (await stored()).landing_page, WITHIN).toBe(false);
     expect(await stored()).toMatchObject({
@@ -808,6 +829,30 @@ describe("the dashboard in a browser", () => {
       preview_image_url: "https://cdn.example.com/spring.png",
     });
     expect(await unfurled()).toContain(`<meta property="og:title" content="${APP_NAME}">`);
+
+    // The cost: the form starts from the link's, a change is stored, and all three emptied
+    // clear it.
+    await edit.click();
+    expect(await form.getByLabel("Cost model").inputValue()).toBe("CPC");
+    expect(await form.getByLabel("Cost", { exact: true }).inputValue()).toBe("0.4");
+    expect(await form.getByLabel("Cost currency").inputValue()).toBe("USD");
+    await form.getByLabel("Cost model").selectOption("CPI");
+    await form.getByLabel("Cost", { exact: true }).fill("2.5");
+    await form.getByLabel("Cost currency").fill("EUR");
+    await form.getByRole("button", { name: "Save link" }).click();
+    await saved.waitFor(WITHIN);
+    await expect.poll(async () => (await stored()).cost_model, WITHIN).toBe("CPI");
+    expect(await stored()).toMatchObject({ cost_value: 2.5, cost_currency: "EUR" });
+    expect(await row.innerText()).toContain("CPI €2.50");
+    await edit.click();
+    await form.getByLabel("Cost model").selectOption("");
+    await form.getByLabel("Cost", { exact: true }).fill("");
+    await form.getByLabel("Cost currency").fill("");
+    await form.getByRole("button", { name: "Save link" }).click();
+    await saved.waitFor(WITHIN);
+    await expect.poll(async () => (await stored()).cost_model, WITHIN).toBeNull();
+    expect(await stored()).toMatchObject({ cost_value: null, cost_currency: null });
+    expect(await row.innerText()).not.toContain("€");
 
     // Disabled and enabled again from the keyboard: the button keeps the focus under each name.
     await disable.click();

@@ -26,6 +26,15 @@ import {
 } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText } from "../components/page.tsx";
 import { formatCount, formatDay, oneLine, UNKNOWN } from "../format.ts";
+import {
+  COST_MODELS,
+  type CostValues,
+  costPatch,
+  costRequest,
+  costText,
+  costValuesOf,
+  NO_COST,
+} from "../link-cost.ts";
 import { useViewOnly } from "../session.tsx";
 
 const PAGE_SIZE = 200;
@@ -47,19 +56,39 @@ const FORWARD_PARAMS_LABEL =
 const LINK_LABELS: Readonly<Record<string, string>> = {
   media_source: "Media source",
   campaign_name: "Campaign name",
+  campaign_id: "Campaign id",
+  adset_name: "Ad set name",
+  adset_id: "Ad set id",
+  ad_name: "Ad name",
+  ad_id: "Ad id",
   deep_link_path: "Deep link path",
   params: "Custom parameters",
+  android_url: "Android URL",
+  ios_url: "iOS URL",
+  web_url: "Web URL",
   landing_page: "Landing page",
   forward_params: "Web parameters",
   preview_title: "Preview title",
   preview_description: "Preview description",
   preview_image_url: "Preview image URL",
+  cost_model: "Cost model",
+  cost_value: "Cost",
+  cost_currency: "Cost currency",
 };
+
+/** A field the service names in a message (`is required with cost_model`), in the form's words. */
+const inWords = (text: string) =>
+  text.replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (name) =>
+    Object.hasOwn(LINK_LABELS, name) ? (LINK_LABELS[name] ?? name).toLowerCase() : name,
+  );
 
 /** A refusal as the form's problems: a 422 beside its inputs, anything else under the form. */
 const linkProblemsOf = (caught: unknown): FormProblem[] =>
   caught instanceof ApiError && caught.status === 422
-    ? formProblemsOf(caught.detail || caught.error, LINK_LABELS)
+    ? formProblemsOf(caught.detail || caught.error, LINK_LABELS).map((problem) => ({
+        ...problem,
+        text: inWords(problem.text),
+      }))
     : [{ field: null, text: errorMessage(caught) }];
 
 /** `key=value` lines as the link's custom parameters; the first bad line as an error. */
@@ -215,7 +244,7 @@ export function LinksPage(props: { appId: string }) {
   };
 
   /**
-   * Back to the link's "Edit preview" button once its form closes, which the form replaced as
+   * Back to the link's "Edit" button once its form closes, which the form replaced as
    * the focus; to the list's heading when the link is no longer listed.
    */
   const focusEditButton = (deeplinkId: string | undefined) =>
@@ -224,28 +253,28 @@ export function LinksPage(props: { appId: string }) {
         deeplinkId === undefined
           ? null
           : document.querySelector<HTMLElement>(
-              `tr[data-deeplink-id="${CSS.escape(deeplinkId)}"] button[data-edit-preview]`,
+              `tr[data-deeplink-id="${CSS.escape(deeplinkId)}"] button[data-edit-link]`,
             );
       (button ?? document.getElementById("link-list-heading"))?.focus();
     });
 
-  const closePreview = () => {
+  const closeEditing = () => {
     focusEditButton(editing?.deeplink_id);
     setEditing(null);
   };
 
-  const onPreviewSaved = (updated: Link | null) => {
+  const onEdited = (updated: Link | null) => {
     const id = editing?.deeplink_id;
-    closePreview();
+    closeEditing();
     if (!updated) {
-      setStatus(`Nothing changed in the preview of link ${id}.`);
+      setStatus(`Nothing changed in link ${id}.`);
       return;
     }
     setLinks(
       (current) =>
         current?.map((l) => (l.deeplink_id === updated.deeplink_id ? updated : l)) ?? current,
     );
-    setStatus(`Preview of link ${updated.deeplink_id} saved.`);
+    setStatus(`Link ${updated.deeplink_id} saved.`);
   };
 
   const onCreated = (link: Link) => {
@@ -262,12 +291,12 @@ export function LinksPage(props: { appId: string }) {
       {/* One card per link made: nothing of the last link's copy field stays with the next. */}
       {created ? <CreatedLink key={created.deeplink_id} link={created} /> : null}
       {editing && !viewOnly ? (
-        <LinkPreviewForm
+        <LinkEditForm
           key={editing.deeplink_id}
           appId={appId}
           link={editing}
-          onSaved={onPreviewSaved}
-          onCancel={closePreview}
+          onSaved={onEdited}
+          onCancel={closeEditing}
         />
       ) : null}
       <section class="card">
@@ -357,6 +386,7 @@ export function LinksPage(props: { appId: string }) {
                             <div class="note">no parameters to the web</div>
                           )}
                           {hasOwnPreview(link) ? <div class="note">own preview</div> : null}
+                          {costText(link) ? <div class="note">{costText(link)}</div> : null}
                         </div>
                       </td>
                       <td class="actions-cell">
@@ -376,14 +406,14 @@ export function LinksPage(props: { appId: string }) {
                               <button
                                 type="button"
                                 class="secondary"
-                                data-edit-preview
-                                aria-label={`Edit preview of link ${link.deeplink_id}`}
+                                data-edit-link
+                                aria-label={`Edit link ${link.deeplink_id}`}
                                 onClick={() => {
                                   setStatus(null);
                                   setEditing(link);
                                 }}
                               >
-                                Edit preview
+                                Edit
                               </button>
                               <button
                                 type="button"
@@ -427,14 +457,49 @@ export function LinksPage(props: { appId: string }) {
   );
 }
 
+/** The text inputs of a new link, by the API's names. */
+const TEXT_FIELDS = [
+  "media_source",
+  "campaign_name",
+  "campaign_id",
+  "adset_name",
+  "adset_id",
+  "ad_name",
+  "ad_id",
+  "deep_link_path",
+  "android_url",
+  "ios_url",
+  "web_url",
+] as const satisfies readonly (keyof LinkRequest)[];
+type TextField = (typeof TEXT_FIELDS)[number];
+type TextValues = Readonly<Record<TextField, string>>;
+
+const NO_TEXT = Object.fromEntries(TEXT_FIELDS.map((name) => [name, ""])) as TextValues;
+
+/** How each text input of a new link is drawn: its bound, and what it holds. */
+const TEXT_INPUTS: Readonly<
+  Record<TextField, { maxLength: number; url?: true; mono?: true; placeholder?: string }>
+> = {
+  media_source: { maxLength: MAX.field, placeholder: "e.g. instagram" },
+  campaign_name: { maxLength: MAX.field },
+  campaign_id: { maxLength: MAX.field },
+  adset_name: { maxLength: MAX.field },
+  adset_id: { maxLength: MAX.field },
+  ad_name: { maxLength: MAX.field },
+  ad_id: { maxLength: MAX.field },
+  deep_link_path: { maxLength: MAX.path, mono: true, placeholder: "/levels/7" },
+  android_url: { maxLength: MAX.url, url: true, placeholder: "https://" },
+  ios_url: { maxLength: MAX.url, url: true, placeholder: "https://" },
+  web_url: { maxLength: MAX.url, url: true, placeholder: "https://" },
+};
+
 function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void }) {
-  const [mediaSource, setMediaSource] = useState("");
-  const [campaignName, setCampaignName] = useState("");
-  const [deepLinkPath, setDeepLinkPath] = useState("");
+  const [text, setText] = useState<TextValues>(NO_TEXT);
   const [paramsText, setParamsText] = useState("");
   const [landingPage, setLandingPage] = useState(false);
   const [forwardParams, setForwardParams] = useState(true);
   const [preview, setPreview] = useState<PreviewValues>(NO_PREVIEW);
+  const [cost, setCost] = useState<CostValues>(NO_COST);
   const [busy, setBusy] = useState(false);
   const [problems, setProblems] = useState<FormProblem[]>([]);
   const form = useRef<HTMLFormElement>(null);
@@ -445,6 +510,31 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
   const changed = (field: string) =>
     setProblems((current) => current.filter((problem) => problem.field !== field));
 
+  /** A text input of the new link, by the API's name of its field. */
+  const input = (name: TextField, required = false) => {
+    const { maxLength, url, mono, placeholder } = TEXT_INPUTS[name];
+    return (
+      <Field id={idOf(name)} label={LINK_LABELS[name] ?? name} error={errors[name]}>
+        <input
+          name={name}
+          type={url ? "url" : "text"}
+          required={required}
+          autocomplete="off"
+          spellcheck={url || mono ? false : undefined}
+          placeholder={placeholder}
+          maxLength={maxLength}
+          {...control(name)}
+          value={text[name]}
+          onInput={(event) => {
+            const value = event.currentTarget.value;
+            setText((current) => ({ ...current, [name]: value }));
+            changed(name);
+          }}
+        />
+      </Field>
+    );
+  };
+
   const submit = async (event: Event) => {
     event.preventDefault();
     const parsed = parseParams(paramsText);
@@ -454,9 +544,11 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
       return;
     }
     setProblems([]);
-    const request: LinkRequest = { media_source: mediaSource.trim() };
-    if (campaignName.trim()) request.campaign_name = campaignName.trim();
-    if (deepLinkPath.trim()) request.deep_link_path = deepLinkPath.trim();
+    const request: LinkRequest = { media_source: text.media_source.trim(), ...costRequest(cost) };
+    for (const name of TEXT_FIELDS) {
+      const value = text[name].trim();
+      if (name !== "media_source" && value !== "") request[name] = value;
+    }
     if (Object.keys(parsed.params).length > 0) request.params = parsed.params;
     if (landingPage) request.landing_page = true;
     if (!forwardParams) request.forward_params = false;
@@ -466,11 +558,12 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
     setBusy(true);
     try {
       props.onCreated(await createLink(props.appId, request));
-      setCampaignName("");
-      setDeepLinkPath("");
+      // The media source stays for the next link of the same source; the rest starts again.
+      setText((current) => ({ ...NO_TEXT, media_source: current.media_source }));
       setParamsText("");
       setLandingPage(false);
       setPreview(NO_PREVIEW);
+      setCost(NO_COST);
     } catch (caught) {
       setProblems(linkProblemsOf(caught));
       focusFirstRefused(form.current);
@@ -490,49 +583,9 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
         aria-busy={busy}
       >
         <div class="form-grid">
-          <Field id={idOf("media_source")} label="Media source" error={errors.media_source}>
-            <input
-              name="media_source"
-              required
-              autocomplete="off"
-              placeholder="e.g. instagram"
-              maxLength={MAX.field}
-              {...control("media_source")}
-              value={mediaSource}
-              onInput={(event) => {
-                setMediaSource(event.currentTarget.value);
-                changed("media_source");
-              }}
-            />
-          </Field>
-          <Field id={idOf("campaign_name")} label="Campaign name" error={errors.campaign_name}>
-            <input
-              name="campaign_name"
-              autocomplete="off"
-              maxLength={MAX.field}
-              {...control("campaign_name")}
-              value={campaignName}
-              onInput={(event) => {
-                setCampaignName(event.currentTarget.value);
-                changed("campaign_name");
-              }}
-            />
-          </Field>
-          <Field id={idOf("deep_link_path")} label="Deep link path" error={errors.deep_link_path}>
-            <input
-              name="deep_link_path"
-              autocomplete="off"
-              spellcheck={false}
-              placeholder="/levels/7"
-              maxLength={MAX.path}
-              {...control("deep_link_path")}
-              value={deepLinkPath}
-              onInput={(event) => {
-                setDeepLinkPath(event.currentTarget.value);
-                changed("deep_link_path");
-              }}
-            />
-          </Field>
+          {input("media_source", true)}
+          {input("campaign_name")}
+          {input("deep_link_path")}
         </div>
         <Field
           id={idOf("params")}
@@ -580,6 +633,36 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
           <span>{FORWARD_PARAMS_LABEL}</span>
         </label>
         <fieldset class="stack">
+          <legend>Campaign id, ad set and ad (as the network names them)</legend>
+          <div class="form-grid">
+            {input("campaign_id")}
+            {input("adset_name")}
+            {input("adset_id")}
+            {input("ad_name")}
+            {input("ad_id")}
+          </div>
+        </fieldset>
+        <fieldset class="stack">
+          <legend>Destinations (empty: the app's store page and web URL)</legend>
+          <div class="form-grid">
+            {input("android_url")}
+            {input("ios_url")}
+            {input("web_url")}
+          </div>
+        </fieldset>
+        <fieldset class="stack">
+          <legend>Cost (empty: none)</legend>
+          <CostFields
+            values={cost}
+            fields={fields}
+            errors={errors}
+            onChange={(values, field) => {
+              setCost(values);
+              changed(field);
+            }}
+          />
+        </fieldset>
+        <fieldset class="stack">
           <legend>Preview in chats and feeds (empty: the app's)</legend>
           <PreviewFields
             values={preview}
@@ -599,6 +682,74 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
         <Problems id="create-link-error" problems={problems} />
       </form>
     </section>
+  );
+}
+
+/**
+ * The cost's three fields, for a new link and for changing an existing one's: how each click
+ * is paid for, its price and the price's currency, all three or none.
+ */
+function CostFields(props: {
+  values: CostValues;
+  fields: ReturnType<typeof fieldProps>;
+  errors: Record<string, string>;
+  /** The new values, and the API's name of the field changed. */
+  onChange: (values: CostValues, field: string) => void;
+}) {
+  const { values, onChange, errors } = props;
+  const { idOf, control } = props.fields;
+  return (
+    <div class="form-grid">
+      <Field id={idOf("cost_model")} label="Cost model" error={errors.cost_model}>
+        <select
+          name="cost_model"
+          {...control("cost_model")}
+          value={values.model}
+          onChange={(event) =>
+            onChange(
+              { ...values, model: event.currentTarget.value as CostValues["model"] },
+              "cost_model",
+            )
+          }
+        >
+          <option value="">None</option>
+          {Object.entries(COST_MODELS).map(([model, words]) => (
+            <option key={model} value={model}>
+              {words}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field id={idOf("cost_value")} label="Cost" error={errors.cost_value}>
+        <input
+          name="cost_value"
+          type="number"
+          min={0}
+          step="any"
+          inputMode="decimal"
+          autocomplete="off"
+          {...control("cost_value")}
+          value={values.value}
+          onInput={(event) =>
+            onChange({ ...values, value: event.currentTarget.value }, "cost_value")
+          }
+        />
+      </Field>
+      <Field id={idOf("cost_currency")} label="Cost currency" error={errors.cost_currency}>
+        <input
+          name="cost_currency"
+          autocomplete="off"
+          spellcheck={false}
+          placeholder="USD"
+          maxLength={3}
+          {...control("cost_currency")}
+          value={values.currency}
+          onInput={(event) =>
+            onChange({ ...values, currency: event.currentTarget.value }, "cost_currency")
+          }
+        />
+      </Field>
+    </div>
   );
 }
 
@@ -674,11 +825,12 @@ function PreviewFields(props: {
 }
 
 /**
- * An existing link's preview, changed in place: the fields start from the link's own, and an
- * emptied one is cleared, so the app's default shows again. `onSaved` gets the link as stored,
- * or null when nothing changed.
+ * An existing link's landing page, forwarding, cost and preview, changed in place: the fields
+ * start from the link's own; an emptied preview field is cleared, so the app's default shows
+ * again, and an emptied cost clears it. `onSaved` gets the link as stored, or null when nothing
+ * changed.
  */
-function LinkPreviewForm(props: {
+function LinkEditForm(props: {
   appId: string;
   link: Link;
   onSaved: (link: Link | null) => void;
@@ -686,23 +838,26 @@ function LinkPreviewForm(props: {
 }) {
   const { appId, link, onSaved, onCancel } = props;
   const [values, setValues] = useState<PreviewValues>(() => previewValuesOf(link));
+  const [cost, setCost] = useState<CostValues>(() => costValuesOf(link));
   const [landingPage, setLandingPage] = useState(link.landing_page);
   const [forwardParams, setForwardParams] = useState(link.forward_params);
   const [busy, setBusy] = useState(false);
   const [problems, setProblems] = useState<FormProblem[]>([]);
   const heading = useRef<HTMLHeadingElement>(null);
   const form = useRef<HTMLFormElement>(null);
-  const headingId = `preview-${link.deeplink_id}`;
+  const headingId = `edit-${link.deeplink_id}`;
   const errorId = `${headingId}-error`;
   const errors = problemsByField(problems);
   const fields = fieldProps(headingId, errors);
   // On mount, before the next event: a person (or a test) typing at once keeps the focus.
   useLayoutEffect(() => heading.current?.focus(), []);
+  const changed = (field: string) =>
+    setProblems((current) => current.filter((problem) => problem.field !== field));
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setProblems([]);
-    const patch = previewPatch(link, values);
+    const patch = { ...previewPatch(link, values), ...costPatch(link, cost) };
     if (landingPage !== link.landing_page) patch.landing_page = landingPage;
     if (forwardParams !== link.forward_params) patch.forward_params = forwardParams;
     if (Object.keys(patch).length === 0) {
@@ -723,7 +878,7 @@ function LinkPreviewForm(props: {
   return (
     <section class="card">
       <h2 id={headingId} ref={heading} tabIndex={-1}>
-        Preview of link {link.deeplink_id}
+        Link {link.deeplink_id}
       </h2>
       <p class="mono wrap-anywhere">{link.url}</p>
       <form
@@ -752,19 +907,33 @@ function LinkPreviewForm(props: {
           />
           <span>{FORWARD_PARAMS_LABEL}</span>
         </label>
-        <p>What chats and feeds show of this link. An empty field shows the app's default.</p>
-        <PreviewFields
-          values={values}
-          fields={fields}
-          errors={errors}
-          onChange={(next, field) => {
-            setValues(next);
-            setProblems((current) => current.filter((problem) => problem.field !== field));
-          }}
-        />
+        <fieldset class="stack">
+          <legend>Cost (empty: none; a change counts from the next click)</legend>
+          <CostFields
+            values={cost}
+            fields={fields}
+            errors={errors}
+            onChange={(next, field) => {
+              setCost(next);
+              changed(field);
+            }}
+          />
+        </fieldset>
+        <fieldset class="stack">
+          <legend>Preview in chats and feeds (empty: the app's)</legend>
+          <PreviewFields
+            values={values}
+            fields={fields}
+            errors={errors}
+            onChange={(next, field) => {
+              setValues(next);
+              changed(field);
+            }}
+          />
+        </fieldset>
         <div class="actions">
           <button type="submit" disabled={busy}>
-            Save preview
+            Save link
           </button>
           <button type="button" class="secondary" onClick={onCancel}>
             Cancel
