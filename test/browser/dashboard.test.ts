@@ -700,9 +700,9 @@ describe("the dashboard in a browser", () => {
       cost_currency: "USD",
     });
     // The form starts again but for the media source, the cost included.
-    expect(await page.getByLabel("Media source").inputValue()).toBe("browser_qr");
-    expect(await page.getByLabel("Cost model").inputValue()).toBe("");
+    await expect.poll(() => page.getByLabel("Cost model").inputValue(), WITHIN).toBe("");
     expect(await page.getByLabel("Cost currency").inputValue()).toBe("");
+    expect(await page.getByLabel("Media source").inputValue()).toBe("browser_qr");
     await screenshot(page, "links");
 
     // The URL as the page shows it and its QR code holds, tapped on an Android phone.
