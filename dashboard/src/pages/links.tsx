@@ -349,6 +349,7 @@ export function LinksPage(props: { appId: string }) {
             <tbody>
               {links.map((link) => {
                 const campaign = link.campaign_name ?? link.campaign_id;
+                const cost = costText(link);
                 const qrShown = showingQr.has(link.deeplink_id);
                 const qrId = `qr-${link.deeplink_id}`;
                 return (
@@ -386,7 +387,7 @@ export function LinksPage(props: { appId: string }) {
                             <div class="note">no parameters to the web</div>
                           )}
                           {hasOwnPreview(link) ? <div class="note">own preview</div> : null}
-                          {costText(link) ? <div class="note">{costText(link)}</div> : null}
+                          {cost ? <div class="note">{cost}</div> : null}
                         </div>
                       </td>
                       <td class="actions-cell">
@@ -457,41 +458,33 @@ export function LinksPage(props: { appId: string }) {
   );
 }
 
-/** The text inputs of a new link, by the API's names. */
-const TEXT_FIELDS = [
-  "media_source",
-  "campaign_name",
-  "campaign_id",
-  "adset_name",
-  "adset_id",
-  "ad_name",
-  "ad_id",
-  "deep_link_path",
-  "android_url",
-  "ios_url",
-  "web_url",
-] as const satisfies readonly (keyof LinkRequest)[];
-type TextField = (typeof TEXT_FIELDS)[number];
-type TextValues = Readonly<Record<TextField, string>>;
+/** A text input of a new link: its bound, and what it holds. */
+interface TextInput {
+  readonly maxLength: number;
+  readonly url?: true;
+  readonly mono?: true;
+  readonly placeholder?: string;
+}
 
-const NO_TEXT = Object.fromEntries(TEXT_FIELDS.map((name) => [name, ""])) as TextValues;
-
-/** How each text input of a new link is drawn: its bound, and what it holds. */
-const TEXT_INPUTS: Readonly<
-  Record<TextField, { maxLength: number; url?: true; mono?: true; placeholder?: string }>
-> = {
+/** The text inputs of a new link, by the API's names of their fields, in the form's order. */
+const TEXT_INPUTS = {
   media_source: { maxLength: MAX.field, placeholder: "e.g. instagram" },
   campaign_name: { maxLength: MAX.field },
+  deep_link_path: { maxLength: MAX.path, mono: true, placeholder: "/levels/7" },
   campaign_id: { maxLength: MAX.field },
   adset_name: { maxLength: MAX.field },
   adset_id: { maxLength: MAX.field },
   ad_name: { maxLength: MAX.field },
   ad_id: { maxLength: MAX.field },
-  deep_link_path: { maxLength: MAX.path, mono: true, placeholder: "/levels/7" },
   android_url: { maxLength: MAX.url, url: true, placeholder: "https://" },
   ios_url: { maxLength: MAX.url, url: true, placeholder: "https://" },
   web_url: { maxLength: MAX.url, url: true, placeholder: "https://" },
-};
+} as const satisfies Partial<Record<keyof LinkRequest, TextInput>>;
+type TextField = keyof typeof TEXT_INPUTS;
+type TextValues = Readonly<Record<TextField, string>>;
+
+const TEXT_FIELDS = Object.keys(TEXT_INPUTS) as TextField[];
+const NO_TEXT = Object.fromEntries(TEXT_FIELDS.map((name) => [name, ""])) as TextValues;
 
 function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void }) {
   const [text, setText] = useState<TextValues>(NO_TEXT);
@@ -512,7 +505,7 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
 
   /** A text input of the new link, by the API's name of its field. */
   const input = (name: TextField, required = false) => {
-    const { maxLength, url, mono, placeholder } = TEXT_INPUTS[name];
+    const { maxLength, url, mono, placeholder }: TextInput = TEXT_INPUTS[name];
     return (
       <Field id={idOf(name)} label={LINK_LABELS[name] ?? name} error={errors[name]}>
         <input
