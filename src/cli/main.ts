@@ -43,6 +43,7 @@ const usersModule = () => import("./commands/users.ts");
 const partnersModule = () => import("./commands/partners.ts");
 const skadnetworkModule = () => import("./commands/skadnetwork.ts");
 const costsModule = () => import("./commands/costs.ts");
+const deletionsModule = () => import("./commands/deletions.ts");
 const createAppCommand = lazy(appsModule, "createAppCommand");
 const listAppsCommand = lazy(appsModule, "listAppsCommand");
 const configureAppCommand = lazy(appsModule, "configureAppCommand");
@@ -64,6 +65,8 @@ const addUserCommand = lazy(usersModule, "addUserCommand");
 const partnerCatalogCommand = lazy(partnersModule, "partnerCatalogCommand");
 const setSchemaCommand = lazy(skadnetworkModule, "setSchemaCommand");
 const importCostsCommand = lazy(costsModule, "importCostsCommand");
+const requestDeletionCommand = lazy(deletionsModule, "requestDeletionCommand");
+const deletionStatusCommand = lazy(deletionsModule, "deletionStatusCommand");
 const showSchemaCommand = lazy(skadnetworkModule, "showSchemaCommand");
 const networksCommand = lazy(skadnetworkModule, "networksCommand");
 const skadnetworkReportCommand = lazy(skadnetworkModule, "skadnetworkReportCommand");
@@ -151,6 +154,16 @@ const runningServiceUrl = async (options: { url?: string; dataDir?: string }): P
   }
   return running.url;
 };
+
+/** The server key a command calls the service's API with. */
+const serverKeyOption = () =>
+  new Option("--key <key>", "server API key").env("ATTRIBUTION_API_KEY").makeOptionMandatory();
+
+/** Where the service a command calls is. */
+const serviceUrlOption = () =>
+  new Option("--url <url>", "service base URL (default: the running embedded service)").env(
+    "ATTRIBUTION_URL",
+  );
 
 const program = new Command("attribution")
   .description("Mobile attribution service: ingestion, attribution and export.")
@@ -793,11 +806,7 @@ costs
       "ATTRIBUTION_API_KEY",
     ),
   )
-  .addOption(
-    new Option("--url <url>", "service base URL (default: the running embedded service)").env(
-      "ATTRIBUTION_URL",
-    ),
-  )
+  .addOption(serviceUrlOption())
   .option("--dry-run", "check the file and send nothing")
   .addOption(dataDirOption())
   .action(
@@ -815,6 +824,43 @@ costs
       const url = options.dryRun ? undefined : await runningServiceUrl(options);
       await importCostsCommand({ ...options, url });
     },
+  );
+
+const deletions = program
+  .command("deletions")
+  .description(
+    "delete an install's data, as a person asked (docs/cli.md#deleting-an-installs-data)",
+  );
+deletions
+  .command("request")
+  .description("ask the service to delete an install's data, and print the request")
+  .requiredOption("--service-id <id>", "the install's service_id, as the SDK reported it")
+  .addOption(serverKeyOption())
+  .addOption(serviceUrlOption())
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action(
+    async (options: {
+      serviceId: string;
+      key: string;
+      url?: string;
+      json?: boolean;
+      dataDir?: string;
+    }) => requestDeletionCommand({ ...options, url: await runningServiceUrl(options) }),
+  );
+deletions
+  .command("status")
+  .description("print where a deletion request stands")
+  .argument("<request-id>", "the request_id `deletions request` printed")
+  .addOption(serverKeyOption())
+  .addOption(serviceUrlOption())
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action(
+    async (
+      requestId: string,
+      options: { key: string; url?: string; json?: boolean; dataDir?: string },
+    ) => deletionStatusCommand({ ...options, requestId, url: await runningServiceUrl(options) }),
   );
 
 const lake = program.command("lake").description("the lake on AWS");
@@ -883,14 +929,8 @@ program
     new Option("--format <format>", "output format").choices(EXPORT_FORMATS).default("json"),
   )
   .requiredOption("-o, --output <file>", "file to write")
-  .addOption(
-    new Option("--key <key>", "server API key").env("ATTRIBUTION_API_KEY").makeOptionMandatory(),
-  )
-  .addOption(
-    new Option("--url <url>", "service base URL (default: the running embedded service)").env(
-      "ATTRIBUTION_URL",
-    ),
-  )
+  .addOption(serverKeyOption())
+  .addOption(serviceUrlOption())
   .addOption(
     new Option("--page-size <n>", "events per request")
       .argParser(integer(1, 10_000))

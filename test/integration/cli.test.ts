@@ -1053,6 +1053,67 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     ).rejects.toThrow(/line 2, amount: must be a number/);
   });
 
+  it("deletes an install's data through the deletion API, and says where the request stands", async () => {
+    const { key: sdkKey } = await createKey("sdk");
+    const serviceId = "cli-erased-install";
+    const installed = await fetch(`${service.url}/v1/installs`, {
+      method: "POST",
+      headers: { authorization: sdkKey, "content-type": "application/json" },
+      body: JSON.stringify(installRequest(serviceId)),
+    });
+    expect(installed.status).toBe(202);
+    const attributionStatus = async () => {
+      const answer = await fetch(
+        `${service.url}/v1/installs/${serviceId}/attribution?wait_seconds=0`,
+        { headers: { authorization: sdkKey } },
+      );
+      await answer.body?.cancel();
+      return answer.status;
+    };
+    expect(await attributionStatus()).toBe(200);
+    const stateOf = async (requestId: string) =>
+      JSON.parse(
+        await cli(dataDir, "deletions", "status", requestId, "--key", serverKey, "--json"),
+      ) as { request_id: string; service_id: string; status: string; completed_at: string | null };
+
+    const said = await cli(
+      dataDir,
+      "deletions",
+      "request",
+      "--service-id",
+      serviceId,
+      "--key",
+      serverKey,
+    );
+    const requestId = /request_id: +(\S+)/.exec(said)?.[1] ?? "";
+    expect(said).toContain(`service_id:   ${serviceId}`);
+    expect(said).toMatch(/status: +(pending|in_progress|completed)/);
+    // The purge runs right after a request: the request completes, and the install is gone.
+    await expect
+      .poll(async () => (await stateOf(requestId)).status, { timeout: 30_000 })
+      .toBe("completed");
+    expect(await stateOf(requestId)).toMatchObject({ service_id: serviceId });
+    expect(await attributionStatus()).toBe(404);
+
+    // The service's refusals, in its words: an SDK key, a request of no such id.
+    await expect(
+      cli(dataDir, "deletions", "request", "--service-id", serviceId, "--key", sdkKey),
+    ).rejects.toThrow(/The service refused it \(401\)/);
+    await expect(
+      cli(
+        dataDir,
+        "deletions",
+        "status",
+        "00000000-0000-8000-8000-000000000000",
+        "--key",
+        serverKey,
+      ),
+    ).rejects.toThrow(/The service refused it \(404\)/);
+    await expect(cli(dataDir, "deletions", "request", "--service-id", serviceId)).rejects.toThrow(
+      /required option '--key <key>' not specified/,
+    );
+  });
+
   it("imports newer exchange rates, and refuses a file that is not the ECB's table", async () => {
     const file = join(dataDir, "eurofxref-hist.csv");
     const { writeFile } = await import("node:fs/promises");
