@@ -19,6 +19,7 @@ import {
 } from "../../costs/cost-rows.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { joinProblems } from "../../validation/issues.ts";
+import { answerOf, refusalOf } from "../service-answer.ts";
 import { serviceUrl } from "../service-url.ts";
 import { unreachable } from "../unreachable.ts";
 
@@ -48,17 +49,6 @@ export const costRowsOfCsv = (
     ),
     lines: records.map(({ info }) => info.lines),
   };
-};
-
-/** An answer's body read as JSON; nothing of one that is not (a gateway's own page, say). */
-const answerOf = async (response: Response): Promise<Record<string, unknown>> => {
-  const text = await response.text();
-  try {
-    const body: unknown = JSON.parse(text);
-    return typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 };
 
 /** What an import that would send its rows says without a key. */
@@ -146,7 +136,7 @@ export const importCostsCommand = async (options: {
     if (response.status !== 200) {
       // The service names a row by its place in the page (body.rows[3].day): the file's line
       // here (line 1005, day), as the checks above name it.
-      const detail = String(body.detail ?? body.error ?? "").replace(
+      const detail = refusalOf(response, body).replace(
         /body\.rows\[(\d+)\](\.)?/g,
         (named, index: string, field: string | undefined) => {
           const row = page[Number(index)];

@@ -7,6 +7,7 @@
  * install already asked for answers that request again.
  */
 import type { DeletionAnswer } from "../../deletion/deletions.ts";
+import { answerOf, refusalOf } from "../service-answer.ts";
 import { serviceUrl } from "../service-url.ts";
 import { unreachable } from "../unreachable.ts";
 
@@ -34,20 +35,11 @@ const call = async (
   }).catch((error: unknown) => {
     throw unreachable(url, error);
   });
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
+  const body = await answerOf(response);
   if (!response.ok) {
-    const detail = (body as { detail?: unknown } | undefined)?.detail;
-    throw new Error(
-      `The service refused it (${response.status}): ${typeof detail === "string" ? detail : text.trim() || response.statusText}`,
-    );
+    throw new Error(`The service refused it (${response.status}): ${refusalOf(response, body)}`);
   }
-  return body as DeletionAnswer;
+  return body as unknown as DeletionAnswer;
 };
 
 const print = (answer: DeletionAnswer, options: ServiceOptions) => {
