@@ -707,6 +707,10 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     expect(
       await update("--cost-model", "CPI", "--cost-value", "2", "--cost-currency", "EUR"),
     ).toMatch(/each install a click of it wins costs CPI 2 EUR\./);
+    // The list says what each link costs.
+    expect(await cli(dataDir, "links", "list", "--app-id", "com.example.game")).toMatch(
+      new RegExp(`${costed.deeplink_id}\\s+\\S+\\s+active\\s+influencer · CPI 2 EUR`),
+    );
     expect(await update("--cost-model", "")).toMatch(/no cost\./);
     await expect(
       cli(

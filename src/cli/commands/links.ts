@@ -106,7 +106,12 @@ export const createLinkCommand = async (options: CreateLinkOptions) => {
 };
 
 const describe = (link: Link) =>
-  [link.mediaSource, link.campaignName ?? link.campaignId, link.deepLinkPath]
+  [
+    link.mediaSource,
+    link.campaignName ?? link.campaignId,
+    link.deepLinkPath,
+    link.cost && `${link.cost.model} ${link.cost.value} ${link.cost.currency}`,
+  ]
     .filter(Boolean)
     .join(" · ");
 
