@@ -195,7 +195,7 @@ describe("createDispatch", () => {
     expect(tap?.statusCode).toBe(413);
     expect(errorOf(tap)).toEqual({
       error: "Payload Too Large",
-      detail: GATEWAY_ERRORS.tooLarge.detail,
+      detail: GATEWAY_ERRORS.noBody.detail,
     });
     const empty = await dispatch(
       request({ method: "GET", url: "/Kx3v9QpZ2aQ", headers: { "content-length": ["0"] } }),

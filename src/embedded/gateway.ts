@@ -270,9 +270,10 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
     // else is asked for it, and none of it kept: read through and dropped up to API Gateway's
     // limit, so that its client reads the 413 (./request-body.ts), refused at once past it.
     const declared = declaredLength(request) ?? 0;
+    const refused = maxBodyBytes === 0 ? GATEWAY_ERRORS.noBody : GATEWAY_ERRORS.tooLarge;
     if (declared > maxBodyBytes) {
       if (declared <= DRAINED_BODY_BYTES) await drainBody(request.body, DRAINED_BODY_BYTES);
-      return closing(gatewayError(GATEWAY_ERRORS.tooLarge));
+      return closing(gatewayError(refused));
     }
     // API Gateway names the route in the method ARN as it routed it, without a trailing slash,
     // which is how the authorizer's policy names it too.
@@ -315,7 +316,7 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
         hasBody(request) ? await readBody(request.body, maxBodyBytes, lease) : null,
       );
     } catch (error) {
-      if (error instanceof RangeError) return closing(gatewayError(GATEWAY_ERRORS.tooLarge));
+      if (error instanceof RangeError) return closing(gatewayError(refused));
       if (error instanceof UnavailableError) {
         const { statusCode, body, headers } = toErrorResponse(error);
         const busy = errorResponse(statusCode, body.detail);

@@ -13,6 +13,11 @@ export const GATEWAY_ERRORS = {
   /** No key, an unknown or revoked one, or one without the route's scope. */
   unauthorized: { status: 401, detail: new UnauthorizedError().message },
   tooLarge: { status: 413, detail: "The request body is too large." },
+  /**
+   * The embedded listener's own: a body sent to a route that takes none (a GET, a tap), which
+   * it refuses rather than hold (src/embedded/body-limits.ts).
+   */
+  noBody: { status: 413, detail: "This route takes no request body." },
   throttled: { status: 429, detail: "Too many requests. Retry later." },
   quotaExceeded: { status: 429, detail: "Request quota exceeded." },
   internal: { status: 500, detail: INTERNAL_ERROR_DETAIL },
