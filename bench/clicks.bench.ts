@@ -7,7 +7,9 @@
  * memory and then inserting the click into PostgreSQL, one row a click (Debian's server). Every
  * tap is checked (a 302 to the Play Store with a click id in the referrer), and every answered
  * tap must be stored: in the lake for the link host, in the table for the PostgreSQL reference.
- * Prints figures and whether each target is met.
+ * Then the link host's p99 taken apart: its recorder alone in a plain server, its clicks synced
+ * to a click log as the link host's are, and kept nowhere (bench/recorder-server.ts). Prints
+ * figures and whether each target is met.
  */
 import type { ChildProcess } from "node:child_process";
 import { writeSync } from "node:fs";
@@ -42,7 +44,7 @@ import {
 } from "./figures.ts";
 import { type GetRequest, type LoadResult, percentile, runLoad, runOpenLoop } from "./http-load.ts";
 import { type Postgres, startPostgres } from "./postgres.ts";
-import { type ClickRate, clicksSection, type ServerRun } from "./sections.ts";
+import { type ClickRate, clicksSection, p99Split, type ServerRun } from "./sections.ts";
 
 const APP = "com.bench.clicks";
 const CONNECTIONS = 32;
@@ -90,6 +92,7 @@ const diskSync = async (dir: string): Promise<{ p50Ms: number; p99Ms: number }> 
 
 const BARE_SERVER = fileURLToPath(new URL("./bare-redirect-server.mjs", import.meta.url));
 const PG_SERVER = fileURLToPath(new URL("./pg-redirect-server.mjs", import.meta.url));
+const RECORDER_SERVER = fileURLToPath(new URL("./recorder-server.ts", import.meta.url));
 
 /** Phones of the three kinds that tap ads; desktops go to the web, the rest to a store. */
 const AGENTS = [
@@ -220,7 +223,7 @@ const main = async () => {
       `\nThe disk under the data folder syncs one appended click line in p50 ${ms(sync.p50Ms)}, p99 ${ms(sync.p99Ms)} (${int(SYNC_SAMPLES)} appends)`,
     );
     console.log(
-      `\nClicks: open loop at ${RATES.map(int).join(", ")} taps a second for ${SECONDS_PER_RATE} s each, from ${CONNECTIONS} keep-alive connections after ${int(WARMUP_CLICKS)} warm-up taps, each tap from its own address: the link host, a bare Node 302, and ${postgres ? "a Node server answering from memory and inserting each click into PostgreSQL" : "no PostgreSQL reference (no PostgreSQL server here: apt-get install postgresql)"}`,
+      `\nClicks: open loop at ${RATES.map(int).join(", ")} taps a second for ${SECONDS_PER_RATE} s each, from ${CONNECTIONS} keep-alive connections after ${int(WARMUP_CLICKS)} warm-up taps, each tap from its own address: the link host, a bare Node 302, ${postgres ? "a Node server answering from memory and inserting each click into PostgreSQL" : "no PostgreSQL reference (no PostgreSQL server here: apt-get install postgresql)"}, and the link host's recorder alone in a plain Node server, its clicks synced to a click log, then kept nowhere`,
     );
     let deeplinkId = "";
     let servicePeak = 0;
@@ -300,10 +303,38 @@ const main = async () => {
           reference = { run, answered: answered.size, stored };
           await stopService(server.child);
         }
+        // The link host's recorder alone, its clicks synced to a click log, then kept nowhere.
+        const recorder: ServerRun[] = [];
+        for (const keep of ["log", "none"] as const) {
+          const server = await spawnListening(
+            [...START_FLAGS, "--import", "tsx", RECORDER_SERVER],
+            {
+              RECORDER_KEEP: keep,
+              RECORDER_APP: APP,
+              RECORDER_LOG_DIR: join(dataDir, `recorder-${r}`),
+              REFERENCE_LINK: deeplinkId,
+            },
+          );
+          children.push(server.child);
+          const label = keep === "log" ? "recorder, click log" : "recorder, kept nowhere";
+          const run = await measure(
+            server.url,
+            () => cpuSeconds(server.child.pid),
+            warmup,
+            gets(`r${r}${keep}`),
+            perSecond,
+            new Set(),
+          );
+          printFailures(`${int(perSecond)}/s, ${label}`, run.load);
+          recorder.push(runFigures(label, run));
+          await stopService(server.child);
+        }
+        const [logged, unkept] = recorder;
         const measured: ClickRate = {
           offered: perSecond,
           linkHost: runFigures("link host (embedded)", linkHost),
           bare: runFigures("bare 302", bareRun),
+          ...(logged && unkept ? { recorder: { logged, unkept } } : {}),
           ...(reference
             ? {
                 reference: runFigures("PostgreSQL reference", reference.run),
@@ -312,7 +343,13 @@ const main = async () => {
             : {}),
         };
         results.push(measured);
-        for (const run of [measured.linkHost, measured.bare, measured.reference]) {
+        for (const run of [
+          measured.linkHost,
+          measured.bare,
+          measured.reference,
+          measured.recorder?.logged,
+          measured.recorder?.unkept,
+        ]) {
           if (run) console.log(`  round ${round + 1}, ${int(perSecond)}/s: ${row(run)}`);
         }
       }
@@ -323,10 +360,19 @@ const main = async () => {
       const stored = ofRate.flatMap((result) =>
         result.referenceStored ? [result.referenceStored] : [],
       );
+      const recorders = ofRate.flatMap((result) => (result.recorder ? [result.recorder] : []));
       return {
         offered,
         linkHost: medianRun(ofRate.map((result) => result.linkHost)),
         bare: medianRun(ofRate.map((result) => result.bare)),
+        ...(recorders.length > 0
+          ? {
+              recorder: {
+                logged: medianRun(recorders.map((recorder) => recorder.logged)),
+                unkept: medianRun(recorders.map((recorder) => recorder.unkept)),
+              },
+            }
+          : {}),
         ...(references.length > 0
           ? {
               reference: medianRun(references),
@@ -344,7 +390,13 @@ const main = async () => {
     );
     for (const result of results) {
       console.log(`offered ${int(result.offered)} a second`);
-      for (const run of [result.linkHost, result.bare, result.reference]) {
+      for (const run of [
+        result.linkHost,
+        result.bare,
+        result.reference,
+        result.recorder?.logged,
+        result.recorder?.unkept,
+      ]) {
         if (run) console.log(row(run));
       }
     }
@@ -377,6 +429,14 @@ const main = async () => {
       console.log(
         `at ${int(result.offered)}/s: ${p99}; server CPU per click ${ratio.toFixed(2)}x the bare 302's (target at most ${TARGET_CPU_RATIO}x: ${verdict(ratio <= TARGET_CPU_RATIO)})${toReference}`,
       );
+    }
+    for (const result of results) {
+      const split = p99Split(result);
+      if (split) {
+        console.log(
+          `at ${int(result.offered)}/s, the link host's p99: ${ms(split.unkept)} for its recorder alone, ${ms(split.logged)} with the click log synced (the sync: +${ms(split.logged - split.unkept)}), ${ms(split.service)} in the service (the rest of the service: +${ms(split.service - split.logged)})`,
+        );
+      }
     }
     console.log(
       `every answered tap stored: link host ${verdict(missing === 0)}${missing > 0 ? ` (${int(missing)} missing)` : ""}${results.some((r) => r.referenceStored) ? `; PostgreSQL reference ${results.map((r) => `${int(r.referenceStored?.stored ?? 0)} of ${int(r.referenceStored?.answered ?? 0)}`).join(", ")}` : ""}`,

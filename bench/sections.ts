@@ -25,6 +25,8 @@ const section = (title: string, intro: string, body: readonly string[], measured
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const msText = (value: number, digits = 1) => `${value.toFixed(digits)} ms`;
+/** A difference of milliseconds with its sign, as a step adds or takes away. */
+const signedMs = (value: number) => `${value < 0 ? "−" : "+"}${msText(Math.abs(value))}`;
 const count = (value: number) => Math.round(value).toLocaleString("en-US");
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const pct = (value: number | null) => (value === null ? "-" : `${(100 * value).toFixed(1)}%`);
@@ -211,7 +213,22 @@ export interface ClickRate {
   /** Absent where the machine has no PostgreSQL server. */
   readonly reference?: ServerRun;
   readonly referenceStored?: { readonly answered: number; readonly stored: number };
+  /**
+   * The link host's recorder alone in a plain server (bench/recorder-server.ts), its clicks
+   * synced to a click log, and kept nowhere: where the link host's p99 goes.
+   */
+  readonly recorder?: { readonly logged: ServerRun; readonly unkept: ServerRun };
 }
+
+/** The link host's p99 in steps: its recorder alone, with the click log's sync, in the service. */
+export const p99Split = (
+  rate: ClickRate,
+): { unkept: number; logged: number; service: number } | undefined =>
+  rate.recorder && {
+    unkept: rate.recorder.unkept.p99Ms,
+    logged: rate.recorder.logged.p99Ms,
+    service: rate.linkHost.p99Ms,
+  };
 
 export interface ClickFigures {
   readonly setup: string;
@@ -263,12 +280,21 @@ answering from memory and then inserting the click into PostgreSQL, one row a cl
 The issue's targets are stated as it states them; beside them, the ones proposed in their place
 (the reference itself takes several times the bare 302's CPU per click, and answers before its
 row is written, where the link host answers once its click is synced to disk): CPU per click at
-most ${referenceCpuRatio} times the reference's, p99 at most the reference's plus ${p99AllowanceMs} ms.`,
+most ${referenceCpuRatio} times the reference's, p99 at most the reference's plus ${p99AllowanceMs} ms.
+Beside them, where the link host's p99 goes: its own recorder (\`createClickRecorder\`) in a plain
+Node server with the link in memory (\`bench/recorder-server.ts\`), each click synced to a click
+log before the answer as the link host's is, then kept nowhere.`,
     [
       markdownTable(
         ["offered", "server", ">clicks/s", ">p50", ">p99", ">server CPU per click", ">failed"],
         f.rates.flatMap((rate) =>
-          [rate.linkHost, rate.bare, rate.reference].flatMap((run) =>
+          [
+            rate.linkHost,
+            rate.bare,
+            rate.reference,
+            rate.recorder?.logged,
+            rate.recorder?.unkept,
+          ].flatMap((run) =>
             run
               ? [
                   [
@@ -288,6 +314,14 @@ most ${referenceCpuRatio} times the reference's, p99 at most the reference's plu
       "",
       ...verdicts,
       `- every answered tap stored: the link host's lake holds ${count(f.serviceStored.stored)} distinct clicks of ${count(f.serviceStored.answered)} answered, ${count(f.serviceStored.missing)} of the answered missing (${met(f.serviceStored.missing === 0)})${stored.length > 0 ? `; the PostgreSQL reference stored ${stored.join(", ")}` : ""}`,
+      ...f.rates.flatMap((rate) => {
+        const split = p99Split(rate);
+        return split
+          ? [
+              `- where the p99 goes at ${count(rate.offered)} taps a second: ${msText(split.unkept)} for the recorder alone, ${msText(split.logged)} with its click synced before the answer (the sync: ${signedMs(split.logged - split.unkept)}), ${msText(split.service)} in the service (the rest of the service in the same process: ${signedMs(split.service - split.logged)})`,
+            ]
+          : [];
+      }),
       `- the disk under the service's data syncs one appended click line in p50 ${msText(f.diskSync.p50Ms, 2)}, p99 ${msText(f.diskSync.p99Ms, 2)}: every answer of the link host waits for one such sync (shared by the taps of its group), and no answer of the PostgreSQL reference does`,
       `- peak memory of the service: ${megabytes(f.servicePeakBytes)}`,
     ],

@@ -127,6 +127,10 @@ describe("benchmark sections", () => {
           bare: { ...run("bare 302", 500), cpuMs: 0.1 },
           reference: { ...run("PostgreSQL reference", 500), p99Ms: 6.1 },
           referenceStored: { answered: 6_000, stored: 6_000 },
+          recorder: {
+            logged: { ...run("recorder, click log", 500), p99Ms: 4.5 },
+            unkept: { ...run("recorder, kept nowhere", 500), p99Ms: 2.25 },
+          },
         },
         {
           offered: 2_000,
@@ -153,6 +157,13 @@ describe("benchmark sections", () => {
     );
     expect(clicks).toContain("the PostgreSQL reference stored 6,000 of 6,000 at 500 a second");
     expect(clicks).toContain("| 2,000/s | link host | 2,000 |");
+    expect(clicks).toContain("| 500/s | recorder, click log | 500 | 12.3 ms | 4.5 ms |");
+    // The service's p99 (4.2 ms) under the recorder's with its log: a step can take time away.
+    expect(clicks).toContain(
+      "- where the p99 goes at 500 taps a second: 2.3 ms for the recorder alone, 4.5 ms with its click synced before the answer (the sync: +2.3 ms), 4.2 ms in the service (the rest of the service in the same process: −0.3 ms)",
+    );
+    // A rate measured without the recorder says nothing of it.
+    expect(clicks).not.toContain("where the p99 goes at 2,000");
 
     const attribution = attributionSection({
       seeds: [
