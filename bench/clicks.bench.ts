@@ -44,7 +44,13 @@ import {
 } from "./figures.ts";
 import { type GetRequest, type LoadResult, percentile, runLoad, runOpenLoop } from "./http-load.ts";
 import { type Postgres, startPostgres } from "./postgres.ts";
-import { type ClickRate, clicksSection, p99Split, type ServerRun } from "./sections.ts";
+import {
+  type ClickRate,
+  clicksSection,
+  p99Split,
+  type ServerRun,
+  signedMs,
+} from "./sections.ts";
 
 const APP = "com.bench.clicks";
 const CONNECTIONS = 32;
@@ -434,7 +440,7 @@ const main = async () => {
       const split = p99Split(result);
       if (split) {
         console.log(
-          `at ${int(result.offered)}/s, the link host's p99: ${ms(split.unkept)} for its recorder alone, ${ms(split.logged)} with the click log synced (the sync: +${ms(split.logged - split.unkept)}), ${ms(split.service)} in the service (the rest of the service: +${ms(split.service - split.logged)})`,
+          `at ${int(result.offered)}/s, the link host's p99: ${ms(split.unkept)} for its recorder alone, ${ms(split.logged)} with the click log synced (the sync: ${signedMs(split.logged - split.unkept)}), ${ms(split.service)} in the service (the rest of the service: ${signedMs(split.service - split.logged)})`,
         );
       }
     }

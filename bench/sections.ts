@@ -26,7 +26,7 @@ const section = (title: string, intro: string, body: readonly string[], measured
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const msText = (value: number, digits = 1) => `${value.toFixed(digits)} ms`;
 /** A difference of milliseconds with its sign, as a step adds or takes away. */
-const signedMs = (value: number) => `${value < 0 ? "−" : "+"}${msText(Math.abs(value))}`;
+export const signedMs = (value: number) => `${value < 0 ? "−" : "+"}${msText(Math.abs(value))}`;
 const count = (value: number) => Math.round(value).toLocaleString("en-US");
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const pct = (value: number | null) => (value === null ? "-" : `${(100 * value).toFixed(1)}%`);
