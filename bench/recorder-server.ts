@@ -10,8 +10,8 @@
  */
 import { createServer } from "node:http";
 import { createLocalClickLog } from "../src/adapters/local-click-log/click-log.ts";
+import { testLink } from "../src/links/link.test-support.ts";
 import type { App } from "../src/ports/apps.ts";
-import type { Link } from "../src/ports/links.ts";
 import { createClickRecorder } from "../src/touches/clicks.ts";
 import { serve } from "./serve.mjs";
 
@@ -22,31 +22,13 @@ const deeplinkId = process.env.REFERENCE_LINK ?? "";
 
 const createdAt = new Date().toISOString();
 const app: App = { appId, name: "Bench", platform: "android", enabled: true, createdAt };
-const link: Link = {
+const link = testLink({
   deeplinkId,
   appId,
   url: `http://127.0.0.1/${deeplinkId}`,
   mediaSource: "bench",
-  campaignId: null,
-  campaignName: null,
-  adsetId: null,
-  adsetName: null,
-  adId: null,
-  adName: null,
-  deepLinkPath: null,
-  params: {},
-  androidUrl: null,
-  iosUrl: null,
-  webUrl: null,
-  disabled: false,
-  landingPage: false,
-  forwardParams: true,
-  previewTitle: null,
-  previewDescription: null,
-  previewImageUrl: null,
-  cost: null,
   createdAt,
-};
+});
 
 const log =
   keep === "log"
