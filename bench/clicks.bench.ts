@@ -48,6 +48,7 @@ import {
   type ClickRate,
   clicksSection,
   p99Split,
+  runsOf,
   type ServerRun,
   signedMs,
 } from "./sections.ts";
@@ -349,14 +350,8 @@ const main = async () => {
             : {}),
         };
         results.push(measured);
-        for (const run of [
-          measured.linkHost,
-          measured.bare,
-          measured.reference,
-          measured.recorder?.logged,
-          measured.recorder?.unkept,
-        ]) {
-          if (run) console.log(`  round ${round + 1}, ${int(perSecond)}/s: ${row(run)}`);
+        for (const run of runsOf(measured)) {
+          console.log(`  round ${round + 1}, ${int(perSecond)}/s: ${row(run)}`);
         }
       }
     }
@@ -396,15 +391,7 @@ const main = async () => {
     );
     for (const result of results) {
       console.log(`offered ${int(result.offered)} a second`);
-      for (const run of [
-        result.linkHost,
-        result.bare,
-        result.reference,
-        result.recorder?.logged,
-        result.recorder?.unkept,
-      ]) {
-        if (run) console.log(row(run));
-      }
+      for (const run of runsOf(result)) console.log(row(run));
     }
     const delivered = await lakeRows(dataDir, "touches", "click_id");
     // Each answered tap by its own click id: a count could let clicks of unanswered taps stand

@@ -220,6 +220,12 @@ export interface ClickRate {
   readonly recorder?: { readonly logged: ServerRun; readonly unkept: ServerRun };
 }
 
+/** A rate's servers in the order their rows are shown: the link host, the references, the recorder's. */
+export const runsOf = (rate: ClickRate): ServerRun[] =>
+  [rate.linkHost, rate.bare, rate.reference, rate.recorder?.logged, rate.recorder?.unkept].filter(
+    (run): run is ServerRun => run !== undefined,
+  );
+
 /** The link host's p99 in steps: its recorder alone, with the click log's sync, in the service. */
 export const p99Split = (
   rate: ClickRate,
@@ -288,27 +294,15 @@ log before the answer as the link host's is, then kept nowhere.`,
       markdownTable(
         ["offered", "server", ">clicks/s", ">p50", ">p99", ">server CPU per click", ">failed"],
         f.rates.flatMap((rate) =>
-          [
-            rate.linkHost,
-            rate.bare,
-            rate.reference,
-            rate.recorder?.logged,
-            rate.recorder?.unkept,
-          ].flatMap((run) =>
-            run
-              ? [
-                  [
-                    `${count(rate.offered)}/s`,
-                    run.label,
-                    count(run.perSecond),
-                    msText(run.p50Ms),
-                    msText(run.p99Ms),
-                    msText(run.cpuMs, 2),
-                    String(run.failed),
-                  ],
-                ]
-              : [],
-          ),
+          runsOf(rate).map((run) => [
+            `${count(rate.offered)}/s`,
+            run.label,
+            count(run.perSecond),
+            msText(run.p50Ms),
+            msText(run.p99Ms),
+            msText(run.cpuMs, 2),
+            String(run.failed),
+          ]),
         ),
       ),
       "",
