@@ -134,20 +134,20 @@ export interface ServerRun {
   readonly failed: number;
 }
 
+/** A server's figures as a table's cells, after the cells that say which run it is. */
+const runCells = (run: ServerRun) => [
+  run.label,
+  count(run.perSecond),
+  msText(run.p50Ms),
+  msText(run.p99Ms),
+  msText(run.cpuMs, 2),
+  String(run.failed),
+];
+
 const roundsTable = (unit: string, per: string, rounds: readonly (readonly ServerRun[])[]) =>
   markdownTable(
     ["round", "server", `>${unit}`, ">p50", ">p99", `>server CPU per ${per}`, ">failed"],
-    rounds.flatMap((runs, i) =>
-      runs.map((run) => [
-        String(i + 1),
-        run.label,
-        count(run.perSecond),
-        msText(run.p50Ms),
-        msText(run.p99Ms),
-        msText(run.cpuMs, 2),
-        String(run.failed),
-      ]),
-    ),
+    rounds.flatMap((runs, i) => runs.map((run) => [String(i + 1), ...runCells(run)])),
   );
 
 export interface BundleFigures {
@@ -294,15 +294,7 @@ log before the answer as the link host's is, then kept nowhere.`,
       markdownTable(
         ["offered", "server", ">clicks/s", ">p50", ">p99", ">server CPU per click", ">failed"],
         f.rates.flatMap((rate) =>
-          runsOf(rate).map((run) => [
-            `${count(rate.offered)}/s`,
-            run.label,
-            count(run.perSecond),
-            msText(run.p50Ms),
-            msText(run.p99Ms),
-            msText(run.cpuMs, 2),
-            String(run.failed),
-          ]),
+          runsOf(rate).map((run) => [`${count(rate.offered)}/s`, ...runCells(run)]),
         ),
       ),
       "",
