@@ -6,11 +6,11 @@
 
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { Worker } from "node:worker_threads";
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { MARSHALL_OPTIONS } from "../adapters/dynamodb/marshall-options.ts";
 import { ensureTables, perTable, type TableNames } from "../adapters/dynamodb/table-definitions.ts";
+import { boundedWorker } from "./bounded-worker.ts";
 
 /**
  * Table names on the embedded runtime, from the tables' ids (`customerUsers` is
@@ -78,11 +78,6 @@ export const connectDynamoDb = (endpoint: string, token: string): DynamoConnecti
   };
 };
 
-/**
- * Starts the on-disk server on loopback and creates the service's tables: in a worker thread of
- * its own for the running service (`thread`), so the store's work runs beside the requests'
- * rather than between them; in this thread for a one-off command or a test.
- */
 /** The tables' folder could not be opened: another process holds it, most likely. */
 export class TablesHeldError extends Error {
   constructor(path: string, cause: unknown) {
@@ -93,6 +88,14 @@ export class TablesHeldError extends Error {
   }
 }
 
+/** The store thread's young generation: its objects live for one request, not a batch of them. */
+const YOUNG_GENERATION_MB = 32;
+
+/**
+ * Starts the on-disk server on loopback and creates the service's tables: in a worker thread of
+ * its own for the running service (`thread`), so the store's work runs beside the requests'
+ * rather than between them; in this thread for a one-off command or a test.
+ */
 export const startLocalDynamoDb = async (
   path: string,
   options: { readonly port?: number; readonly thread?: boolean } = {},
@@ -109,9 +112,13 @@ export const startLocalDynamoDb = async (
   let died: Promise<never> = new Promise(() => {});
   let started = () => {};
   if (options.thread) {
-    const worker = new Worker(new URL("./dynalite-server.mjs", import.meta.url), {
-      workerData: { dynalite: { path, port, access } },
-    });
+    const worker = boundedWorker(
+      new URL("./dynalite-server.mjs", import.meta.url),
+      YOUNG_GENERATION_MB,
+      {
+        workerData: { dynalite: { path, port, access } },
+      },
+    );
     const bound = await new Promise<number>((resolve, reject) => {
       worker.once("error", reject);
       worker.once("message", (message: { port: number }) => resolve(message.port));
