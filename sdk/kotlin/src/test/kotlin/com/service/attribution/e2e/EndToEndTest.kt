@@ -119,6 +119,7 @@ class EndToEndTest {
         assertEquals(1, first.transport.requests("GET", "/v1/config").size)
         assertTrue(eventually { first.transport.requests("POST", "/v1/installs").any { it.second?.code == 202 } })
         runBlocking { first.core.awaitAttributionParams(null) }
+        first.core.drain()
         first.core.close()
         val second = Launch(store).configure(app.sdkKey).awaitInitialized()
         second.core.sendEvent(EventType.LOGIN, null, null)
@@ -149,6 +150,7 @@ class EndToEndTest {
         val order = first.transport.exchanges.map { "${it.first.method} ${it.first.url.substringAfter(Service.url)}" }
         assertTrue(order.toString(), order.indexOf("POST /v1/installs") < order.indexOf("POST /v1/sessions"))
         assertEquals(0L, first.core.droppedSessionCount())
+        first.core.drain()
         first.core.close()
 
         // The next launch (a cold start): a session of its own, with a fresh id.
@@ -170,6 +172,8 @@ class EndToEndTest {
         offline.core.close()
         val online = Launch(store).configure(app.sdkKey).awaitInitialized()
         assertTrue("both sessions accepted", eventually { online.acceptedSessions() == 2 })
+        // The 202 is on record before the worker has taken the sessions off their queue.
+        online.core.drain()
         val started = online.sentSessions().map { java.time.Instant.parse(it["started_at"] as String) }
         assertEquals(2, started.size)
         assertTrue(started.toString(), started[0] < started[1])
@@ -297,6 +301,7 @@ class EndToEndTest {
         assertEquals("kotlin_ads", params["media_source"])
         assertFalse(params.containsKey(SdkCore.MATCH_STATUS))
         // The answer is kept: the next launch knows it at once, without asking again.
+        launch.core.drain()
         launch.core.close()
         val next = Launch(store).configure(app.sdkKey)
         assertEquals(params, next.core.getAttributionParams(null))
