@@ -19,14 +19,16 @@ import dynalite from "dynalite";
  */
 const LEVELDB_MAX_OPEN_FILES = 74;
 
+/** `require` as dynalite's own folder resolves it: the LevelDB classes it runs on. */
+const fromDynalite = () => createRequire(createRequire(import.meta.url).resolve("dynalite"));
+
 /**
  * dynalite opens its LevelDB with no options of ours, so the limit is the default of the class
- * it opens it with (found from dynalite's own folder, as it finds it).
+ * it opens it with.
  */
 const LIMITED = Symbol.for("attribution.leveldb-max-open-files");
 const limitOpenTables = () => {
-  const fromDynalite = createRequire(createRequire(import.meta.url).resolve("dynalite"));
-  const { Level } = fromDynalite("level");
+  const { Level } = fromDynalite()("level");
   // Once per thread, though this module may be evaluated again (each test file does).
   if (Level.prototype[LIMITED]) return;
   Level.prototype[LIMITED] = true;
@@ -34,6 +36,27 @@ const limitOpenTables = () => {
   Level.prototype._open = function (options) {
     return open.call(this, { maxOpenFiles: LEVELDB_MAX_OPEN_FILES, ...options });
   };
+};
+
+/**
+ * dynalite reads a Query's or a Scan's items through a stream over a LevelDB iterator, and ends
+ * the iterator with `return()` when the stream ends; abstract-level's iterators have `close()`
+ * and no `return()`, so dynalite left every one open until the store closed. An open iterator
+ * keeps the memtable and the table files of its moment: memory and disk grew with every Query
+ * for as long as the service ran. Given a `return()` that closes, each closes with its stream.
+ */
+const closeIteratorsAtTheirEnd = () => {
+  const fromLevel = createRequire(fromDynalite().resolve("level"));
+  const fromClassicLevel = createRequire(fromLevel.resolve("classic-level"));
+  const { AbstractIterator, AbstractKeyIterator, AbstractValueIterator } =
+    fromClassicLevel("abstract-level");
+  for (const { prototype } of [AbstractIterator, AbstractKeyIterator, AbstractValueIterator]) {
+    if (typeof prototype.return === "function") continue;
+    prototype.return = async function () {
+      await this.close();
+      return { done: true, value: undefined };
+    };
+  }
 };
 
 const digest = (text) => createHash("sha256").update(text).digest();
@@ -71,6 +94,7 @@ const REFUSED = JSON.stringify({
  */
 export const startDynalite = async (path, port, access) => {
   limitOpenTables();
+  closeIteratorsAtTheirEnd();
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   // dynalite's handler runs only for a request let in: a refused one is answered before its
   // body is read, with no CORS header, so neither it nor its preflight succeeds.
