@@ -44,6 +44,9 @@ const limitOpenTables = () => {
  * and no `return()`, so dynalite left every one open until the store closed. An open iterator
  * keeps the memtable and the table files of its moment: memory and disk grew with every Query
  * for as long as the service ran. Given a `return()` that closes, each closes with its stream.
+ * The classes are the thread's: where a one-off command runs the store in the command's thread,
+ * the service's other LevelDB stores get the method too, and never call it (`for await` ends an
+ * iterator through the iterator's own generator).
  */
 const closeIteratorsAtTheirEnd = () => {
   const fromLevel = createRequire(fromDynalite().resolve("level"));
