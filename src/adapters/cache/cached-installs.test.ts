@@ -10,6 +10,9 @@ const memoryStore = () => {
   const stored = new Map<string, Install>();
   const reads = { count: 0 };
   const gate = readGate();
+  // Holds the deletions and consent changes, as the store's own turn for the install does
+  // while it reads before it writes.
+  const writes = readGate();
   const store: InstallStore = {
     async putIfAbsent(i) {
       const existing = stored.get(i.serviceId);
@@ -27,6 +30,7 @@ const memoryStore = () => {
       return found;
     },
     async setConsent(_appId, serviceId, consent) {
+      await writes.passed();
       const found = stored.get(serviceId);
       if (!found) return undefined;
       const updated = { ...found, consent };
@@ -34,10 +38,11 @@ const memoryStore = () => {
       return updated;
     },
     async delete(_appId, serviceId) {
+      await writes.passed();
       stored.delete(serviceId);
     },
   };
-  return { store, reads, gate };
+  return { store, reads, gate, writes };
 };
 
 describe("cached install store", () => {
@@ -69,6 +74,21 @@ describe("cached install store", () => {
     await cached.delete("com.a", "s1");
     release();
     expect(await read).toEqual(install("s1"));
+    expect(await cached.get("com.a", "s1")).toBeUndefined();
+  });
+
+  it("does not keep what a read found while a deletion was under way", async () => {
+    const { store, writes } = memoryStore();
+    const cached = cachedInstallStore(store, 10);
+    await store.putIfAbsent(install("s1"));
+    const release = writes.hold();
+    // The purge has begun; a read made meanwhile finds the install not yet gone, and returns
+    // before the purge does.
+    const deleting = cached.delete("com.a", "s1");
+    expect(await cached.get("com.a", "s1")).toEqual(install("s1"));
+    expect(await cached.putIfAbsent(install("s1"))).toMatchObject({ created: false });
+    release();
+    await deleting;
     expect(await cached.get("com.a", "s1")).toBeUndefined();
   });
 
@@ -109,6 +129,18 @@ describe("cached install store", () => {
     await cached.setConsent("com.a", "s1", withdrawn);
     release();
     expect((await read)?.consent).toEqual(install("s1").consent);
+    expect((await cached.get("com.a", "s1"))?.consent).toEqual(withdrawn);
+  });
+
+  it("does not keep what a read found while a consent change was under way", async () => {
+    const { store, writes } = memoryStore();
+    const cached = cachedInstallStore(store, 10);
+    await store.putIfAbsent(install("s1"));
+    const release = writes.hold();
+    const changing = cached.setConsent("com.a", "s1", withdrawn);
+    expect((await cached.get("com.a", "s1"))?.consent).toEqual(install("s1").consent);
+    release();
+    await changing;
     expect((await cached.get("com.a", "s1"))?.consent).toEqual(withdrawn);
   });
 

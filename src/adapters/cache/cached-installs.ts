@@ -14,56 +14,64 @@ import { RecentMap } from "./recent-map.ts";
 export const cachedInstallStore = <S extends InstallStore>(store: S, maxEntries: number): S => {
   const entries = new RecentMap<string, Install>(maxEntries);
   const keyOf = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
-  const remember = (install: Install) =>
-    entries.set(keyOf(install.appId, install.serviceId), install);
   // Moved on before and after each deletion and consent change: a read from across one is not
   // kept.
   let generation = 0;
+  // The installs with a deletion or consent change under way. A read begun meanwhile may find
+  // the install as it was before the change (the store reads outside the change's turn), and
+  // may return before the change ends, with no generation moved in between.
+  const changing = new Map<string, number>();
+  /** Called as a read begins: keeps what it found, unless a change overlapped the read. */
+  const readAt = (key: string) => {
+    const before = changing.has(key) ? undefined : generation;
+    return (install: Install | undefined) => {
+      if (install && before === generation) entries.set(key, install);
+    };
+  };
+  const change = async <T>(key: string, write: (own: number) => Promise<T>): Promise<T> => {
+    generation += 1;
+    changing.set(key, (changing.get(key) ?? 0) + 1);
+    entries.delete(key);
+    try {
+      return await write(generation);
+    } finally {
+      generation += 1;
+      const left = (changing.get(key) ?? 1) - 1;
+      if (left > 0) changing.set(key, left);
+      else changing.delete(key);
+    }
+  };
   return {
     // What this cache does not answer (another lookup of the store) goes to the store.
     ...store,
     async putIfAbsent(install: Install) {
-      const before = generation;
+      const keep = readAt(keyOf(install.appId, install.serviceId));
       const stored = await store.putIfAbsent(install);
       // An install already there is a read of it.
-      if (generation === before) remember(stored.install);
+      keep(stored.install);
       return stored;
     },
     async get(appId: string, serviceId: string) {
-      const cached = entries.get(keyOf(appId, serviceId));
+      const key = keyOf(appId, serviceId);
+      const cached = entries.get(key);
       if (cached) return cached;
-      const before = generation;
+      const keep = readAt(key);
       const found = await store.get(appId, serviceId);
-      if (found && generation === before) remember(found);
+      keep(found);
       return found;
     },
-    async setConsent(
-      appId: string,
-      serviceId: string,
-      consent: Consent,
-      tracking?: DeviceTracking,
-    ) {
-      generation += 1;
-      const own = generation;
-      entries.delete(keyOf(appId, serviceId));
-      try {
+    setConsent(appId: string, serviceId: string, consent: Consent, tracking?: DeviceTracking) {
+      const key = keyOf(appId, serviceId);
+      return change(key, async (own) => {
         const updated = await store.setConsent(appId, serviceId, consent, tracking);
         // Kept unless another change overlapped: which of the two the store has last is not
         // known here, so the next read asks it.
-        if (updated && generation === own) remember(updated);
+        if (updated && generation === own && changing.get(key) === 1) entries.set(key, updated);
         return updated;
-      } finally {
-        generation += 1;
-      }
+      });
     },
-    async delete(appId: string, serviceId: string) {
-      generation += 1;
-      entries.delete(keyOf(appId, serviceId));
-      try {
-        await store.delete(appId, serviceId);
-      } finally {
-        generation += 1;
-      }
+    delete(appId: string, serviceId: string) {
+      return change(keyOf(appId, serviceId), () => store.delete(appId, serviceId));
     },
   };
 };
