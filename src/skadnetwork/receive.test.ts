@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { PostbackKey, StoredApplePostback } from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
-import { SKAN_4_FINE } from "./apple-samples.test-support.ts";
+import { AAK_DEVELOPMENT, SKAN_4_FINE } from "./apple-samples.test-support.ts";
+import { readPostback } from "./postbacks.ts";
 import { createPostbackReceiver } from "./receive.ts";
 
 const APP: App = {
@@ -138,6 +139,57 @@ describe("receiving a postback", () => {
     // the retry adds none.
     expect(lake.rows.map((row) => row.conversion_value)).toEqual([1, 63]);
     expect(lake.rows[1]?.received_at).toBe(lake.rows[0]?.received_at);
+  });
+
+  it("never takes a copy signed with the development key as disputing one signed for production, nor the reverse", async () => {
+    const read = readPostback("adattributionkit", AAK_DEVELOPMENT);
+    if (!read.ok) throw new Error(read.problem);
+    const development = read.postback;
+    expect(development.verification).toMatchObject({
+      status: "verified",
+      environment: "development",
+    });
+    const app: App = { ...APP, links: { appStoreId: development.appStoreId } };
+    for (const environment of ["production", "development"] as const) {
+      const store = memoryStore();
+      const lake = recordingLake();
+      const receiver = createPostbackReceiver({ apps: async () => [app], store, lake });
+      // Kept with other values: signed in production, or (the control) in development.
+      const kept: StoredApplePostback = {
+        ...development,
+        conversionValue: 7,
+        verification: { ...development.verification, environment },
+        appId: app.appId,
+        receivedAt: "2026-11-01T00:00:00.000Z",
+        valuesDisputed: false,
+      };
+      await store.add(kept);
+      expect(await receiver.receive("appattribution", AAK_DEVELOPMENT)).toEqual({
+        created: false,
+      });
+      const disputed = environment === "development";
+      expect((await store.get(kept))?.valuesDisputed, environment).toBe(disputed);
+      expect(lake.rows.length, environment).toBe(disputed ? 1 : 0);
+    }
+    // The reverse: a copy signed for production, where a development one is kept.
+    const store = memoryStore();
+    const lake = recordingLake();
+    const receiver = createPostbackReceiver({ apps: async () => [APP], store, lake });
+    const production = readPostback("skadnetwork", SKAN_4_FINE);
+    if (!production.ok) throw new Error(production.problem);
+    expect(production.postback.verification.environment).toBe("production");
+    const kept: StoredApplePostback = {
+      ...production.postback,
+      conversionValue: 7,
+      verification: { ...production.postback.verification, environment: "development" },
+      appId: APP.appId,
+      receivedAt: "2026-11-01T00:00:00.000Z",
+      valuesDisputed: false,
+    };
+    await store.add(kept);
+    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: false });
+    expect((await store.get(kept))?.valuesDisputed).toBe(false);
+    expect(lake.rows).toEqual([]);
   });
 
   it("knows its two endpoint folders by their own names only", async () => {

@@ -41,11 +41,14 @@ const replaces = (next: ReceivedPostback, kept: ReceivedPostback) =>
 
 /**
  * Whether a copy Apple signed disputes the signed one stored: its conversion values differ,
- * which Apple does not sign (a device's retry carries the same).
+ * which Apple does not sign (a device's retry carries the same). Only a copy signed in the same
+ * environment: a test's postback, signed with the development key of developer settings, says
+ * nothing of one signed for production (the figures count the production copy alone).
  */
 const disputes = (next: ReceivedPostback, kept: ReceivedPostback) =>
   next.verification.status === "verified" &&
   kept.verification.status === "verified" &&
+  next.verification.environment === kept.verification.environment &&
   (next.conversionValue !== kept.conversionValue || next.coarseValue !== kept.coarseValue);
 
 /** A postback of an app as its lake row (src/lake/lake-tables.ts's APPLE_POSTBACKS_TABLE). */
