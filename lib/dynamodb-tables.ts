@@ -406,7 +406,7 @@ const TABLE_GRANTS: {
   },
   applePostbacks: {
     // Read by its key, then added once (a conditional put): a device's retry is refused, and
-    // Apple's signed copy takes an unverified one's place.
+    // Apple's signed copy takes an unverified one's place (and a production copy a test's).
     receive: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("applePostbacks") }],
     read: [{ actions: QUERY, on: indexes("applePostbacks", "byApp") }],
   },

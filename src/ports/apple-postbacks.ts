@@ -65,6 +65,18 @@ export interface StoredApplePostback extends ReceivedPostback {
  */
 export const UNVERIFIED_POSTBACK_DAYS = 30;
 
+/**
+ * What a copy of a postback is worth keeping: Apple's signature for production (2), a test's,
+ * signed with a development key (1), none (0). A copy takes the place of a stored one of lower
+ * standing, never of one of the same or higher.
+ */
+export const copyStanding = (postback: Pick<ReceivedPostback, "verification">): 0 | 1 | 2 =>
+  postback.verification.status !== "verified"
+    ? 0
+    : postback.verification.environment === "production"
+      ? 2
+      : 1;
+
 export interface ApplePostbackPage {
   readonly postbacks: StoredApplePostback[];
   readonly next: string | null;
@@ -82,10 +94,10 @@ export interface ApplePostbackStore {
   /** The postback stored under this key, if any. */
   get(key: PostbackKey): Promise<StoredApplePostback | undefined>;
   /**
-   * Stores the postback unless one of its key is, or in place of an unverified one when it is
-   * verified itself: true when stored. A transaction id is no secret (every ad network Apple
-   * sent the postback to has it), so the first body to name one may be anyone's; Apple's signed
-   * copy still takes its place.
+   * Stores the postback unless one of its key is, or in place of one of lower `copyStanding`
+   * (an unverified one, or a test's where it is signed for production): true when stored. A
+   * transaction id is no secret (every ad network Apple sent the postback to has it), so the
+   * first body to name one may be anyone's; Apple's signed copy still takes its place.
    */
   add(postback: StoredApplePostback): Promise<boolean>;
   /** Marks the stored postback's values as disputed (`valuesDisputed`). */

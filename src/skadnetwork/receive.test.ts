@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { PostbackKey, StoredApplePostback } from "../ports/apple-postbacks.ts";
+import {
+  copyStanding,
+  type PostbackKey,
+  type StoredApplePostback,
+} from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
 import { AAK_DEVELOPMENT, SKAN_4_FINE } from "./apple-samples.test-support.ts";
 import { readPostback } from "./postbacks.ts";
@@ -15,7 +19,7 @@ const APP: App = {
 };
 
 /**
- * A store in memory, keyed as the table is, taking a verified copy in an unverified one's place
+ * A store in memory, keyed as the table is, taking a copy in the place of one of lower standing
  * as the table's conditional put does (over HTTP: test/integration/skadnetwork.test.ts).
  */
 const memoryStore = () => {
@@ -35,8 +39,7 @@ const memoryStore = () => {
     add: async (postback: StoredApplePostback) => {
       if (down) throw new Error("the table is out of reach");
       const kept = items.get(key(postback));
-      const verified = postback.verification.status === "verified";
-      if (kept && !(verified && kept.verification.status === "unverified")) return false;
+      if (kept && copyStanding(postback) <= copyStanding(kept)) return false;
       items.set(key(postback), postback);
       return true;
     },
@@ -141,7 +144,7 @@ describe("receiving a postback", () => {
     expect(lake.rows[1]?.received_at).toBe(lake.rows[0]?.received_at);
   });
 
-  it("never takes a copy signed with the development key as disputing one signed for production, nor the reverse", async () => {
+  it("takes a copy signed for production in place of a test's, and neither disputes the other", async () => {
     const read = readPostback("adattributionkit", AAK_DEVELOPMENT);
     if (!read.ok) throw new Error(read.problem);
     const development = read.postback;
@@ -171,7 +174,7 @@ describe("receiving a postback", () => {
       expect((await store.get(kept))?.valuesDisputed, environment).toBe(disputed);
       expect(lake.rows.length, environment).toBe(disputed ? 1 : 0);
     }
-    // The reverse: a copy signed for production, where a development one is kept.
+    // The reverse: a copy signed for production, where a test's is kept, takes its place.
     const store = memoryStore();
     const lake = recordingLake();
     const receiver = createPostbackReceiver({ apps: async () => [APP], store, lake });
@@ -187,9 +190,16 @@ describe("receiving a postback", () => {
       valuesDisputed: false,
     };
     await store.add(kept);
-    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: false });
-    expect((await store.get(kept))?.valuesDisputed).toBe(false);
-    expect(lake.rows).toEqual([]);
+    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: true });
+    expect(await store.get(kept)).toMatchObject({
+      conversionValue: SKAN_4_FINE["conversion-value"],
+      verification: { environment: "production" },
+      valuesDisputed: false,
+    });
+    expect(lake.rows.map((row) => row.environment)).toEqual(["production"]);
+    // And a test's copy again, after it, is not written over it.
+    const again = { ...kept, receivedAt: "2026-11-02T00:00:00.000Z" };
+    expect(await store.add(again)).toBe(false);
   });
 
   it("knows its two endpoint folders by their own names only", async () => {

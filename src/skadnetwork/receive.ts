@@ -3,16 +3,18 @@
  * link host's `/.well-known/skadnetwork/report-attribution/` and
  * `/.well-known/appattribution/report-attribution/`): each read and verified (./postbacks.ts),
  * attached to the app whose App Store id it names (or kept under no app when none has it), and
- * stored once (Apple's signed copy in place of an unverified one; a second signed copy with other
- * conversion values marks the stored one's as disputed). The device is answered 200
+ * stored once (Apple's signed copy in place of an unverified one, and one signed for production
+ * in place of a test's; a second copy signed in the same environment with other conversion
+ * values marks the stored one's as disputed). The device is answered 200
  * once the postback is stored, so one that failed to store is sent again (Apple retries for
  * days); a body that is no postback is answered 400, and nothing is kept of it.
  */
 import { BadRequestError, NotFoundError } from "../domain/errors.ts";
-import type {
-  ApplePostbackStore,
-  ReceivedPostback,
-  StoredApplePostback,
+import {
+  type ApplePostbackStore,
+  copyStanding,
+  type ReceivedPostback,
+  type StoredApplePostback,
 } from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
 import type { LakeRecord, RecordStream } from "../ports/lake.ts";
@@ -35,9 +37,12 @@ export interface PostbackReceiverDeps {
 
 const flag = (value: boolean) => (value ? 1 : 0);
 
-/** Whether a postback takes a stored one's place: Apple's signed copy, an unsigned one's. */
+/**
+ * Whether a postback takes a stored one's place: Apple's signed copy an unsigned one's, and one
+ * signed for production a test's.
+ */
 const replaces = (next: ReceivedPostback, kept: ReceivedPostback) =>
-  next.verification.status === "verified" && kept.verification.status === "unverified";
+  copyStanding(next) > copyStanding(kept);
 
 /**
  * Whether a copy Apple signed disputes the signed one stored: its conversion values differ,
@@ -108,7 +113,7 @@ export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
         }
       };
       // A device's retry of a stored postback adds nothing, but Apple's signed copy of one
-      // stored unverified takes its place.
+      // stored unverified takes its place, as one signed for production does a test's.
       const kept = await deps.store.get(stored);
       if (kept && !replaces(stored, kept)) {
         // The report reads a dispute from the lake's rows: the disputing copy's is written once,

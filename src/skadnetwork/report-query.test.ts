@@ -164,6 +164,30 @@ describe("the SKAdNetwork report's query", () => {
     });
   });
 
+  it("counts a copy signed for production over a test's, and neither disputes the other", async () => {
+    const production = stored(readSkadnetworkPostback(SKAN_4_FINE), "2026-11-01T11:00:00.000Z");
+    // A test's copy of the same transaction with other values, received first and last.
+    const test = (receivedAt: string): AppPostback => ({
+      ...production,
+      conversionValue: 1,
+      verification: { ...production.verification, environment: "development" },
+      receivedAt,
+    });
+    const source = await lakeOf([
+      test("2026-11-01T10:00:00.000Z"),
+      production,
+      test("2026-11-01T12:00:00.000Z"),
+    ]);
+    expect(await groups(source, "2026-11-01", "2026-11-02")).toEqual([
+      expect.objectContaining({
+        conversionValue: SKAN_4_FINE["conversion-value"],
+        verification: { status: "verified", environment: "production" },
+        valuesDisputed: false,
+        postbacks: 1,
+      }),
+    ]);
+  });
+
   it("leaves out an unverified postback once the postbacks table has forgotten it, as the CLI's report does", async () => {
     const source = await lakeOf([
       stored(

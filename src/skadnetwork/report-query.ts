@@ -69,10 +69,15 @@ export const buildSkadnetworkQuery = (input: {
   const keys = [...COLUMNS, "identifier_field", "values_disputed"].join(", ");
   const versions = CAMPAIGN_ID_VERSIONS.map(sqlString).join(", ");
   const postback = "PARTITION BY p.kind, p.transaction_id, p.postback_sequence_index";
-  /** Whether the postback's copies Apple signed carry two values of `column` (`none`: null's). */
+  /**
+   * Whether the postback's copies Apple signed in this row's environment carry two values of
+   * `column` (`none`: null's). A test's copy, signed with a development key, disputes no copy
+   * signed for production, nor the reverse.
+   */
   const signedDiffer = (column: string, none: string) => {
     const value = `CASE WHEN p.verification = 'verified' THEN coalesce(p.${column}, ${none}) END`;
-    return `min(${value}) OVER (${postback}) <> max(${value}) OVER (${postback})`;
+    const alike = `${postback}, p.environment`;
+    return `min(${value}) OVER (${alike}) <> max(${value}) OVER (${alike})`;
   };
   // Two copies Apple signed with other values (which it does not sign): the postback counts with
   // none, as the postbacks table marks it disputed.
@@ -82,10 +87,11 @@ export const buildSkadnetworkQuery = (input: {
       ? `CASE WHEN ${disputed} THEN NULL ELSE p.${column} END AS ${column}`
       : column,
   );
-  // One row per postback, chosen among all of its rows whatever the window: its verified one
-  // when it has one (Apple's signed copy, stored in place of an unverified one first received),
-  // and of these the last received, the one whose item the table kept (an earlier try's item
-  // was not stored, which is why the device tried again). The transaction is the window's when
+  // One row per postback, chosen among all of its rows whatever the window: the copy of highest
+  // standing, as the table keeps it (signed for production, then a test's, then unverified:
+  // ports/apple-postbacks.ts's copyStanding), and of these the last received, the one whose
+  // item the table kept (an earlier try's item was not stored, which is why the device tried
+  // again). The transaction is the window's when
   // that row was received in it.
   return `SELECT ${keys}, count(*) AS postbacks
 FROM (
@@ -96,7 +102,8 @@ FROM (
     p.received_at,
     row_number() OVER (
       ${postback}
-      ORDER BY CASE WHEN p.verification = 'verified' THEN 0 ELSE 1 END, p.received_at DESC
+      ORDER BY CASE WHEN p.verification <> 'verified' THEN 2
+        WHEN p.environment = 'production' THEN 0 ELSE 1 END, p.received_at DESC
     ) AS copy
   FROM ${input.source} AS p
   WHERE p.app_id = ${sqlString(appId)}

@@ -96,6 +96,29 @@ describe("Apple's postbacks on DynamoDB (dynalite)", () => {
     ]);
   });
 
+  it("takes a copy signed for production in a test's place, never a test's or an unverified one in its", async () => {
+    const signed = (environment: "production" | "development", conversionValue: number) => ({
+      ...postback("test-then-production", daysAgo(1), true),
+      conversionValue,
+      verification: { status: "verified" as const, environment, keyId: "k", reason: null },
+    });
+    const key = {
+      kind: "skadnetwork" as const,
+      transactionId: "test-then-production",
+      sequenceIndex: 0,
+    };
+    expect(await target.add(signed("development", 1))).toBe(true);
+    expect(await target.add(postback("test-then-production", daysAgo(1), false))).toBe(false);
+    expect(await target.add(signed("development", 2))).toBe(false);
+    expect(await target.add(signed("production", 3))).toBe(true);
+    expect(await target.add(signed("development", 4))).toBe(false);
+    expect(await target.add(signed("production", 5))).toBe(false);
+    expect(await target.get(key)).toMatchObject({
+      conversionValue: 3,
+      verification: { environment: "production" },
+    });
+  });
+
   it("marks a postback's values disputed, as it is read and listed", async () => {
     const kept = { ...postback("disputed", daysAgo(1), true), appId: "com.example.disputed" };
     expect(await target.add(kept)).toBe(true);

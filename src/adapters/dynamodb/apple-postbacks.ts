@@ -1,7 +1,8 @@
 /**
  * Apple's postbacks on DynamoDB: one item per postback keyed by
  * `<framework>#<transaction id>#<window>` (a second copy is refused by a conditional put, but
- * for a verified one in an unverified one's place), and an index by app, sorted by when each
+ * for one of higher standing in a lower one's place: Apple's signed copy in an unverified one's,
+ * one signed for production in a test's), and an index by app, sorted by when each
  * was received, for the reports and the listing. A postback of no app is kept under the
  * partition `-`, which no app id can be. An unverified one expires (DynamoDB's TTL on AWS,
  * `reap` on the embedded runtime).
@@ -18,6 +19,7 @@ import * as z from "zod";
 import { DAY_MS } from "../../domain/time.ts";
 import {
   type ApplePostbackStore,
+  copyStanding,
   type PostbackKey,
   type StoredApplePostback,
   UNVERIFIED_POSTBACK_DAYS,
@@ -61,7 +63,8 @@ export const createApplePostbackStore = (
   },
   add: (postback) => {
     const postbackKey = keyOf(postback);
-    const verified = postback.verification.status === "verified";
+    const standing = copyStanding(postback);
+    const verified = standing > 0;
     return conditionHolds(() =>
       doc.send(
         new PutCommand({
@@ -71,7 +74,7 @@ export const createApplePostbackStore = (
             appKey: postback.appId ?? NO_APP,
             // Unique per postback: the time, then its key.
             receivedKey: `${postback.receivedAt}#${postbackKey}`,
-            verified,
+            standing,
             body: JSON.stringify(postback),
             // An unverified one expires; the verified copy that takes its place has no expiry.
             ...(verified
@@ -82,11 +85,11 @@ export const createApplePostbackStore = (
                   ),
                 }),
           },
-          // A verified copy takes an unverified one's place; nothing else is written over.
+          // A copy takes the place of one of lower standing only (ports/apple-postbacks.ts).
           ...(verified
             ? {
-                ConditionExpression: "attribute_not_exists(postbackKey) OR verified = :unverified",
-                ExpressionAttributeValues: { ":unverified": false },
+                ConditionExpression: "attribute_not_exists(postbackKey) OR standing < :standing",
+                ExpressionAttributeValues: { ":standing": standing },
               }
             : { ConditionExpression: "attribute_not_exists(postbackKey)" }),
         }),
