@@ -20,6 +20,7 @@ import {
   ScanCommand,
 } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitUntilActive } from "../adapters/dynamodb/table-definitions.ts";
 import { startDynalite } from "./dynalite-server.mjs";
 import {
   connectDynamoDb,
@@ -89,6 +90,8 @@ describe("the embedded DynamoDB's queries and scans", () => {
         ],
       }),
     );
+    // CREATING for a moment, in which a write would find no table.
+    await waitUntilActive(dynamo.client, TABLE);
     for (let start = 0; start < ITEMS; start += 25) {
       const requests = Array.from({ length: Math.min(25, ITEMS - start) }, (_, i) => ({
         PutRequest: {
