@@ -51,9 +51,8 @@ const replaces = (next: ReceivedPostback, kept: ReceivedPostback) =>
  * nothing of one signed for production (the figures count the production copy alone).
  */
 const disputes = (next: ReceivedPostback, kept: ReceivedPostback) =>
-  next.verification.status === "verified" &&
-  kept.verification.status === "verified" &&
-  next.verification.environment === kept.verification.environment &&
+  copyStanding(next) > 0 &&
+  copyStanding(next) === copyStanding(kept) &&
   (next.conversionValue !== kept.conversionValue || next.coarseValue !== kept.coarseValue);
 
 /** A postback of an app as its lake row (src/lake/lake-tables.ts's APPLE_POSTBACKS_TABLE). */

@@ -91,8 +91,7 @@ export const buildSkadnetworkQuery = (input: {
   // standing, as the table keeps it (signed for production, then a test's, then unverified:
   // ports/apple-postbacks.ts's copyStanding), and of these the last received, the one whose
   // item the table kept (an earlier try's item was not stored, which is why the device tried
-  // again). The transaction is the window's when
-  // that row was received in it.
+  // again). The transaction is the window's when that row was received in it.
   return `SELECT ${keys}, count(*) AS postbacks
 FROM (
   SELECT ${selected.join(", ")},
