@@ -20,7 +20,7 @@ import dynalite from "dynalite";
 const LEVELDB_MAX_OPEN_FILES = 74;
 
 /** `require` as dynalite's own folder resolves it: the LevelDB classes it runs on. */
-const fromDynalite = () => createRequire(createRequire(import.meta.url).resolve("dynalite"));
+export const fromDynalite = () => createRequire(createRequire(import.meta.url).resolve("dynalite"));
 
 /**
  * dynalite opens its LevelDB with no options of ours, so the limit is the default of the class

@@ -8,7 +8,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -21,7 +20,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitUntilActive } from "../adapters/dynamodb/table-definitions.ts";
-import { startDynalite } from "./dynalite-server.mjs";
+import { fromDynalite, startDynalite } from "./dynalite-server.mjs";
 import {
   connectDynamoDb,
   type DynamoConnection,
@@ -34,7 +33,7 @@ interface ResourceHooks {
 }
 
 /** The LevelDB class dynalite opens its store with, as dynalite's folder resolves it. */
-const { Level } = createRequire(createRequire(import.meta.url).resolve("dynalite"))("level") as {
+const { Level } = fromDynalite()("level") as {
   Level: { prototype: ResourceHooks };
 };
 
