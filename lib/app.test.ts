@@ -19,6 +19,7 @@ import { createApp, EDGE_STACK_ID, STACK_ID } from "./app.ts";
 import { PROJECT_ROOT } from "./service-function.ts";
 import { INGEST_DATA, type ServiceStack } from "./service-stack.ts";
 import { DEFAULT_SETTINGS } from "./settings.ts";
+import { NO_EXIT_SYNTH } from "./stack.test-support.ts";
 
 /** The budget for one function's JavaScript (index.mjs, minified). */
 const MAX_BUNDLE_BYTES = 1024 * 1024;
@@ -28,7 +29,7 @@ let assembly: CloudAssembly;
 
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), "attribution-synth-"));
-  assembly = createApp({ outdir }).app.synth();
+  assembly = createApp({ ...NO_EXIT_SYNTH, outdir }).app.synth();
 });
 
 afterAll(() => {
@@ -78,6 +79,7 @@ describe("cdk synth", () => {
     const probeOut = mkdtempSync(join(tmpdir(), "attribution-nag-"));
     try {
       const { app, stack } = createApp({
+        ...NO_EXIT_SYNTH,
         outdir: probeOut,
         context: { "aws:cdk:bundling-stacks": [] },
       });
@@ -91,6 +93,7 @@ describe("cdk synth", () => {
   it("trusts the edge's viewer-country header only when the context says a CloudFront is in front", () => {
     const trusted = (context: Record<string, unknown>) => {
       const { stack } = createApp({
+        ...NO_EXIT_SYNTH,
         context: { "aws:cdk:bundling-stacks": [], ...context },
       });
       const functions = Template.fromStack(stack).findResources("AWS::Lambda::Function");
@@ -111,7 +114,7 @@ describe("cdk synth", () => {
 
   it("protects the stack from deletion unless the context turns it off (an emulator's)", () => {
     const protectedBy = (context: Record<string, unknown>) =>
-      createApp({ context: { "aws:cdk:bundling-stacks": [], ...context } }).stack
+      createApp({ ...NO_EXIT_SYNTH, context: { "aws:cdk:bundling-stacks": [], ...context } }).stack
         .terminationProtection;
     expect(protectedBy({})).toBe(true);
     expect(protectedBy({ terminationProtection: "false" })).toBe(false);
@@ -120,7 +123,8 @@ describe("cdk synth", () => {
   it("serves the link host on the domain the context names, with its two certificates", () => {
     const templateOf = (context: Record<string, unknown>) =>
       Template.fromStack(
-        createApp({ context: { "aws:cdk:bundling-stacks": [], ...context } }).stack,
+        createApp({ ...NO_EXIT_SYNTH, context: { "aws:cdk:bundling-stacks": [], ...context } })
+          .stack,
       );
     const domainOf = (context: Record<string, unknown>) =>
       templateOf(context).findResources("AWS::ApiGatewayV2::DomainName");
@@ -158,7 +162,8 @@ describe("cdk synth", () => {
   it("serves the API on the domain the context names, with its certificate, both or neither", () => {
     const domainOf = (context: Record<string, unknown>) =>
       Template.fromStack(
-        createApp({ context: { "aws:cdk:bundling-stacks": [], ...context } }).stack,
+        createApp({ ...NO_EXIT_SYNTH, context: { "aws:cdk:bundling-stacks": [], ...context } })
+          .stack,
       ).findResources("AWS::ApiGateway::DomainName");
     expect(domainOf({})).toEqual({});
     const certificate = "arn:aws:acm:eu-west-1:123456789012:certificate/api";
@@ -181,7 +186,7 @@ describe("cdk synth", () => {
 
   it("reads the limits from the context: JSON on the command line, objects in cdk.json", () => {
     const withContext = (context: Record<string, unknown>) =>
-      createApp({ context: { "aws:cdk:bundling-stacks": [], ...context } }).stack;
+      createApp({ ...NO_EXIT_SYNTH, context: { "aws:cdk:bundling-stacks": [], ...context } }).stack;
     const methodRate = (stack: ServiceStack, path: string) => {
       const [stage] = Object.values(
         Template.fromStack(stack).findResources("AWS::ApiGateway::Stage"),
@@ -210,6 +215,7 @@ describe("cdk synth", () => {
   it("gives the distributions the CloudFront web ACL the context names, and makes one only when asked", () => {
     const acl = "arn:aws:wafv2:us-east-1:123456789012:global/webacl/attribution/0123";
     const { stack, edge } = createApp({
+      ...NO_EXIT_SYNTH,
       context: { "aws:cdk:bundling-stacks": [], edgeWebAclArn: acl },
     });
     const distributions = Template.fromStack(stack).findResources("AWS::CloudFront::Distribution");
@@ -220,6 +226,7 @@ describe("cdk synth", () => {
     // A regional ACL cannot guard CloudFront.
     expect(() =>
       createApp({
+        ...NO_EXIT_SYNTH,
         context: {
           "aws:cdk:bundling-stacks": [],
           edgeWebAclArn: "arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/0123",
@@ -227,6 +234,7 @@ describe("cdk synth", () => {
       }),
     ).toThrow(/CLOUDFRONT-scope/);
     const asked = createApp({
+      ...NO_EXIT_SYNTH,
       context: { "aws:cdk:bundling-stacks": [], edgeWebAclStack: "true" },
     });
     expect(asked.edge?.stackName).toBe(EDGE_STACK_ID);

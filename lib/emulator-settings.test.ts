@@ -10,7 +10,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp, STACK_ID } from "./app.ts";
 import { NO_LINK_HOST_URL } from "./service-stack.ts";
-import { propertiesOf, sharedServiceStack, synthServiceStack } from "./stack.test-support.ts";
+import {
+  NO_EXIT_SYNTH,
+  propertiesOf,
+  sharedServiceStack,
+  synthServiceStack,
+} from "./stack.test-support.ts";
 
 const LEFT_OUT = [
   "AWS::Glue::Database",
@@ -108,6 +113,7 @@ describe("the stack for an emulator without Glue, Athena and HTTP APIs", () => {
     const outdir = mkdtempSync(join(tmpdir(), "attribution-emulator-synth-"));
     try {
       const { app } = createApp({
+        ...NO_EXIT_SYNTH,
         outdir,
         context: {
           lakeQueries: "false",

@@ -13,8 +13,18 @@ import { ServiceStack, type ServiceStackProps } from "./service-stack.ts";
 
 export const TEST_ENV = { account: "123456789012", region: "eu-west-1" } as const;
 
+/**
+ * No synth at the process's exit: CDK_OUTDIR (./cdk-outdir.test-support.ts) would otherwise make
+ * every App of a test file queue one, and Node warns past ten such listeners.
+ */
+export const NO_EXIT_SYNTH = { autoSynth: false } as const;
+
 export const testApp = (outdir?: string): App =>
-  new App({ context: { "aws:cdk:bundling-stacks": [] }, ...(outdir ? { outdir } : {}) });
+  new App({
+    ...NO_EXIT_SYNTH,
+    context: { "aws:cdk:bundling-stacks": [] },
+    ...(outdir ? { outdir } : {}),
+  });
 
 export const testStack = (): Stack => new Stack(testApp(), "Test", { env: TEST_ENV });
 

@@ -1,10 +1,9 @@
-import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { GATEWAY_ERRORS } from "../src/http/gateway-errors.ts";
 import { INGEST_LIMITS } from "../src/ingest/limits.ts";
 import { LINK_LIMITS } from "../src/links/link-request.ts";
-import { propertiesOf } from "./stack.test-support.ts";
+import { propertiesOf, testApp } from "./stack.test-support.ts";
 import {
   COUNTED_EDGE_RULES,
   COUNTED_RULES,
@@ -93,7 +92,7 @@ describe("the web ACLs' rules", () => {
 
 describe("the CloudFront web ACL's stack", () => {
   it("is in us-east-1 whatever the service's region, and outputs the ACL's ARN", () => {
-    const app = new App();
+    const app = testApp();
     const edge = new EdgeWebAclStack(app, "Edge", {
       env: { account: "123456789012", region: "eu-west-1" },
       addressRateLimit: 7_000,
