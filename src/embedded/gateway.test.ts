@@ -517,8 +517,13 @@ describe("embedded gateway, request bodies", () => {
     let sent = 0;
     while (sent < 2 * TEN_MIB && !socket.destroyed) {
       await new Promise<void>((resolve) => {
-        socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`, () => resolve());
-        socket.once("close", () => resolve());
+        // Whichever comes first, the write's end or the close; the other is not waited for.
+        const done = () => {
+          socket.off("close", done);
+          resolve();
+        };
+        socket.once("close", done);
+        socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`, done);
       });
       sent += chunk.length;
     }
