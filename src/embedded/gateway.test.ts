@@ -536,6 +536,7 @@ describe("embedded gateway, request bodies", () => {
   it("answers 503 in the API's error shape, with Retry-After, once the bodies held reach the total", {
     timeout: 10_000,
   }, async () => {
+    const budget = createBodyBudget(100);
     const served = await serve({
       routes: [
         {
@@ -549,7 +550,7 @@ describe("embedded gateway, request bodies", () => {
         },
       ],
       authorizer: allowAll,
-      bodyBudget: createBodyBudget(100),
+      bodyBudget: budget,
     });
     close = served.close;
     // One request holds 80 bytes of the 100, its body not yet whole.
@@ -562,7 +563,7 @@ describe("embedded gateway, request bodies", () => {
     first.write(
       `POST /v1/echo HTTP/1.1\r\nhost: x\r\nauthorization: key\r\ncontent-length: 90\r\n\r\n${"a".repeat(80)}`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.poll(() => budget.used()).toBe(80);
     const busy = await raw(served.port, (socket) => {
       socket.write(
         `POST /v1/echo HTTP/1.1\r\nhost: x\r\nauthorization: key\r\ncontent-length: 50\r\n\r\n${"b".repeat(50)}`,
