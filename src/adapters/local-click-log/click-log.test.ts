@@ -9,7 +9,7 @@ import {
   PATIENT,
 } from "../local-disk/held-syncs.test-support.ts";
 import { openLocalTouchStore } from "../local-touches/touch-store.ts";
-import { createLocalClickLog, touchReadsAfter } from "./click-log.ts";
+import { createLocalClickLog, type LocalClickLog, touchReadsAfter } from "./click-log.ts";
 
 const click = (clickId: string): Touch => ({
   clickId,
@@ -38,6 +38,12 @@ const click = (clickId: string): Touch => ({
   params: {},
   urlParams: {},
 });
+
+/**
+ * The logs a test stops as `kill -9` would: never closed. They stay referenced for the worker's
+ * life, so that no garbage collection closes their open file, which Node 25 makes a fatal error.
+ */
+const killed: LocalClickLog[] = [];
 
 /** An `apply` that records what it got, and can be held or made to fail. */
 const recorder = () => {
@@ -195,6 +201,7 @@ describe("the embedded click log", () => {
     const stuck = recorder();
     stuck.holdUntil(new Promise<void>(() => undefined));
     const first = await createLocalClickLog({ dir, apply: stuck.apply });
+    killed.push(first);
     await first.append(click("c1"));
     await first.append(click("c2"));
     // As a crash leaves a file: a line half written, never acknowledged.
@@ -306,6 +313,7 @@ describe("the embedded click log", () => {
   it("skips on open the clicks a stopped process had applied", async () => {
     const first = recorder();
     const log = await createLocalClickLog({ dir, apply: first.apply });
+    killed.push(log);
     await log.append(click("c1"));
     await log.append(click("c2"));
     await log.applied();
