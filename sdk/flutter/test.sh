@@ -123,8 +123,7 @@ start_service "$root"
 for test_class in ServiceAttributionPluginTest ConfigurationErrorTest RejectedKeyTest NoServiceAddressTest LateErrorListenerTest HotRestartTest; do
   set +e
   output="$(java -Xmx1g "${jvm_flags[@]}" -cp "$test_classes:$classes:$stubs:$here/android/src/test/resources:$test_classpath:$kotlin/lib/kotlin-stdlib.jar:$android_all" \
-    -Drepo.root="$root" -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented")" \
-    -Drobolectric.logging.enabled=false \
+    -Drepo.root="$root" "${robolectric_flags[@]}" -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented")" \
     com.service.attribution.flutter.TestMainKt "com.service.attribution.flutter.$test_class" 2>"$build/jvm-tests-$test_class.log")"
   set -e
   add_counts "$output"

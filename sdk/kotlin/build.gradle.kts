@@ -35,6 +35,9 @@ android {
                 "robolectric.dependency.dir",
                 configurations.getByName("robolectricRuntime").singleFile.parentFile.absolutePath,
             )
+            // Conscrypt's loader misnames its native library under a Turkish default locale, and
+            // the tests need no TLS (tools/jvm.sh says more).
+            it.systemProperty("robolectric.conscryptMode", "OFF")
         }
     }
 

@@ -113,9 +113,7 @@ log="$build/tests.log"
 set +e
 java -Xmx1g "${jvm_flags[@]}" -cp "$test_classes:$main_classes:$test_classpath:$kotlin_runtime:$android_all_jar" \
   -Drepo.root="$root" \
-  -Drobolectric.offline=true \
-  -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \
-  -Drobolectric.logging.enabled=false \
+  "${robolectric_flags[@]}" -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \
   com.service.attribution.TestMainKt "$test_classes" ${1:+"$1"} | tee "$log"
 set -e
 counts="$(grep -E '^junit: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1 || true)"

@@ -10,8 +10,7 @@
 # lines outside the runner's own frames.
 run_consumer() {
   java -Xmx1g "${jvm_flags[@]}" -cp "$1" -Drepo.root="$root" -Dconsumer.activity="$2" \
-    -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \
-    -Drobolectric.logging.enabled=false \
+    "${robolectric_flags[@]}" -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \
     org.junit.runner.JUnitCore com.example.consumer.ConsumerAppTest >"$3" 2>&1 && return 0
   grep -vE '^\s+at (org\.junit|org\.robolectric|java\.|jdk\.|sun\.)' "$3" | head -40
   return 1
