@@ -475,6 +475,38 @@ describe("matching by Apple Ads", () => {
     });
   });
 
+  it("takes Apple's dated click when the advertising id finds none, and on a tie", async () => {
+    const at = FIRST_OPEN - 2 * HOUR;
+    const dated = apple(attributed(new Date(at).toISOString()));
+    expect(await match(ios(), [], {}, dated.searchAds)).toMatchObject({ method: "search_ads" });
+    expect(await match(ios({ maid: null }), [], {}, dated.searchAds)).toMatchObject({
+      method: "search_ads",
+    });
+    // The advertising id's click at the very time of Apple's: Apple's, which names its campaign.
+    const same = touch(2 * HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
+    expect(await match(ios(), [same], {}, dated.searchAds)).toMatchObject({
+      method: "search_ads",
+    });
+  });
+
+  it("claims the advertising id's click that beats Apple's, so the phone's next install is a reinstall", async () => {
+    const dated = apple(attributed(new Date(FIRST_OPEN - 6 * DAY).toISOString()));
+    const recent = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
+    const lookups = lookupsOf([recent]);
+    const first = await matchInstall(ios(), DEFAULT_ATTRIBUTION, lookups, {
+      serviceId: "install-1",
+      deviceId: IDFA,
+      searchAds: dated.searchAds,
+    });
+    expect(first).toMatchObject({ method: "advertising_id", reinstall: false });
+    const again = await matchInstall(ios(), DEFAULT_ATTRIBUTION, lookups, {
+      serviceId: "install-2",
+      deviceId: IDFA,
+      searchAds: dated.searchAds,
+    });
+    expect(again).toMatchObject({ method: "advertising_id", reinstall: true });
+  });
+
   it("moves on when Apple says no attribution, or the click is outside the window", async () => {
     const byIdfa = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
     const no = apple({ attribution: false });
@@ -587,6 +619,31 @@ describe("probabilistic matching", () => {
     `Mozilla/5.0 (iPhone; CPU iPhone OS ${version} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/21E236 [FBAN/FBIOS;FBAV/458.0.0.36.108;FBDV/${model};FBMD/iPhone;FBSN/iOS;FBSV/${version.replaceAll("_", ".")};FBLC/en_US]`;
   const pixelWithChrome = (major: number) =>
     `Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Mobile Safari/537.36`;
+
+  it.each([
+    // [what the click's agent or hint says, what the SDK reports, compatible]
+    ["KG5k", "TECNO KG5k", true], // the browser's parser dropped the maker
+    ["Samsung SM-S911B", "SM-S911B", true], // the hint kept a maker the SDK does not
+    ["Pixel-8", "pixel 8", true], // case, spaces and marks aside
+    ["Pixel 8", "Pixel 8 Pro", false],
+    ["Pixel 8 Pro", "Pixel 8", false],
+    ["SM-S911B", "Pixel 8", false],
+    [" - ", "Pixel 8", true], // only marks: names no model
+  ])("compares an Android click's model %j with the SDK's %j: %s", (clicked, installed, same) => {
+    const click = touch(0, { deviceModel: clicked });
+    expect(compatibleDevice(click, install({ deviceModel: installed }))).toBe(same);
+  });
+
+  it("compares the model an iOS in-app browser names in full, and Safari's family by its start", () => {
+    const named = (model: string) => touch(0, { userAgent: facebookOn(model) });
+    expect(compatibleDevice(named("iPad13,16"), iphone({ deviceModel: "iPad13,16" }))).toBe(true);
+    // A named model is never a family: iPad13,1 (an iPad Air 4) is not iPad13,16 (an Air 5).
+    expect(compatibleDevice(named("iPad13,1"), iphone({ deviceModel: "iPad13,16" }))).toBe(false);
+    expect(compatibleDevice(named("iPhone15,3"), iphone())).toBe(false);
+    const safari = touch(0, { userAgent: AGENTS.iphone });
+    expect(compatibleDevice(safari, iphone({ deviceModel: "iPhone16,1" }))).toBe(true);
+    expect(compatibleDevice(safari, iphone({ deviceModel: "iPad13,16" }))).toBe(false);
+  });
 
   it("matches a prompt compatible click from the same IP: geo, medium", async () => {
     const click = touch(5 * MINUTE);
@@ -842,6 +899,34 @@ describe("one tap, one install", () => {
   const MINUTE = 60 * SECOND;
   const settings = { ...DEFAULT_ATTRIBUTION };
 
+  it("gives up after five clicks other installs hold: the address is a crowd of alike phones", async () => {
+    // Six phones of one model tapped, each told by its advertising id; the five latest clicks
+    // are already other installs'.
+    const clicks = Array.from({ length: 6 }, (_, i) =>
+      touch((i + 1) * MINUTE, { maid: `38400000-8cf0-11bd-b23e-10b96e4000${10 + i}` }),
+    );
+    /** The touch store with the `held` latest clicks claimed by as many other installs. */
+    const holding = async (held: number) => {
+      const lookups = lookupsOf(clicks);
+      for (const [i, { clickId, touchTime }] of clicks.slice(0, held).entries()) {
+        await lookups.claimClick({
+          appId: APP,
+          serviceId: `other-${i}`,
+          device: null,
+          clickId,
+          touchTime,
+        });
+      }
+      return lookups;
+    };
+    const mine = { serviceId: "mine" };
+    expect((await matchInstall(install(), settings, await holding(5), mine)).kind).toBe("organic");
+    // One held click fewer, and the fifth is tried and taken (low: the address is a crowd).
+    const taken = await matchInstall(install(), settings, await holding(4), mine);
+    expect(taken).toMatchObject({ method: "probabilistic", confidence: "low" });
+    expect(winner(taken)).toBe(clicks[4]?.clickId);
+  });
+
   it("credits a probabilistic click to one install: its twin at the address passes it", async () => {
     // Two Pixel 8s behind one address, a minute apart: one tapped, both installed.
     const click = touch(5 * MINUTE);
@@ -973,6 +1058,22 @@ describe("the rest", () => {
     expect(sameVersion("17_4", "17.4.1")).toBe(true);
     expect(sameVersion("17.4.1", "17.4.2")).toBe(false);
     expect(sameVersion("14", "14.1")).toBe(true);
+    expect(sameVersion("17_4_1", "17.4")).toBe(true);
+    // Firefox on Android names the OS version and no model; a hint of only marks, no model.
+    const firefox = touch(0, {
+      userAgent: "Mozilla/5.0 (Android 14; Mobile; rv:125.0) Gecko/125.0 Firefox/125.0",
+    });
+    expect(deviceEvidence(firefox, install())).toBe("version");
+    expect(deviceEvidence(touch(0, { deviceModel: " - " }), install())).toBe("version");
+    // A network's touch on an iPhone with no agent: only its OS is compared.
+    const agentless = touch(0, {
+      userAgent: null,
+      platform: "ios",
+      osVersion: null,
+      deviceModel: null,
+    });
+    expect(compatibleDevice(agentless, ios("17.4.1"))).toBe(true);
+    expect(deviceEvidence(agentless, ios("17.4.1"))).toBe("os");
     const prompt = 20 * 60 * SECOND;
     const named = {
       device: "model",
@@ -1004,5 +1105,12 @@ describe("telling phones apart at one address", () => {
     // Without hints, each such tap is a phone of its own.
     const bare = () => touch(HOUR, { userAgent: AGENTS.reduced });
     expect(deviceKey(bare())).not.toBe(deviceKey(bare()));
+  });
+
+  it("takes one advertising id in either case for one phone, whatever its agents", () => {
+    const upper = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
+    const lower = touch(HOUR, { maid: IDFA.toLowerCase(), userAgent: AGENTS.reduced });
+    expect(deviceKey(upper)).toBe(deviceKey(lower));
+    expect(deviceKey(upper)).not.toBe(deviceKey(touch(HOUR, { maid: GAID })));
   });
 });
