@@ -72,6 +72,31 @@ describe("destinationOf", () => {
     expect(url.searchParams.get("hl")).toBe("de");
   });
 
+  it("names the link's campaign in the referrer only where the link has one and the marketer's has none", () => {
+    const referrerOf = (destination: string | null) =>
+      new URLSearchParams(new URL(destination ?? "").searchParams.get("referrer") ?? "");
+    const unnamed = { mediaSource: "facebook_ads", campaignName: null };
+    expect(referrerOf(destinationOf("android", android, unnamed, CLICK)).has("utm_campaign")).toBe(
+      false,
+    );
+    const marketers = {
+      ...link,
+      androidUrl:
+        "https://play.google.com/store/apps/details?id=com.example.game&referrer=utm_campaign%3Dblack_friday",
+    };
+    expect(
+      referrerOf(destinationOf("android", android, marketers, CLICK)).getAll("utm_campaign"),
+    ).toEqual(["black_friday"]);
+  });
+
+  it("has nowhere to send a tap for an app that names no store page or site", () => {
+    const bare = { appId: "com.example.game.ios", platform: "ios" as const };
+    expect(destinationOf("ios", bare, link, CLICK)).toBeNull();
+    expect(destinationOf("android", bare, link, CLICK)).toBeNull();
+    expect(destinationOf("other", bare, link, CLICK)).toBeNull();
+    expect(storesOf("ios", bare, link, CLICK)).toEqual([]);
+  });
+
   it("gives a web destination the tapped URL's parameters it has none of, and a store none", () => {
     const tapped = { utm_campaign: "spring", gclid: "G 1&x", lang: "de" };
     const web = { ...link, webUrl: "https://game.example.com/land?lang=en#top" };
@@ -155,6 +180,13 @@ describe("storesOf", () => {
     expect(clickIdOfReferrer(new URL(play?.url ?? "").searchParams.get("referrer"))).toBe(CLICK);
     // The app has no App Store id; the link's own iOS page is still a button.
     expect(appStore).toEqual({ platform: "ios", store: "app-store", url: own.iosUrl });
+    // Apple's older store host is the App Store all the same.
+    const itunes = { ...link, iosUrl: "https://itunes.apple.com/app/id1234567890" };
+    expect(storesOf("ios", android, itunes, CLICK)[0]).toEqual({
+      platform: "ios",
+      store: "app-store",
+      url: itunes.iosUrl,
+    });
     // A page in no store is the platform's button all the same.
     const elsewhere = { ...link, androidUrl: "https://galaxystore.samsung.com/detail/com.example" };
     expect(storesOf("android", ios, elsewhere, "c")).toEqual([
@@ -175,6 +207,9 @@ describe("clickIdOfReferrer", () => {
     expect(clickIdOfReferrer(`id=com.example.game&referrer=${encodeURIComponent(referrer)}`)).toBe(
       CLICK,
     );
+    // The Play URL's query passed on encoded itself, its referrer within it encoded twice.
+    const twice = encodeURIComponent(encodeURIComponent(referrer));
+    expect(clickIdOfReferrer(`id=com.example.game&referrer=${twice}`)).toBe(CLICK);
   });
 
   it("takes nothing that is no click id of the link host's shape", () => {

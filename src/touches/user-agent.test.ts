@@ -35,6 +35,16 @@ describe("deviceTraits", () => {
     });
   });
 
+  it("names no model for a computer, though its agent names one", () => {
+    const mac =
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15";
+    expect(deviceTraits(mac)).toMatchObject({
+      platform: "other",
+      osVersion: null,
+      deviceModel: null,
+    });
+  });
+
   it("takes a HarmonyOS phone that runs Android apps for the Android phone it taps as", () => {
     const harmony =
       "Mozilla/5.0 (Linux; Android 10; HarmonyOS; NOH-NX9; HMSCore 6.11.0.302) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/99.0.4844.88 HuaweiBrowser/14.0.0.300 Mobile Safari/537.36";
@@ -83,6 +93,22 @@ describe("deviceTraits", () => {
     expect(deviceTraits(IPHONE, hints)).toMatchObject({ osVersion: "17.4", deviceModel: "iPhone" });
   });
 
+  it.each([
+    ['"14.0.0"', "14"],
+    ['"10.0"', "10"],
+    ['"14.0.1"', "14.0.1"], // only the trailing zeros go
+    ['"14.10.0"', "14.10"],
+    ['"0"', "0"],
+    ['"abc"', null],
+    ['"14.x"', null],
+    ['"v14"', null],
+    ['"14."', null],
+    ['"14 beta"', null],
+  ])("reads the platform version hint %s as %j", (hint, version) => {
+    const hints = { "sec-ch-ua-model": '"Pixel 8"', "sec-ch-ua-platform-version": hint };
+    expect(deviceTraits(REDUCED, hints).osVersion).toBe(version);
+  });
+
   it("reads a hint as a structured-field string, or not at all", () => {
     expect(sfString('"Pixel 8"')).toBe("Pixel 8");
     expect(sfString(' "say \\"hi\\"" ')).toBe('say "hi"');
@@ -90,11 +116,15 @@ describe("deviceTraits", () => {
     expect(sfString('"unclosed')).toBeNull();
     expect(sfString('"ünïcode"')).toBeNull();
     expect(sfString(`"${"x".repeat(101)}"`)).toBeNull();
+    expect(sfString(`"${"x".repeat(100)}"`)).toBe("x".repeat(100));
+    expect(sfString('"Pixel 8" junk')).toBeNull();
+    expect(sfString('junk "Pixel 8"')).toBeNull();
     expect(sfString(undefined)).toBeNull();
     expect(sentDeviceHints({ "sec-ch-ua-model": '""', "sec-ch-ua-platform-version": '""' })).toBe(
       true,
     );
     expect(sentDeviceHints({ "sec-ch-ua-model": '"Pixel 8"' })).toBe(false);
+    expect(sentDeviceHints({ "sec-ch-ua-platform-version": '"14.0.0"' })).toBe(false);
   });
 
   it.each([
@@ -106,6 +136,7 @@ describe("deviceTraits", () => {
     "WhatsApp/2.23.20.0",
     "TelegramBot (like TwitterBot)",
     "",
+    "   ",
   ])("knows %j for a bot or a link preview", (agent) => {
     expect(deviceTraits(agent).isBot).toBe(true);
   });
