@@ -102,6 +102,28 @@ describe("judgeEvents: an accepted event", () => {
     ]);
   });
 
+  it("names at most ten unknown keys, each cut to 40 characters, and counts the rest", () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
+    const many = Object.fromEntries(keys.map((key) => [key, 1]));
+    expect(accepted(sdkEvent(many)).warnings).toEqual([
+      `ignored unknown keys: ${keys
+        .slice(0, 10)
+        .map((key) => `"${key}"`)
+        .join(", ")} and 2 more`,
+    ]);
+    const ten = Object.fromEntries(keys.slice(0, 10).map((key) => [key, 1]));
+    expect(accepted(sdkEvent(ten)).warnings[0]).not.toContain("more");
+    expect(accepted(sdkEvent({ ["x".repeat(50)]: 1 })).warnings).toEqual([
+      `ignored unknown keys: "${"x".repeat(40)}"`,
+    ]);
+  });
+
+  it("marks an event anonymous only when it says so", () => {
+    expect(accepted(sdkEvent({ anonymous: true })).anonymous).toBe(true);
+    expect(accepted(sdkEvent({ anonymous: false })).anonymous).toBe(false);
+    expect(accepted(sdkEvent()).anonymous).toBe(false);
+  });
+
   it("keeps revenue without a currency in the parameters only, with a warning", () => {
     const event = accepted(sdkEvent({ parameters: { revenue: 5 } }));
     expect(event.revenue).toBeNull();
@@ -191,6 +213,11 @@ describe("judgeEvents: event_type and event_name", () => {
         }
       }
     }
+    // A standard event's name is no install's: the name of a PURCHASE is not read.
+    expect(accepted(sdkEvent({ event_type: "PURCHASE", event_name: "Install" }))).toMatchObject({
+      eventType: "PURCHASE",
+      eventName: null,
+    });
     // Only a name the export writes as service_install: the others stay the app's own.
     for (const event_name of ["Install Started", "Reinstall", "Purchase", "Installs"]) {
       expect(accepted(sdkEvent({ event_type: "CUSTOM", event_name })).eventName).toBe(event_name);
