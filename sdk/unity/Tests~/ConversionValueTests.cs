@@ -153,7 +153,12 @@ namespace Service.Unity.Tests
                 var parameters = json["parameters"] as JObject;
                 if (parameters != null)
                 {
-                    foreach (var parameter in parameters.Properties()) conversion.Parameters[parameter.Name] = (double)parameter.Value;
+                    // ConversionEvent's parameters are the numeric ones alone, as ConversionEvent.Of keeps them.
+                    foreach (var parameter in parameters.Properties())
+                    {
+                        if (parameter.Value.Type == JTokenType.Integer || parameter.Value.Type == JTokenType.Float)
+                            conversion.Parameters[parameter.Name] = (double)parameter.Value;
+                    }
                 }
                 ConversionState next;
                 var call = ConversionEvaluation.Evaluate(rules, state, conversion, rates, out next);
