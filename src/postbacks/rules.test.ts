@@ -140,6 +140,29 @@ describe("eventDecision", () => {
     expect(level.send && level.event).toMatchObject({ name: "level_complete", revenue: null });
   });
 
+  it("sends no event while disabled or unresolved, nor without an event template", () => {
+    const event = eventAt(sinceInstall(DAY_MS));
+    expect(eventDecision(unity({ enabled: false }), won, INSTALLED, event)).toEqual({
+      send: false,
+      reason: "disabled",
+    });
+    expect(eventDecision(unity(), null, INSTALLED, event)).toEqual({
+      send: false,
+      reason: "not_resolved",
+    });
+    const installsOnly = parsePartnerConfig({
+      id: "pc_custom",
+      appId: "com.example.game",
+      partner: "custom",
+      template: { method: "GET", install: { url: "https://pb.example.com/i?c={click_id}" } },
+      mediaSources: ["unityads_int"],
+    });
+    expect(eventDecision(installsOnly, won, INSTALLED, event)).toEqual({
+      send: false,
+      reason: "no_template",
+    });
+  });
+
   it("sends no unmapped event", () => {
     expect(
       eventDecision(unity(), won, INSTALLED, eventAt(sinceInstall(1), "service_login")),
@@ -224,6 +247,14 @@ describe("sendIdOf", () => {
         fc.pre(JSON.stringify([c1, s1]) !== JSON.stringify([c2, s2]));
         expect(sendIdOf(c1, s1)).not.toBe(sendIdOf(c2, s2));
       }),
+    );
+  });
+
+  it("gives each event of one install its own id, and each install its own", () => {
+    const event = (eventId: string): SendSubject => ({ kind: "event", serviceId: "s", eventId });
+    expect(sendIdOf("pc", event("e1"))).not.toBe(sendIdOf("pc", event("e2")));
+    expect(sendIdOf("pc", { kind: "install", serviceId: "s1" })).not.toBe(
+      sendIdOf("pc", { kind: "install", serviceId: "s2" }),
     );
   });
 

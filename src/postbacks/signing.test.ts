@@ -103,11 +103,34 @@ describe("verifying a webhook", () => {
       "t=1700000000",
       `t=x,v1=${"0".repeat(64)}`,
       "t=1700000000,v1=12",
+      // Digits and hex digits end where the value ends: nothing trails them.
+      `t=1700000000x,v1=${signatureOf(SECRET, 1_700_000_000, BODY)}`,
+      `t=1700000000,v1=${signatureOf(SECRET, 1_700_000_000, BODY)}00`,
+      `t=1700000000,v1=x${signatureOf(SECRET, 1_700_000_000, BODY)}`,
+      // The time is the `t` key's alone.
+      `tt=1700000000,v1=${signatureOf(SECRET, 1_700_000_000, BODY)}`,
+      `=1700000000,v1=${signatureOf(SECRET, 1_700_000_000, BODY)}`,
     ]) {
       expect(verifySignature({ secrets: [SECRET], body: BODY, header: bad, now: SENT })).toEqual({
         ok: false,
         reason: "malformed",
       });
+    }
+  });
+
+  it("reads a header with spaces around its parts, and passes over keys it does not know", () => {
+    const signature = signatureOf(SECRET, 1_700_000_000, BODY);
+    for (const spaced of [
+      `t=1700000000, v1=${signature}`,
+      ` t = 1700000000 ,v1= ${signature} `,
+      `v0=abc,t=1700000000,note,v1=${signature}`,
+    ]) {
+      expect(verifySignature({ secrets: [SECRET], body: BODY, header: spaced, now: SENT })).toEqual(
+        {
+          ok: true,
+          timestamp: 1_700_000_000,
+        },
+      );
     }
   });
 

@@ -116,6 +116,19 @@ describe("checkUrlSyntax", () => {
     expect(problem("/relative")).toMatch(/absolute/);
     const long = `https://postbacks.example.com/?q=${"a".repeat(REQUEST_LIMITS.maxUrlBytes)}`;
     expect(problem(long)).toMatch(/longer than/);
+    // A user name alone or a password alone is a credential all the same.
+    expect(problem("https://user@postbacks.example.com/")).toMatch(/user name or password/);
+    expect(problem("https://:pw@postbacks.example.com/")).toMatch(/user name or password/);
+  });
+
+  it("takes a URL of exactly the bound, counted in bytes", () => {
+    const base = "https://postbacks.example.com/?q=";
+    const fill = (bytes: number) => `${base}${"a".repeat(bytes - base.length)}`;
+    expect(problem(fill(REQUEST_LIMITS.maxUrlBytes))).toBeNull();
+    expect(problem(fill(REQUEST_LIMITS.maxUrlBytes + 1))).toMatch(/longer than/);
+    // Two bytes a character: half as many characters reach the bound.
+    const accented = `${base}${"é".repeat((REQUEST_LIMITS.maxUrlBytes - base.length) / 2 + 1)}`;
+    expect(problem(accented)).toMatch(/longer than/);
   });
 
   it("refuses a literal address that is not public, however it is written", () => {
@@ -136,6 +149,9 @@ describe("checkUrlSyntax", () => {
     expect(problem("http://localhost:8080/pb", { allowLoopback: true })).toBeNull();
     expect(problem("http://postbacks.example.com/", { allowLoopback: true })).toBe("must be https");
     expect(problem("http://10.0.0.1/", { allowLoopback: true })).toBe("must be https");
+    expect(problem("ftp://127.0.0.1/pb", { allowLoopback: true })).toBe("must be https");
+    expect(problem("http://127.0.0.1:8080/pb")).toBe("must be https");
+    expect(problem("http://localhost:8080/pb")).toBe("must be https");
   });
 });
 
