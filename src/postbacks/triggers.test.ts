@@ -18,36 +18,47 @@ const PARTNER: StoredPartnerConfig = {
   updatedAt: "2026-11-24T12:00:00.000Z",
 };
 
-/** The triggers of an app with that partner and one webhook, and the rows they add. */
-const triggersOf = () => {
+const WEBHOOK = {
+  id: "hook",
+  appId: APP_ID,
+  url: "https://hooks.example.com/",
+  sealedSecret: "",
+  enabled: true,
+  updatedAt: "2026-11-24T12:00:00.000Z",
+};
+
+/**
+ * The triggers of an app with that partner and one webhook (`enabled` or not), over an outbox
+ * that keeps each row once by its send id: the rows added, the outbox, and the batches queued.
+ */
+const triggersOf = (options: { webhookEnabled?: boolean } = {}) => {
   const rows: OutboxRow[] = [];
+  const outbox = new Map<string, OutboxRow>();
+  const batches: { sendId: string; attempt: number }[][] = [];
   const triggers = createPostbackTriggers({
     configs: {
       listByApp: async () => ({
         partners: [PARTNER],
-        webhooks: [
-          {
-            id: "hook",
-            appId: APP_ID,
-            url: "https://hooks.example.com/",
-            sealedSecret: "",
-            enabled: true,
-            updatedAt: "2026-11-24T12:00:00.000Z",
-          },
-        ],
+        webhooks: [{ ...WEBHOOK, enabled: options.webhookEnabled ?? true }],
         settings: { shareDeviceDataWithoutConsent: false },
       }),
     },
     outbox: {
       add: async (row) => {
+        if (outbox.has(row.sendId)) return false;
+        outbox.set(row.sendId, row);
         rows.push(row);
         return true;
       },
-      get: async () => undefined,
+      get: async (sendId) => outbox.get(sendId),
     },
-    queue: { send: async () => {} },
+    queue: {
+      send: async (jobs) => {
+        batches.push(jobs.map(({ sendId, attempt }) => ({ sendId, attempt })));
+      },
+    },
   });
-  return { rows, triggers };
+  return { rows, outbox, batches, triggers };
 };
 
 describe("an install's sends", () => {
@@ -151,5 +162,69 @@ describe("an event's sends", () => {
         anonymous: true,
       });
     }
+  });
+});
+
+describe("queueing", () => {
+  const install = {
+    appId: APP_ID,
+    serviceId: "s1",
+    attribution: { status: "matched" as const, mediaSource: "network" },
+    ip: null,
+    userAgent: null,
+  };
+
+  /** An accepted login of the install, by its id. */
+  const event = (eventId: string) => ({
+    serviceId: "s1",
+    installTime: "2026-11-24T10:00:00.000Z",
+    event: { eventId, name: "service_login", time: "2026-11-24T12:00:00.000Z", revenue: null },
+    ip: null,
+    userAgent: null,
+    customerUserId: null,
+    anonymous: false,
+  });
+
+  it("queues each new send's first attempt, and a send added before only while it was never tried", async () => {
+    const { rows, outbox, batches, triggers } = triggersOf();
+    expect(await triggers.installResolved(install)).toBe(2);
+    const ids = rows.map((row) => row.sendId);
+    expect(batches).toEqual([ids.map((sendId) => ({ sendId, attempt: 1 }))]);
+    // The same install resolved again (a run stopped after the rows were added): the rows stay
+    // as they are, and their first attempt is queued again.
+    expect(await triggers.installResolved(install)).toBe(2);
+    expect(rows).toHaveLength(2);
+    expect(batches[1]).toEqual(batches[0]);
+    // Tried once, or delivered: never queued again from here, and no empty batch is sent.
+    const [partner, webhook] = rows;
+    if (!partner || !webhook) throw new Error("two rows");
+    outbox.set(partner.sendId, { ...partner, attempts: 1 });
+    outbox.set(webhook.sendId, { ...webhook, state: "delivered", attempts: 1 });
+    expect(await triggers.installResolved(install)).toBe(0);
+    expect(batches).toHaveLength(2);
+  });
+
+  it("adds nothing for a disabled webhook", async () => {
+    const { rows, triggers } = triggersOf({ webhookEnabled: false });
+    await triggers.installResolved(install);
+    expect(rows.map((row) => row.target)).toEqual(["partner"]);
+    const { rows: eventRows, triggers: eventTriggers } = triggersOf({ webhookEnabled: false });
+    await eventTriggers.eventsAccepted(APP_ID, [event("e1")], async () => install.attribution);
+    expect(eventRows.map((row) => row.target)).toEqual(["partner"]);
+  });
+
+  it("sends a partner no event of an install another network won, and reads each install's attribution once", async () => {
+    const { rows, triggers } = triggersOf();
+    let reads = 0;
+    const elsewhere = async () => {
+      reads++;
+      return { status: "matched" as const, mediaSource: "another_network" };
+    };
+    await triggers.eventsAccepted(APP_ID, [event("e1"), event("e2")], elsewhere);
+    expect(rows.map((row) => row.target)).toEqual(["webhook", "webhook"]);
+    expect(reads).toBe(1);
+    // Not resolved yet: the partner's row waits for the worker to decide.
+    await triggers.eventsAccepted(APP_ID, [event("e3")], async () => null);
+    expect(rows.map((row) => row.target)).toEqual(["webhook", "webhook", "webhook", "partner"]);
   });
 });
