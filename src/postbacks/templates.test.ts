@@ -243,6 +243,37 @@ describe("macro values", () => {
     expect(value("partner.game_id", { values: { game_id: "g-1" } })).toBe("g-1");
   });
 
+  it("fills each device, touch and event fact from its own field", () => {
+    const android = { event: PURCHASE };
+    const ios = { install: IOS_INSTALL, event: PURCHASE };
+    const expected: Record<string, readonly [string, string]> = {
+      os_name: ["Android", "iOS"],
+      os_version: [ANDROID_INSTALL.osVersion ?? "", IOS_INSTALL.osVersion ?? ""],
+      device_model: [ANDROID_INSTALL.deviceModel ?? "", IOS_INSTALL.deviceModel ?? ""],
+      app_version: [ANDROID_INSTALL.appVersion ?? "", IOS_INSTALL.appVersion ?? ""],
+      sdk_version: [ANDROID_INSTALL.sdkVersion ?? "", IOS_INSTALL.sdkVersion ?? ""],
+      locale: [ANDROID_INSTALL.locale ?? "", IOS_INSTALL.locale ?? ""],
+      timezone: [ANDROID_INSTALL.timezone ?? "", IOS_INSTALL.timezone ?? ""],
+      country: [ANDROID_INSTALL.country ?? "", IOS_INSTALL.country ?? ""],
+      user_agent: [ANDROID_INSTALL.userAgent ?? "", IOS_INSTALL.userAgent ?? ""],
+      campaign_id: ["cmp-1", "cmp-1"],
+      adset_name: ["Broad", "Broad"],
+      adset_id: ["as-1", "as-1"],
+      ad_name: ["Video 15s", "Video 15s"],
+      ad_id: ["ad-1", "ad-1"],
+      click_time: ["2026-11-01T09:58:20.000Z", "2026-11-01T09:58:20.000Z"],
+      touch_type: ["click", "click"],
+      event_id: ["evt-1", "evt-1"],
+      event_time: ["2026-11-03T12:00:00.000Z", "2026-11-03T12:00:00.000Z"],
+    };
+    for (const [name, [onAndroid, onIos]] of Object.entries(expected)) {
+      expect([name, value(name, android), value(name, ios)]).toEqual([name, onAndroid, onIos]);
+    }
+    // The fixture's facts all differ, so a macro reading a neighbour's field shows above.
+    const values = Object.keys(expected).map((name) => value(name, android));
+    expect(new Set(values).size).toBe(values.length);
+  });
+
   it("fills the event's facts, its revenue only as the rules passed it", () => {
     expect(value("event_name", { event: PURCHASE })).toBe("in_app_purchase");
     expect(value("event_unix_ts", { event: PURCHASE })).toBe("1793707200");
