@@ -5,6 +5,8 @@ import {
   AAK_DEVELOPMENT,
   SKAN_1_0_UNVERIFIABLE,
   SKAN_2_0,
+  SKAN_2_1,
+  SKAN_2_2,
   SKAN_3_WIN,
   SKAN_4_COARSE,
   SKAN_4_FINE,
@@ -143,12 +145,24 @@ describe("SKAdNetwork postbacks", () => {
       didWin: true,
       sourceDomain: null,
     });
-    // Before 3.0 there is no did-win: only the winner is sent a postback.
-    expect(read({ ...SKAN_2_0, "did-win": false, "fidelity-type": 0 })).toMatchObject({
-      didWin: true,
-      fidelityType: null,
-      sequenceIndex: 0,
-    });
+    // Before 3.0 there is no did-win: only the winner is sent a postback; before 2.2, no
+    // fidelity type. Added to Apple's postbacks, they leave them verified and count for nothing.
+    for (const sample of [SKAN_2_0, SKAN_2_1]) {
+      const more = read({ ...sample, "did-win": false, "fidelity-type": 0 });
+      expect(more.verification.status).toBe("verified");
+      expect(more).toMatchObject({
+        didWin: true,
+        fidelityType: null,
+        sequenceIndex: 0,
+        redownload: true,
+        sourceAppId: "1234567891",
+      });
+    }
+    const lost = read({ ...SKAN_2_2, "did-win": false });
+    expect(lost.verification.status).toBe("verified");
+    expect(lost).toMatchObject({ didWin: true, fidelityType: 1 });
+    // From 3.0 a postback says whether it won.
+    expect(read({ ...SKAN_3_WIN, "did-win": false })).toMatchObject({ didWin: false });
     // 4.0 signs a domain only in the place of an app id.
     const { "source-domain": _domain, ...withoutDomain } = SKAN_4_FINE;
     expect(read({ ...withoutDomain, "source-app-id": 1234567891, "campaign-id": 5 })).toMatchObject(
@@ -313,9 +327,84 @@ describe("AdAttributionKit postbacks", () => {
     }
   });
 
-  it("refuses a body that is no postback", () => {
-    for (const body of [{}, { "jws-string": "a.b" }, { "jws-string": "e30.e30.e30" }]) {
-      expect(readAdAttributionKitPostback(body).ok).toBe(false);
-    }
+  /**
+   * Apple's example with its payload's fields changed (so no longer Apple's signature), its
+   * header's too, and the body's unsigned fields: what each field is read as.
+   */
+  const edited = (
+    payloadFields: Record<string, unknown>,
+    bodyFields: Record<string, unknown> = {},
+    headerFields: Record<string, unknown> = {},
+  ) => {
+    const [header = "", payload = "", signature = ""] = AAK_DEVELOPMENT["jws-string"].split(".");
+    const merged = (part: string, fields: Record<string, unknown>) =>
+      Buffer.from(
+        JSON.stringify({
+          ...JSON.parse(Buffer.from(part, "base64url").toString("utf8")),
+          ...fields,
+        }),
+      ).toString("base64url");
+    return readAak({
+      ...AAK_DEVELOPMENT,
+      ...bodyFields,
+      "jws-string": `${merged(header, headerFields)}.${merged(payload, payloadFields)}.${signature}`,
+    });
+  };
+
+  it("reads each payload field where Apple puts it", () => {
+    expect(edited({ "conversion-type": "redownload" })).toMatchObject({
+      redownload: true,
+      conversionType: "redownload",
+    });
+    expect(edited({ "conversion-type": "download" }).redownload).toBe(false);
+    expect(edited({ "publisher-item-identifier": 1234567891 }).sourceAppId).toBe("1234567891");
+    expect(edited({ "source-domain": "example.com" }).sourceDomain).toBe("example.com");
+    expect(edited({}).sourceDomain).toBeNull();
+    // The signed country wins over the body's unsigned one.
+    expect(edited({ "country-code": "DE" }).countryCode).toBe("DE");
+    expect(edited({}, { "ad-interaction-type": "view" }).fidelityType).toBe(0);
+    const { "ad-interaction-type": _type, "country-code": _country, ...bare } = AAK_DEVELOPMENT;
+    expect(readAak(bare)).toMatchObject({ fidelityType: null, countryCode: null });
+    expect(
+      edited({}, { "conversion-value": undefined, "coarse-conversion-value": "medium" }),
+    ).toMatchObject({ conversionValue: null, coarseValue: "medium" });
+    expect(edited({ "postback-sequence-index": 2, "did-win": false })).toMatchObject({
+      sequenceIndex: 2,
+      didWin: false,
+    });
+  });
+
+  it("keeps a JWS of another algorithm or an unknown kid as unverified, saying why", () => {
+    expect(edited({}, {}, { alg: "HS256" }).verification).toEqual({
+      status: "unverified",
+      environment: null,
+      keyId: null,
+      reason: "alg HS256 is not ES256",
+    });
+    expect(edited({}, {}, { kid: "someone/1" }).verification.reason).toBe(
+      "kid someone/1 is not one of Apple's keys",
+    );
+    expect(edited({ "source-identifier": "1235" }).verification.reason).toBe(
+      "Apple's signature does not match the JWS",
+    );
+  });
+
+  it("refuses a body that is no postback, naming what is wrong", () => {
+    const problem = (body: unknown) => {
+      const result = readAdAttributionKitPostback(body);
+      return result.ok ? null : result.problem;
+    };
+    expect(problem({})).toMatch(/^not an AdAttributionKit postback: jws-string /);
+    expect(problem({ "jws-string": "a.b" })).toBe("a postback whose jws-string is no compact JWS");
+    expect(problem({ "jws-string": "a.b.c.d" })).toBe(
+      "a postback whose jws-string is no compact JWS",
+    );
+    expect(problem({ "jws-string": "e30.e30.e30" })).toBe(
+      "a postback whose jws-string has no JWS header with a kid",
+    );
+    const header = Buffer.from(JSON.stringify({ kid: "k", alg: "ES256" })).toString("base64url");
+    expect(problem({ "jws-string": `${header}.e30.e30` })).toMatch(
+      /^not an AdAttributionKit postback's payload: /,
+    );
   });
 });
