@@ -222,6 +222,10 @@ describe("an ad network's touches", () => {
     const link = testLink({
       campaignId: "123",
       campaignName: "Winter",
+      adsetId: "as-1",
+      adsetName: "Broad",
+      adId: "ad-1",
+      adName: "Video",
       deepLinkPath: "/levels/7",
       params: { promo: "WINTER" },
     });
@@ -239,8 +243,73 @@ describe("an ad network's touches", () => {
       deeplinkId: link.deeplinkId,
       campaignId: "123",
       campaignName: "Spring",
+      adsetId: "as-1",
+      adsetName: "Broad",
+      adId: "ad-1",
+      adName: "Video",
       params: { deep_link_path: "/levels/7", promo: "WINTER", sub1: "x" },
     });
+    // Each of the network's own values wins over the link's.
+    const own = await record(APP.appId, {
+      touches: [
+        click({
+          deeplink_id: link.deeplinkId,
+          adset_id: "as-2",
+          adset_name: "Lookalike",
+          ad_id: "ad-2",
+          ad_name: "Banner",
+        }),
+      ],
+    });
+    expect(touches.stored.get(own.accepted[0]?.click_id ?? "")).toMatchObject({
+      adsetId: "as-2",
+      adsetName: "Lookalike",
+      adId: "ad-2",
+      adName: "Banner",
+    });
+  });
+
+  it("answers a click id sent twice in one request as one touch, the second a repeat, in the request's order", async () => {
+    const { record, touches, rows } = setup();
+    const answer = await record(APP.appId, {
+      touches: [
+        click({ click_id: "n5" }),
+        click({ touch_type: "x" }),
+        click({ click_id: "n5" }),
+        click(),
+      ],
+    });
+    const [first, repeat, other] = answer.accepted;
+    expect(answer.accepted.map((touch) => [touch.index, touch.duplicate])).toEqual([
+      [0, false],
+      [2, true],
+      [3, false],
+    ]);
+    expect(repeat?.click_id).toBe(first?.click_id);
+    expect(other?.click_id).not.toBe(first?.click_id);
+    expect(answer.rejected.map((verdict) => verdict.index)).toEqual([1]);
+    expect(touches.stored.size).toBe(2);
+    expect(rows.map((row) => row.click_id).sort()).toEqual(
+      [first?.click_id, other?.click_id].sort(),
+    );
+  });
+
+  it("fails the request when a network's click id cannot be claimed, taking back the random ids it stored", async () => {
+    const touches = memoryTouches();
+    const rows: LakeRecord[] = [];
+    const { record } = recorderOf(async (records) => void rows.push(...records), {
+      touches: {
+        ...touches,
+        putIfAbsent: async () => {
+          throw new Error("store down");
+        },
+      },
+    });
+    await expect(
+      record(APP.appId, { touches: [click(), click({ click_id: "n7" })] }),
+    ).rejects.toThrow("store down");
+    expect(touches.stored.size).toBe(0);
+    expect(rows).toEqual([]);
   });
 
   it("keeps a touch's own cost, else its link's, and its cost in USD on its lake row", async () => {
