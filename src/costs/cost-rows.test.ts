@@ -23,6 +23,10 @@ const row = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
+/** Rows of the app com.a, each the base row with its given fields, as an upload reads them. */
+const rowsOf = (...given: Record<string, unknown>[]) =>
+  costRowsOf("com.a", { rows: given.map((g) => row(g)) }, FX, NOW);
+
 describe("cost rows", () => {
   it("converts each amount with its own day's rate, and keeps a row without one", () => {
     const [rate27, rate20, none] = costRowsOf(
@@ -188,8 +192,6 @@ describe("cost rows", () => {
   });
 
   it("warns of a campaign's day whose stored rows are at several levels of detail, and of no other", () => {
-    const rowsOf = (...given: Record<string, unknown>[]) =>
-      costRowsOf("com.a", { rows: given.map((g) => row(g)) }, FX, NOW);
     const total = rowsOf({});
     const split = rowsOf({ country: "DE", amount: 60 }, { country: "FR", amount: 40 });
     const other = rowsOf({ campaign_id: "c2" }, { campaign_id: "c2", adset_id: "a1" });
@@ -208,9 +210,31 @@ describe("cost rows", () => {
     ).toEqual([]);
   });
 
+  it("names each level by what its rows name, by id or by name alike", () => {
+    const total = rowsOf({});
+    const detailed = rowsOf(
+      { adset_name: "Broad" },
+      { adset_id: "a1", ad_name: "Video" },
+      { adset_id: "a2", country: "DE" },
+      { ad_id: "d1" },
+    );
+    const [warning] = mixedLevelWarnings(total, detailed);
+    expect(warning).toContain(
+      "has cost rows at 5 levels of detail (by ad; by ad set; by ad set and ad; by ad set and country; the campaign's total)",
+    );
+  });
+
+  it("warns of twenty campaigns' days at most, and counts the rest", () => {
+    const campaigns = Array.from({ length: 22 }, (_, i) => `c${i}`);
+    const totals = rowsOf(...campaigns.map((campaign_id) => ({ campaign_id })));
+    const split = rowsOf(...campaigns.map((campaign_id) => ({ campaign_id, country: "DE" })));
+    const warnings = mixedLevelWarnings(totals, split);
+    expect(warnings).toHaveLength(21);
+    expect(warnings[20]).toBe("And 2 more campaigns' days likewise.");
+    expect(mixedLevelWarnings(totals.slice(0, 20), split.slice(0, 20))).toHaveLength(20);
+  });
+
   it("counts a row taken back (sent again with amount 0) at no level", () => {
-    const rowsOf = (...given: Record<string, unknown>[]) =>
-      costRowsOf("com.a", { rows: given.map((g) => row(g)) }, FX, NOW);
     const split = rowsOf({ country: "DE", amount: 60 }, { country: "FR", amount: 40 });
     const takenBack = rowsOf({ amount: 0 });
     expect(isTakenBack(takenBack[0] ?? row())).toBe(true);
