@@ -187,6 +187,36 @@ describe("judgeSessions", () => {
     expect(close).toMatchObject({ ok: true, session: { startedAt: "2026-09-17T11:45:00.000Z" } });
   });
 
+  it("bounds a session's time on the service's clock: a phone days fast or slow sends its sessions all the same", () => {
+    const judged = (startedAt: string, sentAt: string | null) =>
+      judgeSessions([session("a", startedAt)], { now: NOW, sentAt })[0];
+    const DAY = 24 * 60 * 60 * 1000;
+    const shifted = (ms: number) => new Date(NOW.getTime() + ms).toISOString();
+    // Three days fast, or forty days slow: its session of an hour ago by its own clock is kept.
+    expect(judged(shifted(3 * DAY - 3_600_000), shifted(3 * DAY))).toMatchObject({ ok: true });
+    expect(judged(shifted(-40 * DAY - 3_600_000), shifted(-40 * DAY))).toMatchObject({
+      ok: true,
+      session: { startedAt: shifted(-3_600_000) },
+    });
+    // On the service's clock: up to a day ahead and thirty days back, each bound included.
+    expect(judged(shifted(DAY), null)).toMatchObject({ ok: true });
+    expect(judged(shifted(DAY + 1), null)).toMatchObject({ ok: false });
+    expect(judged(shifted(-30 * DAY), null)).toMatchObject({ ok: true });
+    expect(judged(shifted(-30 * DAY - 1), null)).toMatchObject({
+      ok: false,
+      rejected: {
+        detail: "started_at: is more than 30 days old; sessions that late are not accepted",
+      },
+    });
+    expect(judged(shifted(-31 * DAY), shifted(0))).toMatchObject({
+      ok: false,
+      rejected: {
+        detail:
+          "started_at: is more than 30 days before sent_at; sessions that late are not accepted",
+      },
+    });
+  });
+
   it("refuses a session more than a day ahead of the sender's clock", () => {
     const [ahead] = judgeSessions([session("a", "2026-09-19T12:00:00.000Z")], {
       now: NOW,
