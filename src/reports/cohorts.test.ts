@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { CostRow } from "../ports/costs.ts";
 import type { CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
 import { SUMMARY_DAY_NS, SUMMARY_DAYS } from "./cohort-query.ts";
-import { cohortReport, cohortRowOf } from "./cohorts.ts";
+import { cohortReport, cohortRowOf, costKeysNamedBy } from "./cohorts.ts";
 
 const DAY = "2026-11-02";
 const NEXT = "2026-11-03";
@@ -375,6 +375,22 @@ describe("cohort cost rows against the service's own cost and touches", () => {
       impressions: 28_000,
       conversion_rate: 0.0182,
     });
+  });
+
+  it("count the service's own impressions of a campaign that has them, not the network's beside them", () => {
+    const answer = report(
+      [
+        installs(10, 0),
+        clicks(100, 0),
+        clicks(0, 0, { impressions: 5_000 }),
+        clicks(0, 0, { impressions: 2_000 }),
+      ],
+      { costs: [costRow({ clicks: 400, impressions: 8_000 })] },
+    );
+    expect(answer.groups.map((group) => [group.group, group.clicks, group.impressions])).toEqual([
+      ["Winter", 100, 7_000],
+    ]);
+    expect(answer.totals).toMatchObject({ clicks: 100, impressions: 7_000 });
   });
 
   it("count the cost rows' clicks of the days the service has no touch of the campaign, and its touches of the others", () => {
@@ -1057,5 +1073,38 @@ describe("a cohorts result row", () => {
     // A result of before the column: none.
     const { cost_unconverted: _, ...older } = fields;
     expect(cohortRowOf(older).cost_unconverted).toBe(0);
+    // DuckDB's BIGINT and DATE as its client gives them; a day with a time, cut to the day.
+    expect(
+      cohortRowOf({ ...fields, installs: 7n, cohort_day: "2026-11-02 00:00:00", day_n: 3n }),
+    ).toMatchObject({ installs: 7, cohort_day: "2026-11-02", day_n: 3 });
+  });
+
+  it("refuses a result row it cannot read, rather than count it as zero or as another part", () => {
+    const fields = { part: "installs", cohort_day: "2026-11-02", installs: "1", active: "0" };
+    expect(() => cohortRowOf({ ...fields, installs: "" })).toThrow(
+      "cohorts result column installs is not a number: ",
+    );
+    expect(() => cohortRowOf({ ...fields, installs: "x" })).toThrow(/installs is not a number: x/);
+    expect(() => cohortRowOf({ ...fields, installs: null })).toThrow(/installs is not a number/);
+    expect(() => cohortRowOf({ ...fields, part: "everything" })).toThrow(/of no part: everything/);
+    expect(() => cohortRowOf({ ...fields, cohort_day: "" })).toThrow(/of no part: installs/);
+  });
+});
+
+describe("the cost keys the query is asked for", () => {
+  it("are the campaign's, and an ad set's, an ad's or a country's only where a cost row names one, by id or by name", () => {
+    expect(costKeysNamedBy([])).toEqual([]);
+    expect(costKeysNamedBy([costRow()])).toEqual(["campaign"]);
+    expect(costKeysNamedBy([costRow(), costRow({ adsetName: "Broad" })])).toEqual([
+      "campaign",
+      "adset",
+    ]);
+    expect(costKeysNamedBy([costRow({ adsetId: "as-1" })])).toEqual(["campaign", "adset"]);
+    expect(costKeysNamedBy([costRow({ adName: "Video" })])).toEqual(["campaign", "ad"]);
+    expect(costKeysNamedBy([costRow({ adId: "ad-1" })])).toEqual(["campaign", "ad"]);
+    expect(costKeysNamedBy([costRow(), costRow({ country: "DE" })])).toEqual([
+      "campaign",
+      "country",
+    ]);
   });
 });
