@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { storedInstall } from "../../test/support/installs.ts";
 import type { Confidence } from "../domain/attribution.ts";
 import { NO_CAMPAIGN } from "../touches/touch.ts";
 import type { Credit, Match } from "./matcher.ts";
-import { resultOf } from "./results.ts";
+import { installTypeOf, resultOf } from "./results.ts";
 import { DEFAULT_ATTRIBUTION } from "./settings.ts";
 
 const AT = new Date("2026-11-24T12:00:00.000Z");
@@ -146,5 +147,50 @@ describe("an install again from a click another install of its device holds", ()
       resultOf({ kind: "organic" } as Match, "reinstall_same_device", AT, DEFAULT_ATTRIBUTION)
         .reinstall,
     ).toBe(true);
+  });
+});
+
+describe("an iOS install's type", () => {
+  /**
+   * An iPhone's install first opened at `openedAt` by the service's clock and sent a minute
+   * later, by a device whose clock is `offsetMs` behind (its own first open reads that earlier).
+   */
+  const iphone = (serviceId: string, openedAt: string, offsetMs = 0) =>
+    storedInstall("com.example.game", serviceId, {
+      os: "ios",
+      firstOpenTime: new Date(Date.parse(openedAt) - offsetMs).toISOString(),
+      clockOffsetMs: offsetMs === 0 ? null : offsetMs,
+      receivedAt: new Date(Date.parse(openedAt) + 60_000).toISOString(),
+    });
+
+  it("is a reinstall when the IDFV was on an install first opened earlier, else new", () => {
+    const first = iphone("s-1", "2026-11-01T10:00:00.000Z");
+    const again = iphone("s-2", "2026-11-05T10:00:00.000Z");
+    expect(installTypeOf(first, [first, again])).toBe("new_install");
+    expect(installTypeOf(again, [first, again])).toBe("reinstall_same_device");
+    expect(installTypeOf(again, [again])).toBe("new_install");
+  });
+
+  it("tells two installs first opened at one time apart by their ids, so exactly one is new", () => {
+    const a = iphone("s-a", "2026-11-01T10:00:00.000Z");
+    const b = iphone("s-b", "2026-11-01T10:00:00.000Z");
+    expect([installTypeOf(a, [a, b]), installTypeOf(b, [a, b])]).toEqual([
+      "new_install",
+      "reinstall_same_device",
+    ]);
+  });
+
+  it("orders them on the service's clock, whatever each device's clock read", () => {
+    // The later install's phone was set three days back: by its own clock it opened first.
+    const first = iphone("s-1", "2026-11-03T10:00:00.000Z");
+    const again = iphone("s-2", "2026-11-04T10:00:00.000Z", 3 * 24 * 3_600_000);
+    expect(again.firstOpenTime < first.firstOpenTime).toBe(true);
+    expect(installTypeOf(again, [first, again])).toBe("reinstall_same_device");
+    expect(installTypeOf(first, [first, again])).toBe("new_install");
+  });
+
+  it("is none on Android, which cannot tell a reinstall without a click", () => {
+    const android = storedInstall("com.example.game", "s-1");
+    expect(installTypeOf(android, [android, storedInstall("com.example.game", "s-0")])).toBeNull();
   });
 });
