@@ -28,6 +28,16 @@ const unity = (overrides: Record<string, unknown> = {}): PartnerConfig =>
     ...overrides,
   });
 
+/** A custom partner of one media source, with the GET template's install or event side alone. */
+const custom = (template: Record<string, unknown>, mediaSource: string): PartnerConfig =>
+  parsePartnerConfig({
+    id: "pc_custom",
+    appId: "com.example.game",
+    partner: "custom",
+    template: { method: "GET", ...template },
+    mediaSources: [mediaSource],
+  });
+
 const matched = (mediaSource: string): ResolvedAttribution => ({ status: "matched", mediaSource });
 const ORGANIC: ResolvedAttribution = { status: "organic", mediaSource: "organic" };
 
@@ -103,13 +113,10 @@ describe("installDecision", () => {
       reason: "disabled",
     });
     expect(installDecision(unity(), null)).toEqual({ send: false, reason: "not_resolved" });
-    const eventsOnly = parsePartnerConfig({
-      id: "pc_custom",
-      appId: "com.example.game",
-      partner: "custom",
-      template: { method: "GET", event: { url: "https://pb.example.com/e?n={event_name}" } },
-      mediaSources: ["my_network"],
-    });
+    const eventsOnly = custom(
+      { event: { url: "https://pb.example.com/e?n={event_name}" } },
+      "my_network",
+    );
     expect(installDecision(eventsOnly, matched("my_network"))).toEqual({
       send: false,
       reason: "no_template",
@@ -150,13 +157,10 @@ describe("eventDecision", () => {
       send: false,
       reason: "not_resolved",
     });
-    const installsOnly = parsePartnerConfig({
-      id: "pc_custom",
-      appId: "com.example.game",
-      partner: "custom",
-      template: { method: "GET", install: { url: "https://pb.example.com/i?c={click_id}" } },
-      mediaSources: ["unityads_int"],
-    });
+    const installsOnly = custom(
+      { install: { url: "https://pb.example.com/i?c={click_id}" } },
+      "unityads_int",
+    );
     expect(eventDecision(installsOnly, won, INSTALLED, event)).toEqual({
       send: false,
       reason: "no_template",
