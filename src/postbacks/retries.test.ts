@@ -135,6 +135,18 @@ describe("verdictOf", () => {
     expect(retryAt("2026-11-02T10:05:00Z")).toBe(MINUTE_MS);
     expect(retryAfterMs(undefined, ENDED)).toBeNull();
     expect(retryAfterMs("60", ENDED)).toBe(60_000);
+    // Spaces around a value are no part of it; anything but whole seconds or an HTTP date is
+    // no value at all, not a number read from its tail or a date read from its middle.
+    expect(retryAfterMs(" 60 ", ENDED)).toBe(60_000);
+    expect(retryAfterMs("   ", ENDED)).toBeNull();
+    for (const junk of ["-5", "1.5", "x60", "60s", "6 0"]) {
+      expect(retryAfterMs(junk, ENDED), junk).toBeNull();
+    }
+    const date = new Date(ENDED.getTime() + 300_000).toUTCString();
+    expect(retryAfterMs(date, ENDED)).toBe(300_000);
+    expect(retryAfterMs(`x ${date}`, ENDED)).toBeNull();
+    // An HTTP date is in GMT: one naming another offset is no HTTP date.
+    expect(retryAfterMs(`${date}+0200`, ENDED)).toBeNull();
     // A 503's Retry-After is read too; a partner's 15 minutes are longer than the minute asked.
     const busy = verdictOf(answer(503, "", "60"), 2, ENDED);
     expect(busy).toEqual({
@@ -206,6 +218,19 @@ describe("judged", () => {
     expect(verdictOf(judged(answer(500, '{"code":0}'), check), 1, ENDED)).toMatchObject({
       verdict: "retry",
     });
+    // Nor does a refusing code make a refusal of an answer that is no 2xx: a 503 is tried again,
+    // a 199, a 300 or a 404 stays what its status says, whatever code its body names.
+    for (const status of [199, 300, 404, 503]) {
+      const outcome = answer(status, '{"code":40105}');
+      expect(judged(outcome, check), String(status)).toEqual(outcome);
+    }
+    expect(verdictOf(judged(answer(503, '{"code":40105}'), check), 1, ENDED)).toMatchObject({
+      verdict: "retry",
+    });
+    // The last 2xx is still one.
+    expect(judged(answer(299, '{"code":40105}'), check)).toMatchObject({
+      refusal: { field: "code", code: "40105", later: false },
+    });
   });
 });
 
@@ -230,6 +255,19 @@ describe("maskUrl", () => {
       "https://hook.example.com/invoke?sv=1.0&sig=S3CR3T&code=F00&hmac=AB&zip_code=10115&signal=on";
     expect(maskUrl(azure, [])).toBe(
       `https://hook.example.com/invoke?sv=1.0&sig=${MASK}&code=${MASK}&hmac=${MASK}&zip_code=10115&signal=on`,
+    );
+  });
+
+  it("masks a credential-named query value up to the fragment, and keeps the fragment and bare keys", () => {
+    expect(maskUrl("https://x.example.com/p?token=abc&flag#token=frag", [])).toBe(
+      `https://x.example.com/p?token=${MASK}&flag#token=frag`,
+    );
+    expect(maskUrl("https://x.example.com/p#token=frag", [])).toBe(
+      "https://x.example.com/p#token=frag",
+    );
+    // A key written percent-encoded is read decoded; one that cannot be decoded, as written.
+    expect(maskUrl("https://x.example.com/p?api%5Fkey=abc&%E0%A4%A=1&sig=S", [])).toBe(
+      `https://x.example.com/p?api%5Fkey=${MASK}&%E0%A4%A=1&sig=${MASK}`,
     );
   });
 
@@ -270,6 +308,12 @@ describe("urlCredentialsOf", () => {
     const url =
       "https://hooks.example.com/services/T0123456789ABCDEF/in?app=1&api_key=k%2By+z&sig=S1&link_id=L1234567890abcdefgh#f";
     expect(urlCredentialsOf(url)).toEqual(["T0123456789ABCDEF", "k%2By+z", "k+y z", "S1"]);
+  });
+
+  it("reads the query's first pair, and no pair past the fragment", () => {
+    expect(urlCredentialsOf("https://pb.example.com/in?token=T1&app=1#sig=S2")).toEqual(["T1"]);
+    expect(urlCredentialsOf("https://pb.example.com/in?app&token=T1#x")).toEqual(["T1"]);
+    expect(urlCredentialsOf("https://pb.example.com/in?=T0&token=T1")).toEqual(["T1"]);
   });
 
   it("names nothing of a URL with no credential in it", () => {
@@ -330,6 +374,13 @@ describe("maskSecrets", () => {
       expect(masked, text).not.toContain("tk_live_ABCDEF123456");
       expect(masked, text).not.toContain("cr");
     }
+    // A JSON body stays JSON: the escaped form inside the quotes is masked, not the quotes.
+    expect(JSON.parse(maskSecrets(body, secrets))).toEqual({ token: MASK, other: MASK });
+  });
+
+  it("masks nothing for a secret that is empty", () => {
+    expect(maskSecrets("token=abc", ["", "abc"])).toBe(`token=${MASK}`);
+    expect(maskSecrets("token=abc", [""])).toBe("token=abc");
   });
 });
 
@@ -418,6 +469,9 @@ describe("attemptLog", () => {
       "ECONNREFUSED: refused",
     );
     expect(log(answer(302)).error).toBe("redirect not followed");
+    expect(log(answer(300)).error).toBe("redirect not followed");
+    expect(log(answer(399)).error).toBe("redirect not followed");
+    expect(log(answer(400)).error).toBeNull();
     expect(log({ kind: "refused", reason: "resolves to a private address" }).error).toBe(
       "not sent: resolves to a private address",
     );
@@ -452,6 +506,12 @@ describe("attemptLog", () => {
     expect(log(answer(408)).error).toBe(
       "answered 408 (request timeout): the partner asks for it later",
     );
+    // A 5xx's Retry-After is told of too; on the last attempt nothing is tried again.
+    expect(log(answer(503, "", "60")).error).toBe(
+      "answered 503, tried again in 900 s, later than its Retry-After asks",
+    );
+    expect(log(answer(503, "", "60"), 5)).toMatchObject({ verdict: "failed", error: null });
+    expect(log(answer(503))).toMatchObject({ verdict: "retry", error: null });
     expect(log(answer(425), 5)).toMatchObject({
       verdict: "failed",
       error: "answered 425 (too early): the partner asks for it later",
