@@ -140,3 +140,122 @@ describe("a partner's install postback", () => {
     });
   });
 });
+
+describe("what a send tells of its install", () => {
+  /** The custom partner's install postback of `facts`, won, as query parameters. */
+  const told = (facts: SendFacts, query: string) => {
+    const config = parsePartnerConfig({
+      id: "custom",
+      appId: APP_ID,
+      partner: "custom",
+      mediaSources: ["unityads_int"],
+      template: { method: "GET", install: { url: `https://pb.example.com/i?${query}` } },
+    });
+    const built = partnerRequestOf({ config, facts, event: null, won: true, attempt: 1 });
+    if (!built.ok) throw new Error(built.problem);
+    return Object.fromEntries(new URL(built.request.url).searchParams);
+  };
+
+  it("names the SDK by its platform and version, and an iOS app by its App Store id", () => {
+    const app = {
+      appId: APP_ID,
+      name: "Delivery",
+      platform: "ios" as const,
+      enabled: true,
+      createdAt: "2026-11-01T00:00:00.000Z",
+      links: { appStoreId: "1234567890" },
+    };
+    expect(
+      told({ ...factsOf("unityads_int"), app }, "sdk={sdk_version}&store={store_app_id}"),
+    ).toEqual({ sdk: "swift 1.0.0", store: "1234567890" });
+    // An app without the setting has no App Store id to give.
+    expect(told(factsOf("unityads_int"), "store={store_app_id}")).toEqual({ store: "" });
+  });
+
+  it("tells of a touch only for an install a touch won", () => {
+    const facts = factsOf("unityads_int");
+    const base = facts.attribution;
+    if (!base) throw new Error("the sample has an attribution");
+    const query = "src={media_source}&c={campaign_id}&t={click_time}";
+    expect(told(facts, query)).toEqual({
+      src: "unityads_int",
+      c: "test-campaign",
+      t: base.touchTime,
+    });
+    expect(
+      told({ ...facts, attribution: { ...base, status: "matched_no_params" } }, query),
+    ).toEqual({ src: "unityads_int", c: "test-campaign", t: base.touchTime });
+    // An organic install names its source `organic`, and no touch won it: nothing to tell.
+    for (const status of ["organic", "skipped"] as const) {
+      const unmatched = { ...facts, attribution: { ...base, status, mediaSource: "organic" } };
+      expect(told(unmatched, query), status).toEqual({ src: "", c: "", t: "" });
+    }
+    // A touch whose time is not known gives none.
+    expect(told({ ...facts, attribution: { ...base, touchTime: null } }, "t={click_time}")).toEqual(
+      {
+        t: "",
+      },
+    );
+  });
+});
+
+describe("a webhook's body", () => {
+  const facts = factsOf("unityads_int", "android");
+  const event = {
+    kind: "event" as const,
+    serviceId: "svc-1",
+    eventId: "evt-1",
+    name: "service_purchase",
+    time: "2026-11-20T10:05:00.000Z",
+    revenue: { amount: 9.99, currency: "EUR" },
+    ip: "203.0.113.9",
+    userAgent: "Mozilla/5.0",
+    customerUserId: "user-7",
+  };
+
+  it("gives an install its fields in the export's names, and no event", () => {
+    const body = JSON.parse(webhookBodyOf(facts, "snd_1"));
+    expect(body).toEqual({
+      type: "install",
+      delivery_id: "snd_1",
+      app_id: APP_ID,
+      service_id: "svc-1",
+      platform: "android",
+      install: {
+        first_open_time: facts.install.firstOpenTime,
+        app_version: "1.0.0",
+        os_version: "15",
+        device_model: "Pixel 9",
+        sdk_version: "kotlin 1.0.0",
+        country: "US",
+        locale: "en_US",
+        customer_user_id: null,
+      },
+      attribution: expect.objectContaining({
+        service_match_status: "matched",
+        media_source: "unityads_int",
+      }),
+    });
+    expect(body).not.toHaveProperty("event");
+  });
+
+  it("gives an event its id, name, time and revenue, null where it has none", () => {
+    const body = JSON.parse(webhookBodyOf({ ...facts, subject: event }, "snd_2"));
+    expect(body).toMatchObject({ type: "event", install: { customer_user_id: "user-7" } });
+    expect(body.event).toEqual({
+      event_id: "evt-1",
+      event_name: "service_purchase",
+      event_time: "2026-11-20T10:05:00.000Z",
+      revenue: 9.99,
+      currency: "EUR",
+    });
+    const free = JSON.parse(webhookBodyOf({ ...facts, subject: { ...event, revenue: null } }, "s"));
+    expect(free.event).toEqual({
+      event_id: "evt-1",
+      event_name: "service_purchase",
+      event_time: "2026-11-20T10:05:00.000Z",
+      revenue: null,
+      currency: null,
+    });
+  });
+});

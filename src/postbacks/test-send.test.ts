@@ -33,6 +33,25 @@ describe("a test postback's sample install", () => {
     expect([params.get("idfv"), params.get("advertising_id")]).toEqual(["", ""]);
   });
 
+  it("makes the request of a partner that requires a device id, which a real send without one is not", () => {
+    const google = parsePartnerConfig({
+      id: "google",
+      appId: "com.a",
+      partner: "google-ads",
+      values: { dev_token: "D", link_id: "L" },
+    });
+    const built = partnerTestRequest(
+      google,
+      { kind: "install", platform: "android" },
+      SETTINGS,
+      NOW,
+    );
+    if (!built.ok) throw new Error(built.problem);
+    const params = new URL(built.request.url).searchParams;
+    expect(params.get("app_event_type")).toBe("first_open");
+    expect(params.get("rdid")).toBe("");
+  });
+
   it("says install_type as a real first install of its platform does: new_install on iOS, empty on Android", () => {
     const generic = parsePartnerConfig({
       id: "net",
