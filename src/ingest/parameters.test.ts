@@ -26,6 +26,21 @@ describe("sanitizeParameters", () => {
     expect(keptOf(null)).toEqual({});
   });
 
+  it("keeps the JSON of the kept parameters, and none for a map left empty", () => {
+    for (const raw of [undefined, null, {}, { a: null }]) {
+      expect(sanitizeParameters(raw), JSON.stringify(raw)).toEqual({
+        ok: true,
+        parameters: {},
+        json: null,
+      });
+    }
+    expect(sanitizeParameters({ a: null, b: "é" })).toEqual({
+      ok: true,
+      parameters: { b: "é" },
+      json: '{"b":"é"}',
+    });
+  });
+
   it("keeps strings, finite numbers, booleans, lists and nested maps", () => {
     const raw = { s: "a", n: -1.5, b: false, l: [1, "x", true, [2]], m: { k: { j: "v" } } };
     expect(keptOf(raw)).toEqual(raw);

@@ -37,10 +37,22 @@ describe("normalisePii", () => {
       "1990/01/31",
       "1990.01.31",
       "1990-01-31T00:00:00Z",
+      " 1990-01-31 ",
     ]) {
       expect(normalised("date_of_birth", value)).toBe("19900131");
     }
-    for (const value of ["31/01/1990", "1990-02-30", "yesterday", "1990-1-3"]) {
+    // A month, a day or a year that the calendar lacks is no date, not one rolled over.
+    for (const value of [
+      "31/01/1990",
+      "1990-02-30",
+      "yesterday",
+      "1990-1-3",
+      "1990-13-01",
+      "1990-00-10",
+      "1990-01-00",
+      "1990-01-32",
+      "0050-01-31",
+    ]) {
       expect(normalised("date_of_birth", value)).toBe(
         "error: must be a date as YYYY-MM-DD or YYYYMMDD, e.g. 1990-01-31",
       );
