@@ -33,6 +33,24 @@ describe("the POST /v1/links body", () => {
     );
     expect(problems({ media_source: "x", params: { promo: 7 } })).toContain("must be a string");
   });
+
+  it("takes 50 params with keys of up to 64 characters, and names what is past either", () => {
+    const params = (count: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`sub${i}`, "x"]));
+    expect(problems({ media_source: "x", params: params(50) })).toBe("");
+    expect(problems({ media_source: "x", params: params(51) })).toBe(
+      "params: must have at most 50 keys",
+    );
+    const long = "k".repeat(65);
+    expect(problems({ media_source: "x", params: { ["k".repeat(64)]: "v" } })).toBe("");
+    // The problem names the key, cut short.
+    expect(problems({ media_source: "x", params: { [long]: "v" } })).toMatch(
+      /^params\.k{20,64}…: keys must be at most 64 characters$/,
+    );
+    expect(problems({ media_source: "x", params: { deep_link_path: "/a" } })).toBe(
+      "params.deep_link_path: keys may not be deep_link_path",
+    );
+  });
 });
 
 describe("a link's preview and landing page", () => {

@@ -58,6 +58,35 @@ describe("POST /v1/touches bodies", () => {
   });
 });
 
+describe("a touch's bounds", () => {
+  const at = (ms: number) => new Date(NOW.getTime() + ms).toISOString();
+  const HOUR = 3_600_000;
+
+  it("takes a touch up to 24 hours ahead of the clock and 30 days old, each bound included", () => {
+    for (const time of [at(HOUR), at(24 * HOUR), at(-30 * 24 * HOUR)]) {
+      expect(parseTouch(touch({ touch_time: time }), NOW), time).toMatchObject({ ok: true });
+    }
+    expect(parseTouch(touch({ touch_time: at(24 * HOUR + 1) }), NOW)).toEqual({
+      ok: false,
+      detail: "touch_time: must be at most 24 hours ahead of the server's clock",
+    });
+    expect(parseTouch(touch({ touch_time: at(-30 * 24 * HOUR - 1) }), NOW)).toEqual({
+      ok: false,
+      detail: "touch_time: must be at most 30 days old: no install can be matched to it",
+    });
+  });
+
+  it("takes 50 params and refuses 51", () => {
+    const params = (count: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`sub${i}`, "x"]));
+    expect(parseTouch(touch({ params: params(50) }), NOW)).toMatchObject({ ok: true });
+    expect(parseTouch(touch({ params: params(51) }), NOW)).toEqual({
+      ok: false,
+      detail: "params: must have at most 50 keys",
+    });
+  });
+});
+
 describe("a network touch's cost", () => {
   it("is the three fields together, or none", () => {
     const cpc = { cost_model: "CPC", cost_value: 0.12, cost_currency: "USD" };
