@@ -5,7 +5,7 @@ import {
   type StoredApplePostback,
 } from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
-import { AAK_DEVELOPMENT, SKAN_4_FINE } from "./apple-samples.test-support.ts";
+import { AAK_DEVELOPMENT, SKAN_4_COARSE, SKAN_4_FINE } from "./apple-samples.test-support.ts";
 import { readPostback } from "./postbacks.ts";
 import { createPostbackReceiver } from "./receive.ts";
 
@@ -142,6 +142,72 @@ describe("receiving a postback", () => {
     // the retry adds none.
     expect(lake.rows.map((row) => row.conversion_value)).toEqual([1, 63]);
     expect(lake.rows[1]?.received_at).toBe(lake.rows[0]?.received_at);
+  });
+
+  it("lets no unverified copy dispute another: anyone can post one", async () => {
+    const store = memoryStore();
+    const lake = recordingLake();
+    const receiver = createPostbackReceiver({ apps: async () => [APP], store, lake });
+    const forged = { ...SKAN_4_FINE, "source-identifier": "1111" };
+    expect(await receiver.receive("skadnetwork", forged)).toEqual({ created: true });
+    expect(await receiver.receive("skadnetwork", { ...forged, "conversion-value": 2 })).toEqual({
+      created: false,
+    });
+    expect([...store.items.values()]).toMatchObject([
+      { conversionValue: 63, valuesDisputed: false, verification: { status: "unverified" } },
+    ]);
+    expect(lake.rows).toHaveLength(1);
+  });
+
+  it("marks the stored values disputed when a signed copy differs in its coarse value alone", async () => {
+    const store = memoryStore();
+    const lake = recordingLake();
+    const receiver = createPostbackReceiver({ apps: async () => [APP], store, lake });
+    const edited = { ...SKAN_4_COARSE, "coarse-conversion-value": "low" };
+    expect(await receiver.receive("skadnetwork", edited)).toEqual({ created: true });
+    expect(await receiver.receive("skadnetwork", SKAN_4_COARSE)).toEqual({ created: false });
+    expect([...store.items.values()]).toMatchObject([
+      { coarseValue: "low", valuesDisputed: true, verification: { status: "verified" } },
+    ]);
+    expect(lake.rows.map((row) => row.coarse_conversion_value)).toEqual(["low", "high"]);
+  });
+
+  it("settles a copy against the one stored between its read and its write", async () => {
+    const store = memoryStore();
+    const lake = recordingLake();
+    // Another copy, signed, with other values, is stored just after this one's read missed it.
+    const other = readPostback("skadnetwork", { ...SKAN_4_FINE, "conversion-value": 1 });
+    if (!other.ok) throw new Error(other.problem);
+    let reads = 0;
+    const racing = {
+      ...store,
+      get: async (key: PostbackKey) => {
+        reads += 1;
+        if (reads === 1) {
+          await store.add({
+            ...other.postback,
+            appId: APP.appId,
+            receivedAt: "2026-11-01T00:00:00.000Z",
+            valuesDisputed: false,
+          });
+          return undefined;
+        }
+        return store.get(key);
+      },
+    };
+    const receiver = createPostbackReceiver({ apps: async () => [APP], store: racing, lake });
+    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: false });
+    expect([...store.items.values()]).toMatchObject([{ conversionValue: 1, valuesDisputed: true }]);
+  });
+
+  it("keeps a postback of an App Store id no app has, with no row in the lake", async () => {
+    const store = memoryStore();
+    const lake = recordingLake();
+    const other: App = { ...APP, links: { appStoreId: "999" } };
+    const receiver = createPostbackReceiver({ apps: async () => [other], store, lake });
+    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: true });
+    expect([...store.items.values()]).toMatchObject([{ appId: null, appStoreId: "525463029" }]);
+    expect(lake.rows).toEqual([]);
   });
 
   it("takes a copy signed for production in place of a test's, and neither disputes the other", async () => {
