@@ -3,9 +3,12 @@ import { INGEST_LIMITS } from "../ingest/limits.ts";
 import {
   COST_BODY_BYTES,
   COST_LIMITS,
+  type CostVersion,
   costCellValue,
   costDayProblem,
+  costMatchKeyOf,
   costPages,
+  latestOfEachSpend,
 } from "./cost-requests.ts";
 
 const bodyBytes = (page: readonly unknown[]) =>
@@ -54,6 +57,55 @@ describe("the pages of a cost upload", () => {
       (row) => row.body,
     );
     expect(pages.map((page) => page.map((row) => row.n))).toEqual([[0], [1], [2]]);
+  });
+});
+
+describe("the pages of a cost upload, at their ends", () => {
+  it("are none for no rows, and one of its own for a row too large for any body", () => {
+    expect(costPages([], (row) => row)).toEqual([]);
+    const huge = "z".repeat(COST_BODY_BYTES);
+    expect(costPages([huge], (row) => row)).toEqual([[huge]]);
+    expect(costPages(["a", huge, "b"], (row) => row)).toEqual([["a"], [huge], ["b"]]);
+  });
+});
+
+describe("the spend a cost row is of", () => {
+  const version = (overrides: Partial<CostVersion> = {}): CostVersion => ({
+    day: "2026-11-27",
+    mediaSource: "net",
+    campaignId: "c1",
+    adsetId: null,
+    adsetName: null,
+    adId: null,
+    adName: null,
+    country: null,
+    receivedAt: "2026-11-28T10:00:00.000Z",
+    ...overrides,
+  });
+
+  it("tells an ad set or ad by its id from one named the same", () => {
+    for (const [byId, byName] of [
+      [{ adsetId: "summer" }, { adsetName: "summer" }],
+      [{ adId: "summer" }, { adName: "summer" }],
+    ] as const) {
+      expect(costMatchKeyOf(version(byId))).not.toBe(costMatchKeyOf(version(byName)));
+    }
+    // A name, whatever its case, is one ad set.
+    expect(costMatchKeyOf(version({ adsetName: "Summer" }))).toBe(
+      costMatchKeyOf(version({ adsetName: "summer" })),
+    );
+  });
+
+  it("is the row received last, and of two received at once, the later listed", () => {
+    const first = { n: 1, ...version({ receivedAt: "2026-11-28T10:00:00.000Z" }) };
+    const sameTime = { n: 2, ...version({ receivedAt: "2026-11-28T10:00:00.000Z" }) };
+    const earlier = { n: 3, ...version({ receivedAt: "2026-11-28T09:00:00.000Z" }) };
+    const latestOf = (rows: readonly (CostVersion & { n: number })[]) =>
+      [...latestOfEachSpend(rows, (row) => row).values()].map((row) => row.n);
+    expect(latestOf([first, sameTime])).toEqual([2]);
+    expect(latestOf([sameTime, first])).toEqual([1]);
+    expect(latestOf([first, earlier])).toEqual([1]);
+    expect(latestOf([first, { ...earlier, campaignId: "c2" }])).toEqual([1, 3]);
   });
 });
 
