@@ -134,6 +134,10 @@ describe("parseInstallRequest", () => {
     expect(detailOf({ ...minimal, first_open_time: "1969-12-31T23:00:00Z" })).toBe(
       "first_open_time: is before 1970",
     );
+    // 1970's first instant is no time before it.
+    expect(requestOf({ ...minimal, first_open_time: "1970-01-01T00:00:00Z" }).first_open_time).toBe(
+      "1970-01-01T00:00:00Z",
+    );
     // A phone whose clock says it is decades later than it is.
     expect(
       detailOf({
