@@ -222,6 +222,18 @@ describe("the SKAdNetwork report's query", () => {
       "5239 source-identifier",
     ]);
     expect(fields(found)).toEqual(fields(groupsOf(postbacks)));
+    // And every other field of each group, AdAttributionKit's re-engagement one among them: of
+    // the verification, what the report reads (the lake keeps no key id or reason).
+    const bySource = (list: readonly ApplePostbackGroup[]) =>
+      [...list]
+        .sort((a, b) => a.sourceIdentifier.localeCompare(b.sourceIdentifier))
+        .map(({ verification: { status, environment }, ...group }) => ({
+          ...group,
+          verification: { status, environment },
+        }));
+    expect(bySource(found)).toEqual(bySource(groupsOf(postbacks)));
+    expect(found.find((group) => group.sourceIdentifier === "1234")?.reengagement).toBe(true);
+    expect(found.filter((group) => group.reengagement)).toHaveLength(1);
   });
 
   it("reads the days either side of the window, where a transaction's other rows lie", () => {

@@ -147,6 +147,28 @@ describe("the SKAdNetwork report", () => {
     expect(report.tiers).toEqual({ fine: 0, coarse_only: 2, none: 0 });
   });
 
+  it("lists the values winners let through: a first window's fine one alone, by window", () => {
+    const report = skadnetworkReport(
+      [
+        group({ sequenceIndex: 2, conversionValue: null, coarseValue: "low", postbacks: 6 }),
+        group({ sequenceIndex: 1, conversionValue: null, coarseValue: "high", postbacks: 2 }),
+        // A first window's postback that carries both: the fine value is the one Apple let through.
+        group({ conversionValue: 20, coarseValue: "high", postbacks: 3 }),
+        // One that did not win, and one that won with no value, list nothing.
+        group({ didWin: false, conversionValue: 30, postbacks: 4 }),
+        group({ conversionValue: null, coarseValue: null, postbacks: 5 }),
+      ],
+      { schema: null, networks: {} },
+    );
+    expect(
+      report.values.map(({ window, fine, coarse, postbacks }) => [window, fine, coarse, postbacks]),
+    ).toEqual([
+      [0, 20, null, 3],
+      [1, null, "high", 2],
+      [2, null, "low", 6],
+    ]);
+  });
+
   describe("revenue", () => {
     const schema = conversionSchemaRequest.parse({
       windows: [
