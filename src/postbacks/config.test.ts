@@ -244,6 +244,64 @@ describe("a custom template", () => {
     expect(
       problem(custom({ method: "GET", install: { url: "ftp://x.example.com/{click_id}" } })),
     ).toBe("template.install.url: must begin with https:// or with {partner.<name>} holding a URL");
+    // A macro anywhere in the host, not only at its start.
+    expect(
+      problem(custom({ method: "GET", install: { url: "https://pb{click_id}.example.com/x" } })),
+    ).toBe(
+      "template.install.url: must name its host literally: a macro may not choose where a postback goes",
+    );
+    expect(problem(custom({ method: "GET", install: { url: "http://pb.example.com/x" } }))).toBe(
+      "",
+    );
+  });
+
+  it("needs an install or an event template, and maps events only with the event one", () => {
+    expect(problem(custom({ method: "GET" }))).toBe(
+      "template: needs an install or an event template",
+    );
+    expect(
+      problem(
+        custom(CUSTOM_GET, { events: { service_purchase: { name: "purchase", revenue: false } } }),
+      ),
+    ).toBe("events: cannot be mapped: Custom template takes no event postbacks");
+  });
+
+  it("counts as secret the values it sends as credentials, in a query, a header or a body", () => {
+    const config = parsePartnerConfig(
+      custom(
+        {
+          method: "POST",
+          install: {
+            url: "https://x.example.com/i?app={partner.app}&api%5Fkey={partner.k}",
+            headers: { Authorization: "Bearer {partner.tok}", "X-Trace": "{partner.trace}" },
+            body: '{"auth":{"signature":"{partner.sig}"},"site":"{partner.site}"}',
+          },
+        },
+        { values: { app: "A1", k: "K1", tok: "T1", trace: "R1", sig: "S1", site: "W1", pin: "" } },
+      ),
+    );
+    expect(secretNamesOf(config).sort()).toEqual(["k", "sig", "tok"]);
+    expect(secretsOf(config).sort()).toEqual(["K1", "S1", "T1"]);
+    // A secret value left empty hides nothing, and is no secret to mask.
+    const empty = parsePartnerConfig(
+      custom(CUSTOM_GET, { values: { key: "K", pin: "" }, secretValues: ["pin", "key"] }),
+    );
+    expect(secretNamesOf(empty)).toEqual(["pin", "key"]);
+    expect(secretsOf(empty)).toEqual(["K"]);
+  });
+
+  it("counts as secret a hook's id its event URL holds", () => {
+    const config = parsePartnerConfig(
+      custom(
+        {
+          method: "GET",
+          install: { url: "https://pb.example.com/i" },
+          event: { url: "https://hooks.zapier.com/hooks/catch/2304596/oe7ts8z/?e={event_name}" },
+        },
+        { values: {} },
+      ),
+    );
+    expect(secretsOf(config)).toEqual(["oe7ts8z"]);
   });
 
   it("may begin with the advertiser's URL, which must be one", () => {
@@ -355,6 +413,21 @@ describe("a custom template", () => {
     expect(post).toBe(
       "template.install.headers: must be at most 20 headers, with the Content-Type a JSON body adds",
     );
+    // A template that sets its own Content-Type (in any case) adds none.
+    const own = problem(
+      custom(
+        {
+          method: "POST",
+          install: {
+            url: "https://x.example.com/i",
+            headers: { ...headers(20), "content-type": "application/json" },
+            body: "{}",
+          },
+        },
+        { values: {} },
+      ),
+    );
+    expect(own).toBe("template.install.headers: must be at most 20 headers");
   });
 
   it("refuses a fragment in the advertiser's URL it begins with", () => {
@@ -464,8 +537,13 @@ describe("a webhook's configuration", () => {
   });
 
   it("refuses a URL that is not one, and a short secret", () => {
-    expect(() => parseWebhookConfig({ ...webhook, url: "backend.example.com" })).toThrow(
-      "url: must be an https URL",
+    for (const url of ["backend.example.com", "ftp://backend.example.com/in", "mailto:a@b.c"]) {
+      expect(() => parseWebhookConfig({ ...webhook, url }), url).toThrow(
+        "url: must be an https URL",
+      );
+    }
+    expect(parseWebhookConfig({ ...webhook, url: "http://backend.example.com/in" }).url).toBe(
+      "http://backend.example.com/in",
     );
     expect(() => parseWebhookConfig({ ...webhook, secret: "short" })).toThrow(
       "secret: must be at least 32 characters",
