@@ -241,6 +241,91 @@ describe("partner configurations", () => {
     expect((await openPartnerConfig(stored, wrapper)).values.api_pw).toBe("TOP-SECRET");
   });
 
+  it("takes a new value given for a saved secret, and marks no catalog secret as the owner's", async () => {
+    const { configurations } = setup();
+    const snap = { partner: "snapchat", values: { snap_app_id: "S1", access_token: "TOKEN-1" } };
+    await configurations.putPartner(APP, "snap", snap);
+    // Left out: kept, secret by the catalog alone.
+    const kept = await configurations.putPartner(APP, "snap", {
+      ...snap,
+      values: { snap_app_id: "S1" },
+    });
+    expect((await openPartnerConfig(kept.stored, wrapper)).values.access_token).toBe("TOKEN-1");
+    expect(partnerAnswer(kept.stored)).toMatchObject({
+      sealed_values: ["access_token"],
+      secret_values: [],
+    });
+    // Given anew: the new one.
+    const given = await configurations.putPartner(APP, "snap", {
+      ...snap,
+      values: { snap_app_id: "S1", access_token: "TOKEN-2" },
+    });
+    expect((await openPartnerConfig(given.stored, wrapper)).values.access_token).toBe("TOKEN-2");
+  });
+
+  it("keeps no value of another partner's configuration stored under the same id", async () => {
+    const { configurations } = setup();
+    await configurations.putPartner(APP, "moved", {
+      partner: "snapchat",
+      values: { snap_app_id: "S1", access_token: "TOKEN-1" },
+    });
+    // A custom template to the same host, naming the value the snapchat one had: not carried.
+    await expect(
+      configurations.putPartner(APP, "moved", {
+        partner: "custom",
+        template: {
+          method: "GET",
+          install: { url: "https://tr.snapchat.com/i?t={partner.access_token}", headers: {} },
+        },
+        media_sources: ["snapchat_int"],
+        values: {},
+      }),
+    ).rejects.toThrow("values.access_token: is required: the template uses it");
+  });
+
+  it("answers NotFound for a configuration that is not there, to remove or to test", async () => {
+    const { configurations, sent } = setup();
+    for (const target of ["partner", "webhook"] as const) {
+      await expect(configurations.remove(APP, target, "nowhere"), target).rejects.toMatchObject({
+        statusCode: 404,
+        message: `The app has no ${target} configuration nowhere.`,
+      });
+      await expect(
+        configurations.test(APP, target, "nowhere", { kind: "install", platform: "ios" }),
+        target,
+      ).rejects.toMatchObject({ statusCode: 404 });
+    }
+    expect(sent).toEqual([]);
+    await configurations.putWebhook(APP, "there", { url: "https://backend.example/hooks" });
+    await configurations.remove(APP, "webhook", "there");
+    await expect(configurations.remove(APP, "webhook", "there")).rejects.toMatchObject({
+      statusCode: 404,
+    });
+  });
+
+  it("lists an app's configurations with its log's counts of the last 30 days", async () => {
+    const asked: Date[] = [];
+    const now = new Date("2026-11-30T12:00:00.000Z");
+    const configurations = createPostbackConfigurations({
+      deletions: NO_DELETIONS,
+      store: memoryStore(),
+      wrapper,
+      resolve: async () => [{ address: "93.184.216.34", family: 4 }],
+      allowLoopback: false,
+      now: () => now,
+      log: {
+        listByApp: async () => ({ entries: [], next: null }),
+        counts: async (_appId, since) => {
+          asked.push(since);
+          return [];
+        },
+      },
+    });
+    await configurations.list(APP);
+    // Today and the 29 days before it: the log's 30.
+    expect(asked.map((since) => since.toISOString())).toEqual(["2026-11-01T12:00:00.000Z"]);
+  });
+
   it("keeps a saved secret only for the hosts it went to: repointed, it must be given again", async () => {
     const { configurations } = setup();
     const at = (host: string) => ({
@@ -518,6 +603,10 @@ describe("partner configurations", () => {
     });
     await later.test(APP, "webhook", "backend", { kind: "install", platform: "android" });
     expect(sent[1]?.headers[SIGNATURE_HEADER]?.match(/v1=/g)).toHaveLength(1);
+    // An edit past the grace keeps no secret it replaced.
+    expect((await store.getWebhook(APP, "backend"))?.previous).not.toBeNull();
+    await later.putWebhook(APP, "backend", { url, enabled: true });
+    expect((await store.getWebhook(APP, "backend"))?.previous).toBeNull();
   });
 
   it("refuses with a ValidationError, storing nothing, a configuration larger than a store item holds", async () => {
