@@ -140,6 +140,106 @@ describe("createLinks", () => {
     expect((await store.listByApp(app.appId, { limit: 10 })).links).toHaveLength(1);
   });
 
+  it("takes a URL of the longest a link may have, and not a character more", async () => {
+    const store = memoryLinks();
+    const links = createLinks({
+      links: store,
+      apps: { get: async () => app },
+      linkBaseUrl: () => "http://127.0.0.1:8788",
+      newId: ids("AAAAAAAAAAA", "BBBBBBBBBBB"),
+    });
+    const eight = Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => [`k${i}`, "a".repeat(480)]),
+    );
+    const without = linkUrl("http://127.0.0.1:8788", "AAAAAAAAAAA", {
+      deepLinkPath: null,
+      params: eight,
+    }).length;
+    const pad = LINK_LIMITS.maxLinkUrlLength - without - "&k8=".length;
+    const longest = await links.create(app.appId, {
+      media_source: "x",
+      params: { ...eight, k8: "b".repeat(pad) },
+    });
+    expect(longest.url.length).toBe(LINK_LIMITS.maxLinkUrlLength);
+    await expect(
+      links.create(app.appId, { media_source: "x", params: { ...eight, k8: "b".repeat(pad + 1) } }),
+    ).rejects.toThrow(ValidationError);
+  });
+
+  it("keeps every field a link is made with, and its defaults where none is given", async () => {
+    const links = createLinks({
+      links: memoryLinks(),
+      apps: { get: async () => app },
+      linkBaseUrl: () => "http://127.0.0.1:8788",
+      newId: ids("AAAAAAAAAAA", "BBBBBBBBBBB"),
+      now: () => new Date("2026-11-30T10:00:00.000Z"),
+    });
+    const made = await links.create(app.appId, {
+      media_source: "facebook_ads",
+      campaign_id: "c1",
+      campaign_name: "Winter",
+      adset_id: "s1",
+      adset_name: "Set",
+      ad_id: "a1",
+      ad_name: "Ad",
+      deep_link_path: "/levels/7",
+      params: { promo: "W" },
+      android_url: "https://play.example/x",
+      ios_url: "https://apps.example/x",
+      web_url: "https://www.example.com/x",
+      landing_page: true,
+      forward_params: false,
+      preview_title: "Title",
+      preview_description: "Words",
+      preview_image_url: "https://cdn.example.com/p.png",
+    });
+    expect(made).toEqual({
+      deeplinkId: "AAAAAAAAAAA",
+      appId: app.appId,
+      url: "http://127.0.0.1:8788/AAAAAAAAAAA?deep_link_path=%2Flevels%2F7&promo=W",
+      mediaSource: "facebook_ads",
+      campaignId: "c1",
+      campaignName: "Winter",
+      adsetId: "s1",
+      adsetName: "Set",
+      adId: "a1",
+      adName: "Ad",
+      deepLinkPath: "/levels/7",
+      params: { promo: "W" },
+      androidUrl: "https://play.example/x",
+      iosUrl: "https://apps.example/x",
+      webUrl: "https://www.example.com/x",
+      disabled: false,
+      landingPage: true,
+      forwardParams: false,
+      previewTitle: "Title",
+      previewDescription: "Words",
+      previewImageUrl: "https://cdn.example.com/p.png",
+      cost: null,
+      createdAt: "2026-11-30T10:00:00.000Z",
+    });
+    expect(await links.create(app.appId, { media_source: "x" })).toMatchObject({
+      campaignId: null,
+      campaignName: null,
+      adsetId: null,
+      adsetName: null,
+      adId: null,
+      adName: null,
+      deepLinkPath: null,
+      params: {},
+      androidUrl: null,
+      iosUrl: null,
+      webUrl: null,
+      disabled: false,
+      landingPage: false,
+      forwardParams: true,
+      previewTitle: null,
+      previewDescription: null,
+      previewImageUrl: null,
+      cost: null,
+    });
+  });
+
   it("keeps a link's cost, answers it, and changes or clears it only when asked", async () => {
     const links = createLinks({
       links: memoryLinks(),
