@@ -97,6 +97,22 @@ describe("the landing page", () => {
       `<a class="button" data-store="android" href="https://galaxystore.samsung.com/detail/com.example.game">${LANDING_STRINGS.en.forAndroid}</a>`,
     );
     expect(html).not.toContain(LANDING_STRINGS.en.googlePlay);
+    // The same for iOS, and each store's own name on its own button.
+    const both = testLink({ url: link.url, iosUrl: "https://testflight.example/join/x" });
+    const ios = await page({ link: both, stores: storesOf("other", app, both, "c") });
+    expect(ios).toContain(
+      `<a class="button" data-store="ios" href="https://testflight.example/join/x">${LANDING_STRINGS.en.forIos}</a>`,
+    );
+    const stores = await page();
+    expect(stores).toContain(`${LANDING_STRINGS.en.appStore}</a>`);
+    expect(stores).toContain(`${LANDING_STRINGS.en.googlePlay}</a>`);
+  });
+
+  it("has no heading over store buttons when no store has the app", async () => {
+    const html = await page({ platform: "ios", stores: [] });
+    expect(html).not.toContain("<h2>");
+    expect(html).not.toContain("<ul>");
+    expect(await page()).toContain("<h2>Get <bdi>Example Game</bdi></h2>");
   });
 
   it("draws the QR code of a link too long for one from the bare link, larger the denser it is", async () => {
@@ -272,6 +288,22 @@ describe("the preview page", () => {
     expect(html).toContain('<meta property="og:url" content="https://go.example.com/Kx3v9QpZ2aQ">');
     expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
     expect(html).toContain('<meta name="twitter:title" content="Winter Cup">');
+    // Every tag, in order: the card's kind and the app's name besides the link's own.
+    const tags = [
+      ...html.matchAll(/<meta (property|name)="((?:og|twitter):[a-z_]+)" content="([^"]*)">/g),
+    ].map((match) => `${match[1]} ${match[2]}: ${match[3]}`);
+    expect(tags).toEqual([
+      "property og:type: website",
+      "property og:site_name: Example Game",
+      "property og:url: https://go.example.com/Kx3v9QpZ2aQ",
+      "property og:title: Winter Cup",
+      "property og:description: Race your friends",
+      "property og:image: https://cdn.example.com/winter.png",
+      "name twitter:card: summary_large_image",
+      "name twitter:title: Winter Cup",
+      "name twitter:description: Race your friends",
+      "name twitter:image: https://cdn.example.com/winter.png",
+    ]);
 
     // The image as the API took it (a space, a quote, a host not in ASCII), sent as a URL.
     const written = renderPreviewPage(
