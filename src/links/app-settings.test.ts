@@ -156,6 +156,7 @@ describe("checkLinkHostsFree", () => {
       ["links.service.io", "https://links.service.io/"],
       ["127.0.0.1:8788", "http://127.0.0.1:8788"],
       ["127.0.0.1", "http://127.0.0.1:8788"],
+      ["127.0.0.1:9999", "http://127.0.0.1:8788"],
     ] as const) {
       const service = withLinkSettings(app, { hosts: [host] });
       expect(() => checkLinkHostsFree(service, [service], { serviceLinkBase: base }), host).toThrow(
@@ -187,6 +188,10 @@ describe("a link host the DNS proves", () => {
         proofs: new Map([["go.brand.com", { answered: false }]]),
       }),
     ).toThrow("Its DNS did not answer for the TXT record _attribution.go.brand.com");
+    // Records that name another app take nothing from anyone for the brand.
+    expect(hostsTakenBy(brand, [squatter, twin, brand], { proofs: proven("com.other") })).toEqual(
+      [],
+    );
     const proofs = proven(app.appId);
     expect(() => checkLinkHostsFree(brand, [squatter, brand], { proofs })).not.toThrow();
     expect(hostsTakenBy(brand, [squatter, twin, brand], { proofs })).toEqual([
@@ -223,6 +228,10 @@ describe("hostServesApp", () => {
     // The same host written as a fully qualified name.
     expect(hostServesApp([brand, other], "go.brand.com.", other)).toBe(false);
     expect(hostServesApp([brand, other], "Go.Brand.com.", brand)).toBe(true);
+    // And with its port.
+    const local = { appId: "com.local.game", links: { hosts: ["links.test:8788"] } };
+    expect(hostServesApp([local, other], "Links.Test.:8788", other)).toBe(false);
+    expect(hostServesApp([local, other], "Links.Test.:8788", local)).toBe(true);
   });
 
   it("serves an app on a host its own settings name before the list of apps shows it", () => {
