@@ -1,0 +1,101 @@
+/** The configuration routes' wire: problems named by the body's fields, answers masked. */
+import { describe, expect, it } from "vitest";
+import type { StoredPartnerConfig } from "../ports/postbacks.ts";
+import { MASK } from "./retries.ts";
+import { maskedLeft, type PartnerRequest, partnerAnswer, partnerConfigFrom } from "./wire.ts";
+
+const APP = "com.example.wire";
+
+const problemOf = (body: PartnerRequest): string => {
+  try {
+    partnerConfigFrom(APP, "pc_1", body);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return "";
+};
+
+describe("a partner configuration's body", () => {
+  it("names each problem by the body's own field", () => {
+    const generic = { partner: "generic", values: { endpoint: "https://pb.example.com/i" } };
+    expect(problemOf(generic)).toBe(
+      "media_sources: must name at least one media source: only the installs they won go",
+    );
+    expect(problemOf({ ...generic, media_sources: ["net"], secret_values: ["token"] })).toBe(
+      "secret_values[0]: names token, which is not among the values",
+    );
+    expect(problemOf({ ...generic, media_sources: ["net"], event_window_days: 0 })).toMatch(
+      /^event_window_days: /,
+    );
+    expect(problemOf({ ...generic, media_sources: ["net"], tcf_vendor_id: -1 })).toMatch(
+      /^tcf_vendor_id: /,
+    );
+  });
+
+  it("finds the masks no stored value stands behind, wherever an answer puts them", () => {
+    const custom = (install: Record<string, unknown>, values: Record<string, string> = {}) =>
+      maskedLeft({
+        partner: "custom",
+        template: { method: "GET", install } as PartnerRequest["template"],
+        values,
+      });
+    expect(custom({ url: "https://pb.example.com/i?app=1&api_key=***" })).toEqual([
+      "template.install.url",
+    ]);
+    // A key named like a credential by its whole name alone, `sig`, read whole.
+    expect(custom({ url: "https://pb.example.com/i?a=1&sig=***" })).toEqual([
+      "template.install.url",
+    ]);
+    expect(custom({ url: "https://pb.example.com/***/i" })).toEqual(["template.install.url"]);
+    expect(custom({ url: "https://***.m.pipedream.net/" })).toEqual(["template.install.url"]);
+    // A query key not named like a credential may hold three stars of its own.
+    expect(custom({ url: "https://pb.example.com/i?note=***" })).toEqual([]);
+    expect(
+      custom({
+        url: "https://pb.example.com/i",
+        headers: { Authorization: MASK, "X-Note": MASK },
+      }),
+    ).toEqual(["template.install.headers.Authorization"]);
+    expect(custom({ url: "https://pb.example.com/i" }, { key: MASK, note: "a***b" })).toEqual([
+      "values.key",
+    ]);
+  });
+});
+
+describe("a partner configuration as answered", () => {
+  const stored: StoredPartnerConfig = {
+    id: "pc_1",
+    appId: APP,
+    partner: "custom",
+    template: {
+      method: "GET",
+      install: { url: "https://pb.example.com/i", headers: { Authorization: "" } },
+      event: {
+        url: "https://pb.example.com/e?api_key=K-1",
+        headers: { "X-Api-Key": "K-2", "X-Note": "shown" },
+      },
+    },
+    mediaSources: ["net"],
+    values: {},
+    sealedValues: {},
+    secretValues: [],
+    installs: "won",
+    events: {},
+    eventWindowDays: 180,
+    tcfVendorId: null,
+    enabled: true,
+    updatedAt: "2026-11-30T10:00:00.000Z",
+  };
+
+  it("masks the event template's credentials as the install's, and no empty one", () => {
+    const answer = partnerAnswer(stored);
+    expect(answer.template).toEqual({
+      method: "GET",
+      install: { url: "https://pb.example.com/i", headers: { Authorization: "" } },
+      event: {
+        url: `https://pb.example.com/e?api_key=${MASK}`,
+        headers: { "X-Api-Key": MASK, "X-Note": "shown" },
+      },
+    });
+  });
+});
