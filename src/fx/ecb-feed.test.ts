@@ -66,6 +66,28 @@ describe("the ECB's 90-day feed", () => {
     expect(merged.toUsd(2.5, "XYZ", "2026-11-20")).toBe(1.0512);
   });
 
+  it("writes the merged table as the ECB does: newest first, N/A where a day has no rate", () => {
+    // Cells and names as a hand-edited table may hold them: spaced, an empty one, an empty name.
+    const history = [
+      "Date , USD , JPY,,",
+      "2026-11-17 , 1.03 ,, 9,",
+      "2026-11-18,1.0401,N/A,,",
+    ].join("\n");
+    expect(mergeEcbRates(history, parseEcbFeed(FEED))).toBe(
+      [
+        "Date,USD,JPY,XYZ",
+        "2026-11-20,1.0512,162.48,2.5",
+        "2026-11-19,1.0498,N/A,N/A",
+        "2026-11-18,1.0401,N/A,N/A",
+        "2026-11-17,1.03,N/A,N/A",
+        "",
+      ].join("\n"),
+    );
+    expect(() => mergeEcbRates("Day,USD\n2026-11-18,1.04\n", new Map())).toThrow(
+      "ECB rates: header must start with Date",
+    );
+  });
+
   it("keeps the shipped history whole when it merges the feed into it", async () => {
     const shipped = await readFile(SHIPPED_ECB_RATES, "utf8");
     const before = parseEcbRates(shipped);

@@ -34,11 +34,31 @@ describe("parseEcbRates", () => {
     expect(parseEcbRates(CSV).toUsd(1, "EUR", "2025-01-10")).toBe(1.03);
   });
 
+  it("reads a table written by hand: names in any case, cells spaced, a column of no rate left out", () => {
+    const written = parseEcbRates(
+      ["Date, usd ,gbp,YYY", " 2025-01-10 , 1.03 , N/A ,", "2025-01-09,1.04, 0.84 , N/A "].join(
+        "\n",
+      ),
+    );
+    expect(written.toUsd(1, "EUR", "2025-01-10")).toBe(1.03);
+    expect(written.toUsd(0.84, "GBP", "2025-01-09")).toBe(1.04);
+    // The GBP cell of the 10th is N/A: the 9th's rate, carried.
+    expect(written.toUsd(0.84, "GBP", "2025-01-10")).toBe(1.03);
+    expect(written.currencies).not.toContain("YYY");
+    expect(written.toUsd(1, "YYY", "2025-01-10")).toBeNull();
+  });
+
   it("rejects a table it cannot trust", () => {
     expect(() => parseEcbRates("Day,USD\n2025-01-10,1.03\n")).toThrow(/header/);
     expect(() => parseEcbRates("Date,USD\n")).toThrow(/no rows/);
     expect(() => parseEcbRates("Date,GBP\n2025-01-10,0.83\n")).toThrow(/USD/);
     expect(() => parseEcbRates("Date,USD\n2025-01-10,abc\n")).toThrow(/bad rate/);
+    for (const rate of ["0", "-1", "Infinity"]) {
+      expect(() => parseEcbRates(`Date,USD\n2025-01-10,${rate}\n`), rate).toThrow(
+        `ECB rates: bad rate "${rate}" for USD on 2025-01-10`,
+      );
+    }
+    expect(() => parseEcbRates("Date,USD\nyesterday,1.03\n")).toThrow('bad date "yesterday"');
     expect(() => parseEcbRates("Date,USD\n2025-13-10,1.03\n")).toThrow(/bad date/);
     expect(() => parseEcbRates("Date,USD\n2025-01-10,1.03\n2025-01-10,1.04\n")).toThrow(
       /duplicate/,
