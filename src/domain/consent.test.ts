@@ -1,8 +1,14 @@
-import { RestrictionType } from "@iabtechlabtcf/core";
+import { RestrictionType, TCString } from "@iabtechlabtcf/core";
 import { describe, expect, it } from "vitest";
 import { adUserDataOf, allowsAdUserData, type Consent, vendorRefused } from "./consent.ts";
 import { tcString } from "./tcf.test-support.ts";
 import { tcfAnswers } from "./tcf.ts";
+
+/** The publisher's restrictions of `vendor` a consent's string carries, as decoded. */
+const decodedRestrictions = (given: Consent, vendor: number) =>
+  TCString.decode(given.tcfString ?? "")
+    .publisherRestrictions.getRestrictions(vendor)
+    .map((restriction) => [restriction.purposeId, restriction.restrictionType]);
 
 const consent = (overrides: Partial<Consent>): Consent => ({
   gdprApplies: null,
@@ -106,9 +112,36 @@ describe("vendorRefused: a network's own consent in the TCF string", () => {
     expect(vendorRefused(restricted(7, RestrictionType.NOT_ALLOWED), google)).toBe(true);
     expect(vendorRefused(restricted(7, RestrictionType.REQUIRE_LI), google)).toBe(true);
     expect(vendorRefused(restricted(1, RestrictionType.NOT_ALLOWED), google)).toBe(true);
-    expect(vendorRefused(restricted(7, RestrictionType.REQUIRE_CONSENT), google)).toBe(false);
+    // A vendor measuring on legitimate interest whom the publisher asks to get consent: the
+    // user's consent to it stands.
+    const askedConsent = consent({
+      gdprApplies: true,
+      tcfString: tcString([1, 7], {
+        vendors: [12, google],
+        onInterest: [google],
+        restrictions: [{ vendor: google, purpose: 7, type: RestrictionType.REQUIRE_CONSENT }],
+      }),
+    });
+    expect(decodedRestrictions(askedConsent, google)).toEqual([
+      [7, RestrictionType.REQUIRE_CONSENT],
+    ]);
+    expect(vendorRefused(askedConsent, google)).toBe(false);
     // Another purpose's restriction, and another vendor, are not this one's.
-    expect(vendorRefused(restricted(3, RestrictionType.NOT_ALLOWED), google)).toBe(false);
+    const third = restricted(3, RestrictionType.NOT_ALLOWED);
+    expect(decodedRestrictions(third, google)).toEqual([[3, RestrictionType.NOT_ALLOWED]]);
+    expect(vendorRefused(third, google)).toBe(false);
+    // One measurement purpose's among others' is enough.
+    const both = consent({
+      gdprApplies: true,
+      tcfString: tcString([1, 7], {
+        vendors: [12, google],
+        restrictions: [
+          { vendor: google, purpose: 3, type: RestrictionType.NOT_ALLOWED },
+          { vendor: google, purpose: 7, type: RestrictionType.NOT_ALLOWED },
+        ],
+      }),
+    });
+    expect(vendorRefused(both, google)).toBe(true);
     expect(vendorRefused(restricted(7, RestrictionType.NOT_ALLOWED), 12)).toBe(false);
   });
 

@@ -17,8 +17,12 @@ const PURPOSES = Object.fromEntries(
   ]),
 );
 
-/** A vendor list of the ten purposes and these vendors: the encoder leaves out any other. */
-const vendorList = (vendors: readonly number[]) =>
+/**
+ * A vendor list of the ten purposes and these vendors: the encoder leaves out any other. A
+ * vendor of `onInterest` declares purpose 7 under legitimate interest, the others under consent:
+ * the encoder keeps only a restriction that changes what the vendor declared.
+ */
+const vendorList = (vendors: readonly number[], onInterest: readonly number[] = []) =>
   new GVL({
     gvlSpecificationVersion: 3,
     vendorListVersion: 100,
@@ -34,8 +38,9 @@ const vendorList = (vendors: readonly number[]) =>
         {
           id,
           name: `Vendor ${id}`,
-          purposes: [1, 7],
-          legIntPurposes: [],
+          // Besides measurement's, purpose 3: a restriction of it must be encoded to be read.
+          purposes: onInterest.includes(id) ? [1, 3] : [1, 3, 7],
+          legIntPurposes: onInterest.includes(id) ? [7] : [],
           // Purpose 7 flexible: a publisher may ask consent or legitimate interest of it.
           flexiblePurposes: [7],
           specialPurposes: [],
@@ -61,6 +66,8 @@ export const tcString = (
   options: {
     readonly purposeOneTreatment?: boolean;
     readonly vendors?: readonly number[];
+    /** Vendors that declare purpose 7 under legitimate interest (see vendorList). */
+    readonly onInterest?: readonly number[];
     readonly restrictions?: readonly {
       readonly vendor: number;
       readonly purpose: number;
@@ -69,7 +76,7 @@ export const tcString = (
   } = {},
 ): string => {
   const vendors = options.vendors ?? [];
-  const model = new TCModel(vendorList(vendors));
+  const model = new TCModel(vendorList(vendors, options.onInterest));
   model.cmpId = 10;
   model.cmpVersion = 1;
   model.purposeOneTreatment = options.purposeOneTreatment ?? false;
