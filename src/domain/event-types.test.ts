@@ -7,6 +7,11 @@ describe("event names", () => {
     expect(exportEventName("CUSTOM", "Boss Defeated")).toBe("service_boss_defeated");
     expect(exportEventName("CUSTOM", "levelUp")).toBe("service_level_up");
     expect(exportEventName("CUSTOM", "  --Gems  bought!! ")).toBe("service_gems_bought");
+    // A standard event's name is its type's, whatever custom name came with it; a custom event
+    // without one is named by its type.
+    expect(exportEventName("PURCHASE", "Gems")).toBe("service_purchase");
+    expect(exportEventName("CUSTOM", null)).toBe("service_custom");
+    expect(exportEventName("CUSTOM", "")).toBe("service_custom");
   });
 
   it("keeps the letters and digits of every script, so names differing there stay apart", () => {
