@@ -77,6 +77,8 @@ describe("the overview's answer", () => {
       overviewRowOf(row("totals", { events: 9n, revenue_usd: 5, revenue_events_unconverted: 3n })),
       // Converted events' rows of the set name no currency.
       overviewRowOf(row("revenue_unconverted", { events: 6n, revenue_usd: 5 })),
+      // A currency whose every event a rate converted.
+      overviewRowOf(row("revenue_unconverted", { currency: "EUR", events: 4n, revenue_usd: 2 })),
       overviewRowOf(
         row("revenue_unconverted", {
           currency: "TWD",
@@ -103,5 +105,63 @@ describe("the overview's answer", () => {
       revenue_events_unconverted: 0,
       revenue_unconverted: [],
     });
+  });
+});
+
+describe("the overview's order", () => {
+  it("lists each chart's rows in its order, a missing name after the others, rows of no install left out", () => {
+    const report = overviewReport({ from: "2026-11-01", to: "2026-11-02" }, [
+      overviewRowOf(row("totals", { installs: 9n, organic_installs: 4n })),
+      overviewRowOf(row("installs_by_day", { day: "2026-11-02", media_source: "b", installs: 3n })),
+      overviewRowOf(
+        row("installs_by_day", { day: "2026-11-01", media_source: null, installs: 2n }),
+      ),
+      overviewRowOf(row("installs_by_day", { day: "2026-11-01", media_source: "c", installs: 2n })),
+      overviewRowOf(row("installs_by_day", { day: "2026-11-01", media_source: "a", installs: 1n })),
+      overviewRowOf(row("installs_by_day", { day: "2026-11-01", media_source: "z", installs: 0n })),
+      overviewRowOf(row("match_status", { status: "organic", installs: 4n })),
+      overviewRowOf(row("match_status", { status: "matched", installs: 4n })),
+      overviewRowOf(row("match_status", { status: "skipped", installs: 5n })),
+      overviewRowOf(row("match_method", { method: "referrer", installs: 1n })),
+      overviewRowOf(row("match_method", { method: "click_id", installs: 3n })),
+      overviewRowOf(row("events_by_day", { day: "2026-11-02", event_name: "a", events: 9n })),
+      overviewRowOf(row("events_by_day", { day: "2026-11-01", event_name: "b", events: 1n })),
+      overviewRowOf(row("events_by_day", { day: "2026-11-01", event_name: "c", events: 1n })),
+      overviewRowOf(row("events_by_day", { day: "2026-11-01", event_name: "d", events: 2n })),
+      overviewRowOf(row("revenue_by_day", { day: "2026-11-02", revenue_usd: 1 })),
+      overviewRowOf(row("revenue_by_day", { day: "2026-11-01", revenue_usd: 2 })),
+      overviewRowOf(row("countries", { country: null, installs: 1n })),
+      overviewRowOf(row("countries", { country: "FR", installs: 1n, events: 3n })),
+      overviewRowOf(row("countries", { country: "DE", installs: 1n })),
+      overviewRowOf(row("countries", { country: "US", installs: 2n })),
+    ]);
+    expect(report.totals).toMatchObject({ installs: 9, organic_installs: 4, paid_installs: 0 });
+    expect(report.installs_by_day.map((r) => [r.date, r.media_source, r.installs])).toEqual([
+      ["2026-11-01", "c", 2],
+      ["2026-11-01", null, 2],
+      ["2026-11-01", "a", 1],
+      ["2026-11-02", "b", 3],
+    ]);
+    expect(report.match_status.map((r) => r.status)).toEqual(["skipped", "matched", "organic"]);
+    expect(report.match_method.map((r) => r.method)).toEqual(["click_id", "referrer"]);
+    expect(report.events_by_day.map((r) => [r.date, r.event_name])).toEqual([
+      ["2026-11-01", "d"],
+      ["2026-11-01", "b"],
+      ["2026-11-01", "c"],
+      ["2026-11-02", "a"],
+    ]);
+    expect(report.revenue_by_day.map((r) => r.date)).toEqual(["2026-11-01", "2026-11-02"]);
+    expect(report.countries.map((r) => r.country)).toEqual(["US", "FR", "DE", null]);
+  });
+
+  it("refuses a row of no chart, and a chart's row without its key", () => {
+    expect(() => overviewRowOf({ ...row("totals", {}), grouping_id: 12345n })).toThrow(
+      "overview result row of no grouping set: 12345",
+    );
+    expect(() =>
+      overviewReport({ from: "2026-11-01", to: "2026-11-01" }, [
+        overviewRowOf(row("installs_by_day", { installs: 1n })),
+      ]),
+    ).toThrow("overview installs_by_day row without its day");
   });
 });
