@@ -96,6 +96,25 @@ describe("campaigns renamed at their network", () => {
     }
   });
 
+  it("keep a campaign whose literals fill the budget to the byte, and not one a byte over", () => {
+    // Each literal is quoted: a text of n plain characters takes n + 2 bytes.
+    const campaign = (name: string, former: readonly string[] = []): RenamedCampaign => ({
+      media_source: "m",
+      campaign_id: "1",
+      campaign_name: name,
+      former_names: former,
+    });
+    const idRowFilling = RENAMED_LITERAL_BYTES - 3 - 3 - 2;
+    expect(withinLiteralBudget([campaign("n".repeat(idRowFilling))])).toHaveLength(1);
+    expect(withinLiteralBudget([campaign("n".repeat(idRowFilling + 1))])).toEqual([]);
+    // Its id's row (9 bytes), then a former name's row repeating the source and the latest name.
+    const formerFilling = RENAMED_LITERAL_BYTES - 9 - 3 - 3 - 2;
+    const fits = withinLiteralBudget([campaign("n", ["o".repeat(formerFilling)])]);
+    expect(fits[0]?.former_names).toEqual(["o".repeat(formerFilling)]);
+    const over = withinLiteralBudget([campaign("n", ["o".repeat(formerFilling + 1), "p"])]);
+    expect(over[0]?.former_names).toEqual([]);
+  });
+
   it("keep the cohorts' and the overview's queries within Athena's 262,144 bytes at the longest names a touch may carry", async () => {
     const { buildCohortQuery } = await import("./cohort-query.ts");
     const { buildOverviewQuery } = await import("./queries.ts");
@@ -170,7 +189,8 @@ describe("a renamed campaign's cost rows", () => {
         // A name the query left out of the campaign's former names: a new campaign has it too.
         costRow("meta_ads", "123", "Spring"),
       ],
-      [summer],
+      // One of several former names.
+      [{ ...summer, former_names: ["Summer v0", "Summer v1"] }],
     );
     expect(asFormer).toMatchObject({ campaignName: "Summer v2", sentCampaignName: "Summer v1" });
     expect(inLowerCase).toMatchObject({
