@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
+import { CLICK_ID_LENGTH } from "../touches/ids.ts";
 import { factsUnderConsent, installFacts } from "./facts.ts";
 
 const IDFA = "6D92078A-8246-4BA4-AE5B-76104861E7DC";
@@ -55,5 +56,31 @@ describe("the facts matching uses", () => {
       os: "ios",
       firstOpenTime: facts.firstOpenTime,
     });
+  });
+});
+
+describe("the facts an install's request carries", () => {
+  const clickId = "A".repeat(CLICK_ID_LENGTH);
+  const factsOf = (openUrl: string | null) =>
+    installFacts(storedInstall("com.example.app", "s1", { openUrl }), {
+      ip: "203.0.113.7",
+      userAgent: "Mozilla/5.0 (iPhone)",
+      receivedAt: RECEIVED,
+    });
+
+  it("take a click id from the link that opened the app, only of the link host's shape", () => {
+    expect(factsOf(`https://go.example.com/Kx3v9QpZ2aQ?service_click_id=${clickId}`)).toMatchObject(
+      { openUrlClickId: clickId, userAgent: "Mozilla/5.0 (iPhone)" },
+    );
+    for (const openUrl of [
+      null,
+      "",
+      "game://levels/7",
+      "not a url",
+      "https://go.example.com/x?service_click_id=short",
+      `https://go.example.com/x?other=${clickId}`,
+    ]) {
+      expect(factsOf(openUrl).openUrlClickId, String(openUrl)).toBeNull();
+    }
   });
 });

@@ -110,6 +110,23 @@ describe("an install's service_install event", () => {
       ...(clockOffsetMs === undefined ? {} : { clockOffsetMs }),
     }).event_time;
 
+  it("is the install's own event: its type, no parameters, and an id of its own, the same each time", () => {
+    const row = installEventRow(APP, INSTALL);
+    expect(row).toMatchObject({
+      app_id: INSTALL.appId,
+      event_name: "service_install",
+      event_type: "INSTALL",
+      parameters: "{}",
+      service_id: INSTALL.serviceId,
+      app_name: "Game",
+    });
+    expect(row.event_id).toMatch(/^service_install_[0-9a-f]{32}$/);
+    expect(installEventRow(APP, { ...INSTALL }).event_id).toBe(row.event_id);
+    expect(installEventRow(APP, { ...INSTALL, serviceId: "device-2" }).event_id).not.toBe(
+      row.event_id,
+    );
+  });
+
   it("is at the first open the device reported, and never after the service heard of the install", () => {
     expect(at("2026-11-01T11:15:00.000Z", 0)).toBe("2026-11-01T11:15:00.000Z");
     // 45 seconds fast: within the tolerance, so not moved, but not past its arrival either.
