@@ -18,6 +18,9 @@ describe("why a browser asks for a link", () => {
         "sec-fetch-user": "?1",
       }),
     ).toBe(false);
+    // In any case, and a destination without a mode.
+    expect(isEmbedded({ "sec-fetch-dest": "Document", "sec-fetch-mode": "Navigate" })).toBe(false);
+    expect(isEmbedded({ "sec-fetch-dest": "document" })).toBe(false);
     // Node's fetch sends a mode alone; an older browser sends nothing.
     expect(isEmbedded({ "sec-fetch-mode": "cors" })).toBe(false);
     expect(isEmbedded({})).toBe(false);

@@ -27,6 +27,9 @@ describe("firstLanguage", () => {
     ["", null],
     [undefined, null],
     ["<script>", null],
+    // A tag is read whole: nothing before its letters, nothing after its last subtag.
+    ["1de", null],
+    ["de-CH!", null],
   ])("%j → %j", (header, language) => {
     expect(firstLanguage(header)).toBe(language);
   });
@@ -87,6 +90,17 @@ describe("a touch's lake row", () => {
     expect(
       at({ model: "CPC", value: 1, currency: "EUR" }, "click", "2026-11-20").cost_usd,
     ).toBeNull();
+  });
+
+  it("keeps the link's parameters and the tap's own, the tap's over the link's", () => {
+    const row = touchRow(
+      contractTouch("com.example.game", Date.parse("2026-11-24T12:00:00.000Z"), {
+        params: { promo: "WINTER", sub1: "link" },
+        urlParams: { sub1: "tap" },
+      }),
+      fx,
+    );
+    expect(JSON.parse(String(row.params))).toEqual({ promo: "WINTER", sub1: "tap" });
   });
 
   it("has a value for every column of the touches table", () => {
