@@ -66,4 +66,23 @@ describe("replaying the lake's error output", () => {
     // The deleted install's records are gone from the error output too.
     expect(objects.texts).toEqual({});
   });
+
+  it("puts an object's records back in calls of at most 500, in their order", async () => {
+    const records = Array.from({ length: 1_201 }, (_, n) =>
+      lakeEvent({ app_id: APP, event_id: `e${n}`, service_id: "live" }),
+    );
+    const objects = memoryObjects({
+      a: `${errorLine(records.slice(0, 700))}\n${errorLine(records.slice(700))}\n`,
+    });
+    const calls: LakeRecord[][] = [];
+    const result = await replayErrors({
+      table: EVENTS_TABLE,
+      objects,
+      stream: { put: async (batch) => void calls.push([...batch]) },
+      deletions: { listByInstall: async () => [] },
+    });
+    expect(result).toEqual({ objects: 1, records: 1_201, dropped: 0, kept: [] });
+    expect(calls.map((batch) => batch.length)).toEqual([500, 500, 201]);
+    expect(calls.flat().map((record) => record.event_id)).toEqual(records.map((r) => r.event_id));
+  });
 });
