@@ -161,6 +161,16 @@ describe("deletion requests", () => {
     expect(deletions.moves.at(-1)).toBe(false);
   });
 
+  it("answer a repeat with the install's open request, not with one completed before it", async () => {
+    const deletions = memoryDeletions();
+    const first = await requestOf(deletions, "com.a", "s1");
+    await deletions.setStatus(first.request_id, "completed", "2026-11-01T00:00:00.000Z");
+    const second = await requestOf(deletions, "com.a", "s1");
+    expect(second.request_id).not.toBe(first.request_id);
+    expect((await requestOf(deletions, "com.a", "s1")).request_id).toBe(second.request_id);
+    expect(await deletions.listByInstall("com.a", "s1")).toHaveLength(2);
+  });
+
   it("are purged one by one: a failing one stays open and holds back no other", async () => {
     const deletions = memoryDeletions();
     const failing = await requestOf(deletions, "com.a", "broken", at(1));
@@ -335,6 +345,8 @@ describe("deletion requests", () => {
     const deletions = memoryDeletions();
     const stuck = await requestOf(deletions, "com.stuck", "s1", at(1));
     await requestOf(deletions, "com.new", "n1", at(2));
+    // One of its requests taken up is enough, beside another it has not.
+    await requestOf(deletions, "com.stuck", "s2", at(4));
     // A run took it up and was stopped (its timeout) or failed before completing it.
     await deletions.setStatus(stuck.request_id, "in_progress", at(3).toISOString());
     const passes: string[] = [];
