@@ -192,6 +192,28 @@ describe("encoding a page", () => {
     expect(queries).toEqual([{ closed: true }]);
   });
 
+  it("counts a page past the snapshot's end as empty before its bytes, asking the engine nothing", async () => {
+    const { engine, queries } = trackingEngine();
+    let encoded = 0;
+    const counting: LakeQueryEngine = {
+      ...engine,
+      encodePage: async (...args) => {
+        encoded += 1;
+        return engine.encodePage?.(...args);
+      },
+    };
+    const pages = pagesOf(counting);
+    await pages.open({ appId: "a", since: 1, offset: 0, limit: 5 });
+    const past = await pages.open({ appId: "a", since: 1, offset: 100, limit: 5 });
+    const tsv = await past.encode(FORMATS.tsv);
+    expect(tsv.rowCount).toBe(0);
+    const xlsx = await past.encode(FORMATS.xlsx);
+    expect(xlsx.rowCount).toBe(0);
+    await collect(xlsx.body);
+    expect(encoded).toBe(0);
+    expect(queries).toEqual([]);
+  });
+
   it("closes the query of a page whose body is dropped before it is read", async () => {
     const { engine, queries } = trackingEngine();
     const { encode } = await pagesOf(engine).open({ appId: "a", since: 1, offset: 0, limit: 50 });
@@ -316,6 +338,29 @@ describe("export pages after a deletion request", () => {
     await expect(pages.open(page(10))).rejects.toThrow(/^offset: .* withdrawn by a deletion/);
     await pages.open(page(0));
     await pages.open(page(10));
+    expect(excluded).toEqual([[], ["s-9"]]);
+  });
+
+  it("share no snapshot under way with a first page that read a newer request's tombstone", async () => {
+    const store = deletionStore();
+    let started: (() => void) | undefined;
+    const begun = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const { pages, excluded, calls } = recordingPages(
+      store.deletions,
+      () => 1_000_000,
+      () => started?.(),
+    );
+    const before = pages.open(page(0));
+    // The first page's snapshot is being made when a request is stored and another first page
+    // of the same window comes: that one leaves the install out, in a snapshot of its own.
+    await begun;
+    store.request("s-9");
+    const after = await pages.open(page(0));
+    const first = await before;
+    expect(calls.materialize).toBe(2);
+    expect(after.snapshot.snapshotId).not.toBe(first.snapshot.snapshotId);
     expect(excluded).toEqual([[], ["s-9"]]);
   });
 
