@@ -22,5 +22,12 @@ describe("export file name", () => {
     expect(exportFileName({ ...page, offset: 700, limit: 500, total: 620 })).toMatch(
       /_rows-none-after-700\.csv$/,
     );
+    // A page that starts at the window's last row holds none of it.
+    expect(exportFileName({ ...page, offset: 620, limit: 500, total: 620 })).toMatch(
+      /_rows-none-after-620\.csv$/,
+    );
+    expect(exportFileName({ ...page, offset: 619, limit: 500, total: 620 })).toMatch(
+      /_rows-620-620\.csv$/,
+    );
   });
 });
