@@ -308,6 +308,26 @@ describe("one request's events", () => {
     expect(mapped).toEqual(["user-7:svc-1"]);
   });
 
+  it("hands the sends a phone's address and agent and the revenue in USD as its lake row has it; a server's event, no device", async () => {
+    const { ingestion, stored, sent } = ingestionOf({
+      installs: ["svc-1"],
+      customerUsers: { "user-1": "svc-1" },
+    });
+    const phone = {
+      appId: APP.appId,
+      sourceIp: "203.0.113.9",
+      headers: { "user-agent": "Game/1.0" },
+    };
+    await ingestion.recordEvents(phone, { events: [sdkEvent(purchase(10))] }, SDK_EVENTS);
+    await ingestion.recordEvents(phone, { events: [s2sEvent(purchase(10))] }, S2S_EVENTS);
+    const usd = stored[0]?.revenue_usd;
+    expect(typeof usd).toBe("number");
+    expect(sent.map((s) => [s.ip, s.userAgent, s.event.revenue])).toEqual([
+      ["203.0.113.9", "Game/1.0", { amount: 10, currency: "EUR", usd }],
+      [null, null, { amount: 10, currency: "EUR", usd }],
+    ]);
+  });
+
   it("keeps the first of an install's events sent twice under one event_id, and ignores the repeat", async () => {
     const { ingestion, caller, stored, sent } = ingestionOf({ installs: ["svc-1", "svc-2"] });
     const answer = await ingestion.recordEvents(
