@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { App } from "../ports/apps.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
+import { testLink } from "./link.test-support.ts";
 import { LINK_LIMITS } from "./link-request.ts";
 import { createLinks, linkAnswer, linkUrl } from "./links.ts";
 
@@ -218,26 +219,17 @@ describe("createLinks", () => {
       cost: null,
       createdAt: "2026-11-30T10:00:00.000Z",
     });
-    expect(await links.create(app.appId, { media_source: "x" })).toMatchObject({
-      campaignId: null,
-      campaignName: null,
-      adsetId: null,
-      adsetName: null,
-      adId: null,
-      adName: null,
-      deepLinkPath: null,
-      params: {},
-      androidUrl: null,
-      iosUrl: null,
-      webUrl: null,
-      disabled: false,
-      landingPage: false,
-      forwardParams: true,
-      previewTitle: null,
-      previewDescription: null,
-      previewImageUrl: null,
-      cost: null,
-    });
+    // None given: each optional field at its default, as the store's test link has them.
+    const plain = await links.create(app.appId, { media_source: "x" });
+    expect(plain).toEqual(
+      testLink({
+        deeplinkId: "BBBBBBBBBBB",
+        appId: app.appId,
+        url: "http://127.0.0.1:8788/BBBBBBBBBBB",
+        mediaSource: "x",
+        createdAt: "2026-11-30T10:00:00.000Z",
+      }),
+    );
   });
 
   it("keeps a link's cost, answers it, and changes or clears it only when asked", async () => {

@@ -1,10 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { SEARCH_ADS_SOURCE } from "../attribution/matcher.ts";
+import type { App } from "../ports/apps.ts";
 import { parsePartnerConfig } from "./config.ts";
 import { partnerRequestOf, type SendFacts, webhookBodyOf } from "./delivery.ts";
 import { sampleFacts } from "./test-send.ts";
 
 const APP_ID = "com.example.delivery";
+
+/** The iOS app the installs are of, with these link settings. */
+const iosApp = (links: App["links"]): App => ({
+  appId: APP_ID,
+  name: "Delivery",
+  platform: "ios",
+  enabled: true,
+  createdAt: "2026-11-01T00:00:00.000Z",
+  links,
+});
 
 /** An install's facts, of an iPhone unless said, won by `mediaSource`. */
 const factsOf = (mediaSource: string, platform: "android" | "ios" = "ios") =>
@@ -105,14 +116,7 @@ describe("a partner's install postback", () => {
 
   it("names an iOS app's Android build by its Play package on an Android phone", () => {
     // An iOS app with an Android build: an Android phone installs it from Google Play.
-    const app = {
-      appId: APP_ID,
-      name: "Delivery",
-      platform: "ios" as const,
-      enabled: true,
-      createdAt: "2026-11-01T00:00:00.000Z",
-      links: { appStoreId: "1234567890", playPackage: "com.example.delivery.android" },
-    };
+    const app = iosApp({ appStoreId: "1234567890", playPackage: "com.example.delivery.android" });
     const appIdSent = (platform: "android" | "ios") =>
       queryOf({ ...factsOf("unityads_int", platform), app }).get("app_id");
     expect(appIdSent("android")).toBe("com.example.delivery.android");
@@ -157,14 +161,7 @@ describe("what a send tells of its install", () => {
   };
 
   it("names the SDK by its platform and version, and an iOS app by its App Store id", () => {
-    const app = {
-      appId: APP_ID,
-      name: "Delivery",
-      platform: "ios" as const,
-      enabled: true,
-      createdAt: "2026-11-01T00:00:00.000Z",
-      links: { appStoreId: "1234567890" },
-    };
+    const app = iosApp({ appStoreId: "1234567890" });
     expect(
       told({ ...factsOf("unityads_int"), app }, "sdk={sdk_version}&store={store_app_id}"),
     ).toEqual({ sdk: "swift 1.0.0", store: "1234567890" });
