@@ -4,6 +4,18 @@
  * example, of an older page, does not, and is kept to show that it is refused as unverified).
  */
 
+import type { App } from "../ports/apps.ts";
+
+/** The app whose App Store id Apple's SKAdNetwork examples name (`app-id` 525463029). */
+export const SAMPLE_APP: App = {
+  appId: "com.example.skan",
+  name: "Skan",
+  platform: "ios",
+  enabled: true,
+  createdAt: "2026-11-01T00:00:00.000Z",
+  links: { appStoreId: "525463029" },
+};
+
 /** https://developer.apple.com/documentation/storekit/verifying-an-install-validation-postback */
 export const SKAN_4_FINE = {
   version: "4.0",

@@ -5,18 +5,16 @@ import {
   type StoredApplePostback,
 } from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
-import { AAK_DEVELOPMENT, SKAN_4_COARSE, SKAN_4_FINE } from "./apple-samples.test-support.ts";
+import {
+  AAK_DEVELOPMENT,
+  SAMPLE_APP,
+  SKAN_4_COARSE,
+  SKAN_4_FINE,
+} from "./apple-samples.test-support.ts";
 import { readPostback } from "./postbacks.ts";
 import { createPostbackReceiver } from "./receive.ts";
 
-const APP: App = {
-  appId: "com.example.skan",
-  name: "Skan",
-  platform: "ios",
-  enabled: true,
-  createdAt: "2026-11-01T00:00:00.000Z",
-  links: { appStoreId: "525463029" },
-};
+const APP = SAMPLE_APP;
 
 /**
  * A store in memory, keyed as the table is, taking a copy in the place of one of lower standing

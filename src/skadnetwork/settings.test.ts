@@ -3,18 +3,11 @@ import { describe, expect, it } from "vitest";
 import type { StoredApplePostback } from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
 import { AD_NETWORKS } from "./ad-networks.ts";
-import { SKAN_4_FINE } from "./apple-samples.test-support.ts";
+import { SAMPLE_APP, SKAN_4_FINE } from "./apple-samples.test-support.ts";
 import { readPostback } from "./postbacks.ts";
 import { createSkadnetworkSettings } from "./settings.ts";
 
-const APP: App = {
-  appId: "com.example.skan",
-  name: "Skan",
-  platform: "ios",
-  enabled: true,
-  createdAt: "2026-11-01T00:00:00.000Z",
-  links: { appStoreId: "525463029" },
-};
+const APP = SAMPLE_APP;
 
 const memoryApps = () => {
   let app = APP;
