@@ -68,7 +68,6 @@ export const exportQuerySchema = tiedTo<ExportParams>()(
   }),
 );
 
-/** The exported record's fields, as the spec describes them. */
 /** A field of `exportRecordSchema` (an object schema built from the column list). */
 const recordField = (name: ColumnName): z.ZodType => {
   const field: unknown =

@@ -70,14 +70,6 @@ const linkOfPath = (path: string | undefined): string =>
   /^\/([^/]+)\/$/.exec(path ?? "")?.[1] ?? "";
 
 /**
- * `GET /{deeplink_id}`: the tap recorded, then a redirect or the link's landing page; a
- * crawler's fetch, the link's preview; Chrome's reduced agent without its hints, a request for
- * them first (src/touches/clicks.ts); an unknown link, the plain 404. `HEAD` gets the same
- * answer, its body dropped by the gateway in front, and records nothing. The
- * caller's address is the viewer's that CloudFront forwards when `trustViewerAddress` says the
- * link host stands behind the distribution (on AWS), else the one API Gateway saw.
- */
-/**
  * The last value of each repeated name, as the SDKs read a link's parameters. Taken from every
  * value the gateway passed: which one a gateway's single-value map keeps is its own choice
  * (the link host's HTTP API and the embedded gateway may differ).
@@ -94,6 +86,14 @@ const lastOfEach = (
   return last;
 };
 
+/**
+ * `GET /{deeplink_id}`: the tap recorded, then a redirect or the link's landing page; a
+ * crawler's fetch, the link's preview; Chrome's reduced agent without its hints, a request for
+ * them first (src/touches/clicks.ts); an unknown link, the plain 404. `HEAD` gets the same
+ * answer, its body dropped by the gateway in front, and records nothing. The caller's address
+ * is the viewer's that CloudFront forwards when `trustViewerAddress` says the link host stands
+ * behind the distribution (on AWS), else the one API Gateway saw.
+ */
 export const createClickHandler = (deps: ClickDeps & { readonly trustViewerAddress?: boolean }) => {
   const tap = createClickRecorder(deps);
   return httpRoute(async (event) => {
