@@ -14,7 +14,9 @@ import {
   latestEventDays,
   OVERVIEW_KEYS,
   OVERVIEW_SETS,
+  reportDays,
   TOUCH_LEAD_DAYS,
+  timestampLiteral,
 } from "./queries.ts";
 
 const SOURCES = { events: '"events"', attributions: '"attributions"', touches: '"touches"' };
@@ -94,6 +96,31 @@ describe("the report queries", () => {
       ).toBeUndefined();
     }
     expect(await syntaxError("SELECT FROM WHERE (")).toBeDefined();
+  });
+
+  it("count a moment's day in the app's zone by the offset of that moment, through a change of its clocks on the report's last day", async () => {
+    // Los Angeles goes from UTC-7 to UTC-8 at 09:00 UTC on 1 November 2026.
+    const span = { from: "2026-10-30", to: "2026-11-01" };
+    const days = reportDays("duckdb", "America/Los_Angeles", span);
+    const dayOf = async (iso: string) => {
+      const connection = await duckdb.connect();
+      try {
+        const moment = timestampLiteral.duckdb(new Date(iso));
+        const reader = await connection.runAndReadAll(`SELECT ${days.day(moment)} AS day`);
+        return String(reader.getRowObjectsJS()[0]?.day);
+      } finally {
+        connection.closeSync();
+      }
+    };
+    // 23:59:59 and 00:30 summer time, each side of midnight.
+    expect(await dayOf("2026-11-01T06:59:59.000Z")).toBe("2026-10-31");
+    expect(await dayOf("2026-11-01T07:30:00.000Z")).toBe("2026-11-01");
+    // 23:30 winter time, the last day's, and the next day's first moment.
+    expect(await dayOf("2026-11-02T07:30:00.000Z")).toBe("2026-11-01");
+    expect(await dayOf("2026-11-02T08:00:00.000Z")).toBe("2026-11-02");
+    // A zone's day is read from the UTC days either side of it.
+    expect(days.utcDays(span.from, span.to)).toEqual({ from: "2026-10-29", to: "2026-11-02" });
+    expect(reportDays("duckdb").utcDays(span.from, span.to)).toEqual(span);
   });
 
   it("differ between dialects only in how a time is written and a deep link path read", () => {

@@ -140,6 +140,18 @@ const REINSTALLS = "com.example.cohorts.reinstalls";
  */
 const RENAMED = "com.example.cohorts.renamed";
 
+/**
+ * An app of one install, t-1, in Tokyo's first hours of DAY (the UTC day before), won by a click
+ * of then, active then and the next morning there (still DAY in UTC).
+ */
+const TOKYO = "com.example.cohorts.tokyo";
+
+/**
+ * An app whose CPI prices no rate converts: u-1's install and u-2's reinstall won at 2 grams of
+ * gold (XAU), u-3's at a price of 0 in gold; and an impression a network reported with a CPC price.
+ */
+const UNPRICED = "com.example.cohorts.unpriced";
+
 /** A table as its files were written before the lake kept costs. */
 const withoutCosts = (table: LakeTable): LakeTable => ({
   ...table,
@@ -181,6 +193,9 @@ describe("cohorts on DuckDB", () => {
       purchase("i-0", "2026-11-10T00:00:01.000Z", 7),
       purchase("i-0", "2026-11-10T10:00:00.000Z", 10),
       purchase("i-6", "2026-11-03T10:00:00.000Z", 2),
+      // i-2 buys for 4 USD on day 0 and is refunded that day: no paying user.
+      purchase("i-2", `${DAY}T15:00:00.000Z`, 4),
+      purchase("i-2", `${DAY}T15:30:00.000Z`, -4),
       purchase(DELETED, "2026-11-03T10:00:00.000Z", 100),
       // In dinars, which no rate of the day converts: i-1 (Winter Sale) once, i-7 (organic) twice.
       {
@@ -320,6 +335,8 @@ describe("cohorts on DuckDB", () => {
       unconverted(`${DAY}T12:00:00.000Z`, 2.5, "KWD"),
       unconverted("2026-11-05T12:00:00.000Z", 5, "KWD"),
       unconverted("2026-11-06T12:00:00.000Z", 0.25, "XAU"),
+      // Day 31 since z-0's install: past the days a cohort's revenue is counted for.
+      unconverted("2026-12-03T12:00:00.000Z", 40, "KWD"),
       ofApp(ADSETS, purchase("z-0", "2026-11-06T13:00:00.000Z", 4)),
     ]);
 
@@ -355,6 +372,54 @@ describe("cohorts on DuckDB", () => {
       ofApp(REINSTALLS, session("n-1", `${DAY}T08:00:00.000Z`, "ios")),
       ofApp(REINSTALLS, session("n-2", `${DAY}T09:00:00.000Z`, "ios")),
       ofApp(REINSTALLS, session("n-2", "2026-11-03T09:00:00.000Z", "ios")),
+    ]);
+
+    // UNPRICED: u-1 to u-3 installed at 08:00 to 10:00, u-2 a reinstall.
+    await lay(
+      EVENTS_TABLE,
+      ["u-1", "u-2", "u-3"].map((id, n) => ofApp(UNPRICED, install(id, at(n), "DE"))),
+    );
+    const inGold = (id: string, n: number, grams: number) =>
+      ofApp(UNPRICED, {
+        ...attribution(id, at(n), true),
+        cost_model: "CPI",
+        cost_value: grams,
+        cost_currency: "XAU",
+        cost_usd: null,
+      });
+    await lay(ATTRIBUTIONS_TABLE, [
+      inGold("u-1", 0, 2),
+      { ...inGold("u-2", 1, 2), install_type: "reinstall_same_device", reinstall: 1 },
+      inGold("u-3", 2, 0),
+    ]);
+    await lay(TOUCHES_TABLE, [
+      ofApp(UNPRICED, {
+        ...click(600, at(0)),
+        touch_type: "impression",
+        cost_model: "CPC",
+        cost_value: 0.5,
+        cost_currency: "USD",
+        // As the touch's record has it: no cost of its own (src/costs/touch-cost.ts).
+        cost_usd: null,
+      }),
+    ]);
+
+    // TOKYO: 05:00 on DAY in Tokyo is 20:00 UTC the day before; 08:00 the next morning there
+    // is 23:00 UTC on DAY.
+    const tokyoEarly = "2026-11-01T20:00:00.000Z";
+    // A click the evening before there and one in the first hour of the day after; a session of
+    // an earlier install, t-0, the evening before.
+    await lay(TOUCHES_TABLE, [
+      ofApp(TOKYO, click(500, tokyoEarly)),
+      ofApp(TOKYO, click(501, "2026-11-01T10:00:00.000Z")),
+      ofApp(TOKYO, click(502, `${DAY}T16:00:00.000Z`)),
+    ]);
+    await lay(EVENTS_TABLE, [ofApp(TOKYO, install("t-1", tokyoEarly, "JP"))]);
+    await lay(ATTRIBUTIONS_TABLE, [ofApp(TOKYO, attribution("t-1", tokyoEarly, true))]);
+    await lay(SESSIONS_TABLE, [
+      ofApp(TOKYO, session("t-1", tokyoEarly)),
+      ofApp(TOKYO, session("t-1", `${DAY}T23:00:00.000Z`)),
+      ofApp(TOKYO, session("t-0", "2026-11-01T10:00:00.000Z")),
     ]);
 
     // RENAMED: a CPC click of Winter Sale at 07:00 and one of Winter Deals at 10:00; w-0 won at
@@ -422,18 +487,21 @@ describe("cohorts on DuckDB", () => {
       appId?: string;
       /** The installs left out: the deleted one unless given. */
       exclude?: string[];
+      /** The last install day: DAY unless given. */
+      to?: string;
     } = {},
   ) => {
+    const to = options.to ?? DAY;
     const groupBy = options.groupBy ?? "campaign";
     const filters = options.filters ?? {};
     const appId = options.appId ?? APP;
     // As src/reports/reports.ts asks: renamed campaigns first, cost rows by their latest name.
-    const renamed = await engine.renamedCampaigns({ appId, from: DAY, to: DAY });
+    const renamed = await engine.renamedCampaigns({ appId, from: DAY, to });
     const costs = withLatestCampaignNames(options.costs ?? [], renamed);
     const rows = await engine.cohorts({
       appId,
       from: DAY,
-      to: DAY,
+      to,
       groupBy,
       filters,
       // As the report asks: the keys its cost rows name.
@@ -443,7 +511,7 @@ describe("cohorts on DuckDB", () => {
     });
     return cohortReport({
       from: DAY,
-      to: DAY,
+      to,
       today: TODAY,
       groupBy,
       filters,
@@ -517,6 +585,28 @@ describe("cohorts on DuckDB", () => {
     expect([sum("days", 0, "revenue_usd"), sum("days", 1, "revenue_usd")]).toEqual([0, 7]);
   });
 
+  it("reads a zone's days from the UTC days either side, bounded by the zone's own midnights", async () => {
+    const rows = await engine.cohorts({
+      appId: TOKYO,
+      from: DAY,
+      to: DAY,
+      timeZone: "Asia/Tokyo",
+      groupBy: "campaign",
+      filters: {},
+      costKeys: [],
+      excludeServiceIds: [],
+    });
+    const of = (part: string) => rows.filter((row) => row.part === part);
+    expect(of("installs").map((row) => [row.cohort_day, row.installs])).toEqual([[DAY, 1]]);
+    expect(of("touches").map((row) => [row.cohort_day, row.clicks])).toEqual([[DAY, 1]]);
+    expect(of("days").map((row) => [row.day_n, row.active])).toEqual([
+      [0, 1],
+      [1, 1],
+    ]);
+    expect(of("active_day").map((row) => [row.cohort_day, row.active])).toEqual([[DAY, 1]]);
+    expect(of("active_range").map((row) => row.active)).toEqual([1]);
+  });
+
   it("moves each moment by its own offset where the zone's clocks change within the days", async () => {
     // Los Angeles went from UTC-7 to UTC-8 on 1 November 2026, within the days read.
     const rows = await dayRows({ timeZone: "America/Los_Angeles" });
@@ -542,7 +632,7 @@ describe("cohorts on DuckDB", () => {
       // Day 0: 5 USD; day 7: 5 + 3 (day 6) + 1 (day 7's 23:59:59), not day 8's 00:00:01; day 30
       // not reached.
       arpu: { d0: 0.833333, d7: 1.5, d30: null },
-      // i-0, once for its four days of revenue.
+      // i-0, once for its four days of revenue; not i-2, refunded on the day it bought.
       paying_user_rate: { d0: 0.1667, d7: 0.1667, d30: null },
       roas: { d0: 0.1667, d7: 0.3, d30: null },
     });
@@ -752,6 +842,16 @@ describe("cohorts on DuckDB", () => {
           { day: TO, active: 2 },
         ],
       });
+      // a-old was organic before: only its latest attribution counts.
+      const organic = await activeUsers({ media_source: "organic" });
+      expect(organic.answer.active_users).toEqual({
+        range: 1,
+        average_daily: 0.5,
+        daily: [
+          { day: DAY, active: 1 },
+          { day: TO, active: 0 },
+        ],
+      });
       const ios = await activeUsers({ platform: "ios" });
       expect(ios.answer.active_users).toEqual({
         range: 1,
@@ -762,6 +862,23 @@ describe("cohorts on DuckDB", () => {
         ],
       });
     });
+  });
+
+  it("says what the cost lacks of the CPI prices no rate converted, a reinstall's too, until a cost row names them", async () => {
+    const answer = await report({ appId: UNPRICED });
+    expect(answer.totals.installs).toBe(2);
+    // u-1's and u-2's 2 grams; u-3's price of 0 is nothing in any currency, and a CPC price is
+    // charged on a click, not on an impression.
+    expect(answer.touch_costs_unconverted).toBe(2);
+    expect(answer.totals.cost_usd).toBeNull();
+    // A cost row of the campaign's German installs replaces both, the reinstall's too.
+    const german = { ...cost(6), appId: UNPRICED, country: "DE" };
+    const replaced = await report({ appId: UNPRICED, costs: [german] });
+    expect(replaced.touch_costs_unconverted).toBe(0);
+    expect(replaced.totals.cost_usd).toBe(6);
+    // One of French installs replaces neither.
+    const french = { ...german, country: "FR" };
+    expect((await report({ appId: UNPRICED, costs: [french] })).touch_costs_unconverted).toBe(2);
   });
 
   it("leaves a reinstall out of the cohorts, its revenue and its days with it, not its cost nor the active users", async () => {
@@ -852,6 +969,10 @@ describe("cohorts on DuckDB", () => {
     // Narrowed by the filters as the installs are.
     const organic = await report({ appId: ADSETS, filters: { media_source: "organic" } });
     expect(organic.revenue_events_unconverted).toBe(0);
+    // Up to day 30 since each install, as revenue is: not the 40 dinars of z-0's day 31, which
+    // a report of one more install day reads.
+    const longer = await report({ appId: ADSETS, to: "2026-11-03" });
+    expect(longer.revenue_unconverted).toEqual(answer.revenue_unconverted);
   });
 
   it("reads files of before the cost columns as costing nothing, alone or beside newer ones", async () => {
