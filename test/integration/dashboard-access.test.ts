@@ -7,6 +7,7 @@ import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPasswordCredentials } from "../../src/adapters/dynamodb/password-credentials.ts";
 import { addUser } from "../../src/dashboard/accounts.ts";
+import { SESSION_LIFETIME_MS } from "../../src/domain/sessions.ts";
 import { type DashboardSession, signIn } from "../support/dashboard-session.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
@@ -238,6 +239,27 @@ describe("the dashboard's sessions", () => {
     for (const key of [keys.sdkKey, keys.serverKey]) {
       expect((await rt.get("/v1/apps", key)).status).toBe(401);
     }
+  });
+
+  it("signs a person in by their email in any case, with a cookie for the session's hours that no script or other site reads, Secure behind TLS", async () => {
+    const password = "second person's password";
+    const behindTls = await fetch(`${rt.url}/v1/session`, {
+      method: "POST",
+      headers: { "content-type": "Application/JSON; charset=utf-8", "x-forwarded-proto": "https" },
+      body: JSON.stringify({ email: "  SECOND@example.COM ", password }),
+    });
+    expect(behindTls.status).toBe(200);
+    const cookie = behindTls.headers.get("set-cookie") ?? "";
+    expect(cookie.split("; ").slice(1)).toEqual(
+      expect.arrayContaining(["Path=/", "HttpOnly", "SameSite=Strict", "Secure"]),
+    );
+    const maxAge = Number(/Max-Age=(\d+)/.exec(cookie)?.[1]);
+    expect(maxAge).toBeLessThanOrEqual(SESSION_LIFETIME_MS / 1000);
+    expect(maxAge).toBeGreaterThan(SESSION_LIFETIME_MS / 1000 - 60);
+    // Over plain HTTP, as on this machine: a Secure cookie would never come back.
+    const plain = await rt.post("/v1/session", { email: "second@example.com", password });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("set-cookie")).not.toMatch(/Secure/);
   });
 
   it("refuses a wrong password and an unknown person alike", async () => {
