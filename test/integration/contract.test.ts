@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { createKeyFileWrapper } from "../../src/adapters/key-file/key-file-wrapper.ts";
 import { withEncryption } from "../../src/apps/app-config.ts";
+import { KEY_KINDS, type Scope } from "../../src/domain/keys.ts";
 import { dataPaths } from "../../src/embedded/data-dir.ts";
 import { EXPORT_FORMATS } from "../../src/export/formats/index.ts";
 import { SNAPSHOT_HEADER } from "../../src/export/paging.ts";
@@ -1234,4 +1235,48 @@ describe("the wire contract, over HTTP", () => {
       }
     },
   );
+
+  it("lets an SDK key, public in every copy of the app, reach the SDK's own routes and no other", () => {
+    const reached = ROUTES.filter(
+      (route) =>
+        route.scope !== null && (KEY_KINDS.sdk.scopes as readonly Scope[]).includes(route.scope),
+    ).map((route) => `${route.method} ${route.path}`);
+    expect(reached.sort()).toEqual(
+      [
+        "GET /v1/config",
+        "POST /v1/installs",
+        "POST /v1/events",
+        "POST /v1/sessions",
+        "DELETE /v1/installs/{service_id}",
+        "POST /v1/installs/{service_id}/consent",
+        "GET /v1/installs/{service_id}/attribution",
+      ].sort(),
+    );
+  });
+
+  /** Each kind of key, and whether it holds a scope: an SDK key is public, in every copy of the app. */
+  const lacking = (scope: Scope) =>
+    (["sdk", "server"] as const).filter(
+      (kind) => !(KEY_KINDS[kind].scopes as readonly Scope[]).includes(scope),
+    );
+
+  it.each(
+    ROUTES.flatMap((route) =>
+      route.scope === null ? [] : [[route.id, route.scope, route] as const],
+    ),
+  )("%s refuses a key of its own app that lacks its scope (%s)", async (id, scope, route) => {
+    const path = route.path.replaceAll(/\{[^}]+\}/g, "x");
+    const keyOf = { sdk: keys.sdkKey, server: keys.serverKey };
+    expect(lacking(scope).length).toBeGreaterThan(0);
+    for (const kind of lacking(scope)) {
+      const withBody = route.method !== "GET" && route.method !== "DELETE";
+      const response = await rt.fetch(
+        `${path}?app_id=${APP}`,
+        { method: route.method, ...(withBody && { body: "{}" }) },
+        keyOf[kind],
+      );
+      expect(response.status, `${id} with the ${kind} key`).toBe(401);
+      errorBodySchema.parse(await response.json());
+    }
+  });
 });
