@@ -646,6 +646,19 @@ describe("postbacks and webhooks over HTTP", () => {
     );
     expect(attempts.map((entry) => entry.attempt).sort()).toEqual([1, 2, 3, 4, 5]);
     expect(attempts.filter((entry) => entry.retry)).toHaveLength(4);
+    // Page by page: the next page goes on from the cursor, and no attempt is on both.
+    type LogPage = { data: unknown[]; next_cursor: string | null };
+    const firstPage = (await (
+      await rt.get("/v1/postbacks/log?limit=2", keys.serverKey)
+    ).json()) as LogPage;
+    expect(firstPage.data).toHaveLength(2);
+    const cursor = encodeURIComponent(firstPage.next_cursor ?? "");
+    const nextPage = (await (
+      await rt.get(`/v1/postbacks/log?limit=2&cursor=${cursor}`, keys.serverKey)
+    ).json()) as LogPage;
+    expect(nextPage.data).toHaveLength(2);
+    const onFirst = new Set(firstPage.data.map((entry) => JSON.stringify(entry)));
+    expect(nextPage.data.filter((entry) => onFirst.has(JSON.stringify(entry)))).toEqual([]);
   });
 
   it("sends a test postback with a saved secret kept, shows it masked, and logs nothing", async () => {
@@ -654,8 +667,12 @@ describe("postbacks and webhooks over HTTP", () => {
       partner: "custom",
       template: {
         method: "GET",
-        install: { url: `${mock.url}/probe/install?sid={service_id}&key={partner.key}` },
-        event: { url: `${mock.url}/probe/event?name={event_name}&revenue={revenue}` },
+        install: {
+          url: `${mock.url}/probe/install?sid={service_id}&key={partner.key}&platform={platform}`,
+        },
+        event: {
+          url: `${mock.url}/probe/event?name={event_name}&revenue={revenue}&platform={platform}`,
+        },
       },
       media_sources: ["network_probe"],
       values: { key: token },
@@ -667,12 +684,19 @@ describe("postbacks and webhooks over HTTP", () => {
       partner: "custom",
       template: {
         method: "GET",
-        install: { url: `${mock.url}/probe/install?sid={service_id}&key={partner.key}` },
-        event: { url: `${mock.url}/probe/event?name={event_name}&revenue={revenue}` },
+        install: {
+          url: `${mock.url}/probe/install?sid={service_id}&key={partner.key}&platform={platform}`,
+        },
+        event: {
+          url: `${mock.url}/probe/event?name={event_name}&revenue={revenue}&platform={platform}`,
+        },
       },
       media_sources: ["network_probe"],
       secret_values: ["key"],
-      events: { service_purchase: { name: "buy", revenue: true } },
+      events: {
+        service_purchase: { name: "buy", revenue: true },
+        service_level_complete: { name: "level", revenue: false },
+      },
       enabled: false,
     });
     expect(saved).toMatchObject({ sealed_values: ["key"], values: {}, enabled: false });
@@ -698,6 +722,37 @@ describe("postbacks and webhooks over HTTP", () => {
     );
     expect(event.status).toBe(200);
     expect(mock.to("/probe/event")[0]?.query.get("name")).toBe("buy");
+    // The platform asked, else the app's own; the event named, else the first one mapped.
+    expect(received?.query.get("platform")).toBe("android");
+    expect(mock.to("/probe/event")[0]?.query.get("platform")).toBe("ios");
+    const named = await rt.post(
+      "/v1/postbacks/partners/probe/test",
+      { kind: "event", event_name: "service_level_complete" },
+      keys.serverKey,
+    );
+    expect(named.status).toBe(200);
+    expect(mock.to("/probe/event")[1]?.query.get("name")).toBe("level");
+    // An iOS app's test is an iPhone's unless another platform is asked.
+    const ios = await rt.createApp(`${APP}.ios`, "ios");
+    const iosProbe = await rt.fetch(
+      "/v1/postbacks/partners/probe",
+      {
+        method: "PUT",
+        body: JSON.stringify({
+          partner: "custom",
+          template: {
+            method: "GET",
+            install: { url: `${mock.url}/probe/ios?platform={platform}` },
+          },
+          media_sources: ["network_probe"],
+        }),
+      },
+      ios.serverKey,
+    );
+    expect(iosProbe.status).toBe(200);
+    const iosTest = await rt.post("/v1/postbacks/partners/probe/test", {}, ios.serverKey);
+    expect(iosTest.status).toBe(200);
+    expect(mock.to("/probe/ios")[0]?.query.get("platform")).toBe("ios");
     const { entries } = await rt.stores.deliveryLog.listByApp(APP, { limit: 1000 });
     expect(entries.filter((entry) => entry.configId === "probe")).toEqual([]);
     const removed = await rt.fetch(
