@@ -3,6 +3,7 @@
  * memory: what it answers on success and on each error, without a gateway or a runtime.
  */
 import { Readable } from "node:stream";
+import type { APIGatewayRequestAuthorizerEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { everyInstallStored, installRequest } from "../../../test/support/installs.ts";
 import { staticKeyring } from "../../crypto/keyring.ts";
@@ -314,6 +315,30 @@ describe("the authorizer", () => {
   it("refuses an unknown key with API Gateway's Unauthorized", async () => {
     await expect(
       authorizer({ type: "TOKEN", authorizationToken: "srv_nope", methodArn }, CONTEXT),
+    ).rejects.toThrow(UNAUTHORIZED);
+  });
+
+  /** A REQUEST event, as API Gateway sends one for a route the dashboard calls too. */
+  const requestEvent = (headers: Record<string, string>) =>
+    ({
+      type: "REQUEST",
+      methodArn,
+      httpMethod: "GET",
+      headers,
+      pathParameters: null,
+      queryStringParameters: null,
+    }) as unknown as APIGatewayRequestAuthorizerEvent;
+
+  it("takes a key from a request's Authorization header, in the case the client wrote it", async () => {
+    const result = await authorizer(requestEvent({ Authorization: key.plaintext }), CONTEXT);
+    expect(result.principalId).toBe(keyId);
+    expect(result.context).toMatchObject({ appId: APP.appId });
+    // Neither a key nor a session cookie: refused.
+    await expect(authorizer(requestEvent({ Accept: "*/*" }), CONTEXT)).rejects.toThrow(
+      UNAUTHORIZED,
+    );
+    await expect(
+      authorizer(requestEvent({ Cookie: "attribution_session=unknown" }), CONTEXT),
     ).rejects.toThrow(UNAUTHORIZED);
   });
 });
