@@ -1,0 +1,30 @@
+/** The embedded runtime's password hashes: scrypt with a salt of their own, read back safely. */
+import { describe, expect, it } from "vitest";
+import { hashPassword, verifyPassword } from "./passwords.ts";
+
+describe("password hashes", () => {
+  it("verify the password they were made of, and no other", async () => {
+    const stored = await hashPassword("correct horse battery");
+    expect(stored).toMatch(/^scrypt\$16384\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    expect(await verifyPassword("correct horse battery", stored)).toBe(true);
+    expect(await verifyPassword("correct horse batterY", stored)).toBe(false);
+    // Each its own salt: the same password hashes apart.
+    expect(await hashPassword("correct horse battery")).not.toBe(stored);
+  });
+
+  it("match nothing when the stored value is of another scheme, lacks a part or holds a hash of another length", async () => {
+    const stored = await hashPassword("correct horse battery");
+    const parts = stored.split("$");
+    const withPart = (index: number, value: string) =>
+      parts.map((part, at) => (at === index ? value : part)).join("$");
+    for (const broken of [
+      withPart(0, "bcrypt"),
+      ...[1, 2, 3, 4, 5].map((index) => withPart(index, "")),
+      parts.slice(0, 5).join("$"),
+      withPart(5, Buffer.alloc(16).toString("base64url")),
+      "",
+    ]) {
+      expect(await verifyPassword("correct horse battery", broken), broken).toBe(false);
+    }
+  });
+});
