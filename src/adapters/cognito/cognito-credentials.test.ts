@@ -239,6 +239,25 @@ describe("the dashboard's sign-in over Cognito", () => {
     expect(inputsOf(AdminSetUserMFAPreferenceCommand)).toHaveLength(1);
   });
 
+  it("ends a sign-in whose code Cognito's session no longer takes: over, not a wrong code", async () => {
+    cognito
+      .on(AdminInitiateAuthCommand)
+      .resolves({ ChallengeName: "SOFTWARE_TOKEN_MFA", Session: "s1" });
+    cognito
+      .on(AdminRespondToAuthChallengeCommand)
+      .rejects(
+        failure(NotAuthorizedException, "Invalid session for the user, session is expired."),
+      );
+    const deps = depsWith();
+    const first = await signIn(deps, EMAIL, "the password");
+    expect(first.challenge?.step).toBe("totp");
+    await expect(answerChallenge(deps, first.challenge?.token ?? "", "123456")).rejects.toThrow(
+      /This sign-in is over/,
+    );
+    expect(deps.sessions.pending.size).toBe(0);
+    expect(deps.sessions.sessions.size).toBe(0);
+  });
+
   it("refuses a locked person's right password with the lockout's words, and a wrong one as wrong", async () => {
     cognito
       .on(AdminInitiateAuthCommand)
