@@ -1,0 +1,58 @@
+/**
+ * Sealing switched on and off for an app, and what its remote configuration then tells the
+ * SDKs: the first key pair made once, kept through a switch off and on, since every SDK in the
+ * field holds its public key and the service its private one.
+ */
+import { describe, expect, it } from "vitest";
+import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import { parseEcbRates } from "../fx/ecb-rates.ts";
+import type { App } from "../ports/apps.ts";
+import { remoteConfig, withEncryption } from "./app-config.ts";
+
+// Wraps by base64: no secrecy is needed to see which key is which.
+const wrapper: KeyWrapper = {
+  wrap: async (plain) => Buffer.from(plain).toString("base64"),
+  unwrap: async (wrapped) => Buffer.from(wrapped, "base64"),
+};
+
+const APP: App = {
+  appId: "com.example.sealed",
+  name: "Sealed",
+  platform: "android",
+  enabled: true,
+  createdAt: "2026-11-01T00:00:00.000Z",
+};
+
+const FX = parseEcbRates("Date,USD,\n2026-11-01,1.1,\n");
+
+describe("sealing", () => {
+  it("makes the app's first key pair when switched on, and tells the SDKs its public key", async () => {
+    const on = await withEncryption(APP, true, wrapper, new Date("2026-11-02T00:00:00.000Z"));
+    expect(on.encryptionEnabled).toBe(true);
+    expect(on.encryptionKeys).toHaveLength(1);
+    const [key] = on.encryptionKeys ?? [];
+    expect(key?.createdAt).toBe("2026-11-02T00:00:00.000Z");
+    expect(remoteConfig(on, FX).encryption).toMatchObject({
+      enabled: true,
+      key_id: key?.keyId,
+      public_key: key?.publicKey,
+    });
+  });
+
+  it("keeps the key pair through a switch off and on, and tells the SDKs nothing of it while off", async () => {
+    const on = await withEncryption(APP, true, wrapper);
+    const off = await withEncryption(on, false, wrapper);
+    expect(off.encryptionEnabled).toBe(false);
+    expect(off.encryptionKeys).toEqual(on.encryptionKeys);
+    expect(remoteConfig(off, FX).encryption).toEqual({ enabled: false });
+    const again = await withEncryption(off, true, wrapper);
+    expect(again.encryptionEnabled).toBe(true);
+    expect(again.encryptionKeys).toEqual(on.encryptionKeys);
+  });
+
+  it("makes no key for an app that never switched it on", async () => {
+    const off = await withEncryption(APP, false, wrapper);
+    expect(off).toEqual({ ...APP, encryptionEnabled: false });
+    expect(remoteConfig(off, FX).encryption).toEqual({ enabled: false });
+  });
+});
