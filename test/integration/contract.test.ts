@@ -1254,7 +1254,7 @@ describe("the wire contract, over HTTP", () => {
     );
   });
 
-  /** Each kind of key, and whether it holds a scope: an SDK key is public, in every copy of the app. */
+  /** The kinds of key that do not hold a scope. */
   const lacking = (scope: Scope) =>
     (["sdk", "server"] as const).filter(
       (kind) => !(KEY_KINDS[kind].scopes as readonly Scope[]).includes(scope),
