@@ -176,6 +176,12 @@ describe("xlsx writer", () => {
         customer_user_id: "user_x0041_",
         campaign_name: "_x005F_x0041__x_x12_x123g_",
       },
+      // The same on lines otherwise plain, which the bytes' way would copy as they are: escapes
+      // of upper and lower case hex digits, and text with a space at its start or end.
+      { ...ALL_SET, customer_user_id: "user_xFACE_" },
+      { ...ALL_SET, ad_name: "_xcafe_ad" },
+      { ...ALL_SET, campaign_name: " Spring Sale" },
+      { ...ALL_SET, adset_name: "Lookalike 1% " },
       ...Array.from({ length: 3_000 }, (_, i) => recordAt(i)),
     ];
     // DuckDB's page writes a number that is not finite as its name, where the service's csv

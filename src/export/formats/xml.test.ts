@@ -108,6 +108,9 @@ describe("xml writer", () => {
     expect(escapeXmlText(`a&b<c>d"e'f\rg`)).toBe("a&amp;b&lt;c&gt;d&quot;e&apos;f&#13;g");
     expect(escapeXmlText("\ud83d\ude00\ud83d")).toBe("\ud83d\ude00");
     expect(escapeXmlText(`<&>\r\u0001\udc00`)).toBe("&lt;&amp;&gt;&#13;");
+    // The ends of the surrogates' ranges: U+10000 kept whole; a high surrogate before U+E000,
+    // and a lone U+DFFF, dropped.
+    expect(escapeXmlText("\ud800\udc00 \ud800\ue000 \udfff")).toBe("\ud800\udc00 \ue000 ");
   });
 
   it("writes an empty root for no rows", async () => {
