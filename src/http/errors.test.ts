@@ -4,6 +4,7 @@ import {
   NotFoundError,
   ServiceError,
   UnauthorizedError,
+  UnavailableError,
   ValidationError,
 } from "../domain/errors.ts";
 import { INTERNAL_ERROR_DETAIL, statusName, toErrorResponse } from "./errors.ts";
@@ -33,6 +34,14 @@ describe("toErrorResponse", () => {
         body: { error: "Internal Server Error", detail: INTERNAL_ERROR_DETAIL },
       });
     }
+  });
+
+  it("shows a 503 that says when to come back as itself, with Retry-After", () => {
+    expect(toErrorResponse(new UnavailableError("The service is stopping.", 2))).toEqual({
+      statusCode: 503,
+      body: { error: "Service Unavailable", detail: "The service is stopping." },
+      headers: { "retry-after": "2" },
+    });
   });
 
   it("names statuses as HTTP does", () => {

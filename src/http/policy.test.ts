@@ -36,6 +36,10 @@ describe("authorizer policy", () => {
   it("denies everything to a key whose scopes reach no route", () => {
     const policy = policyFor(arn, []);
     expect(policy.Statement[0]?.Effect).toBe("Deny");
+    // Every method and path of the stage, whatever the key asks for.
+    expect(policy.Statement[0]?.Resource).toEqual([
+      "arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/*",
+    ]);
     expect(isAllowed(policy, arn)).toBe(false);
   });
 

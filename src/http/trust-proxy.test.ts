@@ -32,6 +32,10 @@ describe("the caller's address behind proxies", () => {
     expect(parseTrustProxy(undefined)).toEqual(["loopback"]);
     expect(parseTrustProxy("true")).toBe(true);
     expect(parseTrustProxy("false")).toBe(false);
+    expect(parseTrustProxy("none")).toBe(false);
+    // Spaces around the value and its parts, and an empty part, as a hand-written list has.
+    expect(parseTrustProxy(" true ")).toBe(true);
+    expect(parseTrustProxy(" 10.0.0.0/8 ,, loopback, ")).toEqual(["10.0.0.0/8", "loopback"]);
     expect(() => parseTrustProxy("10.0.0.0/99")).toThrow(/ATTRIBUTION_TRUST_PROXY/);
   });
 });

@@ -15,7 +15,17 @@ describe("CloudFront's viewer address", () => {
   });
 
   it("holds no address when the value is none", () => {
-    for (const value of [undefined, "", "   ", "example.com:443", "[2001:db8::1]", "1.2.3:443"]) {
+    for (const value of [
+      undefined,
+      "",
+      "   ",
+      "example.com:443",
+      "[2001:db8::1]",
+      "1.2.3:443",
+      // Text around a bracketed address: the whole value is the address and its port.
+      "x[2001:db8::1]:443",
+      "[2001:db8::1]:443x",
+    ]) {
       expect(viewerAddressOf(value), String(value)).toBeNull();
     }
   });
