@@ -1,7 +1,8 @@
 /**
  * The cost list's bound: past a number of rows an answer would outgrow what a Lambda function
  * may answer, and API Gateway would give its own 502 in place of the service's error. And two
- * uploads of the same keys whose table puts land out of order: the later one stands.
+ * uploads of the same keys whose table puts land out of order: the later one stands. And an
+ * upload's warnings read from what is stored over all its days.
  */
 import { describe, expect, it } from "vitest";
 import { createCostStore } from "../../adapters/dynamodb/costs.ts";
@@ -114,5 +115,39 @@ describe("cost uploads of the same day and keys at once", () => {
     // The lake's newest row of the keys is the same one.
     const newest = lake.reduce((a, b) => (String(b.received_at) > String(a.received_at) ? b : a));
     expect(newest.amount).toBe(250);
+  });
+});
+
+describe("an upload's warnings", () => {
+  const dynamo = dynaliteForTests("cost-warnings-");
+  const fx = parseEcbRates("Date,USD,\n2026-11-01,1.1,\n");
+
+  it("name a campaign's day stored at another level, on the earliest of days sent in any order", async () => {
+    const handler = createCostHandlers({
+      costs: createCostStore(dynamo().doc, LOCAL_TABLE_NAMES.costs),
+      lake: { put: async () => undefined },
+      fx,
+      now: () => new Date("2026-11-05T08:00:00.000Z"),
+    }).putCosts;
+    const upload = (rows: object[]) =>
+      handler(
+        apiEvent({ authorizer: principal(APP, ["costs"]), body: JSON.stringify({ rows }) }),
+        CONTEXT,
+      );
+    const spend = { media_source: "net", campaign_id: "c1", amount: 10, currency: "USD" };
+
+    const total = await upload([{ ...spend, day: "2026-11-01" }]);
+    expect(JSON.parse(String(total.body))).toEqual({ accepted: 1, replaced: 0, warnings: [] });
+    const split = await upload([
+      { ...spend, day: "2026-11-04", campaign_id: "c2" },
+      { ...spend, day: "2026-11-01", adset_id: "as-1" },
+      { ...spend, day: "2026-11-03", campaign_id: "c3" },
+    ]);
+    expect(split.statusCode).toBe(200);
+    const { warnings } = JSON.parse(String(split.body)) as { warnings: string[] };
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /^Campaign c1 of net on 2026-11-01 has cost rows at 2 levels of detail/,
+    );
   });
 });

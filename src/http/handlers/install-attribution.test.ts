@@ -5,6 +5,7 @@ import { resultOf } from "../../attribution/results.ts";
 import { DEFAULT_ATTRIBUTION } from "../../attribution/settings.ts";
 import type { App } from "../../ports/apps.ts";
 import type { AttributionRecord } from "../../ports/attributions.ts";
+import type { DeletionRequest } from "../../ports/deletions.ts";
 import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
 import { createAttributionHandler } from "./install-attribution.ts";
 
@@ -27,14 +28,14 @@ const pending: AttributionRecord = {
   requestedAt: "2026-11-01T10:00:01.000Z",
 };
 
-const read = (records: AttributionRecord[], app: App = APP) => {
+const read = (records: AttributionRecord[], app: App = APP, deletions: DeletionRequest[] = []) => {
   let reads = 0;
   const handler = createAttributionHandler({
     apps: { get: async () => app },
     attributions: {
       get: async () => records[Math.min(reads++, records.length - 1)],
     },
-    deletions: { listByInstall: async () => [] },
+    deletions: { listByInstall: async () => deletions },
     pollIntervalMs: 5,
   });
   return async (waitSeconds: number) => {
@@ -89,5 +90,28 @@ describe("the attribution route", () => {
     const disabled = await read([pending], { ...APP, enabled: false })(10);
     expect(disabled.body).toEqual({ service_match_status: "not_configured" });
     expect(disabled.reads).toBe(1);
+  });
+
+  it("knows no install it has no attribution of, nor one whose deletion was asked before its purge", async () => {
+    const notFound = {
+      error: "Not Found",
+      detail:
+        "No install device-1 of this app: send POST /v1/installs first (or its data was deleted).",
+    };
+    const unknown = await read([])(0);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual(notFound);
+    const deleting = await read([pending], APP, [
+      {
+        requestId: "r1",
+        appId: APP.appId,
+        serviceId: "device-1",
+        status: "pending",
+        requestedAt: "2026-11-02T00:00:00.000Z",
+        completedAt: null,
+      },
+    ])(0);
+    expect(deleting.status).toBe(404);
+    expect(deleting.body).toEqual(notFound);
   });
 });

@@ -155,7 +155,12 @@ describe("the tap route", () => {
     expect(new URL(response.headers.location ?? "").origin).toBe("https://play.google.com");
     expect(stored.at(-1)).toMatchObject({ ip: "81.2.69.143", deeplinkId: link.deeplinkId });
     // Two slashes, or a segment after the link, name no link.
-    for (const path of [`/${link.deeplinkId}//`, `/${link.deeplinkId}/x`, "//"]) {
+    for (const path of [
+      `/${link.deeplinkId}//`,
+      `/${link.deeplinkId}/x`,
+      `/x/${link.deeplinkId}/`,
+      "//",
+    ]) {
       const other = await handler()(apiEvent({ path, headers: android }), CONTEXT);
       expect(other.statusCode).toBe(404);
     }
@@ -284,6 +289,19 @@ describe("the tap route", () => {
     );
     expect(tapped.statusCode).toBe(302);
     expect(stored.at(-1)?.urlParams).toEqual({ promo: "B" });
+  });
+
+  it("records the parameters of a gateway that passes only its single-value map", async () => {
+    const tapped = await handler()(
+      apiEvent({
+        params: { deeplink_id: link.deeplinkId },
+        query: { promo: "A" },
+        headers: android,
+      }),
+      CONTEXT,
+    );
+    expect(tapped.statusCode).toBe(302);
+    expect(stored.at(-1)?.urlParams).toEqual({ promo: "A" });
   });
 
   it("answers a desktop with nowhere to go with the landing page and its policy, and a crawler with the preview", async () => {
