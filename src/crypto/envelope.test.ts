@@ -2,6 +2,7 @@ import {
   createCipheriv,
   createECDH,
   createPrivateKey,
+  createPublicKey,
   generateKeyPairSync,
   hkdfSync,
   type KeyObject,
@@ -10,7 +11,13 @@ import {
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateAppKeyPair, importPublicKey } from "./app-keys.ts";
-import { isSealed, openSealed, SealedValueError, seal } from "./envelope.ts";
+import {
+  isSealed,
+  openSealed,
+  SealedValueError,
+  seal,
+  sealDeterministicForTests,
+} from "./envelope.ts";
 import { staticKeyring } from "./keyring.ts";
 
 const pair = generateAppKeyPair();
@@ -117,11 +124,29 @@ describe("seal and openSealed", () => {
     const x25519 = generateKeyPairSync("x25519").publicKey;
     expect(() => seal(1, { keyId: "k.1", publicKey: pair.publicKey })).toThrow(TypeError);
     expect(() => seal(1, { keyId: "", publicKey: pair.publicKey })).toThrow(TypeError);
-    expect(() => seal(1, { keyId: "k1", publicKey: "not a key" })).toThrow(TypeError);
-    expect(() => seal(1, { keyId: "k1", publicKey: `${pair.publicKey}=` })).toThrow(TypeError);
-    expect(() => seal(1, { keyId: "k1", publicKey: p384 })).toThrow(TypeError);
-    expect(() => seal(1, { keyId: "k1", publicKey: x25519 })).toThrow(TypeError);
-    expect(() => seal(1, { keyId: "k1", publicKey: privateKey })).toThrow(TypeError);
+    // Each refused by the check that names it, not by whatever a curve's arithmetic throws.
+    const published = new TypeError("The public key is not a base64url SPKI DER P-256 key");
+    const spki = (key: KeyObject) =>
+      key.export({ format: "der", type: "spki" }).toString("base64url");
+    for (const publicKey of ["not a key", `${pair.publicKey}=`, spki(p384), spki(x25519)]) {
+      expect(() => seal(1, { keyId: "k1", publicKey })).toThrow(published);
+    }
+    const notP256 = new TypeError("The recipient key is not a P-256 public key");
+    expect(() => seal(1, { keyId: "k1", publicKey: p384 })).toThrow(notP256);
+    expect(() => seal(1, { keyId: "k1", publicKey: x25519 })).toThrow(notP256);
+    expect(() => seal(1, { keyId: "k1", publicKey: privateKey })).toThrow(notP256);
+  });
+});
+
+describe("sealing with fixed parameters (test vectors)", () => {
+  it("refuses a nonce of another length than the envelope's 12 bytes", () => {
+    const fixed = { ephemeralPrivateKey: Buffer.alloc(32, 7), nonce: Buffer.alloc(12, 1) };
+    expect(openSealed(sealDeterministicForTests("x", recipient, fixed), keyring)).toBe("x");
+    for (const bytes of [11, 16]) {
+      expect(() =>
+        sealDeterministicForTests("x", recipient, { ...fixed, nonce: Buffer.alloc(bytes, 1) }),
+      ).toThrow(new TypeError("The nonce must be 12 bytes"));
+    }
   });
 });
 
@@ -206,7 +231,12 @@ describe("openSealed failures", () => {
 
   it("throws a TypeError, not a SealedValueError, when the keyring holds a wrong kind of key", () => {
     const p384 = generateKeyPairSync("ec", { namedCurve: "secp384r1" }).privateKey;
-    expect(() => openSealed(envelope, staticKeyring({ [pair.keyId]: p384 }))).toThrow(TypeError);
+    const publicKey = createPublicKey(privateKey);
+    for (const key of [p384, publicKey]) {
+      expect(() => openSealed(envelope, staticKeyring({ [pair.keyId]: key }))).toThrow(
+        new TypeError(`The keyring's key ${pair.keyId} is not a P-256 private key`),
+      );
+    }
   });
 });
 
