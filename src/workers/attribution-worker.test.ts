@@ -98,6 +98,8 @@ const setup = (
     eventWritesFail?: number;
     /** The lake's streams, instead of lists of the rows put. */
     lake?: AttributionDeps["lake"];
+    /** The install's deletion requests. */
+    deletions?: DeletionRequest[];
   } = {},
 ) => {
   const install = options.install ?? INSTALL;
@@ -112,7 +114,7 @@ const setup = (
       withIdfv: async () => [],
     },
     attributions,
-    deletions: { listByInstall: async () => [] },
+    deletions: { listByInstall: async () => options.deletions ?? [] },
     touches: {
       get: async (clickId) => (options.byId?.clickId === clickId ? options.byId : undefined),
       byMaid: async () => options.byMaid ?? [],
@@ -379,6 +381,36 @@ describe("the attribution worker", () => {
     await worker(job());
     expect(attributions.resolves).toBe(0);
     expect(rows.events).toEqual([]);
+  });
+
+  it("does nothing for an install whose deletion was asked, its pending record not purged yet", async () => {
+    const { attributions, rows, triggered, worker, job } = setup({
+      deletions: [
+        {
+          requestId: "r1",
+          appId: APP.appId,
+          serviceId: INSTALL.serviceId,
+          status: "pending",
+          requestedAt: "2026-11-01T11:00:00.000Z",
+          completedAt: null,
+        },
+      ],
+    });
+    await pending(attributions);
+    await worker(job());
+    expect(attributions.resolves).toBe(0);
+    expect(rows).toEqual({ attributions: [], events: [] });
+    expect(triggered).toEqual([]);
+  });
+
+  it("ends the job of a pending install the installs table no longer holds, resolving nothing", async () => {
+    const { attributions, rows, worker, job } = setup({
+      install: storedInstall(APP.appId, "device-2", { maid: null }),
+    });
+    await pending(attributions);
+    await expect(worker(job())).resolves.toBeUndefined();
+    expect(attributions.resolves).toBe(0);
+    expect(rows).toEqual({ attributions: [], events: [] });
   });
 
   it("lets go of the click it claimed for an install whose data was purged as it matched", async () => {
