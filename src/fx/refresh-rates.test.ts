@@ -129,6 +129,23 @@ describe("reloadingRates", () => {
     expect(load).toHaveBeenCalledTimes(3);
   });
 
+  it("waits the table's usual age, not the retry interval, after a first load that succeeds", async () => {
+    let clock = 0;
+    const load = vi.fn(async () => parseEcbRates(SHIPPED));
+    const rates = await reloadingRates(load, {
+      maxAgeMs: 10_000,
+      now: () => clock,
+      fallback: async () => parseEcbRates(SHIPPED),
+      retryAfterMs: 100,
+    });
+    clock = 100;
+    rates.toUsd(1, "EUR", "2025-05-09");
+    expect(load).toHaveBeenCalledTimes(1);
+    clock = 10_000;
+    rates.toUsd(1, "EUR", "2025-05-09");
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+
   it("fails with the first load when it has no fallback", async () => {
     await expect(
       reloadingRates(async () => Promise.reject(new Error("S3 down")), { maxAgeMs: 1_000 }),
