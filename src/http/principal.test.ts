@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { NotFoundError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
+import { NotFoundError, UnauthorizedError } from "../domain/errors.ts";
 import { apiEvent, principal } from "./api-event.test-support.ts";
-import { pathParam } from "./path-param.ts";
 import { appQuery, principalOf, sessionOf, toAuthorizerContext, UNKNOWN_APP } from "./principal.ts";
 
 const withAuthorizer = (authorizer: Record<string, string> | undefined) => ({
@@ -79,17 +78,5 @@ describe("the principal a handler reads", () => {
     expect(() => appQuery(apiEvent({ query: { limit: "x" } }), "links", schema)).toThrow(
       UnauthorizedError,
     );
-  });
-});
-
-describe("a path parameter", () => {
-  const id = z.string().regex(/^[a-z]+$/);
-
-  it("is read by its schema, and a bad or missing one is a 422 naming it", () => {
-    expect(pathParam(apiEvent({ params: { deeplink_id: "abc" } }), "deeplink_id", id)).toBe("abc");
-    for (const event of [apiEvent({ params: { deeplink_id: "A1" } }), apiEvent()]) {
-      expect(() => pathParam(event, "deeplink_id", id)).toThrow(ValidationError);
-      expect(() => pathParam(event, "deeplink_id", id)).toThrow(/deeplink_id/);
-    }
   });
 });
