@@ -154,7 +154,7 @@ describe("the tap route", () => {
     expect(response.statusCode).toBe(302);
     expect(new URL(response.headers.location ?? "").origin).toBe("https://play.google.com");
     expect(stored.at(-1)).toMatchObject({ ip: "81.2.69.143", deeplinkId: link.deeplinkId });
-    // Two slashes, or a segment after the link, name no link.
+    // Two slashes, or a segment before or after the link, name no link.
     for (const path of [
       `/${link.deeplinkId}//`,
       `/${link.deeplinkId}/x`,
