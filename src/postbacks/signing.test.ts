@@ -103,8 +103,9 @@ describe("verifying a webhook", () => {
       "t=1700000000",
       `t=x,v1=${"0".repeat(64)}`,
       "t=1700000000,v1=12",
-      // Digits and hex digits end where the value ends: nothing trails them.
+      // Digits and hex digits are the whole value: nothing before or after them.
       `t=1700000000x,v1=${signatureOf(SECRET, 1_700_000_000, BODY)}`,
+      `t=x1700000000,v1=${signatureOf(SECRET, 1_700_000_000, BODY)}`,
       `t=1700000000,v1=${signatureOf(SECRET, 1_700_000_000, BODY)}00`,
       `t=1700000000,v1=x${signatureOf(SECRET, 1_700_000_000, BODY)}`,
       // The time is the `t` key's alone.
