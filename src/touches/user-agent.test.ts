@@ -61,6 +61,18 @@ describe("deviceTraits", () => {
     expect(deviceTraits(next).platform).toBe("other");
   });
 
+  it("takes a Windows phone that names Android in its agent for no Android phone", () => {
+    // Edge on Windows 10 Mobile names Android so that sites serve it their mobile pages; the
+    // phone installs from no Android store.
+    const lumia =
+      "Mozilla/5.0 (Windows Phone 10.0; Android 6.0.1; Microsoft; Lumia 950) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/52.0.2743.116 Mobile Safari/537.36 Edge/15.15063";
+    expect(deviceTraits(lumia)).toMatchObject({
+      platform: "other",
+      osVersion: null,
+      deviceModel: null,
+    });
+  });
+
   it("takes nothing from Chrome's reduced agent but the platform", () => {
     expect(deviceTraits(REDUCED)).toEqual({
       platform: "android",
@@ -91,6 +103,10 @@ describe("deviceTraits", () => {
     ).toMatchObject({ osVersion: null, deviceModel: null });
     expect(deviceTraits(PIXEL, hints)).toMatchObject({ osVersion: "14", deviceModel: "Pixel 8" });
     expect(deviceTraits(IPHONE, hints)).toMatchObject({ osVersion: "17.4", deviceModel: "iPhone" });
+    // Spaces inside a hint's quotes are no part of the model.
+    expect(deviceTraits(REDUCED, { ...hints, "sec-ch-ua-model": '" Pixel 8 "' }).deviceModel).toBe(
+      "Pixel 8",
+    );
   });
 
   it.each([
@@ -137,6 +153,7 @@ describe("deviceTraits", () => {
     "TelegramBot (like TwitterBot)",
     "",
     "   ",
+    "\t",
   ])("knows %j for a bot or a link preview", (agent) => {
     expect(deviceTraits(agent).isBot).toBe(true);
   });
