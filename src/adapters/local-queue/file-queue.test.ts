@@ -107,13 +107,29 @@ describe("the folder queue", () => {
     expect((await queue.take(1)).map((m) => m.body.n)).toEqual([1]);
   });
 
+  it("says when the soonest of its waiting messages is due, whatever order they came in", async () => {
+    const queue = await open();
+    expect(queue.nextVisibleIn()).toBeUndefined();
+    await queue.send([{ n: 1 }], { delaySeconds: 60 });
+    await queue.send([{ n: 2 }], { delaySeconds: 30 });
+    await queue.send([{ n: 3 }], { delaySeconds: 45 });
+    expect(queue.nextVisibleIn()).toBe(30_000);
+    clock += 40_000;
+    expect(queue.nextVisibleIn()).toBe(0);
+    expect((await queue.take(10)).map((m) => m.body.n)).toEqual([2]);
+    expect(queue.nextVisibleIn()).toBe(5_000);
+  });
+
   it("tries a failed message again after the delay, then buries it after its last attempt", async () => {
     const queue = await open(2);
     await queue.send([{ n: 7 }]);
     const [first] = await queue.take(1);
     expect(await queue.fail(first?.id ?? "", new Error("store down"), 5)).toBe("retried");
     expect(await queue.take(1)).toEqual([]);
-    clock += 5_000;
+    clock += 4_999;
+    expect(await queue.take(1)).toEqual([]);
+    expect(queue.nextVisibleIn()).toBe(1);
+    clock += 1;
     const [second] = await queue.take(1);
     expect(second?.attempt).toBe(2);
     expect(await queue.fail(second?.id ?? "", new Error("still down"), 5)).toBe("dead");
@@ -122,6 +138,48 @@ describe("the folder queue", () => {
     expect(await queue.dead()).toEqual([
       { id: first?.id, body: { n: 7 }, attempt: 2, lastError: "still down" },
     ]);
+    // Buried for good: a reopened queue neither hands it out nor lists it twice.
+    await queue.close();
+    const reopened = await open(2);
+    expect(await reopened.take(1)).toEqual([]);
+    expect(reopened.depth()).toEqual({ ready: 0, taken: 0 });
+    expect((await reopened.dead()).map((m) => [m.id, m.lastError])).toEqual([
+      [first?.id, "still down"],
+    ]);
+  });
+
+  it("changes nothing when a message no longer taken is failed", async () => {
+    const queue = await open();
+    await queue.send([{ n: 1 }]);
+    const [message] = await queue.take(1);
+    await queue.ack(message?.id ?? "");
+    // Late, after an acknowledgement of the same message (or of a delivery before a restart).
+    expect(await queue.fail(message?.id ?? "", new Error("late"), 0)).toBe("retried");
+    expect(await queue.take(1)).toEqual([]);
+    expect(await queue.dead()).toEqual([]);
+  });
+
+  it("lists its dead messages oldest first, passing by a file damaged in the folder", async () => {
+    const queue = await open(1);
+    for (let n = 0; n < 12; n++) await queue.send([{ n }]);
+    const taken = await queue.take(12);
+    // They die in an order of their own, neither the sending's nor its reverse.
+    for (const n of [5, 11, 0, 7, 2, 9, 4, 1, 10, 3, 8, 6]) {
+      const message = taken[n];
+      expect(await queue.fail(message?.id ?? "", new Error(`error ${n}`), 0)).toBe("dead");
+    }
+    await writeFile(join(dir, "dead", "000-damaged.json"), "{ not json");
+    expect((await queue.dead()).map((m) => [m.body, m.lastError])).toEqual(
+      Array.from({ length: 12 }, (_, n) => [{ n }, `error ${n}`]),
+    );
+  });
+
+  it("refuses a send once closed, holding nothing of it", async () => {
+    const queue = await open();
+    await queue.close();
+    await expect(queue.send([{ n: 1 }])).rejects.toThrow(/closed/);
+    expect(queue.depth()).toEqual({ ready: 0, taken: 0 });
+    expect(await (await open()).take(1)).toEqual([]);
   });
 
   it("survives a reopen: waiting messages stay, taken ones come back as one more attempt", async () => {
@@ -144,7 +202,9 @@ describe("the folder queue", () => {
     await first.take(1);
     const second = await open(1);
     expect(await second.take(1)).toEqual([]);
-    expect((await second.dead()).map((m) => m.body)).toEqual([{ n: 1 }]);
+    expect((await second.dead()).map((m) => [m.body, m.lastError])).toEqual([
+      [{ n: 1 }, "the process handling it stopped before it was done"],
+    ]);
   });
 
   it("buries a body that no longer parses instead of handing it out", async () => {
@@ -160,6 +220,21 @@ describe("the folder queue", () => {
     expect((await reopened.take(1)).map((m) => m.body)).toEqual([{ n: 1 }]);
     expect(await reopened.take(1)).toEqual([]);
     expect((await reopened.dead()).map((m) => m.id)).toEqual([id]);
+  });
+
+  it("passes by a message whose stored line was damaged, and the lines that follow it", async () => {
+    const queue = await open();
+    await queue.send([{ n: 1 }]);
+    await queue.close();
+    const id = "damaged";
+    await appendFile(
+      join(dir, "journal"),
+      `{"s":{"id":"${id}","body":{"n":2},"att\n${JSON.stringify({ t: id })}\n${JSON.stringify({ k: "unknown" })}\n`,
+    );
+    const reopened = await open();
+    expect((await reopened.take(10)).map((m) => [m.body.n, m.attempt])).toEqual([[1, 1]]);
+    expect(reopened.depth()).toEqual({ ready: 0, taken: 1 });
+    expect(await reopened.dead()).toEqual([]);
   });
 
   it("redelivers what a process killed with SIGKILL had taken and not acknowledged", async () => {
