@@ -34,13 +34,16 @@ describe("local delivery stream", () => {
   };
 
   /** The events stream over this test's folders. */
-  const openStream = () =>
+  const openStream = (buffering: { bufferRecords?: number; bufferIntervalMs?: number } = {}) =>
     createLocalDeliveryStream({
       table: EVENTS_TABLE,
       duckdb,
       lakeDir: lakeDir(),
       walDir: walDir(),
+      ...buffering,
     });
+  const eventLine = (eventId: string) =>
+    `${JSON.stringify(lakeEvent({ app_id: "com.a", event_id: eventId }))}\n`;
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "stream-"));
@@ -171,6 +174,62 @@ describe("local delivery stream", () => {
     const stream = await openStream();
     expect(await lakeIds()).toEqual(["kept-1", "kept-2"]);
     expect(await readdir(events)).toEqual([]);
+    await stream.close();
+  });
+
+  it("delivers on start a file of its own pid, which a process before it had", async () => {
+    // A container's service runs as the same pid every time it starts.
+    const events = join(walDir(), "events");
+    await mkdir(events, { recursive: true });
+    await writeFile(join(events, `${process.pid}-1-0.ndjson`), eventLine("same-pid"));
+    const stream = await openStream();
+    expect(await lakeIds()).toEqual(["same-pid"]);
+    expect(await readdir(events)).toEqual([]);
+    await stream.close();
+  });
+
+  it("takes at a flush no file of its own process but those it closed", async () => {
+    const stream = await openStream();
+    await stream.put([lakeEvent({ app_id: "com.a", event_id: "put" })]);
+    // Named as this process names its files: appends may still be reaching such a file.
+    const events = join(walDir(), "events");
+    const own = `${process.pid}-${Date.now()}-999.ndjson`;
+    await writeFile(join(events, own), eventLine("not-closed"));
+    await stream.flush();
+    expect(await lakeIds()).toEqual(["put"]);
+    expect(await readdir(events)).toEqual([own]);
+    await stream.close();
+  });
+
+  it("clears on start the staging a dead process left, and no one else's", async () => {
+    const staging = join(lakeDir(), ".staging");
+    const left = ["4194305-events-a", `${process.ppid}-events-b`, "4194305-touches-c"];
+    for (const name of left) await mkdir(join(staging, name, "app_id=com.a"), { recursive: true });
+    const stream = await openStream();
+    // A living process's delivery, and another table's, are theirs to finish.
+    expect((await readdir(staging)).sort()).toEqual([
+      `${process.ppid}-events-b`,
+      "4194305-touches-c",
+    ]);
+    await stream.close();
+  });
+
+  it("delivers once the buffer holds its number of records, with no flush", async () => {
+    // No interval passes in the test: the buffer's size alone delivers.
+    const stream = await openStream({ bufferRecords: 3, bufferIntervalMs: 600_000 });
+    await stream.put([lakeEvent({ app_id: "com.a", event_id: "b1" })]);
+    await stream.put([
+      lakeEvent({ app_id: "com.a", event_id: "b2" }),
+      lakeEvent({ app_id: "com.a", event_id: "b3" }),
+    ]);
+    await expect.poll(lakeIds).toEqual(["b1", "b2", "b3"]);
+    await stream.close();
+  });
+
+  it("delivers what it holds when its interval passes, with no flush", async () => {
+    const stream = await openStream({ bufferIntervalMs: 50 });
+    await stream.put([lakeEvent({ app_id: "com.a", event_id: "timed" })]);
+    await expect.poll(lakeIds).toEqual(["timed"]);
     await stream.close();
   });
 
