@@ -14,6 +14,7 @@ import {
   PATIENT,
 } from "../local-disk/held-syncs.test-support.ts";
 import { createLocalDeliveryStream } from "./delivery-stream.ts";
+import { recordKeys, writeAheadLine } from "./write-ahead.ts";
 
 describe("local delivery stream", () => {
   let dir: string;
@@ -42,8 +43,12 @@ describe("local delivery stream", () => {
       walDir: walDir(),
       ...buffering,
     });
-  const eventLine = (eventId: string) =>
-    `${JSON.stringify(lakeEvent({ app_id: "com.a", event_id: eventId }))}\n`;
+  /** A put's line, as a process writes it, of one event of each id. */
+  const putLine = (...eventIds: string[]) =>
+    `${writeAheadLine(
+      eventIds.map((eventId) => lakeEvent({ app_id: "com.a", event_id: eventId })),
+      recordKeys(EVENTS_TABLE),
+    )}\n`;
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "stream-"));
@@ -163,14 +168,9 @@ describe("local delivery stream", () => {
   it("delivers a dead process's write-ahead file on start, skipping a torn last line", async () => {
     const events = join(walDir(), "events");
     await mkdir(events, { recursive: true });
-    const whole = [
-      lakeEvent({ app_id: "com.a", event_id: "kept-1" }),
-      lakeEvent({ app_id: "com.a", event_id: "kept-2" }),
-    ]
-      .map((record) => `${JSON.stringify(record)}\n`)
-      .join("");
+    const whole = putLine("kept-1") + putLine("kept-2");
     // pid 2^22 + 1 is above Linux's pid limit: that process is surely gone.
-    await writeFile(join(events, "4194305-1-0.ndjson"), `${whole}{"event_id":"torn","app_`);
+    await writeFile(join(events, "4194305-1-0.ndjson"), `${whole}{"shared":{"event_id":"torn","app_`);
     const stream = await openStream();
     expect(await lakeIds()).toEqual(["kept-1", "kept-2"]);
     expect(await readdir(events)).toEqual([]);
@@ -181,7 +181,7 @@ describe("local delivery stream", () => {
     // A container's service runs as the same pid every time it starts.
     const events = join(walDir(), "events");
     await mkdir(events, { recursive: true });
-    await writeFile(join(events, `${process.pid}-1-0.ndjson`), eventLine("same-pid"));
+    await writeFile(join(events, `${process.pid}-1-0.ndjson`), putLine("same-pid"));
     const stream = await openStream();
     expect(await lakeIds()).toEqual(["same-pid"]);
     expect(await readdir(events)).toEqual([]);
@@ -194,7 +194,7 @@ describe("local delivery stream", () => {
     // Named as this process names its files: appends may still be reaching such a file.
     const events = join(walDir(), "events");
     const own = `${process.pid}-${Date.now()}-999.ndjson`;
-    await writeFile(join(events, own), eventLine("not-closed"));
+    await writeFile(join(events, own), putLine("not-closed"));
     await stream.flush();
     expect(await lakeIds()).toEqual(["put"]);
     expect(await readdir(events)).toEqual([own]);
@@ -239,10 +239,7 @@ describe("local delivery stream", () => {
     // A process alive while the stream starts, gone by its next flush.
     const dying = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
     const exited = once(dying, "exit");
-    await writeFile(
-      join(events, `${dying.pid}-1-0.ndjson`),
-      `${JSON.stringify(lakeEvent({ app_id: "com.a", event_id: "late-1" }))}\n`,
-    );
+    await writeFile(join(events, `${dying.pid}-1-0.ndjson`), putLine("late-1"));
     const stream = await openStream();
     // Not taken at the start: its process was alive.
     expect(await readdir(events)).toEqual([`${dying.pid}-1-0.ndjson`]);
@@ -258,7 +255,10 @@ describe("local delivery stream", () => {
     const events = join(walDir(), "events");
     await mkdir(events, { recursive: true });
     // Written by hand past the stream's checks: DuckDB's strict read of the time fails.
-    const bad = `${JSON.stringify(lakeEvent({ app_id: "com.a", event_time: "not a time" }))}\n`;
+    const bad = `${writeAheadLine(
+      [lakeEvent({ app_id: "com.a", event_time: "not a time" })],
+      recordKeys(EVENTS_TABLE),
+    )}\n`;
     await writeFile(join(events, "4194305-1-0.ndjson"), bad);
     const failed = vi.spyOn(logger, "error").mockImplementation(() => undefined);
     try {

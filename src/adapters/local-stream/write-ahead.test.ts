@@ -104,13 +104,11 @@ describe("write-ahead lines", () => {
     expect(await readBack(`${writeAheadLine(records, KEYS)}\n`)).toEqual(expected(records));
   });
 
-  it("reads files of the earlier layout, one record a line", async () => {
-    const earlier = [purchase("old-1", 1), purchase("old-2", 2)];
-    const current = [purchase("new-1", 3), purchase("new-2", 4)];
-    const text =
-      earlier.map((record) => `${JSON.stringify(record)}\n`).join("") +
-      `${writeAheadLine(current, KEYS)}\n`;
-    expect(await readBack(text)).toEqual(expected([...earlier, ...current]));
+  it("reads back every put of a file of many lines", async () => {
+    const first = [purchase("a-1", 1), purchase("a-2", 2)];
+    const second = [purchase("b-1", 3)];
+    const text = `${writeAheadLine(first, KEYS)}\n${writeAheadLine(second, KEYS)}\n`;
+    expect(await readBack(text)).toEqual(expected([...first, ...second]));
   });
 
   it.each([

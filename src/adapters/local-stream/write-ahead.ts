@@ -10,8 +10,7 @@
  * and one arrival time make about half of an event's columns), each of `rows` the others: a
  * record is its row over `shared`. Both are written by `JSON.stringify` with the column names as
  * its replacer, so nothing is copied to build them, and the line is well under half the
- * records' own JSON: less to write, to sync, and for DuckDB to parse on delivery. Lines of one record
- * each, as files written before held, are read too.
+ * records' own JSON: less to write, to sync, and for DuckDB to parse on delivery.
  */
 import { open } from "node:fs/promises";
 import { sqlString } from "../../lake/export-query.ts";
@@ -137,16 +136,12 @@ export const writeAheadRows = (table: LakeTable, path: string): string => {
   const types = new Map(table.columns.map((c) => [c.name, DUCKDB_TYPES[c.type]]));
   const typeOf = (key: string) => types.get(key) ?? "VARCHAR"; // app_id
   const struct = `STRUCT(${keys.map((key) => `"${key}" ${typeOf(key)}`).join(", ")})`;
-  const topLevel = keys.map((key) => `${sqlString(key)}: '${typeOf(key)}'`).join(", ");
   const overlaid = keys.map((key) => `coalesce(r."${key}", s."${key}") AS "${key}"`);
   return `WITH lines AS (
   SELECT * FROM read_json(${sqlString(path)}, format = 'newline_delimited',
-    columns = {${topLevel}, 'shared': '${struct}', 'rows': '${struct}[]'})
+    columns = {'shared': '${struct}', 'rows': '${struct}[]'})
 ), records AS (
-  SELECT ${keys.map((key) => `"${key}"`).join(", ")} FROM lines WHERE "rows" IS NULL
-  UNION ALL
-  SELECT ${overlaid.join(", ")}
-  FROM (SELECT "shared" AS s, unnest("rows") AS r FROM lines WHERE "rows" IS NOT NULL)
+  SELECT ${overlaid.join(", ")} FROM (SELECT "shared" AS s, unnest("rows") AS r FROM lines)
 )
 SELECT *, dt <> strftime("${table.dateColumn}", '%Y-%m-%d') AS late
 FROM (SELECT ${keys.map((key) => `"${key}"`).join(", ")}, ${lakeDaySql(table)} AS dt FROM records)`;
