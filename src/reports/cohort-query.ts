@@ -209,20 +209,6 @@ const filterColumnsOf = (
 export const cohortDaysOf = (from: string, to: string) => ({ from, to: addDays(to, COHORT_DAYS) });
 
 /**
- * The cost columns, in a relation of lake files: DuckDB reads the files' columns, and files
- * written before the costs were recorded have none (so a window of only those would have no
- * such column at all); Athena reads the Glue table's, null in those files.
- */
-const withCostColumns = (dialect: Dialect, relation: string): string =>
-  dialect === "athena"
-    ? relation
-    : `(SELECT * FROM ${relation} AS files
-  UNION ALL BY NAME
-  SELECT CAST(NULL AS VARCHAR) AS cost_model, CAST(NULL AS DOUBLE) AS cost_value,
-    CAST(NULL AS VARCHAR) AS cost_currency, CAST(NULL AS DOUBLE) AS cost_usd
-  WHERE false)`;
-
-/**
  * The columns of an `installs` or `touches` row that say what its own cost is of, for the fold's
  * rule that a cost row replaces it (./cohorts.ts): its campaign (id and name apart, as a cost
  * row may name it by either) on every such row, and the ad set, ad and country only of the
@@ -393,7 +379,7 @@ new_installs AS (
 cohort_attributions AS (
   SELECT a.service_id, a.attributed_at, a.cost_usd,
     CASE WHEN ${chargedInstall("a")} THEN 1 ELSE 0 END AS charged
-  FROM ${withCostColumns(dialect, sources.attributions)} AS a
+  FROM ${sources.attributions} AS a
   WHERE a.app_id = ${sqlString(appId)}
     AND a.dt >= ${sqlString(touchDays.from)}
     AND a.service_id IN (SELECT service_id FROM cohort_installs)
@@ -485,7 +471,7 @@ cohort_touches AS (
     ${keyed.source("campaign_name", `max(${campaignNameOf(renamed, "t")})`)},
     ${costKeysOf("max(t.cost_usd)", touchUnconverted, (column) => keyed.read(column, `max(t.${column})`))},
     ${groupColumns((name) => `max(t.${name})`)}
-  FROM ${withCostColumns(dialect, sources.touches)} AS t${renamedJoins(renamed, "t")}
+  FROM ${sources.touches} AS t${renamedJoins(renamed, "t")}
   WHERE t.app_id = ${sqlString(appId)}
     AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
     AND t.touch_time >= ${at(from)}

@@ -2,8 +2,8 @@
  * The cohorts query on DuckDB over a small lake built here, laid by the embedded delivery
  * streams, and folded by cohortReport: retention by UTC calendar day since install, revenue up
  * to a day since install, touches and conversion, filters and groups, a deleted install left out;
- * the cost of installs CPI touches won and of CPC clicks, files written before the lake had
- * cost columns, and active users of installs of any install day.
+ * the cost of installs CPI touches won and of CPC clicks, and active users of installs of any
+ * install day.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -116,8 +116,6 @@ const IDS = Array.from({ length: 10 }, (_, n) => `i-${n}`);
 
 /** An app whose installs and clicks cost something: CPI wins and CPC clicks. */
 const COSTED = "com.example.cohorts.costed";
-/** An app whose lake files were all written before the cost columns. */
-const OLDER = "com.example.cohorts.older";
 /** An app of three installs active on DAY and the day after, one of them installed before. */
 const ACTIVE = "com.example.cohorts.active";
 
@@ -151,12 +149,6 @@ const TOKYO = "com.example.cohorts.tokyo";
  * gold (XAU), u-3's at a price of 0 in gold; and an impression a network reported with a CPC price.
  */
 const UNPRICED = "com.example.cohorts.unpriced";
-
-/** A table as its files were written before the lake kept costs. */
-const withoutCosts = (table: LakeTable): LakeTable => ({
-  ...table,
-  columns: table.columns.filter((column) => !column.name.startsWith("cost_")),
-});
 
 const ofApp = (appId: string, record: LakeRecord): LakeRecord => ({ ...record, app_id: appId });
 
@@ -241,7 +233,7 @@ describe("cohorts on DuckDB", () => {
 
     // COSTED: c-0 and c-1 won by CPI clicks of 2.75 USD (c-1 attributed twice: the latest
     // counts), c-2 by a click of no cost, c-3 organic; 10 CPC clicks of 0.10 USD (one delivered
-    // twice), and 5 clicks in a file of before the cost columns.
+    // twice), and 5 clicks of no cost.
     const costedIds = ["c-0", "c-1", "c-2", "c-3"];
     const at = (n: number) => `${DAY}T${String(8 + n).padStart(2, "0")}:00:00.000Z`;
     await lay(
@@ -271,15 +263,10 @@ describe("cohorts on DuckDB", () => {
         cost_usd: 0.1,
       });
     await lay(TOUCHES_TABLE, [...Array.from({ length: 10 }, (_, n) => cpc(n)), cpc(3)]);
-    const olderTouches = withoutCosts(TOUCHES_TABLE);
     await lay(
-      olderTouches,
+      TOUCHES_TABLE,
       Array.from({ length: 5 }, (_, n) => ofApp(COSTED, click(200 + n, at(n % 4)))),
     );
-    // OLDER: one paid install, its attribution and its click, all of before the cost columns.
-    await lay(EVENTS_TABLE, [ofApp(OLDER, install("o-0", at(0), "DE"))]);
-    await lay(withoutCosts(ATTRIBUTIONS_TABLE), [ofApp(OLDER, attribution("o-0", at(0), true))]);
-    await lay(olderTouches, [ofApp(OLDER, click(300, at(0)))]);
 
     // ACTIVE: a-old installed on 2026-10-20 (organic, then won again by Winter Sale), a-1 on
     // DAY by Winter Sale, a-2 on DAY organic on iOS; a deleted install active on DAY too.
@@ -959,11 +946,6 @@ describe("cohorts on DuckDB", () => {
     // a report of one more install day reads.
     const longer = await report({ appId: ADSETS, to: "2026-11-03" });
     expect(longer.revenue_unconverted).toEqual(answer.revenue_unconverted);
-  });
-
-  it("reads files of before the cost columns as costing nothing, alone or beside newer ones", async () => {
-    const answer = await report({ appId: OLDER });
-    expect(answer.totals).toMatchObject({ installs: 1, clicks: 1, cost_usd: null });
   });
 
   it("keeps a campaign renamed at its network one, under its latest name: installs, clicks, cost rows by its id, active users", async () => {
