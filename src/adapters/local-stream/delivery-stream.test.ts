@@ -170,7 +170,10 @@ describe("local delivery stream", () => {
     await mkdir(events, { recursive: true });
     const whole = putLine("kept-1") + putLine("kept-2");
     // pid 2^22 + 1 is above Linux's pid limit: that process is surely gone.
-    await writeFile(join(events, "4194305-1-0.ndjson"), `${whole}{"shared":{"event_id":"torn","app_`);
+    await writeFile(
+      join(events, "4194305-1-0.ndjson"),
+      `${whole}{"shared":{"event_id":"torn","app_`,
+    );
     const stream = await openStream();
     expect(await lakeIds()).toEqual(["kept-1", "kept-2"]);
     expect(await readdir(events)).toEqual([]);
