@@ -403,6 +403,7 @@ export const generateWorld = (options: {
       maid: phone.maid,
       params: {},
       urlParams: {},
+      cost: null,
       ...overrides,
     };
     touches.push(made);

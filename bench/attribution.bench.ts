@@ -303,6 +303,7 @@ const filler = (count: number, offset: number): Touch[] =>
       maid: `00000000-0000-4000-a000-${String(n).padStart(12, "0")}`,
       params: {},
       urlParams: {},
+      cost: null,
     };
   });
 

@@ -35,6 +35,7 @@ const tap = (at: number, overrides: Partial<Touch> = {}): Touch => ({
   maid: null,
   params: {},
   urlParams: {},
+  cost: null,
   ...overrides,
 });
 

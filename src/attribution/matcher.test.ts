@@ -67,6 +67,7 @@ const touch = (before: number, overrides: Partial<Touch> = {}): Touch => {
     maid: null,
     params: {},
     urlParams: {},
+    cost: null,
     ...overrides,
   };
 };

@@ -125,7 +125,7 @@ export const costOfFields = (fields: {
 };
 
 /** The three as an answer or a lake row names them: nulls for a touch or link of no cost. */
-export const costColumns = (cost: TouchCost | null | undefined) => ({
+export const costColumns = (cost: TouchCost | null) => ({
   cost_model: cost?.model ?? null,
   cost_value: cost?.value ?? null,
   cost_currency: cost?.currency ?? null,
@@ -162,7 +162,7 @@ const TOUCH_PRICE_DECIMALS = 12;
  * its model does not charge (a CPC impression, a CPM click), and a day no rate converts.
  */
 export const touchCostUsd = (
-  cost: TouchCost | null | undefined,
+  cost: TouchCost | null,
   type: TouchType,
   day: string,
   fx: Pick<FxRates, "toUsd">,

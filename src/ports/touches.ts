@@ -32,11 +32,8 @@ export interface Touch extends AdFields {
   readonly params: Readonly<Record<string, string>>;
   /** The tapped URL's own query (ad networks append their click ids and sub-parameters). */
   readonly urlParams: Readonly<Record<string, string>>;
-  /**
-   * What the touch cost, as its link or the network said (src/costs/touch-cost.ts); null or
-   * absent (a touch stored before costs were taken): none said.
-   */
-  readonly cost?: TouchCost | null;
+  /** What the touch cost, as its link or the network said (src/costs/touch-cost.ts); null: none said. */
+  readonly cost: TouchCost | null;
 }
 
 /** Touches of one app whose touch time is in [from, to], newest first. */

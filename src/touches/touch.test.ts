@@ -85,7 +85,6 @@ describe("a touch's lake row", () => {
       cost_currency: null,
       cost_usd: null,
     });
-    expect(at(undefined).cost_model).toBeNull();
     // The rate of the touch's own day, carried at most 7 days: none here for a day before it.
     expect(
       at({ model: "CPC", value: 1, currency: "EUR" }, "click", "2026-11-20").cost_usd,

@@ -51,6 +51,7 @@ export const contractTouch = (
   maid: null,
   params: { promo: "WINTER" },
   urlParams: { sub1: "abc" },
+  cost: null,
   ...overrides,
 });
 

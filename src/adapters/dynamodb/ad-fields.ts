@@ -17,10 +17,7 @@ export const adFieldsItem = {
   adName: text,
 };
 
-/** What a touch costs (TouchCost): a touch's item has it, null, or none (written before). */
-export const touchCostItem = z
+/** What a touch, a link or an attribution costs (TouchCost), or null. */
+export const costItem = z
   .object({ model: z.enum(COST_MODELS), value: z.number(), currency: z.string() })
-  .nullish();
-
-/** A link's or an attribution's cost, or null; items written before costs were taken have none. */
-export const costItem = touchCostItem.transform((cost) => cost ?? null);
+  .nullable();

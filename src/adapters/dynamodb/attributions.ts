@@ -45,9 +45,8 @@ const factsItem = z.object({
   referrerClickId: text,
   openUrlClickId: text,
   installBeganAt: text,
-  // Pending items written before the device's referrer times were kept have none.
-  deviceReferrerClickAt: text.default(null),
-  deviceInstallBeganAt: text.default(null),
+  deviceReferrerClickAt: text,
+  deviceInstallBeganAt: text,
   ip: text,
   userAgent: text,
   platformAdsToken: text,

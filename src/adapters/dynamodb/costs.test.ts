@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { costKeyOf } from "../../costs/cost-rows.ts";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import type { CostRow } from "../../ports/costs.ts";
 import { COST_PUTS_AT_ONCE, createCostStore, getCostRow } from "./costs.ts";
@@ -124,26 +123,5 @@ describe("DynamoDB cost store, uploads of the same keys landing out of order", (
     });
     expect(await costs.put([at(time, 3, "c-tie")])).toEqual({ replaced: 1 });
     expect(await stored(at(time, 0, "c-tie"))).toBe(3);
-  });
-
-  it("replaces an item stored with its time in its body only, as items were written before", async () => {
-    const costs = createCostStore(dynamo().doc, LOCAL_TABLE_NAMES.costs);
-    const old = at("2026-11-03T10:00:00.000Z", 40, "c-old");
-    const key = costKeyOf(old);
-    await dynamo().doc.send(
-      new PutCommand({
-        TableName: LOCAL_TABLE_NAMES.costs,
-        Item: {
-          costKey: `${old.appId}#${key}`,
-          appId: old.appId,
-          daySort: `${old.day}#${key}`,
-          body: JSON.stringify(old),
-        },
-      }),
-    );
-    expect(await costs.put([at("2026-11-03T09:59:00.000Z", 45, "c-old")])).toEqual({
-      replaced: 1,
-    });
-    expect(await stored(old)).toBe(45);
   });
 });

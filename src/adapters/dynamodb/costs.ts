@@ -68,8 +68,7 @@ export const createCostStore = (doc: DynamoDBDocumentClient, table: string): Cos
       // as text). A row refused so is no error: the later one is what the reports should read.
       // A tie replaces: an upload's rows of the same keys share their time and the last of
       // them stands, and of two uploads received in the same millisecond neither is the later,
-      // so the one written last may stand. An item written before items held their time at the
-      // top holds it only in its body: any row replaces it.
+      // so the one written last may stand.
       const written = await unlessConditionFails(() =>
         doc.send(
           new PutCommand({
@@ -82,8 +81,7 @@ export const createCostStore = (doc: DynamoDBDocumentClient, table: string): Cos
               receivedAt: row.receivedAt,
               body: JSON.stringify(row),
             },
-            ConditionExpression:
-              "attribute_not_exists(costKey) OR attribute_not_exists(receivedAt) OR receivedAt <= :receivedAt",
+            ConditionExpression: "attribute_not_exists(costKey) OR receivedAt <= :receivedAt",
             ExpressionAttributeValues: { ":receivedAt": row.receivedAt },
             ReturnValues: "ALL_OLD",
           }),

@@ -31,7 +31,6 @@ import { createDeletionStore } from "./deletions.ts";
 import { dynaliteForTests } from "./dynamo-targets.test-support.ts";
 import { createCustomerUserMap } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
-import { stringMapText } from "./string-map.ts";
 import { tombstonesKey } from "./tombstones.ts";
 import { createTouchStore } from "./touches.ts";
 
@@ -231,6 +230,7 @@ describe("DynamoDB stores", () => {
         maid: null,
         params: {},
         urlParams: {},
+        cost: null,
       };
     };
     const taps = Array.from({ length: 40 }, (_, minute) => tap(minute));
@@ -651,7 +651,7 @@ describe("DynamoDB stores", () => {
     expect(await snapshots.latest("com.other", 5)).toBeUndefined();
   });
 
-  it("keeps a link's cost, changes and clears it, and reads a link of before costs with none", async () => {
+  it("keeps a link's cost, changes and clears it", async () => {
     const { links } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const cpi = { model: "CPI", value: 2.5, currency: "EUR" } as const;
     const link = testLink({ deeplinkId: "CoSt0000001", appId: "com.costs", cost: cpi });
@@ -663,21 +663,10 @@ describe("DynamoDB stores", () => {
       cpc,
     );
     expect((await links.update(link.appId, link.deeplinkId, { cost: null }))?.cost).toBeNull();
-    const { cost: _none, ...older } = testLink({ deeplinkId: "CoSt0000002", appId: "com.costs" });
-    await dynamo().doc.send(
-      new PutCommand({
-        TableName: LOCAL_TABLE_NAMES.links,
-        Item: {
-          ...older,
-          params: stringMapText(older.params),
-          createdKey: `${older.createdAt}#${older.deeplinkId}`,
-        },
-      }),
-    );
-    expect((await links.get(older.deeplinkId))?.cost).toBeNull();
+    expect((await links.get(link.deeplinkId))?.cost).toBeNull();
   });
 
-  it("keeps the cost of an attribution result, and reads one of before costs with none", async () => {
+  it("keeps the cost of an attribution result, or none", async () => {
     const attributions = createAttributionStore(dynamo().doc, LOCAL_TABLE_NAMES.attributions);
     const cpi = { model: "CPI", value: 2.5, currency: "EUR" } as const;
     for (const [serviceId, cost] of [
@@ -706,17 +695,6 @@ describe("DynamoDB stores", () => {
       const stored = await attributions.get("com.costs", serviceId);
       expect(stored?.state === "resolved" && stored.result.cost).toEqual(cost);
     }
-    // An item resolved before costs were taken has no cost attribute.
-    await dynamo().doc.send(
-      new UpdateCommand({
-        TableName: LOCAL_TABLE_NAMES.attributions,
-        Key: { attributionKey: "com.costs#with-cost" },
-        UpdateExpression: "REMOVE #result.#cost",
-        ExpressionAttributeNames: { "#result": "result", "#cost": "cost" },
-      }),
-    );
-    const older = await attributions.get("com.costs", "with-cost");
-    expect(older?.state === "resolved" && older.result.cost).toBeNull();
   });
 
   it("keeps a cost row sent twice for the same day and keys once, the later replacing it", async () => {

@@ -33,7 +33,7 @@ import {
   touchSortKey,
   windowEndKey,
 } from "../../touches/lookup-keys.ts";
-import { adFieldsItem, touchCostItem } from "./ad-fields.ts";
+import { adFieldsItem, costItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { shards } from "./shards.ts";
 import { countInstallsAt, sightingItem } from "./sightings.ts";
@@ -67,7 +67,7 @@ const touchItem = z.object({
   maid: text,
   params: stringMapItem,
   urlParams: stringMapItem,
-  cost: touchCostItem,
+  cost: costItem,
 });
 
 /** A stored item as the touch it holds (its index keys and TTL left out); throws on a wrong item. */

@@ -37,6 +37,7 @@ const click = (clickId: string): Touch => ({
   maid: null,
   params: {},
   urlParams: {},
+  cost: null,
 });
 
 /**
