@@ -41,7 +41,6 @@ import {
   createLocalDeliveryStream,
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
-import { moveTouchesFromDynamoDb } from "../adapters/local-touches/from-dynamodb.ts";
 import { openLocalTouchStore } from "../adapters/local-touches/touch-store.ts";
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
 import { createAppKeyrings } from "../apps/app-keyrings.ts";
@@ -323,13 +322,8 @@ const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRunt
   // process, so they stay in memory; keys and apps are changed by the CLI, which marks the data folder when it does.
   const revision = adminRevision(config.dataDir);
   const lake = await openLake(config);
-  // Touches in a store of their own rather than the embedded DynamoDB's table: what a data
-  // folder's table still holds moves over first.
+  // Touches in a store of their own rather than the embedded DynamoDB: a tap's one write.
   const touchStore = await openLocalTouchStore(paths.touches);
-  const moved = await moveTouchesFromDynamoDb(dynamodb.doc, LOCAL_TABLE_NAMES.touches, touchStore);
-  if (moved.touches + moved.sightings > 0) {
-    logger.info("touches moved from the embedded DynamoDB to the touch store", moved);
-  }
   // Installs, attributions, the outbox and the delivery log, each in a store of its own too:
   // every install reads and writes them on its way from its request to its postbacks.
   const installs = await openLocalInstallStore(paths.installs);

@@ -46,13 +46,6 @@ import {
 import { keyPart, type LevelDb, openLevelStore, SEPARATOR } from "../local-disk/level.ts";
 
 export interface LocalTouchStore extends TouchStore {
-  /**
-   * Sightings as DynamoDB's table keys them (`<app>#<IP match key>`, `<hour>#<install tag>`),
-   * for moving a data folder's table here (./from-dynamodb.ts).
-   */
-  restoreSightings(
-    sightings: readonly { readonly address: string; readonly sortKey: string }[],
-  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -66,15 +59,8 @@ const touchKey = (clickId: string) => `${TOUCH_PREFIX}${clickId}`;
 const claimKey = (appId: string, clickId: string) =>
   `c${SEPARATOR}${keyPart(appId)}${SEPARATOR}${clickId}`;
 
-/** A claim as stored: its holder and device as JSON, or a holder's tag alone (no device). */
-const claimOf = (value: string): { holder: string; device: string | null } => {
-  if (!value.startsWith("{")) return { holder: value, device: null };
-  const parsed = JSON.parse(value) as { holder?: unknown; device?: unknown };
-  return {
-    holder: String(parsed.holder ?? ""),
-    device: typeof parsed.device === "string" ? parsed.device : null,
-  };
-};
+/** A claim as stored: its holder's tag and its device's, as JSON. */
+const claimOf = (value: string) => JSON.parse(value) as { holder: string; device: string | null };
 const expiryPrefix = (seconds: number) =>
   `x${SEPARATOR}${String(Math.max(0, seconds)).padStart(12, "0")}`;
 const expiryKey = (seconds: number, itemKey: string) =>
@@ -225,14 +211,6 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
           const tag = installTag(sighting.appId, sighting.serviceId);
           return [{ address: `${sighting.appId}#${ip}`, hour, sortKey: `${hour}#${tag}` }];
         }),
-      ),
-
-    restoreSightings: (sightings) =>
-      putSightings(
-        sightings.map((sighting) => ({
-          ...sighting,
-          hour: sighting.sortKey.slice(0, sighting.sortKey.indexOf("#")),
-        })),
       ),
 
     async installsAt(ip: string, window: SightingWindow, cap: number) {
