@@ -199,7 +199,7 @@ const INSTALL_EVENT = exportEventName("INSTALL");
  * export's `event_name`, exportEventName): `service_` and the event in snake case. A key in any
  * other form (`PURCHASE`, `purchase`) would be saved and never match an event.
  */
-export const isMappableEventName = (name: string): boolean => {
+const isMappableEventName = (name: string): boolean => {
   const event = name.startsWith(EVENT_PREFIX) ? name.slice(EVENT_PREFIX.length) : "";
   return event !== "" && toSnakeCase(event) === event && name !== INSTALL_EVENT;
 };

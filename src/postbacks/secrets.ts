@@ -14,7 +14,6 @@
 import type { KeyWrapper, WrapContext } from "../crypto/key-wrapper.ts";
 import type { StoredPartnerConfig, StoredWebhookConfig } from "../ports/postbacks.ts";
 import {
-  isMappableEventName,
   type PartnerConfig,
   parsePartnerConfig,
   secretNamesOf,
@@ -68,10 +67,7 @@ export const sealPartnerConfig = async (
 
 /**
  * A stored configuration with its secret values opened, checked again as it was when saved (a
- * configuration the catalog no longer takes throws the ValidationError that says why). An
- * event mapping saved before its key was checked, under a name no event has (`PURCHASE`), is
- * left out: it never matched an event, and refused, it would stop the configuration's other
- * sends too; the owner's next save names it.
+ * configuration the catalog no longer takes throws the ValidationError that says why).
  */
 export const openPartnerConfig = async (
   stored: StoredPartnerConfig,
@@ -82,10 +78,7 @@ export const openPartnerConfig = async (
     values[name] = await open(wrapper, sealed, contextOf(stored.appId, "partner", stored.id, name));
   }
   const { sealedValues: _sealed, updatedAt: _updated, ...config } = stored;
-  const events = Object.fromEntries(
-    Object.entries(stored.events).filter(([name]) => isMappableEventName(name)),
-  );
-  return parsePartnerConfig({ ...config, values, events });
+  return parsePartnerConfig({ ...config, values });
 };
 
 /** A checked webhook as stored: its signing secret sealed. */
