@@ -104,6 +104,30 @@ describe("the embedded click log", () => {
     expect(await logLines()).toEqual([]);
   });
 
+  it("answers `applied()` at once when every click is applied, as each lookup asks it", async () => {
+    const store = recorder();
+    const log = await createLocalClickLog({ dir, apply: store.apply });
+    await log.applied();
+    await log.append(click("c1"));
+    await log.applied();
+    // Nothing new since: no click to wait for, however often it is asked.
+    for (let i = 0; i < 3; i++) await log.applied();
+    expect(store.ids()).toEqual(["c1"]);
+    await log.close();
+  });
+
+  it("starts a new file once one is full, and deletes each full one once applied", async () => {
+    const store = recorder();
+    // A click's line is a few hundred bytes: a file of one click each.
+    const log = await createLocalClickLog({ dir, apply: store.apply, fileBytes: 100 });
+    for (const id of ["c1", "c2", "c3"]) await log.append(click(id));
+    await log.applied();
+    expect(store.ids()).toEqual(["c1", "c2", "c3"]);
+    // Not only at close: a log that runs for months keeps only what is not applied yet.
+    await vi.waitFor(async () => expect(await logLines()).toEqual([]), PATIENT);
+    await log.close();
+  });
+
   it("answers an append only once its group's write is synced to the disk", async () => {
     const syncs = await holdSyncs("datasync", dir);
     try {
