@@ -281,6 +281,20 @@ export const describeTouchStoreContract = (
         // with stays the claim's (a retried job after consent was withdrawn names none).
         expect(await claim("install-1", null)).toBe("this_install");
         expect(await claim("install-5", "device-a")).toBe("same_device");
+
+        // Two installs that name no device are not one phone's.
+        const unnamed = contractTouch(app, T0 + 1);
+        await store.put([unnamed]);
+        const claimUnnamed = (serviceId: string) =>
+          store.claimClick({
+            appId: app,
+            clickId: unnamed.clickId,
+            serviceId,
+            touchTime: unnamed.touchTime,
+            device: null,
+          });
+        expect(await claimUnnamed("install-6")).toBe("this_install");
+        expect(await claimUnnamed("install-7")).toBe("another_install");
       }),
     );
 

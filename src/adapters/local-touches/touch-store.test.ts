@@ -60,6 +60,18 @@ describe("the embedded touch store", () => {
     }
   });
 
+  it("reaps every expired touch in one call, however many batches they take", async () => {
+    const store = await openLocalTouchStore(dir);
+    try {
+      await store.put(Array.from({ length: 2_500 }, (_, i) => contractTouch(APP, T0 + i)));
+      expect(await store.reap(new Date(T0 + 60 * 86_400_000))).toBe(2_500);
+      expect(await store.byIp("81.2.69.142", day)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+    expect(await keysIn(dir)).toEqual([]);
+  });
+
   it("reaps a touch written over by its new expiry, and its old version's keys with the old", async () => {
     const DAY = 86_400_000;
     const store = await openLocalTouchStore(dir);
