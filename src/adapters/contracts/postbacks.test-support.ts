@@ -275,7 +275,15 @@ export const describePostbackStoresContract = (
     it("skips a send not yet final, which then cannot be claimed", async () => {
       const { outbox } = stores();
       const app = freshApp();
-      await outbox.add(row(app, `${app}-s1`));
+      // Waiting for its next attempt: skipped, it waits for none.
+      await outbox.add(
+        row(app, `${app}-s1`, {
+          state: "retrying",
+          attempts: 1,
+          nextAttemptAt: iso(T0 + MINUTE),
+          note: "HTTP 503",
+        }),
+      );
       const kept = { ...row(app, `${app}-s1`).subject, ip: null };
       expect(await outbox.skip(`${app}-s1`, "the configuration is gone", iso(T0), kept)).toBe(true);
       // A send that is gone (purged with its install's data) is not skipped: nothing is written.
@@ -285,13 +293,14 @@ export const describePostbackStoresContract = (
         state: "skipped",
         note: "the configuration is gone",
         subject: kept,
+        nextAttemptAt: null,
       });
       expect(
         await outbox.claim(`${app}-s1`, {
-          attempt: 1,
+          attempt: 2,
           token: "a",
-          until: iso(T0 + MINUTE),
-          now: iso(T0),
+          until: iso(T0 + 2 * MINUTE),
+          now: iso(T0 + MINUTE),
           takeOver: true,
         }),
       ).toBeUndefined();
