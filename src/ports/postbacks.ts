@@ -252,10 +252,9 @@ export interface DeliveryLogEntry {
   readonly final: boolean;
   /**
    * Why a send was skipped (`no_consent`, `not_won`, `missing:advertising_id`, …:
-   * docs/postbacks.md#skipped-sends); null for an attempt that was made. A record written
-   * before skips were logged has none.
+   * docs/postbacks.md#skipped-sends); null for an attempt that was made.
    */
-  readonly reason?: string | null;
+  readonly reason: string | null;
 }
 
 /** An app's attempts of one day and configuration, by verdict. */

@@ -510,7 +510,7 @@ export const logEntryAnswer = (entry: DeliveryLogEntry): DeliveryLogAnswer => ({
   retry: entry.retry,
   verdict: entry.verdict,
   final: entry.final,
-  reason: entry.reason ?? null,
+  reason: entry.reason,
 });
 
 export interface CatalogPartnerAnswer {

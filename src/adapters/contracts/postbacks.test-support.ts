@@ -113,6 +113,7 @@ const entry = (
   retry: attempt > 1,
   verdict: "retry",
   final: false,
+  reason: null,
   ...overrides,
 });
 

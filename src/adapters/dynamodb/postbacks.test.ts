@@ -172,6 +172,7 @@ if (openTables) {
         retry: attempt > 1,
         verdict: "retry",
         final: false,
+        reason: null,
       });
       for (const attempt of [1, 2, 3]) await log.append(entry(attempt));
     });

@@ -436,7 +436,7 @@ const entryBody = z.object({
   retry: z.boolean(),
   verdict: z.enum(LOG_VERDICTS),
   final: z.boolean(),
-  reason: z.string().nullable().optional(),
+  reason: z.string().nullable(),
 });
 
 const entryOf = (item: Record<string, unknown>): DeliveryLogEntry =>

@@ -87,12 +87,6 @@ const decodeCursor = (cursor: string, appId: string) => {
   return `${appPrefix(appId)}${rest}`;
 };
 
-/** A day's counts as stored; one written before skips were counted has no `skipped`. */
-const countsOf = (stored: DeliveryCounts): DeliveryCounts => ({
-  ...stored,
-  skipped: stored.skipped ?? 0,
-});
-
 interface Waiting {
   readonly entry: DeliveryLogEntry;
   readonly resolve: () => void;
@@ -128,7 +122,7 @@ const deliveryLogIn = ({ db, read, close }: LevelStore): LocalDeliveryLog => {
       const key = countKey(entry);
       const stored = counts.has(key) ? undefined : await read<DeliveryCounts>(key);
       const counted = counts.get(key) ??
-        (stored && countsOf(stored)) ?? {
+        stored ?? {
           day: dayOf(entry.time),
           configId: entry.configId,
           partner: entry.partner,
@@ -244,7 +238,7 @@ const deliveryLogIn = ({ db, read, close }: LevelStore): LocalDeliveryLog => {
         gte: `${prefix}${dayOf(since.toISOString())}`,
         lt: `${prefix}\uffff`,
       });
-      return values.map((value) => countsOf(JSON.parse(value) as DeliveryCounts));
+      return values.map((value) => JSON.parse(value) as DeliveryCounts);
     },
 
     reap: (now) =>

@@ -28,6 +28,7 @@ export const attemptEntry = (
   attempt: 1,
   retry: false,
   final: false,
+  reason: null,
   ...overrides,
 });
 
