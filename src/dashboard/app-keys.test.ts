@@ -29,8 +29,8 @@ describe("an app's keys and App Store id, through the dashboard", () => {
     const apps = createAppStore(dynamo().doc, LOCAL_TABLE_NAMES.apps);
     const keys = createKeyStore(dynamo().doc, LOCAL_TABLE_NAMES.keys);
     const users = memoryUserStore([
-      { email: OWNER, admin: false, appIds: [MINE], createdAt: "t" },
-      { email: OTHER, admin: false, appIds: [THEIRS], createdAt: "t" },
+      { email: OWNER, admin: false, appIds: [MINE], createdAt: "t", sessionGeneration: "g" },
+      { email: OTHER, admin: false, appIds: [THEIRS], createdAt: "t", sessionGeneration: "g" },
     ]);
     const dashboard = createDashboardApps({ apps, keys, users, keyWrapper: wrapper });
     await dashboard.create(OWNER, { app_id: MINE, name: "Mine", platform: "ios" });

@@ -52,7 +52,9 @@ describe("an app's settings changed at once", () => {
     const apps = createAppStore(dynamo().doc, LOCAL_TABLE_NAMES.apps);
     const users =
       options.users ??
-      memoryUserStore([{ email: OWNER, admin: false, appIds: [appId], createdAt: "t" }]);
+      memoryUserStore([
+        { email: OWNER, admin: false, appIds: [appId], createdAt: "t", sessionGeneration: "g" },
+      ]);
     const dashboard = createDashboardApps({
       apps,
       keys: {} as KeyStore,
@@ -92,7 +94,13 @@ describe("an app's settings changed at once", () => {
     const asked = gate();
     let reads = 0;
     const owner = memoryUserStore([
-      { email: OWNER, admin: false, appIds: ["com.example.race.hosts"], createdAt: "t" },
+      {
+        email: OWNER,
+        admin: false,
+        appIds: ["com.example.race.hosts"],
+        createdAt: "t",
+        sessionGeneration: "g",
+      },
     ]);
     // The hosts change asks for its user after reading the app: held there until sealing saved.
     const users: UserStore = {

@@ -22,13 +22,7 @@ export const memoryUserStore = (initial: readonly User[] = []): UserStore => {
       const stored = users.get(user.email);
       if (!stored) throw new NotFoundError(`No user ${user.email}.`);
       // As the tables do: the generation is the stored one, which only a renewal changes.
-      const { sessionGeneration: _given, ...rest } = user;
-      users.set(user.email, {
-        ...rest,
-        ...(stored.sessionGeneration !== undefined && {
-          sessionGeneration: stored.sessionGeneration,
-        }),
-      });
+      users.set(user.email, { ...user, sessionGeneration: stored.sessionGeneration });
     },
     async renewSessionGeneration(email, generation) {
       const stored = users.get(email);

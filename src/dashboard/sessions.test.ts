@@ -26,6 +26,7 @@ const person = (email: string, admin: boolean): User => ({
   admin,
   appIds: [],
   createdAt: "2026-11-01T00:00:00.000Z",
+  sessionGeneration: "first",
 });
 
 const setUp = async (options: { adminsNeedTotp: boolean; maxFailures?: number }) => {

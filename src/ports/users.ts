@@ -27,10 +27,9 @@ export interface User {
    * Which of the person's sessions and pending sign-ins hold: those that carry this value. A
    * new random one is given when the account is made and whenever its password is set, so
    * those begun before end at their next request, and a removed person's never come back if
-   * the same email is added again. Unset on an account made before it was kept, whose sessions
-   * (none carrying one) hold until its password is set.
+   * the same email is added again.
    */
-  readonly sessionGeneration?: string;
+  readonly sessionGeneration: string;
 }
 
 export interface UserStore {

@@ -196,6 +196,7 @@ describe("the dashboard's sign-in over Cognito", () => {
     admin,
     appIds: [],
     createdAt: "2026-11-01T00:00:00.000Z",
+    sessionGeneration: "first",
   });
   const depsWith = () => ({
     users: memoryUserStore([

@@ -15,6 +15,7 @@ const person = (email: string, extra: Partial<User> = {}): User => ({
   admin: false,
   appIds: [],
   createdAt: "2026-11-01T00:00:00.000Z",
+  sessionGeneration: "first",
   ...extra,
 });
 

@@ -29,7 +29,7 @@ const userItem = z.object({
   createdAt: z.string(),
   passwordHash: z.string().optional(),
   totpSecret: z.string().optional(),
-  sessionGeneration: z.string().optional(),
+  sessionGeneration: z.string(),
 });
 
 /** What `save` writes: every attribute but the key and the generation. */
