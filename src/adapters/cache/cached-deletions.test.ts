@@ -47,7 +47,7 @@ const countingStore = () => {
       await gate.passed();
       return found;
     },
-    // A data directory made before the by-install index has none to query.
+    // Answered from the by-app list: the store's own query is never asked.
     listByInstall: async () => {
       throw new Error("no byInstall index");
     },

@@ -2,8 +2,8 @@
  * An app's deletion requests and tombstones held in memory, for the embedded runtime: its one
  * process is the only writer (the API creates requests, the purge moves them on), and every
  * export page reads the app's tombstones. One install's requests are answered from the by-app
- * list, so a data directory made before the by-install index existed never needs it; ingestion
- * asks that of every batch, so each list is grouped by install once.
+ * list, which is held anyway: ingestion asks that of every batch, so each list is grouped by
+ * install once.
  */
 import type { DeletionRequest, DeletionStore, Tombstones } from "../../ports/deletions.ts";
 
