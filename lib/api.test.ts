@@ -12,7 +12,6 @@ import {
   actionsOf,
   asArray,
   isJson,
-  nestedStackIdOf,
   propertiesOf,
   sharedServiceStack,
   statementsOfRole,
@@ -610,19 +609,6 @@ describe("limits per route and per app", () => {
         ApiKeyRequired: route.scope === null ? Match.absent() : true,
       });
     }
-  });
-
-  it("leaves keys unrequired for the one deploy that makes them on an older stack", () => {
-    const { stack: service, template: preparing } = synthServiceStack({
-      settings: { apiKeysRequired: false },
-    });
-    for (const method of Object.values(preparing.findResources("AWS::ApiGateway::Method"))) {
-      expect(propertiesOf(method).ApiKeyRequired).not.toBe(true);
-    }
-    // The plan and its keys are still made, for the next deploy to require.
-    expect(preparing.toJSON().Resources[nestedStackIdOf(service.api.usagePlan)]?.Type).toBe(
-      "AWS::CloudFormation::Stack",
-    );
   });
 });
 

@@ -113,11 +113,6 @@ export interface AttributionApiProps {
   readonly authorizerCacheTtl?: Duration;
   /** What each route's and each app's limits are derived from (lib/usage-plans.ts). */
   readonly limits?: Limits;
-  /**
-   * Whether keyed methods require their app's usage-plan key (false only for the one deploy
-   * that makes the plan's keys on a stack that had none, docs/deploy.md).
-   */
-  readonly apiKeysRequired?: boolean;
   /** Requests one address may make in 5 minutes before the stage's web ACL answers 429. */
   readonly addressRateLimit?: number;
   /** The API's custom domain, with its certificate in the stack's region. */
@@ -256,7 +251,7 @@ export class AttributionApi extends Construct {
           authorizationType: AuthorizationType.CUSTOM,
           operationName,
           // The key is the app's, from the authorizer: its usage plan limits it.
-          apiKeyRequired: props.apiKeysRequired ?? true,
+          apiKeyRequired: true,
         });
         keyed.push({ route, method });
         acknowledge(

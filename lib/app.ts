@@ -147,7 +147,6 @@ export const createApp = (
       // Limits (docs/aws.md#limits): each kind of route's peak, one app's share, per address.
       apiPeak: apiPeak && { ...DEFAULT_SETTINGS.apiPeak, ...apiPeak },
       appShare: z.coerce.number().gt(0).max(1).optional().parse(context("appShare")),
-      apiKeysRequired: flag.parse(context("apiKeysRequired")),
       reservedConcurrency: reserved && { ...DEFAULT_SETTINGS.reservedConcurrency, ...reserved },
       addressRateLimit,
       // The CloudFront web ACL of the link host's and the dashboard's distributions.

@@ -233,7 +233,6 @@ export class ServiceStack extends Stack {
       ) as { readonly [K in ApiFunctionId]: FunctionBinding | null },
       authorizerCacheTtl: settings.authorizerCacheTtl,
       limits: settings,
-      apiKeysRequired: settings.apiKeysRequired,
       addressRateLimit: settings.addressRateLimit,
       domain: settings.apiDomain,
       logRetention: settings.logRetention,

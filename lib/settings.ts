@@ -102,12 +102,6 @@ export interface StackSettings {
    */
   readonly appShare: number;
   /**
-   * Whether the keyed methods require their app's usage-plan key. False only for one deploy of
-   * a stack made before its usage plan: it makes the plan and its keys, so that the deploy
-   * after, which requires them, finds them there (docs/deploy.md).
-   */
-  readonly apiKeysRequired: boolean;
-  /**
    * Concurrency reserved per function (0: none). A reservation is also the function's ceiling,
    * and Lambda keeps 100 of an account's concurrency unreserved: a fresh account, whose quota
    * may be 10, can reserve none until the quota is raised.
@@ -205,7 +199,6 @@ export const DEFAULT_SETTINGS: StackSettings = {
   apiPeak: { sdk: 500, server: 100, export: 10, reports: 5, manage: 20, signIn: 5 },
   burstSeconds: 2,
   appShare: 0.5,
-  apiKeysRequired: true,
   reservedConcurrency: { ingest: 0, tap: 0, attribution: 0 },
   addressRateLimit: 10_000,
   edgeWebAclArn: null,
