@@ -76,6 +76,56 @@ describe("consumeQueue", () => {
     expect(warned).toHaveBeenCalledTimes(2);
   });
 
+  it("waits its retry delay before trying a failed message again", async () => {
+    vi.spyOn(logger, "warn").mockImplementation(() => undefined);
+    const attempts: number[] = [];
+    consumer = consumeQueue(
+      queue,
+      async (message) => {
+        attempts.push(message.attempt);
+        throw new Error("store down");
+      },
+      { name: "test", concurrency: 1, retryAfterSeconds: 60 },
+    );
+    await queue.send([{ n: 1 }]);
+    await vi.waitFor(() => expect(attempts).toEqual([1]), { timeout: 10_000 });
+    // Put back for a minute, not handed out again meanwhile.
+    await vi.waitFor(() => expect(queue.depth()).toEqual({ ready: 1, taken: 0 }), {
+      timeout: 10_000,
+    });
+    await consumer.idle();
+    expect(queue.nextVisibleIn()).toBeGreaterThan(50_000);
+    expect(attempts).toEqual([1]);
+  });
+
+  it("takes no message once stopped, and is idle then, the rest left in the queue", async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const handled: number[] = [];
+    const running = consumeQueue(
+      queue,
+      async (message) => {
+        await held;
+        handled.push(message.body.n);
+      },
+      { name: "test", concurrency: 1, retryAfterSeconds: 1 },
+    );
+    await queue.send(Array.from({ length: 5 }, (_, n) => ({ n })));
+    await vi.waitFor(() => expect(queue.depth()).toEqual({ ready: 4, taken: 1 }), {
+      timeout: 10_000,
+    });
+    const stopping = running.stop();
+    release();
+    await stopping;
+    // Time for a message taken after the stop to be handled, were one taken.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(handled).toEqual([0]);
+    expect(queue.depth()).toEqual({ ready: 4, taken: 0 });
+    await running.idle();
+  });
+
   it("picks up the messages that were waiting when it started", async () => {
     await queue.send([{ n: 1 }, { n: 2 }]);
     const handled: number[] = [];
