@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { backgroundJob } from "./background-job.ts";
+import { describe, expect, it, vi } from "vitest";
+import { JOBS } from "../jobs/jobs.ts";
+import { backgroundJob, startJob } from "./background-job.ts";
 
 describe("background job", () => {
   it("runs once at a time, and once more when asked during a run", async () => {
@@ -44,6 +45,35 @@ describe("background job", () => {
     expect(finished).toBe(2);
     await first;
     await job.stop();
+  });
+
+  it("runs on its interval until stopped", async () => {
+    let runs = 0;
+    const job = backgroundJob(
+      "test",
+      async () => {
+        runs += 1;
+      },
+      10,
+    );
+    await vi.waitFor(() => expect(runs).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
+    await job.stop();
+    const stoppedAt = runs;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(runs).toBe(stoppedAt);
+  });
+
+  it("runs a job at start only when its row says so", async () => {
+    for (const row of JOBS) {
+      let runs = 0;
+      // An interval no test waits out: a run is the start's.
+      const job = startJob(row, async () => void runs++, 600_000);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await job.stop();
+      expect(runs, row.id).toBe(row.embedded.atStart ? 1 : 0);
+    }
+    expect(JOBS.some((row) => row.embedded.atStart)).toBe(true);
+    expect(JOBS.some((row) => !row.embedded.atStart)).toBe(true);
   });
 
   it("starts nothing once stopped", async () => {
