@@ -210,10 +210,9 @@ describe("local delivery stream", () => {
     for (const name of left) await mkdir(join(staging, name, "app_id=com.a"), { recursive: true });
     const stream = await openStream();
     // A living process's delivery, and another table's, are theirs to finish.
-    expect((await readdir(staging)).sort()).toEqual([
-      `${process.ppid}-events-b`,
-      "4194305-touches-c",
-    ]);
+    expect((await readdir(staging)).sort()).toEqual(
+      [`${process.ppid}-events-b`, "4194305-touches-c"].sort(),
+    );
     await stream.close();
   });
 
