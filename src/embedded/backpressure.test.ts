@@ -61,6 +61,24 @@ describe("backpressure on a folder queue", () => {
     expect(queue.depth().ready).toBe(3);
   });
 
+  it("keeps holding a send while a settled message leaves the backlog still full", async () => {
+    await queue.send([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    // A limit no test waits out: only a settled message lets the send go.
+    const producer = withBackpressure(queue, 2, 600_000);
+    const waiting = producer.send([{ n: 4 }]);
+    expect(await held(waiting)).toBe(true);
+    const settleOne = async () => {
+      const [message] = await queue.take(1);
+      if (!message) throw new Error("a message was due");
+      await queue.ack(message.id);
+    };
+    await settleOne();
+    // Two due: as full as the limit.
+    expect(await held(waiting)).toBe(true);
+    await settleOne();
+    expect(await settles(waiting)).toBe(true);
+  });
+
   it("never holds a send longer than its limit, nor one sent for later", async () => {
     // A send for later is not held, even with the backlog full: well before a long limit.
     const patient = withBackpressure(queue, 1, 5_000);
