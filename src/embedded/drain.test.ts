@@ -94,4 +94,21 @@ describe("drain", () => {
     await second;
     expect(held.steps()).toBe(2);
   });
+
+  it("takes no step after a failed one until it is called again, though work is left", async () => {
+    let steps = 0;
+    const run = drain(
+      () => true,
+      async () => {
+        steps += 1;
+        throw new Error("store down");
+      },
+    );
+    await expect(run()).rejects.toThrow("store down");
+    // A caller's retry, with its own pause, is the next step: the run does not spin on a failure.
+    for (let turn = 0; turn < 20; turn++) await Promise.resolve();
+    expect(steps).toBe(1);
+    await expect(run()).rejects.toThrow("store down");
+    expect(steps).toBe(2);
+  });
 });
