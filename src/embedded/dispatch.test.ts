@@ -3,8 +3,9 @@
  * the server would send, with the API Gateway-shaped event the handler saw.
  */
 
+import { once } from "node:events";
 import { Readable } from "node:stream";
-import type { APIGatewayProxyEvent } from "aws-lambda";
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
@@ -22,6 +23,16 @@ const keyed: Route = {
   streaming: false,
   memoryMb: 128,
   timeoutSeconds: 5,
+};
+/** A route the dashboard calls with its session cookie as well as a key calls it with its key. */
+const session: Route = {
+  id: "link",
+  method: "POST",
+  path: "/v1/apps/{app_id}/links",
+  scope: "links",
+  streaming: false,
+  memoryMb: 128,
+  timeoutSeconds: 29,
 };
 const open: Route = {
   id: "open",
@@ -112,6 +123,79 @@ describe("createDispatch", () => {
     expect(event?.requestContext.authorizer).toMatchObject({ appId: "com.a", principalId: "k1" });
     expect(event?.requestContext.identity.sourceIp).toBe("203.0.113.7");
     expect(event?.requestContext.identity.userAgent).toBe("test-agent");
+    expect(event).toMatchObject({
+      resource: "/v1/things/{thing_id}",
+      path: "/v1/things/t1",
+      httpMethod: "POST",
+      requestContext: {
+        resourcePath: "/v1/things/{thing_id}",
+        resourceId: "thing",
+        path: "/local/v1/things/t1",
+        protocol: "HTTP/1.1",
+      },
+    });
+  });
+
+  it("names no query and no path parameters as null, and the protocol the client spoke", async () => {
+    const { dispatch, seen } = gateway();
+    await dispatch(request({ url: "/v1/things/t1", httpVersion: "1.0" }));
+    expect(seen[0]?.queryStringParameters).toBeNull();
+    expect(seen[0]?.multiValueQueryStringParameters).toBeNull();
+    expect(seen[0]?.requestContext.protocol).toBe("HTTP/1.0");
+    const bare = createDispatch({
+      routes: [
+        {
+          route: { ...open, path: "/" },
+          maxBodyBytes: 0,
+          handler: async (event) => {
+            seen.push(event);
+            return { statusCode: 200, headers: {}, body: "" };
+          },
+        },
+      ],
+      authorizer,
+    });
+    await bare(request({ method: "GET", url: "/", headers: {} }));
+    expect(seen[1]?.pathParameters).toBeNull();
+  });
+
+  it("hands on names an object's prototype has as names like any other", async () => {
+    const { dispatch, seen } = gateway();
+    const response = await dispatch(
+      request({
+        url: "/v1/things/t1?__proto__=a&constructor=b&constructor=c",
+        headers: { authorization: ["good"], constructor: ["d"], ["__proto__"]: ["e"] },
+      }),
+    );
+    expect(response?.statusCode).toBe(200);
+    const event = seen[0];
+    expect(Object.entries(event?.queryStringParameters ?? {})).toEqual([
+      ["__proto__", "a"],
+      ["constructor", "c"],
+    ]);
+    expect(event?.multiValueQueryStringParameters?.constructor).toEqual(["b", "c"]);
+    expect(event?.headers.constructor).toBe("d");
+    expect(Object.hasOwn(event?.headers ?? {}, "__proto__")).toBe(true);
+  });
+
+  it("gives the handler its route's time, as Lambda's context counts it down", async () => {
+    let remaining = 0;
+    const dispatch = createDispatch({
+      routes: [
+        {
+          route: keyed,
+          maxBodyBytes: 0,
+          handler: async (_event, context) => {
+            remaining = context.getRemainingTimeInMillis();
+            return { statusCode: 200, headers: {}, body: "" };
+          },
+        },
+      ],
+      authorizer,
+    });
+    await dispatch(request());
+    expect(remaining).toBeGreaterThan(4_000);
+    expect(remaining).toBeLessThanOrEqual(5_000);
   });
 
   it("answers what matches no route with 404, and a missing, refused or narrow key with 401", async () => {
@@ -125,6 +209,106 @@ describe("createDispatch", () => {
       expect(errorOf(refused).detail).toBe(GATEWAY_ERRORS.unauthorized.detail);
     }
     expect(seen).toEqual([]);
+  });
+
+  it("refuses a key whose policy does not name the route, and asks nothing of a request with no key", async () => {
+    const asked: string[] = [];
+    const narrow: Authorizer = async (event) => {
+      asked.push(event.type);
+      return {
+        principalId: "k2",
+        policyDocument: {
+          Version: "2012-10-17",
+          Statement: [
+            {
+              Action: "execute-api:Invoke",
+              Effect: "Allow",
+              Resource: ["arn:aws:execute-api:local:000000000000:embedded/local/GET/v1/other"],
+            },
+          ],
+        },
+        context: { appId: "com.a", keyId: "k2", appName: "A", scopes: "links" },
+      };
+    };
+    const handled: string[] = [];
+    const dispatch = createDispatch({
+      routes: [
+        {
+          route: keyed,
+          maxBodyBytes: 0,
+          handler: async (event) => {
+            handled.push(event.path);
+            return { statusCode: 200, headers: {}, body: "" };
+          },
+        },
+      ],
+      authorizer: narrow,
+    });
+    const refused = await dispatch(request({ headers: { authorization: ["narrow"] } }));
+    expect(refused?.statusCode).toBe(401);
+    expect(asked).toEqual(["TOKEN"]);
+    // A route no session may call is refused without a key before anyone is asked.
+    const keyless = await dispatch(request({ headers: { cookie: ["session=s1"] } }));
+    expect(keyless?.statusCode).toBe(401);
+    expect(asked).toEqual(["TOKEN"]);
+    expect(handled).toEqual([]);
+  });
+
+  it("asks the request authorizer about a session, with the whole request as API Gateway gives it", async () => {
+    const asked: APIGatewayRequestAuthorizerEvent[] = [];
+    const sessions: Authorizer = async (event) => {
+      if (event.type !== "REQUEST") throw new Error(UNAUTHORIZED);
+      asked.push(event);
+      return {
+        principalId: "user-1",
+        policyDocument: {
+          Version: "2012-10-17",
+          Statement: [
+            { Action: "execute-api:Invoke", Effect: "Allow", Resource: [event.methodArn] },
+          ],
+        },
+        context: { appId: "com.a" },
+      };
+    };
+    const dispatch = createDispatch({
+      routes: [
+        {
+          route: session,
+          maxBodyBytes: 0,
+          handler: async () => ({ statusCode: 200, headers: {}, body: "" }),
+        },
+      ],
+      authorizer: sessions,
+    });
+    const response = await dispatch(
+      request({
+        method: "POST",
+        url: "/v1/apps/com.a/links?from=2026-01-01",
+        headers: {
+          cookie: ["session=s1", "theme=dark"],
+          accept: ["text/csv", "application/json"],
+          "x-empty": [],
+          "x-one": ["1"],
+        },
+      }),
+    );
+    expect(response?.statusCode).toBe(200);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
+      type: "REQUEST",
+      methodArn: "arn:aws:execute-api:local:000000000000:embedded/local/POST/v1/apps/com.a/links",
+      resource: "/v1/apps/{app_id}/links",
+      path: "/v1/apps/com.a/links",
+      httpMethod: "POST",
+      pathParameters: { app_id: "com.a" },
+      queryStringParameters: { from: "2026-01-01" },
+    });
+    // Cookies are joined as one Cookie header writes them; any other name's values by commas.
+    expect(asked[0]?.headers).toEqual({
+      cookie: "session=s1; theme=dark",
+      accept: "text/csv, application/json",
+      "x-one": "1",
+    });
   });
 
   it("hands a path parameter of any length to the route, as API Gateway does", async () => {
@@ -202,6 +386,47 @@ describe("createDispatch", () => {
     );
     expect(empty?.statusCode).toBe(302);
     expect(seen).toEqual([]);
+  });
+
+  it("reads the rest of a body it refuses before answering, so that its client reads the answer", async () => {
+    const { dispatch } = gateway({ maxBodyBytes: 8 });
+    const body = Readable.from([Buffer.from("12345"), Buffer.from("6789")]);
+    const response = await dispatch(request({ headers: { "content-length": ["9"] }, body }));
+    expect(response?.statusCode).toBe(413);
+    expect(body.readableEnded).toBe(true);
+  });
+
+  it("answers nobody for a request whose client left before its body, and calls no handler", async () => {
+    const { dispatch, seen } = gateway();
+    const gone = new Readable({ read() {} });
+    gone.destroy();
+    await once(gone, "close");
+    // No length and no chunks: had the client stayed, there would be no body to wait for.
+    await expect(
+      dispatch(request({ headers: { authorization: ["good"] }, body: gone })),
+    ).resolves.toBeUndefined();
+    expect(seen).toEqual([]);
+  });
+
+  it("hands a target it cannot read to the listener's own answer as no path a route has", async () => {
+    const paths: string[] = [];
+    const dispatch = createDispatch({
+      routes: [
+        {
+          route: { ...open, path: "/" },
+          maxBodyBytes: 0,
+          handler: async () => ({ statusCode: 200, headers: {}, body: "" }),
+        },
+      ],
+      authorizer,
+      notFound: ({ path }) => {
+        paths.push(path);
+        return { statusCode: 404, headers: {}, body: "page" };
+      },
+    });
+    const answer = await dispatch(request({ method: "GET", url: "http://[", headers: {} }));
+    expect(answer).toEqual({ statusCode: 404, headers: {}, body: "page" });
+    expect(paths).toEqual(["/*"]);
   });
 
   it("answers 503 with Retry-After while the bodies held across requests fill the total", async () => {

@@ -1,12 +1,14 @@
 import { once } from "node:events";
 import { request } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
+import { Readable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import { routeArn } from "../http/policy.ts";
 import { LINK_HOST_ROUTES, type Route } from "../http/routes.ts";
 import { logger } from "../logging/logger.ts";
+import type { SelfSendingBody } from "../ports/lake.ts";
 import { bodyLimitOf } from "./body-limits.ts";
 import {
   type Authorizer,
@@ -376,6 +378,8 @@ describe("embedded gateway, clients that misbehave", () => {
 
   it("answers a 500 in the API's error shape when a handler's header cannot be sent", async () => {
     const error = vi.spyOn(logger, "error").mockImplementation(() => undefined);
+    // A body that holds something (a file, a query's rows) until it is read or let go.
+    const unsent = Readable.from(["the page"]);
     try {
       const served = await serve({
         routes: [
@@ -385,7 +389,7 @@ describe("embedded gateway, clients that misbehave", () => {
             handler: async () => ({
               statusCode: 302,
               headers: { location: "https://b/❄" },
-              body: "",
+              body: unsent,
             }),
           },
         ],
@@ -398,9 +402,123 @@ describe("embedded gateway, clients that misbehave", () => {
         error: "Internal Server Error",
         detail: GATEWAY_ERRORS.internal.detail,
       });
+      expect(unsent.destroyed).toBe(true);
     } finally {
       error.mockRestore();
     }
+  });
+});
+
+describe("embedded gateway, answers", () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+
+  const GET: Route = { ...ROUTE, id: "page", method: "GET", path: "/v1/page" };
+
+  /** Sends a request and resolves with the status, the body, and whether it ended whole. */
+  const send = (port: number, method: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: string; whole: boolean }>((resolve, reject) => {
+      const req = request({ port, method, path: "/v1/page", headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        const done = (whole: boolean) =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), whole });
+        res.on("end", () => done(res.complete));
+        res.on("error", () => done(false));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+
+  it("answers a HEAD with the headers alone, and lets go of the body it did not send", async () => {
+    const bodies: Readable[] = [];
+    const served = await serve({
+      routes: [
+        {
+          route: GET,
+          maxBodyBytes: 0,
+          handler: async (event) => {
+            // A HEAD's body never ends, as a large one would take long: it must not be read.
+            const body =
+              event.httpMethod === "HEAD" ? new Readable({ read() {} }) : Readable.from(["page"]);
+            bodies.push(body);
+            return { statusCode: 200, headers: { "content-type": "text/plain" }, body };
+          },
+        },
+      ],
+      authorizer: allowAll,
+    });
+    close = served.close;
+    const head = await send(served.port, "HEAD", { authorization: "key" });
+    expect(head).toEqual({ status: 200, body: "", whole: true });
+    expect(bodies[0]?.destroyed).toBe(true);
+    expect(await send(served.port, "GET", { authorization: "key" })).toEqual({
+      status: 200,
+      body: "page",
+      whole: true,
+    });
+  });
+
+  it("cuts the connection when a body that sends itself fails part way, rather than end it as whole", async () => {
+    const error = vi.spyOn(logger, "error").mockImplementation(() => undefined);
+    try {
+      const failing: SelfSendingBody = {
+        sendTo: async (destination) => {
+          destination.write("part of it");
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          throw new Error("the lake went away");
+        },
+      };
+      const served = await serve({
+        routes: [
+          {
+            route: GET,
+            maxBodyBytes: 0,
+            handler: async () => ({
+              statusCode: 200,
+              headers: { "content-type": "text/plain" },
+              body: failing as unknown as Readable,
+            }),
+          },
+        ],
+        authorizer: allowAll,
+      });
+      close = served.close;
+      const answer = await send(served.port, "GET", { authorization: "key" });
+      expect(answer.status).toBe(200);
+      expect(answer.whole).toBe(false);
+      expect(error).toHaveBeenCalledWith("response stream failed", expect.anything());
+    } finally {
+      error.mockRestore();
+    }
+  });
+
+  it("answers what Node refuses by itself with the listener's own page, its length in bytes", async () => {
+    const served = await serve({
+      routes: [
+        {
+          route: GET,
+          maxBodyBytes: 0,
+          handler: async () => ({ statusCode: 200, headers: {}, body: "" }),
+        },
+      ],
+      authorizer: allowAll,
+      clientErrorPage: ({ status, detail }) => ({
+        statusCode: status,
+        headers: { "content-type": "text/html; charset=utf-8" },
+        body: `<p>Requête refusée : ${detail}</p>`,
+      }),
+    });
+    close = served.close;
+    const answer = await send(served.port, "GET", { "x-big": "a".repeat(20_000) });
+    expect(answer).toEqual({
+      status: 431,
+      body: `<p>Requête refusée : ${GATEWAY_ERRORS.headersTooLarge.detail}</p>`,
+      whole: true,
+    });
   });
 });
 
