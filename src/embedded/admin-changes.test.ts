@@ -1,8 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRevision, markAdminChange } from "./admin-changes.ts";
+import { dataPaths } from "./data-dir.ts";
 
 describe("admin changes", () => {
   let dataDir: string;
@@ -24,5 +25,17 @@ describe("admin changes", () => {
     expect(new Set(seen).size).toBe(seen.length);
     revision.check();
     expect(revision.current()).toBe(seen.at(-1));
+  });
+
+  it("moves on when the marker is made again, though it is as long as before", async () => {
+    const marker = dataPaths(dataDir).adminChanges;
+    const revision = adminRevision(dataDir);
+    const before = revision.current();
+    // Another file of the same length put in its place (while the old one exists: another inode).
+    const text = await readFile(marker, "utf8");
+    await writeFile(`${marker}.new`, "x".repeat(Buffer.byteLength(text)));
+    await rename(`${marker}.new`, marker);
+    revision.check();
+    expect(revision.current()).not.toBe(before);
   });
 });

@@ -1,4 +1,8 @@
-import type { APIGatewayTokenAuthorizerEvent, Context } from "aws-lambda";
+import type {
+  APIGatewayRequestAuthorizerEvent,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { readGate } from "../adapters/cache/read-gate.test-support.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
@@ -89,5 +93,63 @@ describe("authorizer answers cache", () => {
     await pending;
     await expect(cached(request("good"), context)).rejects.toThrow("Unauthorized");
     expect(calls.count).toBe(2);
+  });
+
+  it("keeps no answer read before a change that another request saw first", async () => {
+    const { authorizer, valid, calls, holdCalls } = countingAuthorizer();
+    valid.add("other");
+    let revision = "r1";
+    const cached = cacheAuthorizerAnswers(authorizer, { revision: () => revision });
+    const release = holdCalls();
+    const pending = cached(request("good"), context);
+    valid.delete("good");
+    revision = "r2";
+    // Another request arrives after the change, and is the one to see it.
+    const other = cached(request("other"), context);
+    release();
+    await pending;
+    await other;
+    await expect(cached(request("good"), context)).rejects.toThrow("Unauthorized");
+    expect(calls.count).toBe(3);
+  });
+
+  it("asks again after ten seconds when no maximum age is given", async () => {
+    const { authorizer, calls } = countingAuthorizer();
+    let clock = 0;
+    const cached = cacheAuthorizerAnswers(authorizer, { revision: () => "r1", now: () => clock });
+    await cached(request("good"), context);
+    clock = 9_999;
+    await cached(request("good"), context);
+    expect(calls.count).toBe(1);
+    clock = 10_000;
+    await cached(request("good"), context);
+    expect(calls.count).toBe(2);
+  });
+
+  it("asks about every dashboard session, as API Gateway asks a REQUEST authorizer uncached", async () => {
+    const asked: string[] = [];
+    const sessions: Authorizer = async (event) => {
+      asked.push(event.type === "REQUEST" ? String(event.headers?.cookie) : "token");
+      return { principalId: "user", policyDocument: { Version: "2012-10-17", Statement: [] } };
+    };
+    const cached = cacheAuthorizerAnswers(sessions, { revision: () => "r1" });
+    const session = (cookie: string): APIGatewayRequestAuthorizerEvent => ({
+      type: "REQUEST",
+      methodArn: METHOD_ARN,
+      resource: "/v1/events",
+      path: "/v1/events",
+      httpMethod: "POST",
+      headers: { cookie },
+      multiValueHeaders: null,
+      pathParameters: null,
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      stageVariables: null,
+      requestContext: null as unknown as APIGatewayRequestAuthorizerEvent["requestContext"],
+    });
+    await cached(session("s=1"), context);
+    await cached(session("s=1"), context);
+    await cached(session("s=2"), context);
+    expect(asked).toEqual(["s=1", "s=1", "s=2"]);
   });
 });

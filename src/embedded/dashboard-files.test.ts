@@ -23,5 +23,11 @@ describe("the dashboard's files on the embedded runtime", () => {
     expect(script?.headers?.["content-type"]).toBe("text/javascript; charset=utf-8");
     expect(files({ method: "GET", path: "/notes.txt" })).toBeUndefined();
     expect(files({ method: "POST", path: "/" })).toBeUndefined();
+    expect(files({ method: "HEAD", path: "/" })).toBe(files({ method: "GET", path: "/" }));
+  });
+
+  it("answers nothing when the dashboard was not built", async () => {
+    const files = await loadDashboardFiles(join(tmpdir(), "dashboard-files-none", "dist"));
+    expect(files({ method: "GET", path: "/" })).toBeUndefined();
   });
 });

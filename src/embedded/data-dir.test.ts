@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -78,6 +78,22 @@ describe("the data folder's running and starting service", () => {
     await markStarting(dataDir);
     expect(await startingService(dataDir)).toBeUndefined();
     expect(await runningService(dataDir, 10_000)).toBeUndefined();
+  });
+
+  it("writes the runtime file, which holds the stores' tokens, for this user alone", async () => {
+    await writeRuntimeInfo(dataDir, info(other.pid ?? 0));
+    expect((await stat(dataPaths(dataDir).runtimeFile)).mode & 0o777).toBe(0o600);
+  });
+
+  it("reads no service from the runtime file of a process gone, or from a mark of no process", async () => {
+    const gone = other.pid ?? 0;
+    other.kill();
+    await once(other, "exit");
+    await writeRuntimeInfo(dataDir, info(gone));
+    expect(await readRuntimeInfo(dataDir)).toBeUndefined();
+    // Signal 0 to process 0 reaches this process's group, which is alive.
+    await markedBy(0);
+    expect(await startingService(dataDir)).toBeUndefined();
   });
 
   it("reads no service from a runtime file being written", async () => {

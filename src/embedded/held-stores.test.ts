@@ -17,6 +17,7 @@ import {
 } from "../adapters/local-delivery-log/delivery-log.ts";
 import { openLocalOutboxStore } from "../adapters/local-outbox/outbox-store.ts";
 import { ValidationError } from "../domain/errors.ts";
+import { DELIVERY_LOG_METHODS, type DeliveryLog } from "../ports/postbacks.ts";
 import { heldStoresAt, serveHeldStores } from "./held-stores.ts";
 import { LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
 
@@ -38,6 +39,44 @@ describePostbackStoresContract("the delivery log through the CLI's bridge", asyn
       await rm(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe("the held stores' bridge, what a store's methods give", () => {
+  it("gives back a result as it is, null as null and none as undefined, and any other error as no ValidationError", async () => {
+    const results: Record<string, unknown> = { reap: null, counts: { sent: 1 }, append: undefined };
+    const store = Object.fromEntries(
+      DELIVERY_LOG_METHODS.map((method) => [
+        method,
+        async () => {
+          if (method === "listByApp") throw new Error("the disk is gone");
+          return results[method];
+        },
+      ]),
+    ) as unknown as DeliveryLog;
+    const served = await serveHeldStores({ deliveryLog: store });
+    try {
+      const held = heldStoresAt(served).deliveryLog as unknown as Record<
+        string,
+        () => Promise<unknown>
+      >;
+      for (const [method, result] of Object.entries(results)) {
+        expect([method, await held[method]?.()]).toStrictEqual([method, result]);
+      }
+      const failed = await held.listByApp?.().catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(Error);
+      expect(failed).not.toBeInstanceOf(ValidationError);
+      expect((failed as Error).message).toBe("the disk is gone");
+      // A ValidationError's status is 400, any other failure's 500.
+      const raw = await fetch(`${served.url}/deliveryLog/listByApp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${served.token}` },
+        body: "[]",
+      });
+      expect(raw.status).toBe(500);
+    } finally {
+      await served.close();
+    }
+  });
 });
 
 describe("the held stores' bridge", () => {
@@ -92,10 +131,29 @@ describe("the held stores' bridge", () => {
     expect((await post("/constructor/name", served.token)).status).toBe(404);
   });
 
+  it("refuses a call by any other method, or larger than a call is", async () => {
+    const get = await fetch(`${served.url}/deliveryLog/counts`, {
+      headers: { authorization: `Bearer ${served.token}` },
+    });
+    expect(get.status).toBe(404);
+    const large = await fetch(`${served.url}/deliveryLog/counts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${served.token}` },
+      body: JSON.stringify(["app", "x".repeat(1024 * 1024)]),
+    });
+    expect(large.status).toBe(413);
+  });
+
   it("brings a store's ValidationError back as one", async () => {
     const held = heldStoresAt(served).deliveryLog;
     await expect(held.listByApp("app", { limit: 1, after: "not a cursor" })).rejects.toThrow(
       ValidationError,
     );
+    const raw = await fetch(`${served.url}/deliveryLog/listByApp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${served.token}` },
+      body: JSON.stringify(["app", { limit: 1, after: "not a cursor" }]),
+    });
+    expect(raw.status).toBe(400);
   });
 });

@@ -81,8 +81,8 @@ export const serveHeldStores = async (
           string,
           (...args: unknown[]) => Promise<unknown>
         >;
-        const result = await target[method]?.(...args);
-        answer(200, { result: result === undefined ? null : result });
+        // A method's undefined leaves `result` out of the JSON, and comes back as undefined.
+        answer(200, { result: await target[method]?.(...args) });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         answer(error instanceof ValidationError ? 400 : 500, {
@@ -118,7 +118,7 @@ export const heldStoresAt = (endpoint: HeldStoresEndpoint): HeldStores => {
       error?: string;
       validation?: boolean;
     };
-    if (response.ok) return body.result ?? undefined;
+    if (response.ok) return body.result;
     const message = body.error ?? `the running service answered ${response.status}`;
     throw body.validation ? new ValidationError(message) : new Error(message);
   };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Route } from "../http/routes.ts";
 import type { Authorizer, RouteHandler } from "./gateway.ts";
-import { httpOrigin, listen } from "./listeners.ts";
+import { httpOrigin, listen, listenAll } from "./listeners.ts";
 
 const ROUTE: Route = {
   id: "slow",
@@ -50,6 +50,29 @@ describe("a listener's close", () => {
     release();
     await closed;
     expect(events).toEqual(["handler done", "closed"]);
+  });
+});
+
+describe("a table of listeners", () => {
+  it("listens on every row or none: one that cannot listen closes those that did", async () => {
+    const gateway = { routes: [], authorizer: noAuthorizer };
+    const taken = await listen({ name: "taken", host: "127.0.0.1", port: 0, gateway });
+    const port = Number(new URL(taken.url).port);
+    try {
+      // The first row on another loopback address, where the port is free (and no one else's:
+      // while 127.0.0.1 holds it, no listener on every address can take it either).
+      await expect(
+        listenAll([
+          { name: "first", host: "127.0.0.2", port, gateway },
+          { name: "second", host: "127.0.0.1", port, gateway },
+        ]),
+      ).rejects.toMatchObject({ code: "EADDRINUSE" });
+      // The first row's listener, which did listen, was closed again: its address is free.
+      const again = await listen({ name: "first", host: "127.0.0.2", port, gateway });
+      await again.close();
+    } finally {
+      await taken.close();
+    }
   });
 });
 
