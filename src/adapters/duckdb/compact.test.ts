@@ -253,6 +253,30 @@ describe("DuckDB compaction of the lake", () => {
     expect(await workFiles()).toEqual([]);
   });
 
+  it("finishes nothing again of a merge put in place whose journal a stop left", async () => {
+    const sources = (await filesIn(DAY)).map((name) => join(partition(DAY), name));
+    await compactor().compact();
+    const before = await rows();
+    const [merged = ""] = await filesIn(DAY);
+    const id = merged.replace(/^part-|\.parquet$/g, "");
+    const fromLake = (path: string) => relative(lakeDir(), path);
+    // The journal of that merge, as a stop just before its removal leaves it.
+    await writeFile(
+      join(lakeDir(), ".compaction", `${id}.json`),
+      JSON.stringify({
+        staged: fromLake(join(lakeDir(), ".compaction", `${id}.parquet`)),
+        target: fromLake(join(partition(DAY), merged)),
+        sources: sources.map(fromLake),
+      }),
+    );
+
+    await compactor().recover();
+
+    expect(await filesIn(DAY)).toEqual([merged]);
+    expect(await rows()).toEqual(before);
+    expect(await workFiles()).toEqual([]);
+  });
+
   it("lets a purge that meets a file merged meanwhile purge the merged file", async () => {
     const lock = createReadWriteLock();
     const compaction = compactor(lock);
@@ -305,6 +329,28 @@ describe("Groups of files to merge", () => {
       100,
     );
     expect(groups.map((group) => group.map((f) => f.path))).toEqual([
+      ["a", "b"],
+      ["c", "d"],
+    ]);
+  });
+
+  it("orders by age, not by name, and files of the same age by name", () => {
+    const groups = mergeGroups(
+      [file("z", 30, 1), file("b", 30, 3), file("y", 30, 2), file("a", 30, 3)],
+      200,
+    );
+    expect(groups.map((group) => group.map((f) => f.path))).toEqual([["z", "y", "a", "b"]]);
+  });
+
+  it("fills a group up to the target itself, and to the count", () => {
+    const sizes = mergeGroups([file("a", 40, 1), file("b", 40, 2), file("c", 20, 3)], 100);
+    expect(sizes.map((group) => group.map((f) => f.path))).toEqual([["a", "b", "c"]]);
+    const counted = mergeGroups(
+      ["a", "b", "c", "d", "e"].map((name, i) => file(name, 1, i)),
+      100,
+      2,
+    );
+    expect(counted.map((group) => group.map((f) => f.path))).toEqual([
       ["a", "b"],
       ["c", "d"],
     ]);

@@ -81,4 +81,22 @@ describe("a page's body from its file", () => {
     await expect(new PageBody(file).sendTo(destination)).rejects.toThrow();
     await expect.poll(() => file.fd).toBe(-1);
   });
+
+  // A folder opens, and fails its first read.
+  it("read as a stream, fails with its file's error, and closes it", async () => {
+    const file = await open(dir);
+    const reading = (async () => {
+      for await (const _chunk of new PageBody(file));
+    })();
+    await expect(reading).rejects.toMatchObject({ code: "EISDIR" });
+    await expect.poll(() => file.fd).toBe(-1);
+  });
+
+  it("read into its reader's buffers, fails with its file's error, and closes it", async () => {
+    const file = await open(dir);
+    await expect(new PageBody(file).readInto(Buffer.alloc(16), 0, 16)).rejects.toMatchObject({
+      code: "EISDIR",
+    });
+    await expect.poll(() => file.fd).toBe(-1);
+  });
 });

@@ -171,3 +171,89 @@ describe("DuckDB purge of several installs of an app", () => {
     expect(await readdir(snapshotDir)).toEqual([]);
   });
 });
+
+describe("DuckDB purge, what it leaves as it was", () => {
+  let dir: string;
+  let duckdb: DuckDBInstance;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "purge-leaves-"));
+    duckdb = await DuckDBInstance.create(":memory:");
+  });
+
+  afterAll(async () => {
+    duckdb.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("leaves files without the install, rows without an install, other apps' snapshots and what is no snapshot", async () => {
+    const lakeDir = join(dir, "lake");
+    const snapshotDir = join(dir, "snapshots");
+    const lakeFiles = createReadWriteLock();
+    const events = await createLocalDeliveryStream({
+      table: EVENTS_TABLE,
+      duckdb,
+      lakeDir,
+      walDir: join(dir, "wal"),
+    });
+    const OTHER_APP = "com.example.other";
+    await events.put([
+      lakeEvent({
+        app_id: APP,
+        event_id: "e1",
+        service_id: "x",
+        event_time: "2026-11-01T10:00:00.000Z",
+      }),
+      lakeEvent({
+        app_id: APP,
+        event_id: "e2",
+        service_id: null,
+        event_time: "2026-11-01T10:00:00.000Z",
+      }),
+      // Another day's file, which holds no row of the install.
+      lakeEvent({
+        app_id: APP,
+        event_id: "e3",
+        service_id: "stays",
+        event_time: "2026-11-02T10:00:00.000Z",
+      }),
+      // Another app's install of the same id.
+      lakeEvent({
+        app_id: OTHER_APP,
+        event_id: "e4",
+        service_id: "x",
+        event_time: "2026-11-01T10:00:00.000Z",
+      }),
+    ]);
+    await events.close();
+    const engine = createDuckDbQueryEngine({
+      duckdb,
+      lakeDir,
+      snapshotDir,
+      pageDir: join(dir, "pages"),
+      lakeFiles,
+    });
+    await engine.materialize({ appId: OTHER_APP, since: new Date(0), snapshotId: "other" });
+    await writeFile(join(snapshotDir, "notes.txt"), "kept");
+    const purger = createDuckDbPurger({ duckdb, lakeDir, snapshotDir, lakeFiles });
+
+    expect(await purger.purgeInstalls(APP, [])).toEqual({ filesRewritten: 0 });
+    expect(await purger.purgeInstalls(APP, ["x"])).toEqual({ filesRewritten: 1 });
+    const connection = await duckdb.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        `SELECT event_id, service_id FROM read_parquet('${lakeDir}/**/*.parquet') ORDER BY event_id`,
+      );
+      expect(reader.getRowsJS()).toEqual([
+        ["e2", null],
+        ["e3", "stays"],
+        ["e4", "x"],
+      ]);
+    } finally {
+      connection.closeSync();
+    }
+    expect((await readdir(snapshotDir)).sort()).toEqual(
+      [`other${SNAPSHOT_SUFFIX}`, "notes.txt"].sort(),
+    );
+  });
+});
