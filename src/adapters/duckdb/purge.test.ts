@@ -237,8 +237,8 @@ describe("DuckDB purge, what it leaves as it was", () => {
     await writeFile(join(snapshotDir, "notes.txt"), "kept");
     const purger = createDuckDbPurger({ duckdb, lakeDir, snapshotDir, lakeFiles });
 
-    expect(await purger.purgeInstalls(APP, [])).toEqual({ filesRewritten: 0 });
-    expect(await purger.purgeInstalls(APP, ["x"])).toEqual({ filesRewritten: 1 });
+    expect(await purger.purgeInstalls(APP, [], 1)).toEqual({ filesRewritten: 0 });
+    expect(await purger.purgeInstalls(APP, ["x"], 1)).toEqual({ filesRewritten: 1 });
     const connection = await duckdb.connect();
     try {
       const reader = await connection.runAndReadAll(
