@@ -305,6 +305,10 @@ describe("DuckDB compaction of the lake", () => {
 
     expect(compacted).toBe(true);
     expect(await filesIn(DAY)).toHaveLength(1);
+    // The rewrite of the file merged away is not left beside the merged one.
+    expect((await readdir(partition(DAY))).filter((name) => !name.endsWith(".parquet"))).toEqual(
+      [],
+    );
     expect(await rows()).toEqual(before.filter((row) => !row.includes(" install-1 ")));
   });
 });
