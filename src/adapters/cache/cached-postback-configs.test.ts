@@ -67,4 +67,27 @@ describe("cached postback configurations", () => {
     revision = "2";
     expect((await cached.listByApp("a")).webhooks).toHaveLength(2);
   });
+
+  it("reads an app again after any change made through it, failed or not", async () => {
+    const { store, reads } = memoryStore();
+    const failing: PostbackConfigStore = {
+      ...store,
+      putSettings: async () => {
+        throw new Error("the store is down");
+      },
+    };
+    const cached = cachedPostbackConfigs(failing, 60_000);
+    const changes: (() => Promise<unknown>)[] = [
+      () => cached.putPartner({ appId: "a" } as Parameters<PostbackConfigStore["putPartner"]>[0]),
+      () => cached.delete("a", "webhook", "one"),
+      () => cached.putSettings("a", DEFAULT_POSTBACK_SETTINGS).catch(() => undefined),
+    ];
+    await cached.listByApp("a");
+    for (const [index, change] of changes.entries()) {
+      // Each change costs the next read one of the store: its entry was forgotten.
+      await change();
+      await cached.listByApp("a");
+      expect(reads()).toBe(index + 2);
+    }
+  });
 });

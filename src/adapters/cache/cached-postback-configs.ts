@@ -5,36 +5,26 @@
  * entry at once; one made elsewhere reaches the cache within `ttlMs`, or at once where the
  * writer moves `revision` (the embedded runtime's CLI).
  */
-import type { AppPostbackConfigs, PostbackConfigStore } from "../../ports/postbacks.ts";
-import { followRevision } from "./revision.ts";
+import type { PostbackConfigStore } from "../../ports/postbacks.ts";
+import { type ReadThroughOptions, readThrough } from "./read-through.ts";
 
 export const cachedPostbackConfigs = (
   store: PostbackConfigStore,
   ttlMs: number,
-  options: { now?: () => number; revision?: () => string } = {},
+  options: ReadThroughOptions = {},
 ): PostbackConfigStore => {
-  const { now = Date.now, revision = () => "" } = options;
-  const entries = new Map<string, { configs: Promise<AppPostbackConfigs>; expiresAt: number }>();
-  const follow = followRevision(revision, () => entries.clear());
+  const configs = readThrough((appId: string) => store.listByApp(appId), ttlMs, options);
+  /** A change's outcome, once its app's entry is forgotten, however it ended. */
   const changed = async <T>(appId: string, change: Promise<T>): Promise<T> => {
     try {
       return await change;
     } finally {
-      entries.delete(appId);
+      configs.forget(appId);
     }
   };
   return {
     ...store,
-    listByApp(appId) {
-      follow();
-      const cached = entries.get(appId);
-      if (cached && cached.expiresAt > now()) return cached.configs;
-      const configs = store.listByApp(appId);
-      entries.set(appId, { configs, expiresAt: now() + ttlMs });
-      // A failed read is not remembered.
-      configs.catch(() => entries.delete(appId));
-      return configs;
-    },
+    listByApp: (appId) => configs.get(appId),
     putPartner: (config) => changed(config.appId, store.putPartner(config)),
     putWebhook: (config) => changed(config.appId, store.putWebhook(config)),
     delete: (appId, target, id) => changed(appId, store.delete(appId, target, id)),
