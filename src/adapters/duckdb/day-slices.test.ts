@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   eventDays,
   type FileTimes,
+  fileTimes,
   groupsOfDay,
   planSlices,
   type RowGroupTimes,
@@ -56,6 +57,23 @@ describe("a day's slices", () => {
       [undefined, DAY + 2 * HOUR],
       [DAY + 2 * HOUR, undefined],
     ]);
+  });
+
+  it("keep a last slice of half the rows asked, and join one of less", () => {
+    const last = (rows: number) => [
+      ...inOrder(4, 100),
+      { rows, min: DAY + 4 * HOUR, max: DAY + 5 * HOUR },
+    ];
+    expect(bounds(last(99), 200)).toHaveLength(2);
+    expect(bounds(last(100), 200)).toHaveLength(3);
+  });
+
+  it("count what each slice reads from the groups that reach into it, their edges included", () => {
+    // Each slice reads its own group alone: as much as the day, which one reading allows.
+    expect(planSlices(inOrder(4, 100), 100, { mostRead: 1 })).toHaveLength(4);
+    // A group that ends where the next starts is read by that one's slice too.
+    const touching = inOrder(4, 100).map((group) => ({ ...group, max: group.max + 1000 }));
+    expect(planSlices(touching, 100, { mostRead: 1 })).toEqual([{}]);
   });
 
   it("are one when the day holds fewer than two slices' rows", () => {
@@ -134,6 +152,18 @@ describe("a day's row groups, from the files' footers", () => {
       expect(groups[2]?.max).toBe(DAY + 4999_000);
       // Too many files to read all their footers: none, and the day is one slice.
       expect(await rowGroupTimes(connection, Array(65).fill(file))).toEqual([]);
+      // A group without statistics (its times all null): none, and the file has no range.
+      const bare = join(dir, "bare.parquet");
+      await connection.run(
+        `COPY (SELECT CASE WHEN i < 2048 OR i >= 4096
+                      THEN TIMESTAMP '2026-11-02 00:00:00' + to_seconds(i) END AS event_time
+               FROM range(5000) AS r(i))
+         TO '${bare}' (FORMAT parquet, ROW_GROUP_SIZE 2048)`,
+      );
+      expect(await rowGroupTimes(connection, [bare])).toEqual([]);
+      const times = await fileTimes(connection, [file, bare]);
+      expect([...times.keys()]).toEqual([file]);
+      expect(times.get(file)).toEqual({ min: DAY, max: DAY + 4999_000 });
     } finally {
       connection.closeSync();
     }
@@ -203,6 +233,14 @@ describe("the days a file holds, from its rows", () => {
       expect(await withDaysHeld(connection, [files[1] as FileTimes], "2019-01-01", 31)).toEqual([
         files[1],
       ]);
+      // A file that reaches back but ends before the window is not read either.
+      const before = times(
+        merged.path,
+        "2026-11-19",
+        "2018-01-01T00:00:00Z",
+        "2018-12-31T00:00:00Z",
+      );
+      expect(await withDaysHeld(connection, [before], "2019-01-01", 31)).toEqual([before]);
     } finally {
       connection.closeSync();
     }
@@ -277,6 +315,29 @@ describe("the days of a window's files", () => {
       { day: "2026-11-19", files: ["merged"] },
       { day: "2026-11-20", files: ["d20"] },
     ]);
+    // Its days before the window are not read.
+    const fromNovember = eventDays(
+      [{ file: "merged", dt: "2026-11-19", days: ["2019-03-01", "2026-11-19"] }],
+      "2026-11-01",
+      31,
+    );
+    expect(fromNovember).toEqual([{ day: "2026-11-19", files: ["merged"] }]);
+  });
+
+  it("reads a file for no day after its partition's, whatever its footer says", () => {
+    const days = eventDays(
+      [
+        {
+          file: "odd",
+          dt: "2026-11-02",
+          min: at("2026-11-02T01:00:00Z"),
+          max: at("2026-11-04T01:00:00Z"),
+        },
+      ],
+      "2026-11-01",
+      31,
+    );
+    expect(days).toEqual([{ day: "2026-11-02", files: ["odd"] }]);
   });
 
   it("plans a day's slices from its own row groups only", () => {
@@ -286,5 +347,8 @@ describe("the days of a window's files", () => {
       { rows: 10, min: at("2026-11-02T00:00:00Z"), max: at("2026-11-02T01:00:00Z") },
     ];
     expect(groupsOfDay(groups, "2026-11-01")).toEqual(groups.slice(0, 2));
+    // A group that ends as the day starts holds a row of it.
+    const edge = { rows: 10, min: at("2026-10-31T20:00:00Z"), max: at("2026-11-01T00:00:00Z") };
+    expect(groupsOfDay([edge], "2026-11-01")).toEqual([edge]);
   });
 });
