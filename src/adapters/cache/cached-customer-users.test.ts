@@ -158,6 +158,55 @@ describe("cached customer-user map", () => {
     expect(await cached.otherInstalls("com.a", "u1")).toEqual(["tablet"]);
   });
 
+  it("asks the store itself for a purged mapping's mark, whatever it holds", async () => {
+    const { store, counts } = memoryStore();
+    const cached = cachedCustomerUserMap(store);
+    await cached.put("com.a", "u1", "s1", at(0));
+    await cached.get("com.a", "u1", { purged: true });
+    expect(counts.gets).toBe(1);
+  });
+
+  it("forgets, of an install's deletion, that app's mappings alone", async () => {
+    const { store, counts } = memoryStore();
+    const cached = cachedCustomerUserMap(store);
+    await cached.put("com.a", "u1", "tablet", at(0));
+    await cached.put("com.b", "u1", "phone", at(0));
+    await cached.put("com.b", "u1", "phone", at(0, 50)); // in memory only
+    await cached.put("com.b", "u1", "tablet", at(0, 20)); // the store told once
+    await cached.put("com.b", "u2", "tablet", at(0));
+    await cached.deleteInstall("com.a", "tablet");
+    expect(await cached.get("com.b", "u1")).toBe("phone");
+    expect(await cached.get("com.b", "u2")).toBe("tablet");
+    expect(counts.gets).toBe(0);
+    // The tablet's use under the other app is still known to be told.
+    const puts = counts.puts;
+    await cached.put("com.b", "u1", "tablet", at(0, 30));
+    expect(counts.puts).toBe(puts);
+  });
+
+  it("keeps no mapping read while an install's deletion runs", async () => {
+    const { store } = memoryStore();
+    let deleting: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      deleting = resolve;
+    });
+    const slow: CustomerUserMap = {
+      ...store,
+      deleteInstall: async (appId, serviceId) => {
+        await held;
+        await store.deleteInstall(appId, serviceId);
+      },
+    };
+    await store.put("com.a", "u1", "s1", at(0));
+    const cached = cachedCustomerUserMap(slow);
+    const deletion = cached.deleteInstall("com.a", "s1");
+    // Read while the store has yet to delete it: found, and not kept past the deletion.
+    expect(await cached.get("com.a", "u1")).toBe("s1");
+    deleting();
+    await deletion;
+    expect(await cached.get("com.a", "u1")).toBeUndefined();
+  });
+
   it("writes the first use after a mapping was only read", async () => {
     const { store, uses } = memoryStore();
     await store.put("com.a", "u1", "s1", at(0));

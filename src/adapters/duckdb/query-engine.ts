@@ -422,11 +422,9 @@ export const createDuckDbQueryEngine = (options: {
               : error,
           );
         })
-        .finally(async () => {
+        .finally(() => {
           listed();
-          for (const table of [REPEATED_TABLE, DAY_ATTRIBUTIONS_TABLE]) {
-            await connection.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
-          }
+          // Its temporary tables go with it.
           connection.closeSync();
           stoppers.delete(stop);
         });
