@@ -23,6 +23,24 @@ const digestOf = (serviceIds: readonly string[]): string =>
         .update([...new Set(serviceIds)].sort().join("\n"))
         .digest("base64url");
 
+/**
+ * A report's query as its key: every field it has (so that one added later is in the key too),
+ * objects' fields in name order, dates as ISO text, and the sets of installs left out and of
+ * renamed campaigns as digests.
+ */
+const keyOf = (report: string, query: object): string =>
+  JSON.stringify([report, query], (name, value: unknown) => {
+    if (value === undefined) return value;
+    if (name === "excludeServiceIds") return digestOf(value as string[]);
+    if (name === "renamed") {
+      return digestOf((value as object[]).map((campaign) => keyOf("campaign", campaign)));
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+    return Object.fromEntries(
+      Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+  });
+
 export const cachedReportEngine = (
   engine: ReportEngine,
   options: { ttlMs?: number; liveTtlMs?: number; maxEntries?: number; now?: () => number } = {},
@@ -51,78 +69,16 @@ export const cachedReportEngine = (
   };
 
   return {
-    overview: (query) =>
-      cached(
-        JSON.stringify([
-          "overview",
-          query.appId,
-          query.from,
-          query.to,
-          query.timeZone ?? null,
-          query.filters?.media_source ?? null,
-          query.filters?.campaign ?? null,
-          query.filters?.country ?? null,
-          query.filters?.platform ?? null,
-          digestOf(query.excludeServiceIds),
-          digestOf(query.renamed?.map((campaign) => JSON.stringify(campaign)) ?? []),
-        ]),
-        () => engine.overview(query),
-      ),
-    cohorts: (query) =>
-      cached(
-        JSON.stringify([
-          "cohorts",
-          query.appId,
-          query.from,
-          query.to,
-          query.timeZone ?? null,
-          query.groupBy,
-          query.filters.media_source ?? null,
-          query.filters.campaign ?? null,
-          query.filters.country ?? null,
-          query.filters.platform ?? null,
-          query.costKeys,
-          digestOf(query.excludeServiceIds),
-          digestOf(query.renamed?.map((campaign) => JSON.stringify(campaign)) ?? []),
-        ]),
-        () => engine.cohorts(query),
-      ),
+    overview: (query) => cached(keyOf("overview", query), () => engine.overview(query)),
+    cohorts: (query) => cached(keyOf("cohorts", query), () => engine.cohorts(query)),
     renamedCampaigns: (query) =>
-      cached(
-        JSON.stringify([
-          "renamed-campaigns",
-          query.appId,
-          query.from,
-          query.to,
-          query.timeZone ?? null,
-        ]),
-        () => engine.renamedCampaigns(query),
-      ),
+      cached(keyOf("renamed-campaigns", query), () => engine.renamedCampaigns(query)),
     // A postback arrives any time, and the owner checks for one just sent: kept briefly.
     skadnetwork: (query) =>
-      cached(
-        JSON.stringify([
-          "skadnetwork",
-          query.appId,
-          query.from.toISOString(),
-          query.to.toISOString(),
-        ]),
-        () => engine.skadnetwork(query),
-        liveTtlMs,
-      ),
+      cached(keyOf("skadnetwork", query), () => engine.skadnetwork(query), liveTtlMs),
     latestEvents: (query) =>
-      cached(
-        JSON.stringify([
-          "latest-events",
-          query.appId,
-          query.limit,
-          query.today,
-          digestOf(query.excludeServiceIds),
-        ]),
-        () => engine.latestEvents(query),
-        liveTtlMs,
-      ),
+      cached(keyOf("latest-events", query), () => engine.latestEvents(query), liveTtlMs),
     linkClicks: (appId) =>
-      cached(JSON.stringify(["link-clicks", appId]), () => engine.linkClicks(appId), liveTtlMs),
+      cached(keyOf("link-clicks", { appId }), () => engine.linkClicks(appId), liveTtlMs),
   };
 };
