@@ -77,6 +77,16 @@ describe("cached deletion store", () => {
     expect(counts.listByApp).toBe(3);
   });
 
+  it("hands each caller a list of its own, which the cache does not share", async () => {
+    const { store } = countingStore();
+    const cached = cachedDeletionStore(store);
+    await cached.create(request("r1"));
+    (await cached.listByApp("a")).pop();
+    (await cached.listByInstall("a", "s-r1")).pop();
+    expect(await cached.listByApp("a")).toHaveLength(1);
+    expect(await cached.listByInstall("a", "s-r1")).toHaveLength(1);
+  });
+
   it("keeps no list read while a request was being created", async () => {
     const { store, hold } = countingStore();
     const cached = cachedDeletionStore(store);

@@ -92,6 +92,64 @@ describe("cached install store", () => {
     expect(await cached.get("com.a", "s1")).toBeUndefined();
   });
 
+  it("does not keep what a read begun before a deletion found, returned while it was under way", async () => {
+    const { store, gate, writes } = memoryStore();
+    const cached = cachedInstallStore(store, 10);
+    await store.putIfAbsent(install("s1"));
+    const releaseRead = gate.hold();
+    const read = cached.get("com.a", "s1");
+    const releaseDeletion = writes.hold();
+    const deleting = cached.delete("com.a", "s1");
+    releaseRead();
+    expect(await read).toEqual(install("s1"));
+    releaseDeletion();
+    await deleting;
+    expect(await cached.get("com.a", "s1")).toBeUndefined();
+  });
+
+  it("keeps neither of two overlapping consent changes, nor a read made during the second", async () => {
+    const stored = new Map<string, Install>([["s1", install("s1")]]);
+    const turns: (() => void)[] = [];
+    let reads = 0;
+    const store: InstallStore = {
+      putIfAbsent: async (i) => ({ install: stored.get(i.serviceId) ?? i, created: false }),
+      get: async (_appId, serviceId) => {
+        reads += 1;
+        return stored.get(serviceId);
+      },
+      // Each change waits for its own turn, then writes.
+      setConsent: async (_appId, serviceId, consent) => {
+        await new Promise<void>((resolve) => turns.push(resolve));
+        const updated = { ...(stored.get(serviceId) ?? install(serviceId)), consent };
+        stored.set(serviceId, updated);
+        return updated;
+      },
+      delete: async () => undefined,
+    };
+    const cached = cachedInstallStore(store, 10);
+    const given = { ...withdrawn, adUserData: true, updatedAt: "2026-11-02T09:00:00.000Z" };
+    const first = cached.setConsent("com.a", "s1", given);
+    const second = cached.setConsent("com.a", "s1", withdrawn);
+    // The second change's write lands first, then the first's: the store holds the first's.
+    turns[1]?.();
+    await second;
+    turns[0]?.();
+    await first;
+    expect((await cached.get("com.a", "s1"))?.consent).toEqual(given);
+    expect(reads).toBe(1);
+
+    // A change under way after another ended: a read meanwhile is not kept.
+    const third = cached.setConsent("com.a", "s1", withdrawn);
+    const fourth = cached.setConsent("com.a", "s1", given);
+    turns[2]?.();
+    await third;
+    await cached.get("com.a", "s1");
+    turns[3]?.();
+    await fourth;
+    expect((await cached.get("com.a", "s1"))?.consent).toEqual(given);
+    expect(reads).toBe(3);
+  });
+
   it("answers an install's new consent, not the one it kept", async () => {
     const { store, reads } = memoryStore();
     const cached = cachedInstallStore(store, 10);

@@ -71,6 +71,43 @@ describe("cached key store", () => {
     expect(counts.get).toBe(2);
   });
 
+  it("keeps no key read before a change another request saw first", async () => {
+    const { store, revokeElsewhere, holdReads } = sharedStore();
+    let revision = "r1";
+    const cached = cachedKeyStore(store, () => revision);
+    const release = holdReads();
+    const inFlight = cached.get("k1");
+    revokeElsewhere();
+    revision = "r2";
+    // Another key's check arrives after the mark, and is the one to see it.
+    const other = cached.get("k2");
+    release();
+    await inFlight;
+    await other;
+    expect((await cached.get("k1"))?.revokedAt).toBe("2026-11-02T00:00:00.000Z");
+  });
+
+  it("forgets a key it puts itself", async () => {
+    const { store } = sharedStore();
+    const cached = cachedKeyStore(store, () => "r1");
+    await cached.get("k1");
+    await cached.put({ ...key(), scopes: ["ingest", "config"] });
+    expect((await cached.get("k1"))?.scopes).toEqual(["ingest", "config"]);
+  });
+
+  it("reads a key again after a minute when no age limit is given", async () => {
+    const { store, counts } = sharedStore();
+    let now = 0;
+    const cached = cachedKeyStore(store, () => "r1", { now: () => now });
+    await cached.get("k1");
+    now = 59_999;
+    await cached.get("k1");
+    expect(counts.get).toBe(1);
+    now = 60_000;
+    await cached.get("k1");
+    expect(counts.get).toBe(2);
+  });
+
   it("forgets a key it revokes itself, and never keeps a key not found", async () => {
     const { store, counts } = sharedStore();
     const cached = cachedKeyStore(store, () => "r1");

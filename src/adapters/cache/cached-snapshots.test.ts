@@ -90,6 +90,31 @@ describe("cached snapshot catalog", () => {
     expect((await cached.latest("a", 10))?.snapshotId).toBe("s2");
   });
 
+  it("keeps no answer read while a snapshot was put or deleted", async () => {
+    const { store } = countingCatalog();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = true;
+    const slow: typeof store = {
+      ...store,
+      latest: async (appId, since) => {
+        const found = await store.latest(appId, since);
+        if (holding) await held;
+        return found;
+      },
+    };
+    const cached = cachedSnapshotCatalog(slow, 100);
+    // Read before the put lands, answered after it.
+    const stale = cached.latest("a", 10);
+    await cached.put(ref("s1"));
+    holding = false;
+    release();
+    expect(await stale).toBeUndefined();
+    expect(await cached.latest("a", 10)).toEqual(ref("s1"));
+  });
+
   it("keeps the most recently used entries only", async () => {
     const { store, counts } = countingCatalog();
     const cached = cachedSnapshotCatalog(store, 2);
