@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
-import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
+import { EVENTS_TABLE, type LakeRecord } from "../../lake/lake-tables.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
 import { createDuckDbPurger } from "./purge.ts";
 import { createDuckDbQueryEngine } from "./query-engine.ts";
@@ -113,7 +113,7 @@ describe("DuckDB purge of an install", () => {
   });
 });
 
-describe("DuckDB purge of several installs of an app", () => {
+describe("DuckDB purge of installs of an app", () => {
   let dir: string;
   let duckdb: DuckDBInstance;
 
@@ -127,132 +127,83 @@ describe("DuckDB purge of several installs of an app", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("rewrites the lake without any of them, in one pass, and keeps every other row", async () => {
-    const lakeDir = join(dir, "lake");
-    const snapshotDir = join(dir, "snapshots");
+  /** A lake of its own holding `records`, with its query engine and its purger. */
+  const lakeOf = async (name: string, records: LakeRecord[]) => {
+    const lakeDir = join(dir, name, "lake");
+    const snapshotDir = join(dir, name, "snapshots");
     const lakeFiles = createReadWriteLock();
     const events = await createLocalDeliveryStream({
       table: EVENTS_TABLE,
       duckdb,
       lakeDir,
-      walDir: join(dir, "wal"),
+      walDir: join(dir, name, "wal"),
     });
-    await events.put(
-      ["x", "stays", "y", "x"].map((serviceId, i) =>
-        lakeEvent({
-          app_id: APP,
-          event_id: `e${i}`,
-          service_id: serviceId,
-          event_time: "2026-11-01T10:00:00.000Z",
-        }),
-      ),
-    );
+    await events.put(records);
     await events.close();
     const engine = createDuckDbQueryEngine({
       duckdb,
       lakeDir,
       snapshotDir,
-      pageDir: join(dir, "pages"),
+      pageDir: join(dir, name, "pages"),
       lakeFiles,
     });
-    await engine.materialize({ appId: APP, since: new Date(0), snapshotId: "holds-y" });
     const purger = createDuckDbPurger({ duckdb, lakeDir, snapshotDir, lakeFiles });
+    /** The lake's rows' columns, in the order of their events' ids. */
+    const rows = async (columns: string) => {
+      const connection = await duckdb.connect();
+      try {
+        const reader = await connection.runAndReadAll(
+          `SELECT ${columns} FROM read_parquet('${lakeDir}/**/*.parquet') ORDER BY event_id`,
+        );
+        return reader.getRowsJS();
+      } finally {
+        connection.closeSync();
+      }
+    };
+    return { snapshotDir, engine, purger, rows };
+  };
 
-    expect(await purger.purgeInstalls(APP, ["x", "y"], 1)).toEqual({ filesRewritten: 1 });
-    const connection = await duckdb.connect();
-    try {
-      const reader = await connection.runAndReadAll(
-        `SELECT service_id FROM read_parquet('${lakeDir}/**/*.parquet') ORDER BY event_id`,
-      );
-      expect(reader.getRowsJS()).toEqual([["stays"]]);
-    } finally {
-      connection.closeSync();
-    }
-    expect(await readdir(snapshotDir)).toEqual([]);
-  });
-});
+  const event = (eventId: string, serviceId: string | null, day = "2026-11-01", appId = APP) =>
+    lakeEvent({
+      app_id: appId,
+      event_id: eventId,
+      service_id: serviceId,
+      event_time: `${day}T10:00:00.000Z`,
+    });
 
-describe("DuckDB purge, what it leaves as it was", () => {
-  let dir: string;
-  let duckdb: DuckDBInstance;
+  it("rewrites the lake without any of them, in one pass, and keeps every other row", async () => {
+    const lake = await lakeOf(
+      "several",
+      ["x", "stays", "y", "x"].map((serviceId, i) => event(`e${i}`, serviceId)),
+    );
+    await lake.engine.materialize({ appId: APP, since: new Date(0), snapshotId: "holds-y" });
 
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "purge-leaves-"));
-    duckdb = await DuckDBInstance.create(":memory:");
-  });
-
-  afterAll(async () => {
-    duckdb.closeSync();
-    await rm(dir, { recursive: true, force: true });
+    expect(await lake.purger.purgeInstalls(APP, ["x", "y"], 1)).toEqual({ filesRewritten: 1 });
+    expect(await lake.rows("service_id")).toEqual([["stays"]]);
+    expect(await readdir(lake.snapshotDir)).toEqual([]);
   });
 
   it("leaves files without the install, rows without an install, other apps' snapshots and what is no snapshot", async () => {
-    const lakeDir = join(dir, "lake");
-    const snapshotDir = join(dir, "snapshots");
-    const lakeFiles = createReadWriteLock();
-    const events = await createLocalDeliveryStream({
-      table: EVENTS_TABLE,
-      duckdb,
-      lakeDir,
-      walDir: join(dir, "wal"),
-    });
     const OTHER_APP = "com.example.other";
-    await events.put([
-      lakeEvent({
-        app_id: APP,
-        event_id: "e1",
-        service_id: "x",
-        event_time: "2026-11-01T10:00:00.000Z",
-      }),
-      lakeEvent({
-        app_id: APP,
-        event_id: "e2",
-        service_id: null,
-        event_time: "2026-11-01T10:00:00.000Z",
-      }),
+    const lake = await lakeOf("leaves", [
+      event("e1", "x"),
+      event("e2", null),
       // Another day's file, which holds no row of the install.
-      lakeEvent({
-        app_id: APP,
-        event_id: "e3",
-        service_id: "stays",
-        event_time: "2026-11-02T10:00:00.000Z",
-      }),
+      event("e3", "stays", "2026-11-02"),
       // Another app's install of the same id.
-      lakeEvent({
-        app_id: OTHER_APP,
-        event_id: "e4",
-        service_id: "x",
-        event_time: "2026-11-01T10:00:00.000Z",
-      }),
+      event("e4", "x", "2026-11-01", OTHER_APP),
     ]);
-    await events.close();
-    const engine = createDuckDbQueryEngine({
-      duckdb,
-      lakeDir,
-      snapshotDir,
-      pageDir: join(dir, "pages"),
-      lakeFiles,
-    });
-    await engine.materialize({ appId: OTHER_APP, since: new Date(0), snapshotId: "other" });
-    await writeFile(join(snapshotDir, "notes.txt"), "kept");
-    const purger = createDuckDbPurger({ duckdb, lakeDir, snapshotDir, lakeFiles });
+    await lake.engine.materialize({ appId: OTHER_APP, since: new Date(0), snapshotId: "other" });
+    await writeFile(join(lake.snapshotDir, "notes.txt"), "kept");
 
-    expect(await purger.purgeInstalls(APP, [], 1)).toEqual({ filesRewritten: 0 });
-    expect(await purger.purgeInstalls(APP, ["x"], 1)).toEqual({ filesRewritten: 1 });
-    const connection = await duckdb.connect();
-    try {
-      const reader = await connection.runAndReadAll(
-        `SELECT event_id, service_id FROM read_parquet('${lakeDir}/**/*.parquet') ORDER BY event_id`,
-      );
-      expect(reader.getRowsJS()).toEqual([
-        ["e2", null],
-        ["e3", "stays"],
-        ["e4", "x"],
-      ]);
-    } finally {
-      connection.closeSync();
-    }
-    expect((await readdir(snapshotDir)).sort()).toEqual(
+    expect(await lake.purger.purgeInstalls(APP, [], 1)).toEqual({ filesRewritten: 0 });
+    expect(await lake.purger.purgeInstalls(APP, ["x"], 1)).toEqual({ filesRewritten: 1 });
+    expect(await lake.rows("event_id, service_id")).toEqual([
+      ["e2", null],
+      ["e3", "stays"],
+      ["e4", "x"],
+    ]);
+    expect((await readdir(lake.snapshotDir)).sort()).toEqual(
       [`other${SNAPSHOT_SUFFIX}`, "notes.txt"].sort(),
     );
   });
