@@ -343,6 +343,55 @@ describe("S3 lake purge, failing loudly", () => {
     expect(fake.versions(LAKE, key)[0]).toBe(first);
   });
 
+  it("purges nothing for no installs", async () => {
+    const fake = createVersionedS3({ versioned: [LAKE] });
+    const key = eventsKey(APP, "01", 1);
+    fake.put(
+      LAKE,
+      key,
+      await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, [GONE], "INT96"), "INT96", 5),
+    );
+    fake.put(RESULTS, "athena/q1.csv", '"event_id"\n');
+    await expect(
+      purger(fake, [snapshotRef(APP, "q1")]).purgeInstalls(APP, [], CLEAN_FROM),
+    ).resolves.toEqual({ filesRewritten: 0 });
+    expect(fake.mock.commandCalls(ListObjectVersionsCommand)).toEqual([]);
+    expect(fake.keys(RESULTS)).toEqual(["athena/q1.csv"]);
+  });
+
+  it("passes over a folder's placeholder, which is no file", async () => {
+    const fake = createVersionedS3({ versioned: [LAKE] });
+    fake.put(LAKE, `events/app_id=${APP}/`, "");
+    fake.put(LAKE, `events/app_id=${APP}/dt=2026-11-01/`, "");
+    const key = eventsKey(APP, "01", 1);
+    fake.put(
+      LAKE,
+      key,
+      await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, [GONE, "a"], "INT96"), "INT96", 5),
+    );
+    await expect(purger(fake).purgeInstalls(APP, [GONE], CLEAN_FROM)).resolves.toEqual({
+      filesRewritten: 1,
+    });
+  });
+
+  it("deletes a file's old versions before its current one, which would bring one back meanwhile", async () => {
+    const fake = createVersionedS3({ versioned: [LAKE] });
+    const key = eventsKey(APP, "01", 1);
+    const file = await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, [GONE], "INT96"), "INT96", 5);
+    const oldest = fake.put(LAKE, key, file);
+    const older = fake.put(LAKE, key, file);
+    const current = fake.put(LAKE, key, file);
+    // A key listed after it: its versions are not the last the listing gives.
+    fake.put(LAKE, eventsKey(APP, "01", 2), file);
+    await purger(fake).purgeInstalls(APP, [GONE], CLEAN_FROM);
+    const deleted = fake.mock
+      .commandCalls(DeleteObjectCommand)
+      .filter((call) => call.args[0].input.Key === key)
+      .map((call) => call.args[0].input.VersionId);
+    expect(deleted).toEqual([oldest, older, current]);
+    expect(fake.versions(LAKE, key)).toEqual([]);
+  });
+
   it("rewrites in place in a bucket that never had versioning, deleting nothing else", async () => {
     const fake = createVersionedS3({ versioned: [] });
     const key = eventsKey(APP, "01", 1);
@@ -523,7 +572,18 @@ describe("S3 lake purge of an app with many files and several installs", () => {
     it("takes the installs' records out of error objects and their old versions", async () => {
       const fake = createVersionedS3({ versioned: [LAKE] });
       const mixed = errorKey("mixed");
-      const lines = [document([gone, kept, othersGone]), document([gone]), "not a document"];
+      // A document that holds none of the installs' records is left as it is.
+      const alsoKept = lakeEvent({
+        app_id: APP,
+        event_id: "also-kept",
+        service_id: "install-kept",
+      });
+      const lines = [
+        document([gone, kept, othersGone]),
+        document([gone]),
+        document([alsoKept]),
+        "not a document",
+      ];
       fake.put(LAKE, mixed, `${lines.join("\n")}\n`);
       const only = errorKey("only");
       fake.put(LAKE, only, `${document([gone])}\n`);
@@ -539,7 +599,8 @@ describe("S3 lake purge of an app with many files and several installs", () => {
       });
       const text = fake.bytes(LAKE, mixed)?.toString("utf8") ?? "";
       const read = readErrorObject(EVENTS_TABLE, text);
-      expect(read.records.map((r) => r.event_id)).toEqual(["kept", "other"]);
+      expect(read.records.map((r) => r.event_id)).toEqual(["kept", "other", "also-kept"]);
+      expect(text.split("\n")).toContain(document([alsoKept]));
       expect(read.kept.map((k) => k.line)).toEqual(["not a document"]);
       expect(fake.versions(LAKE, mixed)).toHaveLength(1);
       expect(fake.versions(LAKE, only)).toEqual([]);
@@ -659,15 +720,25 @@ describe("S3 lake purge stopped for time, and resumed", () => {
 
   it("goes on after the last key of those it took, though they finished out of order", async () => {
     const fake = seeded();
-    const [slow] = ALL_KEYS;
+    const [slow, ...others] = ALL_KEYS.slice(0, 5);
     const finished: string[] = [];
-    // The first key's requests are answered last.
+    // The first key's requests wait until the other keys taken with it are done: each is
+    // rewritten, and done once its old version is deleted.
+    const done = new Set<string>();
+    let othersDone: () => void = () => undefined;
+    const afterOthers = new Promise<void>((resolve) => {
+      othersDone = resolve;
+    });
     const s3 = {
       send: async (command: { input: { Key?: string } }) => {
         const key = command.input.Key;
-        await sleep(key === slow ? 60 : 2);
+        if (key === slow) await afterOthers;
         const answer = await fake.client.send(command as never);
         if (key !== undefined) finished.push(key);
+        if (key !== undefined && others.includes(key) && command instanceof DeleteObjectCommand) {
+          done.add(key);
+          if (done.size === others.length) othersDone();
+        }
         return answer;
       },
     } as unknown as S3Client;
@@ -714,14 +785,31 @@ describe("S3 lake purge stopped for time, and resumed", () => {
     expect(await holdsInstall(fake, sessionsKey)).toBe(false);
   });
 
-  it("starts over from a position it cannot read", async () => {
+  it.each(["not a position", "5", '["app/events"]', '{"app/events": 5, "app/attributions": null}'])(
+    "starts over from a position it cannot read: %s",
+    async (from) => {
+      const fake = seeded();
+      const result = await purger(fake.client).purgeInstalls(APP, [GONE], CLEAN_FROM, {
+        from,
+        goOn: () => true,
+      });
+      expect(result.stoppedAt).toBeUndefined();
+      expect(readSince(fake, 0)).toEqual(new Set(ALL_KEYS));
+    },
+  );
+
+  it("lists no key of a table a run before finished", async () => {
     const fake = seeded();
     const result = await purger(fake.client).purgeInstalls(APP, [GONE], CLEAN_FROM, {
-      from: "not a position",
+      from: JSON.stringify({ "app/events": true }),
       goOn: () => true,
     });
     expect(result.stoppedAt).toBeUndefined();
-    expect(readSince(fake, 0)).toEqual(new Set(ALL_KEYS));
+    expect(readSince(fake, 0)).toEqual(new Set([...ATTRIBUTION_KEYS, ...ERROR_KEYS]));
+    const listed = fake.mock
+      .commandCalls(ListObjectVersionsCommand)
+      .map((call) => call.args[0].input.Prefix);
+    expect(listed).not.toContain(`events/app_id=${APP}/`);
   });
 
   it("takes one key at least, however short the run's time", async () => {
