@@ -41,6 +41,8 @@ describe("the postback sender", () => {
   let port: number;
   const seen: { method?: string; url?: string; headers: Record<string, unknown>; body: string }[] =
     [];
+  /** The requests whose connection the sender closed before the server ended it. */
+  const closed = new Set<string>();
 
   beforeAll(async () => {
     server = createServer((request, response) => {
@@ -53,7 +55,16 @@ describe("the postback sender", () => {
           headers: request.headers,
           body: Buffer.concat(chunks).toString(),
         });
-        if (request.url?.startsWith("/hang")) return;
+        if (request.url?.startsWith("/hang")) {
+          request.socket.once("close", () => closed.add(request.url ?? ""));
+          return;
+        }
+        if (request.url?.startsWith("/endless")) {
+          // More than is read of an answer, and then no end.
+          response.once("close", () => closed.add(request.url ?? ""));
+          response.writeHead(200).write("x".repeat(70 * 1024));
+          return;
+        }
         if (request.url?.startsWith("/stall")) {
           // The status and part of the body, then nothing more.
           response.writeHead(200, { "content-type": "text/plain" });
@@ -120,6 +131,20 @@ describe("the postback sender", () => {
     });
   });
 
+  it("sends a template's own User-Agent, in any case, alone, and a body's length in bytes", async () => {
+    const body = '{"name":"café ☕"}';
+    await sender().send({
+      method: "POST",
+      url: `http://127.0.0.1:${port}/ok`,
+      headers: { "user-AGENT": "partner-sdk/2" },
+      body,
+    });
+    expect(seen.at(-1)).toMatchObject({
+      body,
+      headers: { "user-agent": "partner-sdk/2", "content-length": String(Buffer.byteLength(body)) },
+    });
+  });
+
   it("answers a status's Retry-After, for the retry to wait as long", async () => {
     expect(await sender().send(get(`http://127.0.0.1:${port}/limited`))).toEqual({
       kind: "answer",
@@ -143,10 +168,19 @@ describe("the postback sender", () => {
     expect(outcome.kind === "answer" && outcome.body?.length).toBe(64 * 1024);
   });
 
-  it("gives up on an answer that does not come in time", async () => {
+  it("leaves an answer once it has read as much as it reads, closing its connection", async () => {
+    const outcome = await sender({ timeoutMs: 60_000 }).send(
+      get(`http://127.0.0.1:${port}/endless`),
+    );
+    expect(outcome.kind === "answer" && outcome.body?.length).toBe(64 * 1024);
+    await expect.poll(() => closed.has("/endless")).toBe(true);
+  });
+
+  it("gives up on an answer that does not come in time, closing its connection", async () => {
     expect(await sender({ timeoutMs: 200 }).send(get(`http://127.0.0.1:${port}/hang`))).toEqual({
       kind: "timeout",
     });
+    await expect.poll(() => closed.has("/hang")).toBe(true);
   });
 
   it("answers a status that came in time with the part of its body that came, not a time-out", async () => {
