@@ -46,6 +46,15 @@ describe("Firehose packing", () => {
       SMALL,
     );
     expect(bySize.map((b) => b.length)).toEqual([2, 1]); // 10+10+6 = 26 > 25
+    const exactly = toBatches(
+      [10, 10, 5].map((n) => ({ data: line(n), lines: 1 })),
+      SMALL,
+    );
+    expect(exactly.map((b) => b.length)).toEqual([3]); // 25 bytes: the batch's size exactly
+  });
+
+  it("packs no line into no record", () => {
+    expect(packLines([], SMALL)).toEqual([]);
   });
 
   it("rejects a record that cannot fit even alone, naming it", () => {

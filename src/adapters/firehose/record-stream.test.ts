@@ -148,6 +148,27 @@ describe("Firehose record stream", () => {
     expect(calls().map((c) => c.Records?.length)).toEqual([2, 2]);
   });
 
+  it("sends everything again when Firehose counts failures but names none", async () => {
+    mock
+      .on(PutRecordBatchCommand)
+      .resolvesOnce({ FailedPutCount: 1, RequestResponses: [{ RecordId: "a" }, { RecordId: "b" }] })
+      .resolves({ FailedPutCount: 0 });
+    await stream.put(Array.from({ length: 15 }, (_, i) => eventOfSize(102_400, `e${i}`)));
+    expect(calls().map((c) => c.Records?.length)).toEqual([2, 2]);
+  });
+
+  it("makes four attempts unless told otherwise", async () => {
+    mock.on(PutRecordBatchCommand).resolves({ FailedPutCount: 1 });
+    const fourTimes = createFirehoseStream({
+      firehose,
+      streamName: "events",
+      table: EVENTS_TABLE,
+      baseDelayMs: 1,
+    });
+    await expect(fourTimes.put([lakeEvent({ app_id: APP })])).rejects.toThrow("after 4 attempts");
+    expect(calls()).toHaveLength(4);
+  });
+
   it("rejects an oversized event up front, sending nothing", async () => {
     mock.on(PutRecordBatchCommand).resolves({ FailedPutCount: 0 });
     const events = [
