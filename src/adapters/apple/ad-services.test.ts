@@ -26,6 +26,15 @@ const ANSWERS: Record<string, { status: number; body?: unknown }> = {
     },
   },
   "200-false": { status: 200, body: { attribution: false } },
+  // An impression, with no click date, and one Apple wrote in a form that is no date.
+  "200-view": {
+    status: 200,
+    body: { attribution: true, campaignId: "1", claimType: "Impression" },
+  },
+  "200-odd-date": {
+    status: 200,
+    body: { attribution: true, campaignId: 1, clickDate: "yesterday" },
+  },
   "404": { status: 404 },
   "400": { status: 400 },
   "500": { status: 500 },
@@ -74,6 +83,22 @@ describe("Apple AdServices client", () => {
     expect(requests.at(-1)).toEqual({ contentType: "text/plain", body: "200-true" });
   });
 
+  it("reads an impression as such, a claim without a type as a click, and no date as none", async () => {
+    expect(await client().resolve("200-view")).toEqual({
+      attribution: true,
+      campaignId: "1",
+      adGroupId: null,
+      keywordId: null,
+      adId: null,
+      claimType: "Impression",
+      clickDate: null,
+    });
+    expect(await client().resolve("200-odd-date")).toMatchObject({
+      claimType: "Click",
+      clickDate: null,
+    });
+  });
+
   it("reads attribution false as no attribution, and so a token Apple refuses", async () => {
     expect(await client().resolve("200-false")).toEqual({ attribution: false });
     expect(await client().resolve("400")).toEqual({ attribution: false });
@@ -86,7 +111,8 @@ describe("Apple AdServices client", () => {
     expect(served.get("404,404,404,200-true")).toBe(3);
   });
 
-  it("throws on Apple's failure, so the job is tried again later", async () => {
+  it("throws on Apple's failure, so the job is tried again later, asking once", async () => {
     await expect(client().resolve("500")).rejects.toThrow(/500/);
+    expect(served.get("500")).toBe(1);
   });
 });

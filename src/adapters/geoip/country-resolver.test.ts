@@ -28,6 +28,9 @@ describe("country resolver", async () => {
     expect(of("not an ip")).toBeNull();
     expect(of(null)).toBeNull();
     expect(of(null, { "cloudfront-viewer-country": "XX" })).toBeNull();
+    // A header that names no country in two letters is passed over for the address's.
+    expect(of("8.8.8.8", { "cloudfront-viewer-country": "D1" })).toBe("US");
+    expect(of("8.8.8.8", { "cloudfront-viewer-country": "DEU" })).toBe("US");
   });
 
   it("names the setting of a database it cannot read: a missing file, or one that is no MMDB", async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -76,6 +76,9 @@ describe("key-file wrapper", () => {
       `kms1.${body}`,
       `${wrapped}.x`,
       `kf1.${check}.${nonce}.${body}=`,
+      // A nonce of another length, and a body shorter than its tag.
+      `kf1.${check}.${randomBytes(16).toString("base64url")}.${body}`,
+      `kf1.${check}.${nonce}.${randomBytes(15).toString("base64url")}`,
     ]) {
       expect(await failure(wrapper.unwrap(malformed, CONTEXT))).toBe("malformed");
     }
@@ -92,7 +95,22 @@ describe("key-file wrapper", () => {
     expect(Buffer.from((await readFile(keyFile, "utf8")).trim(), "base64url")).toHaveLength(32);
     const second = createKeyFileWrapper(keyFile);
     await expect(second.unwrap(wrapped, CONTEXT)).resolves.toEqual(Buffer.from("secret"));
+    // Nothing but the key is left in its folder.
+    expect(await readdir(join(dir, "keys"))).toEqual(["master.key"]);
   });
+
+  it.skipIf(process.platform === "win32")(
+    "makes the key file 0600 whatever the umask takes away",
+    async () => {
+      const before = process.umask(0o277);
+      try {
+        await createKeyFileWrapper(keyFile).wrap(Buffer.from("s"), CONTEXT);
+      } finally {
+        process.umask(before);
+      }
+      expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    },
+  );
 
   it("agrees on one key when instances create the file concurrently", async () => {
     const wrappers = Array.from({ length: 8 }, () => createKeyFileWrapper(keyFile));
@@ -116,6 +134,21 @@ describe("key-file wrapper", () => {
       createKeyFileWrapper(join(dir, "broken.key")).wrap(Buffer.from("s"), CONTEXT),
     ).rejects.toThrow(/does not hold a 32-byte/);
     expect(await readFile(join(dir, "broken.key"), "utf8")).toBe("not a key\n");
+    // A key of another length is no master key either.
+    await writeFile(join(dir, "short.key"), `${randomBytes(16).toString("base64url")}\n`);
+    await expect(
+      createKeyFileWrapper(join(dir, "short.key")).wrap(Buffer.from("s"), CONTEXT),
+    ).rejects.toThrow(/does not hold a 32-byte/);
+  });
+
+  it("reads its key file again after a failed read", async () => {
+    const path = join(dir, "later.key");
+    await writeFile(path, "not yet a key\n");
+    const wrapper = createKeyFileWrapper(path);
+    await expect(wrapper.wrap(Buffer.from("s"), CONTEXT)).rejects.toThrow(/does not hold/);
+    await writeFile(path, `${randomBytes(32).toString("base64url")}\n`);
+    const wrapped = await wrapper.wrap(Buffer.from("s"), CONTEXT);
+    await expect(wrapper.unwrap(wrapped, CONTEXT)).resolves.toEqual(Buffer.from("s"));
   });
 
   it("writes the context canonically", () => {

@@ -131,8 +131,17 @@ describe("KMS wrapper", () => {
     await expect(wrapper.unwrap("kms1.AAAA", CONTEXT)).rejects.toBe(internal);
   });
 
-  it("refuses more than KMS can encrypt", async () => {
+  it("refuses more than KMS can encrypt, and takes as much as it can", async () => {
     await expect(wrapper.wrap(Buffer.alloc(4097), CONTEXT)).rejects.toThrow(RangeError);
     expect(mock.commandCalls(EncryptCommand)).toHaveLength(0);
+    const most = randomBytes(4096);
+    await expect(wrapper.unwrap(await wrapper.wrap(most, CONTEXT), CONTEXT)).resolves.toEqual(most);
+  });
+
+  it("fails, never wraps or unwraps to nothing, when KMS answers without its bytes", async () => {
+    mock.on(EncryptCommand).resolvesOnce({});
+    mock.on(DecryptCommand).resolvesOnce({});
+    await expect(wrapper.wrap(Buffer.from("s"), CONTEXT)).rejects.toThrow(/no ciphertext/);
+    await expect(wrapper.unwrap("kms1.AAAA", CONTEXT)).rejects.toThrow(/no plaintext/);
   });
 });
