@@ -11,6 +11,12 @@ describe("an integer option", () => {
     expect(port("065535")).toBe(65_535);
   });
 
+  it("refuses a value under its least", () => {
+    const count = integer(1, 100);
+    expect(count("1")).toBe(1);
+    expect(() => count("0")).toThrow("must be an integer from 1 to 100.");
+  });
+
   it("refuses an empty value, and any other spelling of a number", () => {
     for (const value of [
       "",

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { parquetReadObjects } from "hyparquet";
+import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { joinParquet } from "./parquet-join.ts";
 
@@ -64,6 +64,42 @@ describe("joining Parquet files by their row groups", () => {
     expect(read.map((row) => row.event_id)).toEqual(expected.map(([id]) => id));
     expect(read[4]).toMatchObject({ revenue: 6, name: "name 0", level: 4 });
     expect(read[0]).toMatchObject({ revenue: null, name: "" });
+
+    // Every offset a row group and its chunks give moved as far as its pages did.
+    const joined = parquetMetadata(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    );
+    const sources = await Promise.all(
+      files.map(async (file) => {
+        const source = await readFile(file);
+        return parquetMetadata(
+          source.buffer.slice(source.byteOffset, source.byteOffset + source.byteLength),
+        );
+      }),
+    );
+    const before = sources.flatMap((source) => source.row_groups);
+    expect(joined.row_groups).toHaveLength(before.length);
+    for (const [index, group] of joined.row_groups.entries()) {
+      const source = before[index];
+      const moved = group.columns[0]?.meta_data?.data_page_offset ?? 0n;
+      const by = moved - (source?.columns[0]?.meta_data?.data_page_offset ?? 0n);
+      for (const [column, chunk] of group.columns.entries()) {
+        const was = source?.columns[column];
+        expect(chunk.file_offset - (was?.file_offset ?? 0n)).toBe(by);
+        expect(
+          (chunk.meta_data?.data_page_offset ?? 0n) - (was?.meta_data?.data_page_offset ?? 0n),
+        ).toBe(by);
+      }
+      if (source?.file_offset !== undefined) {
+        expect((group.file_offset ?? 0n) - source.file_offset).toBe(by);
+      }
+    }
+  });
+
+  it("refuses to join no file", async () => {
+    await expect(joinParquet([], join(dir, "none.parquet"))).rejects.toThrow(
+      "There are no Parquet files to join",
+    );
   });
 
   it("refuses files of different schemas rather than write a file no reader can use", async () => {

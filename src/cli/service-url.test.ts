@@ -19,6 +19,12 @@ describe("a route of the service at --url", () => {
     }
   });
 
+  it("carries neither the query nor the fragment of the base without a query given", () => {
+    expect(serviceUrl("https://api.example.com/prod/?stage=1#top", "/v1/costs").href).toBe(
+      "https://api.example.com/prod/v1/costs",
+    );
+  });
+
   it("carries the query given, and none the base had", () => {
     const url = serviceUrl(
       "https://api.example.com/attribution/",
