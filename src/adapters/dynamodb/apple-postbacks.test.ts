@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ValidationError } from "../../domain/errors.ts";
 import { DAY_MS } from "../../domain/time.ts";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import {
@@ -129,6 +130,28 @@ describe("Apple's postbacks on DynamoDB (dynalite)", () => {
     // A verified copy is never written over: the mark stays.
     expect(await target.add({ ...kept, conversionValue: 63 })).toBe(false);
     expect(await target.get(kept)).toMatchObject({ conversionValue: 20, valuesDisputed: true });
+  });
+
+  it("pages an app's postbacks, and refuses a cursor of another app or outside the range as the caller's error", async () => {
+    const APP = "com.example.pages";
+    for (const [index, id] of ["p1", "p2", "p3"].entries()) {
+      await target.add({ ...postback(id, daysAgo(3 - index), true), appId: APP });
+    }
+    const first = await target.listByApp(APP, FAR, { limit: 2 });
+    expect(first.postbacks).toHaveLength(2);
+    expect(first.next).toEqual(expect.any(String));
+    const after = first.next ?? "";
+    const rest = await target.listByApp(APP, FAR, { limit: 2, after });
+    expect([...first.postbacks, ...rest.postbacks].map((p) => p.transactionId).sort()).toEqual([
+      "p1",
+      "p2",
+      "p3",
+    ]);
+    const refused = (appId: string, range: { from: Date; to: Date }) =>
+      target.listByApp(appId, range, { limit: 2, after }).catch((error: unknown) => error);
+    expect(await refused("com.example.other", FAR)).toBeInstanceOf(ValidationError);
+    const narrow = { from: new Date(NOW - 10 * DAY_MS), to: new Date(NOW - 5 * DAY_MS) };
+    expect(await refused(APP, narrow)).toBeInstanceOf(ValidationError);
   });
 
   it("lists no unverified postback past its days, before the reaper or TTL has taken it", async () => {

@@ -24,6 +24,28 @@ describe("DynamoDB deletion store's saved passes", () => {
     createDeletionStore(dynamo().doc, LOCAL_TABLE_NAMES.deletions, { listByScan: true }),
   ];
 
+  it("lists a request as open until it is completed, and moves none that is not there", async () => {
+    for (const [index, deletions] of stores().entries()) {
+      const appId = `com.open.${index}`;
+      await deletions.create(request(`${appId}-r1`, appId, "s1"));
+      await deletions.create(request(`${appId}-r2`, appId, "s2"));
+      await deletions.setStatus(`${appId}-r1`, "in_progress", "2026-11-01T10:01:00.000Z");
+      await deletions.setStatus(`${appId}-r2`, "completed", "2026-11-01T10:02:00.000Z");
+      const open = (await deletions.listOpen())
+        .map((r) => r.requestId)
+        .filter((id) => id.startsWith(appId));
+      expect(open).toEqual([`${appId}-r1`]);
+      expect(await deletions.get(`${appId}-r2`)).toMatchObject({
+        status: "completed",
+        completedAt: "2026-11-01T10:02:00.000Z",
+      });
+      await expect(
+        deletions.setStatus(`${appId}-missing`, "completed", "2026-11-01T10:03:00.000Z"),
+      ).rejects.toThrow();
+      expect(await deletions.get(`${appId}-missing`)).toBeUndefined();
+    }
+  });
+
   it("keeps an app's pass, in place of the one before, until it is cleared", async () => {
     const [deletions] = stores();
     if (!deletions) throw new Error("no store");
