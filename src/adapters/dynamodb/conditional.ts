@@ -44,17 +44,16 @@ export const putWhen = (
 /** How many times `changeVersioned` reads an item again after another write came in between. */
 export const VERSIONED_CHANGE_ATTEMPTS = 5;
 
-const versionOf = (item: Record<string, unknown>): number | undefined => {
+const versionOf = (item: Record<string, unknown>): number => {
   const { version } = item;
-  if (version === undefined) return undefined;
   if (typeof version !== "number") throw new Error(`Item version is not a number: ${version}`);
   return version;
 };
 
 /**
  * Read-modify-write of one item that no other write can undo: reads the item, applies `change`
- * and puts the result only if the item's `version` is still the one read (an item written
- * before items had one: still without one), as the next version. When another write came in
+ * and puts the result only if the item's `version` is still the one read, as the next version
+ * (an item is created with version 0). When another write came in
  * between, it starts again from the fresh item, so `change` may run more than once. Resolves
  * to the item as written; undefined when there is none; `exhausted` is thrown when every
  * attempt lost (another writer wins each time only under a flood of writes to the one item).
@@ -79,14 +78,10 @@ export const changeVersioned = async <T extends object>(
       doc.send(
         new PutCommand({
           TableName: table,
-          Item: { ...changed, version: (read ?? 0) + 1 },
-          ConditionExpression:
-            read === undefined
-              ? "attribute_exists(#key) AND attribute_not_exists(#version)"
-              : "#version = :read",
-          ExpressionAttributeNames:
-            read === undefined ? { "#key": key, "#version": "version" } : { "#version": "version" },
-          ...(read === undefined ? {} : { ExpressionAttributeValues: { ":read": read } }),
+          Item: { ...changed, version: read + 1 },
+          ConditionExpression: "#version = :read",
+          ExpressionAttributeNames: { "#version": "version" },
+          ExpressionAttributeValues: { ":read": read },
         }),
       ),
     );

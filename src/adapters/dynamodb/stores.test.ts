@@ -114,25 +114,6 @@ describe("DynamoDB stores", () => {
     });
   });
 
-  it("changes an app stored before apps had a version, once", async () => {
-    const { doc } = dynamo();
-    const { apps } = createDynamoStores(doc, LOCAL_TABLE_NAMES);
-    const app = { appId: "com.old", name: "O", platform: "ios", enabled: true, createdAt: "t" };
-    await doc.send(new PutCommand({ TableName: LOCAL_TABLE_NAMES.apps, Item: app }));
-    const read = gate();
-    const saved = gate();
-    const renamed = apps.update("com.old", async (stored) => {
-      read.open();
-      await saved.opened;
-      return { ...stored, name: "Renamed" };
-    });
-    await read.opened;
-    await apps.update("com.old", (stored) => ({ ...stored, enabled: false }));
-    saved.open();
-    await renamed;
-    expect(await apps.get("com.old")).toMatchObject({ name: "Renamed", enabled: false });
-  });
-
   it("writes nothing when a change refuses, and gives up when others keep winning", async () => {
     const { apps } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     const app = {

@@ -119,7 +119,8 @@ const snapshotKey = (appId: string, since: number) => `${appId}#${since}`;
 
 export const createAppStore = (doc: DynamoDBDocumentClient, table: string): AppStore => ({
   async create(app) {
-    const created = await putWhen(doc, table, { ...app }, "appId", "absent");
+    // Version 0: every change after is made against the version it read (./conditional.ts).
+    const created = await putWhen(doc, table, { ...app, version: 0 }, "appId", "absent");
     if (!created) throw new ConflictError(`App ${app.appId} already exists.`);
   },
   async get(appId) {
