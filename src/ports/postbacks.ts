@@ -97,11 +97,8 @@ export interface PostbackConfigStore {
 export interface SendRevenue {
   readonly amount: number;
   readonly currency: string;
-  /**
-   * The amount in USD, as ingestion converted it for the lake (`revenue_usd`); null when no
-   * rate was known, absent from a send added before it was kept.
-   */
-  readonly usd?: number | null;
+  /** The amount in USD, as ingestion converted it for the lake (`revenue_usd`); null when no rate was known. */
+  readonly usd: number | null;
 }
 
 /** What a send is about, with what the trigger knew of its request that is kept nowhere else. */
@@ -128,10 +125,9 @@ export type OutboxSubject =
       /**
        * The customer user id the event was sent with (an S2S event's names its user), as the
        * export's `customer_user_id` has it: a user who logged in after the install is named by
-       * their events, not by the install. Null when the event named none; absent from a send
-       * added before it was kept.
+       * their events, not by the install. Null when the event named none.
        */
-      readonly customerUserId?: string | null;
+      readonly customerUserId: string | null;
       /**
        * Sent in the SDK's anonymous mode: the send names no device (no advertising id, IDFV,
        * address or agent) and no customer user id, not even the install's. Absent: false.

@@ -204,7 +204,7 @@ describe("a webhook's body", () => {
     eventId: "evt-1",
     name: "service_purchase",
     time: "2026-11-20T10:05:00.000Z",
-    revenue: { amount: 9.99, currency: "EUR" },
+    revenue: { amount: 9.99, currency: "EUR", usd: 10.79 },
     ip: "203.0.113.9",
     userAgent: "Mozilla/5.0",
     customerUserId: "user-7",

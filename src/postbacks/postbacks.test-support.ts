@@ -78,5 +78,5 @@ export const PURCHASE = {
   eventId: "evt-1",
   name: "in_app_purchase",
   time: "2026-11-03T12:00:00.000Z",
-  revenue: { amount: 9.99, currency: "EUR" },
+  revenue: { amount: 9.99, currency: "EUR", usd: null },
 } as const;

@@ -46,7 +46,7 @@ const eventAt = (time: string, name = "service_purchase"): AcceptedEvent => ({
   eventId: "evt-1",
   name,
   time,
-  revenue: { amount: 4.99, currency: "USD" },
+  revenue: { amount: 4.99, currency: "USD", usd: 4.99 },
 });
 const sinceInstall = (ms: number) => new Date(Date.parse(INSTALLED) + ms).toISOString();
 
@@ -135,7 +135,7 @@ describe("eventDecision", () => {
         eventId: "evt-1",
         name: "purchase",
         time: sinceInstall(DAY_MS),
-        revenue: { amount: 4.99, currency: "USD" },
+        revenue: { amount: 4.99, currency: "USD", usd: 4.99 },
       },
     });
     const level = eventDecision(

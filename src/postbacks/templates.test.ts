@@ -363,7 +363,7 @@ describe("macro values", () => {
     expect(value("revenue_usd", { event: tiny })).toBe("0.0000001");
     const euros = { ...PURCHASE, revenue: { amount: 9.99, currency: "EUR", usd: 10.79 } };
     expect(value("revenue_usd", { event: euros })).toBe("10.79");
-    // No rate, or a send kept from before the value was: none.
+    // No rate: none.
     expect(value("revenue_usd", { event: PURCHASE })).toBe("");
     expect(value("revenue_usd", { event: { ...PURCHASE, revenue: null } })).toBe("");
   });

@@ -152,6 +152,7 @@ const subjectOf = (
         revenue: { amount: 1.99, currency: "USD", usd: 1.99 },
         ip: null,
         userAgent: null,
+        customerUserId: null,
       };
 
 /** A test's request to a partner, or why the configuration cannot make one. */

@@ -49,8 +49,8 @@ export interface AcceptedInstallEvent {
   /** The device's address and user agent (an SDK's request); null for a server's. */
   readonly ip: string | null;
   readonly userAgent: string | null;
-  /** The customer user id the event was sent with (the export's); null or absent when none. */
-  readonly customerUserId?: string | null;
+  /** The customer user id the event was sent with (the export's); null when none. */
+  readonly customerUserId: string | null;
   /** Sent in the SDK's anonymous mode: its sends name neither the device nor the user. */
   readonly anonymous?: boolean;
 }
@@ -214,7 +214,7 @@ export const createPostbackTriggers = (deps: PostbackTriggerDeps): PostbackTrigg
             : {
                 ip: accepted.ip,
                 userAgent: accepted.userAgent,
-                customerUserId: accepted.customerUserId ?? null,
+                customerUserId: accepted.customerUserId,
               }),
         };
         for (const webhook of hooks) rows.push(rowOf(appId, "webhook", webhook.id, subject));

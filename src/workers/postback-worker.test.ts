@@ -506,6 +506,7 @@ describe("the postback worker", () => {
       event: { eventId, name: "service_purchase", time: new Date(T0).toISOString(), revenue: null },
       ip: null,
       userAgent: null,
+      customerUserId: null,
     });
     // Pending: added for the partner that would take it.
     await t.triggers.eventsAccepted(
@@ -549,6 +550,7 @@ describe("the postback worker", () => {
       },
       ip: null,
       userAgent: null,
+      customerUserId: null,
     });
     await t.triggers.eventsAccepted(t.appId, [event("early"), event("orphan")], async () => null);
     const [early, orphan] = t.take().map((queued) => queued.job);
@@ -783,6 +785,7 @@ describe("the postback worker", () => {
       },
       ip: null,
       userAgent: null,
+      customerUserId: null,
     });
     await t.triggers.eventsAccepted(
       t.appId,
@@ -1041,6 +1044,7 @@ describe("the postback worker", () => {
           },
           ip: null,
           userAgent: null,
+          customerUserId: null,
         },
       ],
       async () => ({ status: "organic", mediaSource: "organic" }),

@@ -75,9 +75,10 @@ const row = (appId: string, sendId: string, overrides: Partial<OutboxRow> = {}):
     eventId: "evt-1",
     name: "service_purchase",
     time: iso(T0),
-    revenue: { amount: 9.99, currency: "EUR" },
+    revenue: { amount: 9.99, currency: "EUR", usd: 10.79 },
     ip: "81.2.69.160",
     userAgent: null,
+    customerUserId: null,
   },
   state: "queued",
   attempts: 0,
@@ -183,6 +184,7 @@ export const describePostbackStoresContract = (
         revenue: null,
         ip: null,
         userAgent: null,
+        customerUserId: null,
       } as const;
       await outbox.add(row(app, `${app}-user`, { subject: { ...event, customerUserId: "u-42" } }));
       expect((await outbox.get(`${app}-user`))?.subject).toEqual({
@@ -193,7 +195,7 @@ export const describePostbackStoresContract = (
       await outbox.add(row(app, `${app}-none`, { subject: event }));
       expect((await outbox.get(`${app}-none`))?.subject).toEqual(event);
       // An event sent in anonymous mode stays so: its sends name neither device nor user.
-      const anonymous = { ...event, customerUserId: null, anonymous: true };
+      const anonymous = { ...event, anonymous: true };
       await outbox.add(row(app, `${app}-anonymous`, { subject: anonymous }));
       expect((await outbox.get(`${app}-anonymous`))?.subject).toEqual(anonymous);
     });

@@ -248,12 +248,11 @@ const subjectBody = z.discriminatedUnion("kind", [
     name: z.string(),
     time: z.string(),
     revenue: z
-      .object({ amount: z.number(), currency: z.string(), usd: z.number().nullable().optional() })
+      .object({ amount: z.number(), currency: z.string(), usd: z.number().nullable() })
       .nullable(),
     ip: z.string().nullable(),
     userAgent: z.string().nullable(),
-    // Absent from a row added before it was kept; a schema without it would drop it on read.
-    customerUserId: z.string().nullish(),
+    customerUserId: z.string().nullable(),
     anonymous: z.boolean().optional(),
   }),
 ]);
