@@ -64,7 +64,7 @@ const installItem = z.object({
   sdkPlatform: z.string(),
   sdkVersion: z.string(),
   firstOpenTime: z.string(),
-  clockOffsetMs: z.number().nullable().default(null),
+  clockOffsetMs: z.number().nullable(),
   idfv: z.string().nullable(),
   maid: z.string().nullable(),
   installReferrer: z
@@ -89,8 +89,7 @@ const installItem = z.object({
       tcfString: z.string().nullable(),
       updatedAt: z.string(),
     })
-    .nullable()
-    .default(null),
+    .nullable(),
   locale: z.string().nullable(),
   timezone: z.string().nullable(),
   country: z.string().nullable(),

@@ -29,12 +29,11 @@ const linkItem = z.object({
   iosUrl: text,
   webUrl: text,
   disabled: z.boolean(),
-  // Links made before landing pages and previews have none.
-  landingPage: z.boolean().default(false),
+  landingPage: z.boolean(),
   forwardParams: z.boolean(),
-  previewTitle: text.default(null),
-  previewDescription: text.default(null),
-  previewImageUrl: text.default(null),
+  previewTitle: text,
+  previewDescription: text,
+  previewImageUrl: text,
   cost: costItem,
   createdAt: z.string(),
 });
