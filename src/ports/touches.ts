@@ -56,7 +56,7 @@ export interface ClickClaim {
    * when it has one: another install of the same device that holds the click is told apart
    * from a stranger's.
    */
-  readonly device?: string | null;
+  readonly device: string | null;
 }
 
 /**

@@ -226,7 +226,13 @@ export const describeTouchStoreContract = (
         const click = contractTouch(app, T0);
         await store.put([click]);
         const claim = (serviceId: string, clickId = click.clickId) =>
-          store.claimClick({ appId: app, clickId, serviceId, touchTime: click.touchTime });
+          store.claimClick({
+            appId: app,
+            clickId,
+            serviceId,
+            touchTime: click.touchTime,
+            device: null,
+          });
         expect(await claim("install-1")).toBe("this_install");
         // A job run again for the same install.
         expect(await claim("install-1")).toBe("this_install");
@@ -238,6 +244,7 @@ export const describeTouchStoreContract = (
             clickId: click.clickId,
             serviceId: "install-2",
             touchTime: click.touchTime,
+            device: null,
           }),
         ).toBe("this_install");
         // Two installs at once: one holds it.
@@ -362,6 +369,7 @@ export const describeTouchStoreContract = (
             clickId: touch.clickId,
             serviceId,
             touchTime: touch.touchTime,
+            device: null,
           });
         expect(await claim(expired, "install-1")).toBe("this_install");
         expect(await claim(live, "install-1")).toBe("this_install");

@@ -240,7 +240,7 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
           return claim.device && stored.device === claim.device ? "same_device" : "another_install";
         }
         const batch = db.batch();
-        batch.put(key, JSON.stringify({ holder, device: claim.device ?? null }));
+        batch.put(key, JSON.stringify({ holder, device: claim.device }));
         batch.put(expiryKey(touchExpirySeconds(claim.touchTime), key), JSON.stringify([key]));
         await batch.write();
         return "this_install";
