@@ -2,9 +2,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ValidationError } from "../../domain/errors.ts";
-import { openLocalDeliveryLog } from "./delivery-log.ts";
+import { type LocalDeliveryLog, openLocalDeliveryLog } from "./delivery-log.ts";
 import { attemptEntry, describeReplacedAttempts } from "./replaced-attempts.test-support.ts";
 
 describeReplacedAttempts("the embedded delivery log", async () => {
@@ -64,79 +64,62 @@ describe("the embedded delivery log's page cursors", () => {
 
 describe("the embedded delivery log's lifetimes and purges", () => {
   const APP = "com.example.lifetimes";
-  const open = async () => {
-    const dir = await mkdtemp(join(tmpdir(), "delivery-log-"));
-    const log = await openLocalDeliveryLog(join(dir, "log"));
-    return {
-      log,
-      close: async () => {
-        await log.close();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
-  };
-  const sendIds = async (log: Awaited<ReturnType<typeof open>>["log"], appId = APP) =>
+  let dir: string;
+  let log: LocalDeliveryLog;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "delivery-log-"));
+    log = await openLocalDeliveryLog(join(dir, "log"));
+  });
+  afterEach(async () => {
+    await log.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const sendIds = async (appId = APP) =>
     (await log.listByApp(appId, { limit: 10 })).entries.map((entry) => entry.sendId);
 
   it("keeps an attempt 30 days from its time, and its day's counts a day longer", async () => {
-    const { log, close } = await open();
-    try {
-      await log.append(
-        attemptEntry(APP, { sendId: "snd_1", time: "2026-10-01T12:00:00.000Z", verdict: "retry" }),
-      );
-      // Long ago: an expiry of fewer digits is still in time order.
-      await log.append(
-        attemptEntry(APP, { sendId: "snd_0", time: "2001-01-01T00:00:00.000Z", verdict: "retry" }),
-      );
-      expect(await log.reap(new Date("2026-10-31T11:59:00.000Z"))).toBe(2);
-      expect(await sendIds(log)).toEqual(["snd_1"]);
-      expect(await log.reap(new Date("2026-10-31T12:00:01.000Z"))).toBe(1);
-      expect(await sendIds(log)).toEqual([]);
-      const days = async () =>
-        (await log.counts(APP, new Date("2026-09-01T00:00:00.000Z"))).map((c) => c.day);
-      expect(await days()).toEqual(["2026-10-01"]);
-      expect(await log.reap(new Date("2026-11-01T00:00:01.000Z"))).toBe(1);
-      expect(await days()).toEqual([]);
-    } finally {
-      await close();
-    }
+    await log.append(
+      attemptEntry(APP, { sendId: "snd_1", time: "2026-10-01T12:00:00.000Z", verdict: "retry" }),
+    );
+    // Long ago: an expiry of fewer digits is still in time order.
+    await log.append(
+      attemptEntry(APP, { sendId: "snd_0", time: "2001-01-01T00:00:00.000Z", verdict: "retry" }),
+    );
+    expect(await log.reap(new Date("2026-10-31T11:59:00.000Z"))).toBe(2);
+    expect(await sendIds()).toEqual(["snd_1"]);
+    expect(await log.reap(new Date("2026-10-31T12:00:01.000Z"))).toBe(1);
+    expect(await sendIds()).toEqual([]);
+    const days = async () =>
+      (await log.counts(APP, new Date("2026-09-01T00:00:00.000Z"))).map((c) => c.day);
+    expect(await days()).toEqual(["2026-10-01"]);
+    expect(await log.reap(new Date("2026-11-01T00:00:01.000Z"))).toBe(1);
+    expect(await days()).toEqual([]);
   });
 
   it("names a day's count by the partner of its latest attempt", async () => {
-    const { log, close } = await open();
-    try {
-      const time = "2026-11-20T12:00:00.000Z";
-      await log.append(attemptEntry(APP, { sendId: "snd_1", time, verdict: "delivered" }));
-      await log.append(
-        attemptEntry(APP, { sendId: "snd_2", time, verdict: "delivered", partner: "renamed" }),
-      );
-      expect(await log.counts(APP, new Date(time))).toMatchObject([
-        { partner: "renamed", delivered: 2 },
-      ]);
-    } finally {
-      await close();
-    }
+    const time = "2026-11-20T12:00:00.000Z";
+    await log.append(attemptEntry(APP, { sendId: "snd_1", time, verdict: "delivered" }));
+    await log.append(
+      attemptEntry(APP, { sendId: "snd_2", time, verdict: "delivered", partner: "renamed" }),
+    );
+    expect(await log.counts(APP, new Date(time))).toMatchObject([
+      { partner: "renamed", delivered: 2 },
+    ]);
   });
 
   it("purges one install's attempts, not those of an install whose id begins like it, nor another app's", async () => {
-    const { log, close } = await open();
-    try {
-      const time = "2026-11-20T12:00:00.000Z";
-      const of = (appId: string, sendId: string, serviceId: string) =>
-        attemptEntry(appId, {
-          sendId,
-          time,
-          verdict: "delivered",
-          subject: { kind: "install", serviceId, eventId: null },
-        });
-      await log.append(of(APP, "snd_gone", "s"));
-      await log.append(of(APP, "snd_longer", "s\u0000b"));
-      await log.append(of("com.example.other", "snd_other", "s"));
-      expect(await log.purgeInstall(APP, "s")).toBe(1);
-      expect(await sendIds(log)).toEqual(["snd_longer"]);
-      expect(await sendIds(log, "com.example.other")).toEqual(["snd_other"]);
-    } finally {
-      await close();
-    }
+    const of = (appId: string, sendId: string, serviceId: string) =>
+      attemptEntry(appId, {
+        sendId,
+        time: "2026-11-20T12:00:00.000Z",
+        verdict: "delivered",
+        subject: { kind: "install", serviceId, eventId: null },
+      });
+    await log.append(of(APP, "snd_gone", "s"));
+    await log.append(of(APP, "snd_longer", "s\u0000b"));
+    await log.append(of("com.example.other", "snd_other", "s"));
+    expect(await log.purgeInstall(APP, "s")).toBe(1);
+    expect(await sendIds()).toEqual(["snd_longer"]);
+    expect(await sendIds("com.example.other")).toEqual(["snd_other"]);
   });
 });
