@@ -115,6 +115,29 @@ describe("DynamoDB cost store, uploads of the same keys landing out of order", (
     expect(await stored(later)).toBe(300);
   });
 
+  it("lists every row of an app's days, many of a day included, and none outside them", async () => {
+    const costs = createCostStore(dynamo().doc, LOCAL_TABLE_NAMES.costs);
+    const of = (campaignId: string, day: string): CostRow => ({
+      ...row(campaignId),
+      appId: "com.costs.days",
+      day,
+    });
+    const rows = [
+      ...Array.from({ length: 20 }, (_, i) => of(`c-${i}`, "2026-11-02")),
+      of("c-before", "2026-11-01"),
+      of("c-after", "2026-11-04"),
+      of("c-last", "2026-11-03"),
+    ];
+    await costs.put(rows);
+    const listed = await costs.listByApp("com.costs.days", {
+      from: "2026-11-02",
+      to: "2026-11-03",
+    });
+    expect(listed.map((r) => r.campaignId).sort()).toEqual(
+      [...Array.from({ length: 20 }, (_, i) => `c-${i}`), "c-last"].sort(),
+    );
+  });
+
   it("lets a row received at the same time replace it, the one written last standing", async () => {
     const costs = createCostStore(dynamo().doc, LOCAL_TABLE_NAMES.costs);
     const time = "2026-11-03T09:00:00.000Z";
