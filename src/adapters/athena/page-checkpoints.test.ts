@@ -14,6 +14,16 @@ describe("page checkpoints", () => {
     expect(checkpoints.nearest(10)).toEqual({ row: 10, byte: 100 });
     expect(checkpoints.nearest(29)).toEqual({ row: 10, byte: 100 });
     expect(checkpoints.nearest(1_000)).toEqual({ row: 30, byte: 300 });
+    // Learnt in any order, the nearest is still the closest.
+    const learnt = new PageCheckpoints('"abc"', 1_000, [
+      [30, 300],
+      [10, 100],
+    ]);
+    expect(learnt.nearest(1_000)).toEqual({ row: 30, byte: 300 });
+    expect(learnt.toJSON().rows).toEqual([
+      [10, 100],
+      [30, 300],
+    ]);
   });
 
   it("records only new rows that start inside the object, up to a bound", () => {
@@ -47,8 +57,34 @@ describe("page checkpoints", () => {
     });
   });
 
+  it("reads a sidecar whose rows are listed in any order", () => {
+    const parsed = PageCheckpoints.parse(
+      sidecar([
+        [30, 300],
+        [10, 100],
+      ]),
+    );
+    expect(parsed?.nearest(20)).toEqual({ row: 10, byte: 100 });
+  });
+
   it.each([
     ["not JSON", "{"],
+    [
+      "one row twice",
+      sidecar([
+        [10, 100],
+        [10, 200],
+      ]),
+    ],
+    ["row 0", sidecar([[0, 10]])],
+    ["a byte before the start", sidecar([[10, -5]])],
+    [
+      "more rows than it keeps",
+      sidecar(
+        Array.from({ length: MAX_CHECKPOINTS + 1 }, (_, i): [number, number] => [i + 1, i + 1]),
+        10 * MAX_CHECKPOINTS,
+      ),
+    ],
     ["another version", JSON.stringify({ version: 2, etag: "x", size: 10, rows: [] })],
     ["a byte past the end", sidecar([[10, 1_000]])],
     [
