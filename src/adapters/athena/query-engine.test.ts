@@ -100,6 +100,39 @@ describe("Athena query engine", () => {
     });
   });
 
+  it("refuses a poll interval that is not positive", () => {
+    for (const pollIntervalMs of [0, -1, Number.NaN]) {
+      expect(() =>
+        createAthenaQueryEngine({
+          athena,
+          s3: s3.client,
+          workGroup: "exports",
+          database: "attribution_lake",
+          resultsBucket: BUCKET,
+          pollIntervalMs,
+        }),
+      ).toThrow(RangeError);
+    }
+  });
+
+  it("names a database of any name as a name in its queries", async () => {
+    athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q-1" });
+    athenaMock
+      .on(GetQueryExecutionCommand)
+      .resolves(execution("SUCCEEDED", { OutputLocation: LOCATION }));
+    const quoted = createAthenaQueryEngine({
+      athena,
+      s3: s3.client,
+      workGroup: "exports",
+      database: 'lake"; DROP TABLE x; --',
+      resultsBucket: BUCKET,
+      pollIntervalMs: 1,
+    });
+    await quoted.materialize({ appId: "com.example.app", since: new Date(0), snapshotId: "s" });
+    const [start] = athenaMock.commandCalls(StartQueryExecutionCommand);
+    expect(start?.args[0].input.QueryString).toContain('FROM "lake""; DROP TABLE x; --"."events"');
+  });
+
   describe("materialize", () => {
     const request = { appId: "com.example.app", since: new Date("2026-11-01T00:00:00Z") };
 
@@ -462,6 +495,39 @@ describe("Athena query engine", () => {
         false,
         true,
       ]);
+      // The checkpoints saved then are the new content's own.
+      const etag = s3.mock
+        .commandCalls(PutObjectCommand)
+        .filter((call) => call.args[0].input.Key === SIDECAR)
+        .map((call) => PageCheckpoints.parse(String(call.args[0].input.Body))?.etag);
+      expect(new Set(etag).size).toBe(2);
+    });
+
+    it("saves its checkpoints only when a page learnt where a row starts", async () => {
+      const records = sampleRecords(20);
+      s3.put(BUCKET, KEY, athenaCsv(records.map(rowOf)));
+      const saves = () =>
+        s3.mock.commandCalls(PutObjectCommand).filter((call) => call.args[0].input.Key === SIDECAR)
+          .length;
+      await page(0, 10);
+      expect(saves()).toBe(1);
+      // The same page again: its start and the next page's are known already.
+      await page(0, 10);
+      expect(saves()).toBe(1);
+    });
+
+    it("refuses an offset or a limit that is no count", async () => {
+      for (const [offset, limit] of [
+        [-1, 5],
+        [0, -5],
+        [1.5, 5],
+        [0, Number.POSITIVE_INFINITY],
+      ] as const) {
+        await expect(
+          collect(engine.readPage({ location: LOCATION }, offset, limit)),
+          `${offset} ${limit}`,
+        ).rejects.toThrow(RangeError);
+      }
     });
 
     it("ignores an unusable checkpoint file, with a warning", async () => {
