@@ -23,5 +23,5 @@ export const disabledGeneration = (email: string, changedAt: string): string =>
     .slice(0, 22);
 
 /** Whether a session or pending sign-in begun under `generation` holds for the person now. */
-export const holdsFor = (user: User, begun: { readonly generation?: string }): boolean =>
+export const holdsFor = (user: User, begun: { readonly generation: string }): boolean =>
   begun.generation === user.sessionGeneration;

@@ -70,7 +70,7 @@ const startSession = async (
   now: Date,
   attempt: SignInAttempt | undefined,
   /** The person's generation when the sign-in began (not now's: one renewed since ends it). */
-  generation: string | undefined,
+  generation: string,
 ): Promise<{ signedIn: SignedIn }> => {
   attempt?.succeeded();
   const session = newSession();
@@ -81,7 +81,7 @@ const startSession = async (
     csrfToken: session.csrfToken,
     createdAt: now.toISOString(),
     expiresAt: expiresAt.toISOString(),
-    ...(generation !== undefined && { generation }),
+    generation,
   });
   return { signedIn: { user, token: session.token, csrfToken: session.csrfToken, expiresAt } };
 };
@@ -92,7 +92,7 @@ const challenge = async (
   step: TotpStep,
   state: string,
   now: Date,
-  generation: string | undefined,
+  generation: string,
 ): Promise<{ challenge: Challenge }> => {
   const setup = step === "totp-setup" ? await deps.credentials.startTotpSetup(email, state) : null;
   // The same random token and hash as a session's; stored apart, under the hash.
@@ -105,7 +105,7 @@ const challenge = async (
     state: setup ? setup.state : state,
     failures: 0,
     expiresAt: expiresAt.toISOString(),
-    ...(generation !== undefined && { generation }),
+    generation,
   });
   return {
     challenge: {

@@ -59,7 +59,7 @@ export interface Session {
   readonly createdAt: string;
   readonly expiresAt: string;
   /** The person's `sessionGeneration` when the sign-in began: the session holds while it is theirs. */
-  readonly generation?: string;
+  readonly generation: string;
 }
 
 /** What a sign-in whose password was right still awaits: a TOTP code. */
@@ -84,7 +84,7 @@ export interface PendingSignIn {
   readonly failures: number;
   readonly expiresAt: string;
   /** The person's `sessionGeneration` when the sign-in began: it goes on while it is theirs. */
-  readonly generation?: string;
+  readonly generation: string;
 }
 
 export interface SessionStore {

@@ -43,7 +43,7 @@ const sessionItem = z.object({
   csrfToken: z.string(),
   createdAt: z.string(),
   expiresAt: z.string(),
-  generation: z.string().optional(),
+  generation: z.string(),
 });
 
 const pendingItem = z.object({
@@ -52,7 +52,7 @@ const pendingItem = z.object({
   state: z.string(),
   failures: z.number(),
   expiresAt: z.string(),
-  generation: z.string().optional(),
+  generation: z.string(),
 });
 
 /**
