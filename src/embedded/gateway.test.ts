@@ -467,8 +467,7 @@ describe("embedded gateway, answers", () => {
     try {
       const failing: SelfSendingBody = {
         sendTo: async (destination) => {
-          destination.write("part of it");
-          await new Promise((resolve) => setTimeout(resolve, 20));
+          await new Promise((resolve) => destination.write("part of it", resolve));
           throw new Error("the lake went away");
         },
       };
