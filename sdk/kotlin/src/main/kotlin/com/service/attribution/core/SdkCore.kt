@@ -1205,7 +1205,7 @@ internal class SdkCore(
             initialMatch.complete(Unit)
             return
         }
-        // Kept by an earlier version without a settled status (not_configured): asked again.
+        // A kept value that is no settled answer (a write cut short) is dropped: asked again.
         platform.store.remove(KEY_ATTRIBUTION)
         polling = true
         poller.execute { poll(settings.retryDelayMs) }
