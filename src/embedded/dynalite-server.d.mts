@@ -5,4 +5,4 @@ export declare const startDynalite: (
   path: string,
   port: number,
   access: { readonly header: string; readonly token: string },
-) => Promise<{ port: number; close: () => Promise<void> }>;
+) => Promise<{ address: string; port: number; close: () => Promise<void> }>;

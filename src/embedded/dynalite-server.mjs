@@ -93,7 +93,7 @@ const REFUSED = JSON.stringify({
  * @param {string} path
  * @param {number} port
  * @param {{ header: string, token: string }} access the header and token every request needs
- * @returns {Promise<{ port: number, close: () => Promise<void> }>}
+ * @returns {Promise<{ address: string, port: number, close: () => Promise<void> }>}
  */
 export const startDynalite = async (path, port, access) => {
   limitOpenTables();
@@ -122,6 +122,8 @@ export const startDynalite = async (path, port, access) => {
   });
   const address = server.address();
   return {
+    // Where it listens, as the system has it: loopback alone.
+    address: typeof address === "object" && address ? address.address : "",
     port: typeof address === "object" && address ? address.port : 0,
     close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
   };

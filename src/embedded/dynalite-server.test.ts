@@ -43,6 +43,7 @@ const ITEMS = 30;
 describe("the embedded DynamoDB's queries and scans", () => {
   let dir: string;
   let server: { close: () => Promise<void> };
+  let address = "";
   let dynamo: DynamoConnection;
   /** Iterators dynalite's database holds open now, and how many it has opened in all. */
   const open = new Set<object>();
@@ -63,6 +64,7 @@ describe("the embedded DynamoDB's queries and scans", () => {
     const token = randomBytes(16).toString("hex");
     const started = await startDynalite(dir, 0, { header: LOCAL_DYNAMODB_TOKEN_HEADER, token });
     server = started;
+    address = started.address;
     dynamo = connectDynamoDb(`http://127.0.0.1:${started.port}`, token);
     await dynamo.client.send(
       new CreateTableCommand({
@@ -117,6 +119,10 @@ describe("the embedded DynamoDB's queries and scans", () => {
     for (let i = 0; i < 1_000 && open.size > 0; i++) await sleep(10);
     return open.size;
   };
+
+  it("listens on loopback alone: its port is open to this machine only", () => {
+    expect(address).toBe("127.0.0.1");
+  });
 
   const key = { ":pk": { S: "a" } };
   const query = (input: Omit<QueryCommandInput, "TableName">) =>

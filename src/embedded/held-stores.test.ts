@@ -103,6 +103,10 @@ describe("the held stores' bridge", () => {
       body: JSON.stringify(["app", { $date: new Date().toISOString() }]),
     });
 
+  it("listens on loopback alone: its port is open to this machine only", () => {
+    expect(new URL(served.url).hostname).toBe("127.0.0.1");
+  });
+
   it("answers no caller without the token of this start", async () => {
     expect((await post("/deliveryLog/counts", "another-token")).status).toBe(401);
     expect((await post("/deliveryLog/counts", served.token)).status).toBe(200);

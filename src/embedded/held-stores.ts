@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { ValidationError } from "../domain/errors.ts";
 import { tokensMatch } from "../domain/sessions.ts";
 import { DELIVERY_LOG_METHODS, type DeliveryLog } from "../ports/postbacks.ts";
+import { httpOrigin } from "./listeners.ts";
 
 /** Each held store, and the methods of it the CLI may call. */
 const HELD = {
@@ -94,9 +95,10 @@ export const serveHeldStores = async (
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
+  const { address, port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    // Where it listens, as the system has it: loopback alone.
+    url: httpOrigin(address, port),
     token,
     close: async () => {
       server.closeAllConnections();
