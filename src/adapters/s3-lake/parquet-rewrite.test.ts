@@ -6,6 +6,7 @@ import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import { duckdbRows, firehoseSchema } from "./lake-files.test-support.ts";
 import {
   assertRewritable,
+  type FileLayout,
   int96Bytes,
   layoutOf,
   readColumns,
@@ -62,8 +63,15 @@ describe("what can be rewritten", () => {
     [
       "a nested group",
       [
-        { name: "root", num_children: 1 },
+        { name: "root", num_children: 2 },
         { name: "g", repetition_type: "OPTIONAL", num_children: 1 },
+        { name: "c", repetition_type: "OPTIONAL", type: "INT32" },
+      ] as SchemaElement[],
+    ],
+    [
+      "a root whose children are not its columns",
+      [
+        { name: "root", num_children: 2 },
         { name: "c", repetition_type: "OPTIONAL", type: "INT32" },
       ] as SchemaElement[],
     ],
@@ -164,6 +172,38 @@ describe("rewriting", () => {
       ["r7", "TINYINT", "DATE", "TIMESTAMP", "TIMESTAMP_NS", false],
       ["r11", "TINYINT", "DATE", "TIMESTAMP", "TIMESTAMP_NS", false],
     ]);
+  });
+
+  it("compresses with Snappy, as Firehose does", async () => {
+    const original = fileOf(input());
+    const metadata = await readMetadata(original);
+    const bytes = await writeParquet(layoutOf(metadata), await readColumns(original, metadata));
+    const written = await readMetadata(fileOf(bytes));
+    const codecs = written.row_groups.flatMap((g) => g.columns.map((c) => c.meta_data?.codec));
+    expect(new Set(codecs)).toEqual(new Set(["SNAPPY"]));
+  });
+
+  it("refuses to write a column it was not given, or an INT96 value that is no integer", async () => {
+    const original = fileOf(input());
+    const metadata = await readMetadata(original);
+    const columns = new Map(await readColumns(original, metadata));
+    columns.delete("blob");
+    await expect(writeParquet(layoutOf(metadata), columns)).rejects.toThrow(
+      "column blob was not read",
+    );
+    const int96: FileLayout = {
+      schema: [
+        { name: "root", num_children: 1 },
+        { name: "at", type: "INT96", repetition_type: "OPTIONAL" },
+      ],
+      rowGroupSize: 1,
+    };
+    await expect(writeParquet(int96, new Map([["at", [1_000]]]))).rejects.toThrow(
+      UnsupportedParquetError,
+    );
+    expect(
+      (await writeParquet(int96, new Map([["at", [1_000n, null]]]))).byteLength,
+    ).toBeGreaterThan(0);
   });
 
   it("notices a rewrite that does not hold exactly the kept rows", async () => {

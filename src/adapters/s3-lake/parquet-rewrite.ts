@@ -100,9 +100,9 @@ export const assertRewritable = (schema: readonly SchemaElement[], where: string
   for (const e of leaves) {
     const supported = e.type ? SUPPORTED[e.type] : undefined;
     const logical = e.logical_type?.type;
+    // A group has no physical type, so `supported` is undefined for one.
     if (
       !supported ||
-      e.num_children !== undefined ||
       e.repetition_type === "REPEATED" ||
       (e.converted_type !== undefined && !supported.converted.includes(e.converted_type)) ||
       (logical !== undefined && !supported.logical.includes(logical))
@@ -195,11 +195,7 @@ export const writeParquet = async (
 const canonical = (value: unknown): string =>
   JSON.stringify(value, (_, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v)
-            .filter(([, x]) => x !== undefined)
-            .sort(([a], [b]) => a.localeCompare(b)),
-        )
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
       : v,
   );
 

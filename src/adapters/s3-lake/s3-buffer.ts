@@ -76,7 +76,7 @@ export const readRange = async (
 
 export const s3AsyncBuffer = (s3: S3Client, object: S3ObjectVersion): AsyncBuffer => ({
   byteLength: object.size,
-  slice: (start, end) => readRange(s3, object, start, end ?? object.size),
+  slice: (start, end) => readRange(s3, object, start, end),
 });
 
 /** An AsyncBuffer over bytes already in memory. */
