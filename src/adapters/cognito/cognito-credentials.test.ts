@@ -6,15 +6,22 @@
  * the code.
  */
 import {
+  AdminCreateUserCommand,
+  AdminDeleteUserCommand,
   AdminInitiateAuthCommand,
   AdminRespondToAuthChallengeCommand,
   AdminSetUserMFAPreferenceCommand,
   AssociateSoftwareTokenCommand,
   CodeMismatchException,
   CognitoIdentityProviderClient,
+  AdminSetUserPasswordCommand,
   EnableSoftwareTokenMFAException,
+  ExpiredCodeException,
+  InternalErrorException,
   ListUsersCommand,
   NotAuthorizedException,
+  UserNotFoundException,
+  UsernameExistsException,
   VerifySoftwareTokenCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { mockClient } from "aws-sdk-client-mock";
@@ -347,6 +354,134 @@ describe("the dashboard's sign-in over Cognito", () => {
   });
 });
 
+describe("Cognito credentials: edges of the sign-in", () => {
+  beforeEach(() => cognito.reset());
+
+  it("refuses an unknown person, and a challenge the dashboard does not answer", async () => {
+    cognito.on(AdminInitiateAuthCommand).rejects(failure(UserNotFoundException, "no such user"));
+    expect(await credentials().verify(EMAIL, "the password")).toEqual({ outcome: "refused" });
+    cognito.reset();
+    cognito
+      .on(AdminInitiateAuthCommand)
+      .resolves({ ChallengeName: "NEW_PASSWORD_REQUIRED", Session: "s1" });
+    expect(await credentials().verify(EMAIL, "the password")).toEqual({ outcome: "refused" });
+  });
+
+  it("passes on any other failure of Cognito's", async () => {
+    const down = failure(InternalErrorException, "Cognito is down");
+    cognito.on(AdminInitiateAuthCommand).rejects(down);
+    await expect(credentials().verify(EMAIL, "the password")).rejects.toBe(down);
+    cognito.on(AdminRespondToAuthChallengeCommand).rejects(down);
+    await expect(credentials().checkCode(EMAIL, "totp", "session:s1", "123456")).rejects.toBe(down);
+  });
+
+  it("needs the app client to check a password", async () => {
+    const withoutClient = createCognitoCredentials({
+      client: new CognitoIdentityProviderClient({}),
+      userPoolId: POOL,
+    });
+    await expect(withoutClient.verify(EMAIL, "the password")).rejects.toThrow(
+      "Signing in needs the user pool's app client id",
+    );
+    expect(inputsOf(AdminInitiateAuthCommand)).toEqual([]);
+    // An admin must use TOTP unless said otherwise.
+    expect(withoutClient.adminsNeedTotp).toBe(true);
+  });
+
+  it("refuses a state that is no sign-in's, and a TOTP setup without a secret", async () => {
+    await expect(credentials().startTotpSetup(EMAIL, "cookie:at")).rejects.toThrow(
+      "Not a Cognito sign-in's state",
+    );
+    await expect(credentials().checkCode(EMAIL, "totp", "s1", "123456")).rejects.toThrow(
+      "Not a Cognito sign-in's state",
+    );
+    cognito.on(AssociateSoftwareTokenCommand).resolves({});
+    await expect(credentials().startTotpSetup(EMAIL, "token:at")).rejects.toThrow(
+      "Cognito gave no TOTP secret",
+    );
+  });
+
+  it("keeps a challenge's session when Cognito gives no new one", async () => {
+    cognito.on(AssociateSoftwareTokenCommand).resolves({ SecretCode: SECRET });
+    expect(await credentials().startTotpSetup(EMAIL, "session:s1")).toEqual({
+      secret: SECRET,
+      state: "session:s1",
+    });
+  });
+
+  it("says an expired code wrong, a new TOTP not verified wrong, and a further challenge over", async () => {
+    cognito.on(AdminRespondToAuthChallengeCommand).rejects(failure(ExpiredCodeException, "used"));
+    expect(await credentials().checkCode(EMAIL, "totp", "session:s1", "123456")).toEqual({
+      outcome: "wrong",
+    });
+    cognito.reset();
+    cognito.on(VerifySoftwareTokenCommand).resolves({ Status: "ERROR" });
+    expect(await credentials().checkCode(EMAIL, "totp-setup", "token:at", "123456")).toEqual({
+      outcome: "wrong",
+    });
+    expect(inputsOf(AdminSetUserMFAPreferenceCommand)).toEqual([]);
+    cognito.reset();
+    cognito
+      .on(AdminRespondToAuthChallengeCommand)
+      .resolves({ ChallengeName: "SELECT_MFA_TYPE", Session: "s2" });
+    expect(await credentials().checkCode(EMAIL, "totp", "session:s1", "123456")).toEqual({
+      outcome: "expired",
+    });
+  });
+});
+
+describe("Cognito credentials: people", () => {
+  beforeEach(() => cognito.reset());
+
+  it("makes a person with a verified email and a permanent password, sending them nothing", async () => {
+    cognito.on(AdminCreateUserCommand).resolves({});
+    cognito.on(AdminSetUserPasswordCommand).resolves({});
+    await credentials().set(EMAIL, "a long password");
+    expect(inputsOf(AdminCreateUserCommand)).toEqual([
+      {
+        UserPoolId: POOL,
+        Username: EMAIL,
+        UserAttributes: [
+          { Name: "email", Value: EMAIL },
+          { Name: "email_verified", Value: "true" },
+        ],
+        MessageAction: "SUPPRESS",
+      },
+    ]);
+    expect(inputsOf(AdminSetUserPasswordCommand)).toEqual([
+      { UserPoolId: POOL, Username: EMAIL, Password: "a long password", Permanent: true },
+    ]);
+  });
+
+  it("sets a password of a person who is there already, and passes on other failures", async () => {
+    cognito.on(AdminCreateUserCommand).rejects(failure(UsernameExistsException, "exists"));
+    cognito.on(AdminSetUserPasswordCommand).resolves({});
+    await credentials().set(EMAIL, "a new password");
+    expect(inputsOf(AdminSetUserPasswordCommand)).toHaveLength(1);
+    cognito.reset();
+    const down = failure(InternalErrorException, "Cognito is down");
+    cognito.on(AdminCreateUserCommand).rejects(down);
+    await expect(credentials().set(EMAIL, "a new password")).rejects.toBe(down);
+    expect(inputsOf(AdminSetUserPasswordCommand)).toEqual([]);
+  });
+
+  it("removes a person, one who is gone already too, and passes on other failures", async () => {
+    cognito
+      .on(AdminDeleteUserCommand)
+      .resolvesOnce({})
+      .rejectsOnce(failure(UserNotFoundException, "gone"));
+    await credentials().remove(EMAIL);
+    await credentials().remove(EMAIL);
+    expect(inputsOf(AdminDeleteUserCommand)).toEqual([
+      { UserPoolId: POOL, Username: EMAIL },
+      { UserPoolId: POOL, Username: EMAIL },
+    ]);
+    const down = failure(InternalErrorException, "Cognito is down");
+    cognito.on(AdminDeleteUserCommand).rejects(down);
+    await expect(credentials().remove(EMAIL)).rejects.toBe(down);
+  });
+});
+
 describe("Cognito credentials' disabled accounts", () => {
   beforeEach(() => cognito.reset());
 
@@ -376,6 +511,24 @@ describe("Cognito credentials' disabled accounts", () => {
     expect(inputsOf(ListUsersCommand)).toEqual([
       { UserPoolId: POOL, Limit: 60, PaginationToken: undefined },
       { UserPoolId: POOL, Limit: 60, PaginationToken: "page-2" },
+    ]);
+  });
+
+  it("counts as disabled only a person said to be, named somehow, with when it changed", async () => {
+    cognito.on(ListUsersCommand).resolves({
+      Users: [
+        { Username: "u-1", Attributes: [{ Name: "email", Value: "unsaid@example.com" }] },
+        { Enabled: false, Attributes: [{ Name: "phone_number", Value: "+15550100" }] },
+        {
+          Username: "u-3",
+          Enabled: false,
+          UserLastModifiedDate: new Date("2026-11-20T10:00:00Z"),
+          Attributes: [{ Name: "email", Value: "off@example.com" }],
+        },
+      ],
+    });
+    expect(await credentials().disabledAccounts()).toEqual([
+      { email: "off@example.com", changedAt: "2026-11-20T10:00:00.000Z" },
     ]);
   });
 });
