@@ -118,6 +118,32 @@ describe("DynamoDB customer-user mapping: the purge", () => {
     expect(JSON.stringify(await items())).not.toContain("two-devices");
   });
 
+  it("keeps the install an id was taken from among its others, and not one that used it again", async () => {
+    const users = createCustomerUserMap(dynamo().doc, TABLE);
+    const at = (day: number) => `2026-11-0${day}T10:00:00.000Z`;
+    await users.put("com.t", "u1", "phone", at(1));
+    await users.put("com.t", "u1", "phone", at(2));
+    expect(await users.otherInstalls("com.t", "u1")).toEqual([]);
+    await users.put("com.t", "u1", "tablet", at(3));
+    expect(await users.otherInstalls("com.t", "u1")).toEqual(["phone"]);
+  });
+
+  it("leaves one mark a mapping, and none for an install's uses of an id", async () => {
+    const users = createCustomerUserMap(dynamo().doc, TABLE);
+    const at = (day: number) => `2026-11-0${day}T10:00:00.000Z`;
+    await users.put("com.u", "u1", "phone", at(1));
+    await users.put("com.u", "u1", "tablet", at(2));
+    await users.deleteInstall("com.u", "phone");
+    await users.deleteInstall("com.u", "tablet");
+    const left = (await items()).filter((item) => String(item.customerUserKey).includes("com.u#"));
+    expect(left).toEqual([
+      {
+        customerUserKey: expect.stringMatching(/^#purged#com\.u#[0-9a-f]{64}$/),
+        serviceId: "tablet",
+      },
+    ]);
+  });
+
   it("refuses a table made before an index it now has, naming it", async () => {
     const { client } = dynamo();
     const table = "attribution-customer-users-before";
