@@ -12,15 +12,11 @@
  * the embedded runtime.
  */
 import {
-  BatchWriteCommand,
-  type BatchWriteCommandInput,
-  type BatchWriteCommandOutput,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   paginateQuery,
-  paginateScan,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { TOUCH_TYPES } from "../../domain/touch.ts";
@@ -35,6 +31,7 @@ import {
 } from "../../touches/lookup-keys.ts";
 import { adFieldsItem, costItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
+import { deleteAll, expiredKeys, writeAll } from "./expiry.ts";
 import { shards } from "./shards.ts";
 import { countInstallsAt, sightingItem } from "./sightings.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
@@ -100,27 +97,7 @@ const itemOf = (touch: Touch) => {
   };
 };
 
-type WriteRequests = NonNullable<BatchWriteCommandInput["RequestItems"]>[string];
-
-/** BatchWriteItem's limit. */
-const BATCH = 25;
-
 export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): TouchStore => {
-  const writeBatches = async (requests: WriteRequests) => {
-    for (let start = 0; start < requests.length; start += BATCH) {
-      let pending: WriteRequests | undefined = requests.slice(start, start + BATCH);
-      // Unprocessed items (throttling) are sent again until none is left.
-      for (let attempt = 0; pending && pending.length > 0; attempt++) {
-        if (attempt > 8) throw new Error("The touch store kept refusing writes");
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
-        const answer: BatchWriteCommandOutput = await doc.send(
-          new BatchWriteCommand({ RequestItems: { [table]: pending } }),
-        );
-        pending = answer.UnprocessedItems?.[table];
-      }
-    }
-  };
-
   const inWindow = async (
     index: IndexName<"touches">,
     key: string,
@@ -156,7 +133,11 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
         await doc.send(new PutCommand({ TableName: table, Item: itemOf(only) }));
         return;
       }
-      await writeBatches(touches.map((touch) => ({ PutRequest: { Item: itemOf(touch) } })));
+      await writeAll(
+        doc,
+        table,
+        touches.map((touch) => ({ PutRequest: { Item: itemOf(touch) } })),
+      );
     },
     async putIfAbsent(touch) {
       const created = await conditionHolds(() =>
@@ -175,7 +156,11 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
       return { touch: Item ? toTouch(Item) : touch, created: false };
     },
     delete: (clickIds) =>
-      writeBatches(clickIds.map((clickId) => ({ DeleteRequest: { Key: { clickId } } }))),
+      deleteAll(
+        doc,
+        table,
+        clickIds.map((clickId) => ({ clickId })),
+      ),
     async get(clickId) {
       // A referrer's click id is the phone's to say: one that names a sighting is no touch.
       if (!isTouchKey(clickId)) return undefined;
@@ -203,7 +188,11 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
         // One batch may not name a key twice; the same install in the same hour is one item.
         if (item) items.set(String(item.clickId), item);
       }
-      return writeBatches([...items.values()].map((Item) => ({ PutRequest: { Item } })));
+      return writeAll(
+        doc,
+        table,
+        [...items.values()].map((Item) => ({ PutRequest: { Item } })),
+      );
     },
     installsAt: (ip, window, cap) => countInstallsAt(doc, table, ip, window, cap),
     async claimClick(claim) {
@@ -246,20 +235,8 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
       );
     },
     async reap(cutoff) {
-      const expired: string[] = [];
-      const pages = paginateScan(
-        { client: doc },
-        {
-          TableName: table,
-          ProjectionExpression: "clickId",
-          FilterExpression: "expiresTtl < :cutoff",
-          ExpressionAttributeValues: { ":cutoff": Math.floor(cutoff.getTime() / 1000) },
-        },
-      );
-      for await (const page of pages) {
-        for (const item of page.Items ?? []) expired.push(String(item.clickId));
-      }
-      await writeBatches(expired.map((clickId) => ({ DeleteRequest: { Key: { clickId } } })));
+      const expired = await expiredKeys(doc, table, "clickId", cutoff);
+      await deleteAll(doc, table, expired);
       return expired.length;
     },
   };
