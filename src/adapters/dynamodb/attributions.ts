@@ -122,9 +122,8 @@ export const createAttributionStore = (
     const { Item } = await doc.send(
       new GetCommand({ TableName: table, Key: keyOf(appId, serviceId), ConsistentRead: true }),
     );
-    if (!Item) return undefined;
-    const { attributionKey: _key, openMarker: _open, ...record } = Item;
-    return recordItem.parse(record) satisfies AttributionRecord;
+    // Its key and open marker are no field of the record, and zod's objects leave them out.
+    return Item ? (recordItem.parse(Item) satisfies AttributionRecord) : undefined;
   },
   resolve: (appId, serviceId, result, sender) =>
     conditionHolds(() =>
