@@ -4,7 +4,8 @@
  * session or pending sign-in carries back.
  */
 import { describe, expect, it } from "vitest";
-import { NotFoundError } from "../../domain/errors.ts";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import type { User } from "../../ports/users.ts";
 import { dynaliteForTests } from "./dynamo-targets.test-support.ts";
@@ -76,5 +77,100 @@ describe("the users and sessions tables", () => {
       generation: "second",
     });
     expect((await sessions.getPending("b".repeat(64)))?.generation).toBe("second");
+  });
+
+  it("makes a user once, lists users by email, and grants an app once", async () => {
+    const users = createUserStore(dynamo().doc, LOCAL_TABLE_NAMES.users);
+    await users.create(person("zed@grants.example"));
+    await users.create(person("amy@grants.example", { appIds: ["com.a"] }));
+    await expect(users.create(person("zed@grants.example", { admin: true }))).rejects.toThrow(
+      ConflictError,
+    );
+    expect((await users.get("zed@grants.example"))?.admin).toBe(false);
+    const listed = (await users.list()).map((user) => user.email);
+    expect(listed.filter((email) => email.endsWith("@grants.example"))).toEqual([
+      "amy@grants.example",
+      "zed@grants.example",
+    ]);
+    expect(listed).toEqual([...listed].sort());
+
+    await users.grantApp("amy@grants.example", "com.b");
+    await users.grantApp("amy@grants.example", "com.b");
+    await users.grantApp("amy@grants.example", "com.a");
+    expect((await users.get("amy@grants.example"))?.appIds).toEqual(["com.a", "com.b"]);
+    await expect(users.grantApp("nobody@grants.example", "com.a")).rejects.toThrow(NotFoundError);
+    expect(await users.get("nobody@grants.example")).toBeUndefined();
+  });
+
+  it("ends a session and a pending sign-in at their expiry, which DynamoDB's TTL reads too", async () => {
+    const { doc } = dynamo();
+    const sessions = createSessionStore(doc, LOCAL_TABLE_NAMES.sessions);
+    const expiresAt = "2026-11-01T10:00:00.500Z";
+    const session = {
+      sessionKey: "c".repeat(64),
+      email: "kept@example.com",
+      csrfToken: "csrf",
+      createdAt: "2026-11-01T09:00:00.000Z",
+      expiresAt,
+      generation: "first",
+    };
+    const pending = {
+      challengeKey: "d".repeat(64),
+      email: "kept@example.com",
+      step: "totp" as const,
+      state: "",
+      failures: 0,
+      expiresAt,
+      generation: "first",
+    };
+    await sessions.put(session);
+    await sessions.putPending(pending);
+    const before = new Date(Date.parse(expiresAt) - 1);
+    const at = new Date(expiresAt);
+    expect(await sessions.get(session.sessionKey, before)).toEqual(session);
+    expect(await sessions.get(session.sessionKey, at)).toBeUndefined();
+    expect(await sessions.getPending(pending.challengeKey, before)).toEqual(pending);
+    expect(await sessions.getPending(pending.challengeKey, at)).toBeUndefined();
+
+    // The TTL in whole seconds, never before the expiry.
+    const ttlOf = async (sessionKey: string) =>
+      (
+        await doc.send(
+          new GetCommand({ TableName: LOCAL_TABLE_NAMES.sessions, Key: { sessionKey } }),
+        )
+      ).Item?.expiresTtl;
+    const seconds = Math.ceil(Date.parse(expiresAt) / 1000);
+    expect(await ttlOf(session.sessionKey)).toBe(seconds);
+    expect(await ttlOf(`pending#${pending.challengeKey}`)).toBe(seconds);
+  });
+
+  it("keeps a pending sign-in apart from the sessions, and removes each", async () => {
+    const sessions = createSessionStore(dynamo().doc, LOCAL_TABLE_NAMES.sessions);
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
+    const key = "e".repeat(64);
+    await sessions.putPending({
+      challengeKey: key,
+      email: "kept@example.com",
+      step: "totp-setup",
+      state: "SECRET",
+      failures: 1,
+      expiresAt,
+      generation: "first",
+    });
+    // A cookie carrying the challenge's key opens no session.
+    expect(await sessions.get(key)).toBeUndefined();
+    await sessions.put({
+      sessionKey: key,
+      email: "kept@example.com",
+      csrfToken: "csrf",
+      createdAt: new Date().toISOString(),
+      expiresAt,
+      generation: "first",
+    });
+    await sessions.removePending(key);
+    expect(await sessions.getPending(key)).toBeUndefined();
+    expect((await sessions.get(key))?.csrfToken).toBe("csrf");
+    await sessions.remove(key);
+    expect(await sessions.get(key)).toBeUndefined();
   });
 });
