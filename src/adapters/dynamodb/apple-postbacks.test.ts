@@ -1,3 +1,4 @@
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ValidationError } from "../../domain/errors.ts";
 import { DAY_MS } from "../../domain/time.ts";
@@ -169,4 +170,104 @@ describe("Apple's postbacks on DynamoDB (dynalite)", () => {
     );
     expect(postbacks.map((p) => p.transactionId)).toEqual(["lapsed-verified"]);
   });
+
+  it("keeps a postback of each framework under the same transaction id, and one of no app under none", async () => {
+    const skan = { ...postback("shared-tx", daysAgo(1), true), appId: null };
+    const aak = { ...skan, kind: "adattributionkit" as const, conversionValue: 7 };
+    expect(await target.add(skan)).toBe(true);
+    expect(await target.add(aak)).toBe(true);
+    expect((await target.get(skan))?.conversionValue).toBe(20);
+    expect((await target.get(aak))?.conversionValue).toBe(7);
+    const { postbacks } = await target.listByApp(null, FAR, { limit: 10 });
+    expect(postbacks.map((p) => [p.kind, p.transactionId])).toEqual(
+      expect.arrayContaining([
+        ["skadnetwork", "shared-tx"],
+        ["adattributionkit", "shared-tx"],
+      ]),
+    );
+  });
+
+  it("keeps an unverified postback its days to the second", async () => {
+    const at = new Date(NOW).toISOString();
+    await target.add({ ...postback("to-the-second", at, false), appId: "com.example.second" });
+    const end = NOW + UNVERIFIED_POSTBACK_DAYS * DAY_MS;
+    // Other tests' postbacks may be reaped here too: only this one's presence is asked.
+    const there = async () =>
+      (await target.get({
+        kind: "skadnetwork",
+        transactionId: "to-the-second",
+        sequenceIndex: 0,
+      })) !== undefined;
+    await target.reap(new Date(end));
+    expect(await there()).toBe(true);
+    await target.reap(new Date(end + 1_000));
+    expect(await there()).toBe(false);
+  });
+
+  it("marks no postback that is not there", async () => {
+    const key = { kind: "skadnetwork" as const, transactionId: "never-came", sequenceIndex: 0 };
+    await target.dispute(key);
+    expect(await target.get(key)).toBeUndefined();
+  });
+
+  it("refuses a cursor from before the range asked", async () => {
+    const APP = "com.example.before";
+    for (const [index, id] of ["b1", "b2", "b3"].entries()) {
+      await target.add({ ...postback(id, daysAgo(3 - index), true), appId: APP });
+    }
+    const { next } = await target.listByApp(APP, FAR, { limit: 1 });
+    const later = { from: new Date(NOW - 1.5 * DAY_MS), to: FAR.to };
+    await expect(
+      target.listByApp(APP, later, { limit: 1, after: next ?? "" }),
+    ).rejects.toBeInstanceOf(ValidationError);
+  });
+});
+
+describe("Apple's postbacks on DynamoDB: the reaper and a verified copy", () => {
+  it("leaves a verified copy that took an expired one's place after the reaper listed it", async () => {
+    const made = await onDynalite((doc) => ({ doc }))();
+    try {
+      const table = LOCAL_TABLE_NAMES.applePostbacks;
+      const plain = createApplePostbackStore(made.doc, table);
+      const lapsed = postback("raced", daysAgo(UNVERIFIED_POSTBACK_DAYS + 1), false);
+      await plain.add(lapsed);
+      // Apple's signed copy arrives between the reaper's scan and its delete.
+      const send = made.doc.send.bind(made.doc);
+      let arrived = false;
+      made.doc.send = (async (command: unknown) => {
+        if (command instanceof DeleteCommand && !arrived) {
+          arrived = true;
+          await plain.add({ ...lapsed, ...verifiedOf(lapsed) });
+        }
+        return send(command as never);
+      }) as typeof made.doc.send;
+      expect(await plain.reap(new Date(NOW))).toBe(0);
+      expect(arrived).toBe(true);
+      expect((await plain.get(lapsed))?.verification.status).toBe("verified");
+    } finally {
+      await made.close();
+    }
+  });
+
+  it("reads a postback with strong consistency", async () => {
+    const sent: unknown[] = [];
+    const doc = {
+      send: async (command: unknown) => {
+        sent.push(command);
+        return {};
+      },
+    } as unknown as DynamoDBDocumentClient;
+    await createApplePostbackStore(doc, "apple-postbacks").get({
+      kind: "skadnetwork",
+      transactionId: "t",
+      sequenceIndex: 0,
+    });
+    expect(sent).toHaveLength(1);
+    expect((sent[0] as GetCommand).input.ConsistentRead).toBe(true);
+  });
+});
+
+const verifiedOf = (stored: StoredApplePostback): Partial<StoredApplePostback> => ({
+  verification: { status: "verified", environment: "production", keyId: "k", reason: null },
+  receivedAt: stored.receivedAt,
 });
