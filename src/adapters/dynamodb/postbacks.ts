@@ -273,10 +273,8 @@ const outboxItem = z.object({
   updatedAt: z.string(),
 });
 
-const toRow = (item: Record<string, unknown>): OutboxRow => {
-  const { expiresTtl: _expires, installKey: _install, ...rest } = item;
-  return outboxItem.parse(rest);
-};
+/** Its TTL and install key are no field of a row, and zod's object leaves them out. */
+const toRow = (item: Record<string, unknown>): OutboxRow => outboxItem.parse(item);
 
 /** Null fields are left out of the item: the store reads an absent one as null. */
 const outboxItemOf = (row: OutboxRow): Record<string, unknown> => {
