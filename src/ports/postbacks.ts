@@ -53,7 +53,7 @@ export interface StoredWebhookConfig {
   readonly url: string;
   readonly sealedSecret: string;
   /** The secret a rotation replaced, sealed, and until when it still signs (ISO 8601). */
-  readonly previous?: { readonly sealedSecret: string; readonly until: string } | null;
+  readonly previous: { readonly sealedSecret: string; readonly until: string } | null;
   readonly enabled: boolean;
   readonly updatedAt: string;
 }

@@ -23,6 +23,7 @@ const WEBHOOK = {
   appId: APP_ID,
   url: "https://hooks.example.com/",
   sealedSecret: "",
+  previous: null,
   enabled: true,
   updatedAt: "2026-11-24T12:00:00.000Z",
 };

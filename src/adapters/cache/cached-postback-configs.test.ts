@@ -12,6 +12,7 @@ const webhook = (appId: string, id: string): StoredWebhookConfig => ({
   appId,
   url: "https://backend.example/hooks",
   sealedSecret: "kf1.x",
+  previous: null,
   enabled: true,
   updatedAt: "2026-11-24T12:00:00.000Z",
 });

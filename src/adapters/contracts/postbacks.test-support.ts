@@ -60,6 +60,7 @@ const webhook = (appId: string, id: string): StoredWebhookConfig => ({
   appId,
   url: "https://backend.example/hooks",
   sealedSecret: "kf1.secret",
+  previous: null,
   enabled: true,
   updatedAt: iso(T0),
 });

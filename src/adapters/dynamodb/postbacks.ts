@@ -143,7 +143,7 @@ const webhookBody = z.object({
   appId: z.string(),
   url: z.string(),
   sealedSecret: z.string(),
-  previous: z.object({ sealedSecret: z.string(), until: z.string() }).nullish(),
+  previous: z.object({ sealedSecret: z.string(), until: z.string() }).nullable(),
   enabled: z.boolean(),
   updatedAt: z.string(),
 });
