@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, type DynamoDBDocumentClient, type GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ValidationError } from "../../domain/errors.ts";
 import { DAY_MS } from "../../domain/time.ts";

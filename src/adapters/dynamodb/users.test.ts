@@ -3,8 +3,9 @@
  * a user's session generation, which only its making and a renewal write, and the generation a
  * session or pending sign-in carries back.
  */
-import { describe, expect, it } from "vitest";
+
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import type { User } from "../../ports/users.ts";
