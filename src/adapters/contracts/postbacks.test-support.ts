@@ -8,8 +8,10 @@
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_POSTBACK_SETTINGS,
+  DELIVERY_LOG_DAYS,
   type DeliveryLog,
   type DeliveryLogEntry,
+  OUTBOX_DAYS,
   type OutboxRow,
   type OutboxStore,
   type PostbackConfigStore,
@@ -276,6 +278,27 @@ export const describePostbackStoresContract = (
       expect((await outbox.get(sendId))?.state).toBe("delivered");
     });
 
+    it("lets another holder take a claim once it has ended, and not before", async () => {
+      const { outbox } = stores();
+      const app = freshApp();
+      const sendId = `${app}-ended`;
+      await outbox.add(row(app, sendId));
+      const claim = (token: string, at: number) =>
+        outbox.claim(sendId, {
+          attempt: 1,
+          token,
+          until: iso(at + MINUTE),
+          now: iso(at),
+          takeOver: false,
+        });
+      expect(await claim("a", T0)).toMatchObject({ claimToken: "a" });
+      expect(await claim("b", T0 + MINUTE)).toBeUndefined();
+      expect(await claim("b", T0 + MINUTE + 1)).toMatchObject({
+        claimToken: "b",
+        claimedUntil: iso(T0 + 2 * MINUTE + 1),
+      });
+    });
+
     it("skips a send not yet final, which then cannot be claimed", async () => {
       const { outbox } = stores();
       const app = freshApp();
@@ -320,6 +343,59 @@ export const describePostbackStoresContract = (
       expect(await outbox.get(`${app}-old`)).toBeUndefined();
       expect(await outbox.get(`${app}-new`)).toBeDefined();
     });
+
+    it("keeps a send its days from when it was made, to the second", async () => {
+      const { outbox } = stores();
+      const app = freshApp();
+      const made = T0 - 400 * DAY;
+      await outbox.add(row(app, `${app}-s`, { createdAt: iso(made), updatedAt: iso(made) }));
+      const end = made + OUTBOX_DAYS * DAY;
+      // Other tests' sends may go too: only this one's is asked after.
+      await outbox.reap(new Date(end));
+      expect(await outbox.get(`${app}-s`)).toBeDefined();
+      await outbox.reap(new Date(end + 1_000));
+      expect(await outbox.get(`${app}-s`)).toBeUndefined();
+    });
+
+    logIt(
+      "keeps an attempt its days from its time, and its day's counts a day longer, to the second",
+      async () => {
+        const { log } = stores();
+        const app = freshApp();
+        const at = T0 - 400 * DAY;
+        const day = at - (at % DAY);
+        await log.append(entry(app, "snd_old", 1, at));
+        const listed = async () => (await log.listByApp(app, { limit: 10 })).entries.length;
+        const counted = async () => (await log.counts(app, new Date(day))).length;
+        const end = at + DELIVERY_LOG_DAYS * DAY;
+        await log.reap(new Date(end));
+        expect([await listed(), await counted()]).toEqual([1, 1]);
+        await log.reap(new Date(end + 1_000));
+        expect([await listed(), await counted()]).toEqual([0, 1]);
+        const countEnd = day + (DELIVERY_LOG_DAYS + 1) * DAY;
+        await log.reap(new Date(countEnd));
+        expect(await counted()).toBe(1);
+        await log.reap(new Date(countEnd + 1_000));
+        expect(await counted()).toBe(0);
+      },
+    );
+
+    logIt(
+      "records an attempt given twice at once once, by the last given, and counts it once",
+      async () => {
+        const { log } = stores();
+        const app = freshApp();
+        await Promise.all([
+          log.append(entry(app, "snd_twice", 1, T0, { verdict: "retry", status: 503 })),
+          log.append(entry(app, "snd_twice", 1, T0, { verdict: "delivered", status: 200 })),
+        ]);
+        const { entries } = await log.listByApp(app, { limit: 10 });
+        expect(entries.map((e) => [e.sendId, e.status])).toEqual([["snd_twice", 200]]);
+        expect(await log.counts(app, new Date(T0 - (T0 % DAY)))).toMatchObject([
+          { delivered: 1, retry: 0, failed: 0, skipped: 0 },
+        ]);
+      },
+    );
 
     logIt("lists an app's attempts newest first, page by page, and counts them once", async () => {
       const { log } = stores();

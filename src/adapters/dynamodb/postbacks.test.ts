@@ -5,9 +5,11 @@
  * gave answered as one, whatever its fields hold. On moto's DynamoDB API: the log writes in
  * transactions, which dynalite lacks.
  */
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
+  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
@@ -69,6 +71,43 @@ if (openTables) {
             : [];
       return keys.some((key) => String(key).startsWith("count#"));
     };
+
+    it("counts an attempt once when two writers replace it at once, each having read its earlier record", async () => {
+      const appId = "com.example.replaced-at-once";
+      const time = "2026-11-24T12:00:10.000Z";
+      await createDeliveryLog(tables.doc, LOCAL_TABLE_NAMES.deliveryLog).append(
+        attemptEntry(appId, { time, verdict: "retry", error: "no answer within 10 s" }),
+      );
+      let reads = 0;
+      let bothRead = () => {};
+      const read = new Promise<void>((resolve) => {
+        bothRead = resolve;
+      });
+      const held = {
+        send: async (command: Sent) => {
+          if (command instanceof BatchGetCommand) {
+            const answer = await tables.doc.send(command);
+            reads += 1;
+            if (reads === 2) bothRead();
+            return answer;
+          }
+          await read;
+          return tables.doc.send(command);
+        },
+      } as unknown as DynamoDBDocumentClient;
+      await Promise.all([
+        createDeliveryLog(held, LOCAL_TABLE_NAMES.deliveryLog).append(
+          attemptEntry(appId, { time, verdict: "failed", final: true, status: 500 }),
+        ),
+        createDeliveryLog(held, LOCAL_TABLE_NAMES.deliveryLog).append(
+          attemptEntry(appId, { time, verdict: "delivered", status: 200 }),
+        ),
+      ]);
+      const log = createDeliveryLog(tables.doc, LOCAL_TABLE_NAMES.deliveryLog);
+      const { recorded, counted } = await agreement(log, appId);
+      expect(Object.values(recorded).reduce((a, b) => a + b)).toBe(1);
+      expect(counted).toEqual(recorded);
+    });
 
     it("counts an attempt once when two writers log it at once, each having read no record of it", async () => {
       const appId = "com.example.taken-over";
@@ -191,6 +230,7 @@ if (openTables) {
         cursor({ logKey: "", logSort: "" }),
         cursor({ logKey: "a", logSort: "zzzz" }),
         cursor({ logKey: "a", logSort: "count#2026-11-24#cfg" }),
+        cursor({ logKey: "cfg#0", logSort: "count#2026-11-24#partner#cfg#0" }),
         cursor({ logKey: "snd_1#1", logSort: "2026-11-24T12:01:00.000Z#snd_2#1" }),
         cursor({ logKey: "a", logSort: `${"2".repeat(2000)}#a` }),
         cursor({ logKey: "a", logSort: "\ud800#a" }),
@@ -206,3 +246,121 @@ if (openTables) {
     });
   });
 }
+
+/**
+ * The log's requests, over a client that answers as DynamoDB may: what it reads before a
+ * transaction, which cancellations it tries again, and how it reads counts page by page.
+ */
+describe("the DynamoDB delivery log's requests", () => {
+  const APP = "com.example.requests";
+  const ATTEMPT = attemptEntry(APP, { time: "2026-11-24T12:00:10.000Z", verdict: "delivered" });
+  const cancelled = (...codes: string[]) =>
+    new TransactionCanceledException({
+      message: "Transaction cancelled",
+      $metadata: {},
+      CancellationReasons: codes.map((Code) => ({ Code })),
+    });
+
+  /** A client whose transactions fail with `failures` in turn, then succeed. */
+  const clientOf = (failures: readonly Error[] = [], answers: Record<string, unknown>[] = []) => {
+    const sent: Sent[] = [];
+    let transactions = 0;
+    const doc = {
+      send: async (command: Sent) => {
+        sent.push(command);
+        if (command instanceof TransactWriteCommand) {
+          const failure = failures[transactions++];
+          if (failure) throw failure;
+          return {};
+        }
+        return answers.shift() ?? {};
+      },
+    } as unknown as DynamoDBDocumentClient;
+    return { log: createDeliveryLog(doc, LOCAL_TABLE_NAMES.deliveryLog), sent };
+  };
+  const ofKind = <C>(sent: Sent[], kind: abstract new (...args: never[]) => C) =>
+    sent.filter((command): command is Sent & C => command instanceof kind);
+
+  it("reads what is recorded with strong consistency, and asks again for keys left unread", async () => {
+    const table = LOCAL_TABLE_NAMES.deliveryLog;
+    const key = `${ATTEMPT.sendId}#${ATTEMPT.attempt}`;
+    const { log, sent } = clientOf(
+      [],
+      [{ UnprocessedKeys: { [table]: { Keys: [{ logKey: key }], ConsistentRead: true } } }],
+    );
+    await log.append(ATTEMPT);
+    const reads = ofKind(sent, BatchGetCommand);
+    expect(reads).toHaveLength(2);
+    expect(reads[0]?.input.RequestItems?.[table]).toMatchObject({
+      Keys: [{ logKey: key }],
+      ConsistentRead: true,
+    });
+    expect(reads[1]?.input.RequestItems?.[table]?.Keys).toEqual([{ logKey: key }]);
+    expect(ofKind(sent, TransactWriteCommand)).toHaveLength(1);
+  });
+
+  it("tries a transaction again after a conflict or a record written since it was read", async () => {
+    const { log, sent } = clientOf([
+      cancelled("None", "TransactionConflict"),
+      cancelled("ConditionalCheckFailed", "None"),
+    ]);
+    await log.append(ATTEMPT);
+    expect(ofKind(sent, TransactWriteCommand)).toHaveLength(3);
+    // Each try reads the records anew.
+    expect(ofKind(sent, BatchGetCommand)).toHaveLength(3);
+  });
+
+  it("gives up at once on a cancellation no try gets past, and after eight tries on the others", async () => {
+    const refused = cancelled("TransactionConflict", "ValidationError");
+    const once = clientOf([refused]);
+    await expect(once.log.append(ATTEMPT)).rejects.toBe(refused);
+    expect(ofKind(once.sent, TransactWriteCommand)).toHaveLength(1);
+
+    const conflict = cancelled("TransactionConflict");
+    const always = clientOf(Array.from({ length: 20 }, () => conflict));
+    await expect(always.log.append(ATTEMPT)).rejects.toBe(conflict);
+    expect(ofKind(always.sent, TransactWriteCommand)).toHaveLength(8);
+  });
+
+  it("reads every page of an app's counts", async () => {
+    const count = (day: string, delivered: number) => ({
+      logSort: `count#${day}#partner#cfg#3`,
+      day,
+      configId: "cfg",
+      partner: "custom",
+      delivered,
+    });
+    const { log, sent } = clientOf(
+      [],
+      [
+        { Items: [count("2026-11-24", 2)], LastEvaluatedKey: { logKey: "k1" } },
+        { Items: [count("2026-11-24", 3), count("2026-11-25", 1)] },
+      ],
+    );
+    expect(await log.counts(APP, new Date("2026-11-01T00:00:00.000Z"))).toEqual([
+      {
+        day: "2026-11-24",
+        configId: "cfg",
+        partner: "custom",
+        delivered: 5,
+        retry: 0,
+        failed: 0,
+        skipped: 0,
+      },
+      {
+        day: "2026-11-25",
+        configId: "cfg",
+        partner: "custom",
+        delivered: 1,
+        retry: 0,
+        failed: 0,
+        skipped: 0,
+      },
+    ]);
+    const queries = ofKind(sent, QueryCommand);
+    expect(queries.map((query) => query.input.ExclusiveStartKey)).toEqual([
+      undefined,
+      { logKey: "k1" },
+    ]);
+  });
+});
