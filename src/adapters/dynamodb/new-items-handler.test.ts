@@ -68,4 +68,44 @@ describe("a table-stream worker's handler on AWS", () => {
     expect(handle).toHaveBeenCalledTimes(1);
     expect(errors).not.toHaveBeenCalled();
   });
+
+  it("takes a zod error of the handler's for a record error too", async () => {
+    vi.spyOn(logger, "error").mockImplementation(() => {});
+    const written: string[] = [];
+    const handler = createNewItemsHandler(itemOf, async (items) => {
+      for (const each of items) z.literal("a").parse(each.id);
+      written.push(...items.map((each) => each.id));
+    });
+    await run(handler, [record("a"), record("b")]);
+    expect(written).toEqual(["a"]);
+  });
+
+  it("hands over new items only: a change or a removal is no new item", async () => {
+    const handled: string[] = [];
+    const handler = createNewItemsHandler(itemOf, async (items) => {
+      handled.push(...items.map((each) => each.id));
+    });
+    await run(handler, [
+      { ...record("a"), eventName: "MODIFY" },
+      { ...record("b"), eventName: "REMOVE" },
+      record("c"),
+    ]);
+    expect(handled).toEqual(["c"]);
+  });
+
+  it("fails the batch when an item handled alone fails otherwise, or no item was there to blame", async () => {
+    vi.spyOn(logger, "error").mockImplementation(() => {});
+    let calls = 0;
+    const flaky = createNewItemsHandler(itemOf, async () => {
+      calls += 1;
+      if (calls === 1) throw new TypeError("touches.cost: expected double");
+      throw new Error("Firehose is down");
+    });
+    await expect(run(flaky, [record("a"), record("b")])).rejects.toThrow("Firehose is down");
+
+    const broken = createNewItemsHandler(itemOf, async () => {
+      throw new TypeError("cannot read properties of undefined");
+    });
+    await expect(run(broken, [record("x", "harmonyos")])).rejects.toThrow(TypeError);
+  });
 });

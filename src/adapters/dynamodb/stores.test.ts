@@ -84,6 +84,20 @@ describe("DynamoDB stores", () => {
     expect(await apps.get("com.b")).toBeUndefined();
   });
 
+  it("lists apps by id", async () => {
+    const { apps } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
+    for (const appId of ["org.listed.z", "com.listed.m", "net.listed.a"]) {
+      await apps.create({ appId, name: appId, platform: "android", enabled: true, createdAt: "t" });
+    }
+    const ids = (await apps.list()).map((app) => app.appId);
+    expect(ids.filter((id) => id.includes(".listed."))).toEqual([
+      "com.listed.m",
+      "net.listed.a",
+      "org.listed.z",
+    ]);
+    expect(ids).toEqual([...ids].sort((a, b) => a.localeCompare(b)));
+  });
+
   it("applies a change again to the app another change saved since it read it", async () => {
     const { apps } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
     await apps.create({
