@@ -4,23 +4,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { NotFoundError } from "../domain/errors.ts";
-import type { DisabledAccount, User, UserStore } from "../ports/users.ts";
+import type { DisabledAccount, UserStore } from "../ports/users.ts";
 import { endDisabledAccountsSessions } from "./disabled-accounts.ts";
-import { memoryUserStore } from "./memory-stores.test-support.ts";
-
-const person = (email: string): User => ({
-  email,
-  admin: false,
-  appIds: [],
-  createdAt: "2026-11-01T00:00:00.000Z",
-  sessionGeneration: "first",
-});
+import { memoryUserStore, testUser } from "./memory-stores.test-support.ts";
 
 const poolOf = (disabled: DisabledAccount[]) => ({ disabledAccounts: async () => disabled });
 
 describe("ending disabled people's sessions", () => {
   it("renews a disabling the pool does not date at every run, as nothing tells it from the last", async () => {
-    const users = memoryUserStore([person("ann@example.com")]);
+    const users = memoryUserStore([testUser("ann@example.com")]);
     const deps = { users, credentials: poolOf([{ email: "ann@example.com", changedAt: null }]) };
     expect(await endDisabledAccountsSessions(deps)).toBe(1);
     const once = (await users.get("ann@example.com"))?.sessionGeneration;
@@ -30,7 +22,7 @@ describe("ending disabled people's sessions", () => {
   });
 
   it("goes on past a person removed during the run, and stops at any other failure", async () => {
-    const stored = memoryUserStore([person("ann@example.com"), person("bo@example.com")]);
+    const stored = memoryUserStore([testUser("ann@example.com"), testUser("bo@example.com")]);
     const removedMeanwhile = (failure: Error): UserStore => ({
       ...stored,
       renewSessionGeneration: async (email, generation) => {

@@ -2,6 +2,16 @@
 import { NotFoundError } from "../domain/errors.ts";
 import type { PendingSignIn, Session, SessionStore, User, UserStore } from "../ports/users.ts";
 
+/** A dashboard person as the users' stores keep one: no app, no password, the first generation. */
+export const testUser = (email: string, extra: Partial<User> = {}): User => ({
+  email,
+  admin: false,
+  appIds: [],
+  createdAt: "2026-11-01T00:00:00.000Z",
+  sessionGeneration: "first",
+  ...extra,
+});
+
 export const memoryUserStore = (initial: readonly User[] = []): UserStore => {
   const users = new Map(initial.map((user) => [user.email, user]));
   return {

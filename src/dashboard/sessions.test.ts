@@ -9,7 +9,7 @@ import { createPasswordCredentials } from "../adapters/dynamodb/password-credent
 import { MINUTE_MS } from "../domain/time.ts";
 import type { User } from "../ports/users.ts";
 import { setPassword } from "./accounts.ts";
-import { memorySessionStore, memoryUserStore } from "./memory-stores.test-support.ts";
+import { memorySessionStore, memoryUserStore, testUser } from "./memory-stores.test-support.ts";
 import { answerChallenge, currentSession, signIn } from "./sessions.ts";
 import { createSignInGuard, LOCKED_OUT } from "./sign-in-guard.ts";
 import { MAX_CODE_FAILURES, PENDING_SIGN_IN_LIFETIME_MS, totpCode } from "./totp.ts";
@@ -21,13 +21,7 @@ const HERE = "203.0.113.7";
 /** Now: the sessions made are read back against the real clock. */
 const START = Date.now();
 
-const person = (email: string, admin: boolean): User => ({
-  email,
-  admin,
-  appIds: [],
-  createdAt: "2026-11-01T00:00:00.000Z",
-  sessionGeneration: "first",
-});
+const person = (email: string, admin: boolean): User => testUser(email, { admin });
 
 const setUp = async (options: { adminsNeedTotp: boolean; maxFailures?: number }) => {
   let clock = START;

@@ -8,18 +8,23 @@ import { describe, expect, it } from "vitest";
 import { createFakeS3 } from "./fake-s3.test-support.ts";
 import { athenaLinkClicks } from "./link-clicks.ts";
 
+/** An Athena whose every query succeeds, its result at s3://results/clicks/q1.csv. */
+const athenaAnswering = () => {
+  const athena = new AthenaClient({ region: "eu-west-1" });
+  const athenaMock = mockClient(athena);
+  athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q1" });
+  athenaMock.on(GetQueryExecutionCommand).resolves({
+    QueryExecution: {
+      Status: { State: "SUCCEEDED" },
+      ResultConfiguration: { OutputLocation: "s3://results/clicks/q1.csv" },
+    },
+  });
+  return { athena, athenaMock, s3: createFakeS3() };
+};
+
 describe("athenaLinkClicks", () => {
   it("counts one app's link taps in the touches table and reads the counts back", async () => {
-    const athena = new AthenaClient({ region: "eu-west-1" });
-    const athenaMock = mockClient(athena);
-    athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q1" });
-    athenaMock.on(GetQueryExecutionCommand).resolves({
-      QueryExecution: {
-        Status: { State: "SUCCEEDED" },
-        ResultConfiguration: { OutputLocation: "s3://results/clicks/q1.csv" },
-      },
-    });
-    const s3 = createFakeS3();
+    const { athena, athenaMock, s3 } = athenaAnswering();
     s3.put(
       "results",
       "clicks/q1.csv",
@@ -50,16 +55,7 @@ describe("athenaLinkClicks", () => {
   });
 
   it("asks Athena anew each time: counts are never an earlier answer", async () => {
-    const athena = new AthenaClient({ region: "eu-west-1" });
-    const athenaMock = mockClient(athena);
-    athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q1" });
-    athenaMock.on(GetQueryExecutionCommand).resolves({
-      QueryExecution: {
-        Status: { State: "SUCCEEDED" },
-        ResultConfiguration: { OutputLocation: "s3://results/clicks/q1.csv" },
-      },
-    });
-    const s3 = createFakeS3();
+    const { athena, athenaMock, s3 } = athenaAnswering();
     s3.put("results", "clicks/q1.csv", '"deeplink_id","clicks"\n"Kx3v9QpZ2aQ","3"\n');
     const count = athenaLinkClicks({
       athena,

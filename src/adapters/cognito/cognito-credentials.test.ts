@@ -27,7 +27,11 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { endDisabledAccountsSessions } from "../../dashboard/disabled-accounts.ts";
-import { memorySessionStore, memoryUserStore } from "../../dashboard/memory-stores.test-support.ts";
+import {
+  memorySessionStore,
+  memoryUserStore,
+  testUser,
+} from "../../dashboard/memory-stores.test-support.ts";
 import { answerChallenge, currentSession, signIn } from "../../dashboard/sessions.ts";
 import { createSignInGuard, LOCKED_OUT } from "../../dashboard/sign-in-guard.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
@@ -198,13 +202,7 @@ describe("Cognito credentials", () => {
 describe("the dashboard's sign-in over Cognito", () => {
   beforeEach(() => cognito.reset());
 
-  const person = (email: string, admin: boolean): User => ({
-    email,
-    admin,
-    appIds: [],
-    createdAt: "2026-11-01T00:00:00.000Z",
-    sessionGeneration: "first",
-  });
+  const person = (email: string, admin: boolean): User => testUser(email, { admin });
   const depsWith = () => ({
     users: memoryUserStore([
       person(EMAIL, true),

@@ -24,7 +24,11 @@ let apps = 0;
 /** An app of its own for each test, so that tests share a store and not their records. */
 const freshApp = () => `com.attributions.t${++apps}`;
 
-const facts = (appId: string): InstallFacts => ({
+/** An install's facts as matching reads them, for the attribution stores' tests. */
+export const attributionFacts = (
+  appId: string,
+  overrides: Partial<InstallFacts> = {},
+): InstallFacts => ({
   appId,
   os: "android",
   osVersion: "14",
@@ -42,6 +46,7 @@ const facts = (appId: string): InstallFacts => ({
   ip: "81.2.69.142",
   userAgent: null,
   platformAdsToken: null,
+  ...overrides,
 });
 
 const REQUESTED = "2026-11-01T10:00:02.000Z";
@@ -53,7 +58,7 @@ const SENDER = { ip: "81.2.69.142", userAgent: "Dalvik/2.1.0 (Linux; U; Android 
 const pending = (appId: string, serviceId: string, requestedAt = REQUESTED) => ({
   appId,
   serviceId,
-  facts: facts(appId),
+  facts: attributionFacts(appId),
   requestedAt,
 });
 
@@ -126,7 +131,10 @@ export const describeAttributionStoreContract = (
       const app = freshApp();
       await store().createPending(pending(app, "d1"));
       await store().markFailed(app, "d1");
-      expect(await store().get(app, "d1")).toMatchObject({ state: "failed", facts: facts(app) });
+      expect(await store().get(app, "d1")).toMatchObject({
+        state: "failed",
+        facts: attributionFacts(app),
+      });
       expect(await store().resolve(app, "d1", organic(), SENDER)).toBe(true);
       await store().markFailed(app, "d1");
       expect(await store().get(app, "d1")).toMatchObject({ state: "resolved" });

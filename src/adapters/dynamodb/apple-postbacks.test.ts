@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient, type GetCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, type GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ValidationError } from "../../domain/errors.ts";
 import { DAY_MS } from "../../domain/time.ts";
@@ -9,7 +9,7 @@ import {
   UNVERIFIED_POSTBACK_DAYS,
 } from "../../ports/apple-postbacks.ts";
 import { createApplePostbackStore } from "./apple-postbacks.ts";
-import { onDynalite } from "./dynamo-targets.test-support.ts";
+import { onDynalite, recordingDoc } from "./dynamo-targets.test-support.ts";
 
 const NOW = Date.parse("2026-12-01T00:00:00.000Z");
 const daysAgo = (days: number) => new Date(NOW - days * DAY_MS).toISOString();
@@ -250,13 +250,7 @@ describe("Apple's postbacks on DynamoDB: the reaper and a verified copy", () => 
   });
 
   it("reads a postback with strong consistency", async () => {
-    const sent: unknown[] = [];
-    const doc = {
-      send: async (command: unknown) => {
-        sent.push(command);
-        return {};
-      },
-    } as unknown as DynamoDBDocumentClient;
+    const { doc, sent } = recordingDoc();
     await createApplePostbackStore(doc, "apple-postbacks").get({
       kind: "skadnetwork",
       transactionId: "t",

@@ -90,3 +90,18 @@ export const onMoto = <T extends object>(
     };
   };
 };
+
+/**
+ * A document client that answers every command with nothing (an empty item, page or write) and
+ * keeps the commands sent: for what a store asks, where what DynamoDB answers does not matter.
+ */
+export const recordingDoc = (): { doc: DynamoDBDocumentClient; sent: unknown[] } => {
+  const sent: unknown[] = [];
+  const doc = {
+    send: async (command: unknown) => {
+      sent.push(command);
+      return {};
+    },
+  } as unknown as DynamoDBDocumentClient;
+  return { doc, sent };
+};

@@ -3,26 +3,16 @@
  * when a code is wrong and when the sign-in is over.
  */
 import { describe, expect, it } from "vitest";
-import { memoryUserStore } from "../../dashboard/memory-stores.test-support.ts";
+import { memoryUserStore, testUser } from "../../dashboard/memory-stores.test-support.ts";
 import { newTotpSecret, totpCode } from "../../dashboard/totp.ts";
 import { hashPassword } from "../../domain/passwords.ts";
-import type { User } from "../../ports/users.ts";
 import { createPasswordCredentials } from "./password-credentials.ts";
 
 const NOW = Date.parse("2026-11-01T10:00:00.000Z");
 
-const person = (email: string, extra: Partial<User> = {}): User => ({
-  email,
-  admin: false,
-  appIds: [],
-  createdAt: "2026-11-01T00:00:00.000Z",
-  sessionGeneration: "first",
-  ...extra,
-});
-
 describe("password credentials", () => {
   it("refuses a person who has no password, whatever is typed", async () => {
-    const users = memoryUserStore([person("new@example.com")]);
+    const users = memoryUserStore([testUser("new@example.com")]);
     const credentials = createPasswordCredentials(users);
     // The text an unknown person's check is made against is no one's password either.
     for (const password of ["no one has this password", "", "anything"]) {
@@ -44,10 +34,10 @@ describe("password credentials", () => {
 
   it("ends a sign-in whose person was removed, or whose TOTP was taken away, rather than call its code wrong", async () => {
     const secret = newTotpSecret();
-    const users = memoryUserStore([person("gone@example.com", { totpSecret: secret })]);
+    const users = memoryUserStore([testUser("gone@example.com", { totpSecret: secret })]);
     const credentials = createPasswordCredentials(users, { now: () => NOW });
     const code = totpCode(secret, NOW);
-    await users.save(person("gone@example.com"));
+    await users.save(testUser("gone@example.com"));
     expect(await credentials.checkCode("gone@example.com", "totp", "", code)).toEqual({
       outcome: "expired",
     });
@@ -61,7 +51,7 @@ describe("password credentials", () => {
   });
 
   it("sets a password of a person there is, and refuses one there is not", async () => {
-    const users = memoryUserStore([person("kept@example.com")]);
+    const users = memoryUserStore([testUser("kept@example.com")]);
     const credentials = createPasswordCredentials(users);
     await credentials.set("kept@example.com", "a long password");
     expect(await credentials.verify("kept@example.com", "a long password")).toEqual({
@@ -73,7 +63,9 @@ describe("password credentials", () => {
     );
     expect(await users.get("nobody@example.com")).toBeUndefined();
     // A hash made elsewhere is read the same.
-    await users.save(person("kept@example.com", { passwordHash: await hashPassword("other one") }));
+    await users.save(
+      testUser("kept@example.com", { passwordHash: await hashPassword("other one") }),
+    );
     expect((await credentials.verify("kept@example.com", "other one")).outcome).toBe("verified");
   });
 });

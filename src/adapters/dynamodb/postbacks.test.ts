@@ -61,6 +61,30 @@ if (openTables) {
       return { recorded, counted };
     };
 
+    /**
+     * A client that holds every write until two reads of what is recorded are answered: two
+     * writers that both read before either writes.
+     */
+    const heldUntilBothRead = () => {
+      let reads = 0;
+      let bothRead = () => {};
+      const read = new Promise<void>((resolve) => {
+        bothRead = resolve;
+      });
+      return {
+        send: async (command: Sent) => {
+          if (command instanceof BatchGetCommand) {
+            const answer = await tables.doc.send(command);
+            reads += 1;
+            if (reads === 2) bothRead();
+            return answer;
+          }
+          await read;
+          return tables.doc.send(command);
+        },
+      } as unknown as DynamoDBDocumentClient;
+    };
+
     /** Is a command one that writes a day's counts (alone, or in a transaction)? */
     const writesCounts = (command: unknown) => {
       const keys =
@@ -78,23 +102,7 @@ if (openTables) {
       await createDeliveryLog(tables.doc, LOCAL_TABLE_NAMES.deliveryLog).append(
         attemptEntry(appId, { time, verdict: "retry", error: "no answer within 10 s" }),
       );
-      let reads = 0;
-      let bothRead = () => {};
-      const read = new Promise<void>((resolve) => {
-        bothRead = resolve;
-      });
-      const held = {
-        send: async (command: Sent) => {
-          if (command instanceof BatchGetCommand) {
-            const answer = await tables.doc.send(command);
-            reads += 1;
-            if (reads === 2) bothRead();
-            return answer;
-          }
-          await read;
-          return tables.doc.send(command);
-        },
-      } as unknown as DynamoDBDocumentClient;
+      const held = heldUntilBothRead();
       await Promise.all([
         createDeliveryLog(held, LOCAL_TABLE_NAMES.deliveryLog).append(
           attemptEntry(appId, { time, verdict: "failed", final: true, status: 500 }),
@@ -113,23 +121,7 @@ if (openTables) {
       const appId = "com.example.taken-over";
       // Both writers read before either writes: the delivery that took the attempt over, and
       // the one it took it from, logging at the same moment.
-      let reads = 0;
-      let bothRead = () => {};
-      const read = new Promise<void>((resolve) => {
-        bothRead = resolve;
-      });
-      const held = {
-        send: async (command: Sent) => {
-          if (command instanceof BatchGetCommand) {
-            const answer = await tables.doc.send(command);
-            reads += 1;
-            if (reads === 2) bothRead();
-            return answer;
-          }
-          await read;
-          return tables.doc.send(command);
-        },
-      } as unknown as DynamoDBDocumentClient;
+      const held = heldUntilBothRead();
       const first = createDeliveryLog(held, LOCAL_TABLE_NAMES.deliveryLog);
       const second = createDeliveryLog(held, LOCAL_TABLE_NAMES.deliveryLog);
       await Promise.all([

@@ -1,6 +1,5 @@
-/** A sighting's item as the touches table keeps it, and a count that asks for nothing. */
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { recordingDoc } from "./dynamo-targets.test-support.ts";
 import { countInstallsAt, sightingItem } from "./sightings.ts";
 import { SIGHTING_KEY_PREFIX } from "./table-definitions.ts";
 
@@ -36,13 +35,7 @@ describe("address sightings on DynamoDB", () => {
   });
 
   it("counts to nothing without asking, when nothing is asked for or there is no address", async () => {
-    const sent: unknown[] = [];
-    const doc = {
-      send: async (command: unknown) => {
-        sent.push(command);
-        return {};
-      },
-    } as unknown as DynamoDBDocumentClient;
+    const { doc, sent } = recordingDoc();
     const window = { appId: SIGHTING.appId, from: new Date(0), to: new Date() };
     expect(await countInstallsAt(doc, "touches", SIGHTING.ip, window, 0)).toBe(0);
     expect(await countInstallsAt(doc, "touches", "unknown", window, 10)).toBe(0);

@@ -6,20 +6,11 @@
 
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
+import { testUser } from "../../dashboard/memory-stores.test-support.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
-import type { User } from "../../ports/users.ts";
 import { dynaliteForTests } from "./dynamo-targets.test-support.ts";
 import { createSessionStore, createUserStore } from "./users.ts";
-
-const person = (email: string, extra: Partial<User> = {}): User => ({
-  email,
-  admin: false,
-  appIds: [],
-  createdAt: "2026-11-01T00:00:00.000Z",
-  sessionGeneration: "first",
-  ...extra,
-});
 
 describe("the users and sessions tables", () => {
   const dynamo = dynaliteForTests("dynamo-users-");
@@ -27,7 +18,7 @@ describe("the users and sessions tables", () => {
   it("keeps a user's generation through a save of a record read before its renewal", async () => {
     const users = createUserStore(dynamo().doc, LOCAL_TABLE_NAMES.users);
     await users.create(
-      person("kept@example.com", { sessionGeneration: "first", viewer: true, appIds: ["com.a"] }),
+      testUser("kept@example.com", { sessionGeneration: "first", viewer: true, appIds: ["com.a"] }),
     );
     const read = await users.get("kept@example.com");
     if (!read) throw new Error("no user");
@@ -52,7 +43,7 @@ describe("the users and sessions tables", () => {
     await expect(users.renewSessionGeneration("nobody@example.com", "g")).rejects.toThrow(
       NotFoundError,
     );
-    await expect(users.save(person("nobody@example.com"))).rejects.toThrow(NotFoundError);
+    await expect(users.save(testUser("nobody@example.com"))).rejects.toThrow(NotFoundError);
     expect(await users.get("nobody@example.com")).toBeUndefined();
   });
 
@@ -82,9 +73,9 @@ describe("the users and sessions tables", () => {
 
   it("makes a user once, lists users by email, and grants an app once", async () => {
     const users = createUserStore(dynamo().doc, LOCAL_TABLE_NAMES.users);
-    await users.create(person("zed@grants.example"));
-    await users.create(person("amy@grants.example", { appIds: ["com.a"] }));
-    await expect(users.create(person("zed@grants.example", { admin: true }))).rejects.toThrow(
+    await users.create(testUser("zed@grants.example"));
+    await users.create(testUser("amy@grants.example", { appIds: ["com.a"] }));
+    await expect(users.create(testUser("zed@grants.example", { admin: true }))).rejects.toThrow(
       ConflictError,
     );
     expect((await users.get("zed@grants.example"))?.admin).toBe(false);
