@@ -318,7 +318,7 @@ namespace Service.Unity.Tests
         {
             var device = new TrackedDevice();
             Launch(device);
-            // As an earlier version of the SDK left the device: the install recorded, its tracking not kept.
+            // As an app stopped between the two writes leaves the device: the install recorded, its tracking not kept.
             store.Remove(ConsentState.TrackingSentKey);
             Launch(device);
             AssertDevice(Device(Gaid, null), Updates().Single()["device"]);

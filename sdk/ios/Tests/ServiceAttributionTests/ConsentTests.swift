@@ -437,7 +437,7 @@ final class ConsentTests: XCTestCase {
         let first = Harness(store: store)
         XCTAssertNil(first.configure())
         _ = try installRecorded(first)
-        // As an earlier version of the SDK left the device: the install recorded, its tracking not kept.
+        // As an app stopped between the two writes leaves the device: the install recorded, its tracking not kept.
         store.remove(SdkCore.Key.trackingSent)
         let next = Harness(store: store)
         XCTAssertNil(next.configure())

@@ -115,13 +115,13 @@ final class DeviceStateTests: XCTestCase {
             XCTAssertEqual(launch.queuedIndexes, [0, 1], missing ?? "nil")
             XCTAssertEqual(store.get(SdkCore.Key.vendorId), "6F9619FF-8B86-D011-B42D-00CF4FC964FF")
         }
-        // A state kept before the IDFV was (an earlier version of the SDK) is this install's.
+        // A state kept before the IDFV was (a launch whose device gave none) is this install's.
         store.remove(SdkCore.Key.vendorId)
-        let upgraded = Harness(store: store)
-        upgraded.service.offline = true
-        upgraded.device.identifierForVendor = "A1B2C3D4-0000-4000-8000-000000000001"
-        upgraded.configure()
-        XCTAssertEqual(upgraded.core.serviceIdentifier, serviceId)
+        let relaunched = Harness(store: store)
+        relaunched.service.offline = true
+        relaunched.device.identifierForVendor = "A1B2C3D4-0000-4000-8000-000000000001"
+        relaunched.configure()
+        XCTAssertEqual(relaunched.core.serviceIdentifier, serviceId)
         XCTAssertEqual(store.get(SdkCore.Key.vendorId), "A1B2C3D4-0000-4000-8000-000000000001")
     }
 

@@ -140,8 +140,8 @@ namespace Service.Unity
         /// values) differs from what was last sent, or the device's tracking now
         /// (<paramref name="tracking"/>, <see cref="Requests.Tracking"/>) from what the install or
         /// the last update told: each update carries both as they now stand. A tracking never
-        /// kept (an install an earlier version recorded) counts as changed, so one update tells
-        /// it; one not known now (null: the device could not say) is neither compared nor sent. A
+        /// kept (the app stopped between recording the install and keeping what it sent) counts
+        /// as changed, so one update tells it; one not known now (null: the device could not say) is neither compared nor sent. A
         /// refusal of the route itself (401, 403, 404: a service without it, or a key it no longer
         /// takes) is reported once and holds back no event, which meets its own answer. A 409 (the
         /// service has no install of this id) sends the install again at the core's retry,

@@ -22,9 +22,9 @@ namespace Service.Unity
 
         /// <summary>
         /// Taken while anonymous: the event is sent marked `anonymous` (and without the customer
-        /// user id) also in a later launch, once the mode is off. Written only when true, so an
-        /// event taken outside the mode is kept as before, and one queued by an earlier version
-        /// reads back as not taken while anonymous.
+        /// user id) also in a later launch, once the mode is off. Written only when true: an event
+        /// taken outside the mode keeps no such field, and reads back as not taken while
+        /// anonymous.
         /// </summary>
         [Preserve]
         [JsonProperty(DefaultValueHandling = DefaultValueHandling.Ignore)]

@@ -550,8 +550,7 @@ final class SdkCore: @unchecked Sendable {
         let kept = store.get(Key.vendorId)
         if kept == current { return nil }
         var forgotten: String?
-        // A state kept under no IDFV (an earlier version of the SDK, a first launch that had
-        // none yet) is this install's own.
+        // A state kept under no IDFV (a first launch that had none yet) is this install's own.
         if let other = kept, let id = Fields.deviceId(other), id.uppercased() != current.uppercased() {
             for key in Key.all { store.remove(key) }
             forgotten = id

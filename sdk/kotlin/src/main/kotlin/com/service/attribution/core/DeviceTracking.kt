@@ -7,8 +7,9 @@ package com.service.attribution.core
  */
 internal class DeviceTracking(private val store: KeyValueStore) {
     /**
-     * What the backend holds; null when unknown: an install recorded by an earlier version of
-     * the SDK kept none, and the device's tracking then counts as changed at its next start.
+     * What the backend holds; null when unknown: an app stopped between recording its install and
+     * keeping what it sent kept none, and the device's tracking then counts as changed at its
+     * next start.
      */
     fun sent(): Map<String, Any?>? = store.get(KEY_TRACKING_SENT)?.let { runCatching { Json.parseObject(it) }.getOrNull() }
 

@@ -169,7 +169,7 @@ class DeviceTrackingTest {
     }
 
     @Test
-    fun `an install recorded by an earlier version, which kept no tracking, sends the device's once`() {
+    fun `an install recorded without the tracking it sent kept sends the device's once`() {
         device.configure(device.launch())
         device.store.values.remove("tracking_sent")
         device.configure(device.launch())
