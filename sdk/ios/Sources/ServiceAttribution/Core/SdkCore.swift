@@ -1887,9 +1887,9 @@ final class SdkCore: @unchecked Sendable {
     /// On the worker, once the install is recorded: the consent update when the consent differs
     /// from the one last sent, or the device's tracking from the one the install or the last
     /// update reported (ATT answered or changed in Settings, anonymous mode switched); each
-    /// update carries both as they now stand. A tracking never kept (an install an earlier
-    /// version of the SDK recorded) counts as changed: one update tells the service. False
-    /// when the events must wait (a retry is scheduled).
+    /// update carries both as they now stand. A tracking never kept (the app stopped between
+    /// recording the install and keeping what it sent) counts as changed: one update tells the
+    /// service. False when the events must wait (a retry is scheduled).
     private func sendConsentIfChanged() -> Bool {
         if consentHeld { return true }
         let current = consentObject()
