@@ -60,6 +60,8 @@ namespace Service.Unity.Tests
         public Heard Heard;
         /// <summary>What the platform says of this install of the app at the next <see cref="Launch"/> (null: nothing).</summary>
         public string InstallFingerprint;
+        /// <summary>The app has no consent platform: no TCF values to read at the next <see cref="Launch"/>.</summary>
+        public bool NoConsentPlatform;
 
         public Rig(IKeyValueStore store = null, string installFingerprint = null)
         {
@@ -88,7 +90,7 @@ namespace Service.Unity.Tests
         /// <summary>A new process on the same store.</summary>
         public SdkCore Launch()
         {
-            Setup = Setups.For("http://service.test", Backend, Store, clock: Clock, scheduler: Timers, mainThread: Main, tcf: Tcf);
+            Setup = Setups.For("http://service.test", Backend, Store, clock: Clock, scheduler: Timers, mainThread: Main, tcf: NoConsentPlatform ? null : Tcf);
             Setup.RetryDelay = RetryDelay;
             Setup.InstallFingerprint = InstallFingerprint;
             Core = new SdkCore(Setup);
@@ -505,9 +507,11 @@ namespace Service.Unity.Tests
             var status = (int)scenario["backend"]["events"]["status"];
             var refused = scenario["backend"]["events"]["whenRequestHolds"].Select(i => (int)i).ToList();
             var rig = new Rig();
+            var requests = new List<List<int>>();
             rig.Events = (numbers, body) =>
             {
                 Assert.LessOrEqual(numbers.Count, 100, "at most 100 events a request");
+                lock (requests) requests.Add(numbers);
                 return numbers.Any(refused.Contains) ? Error(status) : ScriptedBackend.Usual("POST /v1/events", body);
             };
             rig.Configure();
@@ -516,6 +520,22 @@ namespace Service.Unity.Tests
 
             var expected = Enumerable.Range(0, queued).Where(n => !refused.Contains(n)).ToList();
             CollectionAssert.AreEqual(expected, rig.AcceptedNow, "every event but the refused one, in order, each accepted once");
+            // Halves: no request but one of a single event holds all that is left of one refused
+            // as a whole, as it would be refused again.
+            var left = new HashSet<int>();
+            foreach (var numbers in requests)
+            {
+                Assert.IsFalse(numbers.Count > 1 && left.Count > 0 && left.IsSubsetOf(numbers), "#" + numbers.First() + " to #" + numbers.Last() + " sent again whole");
+                if (numbers.Any(refused.Contains)) left = new HashSet<int>(numbers);
+                else left.ExceptWith(numbers);
+            }
+            // Found alone, the refused one ends the search: the next request is whole again.
+            var alone = requests.FindIndex(numbers => numbers.SequenceEqual(refused));
+            Assert.GreaterOrEqual(alone, 0, "the refused one sent alone");
+            var after = scenario["expect"]["requestAfterTheDrop"].Select(i => (int)i).ToList();
+            var next = requests[alone + 1];
+            CollectionAssert.AreEqual(new[] { after[0], after[1] }, new[] { next.First(), next.Last() });
+            Assert.AreEqual(after[1] - after[0] + 1, next.Count);
             Assert.AreEqual(0, rig.Core.Queued);
             AssertDropped(rig, scenario);
             var warning = rig.Log.At(LogLevel.Warn, "1 event dropped (refused)");
@@ -707,6 +727,108 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, updates.Count);
             Assert.AreEqual("CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA", (string)updates[0].Value["consent"]["tcf_string"]);
             Assert.AreEqual(true, (bool)updates[0].Value["consent"]["gdpr_applies"]);
+        }
+
+        [Test]
+        public void TheTcfValuesLastReadStandWhileTheConsentPlatformsCannotBeRead()
+        {
+            var rig = new Rig();
+            rig.Tcf.Values = new TcfValues { TcString = "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA", GdprApplies = 1 };
+            rig.Configure();
+            rig.Tcf.Unreadable = true;
+            rig.Core.SetConsent(new ServiceConsent(adUserData: false));
+            rig.Send(0);
+            rig.Settle();
+
+            var update = rig.Backend.Requests.Single(r => r.Key.EndsWith("/consent")).Value;
+            Assert.AreEqual("CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA", (string)update["consent"]["tcf_string"]);
+            Assert.AreEqual(true, (bool?)update["consent"]["gdpr_applies"]);
+            Assert.AreEqual(false, (bool?)update["consent"]["ad_user_data"]);
+            StringAssert.Contains("IABTCF_gdprApplies is not a number", rig.Log.At(LogLevel.Warn, "the consent platform's TCF values were not read").First());
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+        }
+
+        [Test]
+        public void AnAppWithoutAConsentPlatformSaysNothingOfOne()
+        {
+            var rig = new Rig { NoConsentPlatform = true };
+            rig.Launch();
+            rig.Configure();
+            rig.Core.SetConsent(new ServiceConsent(adUserData: false));
+            rig.Send(0);
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+            Assert.AreEqual(1, rig.Backend.Requests.Count(r => r.Key.EndsWith("/consent")));
+            Assert.IsEmpty(rig.Log.At(LogLevel.Warn, ""), "no warning: " + string.Join("\n", rig.Log.Lines));
+        }
+
+        [Test]
+        public void AConsentUpdateRefusedForGoodIsNotSentAgainUntilTheConsentChangesAgain()
+        {
+            var rig = new Rig();
+            rig.Other = (key, body) => key.EndsWith("/consent") ? Error(422) : ScriptedBackend.Usual(key, body);
+            rig.Configure();
+            rig.Core.SetConsent(new ServiceConsent(adUserData: false));
+            rig.Send(0);
+            rig.Settle();
+            rig.Send(1);
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow, "no event waits on it");
+            Assert.AreEqual(1, rig.Backend.Requests.Count(r => r.Key.EndsWith("/consent")), "refused again if sent again as it was");
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Error, "the service refused the consent update for good").Count);
+            rig.Core.SetConsent(new ServiceConsent(adUserData: true));
+            rig.Send(2);
+            rig.Settle();
+            Assert.AreEqual(2, rig.Backend.Requests.Count(r => r.Key.EndsWith("/consent")), "a new consent goes");
+        }
+
+        [Test]
+        public void TheConsentAnInstallCarriedGoesByItsRouteOnceTheInstallSentAgainGoesBare()
+        {
+            var rig = new Rig();
+            var installs = 0;
+            rig.Other = (key, body) => key == "POST /v1/installs" && ++installs == 2 ? Error(422) : ScriptedBackend.Usual(key, body);
+            var answered = 0;
+            rig.Events = (numbers, body) => answered++ > 0 ? ScriptedBackend.Usual("POST /v1/events", body) : Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", 0 }, { "ignored", new JArray() },
+                {
+                    "rejected", new JArray(new JObject
+                    {
+                        { "index", 0 }, { "event_id", body["events"][0]["event_id"] }, { "error", "Conflict" }, { "retryable", true },
+                        { "detail", "no install of this id" },
+                    })
+                },
+            });
+            rig.Core.SetConsent(new ServiceConsent(adUserData: false));
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+            var sent = rig.Backend.Requests.Where(r => r.Key == "POST /v1/installs").Select(r => r.Value).ToList();
+            Assert.AreEqual(3, sent.Count, "recorded, sent again whole and refused, then bare");
+            Assert.AreEqual(false, (bool?)sent[0]["consent"]["ad_user_data"]);
+            Assert.IsNull(sent[2]["consent"]);
+            var update = rig.Backend.Requests.Single(r => r.Key.EndsWith("/consent")).Value;
+            Assert.AreEqual(false, (bool?)update["consent"]["ad_user_data"], "the consent the bare install lacks");
+        }
+
+        [Test]
+        public void AnInstallGoneBareWithNoConsentNorTrackingToTellIsFollowedByNoConsentUpdate()
+        {
+            var rig = new Rig();
+            var installs = 0;
+            rig.Other = (key, body) => key == "POST /v1/installs" && ++installs == 1 ? Error(422) : ScriptedBackend.Usual(key, body);
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+            Assert.AreEqual(2, installs, "refused whole, then recorded bare");
+            Assert.IsEmpty(rig.Backend.Requests.Where(r => r.Key.EndsWith("/consent")), "nothing the service lacks");
         }
 
         [TestCase(4096, true)]
@@ -1480,7 +1602,97 @@ namespace Service.Unity.Tests
             Assert.AreEqual(0, rig.Core.Queued);
             Assert.IsEmpty(Reported(rig), "the service kept the event: nothing was lost");
             Assert.AreEqual(0, rig.Core.DroppedEventCount);
-            Assert.IsEmpty(rig.Log.At(LogLevel.Warn, "answer"), "no word of an answer that does not add up");
+            Assert.IsEmpty(rig.Log.At(LogLevel.Warn, ""), "nothing went wrong");
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Info, "the service stored 1 of 2 events once though they were in the request twice").Count);
+        }
+
+        [Test]
+        public void AnAnswerThatCountsMoreThanItTakesOffIsAWarningAndDropsNothing()
+        {
+            var rig = new Rig();
+            rig.Events = (numbers, body) => Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", numbers.Count + 1 }, { "ignored", new JArray() }, { "rejected", new JArray() },
+            });
+            rig.Configure();
+            rig.QueueOffline(3);
+            rig.Settle();
+
+            Assert.AreEqual(0, rig.Core.Queued);
+            Assert.IsEmpty(Reported(rig));
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+            var said = rig.Log.At(LogLevel.Warn, "the service's answer does not add up, though it leaves no event unaccounted for");
+            Assert.AreEqual(1, said.Count);
+            StringAssert.Contains("it accepts 4 and names 0 of the 3 events it takes off the queue", said[0]);
+        }
+
+        [Test]
+        public void AVerdictNamingNoEventInAnAnswerThatAddsUpIsAWarningAndDropsNothing()
+        {
+            var rig = new Rig();
+            rig.Events = (numbers, body) => Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", numbers.Count }, { "ignored", new JArray() }, { "rejected", new JArray(Refusal(7, "event_time: is required")) },
+            });
+            rig.Configure();
+            rig.QueueOffline(3);
+            rig.Settle();
+
+            Assert.AreEqual(0, rig.Core.Queued);
+            Assert.IsEmpty(Reported(rig));
+            var said = rig.Log.At(LogLevel.Warn, "the service's answer does not add up, though it leaves no event unaccounted for");
+            Assert.AreEqual(1, said.Count);
+            StringAssert.Contains("(index 7): Unprocessable Entity: event_time: is required", said[0]);
+            StringAssert.DoesNotContain("it accepts", said[0], "the counts add up");
+        }
+
+        [Test]
+        public void AnEventKeptForARetryGoesWithTheDeletionTheSameAnswerTells()
+        {
+            var rig = new Rig();
+            rig.Events = (numbers, body) => Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", 0 },
+                {
+                    "ignored", new JArray(new JObject
+                    {
+                        { "index", 0 }, { "event_id", body["events"][0]["event_id"] }, { "reason", "install_deleted" },
+                        { "detail", "the install's data was deleted" },
+                    })
+                },
+                {
+                    "rejected", new JArray(new JObject
+                    {
+                        { "index", 1 }, { "event_id", body["events"][1]["event_id"] }, { "error", "Conflict" }, { "retryable", true },
+                        { "detail", "install not recorded yet" },
+                    })
+                },
+            });
+            rig.Configure();
+            rig.QueueOffline(2);
+            rig.Settle();
+
+            Assert.AreEqual(0, rig.Core.Queued, "the one kept for a retry goes with the deletion");
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/installs").Count, "the install, deleted, is not sent again");
+            Assert.IsEmpty(rig.Log.At(LogLevel.Info, "events to send again later"), "no retry");
+            CollectionAssert.AreEqual(new[] { "events_dropped deleted 1", "events_dropped deleted 1" }, Reported(rig));
+        }
+
+        [Test]
+        public void AnEventIsDroppedOnceOlderThanTheServiceKeepsNotAtThatAgeItself()
+        {
+            var rig = new Rig();
+            rig.Configure();
+            var now = new DateTime(2026, 11, 29, 12, 0, 0, DateTimeKind.Utc);
+            rig.Clock.Held = now - Delivery.MaxAge - TimeSpan.FromMilliseconds(1);
+            rig.QueueOffline(1);
+            rig.Clock.Held = now - Delivery.MaxAge;
+            rig.QueueOffline(1, 1);
+            rig.Clock.Held = now;
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { 1 }, rig.AcceptedNow, "#1, exactly as old as the service keeps");
+            CollectionAssert.AreEqual(new[] { "events_dropped expired 1" }, Reported(rig));
         }
 
         [Test]

@@ -110,9 +110,12 @@ namespace Service.Unity.Tests
     internal sealed class FixedTcf : ITcfSource
     {
         public TcfValues Values;
+        /// <summary>Reading the values throws, as a consent platform's damaged values may.</summary>
+        public volatile bool Unreadable;
 
         public TcfValues Read()
         {
+            if (Unreadable) throw new InvalidOperationException("IABTCF_gdprApplies is not a number");
             return Values;
         }
     }

@@ -314,6 +314,25 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ATrackingUpdateRefusedForGoodIsNotSentAgainUntilTheTrackingChangesAgain()
+        {
+            backend.Answer = (key, body) => key.EndsWith("/consent")
+                ? Tuple.Create(422, (JToken)new JObject { { "error", "Unprocessable Entity" }, { "detail", "device: refused" } })
+                : ScriptedBackend.Usual(key, body);
+            var device = new TrackedDevice();
+            Launch(device);
+            device.AdvertisingId = null;
+            Launch(device);
+            Assert.AreEqual(1, Updates().Length, "the advertising id gone, refused");
+            Launch(device);
+            Assert.AreEqual(1, Updates().Length, "refused again if sent again as it was");
+            device.AdvertisingId = Gaid;
+            Launch(device);
+            Assert.AreEqual(2, Updates().Length);
+            AssertDevice(Device(Gaid, null), Updates()[1]["device"]);
+        }
+
+        [Test]
         public void AnInstallRecordedWithoutItsTrackingKeptTellsTheTrackingOnce()
         {
             var device = new TrackedDevice();

@@ -76,7 +76,9 @@ final class DeliveryTests: XCTestCase {
         }
     }
 
-    private func assertSplit(queued count: Int, status: Int, refused index: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertSplit(
+        queued count: Int, status: Int, refused index: Int, next: ClosedRange<Int>, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let harness = Harness(store: try Harness.given(queued: count))
         let heard = Heard()
         heard.listen(to: harness.core)
@@ -95,6 +97,10 @@ final class DeliveryTests: XCTestCase {
         let batches = harness.service.sent("POST", "/v1/events").map(FakeService.events)
         XCTAssertTrue(batches.allSatisfy { $0.count <= 100 }, file: file, line: line)
         XCTAssertEqual(batches.filter { $0.count == 1 && FakeService.index($0[0]) == index }.count, 1, file: file, line: line)
+        // Found alone, the refused one ends the search: the next request is whole again.
+        let indexes = batches.map { $0.compactMap(FakeService.index) }
+        let alone = try XCTUnwrap(indexes.firstIndex(of: [index]), file: file, line: line)
+        XCTAssertEqual(indexes[alone + 1], Array(next), file: file, line: line)
         // Splitting is over: what follows goes 100 a request again (queued while offline, so
         // that all 150 wait together).
         harness.service.offline = true
@@ -107,12 +113,12 @@ final class DeliveryTests: XCTestCase {
     }
 
     func testABatchRefusedAsAWholeWith413IsSplitUntilTheOneEventRefusedAloneIsKnown() throws {
-        try assertSplit(queued: 150, status: 413, refused: 37)
+        try assertSplit(queued: 150, status: 413, refused: 37, next: 38...137)
     }
 
     func testA4xxNamingNoEventSplitsTheBatchAsA413Does() throws {
-        try assertSplit(queued: 10, status: 422, refused: 4)
-        try assertSplit(queued: 10, status: 400, refused: 4)
+        try assertSplit(queued: 10, status: 422, refused: 4, next: 5...9)
+        try assertSplit(queued: 10, status: 400, refused: 4, next: 5...9)
     }
 
     func testABatchTooLargeWithNoBadEventIsDeliveredWholeInHalves() throws {

@@ -33,7 +33,6 @@ namespace Service.Unity
         // Set once the consent route refused the update with 401, 403 or 404: not sent again in
         // this process, and no event waits on it.
         private bool held;
-        private bool refusalReported;
 
         /// <param name="write">The core's log, at the level the app set.</param>
         /// <param name="installMissing">The service has no install of this id: the core sends it again.</param>
@@ -147,14 +146,14 @@ namespace Service.Unity
         /// service has no install of this id) sends the install again at the core's retry,
         /// holding the consent and the tracking now, before what waits.
         /// </summary>
-        public async Task<bool> SendIfChanged(ApiClient api, string serviceId, JObject tracking)
+        public async Task SendIfChanged(ApiClient api, string serviceId, JObject tracking)
         {
-            if (held) return true;
+            if (held) return;
             var consent = Current();
             var text = Text(consent);
             var trackingText = tracking == null ? null : Text(tracking);
             var trackingChanged = tracking != null && trackingText != store.Get(TrackingSentKey);
-            if (text == (store.Get(SentKey) ?? Text(null)) && !trackingChanged) return true;
+            if (text == (store.Get(SentKey) ?? Text(null)) && !trackingChanged) return;
             try
             {
                 await api.Send("POST", "/v1/installs/" + Uri.EscapeDataString(serviceId) + "/consent",
@@ -162,7 +161,6 @@ namespace Service.Unity
                 store.Set(SentKey, text);
                 if (tracking != null) store.Set(TrackingSentKey, trackingText);
                 write(LogLevel.Debug, "consent sent: " + text + (trackingChanged ? ", with the device's tracking changed since the service was last told" : ""));
-                return true;
             }
             catch (ServiceHttpException error) when (error.Code == 409)
             {
@@ -176,7 +174,6 @@ namespace Service.Unity
             catch (ServiceHttpException error) when (error.IsConfiguration)
             {
                 Refused(error.Code);
-                return true;
             }
             catch (ServiceHttpException error) when (error.IsRefusedForGood)
             {
@@ -184,7 +181,6 @@ namespace Service.Unity
                 write(LogLevel.Error, "the service refused the consent update for good: " + error.Message);
                 store.Set(SentKey, text);
                 if (tracking != null) store.Set(TrackingSentKey, trackingText);
-                return true;
             }
         }
 
@@ -196,8 +192,6 @@ namespace Service.Unity
         private void Refused(int code)
         {
             held = true;
-            if (refusalReported) return;
-            refusalReported = true;
             var message = "the service refused the consent update with " + code
                 + ": it is sent again when the app starts again; events go on";
             write(LogLevel.Error, message);

@@ -73,21 +73,24 @@ namespace Service.Unity
         /// <summary>
         /// The queued items in order, at most 100 a request, while <paramref name="sending"/> holds.
         /// A request refused as a whole (413, or a 4xx naming no item) is split in halves until
-        /// the one item refused alone is known: that one is dropped, every other goes.
-        /// <paramref name="beforeBatch"/> runs before each request, once its batch is taken; false ends the run.
+        /// the one item refused alone is known: that one is dropped, every other goes, and the
+        /// requests after it are whole again.
+        /// <paramref name="beforeBatch"/> runs before each request, once its batch is taken.
         /// </summary>
-        public async Task SendAll(ApiClient api, string serviceId, Func<bool> sending, Func<Task<bool>> beforeBatch = null)
+        public async Task SendAll(ApiClient api, string serviceId, Func<bool> sending, Func<Task> beforeBatch = null)
         {
-            var limit = Delivery.Batch;
+            // How many items at the head of the queue hold the one a request refused as a whole:
+            // sent in halves until it is known. None: requests are whole.
+            var suspect = 0;
             while (sending() && queue.Count > 0)
             {
                 drops.Drop(ServiceDropReason.Expired, queue.RemoveOlderThan(clock.UtcNow.ToUniversalTime() - Delivery.MaxAge),
                     "older than the " + Delivery.MaxAge.TotalDays + " days the service keeps, by the device's clock");
-                var batch = queue.Peek(limit);
+                var batch = queue.Peek(suspect > 0 ? (suspect + 1) / 2 : Delivery.Batch);
                 if (batch.Count == 0) break;
                 // Once the batch is taken: what changed before holds for every item of it, and an
                 // item taken after that change is either in it or left for the next batch.
-                if (beforeBatch != null && !await beforeBatch()) break;
+                if (beforeBatch != null) await beforeBatch();
                 // The consent update may have taken a round trip: a Stop or a deletion made
                 // meanwhile dropped this batch's items, which must not leave after it.
                 if (!sending()) break;
@@ -105,17 +108,18 @@ namespace Service.Unity
                     {
                         queue.Remove(new[] { queue.IdOf(batch[0]) });
                         drops.Drop(ServiceDropReason.Refused, 1, "the service refused " + kind.Describe(batch[0]) + " alone: " + error.Message);
+                        suspect = 0;
                     }
                     else
                     {
-                        limit = (batch.Count + 1) / 2;
+                        suspect = batch.Count;
                         write(LogLevel.Info, "the service refused a batch of " + batch.Count + " " + Plural + " as a whole (" + error.Code
                             + "); it is sent again in halves to find the " + kind.Noun + " it refuses");
                     }
                     continue;
                 }
-                // After a split, the batches grow back to their full size.
-                limit = Math.Min(Delivery.Batch, limit * 2);
+                // Taken: the item refused as a whole is among the suspect ones after these.
+                suspect = Math.Max(0, suspect - batch.Count);
                 HandleVerdicts(batch, (JObject)answer);
             }
         }
@@ -134,7 +138,7 @@ namespace Service.Unity
             var ids = batch.Select(queue.IdOf).ToList();
             var keep = new HashSet<string>(verdict.Retry.Select(index => ids[index]));
             var removed = ids.Count(id => !keep.Contains(id));
-            queue.Remove(ids.Where(id => !keep.Contains(id)).Distinct().ToList());
+            queue.Remove(ids.Where(id => !keep.Contains(id)).ToList());
             // Stored, but not quite as sent (a revenue in no currency the service knows, say): the
             // game's developer reads it here, the item being delivered.
             foreach (var warning in verdict.Warnings) write(LogLevel.Warn, kind.Noun + " stored with a change: " + warning);

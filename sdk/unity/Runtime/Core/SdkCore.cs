@@ -1875,7 +1875,7 @@ namespace Service.Unity
                 // The consent as it is now is checked here: a SetConsent from now on is checked
                 // again before the next batch (ConsentBeforeBatch).
                 Interlocked.Exchange(ref consentChanged, 0);
-                if (!await consent.SendIfChanged(api, ServiceId, TrackingNow())) return;
+                await consent.SendIfChanged(api, ServiceId, TrackingNow());
                 if (!SessionsHeld)
                 {
                     try
@@ -1928,10 +1928,10 @@ namespace Service.Unity
         /// service under the consent before, the update following it (the flush SetConsent asked
         /// for runs after this one).
         /// </summary>
-        private async Task<bool> ConsentBeforeBatch()
+        private async Task ConsentBeforeBatch()
         {
-            if (Interlocked.Exchange(ref consentChanged, 0) == 0) return true;
-            return await consent.SendIfChanged(api, ServiceId, TrackingNow());
+            if (Interlocked.Exchange(ref consentChanged, 0) == 0) return;
+            await consent.SendIfChanged(api, ServiceId, TrackingNow());
         }
 
         /// <summary>

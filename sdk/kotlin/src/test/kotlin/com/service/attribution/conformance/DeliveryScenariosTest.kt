@@ -126,6 +126,19 @@ class DeliveryScenariosTest(private val name: String, private val scenario: Map<
         }
         // Halving, not one at a time: far fewer requests than events.
         assertTrue("${device.backend.eventRequests().size} requests", device.backend.eventRequests().size <= 20)
+        val requests = device.backend.eventRequests().map { r -> (r["events"] as List<*>).map { index(it as Map<String, Any?>) } }
+        // Halves: no request but one of a single event holds all that is left of one refused as a
+        // whole, as it would be refused again.
+        var left = emptySet<Int>()
+        for (numbers in requests) {
+            assertFalse("#${numbers.first()} to #${numbers.last()} sent again whole", numbers.size > 1 && left.isNotEmpty() && numbers.containsAll(left))
+            left = if (numbers.any { it in refused }) numbers.toSet() else left - numbers.toSet()
+        }
+        // Found alone, the refused one ends the search: the next request is whole again.
+        val next = requests[requests.indexOf(refused.toList()) + 1]
+        val after = (expect["requestAfterTheDrop"] as List<Number>).map { it.toInt() }
+        assertEquals(after, listOf(next.first(), next.last()))
+        assertEquals(after[1] - after[0] + 1, next.size)
         assertErrors(expectedErrors())
         // The app is told why, in the backend's words.
         assertTrue(device.errors.all { "as a whole" in it.message })
