@@ -37,9 +37,8 @@ export interface CreateLinkOptions {
 }
 
 /** A flag's price as the API takes it: a decimal number, else the text (which the API refuses). */
-const price = (value: string | undefined): number | string | null | undefined => {
+const price = (value: string | undefined): number | string | undefined => {
   if (value === undefined) return undefined;
-  if (value === "") return null;
   return /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
 };
 

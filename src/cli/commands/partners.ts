@@ -114,7 +114,7 @@ export const partnerBodyOf = async (options: SetPartnerOptions): Promise<Partner
       : {}),
     ...(options.mediaSource?.length ? { media_sources: options.mediaSource } : {}),
     values: { ...base?.values, ...options.value, ...options.secretValue },
-    ...(secrets.length > 0 || base?.secret_values
+    ...(secrets.length > 0
       ? { secret_values: [...new Set([...(base?.secret_values ?? []), ...secrets])] }
       : {}),
     ...(options.installs ? { installs: options.installs } : {}),

@@ -1,0 +1,233 @@
+/**
+ * `attribution links create|update|list|disable`: each flag reaches the link as the API's field
+ * does, against the embedded stores of a data folder of its own. The rules the link then obeys
+ * (the host, the taps, the lake's counts) are the links' and the link host's tests; the CLI
+ * driving a running service is test/integration/cli.test.ts.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createAppCommand } from "./apps.ts";
+import {
+  type CreateLinkOptions,
+  createLinkCommand,
+  listLinksCommand,
+  setLinkDisabledCommand,
+  type UpdateLinkOptions,
+  updateLinkCommand,
+} from "./links.ts";
+
+const APP = "com.example.links";
+
+describe("attribution links", () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "links-command-"));
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    await createAppCommand({ appId: APP, name: "Links", platform: "android", dataDir });
+    vi.restoreAllMocks();
+  }, 60_000);
+
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** What the command printed, one string. */
+  const printed = async (run: () => Promise<void>) => {
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+      lines.push(String(line));
+    });
+    await run();
+    vi.restoreAllMocks();
+    return lines.join("\n");
+  };
+  const created = async (options: Partial<CreateLinkOptions>) =>
+    JSON.parse(
+      await printed(() =>
+        createLinkCommand({ appId: APP, mediaSource: "net_int", json: true, dataDir, ...options }),
+      ),
+    ) as Record<string, unknown>;
+  const updated = async (deeplinkId: string, options: Partial<UpdateLinkOptions>) =>
+    JSON.parse(
+      await printed(() =>
+        updateLinkCommand({ appId: APP, deeplinkId, json: true, dataDir, ...options }),
+      ),
+    ) as Record<string, unknown>;
+
+  it("makes a link of every flag", async () => {
+    const link = await created({
+      campaignId: "c-1",
+      campaignName: "Winter",
+      adsetId: "s-1",
+      adsetName: "Lapsed",
+      adId: "a-1",
+      adName: "Snow",
+      deepLinkPath: "/levels/7",
+      param: { promo: "WINTER" },
+      androidUrl: "https://play.google.com/store/apps/details?id=com.example.links",
+      iosUrl: "https://apps.apple.com/app/id123456789",
+      webUrl: "https://links.example.com/winter",
+      landingPage: true,
+      forwardParams: false,
+      previewTitle: "Winter sale",
+      previewDescription: "Every level half off",
+      previewImageUrl: "https://links.example.com/winter.png",
+      costModel: "CPC",
+      costValue: "0.25",
+      costCurrency: "EUR",
+    });
+    expect(link).toMatchObject({
+      media_source: "net_int",
+      campaign_id: "c-1",
+      campaign_name: "Winter",
+      adset_id: "s-1",
+      adset_name: "Lapsed",
+      ad_id: "a-1",
+      ad_name: "Snow",
+      deep_link_path: "/levels/7",
+      params: { promo: "WINTER" },
+      android_url: "https://play.google.com/store/apps/details?id=com.example.links",
+      ios_url: "https://apps.apple.com/app/id123456789",
+      web_url: "https://links.example.com/winter",
+      disabled: false,
+      landing_page: true,
+      forward_params: false,
+      preview_title: "Winter sale",
+      preview_description: "Every level half off",
+      preview_image_url: "https://links.example.com/winter.png",
+      cost_model: "CPC",
+      cost_value: 0.25,
+      cost_currency: "EUR",
+    });
+  });
+
+  it("says what a link costs and that the web gets no tapped parameters", async () => {
+    const said = await printed(() =>
+      createLinkCommand({
+        appId: APP,
+        mediaSource: "net_int",
+        forwardParams: false,
+        costModel: "CPM",
+        costValue: "4",
+        costCurrency: "USD",
+        dataDir,
+      }),
+    );
+    expect(said).toMatch(/^Created link \w+ for com\.example\.links \(net_int\):/);
+    expect(said).toContain("each thousand impressions costs CPM 4 USD");
+    expect(said).toContain("the web destination gets no tapped parameters");
+    const plain = await printed(() =>
+      createLinkCommand({ appId: APP, mediaSource: "net_int", dataDir }),
+    );
+    expect(plain).not.toContain("costs");
+    expect(plain).not.toContain("tapped parameters");
+  });
+
+  it("changes what update's flags name and leaves the rest; an empty flag clears its field", async () => {
+    const link = await created({
+      previewTitle: "Title",
+      previewDescription: "Description",
+      previewImageUrl: "https://links.example.com/a.png",
+      costModel: "CPI",
+      costValue: "2",
+      costCurrency: "EUR",
+    });
+    const id = String(link.deeplink_id);
+    expect(await updated(id, { landingPage: "on", forwardParams: "off" })).toMatchObject({
+      landing_page: true,
+      forward_params: false,
+      preview_title: "Title",
+      cost_model: "CPI",
+      cost_value: 2,
+    });
+    expect(
+      await printed(() =>
+        updateLinkCommand({ appId: APP, deeplinkId: id, previewTitle: "", dataDir }),
+      ),
+    ).toBe(
+      `Link ${id}: every tap gets its landing page; the web destination as written; preview its own; each install a click of it wins costs CPI 2 EUR.`,
+    );
+    expect(await updated(id, { forwardParams: "on" })).toMatchObject({
+      landing_page: true,
+      forward_params: true,
+      preview_title: null,
+      preview_description: "Description",
+      preview_image_url: "https://links.example.com/a.png",
+    });
+    expect(
+      await updated(id, { previewDescription: "", previewImageUrl: "", landingPage: "off" }),
+    ).toMatchObject({ preview_description: null, preview_image_url: null, landing_page: false });
+    expect(
+      await updated(id, { costValue: "2.5", costModel: "CPI", costCurrency: "USD" }),
+    ).toMatchObject({ cost_model: "CPI", cost_value: 2.5, cost_currency: "USD" });
+    expect(
+      await printed(() =>
+        updateLinkCommand({
+          appId: APP,
+          deeplinkId: id,
+          costModel: "CPC",
+          costValue: "0.1",
+          costCurrency: "USD",
+          dataDir,
+        }),
+      ),
+    ).toMatch(/; each click costs CPC 0\.1 USD\.$/);
+    await expect(updated(id, { costModel: "", costCurrency: "EUR" })).rejects.toThrow(/cost/);
+    expect(await updated(id, { costModel: "" })).toMatchObject({
+      cost_model: null,
+      cost_value: null,
+      cost_currency: null,
+    });
+    const said = await printed(() =>
+      updateLinkCommand({ appId: APP, deeplinkId: id, landingPage: "off", dataDir }),
+    );
+    expect(said).toBe(
+      `Link ${id}: taps are redirected by platform; the web gets the tapped parameters; preview the app's; no cost.`,
+    );
+  });
+
+  it("refuses a price that is no number, and a cleared cost given a price, as the API does", async () => {
+    await expect(
+      created({ costModel: "CPC", costValue: "1,5", costCurrency: "EUR" }),
+    ).rejects.toThrow(/cost_value/);
+    // Read as a number it would be 16: the flag is a decimal price, or it is no price.
+    await expect(
+      created({ costModel: "CPC", costValue: "0x10", costCurrency: "EUR" }),
+    ).rejects.toThrow(/cost_value/);
+    const id = String((await created({})).deeplink_id);
+    await expect(updated(id, { costModel: "", costValue: "1" })).rejects.toThrow(/cost/);
+  });
+
+  it("lists every link with its state, and disables and enables one", async () => {
+    const id = String(
+      (await created({ campaignName: "Listed", deepLinkPath: "/shop" })).deeplink_id,
+    );
+    expect(
+      await printed(() =>
+        setLinkDisabledCommand({ appId: APP, deeplinkId: id, disabled: true, dataDir }),
+      ),
+    ).toBe(`Link ${id} is disabled: its taps go to the web and are not counted.`);
+    const listed = await printed(() => listLinksCommand({ appId: APP, dataDir }));
+    const row = listed.split("\n").find((line) => line.startsWith(id));
+    expect(row).toMatch(new RegExp(`^${id} +0  disabled  net_int · Listed · /shop  https?://`));
+    const json = JSON.parse(
+      await printed(() => listLinksCommand({ appId: APP, json: true, dataDir })),
+    );
+    expect(json.find((link: { deeplink_id: string }) => link.deeplink_id === id)).toMatchObject({
+      disabled: true,
+      clicks: 0,
+    });
+    expect(
+      await printed(() =>
+        setLinkDisabledCommand({ appId: APP, deeplinkId: id, disabled: false, dataDir }),
+      ),
+    ).toBe(`Link ${id} is active.`);
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * `attribution partners set`: the API's body its flags describe, over a `--from-file` body when
+ * one is given. What the service then does with the body is the postback routes' (their tests);
+ * here, that each flag lands where the API reads it and a flag given wrong is said before
+ * anything is stored.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ValidationError } from "../../domain/errors.ts";
+import { partnerBodyOf, type SetPartnerOptions } from "./partners.ts";
+
+describe("attribution partners set: the body of its flags", () => {
+  let dir: string;
+  const base = (options: Partial<SetPartnerOptions>): SetPartnerOptions => ({
+    appId: "com.example.app",
+    configId: "net",
+    dataDir: dir,
+    ...options,
+  });
+  const file = async (name: string, text: string) => {
+    const path = join(dir, name);
+    await writeFile(path, text);
+    return path;
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "partner-body-"));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("puts each flag where the API reads it", async () => {
+    const template = { method: "GET", install: { url: "https://net.example/i?k={partner.key}" } };
+    const body = await partnerBodyOf(
+      base({
+        partner: "custom",
+        templateFile: await file("template.json", JSON.stringify(template)),
+        mediaSource: ["net_int", "net_web"],
+        value: { account: "a-1" },
+        secretValue: { key: "s3cret" },
+        installs: "won",
+        event: ["service_purchase=buy:revenue", "service_level_up=level"],
+        eventWindowDays: 7,
+        tcfVendorId: null,
+        enabled: "off",
+      }),
+    );
+    expect(body).toEqual({
+      partner: "custom",
+      template,
+      media_sources: ["net_int", "net_web"],
+      values: { account: "a-1", key: "s3cret" },
+      secret_values: ["key"],
+      installs: "won",
+      events: {
+        service_purchase: { name: "buy", revenue: true },
+        service_level_up: { name: "level", revenue: false },
+      },
+      event_window_days: 7,
+      tcf_vendor_id: null,
+      enabled: false,
+    });
+  });
+
+  it("leaves out what no flag gives, so that the catalog's defaults and what is stored stand", async () => {
+    expect(await partnerBodyOf(base({ partner: "generic" }))).toEqual({
+      partner: "generic",
+      values: {},
+    });
+    expect(await partnerBodyOf(base({ partner: "generic", enabled: "on" }))).toEqual({
+      partner: "generic",
+      values: {},
+      enabled: true,
+    });
+  });
+
+  it("changes a --from-file body by its flags: values and events added to, secrets joined", async () => {
+    const fromFile = await file(
+      "body.json",
+      JSON.stringify({
+        partner: "generic",
+        values: { account: "a-1", key: "old", region: "eu" },
+        secret_values: ["key"],
+        events: { service_purchase: { name: "purchase", revenue: true } },
+        installs: "all",
+      }),
+    );
+    const body = await partnerBodyOf(
+      base({
+        fromFile,
+        value: { account: "a-2" },
+        secretValue: { token: "t0k", key: "new" },
+        event: ["service_tutorial_completion=tutorial"],
+      }),
+    );
+    expect(body).toEqual({
+      partner: "generic",
+      values: { account: "a-2", key: "new", region: "eu", token: "t0k" },
+      secret_values: ["key", "token"],
+      events: {
+        service_purchase: { name: "purchase", revenue: true },
+        service_tutorial_completion: { name: "tutorial", revenue: false },
+      },
+      installs: "all",
+    });
+    const partnerOnly = await partnerBodyOf(base({ fromFile, partner: "custom" }));
+    expect(partnerOnly).toMatchObject({ partner: "custom", secret_values: ["key"] });
+  });
+
+  it("says what is wrong with a flag or a file before anything is stored", async () => {
+    const refusal = (options: Partial<SetPartnerOptions>) =>
+      partnerBodyOf(base(options)).then(
+        () => undefined,
+        (error: unknown) => {
+          expect(error).toBeInstanceOf(ValidationError);
+          return (error as Error).message;
+        },
+      );
+    expect(await refusal({})).toBe("--partner is required (or a --from-file naming one).");
+    for (const mapping of ["service_purchase", "=buy", "service_purchase=", "a=b:cost"]) {
+      expect(await refusal({ partner: "generic", event: [mapping] })).toBe(
+        `--event ${mapping}: must be ours=theirs or ours=theirs:revenue`,
+      );
+    }
+    const notJson = await file("not.json", "{ partner: generic");
+    expect(await refusal({ fromFile: notJson })).toMatch(
+      new RegExp(`^--from-file ${notJson}: .*JSON`),
+    );
+    const missing = join(dir, "missing.json");
+    expect(await refusal({ partner: "custom", templateFile: missing })).toMatch(
+      new RegExp(`^--template-file ${missing}: ENOENT`),
+    );
+    const notTheApis = await file("other.json", JSON.stringify({ partner: "generic", url: "x" }));
+    expect(await refusal({ fromFile: notTheApis })).toMatch(/url/);
+  });
+});
