@@ -4,51 +4,26 @@
  * The rules behind the settings are the links' and attribution's (their tests); the CLI driving a
  * running service is test/integration/cli.test.ts.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withAdminStores } from "../admin-stores.ts";
 import { type ConfigureAppOptions, configureAppCommand, createAppCommand } from "./apps.ts";
+import { printedBy, useDataDir } from "./commands.test-support.ts";
 
 const FINGERPRINT = Array.from({ length: 32 }, (_, i) => (i * 7).toString(16).padStart(2, "0"))
   .join(":")
   .toUpperCase();
 
 describe("attribution apps config", () => {
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "apps-config-"));
-    vi.spyOn(console, "log").mockImplementation(() => {});
+  const folder = useDataDir("apps-config-", async (dataDir) => {
     await createAppCommand({ appId: "com.example.one", name: "One", platform: "ios", dataDir });
     await createAppCommand({ appId: "com.example.two", name: "Two", platform: "ios", dataDir });
-    vi.restoreAllMocks();
-  }, 60_000);
-
-  afterAll(async () => {
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  afterEach(() => {
-    vi.restoreAllMocks();
   });
 
   /** What `apps config` printed, one line each. */
-  const configured = async (options: Partial<ConfigureAppOptions>, appId = "com.example.one") => {
-    const lines: string[] = [];
-    vi.spyOn(console, "log").mockImplementation((line: unknown) => {
-      lines.push(String(line));
-    });
-    try {
-      await configureAppCommand({ appId, dataDir, ...options });
-    } finally {
-      vi.restoreAllMocks();
-    }
-    return lines;
-  };
+  const configured = (options: Partial<ConfigureAppOptions>, appId = "com.example.one") =>
+    printedBy(() => configureAppCommand({ appId, dataDir: folder.dataDir, ...options }));
   const stored = (appId = "com.example.one") =>
-    withAdminStores(dataDir, async (stores) => {
+    withAdminStores(folder.dataDir, async (stores) => {
       const app = await stores.apps.get(appId);
       if (!app) throw new Error(`no ${appId}`);
       return app;
@@ -102,7 +77,9 @@ describe("attribution apps config", () => {
     await configured({ linkHosts: "go.shared.example.com" }, "com.example.two");
     await configured({ linkHosts: "go.shared.example.com" });
     expect((await stored()).links?.hosts).toEqual(["go.shared.example.com"]);
-    const own = new URL(await withAdminStores(dataDir, async (stores) => stores.linkBaseUrl()));
+    const own = new URL(
+      await withAdminStores(folder.dataDir, async (stores) => stores.linkBaseUrl()),
+    );
     await expect(configured({ linkHosts: own.host })).rejects.toThrow(
       /is the service's own link host/,
     );

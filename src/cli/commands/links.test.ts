@@ -4,11 +4,9 @@
  * (the host, the taps, the lake's counts) are the links' and the link host's tests; the CLI
  * driving a running service is test/integration/cli.test.ts.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAppCommand } from "./apps.ts";
+import { printedBy, useDataDir } from "./commands.test-support.ts";
 import {
   type CreateLinkOptions,
   createLinkCommand,
@@ -21,43 +19,33 @@ import {
 const APP = "com.example.links";
 
 describe("attribution links", () => {
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "links-command-"));
-    vi.spyOn(console, "log").mockImplementation(() => {});
-    await createAppCommand({ appId: APP, name: "Links", platform: "android", dataDir });
-    vi.restoreAllMocks();
-  }, 60_000);
-
-  afterAll(async () => {
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
-
+  const folder = useDataDir("links-command-", (dataDir) =>
+    createAppCommand({ appId: APP, name: "Links", platform: "android", dataDir }),
+  );
   /** What the command printed, one string. */
-  const printed = async (run: () => Promise<void>) => {
-    const lines: string[] = [];
-    vi.spyOn(console, "log").mockImplementation((line: unknown) => {
-      lines.push(String(line));
-    });
-    await run();
-    vi.restoreAllMocks();
-    return lines.join("\n");
-  };
+  const printed = async (run: () => Promise<void>) => (await printedBy(run)).join("\n");
   const created = async (options: Partial<CreateLinkOptions>) =>
     JSON.parse(
       await printed(() =>
-        createLinkCommand({ appId: APP, mediaSource: "net_int", json: true, dataDir, ...options }),
+        createLinkCommand({
+          appId: APP,
+          mediaSource: "net_int",
+          json: true,
+          dataDir: folder.dataDir,
+          ...options,
+        }),
       ),
     ) as Record<string, unknown>;
   const updated = async (deeplinkId: string, options: Partial<UpdateLinkOptions>) =>
     JSON.parse(
       await printed(() =>
-        updateLinkCommand({ appId: APP, deeplinkId, json: true, dataDir, ...options }),
+        updateLinkCommand({
+          appId: APP,
+          deeplinkId,
+          json: true,
+          dataDir: folder.dataDir,
+          ...options,
+        }),
       ),
     ) as Record<string, unknown>;
 
@@ -117,14 +105,14 @@ describe("attribution links", () => {
         costModel: "CPM",
         costValue: "4",
         costCurrency: "USD",
-        dataDir,
+        dataDir: folder.dataDir,
       }),
     );
     expect(said).toMatch(/^Created link \w+ for com\.example\.links \(net_int\):/);
     expect(said).toContain("each thousand impressions costs CPM 4 USD");
     expect(said).toContain("the web destination gets no tapped parameters");
     const plain = await printed(() =>
-      createLinkCommand({ appId: APP, mediaSource: "net_int", dataDir }),
+      createLinkCommand({ appId: APP, mediaSource: "net_int", dataDir: folder.dataDir }),
     );
     expect(plain).not.toContain("costs");
     expect(plain).not.toContain("tapped parameters");
@@ -149,7 +137,12 @@ describe("attribution links", () => {
     });
     expect(
       await printed(() =>
-        updateLinkCommand({ appId: APP, deeplinkId: id, previewTitle: "", dataDir }),
+        updateLinkCommand({
+          appId: APP,
+          deeplinkId: id,
+          previewTitle: "",
+          dataDir: folder.dataDir,
+        }),
       ),
     ).toBe(
       `Link ${id}: every tap gets its landing page; the web destination as written; preview its own; each install a click of it wins costs CPI 2 EUR.`,
@@ -175,7 +168,7 @@ describe("attribution links", () => {
           costModel: "CPC",
           costValue: "0.1",
           costCurrency: "USD",
-          dataDir,
+          dataDir: folder.dataDir,
         }),
       ),
     ).toMatch(/; each click costs CPC 0\.1 USD\.$/);
@@ -186,7 +179,12 @@ describe("attribution links", () => {
       cost_currency: null,
     });
     const said = await printed(() =>
-      updateLinkCommand({ appId: APP, deeplinkId: id, landingPage: "off", dataDir }),
+      updateLinkCommand({
+        appId: APP,
+        deeplinkId: id,
+        landingPage: "off",
+        dataDir: folder.dataDir,
+      }),
     );
     expect(said).toBe(
       `Link ${id}: taps are redirected by platform; the web gets the tapped parameters; preview the app's; no cost.`,
@@ -211,14 +209,19 @@ describe("attribution links", () => {
     );
     expect(
       await printed(() =>
-        setLinkDisabledCommand({ appId: APP, deeplinkId: id, disabled: true, dataDir }),
+        setLinkDisabledCommand({
+          appId: APP,
+          deeplinkId: id,
+          disabled: true,
+          dataDir: folder.dataDir,
+        }),
       ),
     ).toBe(`Link ${id} is disabled: its taps go to the web and are not counted.`);
-    const listed = await printed(() => listLinksCommand({ appId: APP, dataDir }));
+    const listed = await printed(() => listLinksCommand({ appId: APP, dataDir: folder.dataDir }));
     const row = listed.split("\n").find((line) => line.startsWith(id));
     expect(row).toMatch(new RegExp(`^${id} +0  disabled  net_int · Listed · /shop  https?://`));
     const json = JSON.parse(
-      await printed(() => listLinksCommand({ appId: APP, json: true, dataDir })),
+      await printed(() => listLinksCommand({ appId: APP, json: true, dataDir: folder.dataDir })),
     );
     expect(json.find((link: { deeplink_id: string }) => link.deeplink_id === id)).toMatchObject({
       disabled: true,
@@ -226,7 +229,12 @@ describe("attribution links", () => {
     });
     expect(
       await printed(() =>
-        setLinkDisabledCommand({ appId: APP, deeplinkId: id, disabled: false, dataDir }),
+        setLinkDisabledCommand({
+          appId: APP,
+          deeplinkId: id,
+          disabled: false,
+          dataDir: folder.dataDir,
+        }),
       ),
     ).toBe(`Link ${id} is active.`);
   });

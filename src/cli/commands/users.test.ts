@@ -3,21 +3,15 @@
  * (a password's hash, a TOTP's key) never leaves the store: the list says only whether a TOTP
  * is set.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withAdminStores } from "../admin-stores.ts";
+import { printedBy, useDataDir } from "./commands.test-support.ts";
 import { addUserCommand, listUsersCommand } from "./users.ts";
 
 const SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 
 describe("attribution users list", () => {
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "users-list-"));
-    vi.spyOn(console, "log").mockImplementation(() => {});
+  const folder = useDataDir("users-list-", async (dataDir) => {
     await addUserCommand({ email: "two-step@example.com", password: "a long password", dataDir });
     await addUserCommand({
       email: "reader@example.com",
@@ -30,25 +24,10 @@ describe("attribution users list", () => {
       if (!user) throw new Error("no user");
       await stores.users().save({ ...user, totpSecret: SECRET });
     });
-    vi.restoreAllMocks();
-  }, 60_000);
-
-  afterAll(async () => {
-    await rm(dataDir, { recursive: true, force: true });
   });
 
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
-
-  const printed = async (json: boolean) => {
-    const lines: string[] = [];
-    vi.spyOn(console, "log").mockImplementation((line: unknown) => {
-      lines.push(String(line));
-    });
-    await listUsersCommand({ dataDir, json });
-    return lines.join("\n");
-  };
+  const printed = async (json: boolean) =>
+    (await printedBy(() => listUsersCommand({ dataDir: folder.dataDir, json }))).join("\n");
 
   it("prints each person's fields as JSON, whether a TOTP is set, and no secret", async () => {
     const text = await printed(true);
