@@ -1695,6 +1695,141 @@ namespace Service.Unity.Tests
             CollectionAssert.AreEqual(new[] { "events_dropped expired 1" }, Reported(rig));
         }
 
+        [TestCase(202, "{\"accepted\":\"2\",\"rejected\":[],\"ignored\":[]}", "retried")]
+        [TestCase(202, "{\"accepted\":2,\"rejected\":{},\"ignored\":[]}", "retried")]
+        [TestCase(202, "{\"accepted\":2,\"rejected\":[],\"ignored\":{}}", "retried")]
+        [TestCase(300, "{\"accepted\":2,\"rejected\":[],\"ignored\":[]}", "retried")]
+        [TestCase(400, "{\"error\":5,\"detail\":\"a proxy's\"}", "retried")]
+        [TestCase(413, "<html><body>413 Request Entity Too Large</body></html>", "split")]
+        [TestCase(404, "<html><body>404 Not Found</body></html>", "configuration")]
+        public void AnAnswerIsTheServicesOnlyInItsShapeBut413And404AreWhateverTheirBody(int status, string body, string outcome)
+        {
+            // Two events, answered so while a request holds both (a 413 takes them one at a time).
+            var rig = new Rig();
+            rig.Backend.RawAnswer = (key, sent) => key.StartsWith("POST /v1/events") && (outcome != "split" || sent["events"].Count() > 1)
+                ? Tuple.Create(status, body)
+                : null;
+            rig.Configure();
+            rig.QueueOffline(2);
+            rig.Core.Idle().Wait();
+            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            rig.Core.Idle().Wait();
+            if (outcome == "retried")
+            {
+                Assert.IsEmpty(rig.AcceptedNow, "not taken as delivered");
+                Assert.AreEqual(2, rig.Core.Queued);
+                rig.Backend.RawAnswer = null;
+                rig.Settle();
+                CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow, "sent again");
+                Assert.IsEmpty(rig.Heard.Errors);
+            }
+            else if (outcome == "split")
+            {
+                rig.Settle();
+                CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow, "one at a time");
+                Assert.IsEmpty(rig.Heard.Errors);
+            }
+            else
+            {
+                rig.Settle();
+                Assert.IsEmpty(rig.AcceptedNow);
+                Assert.AreEqual(2, rig.Core.Queued, "kept on the device");
+                CollectionAssert.AreEqual(new[] { "configuration 404 1" }, rig.Heard.Errors.Select(e => e.KindName + " " + e.Code + " " + e.Count).ToList());
+            }
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+        }
+
+        [Test]
+        public void ALongBodyThatIsNotTheServicesIsLoggedCutTo200Characters()
+        {
+            var rig = new Rig();
+            var page = "<html><body>" + new string('x', 400) + "</body></html>";
+            var times = 1;
+            rig.Backend.RawAnswer = (key, sent) => key.StartsWith("POST /v1/events") && times-- > 0 ? Tuple.Create(400, page) : null;
+            rig.Configure();
+            rig.Send(0);
+            rig.Core.Idle().Wait();
+            var warning = rig.Log.At(LogLevel.Warn, "unexpected answer").Single();
+            StringAssert.Contains(page.Substring(0, 200) + "...", warning);
+            StringAssert.DoesNotContain(page.Substring(0, 201), warning);
+        }
+
+        [Test]
+        public void AServiceAddressEndingInASlashGetsNoDoubleSlash()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test/", backend, new MemoryStore()));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            lock (backend.Requests)
+            {
+                CollectionAssert.Contains(backend.Requests.Select(r => r.Key).ToList(), "POST /v1/installs");
+                Assert.IsFalse(backend.Requests.Any(r => r.Key.Contains("//")), string.Join("\n", backend.Requests.Select(r => r.Key)));
+            }
+        }
+
+        [Test]
+        public void AConfigurationAnsweredWithNoBodyKeepsTheSdkOnAndSaysNothing()
+        {
+            var rig = new Rig();
+            rig.Backend.RawAnswer = (key, sent) => key.StartsWith("GET /v1/config") ? Tuple.Create(200, "") : null;
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+            Assert.IsEmpty(rig.Log.At(LogLevel.Warn, ""), string.Join("\n", rig.Log.Lines));
+        }
+
+        [Test]
+        public void ANegativeCountAnItemIgnoredTwiceAndANegativeIndexCountForNoMoreThanTheRequestHolds()
+        {
+            var rig = new Rig();
+            var answers = new Queue<JObject>(new[]
+            {
+                // Accepted -1 of 2: both taken off and unaccounted for, two drops, not three.
+                new JObject { { "accepted", -1 }, { "ignored", new JArray() }, { "rejected", new JArray() } },
+                // #0 ignored twice: one drop.
+                new JObject
+                {
+                    { "accepted", 1 },
+                    {
+                        "ignored", new JArray(
+                            new JObject { { "index", 0 }, { "reason", "app_disabled" }, { "detail", "off" } },
+                            new JObject { { "index", 0 }, { "reason", "app_disabled" }, { "detail", "off" } })
+                    },
+                    { "rejected", new JArray() },
+                },
+                // Refusals naming no event (an index below, at or past the request's end, a
+                // string): both accepted, a warning.
+                new JObject
+                {
+                    { "accepted", 2 }, { "ignored", new JArray() },
+                    {
+                        "rejected", new JArray(
+                            Refusal(-1, "event_name: too long"), Refusal(2, "at the end"), Refusal("1", "a string"),
+                            new JObject { { "index", 7 }, { "error", "Unprocessable Entity" }, { "detail", JValue.CreateNull() } })
+                    },
+                },
+            });
+            rig.Events = (numbers, body) => Tuple.Create(202, (JToken)answers.Dequeue());
+            rig.Configure();
+            for (var round = 0; round < 3; round++)
+            {
+                rig.QueueOffline(2, 2 * round);
+                rig.Settle();
+            }
+
+            Assert.AreEqual(0, rig.Core.Queued);
+            CollectionAssert.AreEqual(new[] { "events_dropped refused 2", "events_dropped disabled 1" }, Reported(rig));
+            Assert.AreEqual(3, rig.Core.DroppedEventCount);
+            var warning = rig.Log.At(LogLevel.Warn, "does not add up").Single();
+            foreach (var named in new[] { "(index -1)", "(index 2)", "(index \"1\")", "(index 7): Unprocessable Entity: no detail" })
+            {
+                StringAssert.Contains(named, warning);
+            }
+        }
+
         [Test]
         public void AnAnswerThatAddsUpReportsNothingMore()
         {

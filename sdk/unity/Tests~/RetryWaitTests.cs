@@ -173,6 +173,30 @@ namespace Service.Unity.Tests
             // Refused alone and dropped; the next one went at once, not ten minutes later.
             CollectionAssert.AreEqual(new[] { 1 }, rig.AcceptedNow);
             CollectionAssert.DoesNotContain(rig.Timers.Delays, TimeSpan.FromSeconds(600));
+            // Nor does a later retry wait for it: a 503 that asks for no time waits its backoff.
+            rig.Backend.RetryAfter = key => null;
+            rig.Events = FirstThenUsual(503);
+            rig.Send(2);
+            rig.Core.Idle().Wait();
+            CollectionAssert.Contains(rig.Timers.Delays, TimeSpan.FromSeconds(2));
+            CollectionAssert.DoesNotContain(rig.Timers.Delays, TimeSpan.FromSeconds(600));
+        }
+
+        [Test]
+        public void ARetryAfterShorterThanOneAskedBeforeShortensNoWait()
+        {
+            var rig = StillRig();
+            rig.Other = (key, body) => key.Contains("/attribution") ? Answer(503) : ScriptedBackend.Usual(key, body);
+            rig.Events = FirstThenUsual(503);
+            rig.Backend.RetryAfter = key => key.Contains("/attribution") ? "120" : key.StartsWith("POST /v1/events") ? "5" : null;
+            rig.Configure();
+            rig.Core.Listeners.AddAttribution(attribution => { });
+            rig.Core.Idle().Wait();
+            rig.Send(0);
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count);
+            CollectionAssert.DoesNotContain(rig.Timers.Delays, TimeSpan.FromSeconds(5));
+            Assert.AreEqual(2, rig.Timers.Delays.Count(delay => delay == TimeSpan.FromSeconds(120)), "the attribution's and the events' retries");
         }
 
         [Test]

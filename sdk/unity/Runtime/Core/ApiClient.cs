@@ -18,12 +18,6 @@ namespace Service.Unity
 
         public int Code { get; }
 
-        /// <summary>The key was rejected (or, a 403, the request refused before the service: on GET /v1/config only a 401 switches the SDK off).</summary>
-        public bool IsAuthentication
-        {
-            get { return Code == 401 || Code == 403; }
-        }
-
         /// <summary>
         /// A route (the install, the consent update, events, sessions) answered so names a wrong
         /// address or key: a configuration error, and the route is not tried again for a while.
@@ -34,12 +28,13 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// The request itself was refused (a 4xx but the key's and "later"'s): sent again unchanged
-        /// it would be refused again.
+        /// The request was refused (a 4xx but "later"'s): sent again unchanged it would be refused
+        /// again. Of these, 401, 403 and 404 are <see cref="IsConfiguration"/>, which every caller
+        /// takes first.
         /// </summary>
         public bool IsRefusedForGood
         {
-            get { return Code >= 400 && Code <= 499 && !IsAuthentication && !IsRetryable; }
+            get { return Code >= 400 && Code <= 499 && !IsRetryable; }
         }
 
         /// <summary>
