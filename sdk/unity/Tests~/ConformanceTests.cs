@@ -206,6 +206,45 @@ namespace Service.Unity.Tests
             else StringAssert.EndsWith(string.Join(", ", leftOut), warned.Single());
         }
 
+        [Test]
+        public void HashingLeavesTheAppsOwnParametersAsTheyWere()
+        {
+            var parameters = new Dictionary<string, object> { { "email", "Ada@Example.com" }, { "level", 3 } };
+            List<string> dropped;
+            var queued = Pii.Protect(parameters, out dropped);
+            Assert.AreEqual("Ada@Example.com", parameters["email"], "the app's dictionary, which it may use again");
+            Assert.AreEqual(Pii.Sha256Marked("ada@example.com"), queued["email"]);
+            Assert.AreEqual(3, queued["level"]);
+            Assert.IsEmpty(dropped);
+        }
+
+        [Test]
+        public void AnEventWhoseParametersWereAllLeftOutHasNone()
+        {
+            List<string> dropped;
+            Assert.IsNull(Pii.Protect(new Dictionary<string, object> { { "date_of_birth", "sometime" }, { "gender", " " } }, out dropped));
+            CollectionAssert.AreEqual(new[] { "date_of_birth", "gender" }, dropped);
+        }
+
+        [Test]
+        public void OnlyAValueOf64HexDigitsIsTakenAsHashedAlready()
+        {
+            var hex = new string('A', 64);
+            List<string> dropped;
+            Assert.AreEqual("sha256:" + new string('a', 64), Pii.Protect(new Dictionary<string, object> { { "email", hex } }, out dropped)["email"]);
+            Assert.AreEqual(Pii.Sha256Marked(hex.ToLowerInvariant() + "@x"),
+                Pii.Protect(new Dictionary<string, object> { { "email", hex + "@x" } }, out dropped)["email"]);
+        }
+
+        [TestCase(" 1990-01-31 ", "19900131")]
+        [TestCase("1990.01.31", "19900131")]
+        [TestCase("1990/01/31", "19900131")]
+        [TestCase("1990-02-30", null)]
+        public void ADateOfBirthIsNormalisedAsTheServiceDoes(string given, string normalised)
+        {
+            Assert.AreEqual(normalised, Pii.Normalise("date_of_birth", given));
+        }
+
         /// <summary>No parameters may be null, absent or an empty map (the vectors' description).</summary>
         private static JToken Normalized(JToken parameters)
         {

@@ -19,6 +19,7 @@ namespace Service.Unity.Tests
         [TestCase(null, null)]
         [TestCase("English (United States)", null)]
         [TestCase("en-US-aaaaaaaaa", null)]
+        [TestCase(" de-DE ", "de-DE")]
         public void ALocaleIsABcp47TagOrLeftOut(string given, string sent)
         {
             Assert.AreEqual(sent, Fields.LocaleTag(given));
@@ -52,6 +53,7 @@ namespace Service.Unity.Tests
         [TestCase("00000000-0000-0000-0000-000000000000", null)]
         [TestCase("not-an-id", null)]
         [TestCase("", null)]
+        [TestCase(" 6F9619FF-8B86-D011-B42D-00CF4FC964FF\n", "6F9619FF-8B86-D011-B42D-00CF4FC964FF")]
         public void ADeviceIdIsAUuidOrLeftOut(string given, string sent)
         {
             Assert.AreEqual(sent, Fields.DeviceIdentifier(given));
@@ -61,6 +63,7 @@ namespace Service.Unity.Tests
         [TestCase("iOS 17.4", "17.4")]
         [TestCase("iPadOS 17.4.1", "17.4.1")]
         [TestCase("Windows 11  (10.0.22631) 64bit", "11")]
+        [TestCase(" Haiku ", "Haiku")]
         public void TheOsVersionIsReadFromTheOsDescription(string description, string version)
         {
             Assert.AreEqual(version, Fields.OsVersion(description));
@@ -75,6 +78,19 @@ namespace Service.Unity.Tests
             // Never half of a surrogate pair at the cut.
             var emoji = new string('x', 63) + "\U0001F600";
             Assert.AreEqual(63, Fields.Text(emoji, Fields.MaxDeviceFieldLength).Length);
+            // Half a pair alone is no text: U+FFFD, as UTF-8 would send it; a whole pair stays.
+            Assert.AreEqual("Pixel\uFFFD 8", Fields.Text("Pixel\ud800 8", Fields.MaxDeviceFieldLength));
+            Assert.AreEqual("a\uFFFDX \U0001F600", Fields.Text("a\ud83dX \U0001F600", Fields.MaxDeviceFieldLength));
+        }
+
+        [Test]
+        public void AValueKeptWholeOrNotAtAllIsLeftOutEmptyTooLongOrNotUnicode()
+        {
+            Assert.AreEqual("https://go.example.com/\U0001F600", Fields.Bounded("https://go.example.com/\U0001F600", Fields.MaxReferrerLength));
+            Assert.IsNull(Fields.Bounded("", Fields.MaxReferrerLength));
+            Assert.IsNull(Fields.Bounded(new string('a', Fields.MaxReferrerLength + 1), Fields.MaxReferrerLength));
+            Assert.AreEqual(Fields.MaxReferrerLength, Fields.Bounded(new string('a', Fields.MaxReferrerLength), Fields.MaxReferrerLength).Length);
+            Assert.IsNull(Fields.Bounded("https://go.example.com/\ud800", Fields.MaxReferrerLength));
         }
 
         [Test]
@@ -98,6 +114,37 @@ namespace Service.Unity.Tests
         private static JToken Install(ScriptedBackend backend)
         {
             return backend.Requests.First(r => r.Key == "POST /v1/installs").Value;
+        }
+
+        [Test]
+        public void TheInstallsLimitsAreTheServicesInstallSchemas()
+        {
+            var install = Repo.OpenApi()["components"]["schemas"]["InstallRequest"]["properties"];
+            var referrer = install["install_referrer"]["properties"];
+            Func<JToken, int> longest = property => (int)property["maxLength"];
+            foreach (var field in new[] { install["os_version"], install["device_model"], install["app_version"], referrer["install_version"] })
+            {
+                Assert.AreEqual(longest(field), Fields.MaxDeviceFieldLength);
+            }
+            Assert.AreEqual(longest(referrer["referrer"]), Fields.MaxReferrerLength);
+            Assert.AreEqual(longest(install["open_url"]), Fields.MaxReferrerLength);
+            Assert.AreEqual(longest(install["platform_ads_token"]), Fields.MaxAdsTokenLength);
+            Assert.AreEqual(longest(install["customer_user_id"]), Fields.MaxCustomerUserIdLength);
+            Assert.AreEqual(longest(install["consent"]["properties"]["tcf_string"]), Fields.MaxTcfStringLength);
+            Assert.AreEqual(longest(install["locale"]), Fields.MaxLocaleLength);
+            Assert.AreEqual(longest(install["timezone"]), Fields.MaxTimezoneLength);
+            Assert.AreEqual((long)referrer["click_timestamp"]["maximum"], Fields.MaxUnixSeconds);
+            // What the service's patterns take, the SDK sends; what they refuse, it leaves out.
+            var locale = new System.Text.RegularExpressions.Regex((string)install["locale"]["pattern"]);
+            foreach (var tag in new[] { "de-DE", "de_DE", "sr_Latn_RS", "zh-Hant-TW", "en-US-u-ca-gregory", "x", "1a", "en--US", "en-", "abcd", "de-DE.UTF-8" })
+            {
+                Assert.AreEqual(locale.IsMatch(tag), Fields.LocaleTag(tag) != null, tag);
+            }
+            var zone = new System.Text.RegularExpressions.Regex((string)install["timezone"]["pattern"]);
+            foreach (var name in new[] { "Europe/Berlin", "Etc/GMT+9", "Etc/GMT-14", "America/Port-au-Prince", "America/Argentina/Buenos_Aires", "UTC", "/Berlin", "Europe//Berlin", "Europe/Berlin/", "1Europe", "Europe/Berlin time" })
+            {
+                Assert.AreEqual(zone.IsMatch(name), Fields.TimeZoneName(name) != null, name);
+            }
         }
 
         [Test]

@@ -495,6 +495,12 @@ namespace Service.Unity.Tests
             }
         }
 
+        /// <summary>The service's OpenAPI document (spec/openapi.json): the schemas of what it takes.</summary>
+        public static JObject OpenApi()
+        {
+            return JObject.Parse(File.ReadAllText(Path.Combine(Root, "spec", "openapi.json")));
+        }
+
         public static JObject Vectors(string file)
         {
             // Strings stay strings: a date-time in a vector is the text an app passes.
