@@ -75,7 +75,9 @@ start_service "$root"
 export REPO_ROOT="$root"
 
 set +e
-(cd "$build" && nunit-console -nologo -noshadow -result="$build/TestResult.xml" Service.Unity.Tests.dll ${1:+-run="$1"}) >"$build/nunit.log" 2>&1
+# A device is seldom on UTC: the tests run 13 h 45 min ahead of it (Chatham Islands, with its own
+# daylight saving), where a time read as local rather than universal is off by hours, not by none.
+(cd "$build" && TZ=Pacific/Chatham nunit-console -nologo -noshadow -result="$build/TestResult.xml" Service.Unity.Tests.dll ${1:+-run="$1"}) >"$build/nunit.log" 2>&1
 status=$?
 set -e
 grep -E "^(Tests run|Errors and Failures|[0-9]+\) )" -A3 "$build/nunit.log" | head -60 || true

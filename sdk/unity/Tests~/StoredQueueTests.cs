@@ -22,6 +22,13 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void TheTestsRunWhereLocalTimeIsNotUniversal()
+        {
+            // test.sh runs them so: a time read as local rather than universal then shows.
+            Assert.AreNotEqual(TimeSpan.Zero, TimeZoneInfo.Local.GetUtcOffset(DateTime.UtcNow), "run the tests with sdk/unity/test.sh");
+        }
+
+        [Test]
         public void EveryChangeReachesTheStore()
         {
             var store = new MemoryStore();
