@@ -84,6 +84,53 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnAnonymousInstallCarriesNoDeviceIdNorCustomerUserIdAndSaysSoBareToo()
+        {
+            var device = new DeviceSignals
+            {
+                Os = "ios", Idfv = "6F9619FF-8B86-D011-B42D-00CF4FC964FF", AdvertisingId = "6D92078A-8246-4BA4-AE5B-76104861E7DC", AttStatus = "authorized",
+            };
+            var now = new DateTime(2026, 11, 29, 12, 0, 0, DateTimeKind.Utc);
+            var install = Requests.Install("sid", now, now, device, "user-1", anonymous: true);
+            Assert.IsNull((string)install["idfv"]);
+            Assert.IsNull((string)install["maid"]);
+            Assert.IsNull((string)install["customer_user_id"]);
+            Assert.AreEqual(true, (bool)install["anonymous"]);
+            Assert.AreEqual("6F9619FF-8B86-D011-B42D-00CF4FC964FF", (string)Requests.Install("sid", now, now, device, "user-1")["idfv"]);
+            Assert.AreEqual(true, (bool)Requests.BareInstall("sid", now, now, "ios", anonymous: true)["anonymous"]);
+            Assert.IsNull(Requests.BareInstall("sid", now, now, "ios")["anonymous"]);
+        }
+
+        [Test]
+        public void TheInstallReferrersVersionIsFittedToTheServicesLimit()
+        {
+            var device = new DeviceSignals
+            {
+                Os = "android", InstallReferrer = new InstallReferrer { Referrer = "utm_source=x", InstallVersion = " " + new string('v', 80) },
+            };
+            var now = new DateTime(2026, 11, 29, 12, 0, 0, DateTimeKind.Utc);
+            Assert.AreEqual(new string('v', Fields.MaxDeviceFieldLength), (string)Requests.Install("sid", now, now, device, null)["install_referrer"]["install_version"]);
+        }
+
+        [TestCase(1, true)]
+        [TestCase(0, false)]
+        [TestCase(-1, null)]
+        [TestCase(2, null)]
+        public void TheConsentPlatformsGdprAppliesCountsOnlyAsOneOrZero(int stored, bool? applies)
+        {
+            var consent = Requests.Consent(null, new TcfValues { GdprApplies = stored, TcString = "CQF0" });
+            Assert.AreEqual(applies, (bool?)consent["gdpr_applies"]);
+        }
+
+        [TestCase("")]
+        [TestCase("   ")]
+        public void ABlankTcfStringIsNone(string tcString)
+        {
+            Assert.IsNull(Requests.Consent(null, new TcfValues { GdprApplies = -1, TcString = tcString }));
+            Assert.IsNull((string)Requests.Consent(new ServiceConsent(adUserData: true), new TcfValues { TcString = tcString })["tcf_string"]);
+        }
+
+        [Test]
         public void AValueKeptWholeOrNotAtAllIsLeftOutEmptyTooLongOrNotUnicode()
         {
             Assert.AreEqual("https://go.example.com/\U0001F600", Fields.Bounded("https://go.example.com/\U0001F600", Fields.MaxReferrerLength));
