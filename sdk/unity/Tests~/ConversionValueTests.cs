@@ -274,6 +274,70 @@ namespace Service.Unity.Tests
             }
         }
 
+        /// <summary>A schema of one window-one rule, the others empty; `rule` as JSON.</summary>
+        private static JObject SchemaWith(string rule, int windows = 3)
+        {
+            var list = new JArray(Enumerable.Range(0, windows).Select(i => new JObject { { "rules", new JArray() } }));
+            ((JArray)list[0]["rules"]).Add(JToken.Parse(rule));
+            return new JObject { { "version", 1 }, { "windows", list }, { "usd_rates", new JObject { { "USD", 1 } } } };
+        }
+
+        [TestCase(@"{""event"": ""service_purchase"", ""coarse"": ""low"", ""min_count"": 1, ""fine"": 0}", true)]
+        [TestCase(@"{""event"": ""service_purchase"", ""coarse"": ""low"", ""fine"": 63, ""lock"": true}", true)]
+        [TestCase(@"{""event"": ""service_purchase"", ""coarse"": ""low"", ""min_count"": 0}", false)]
+        [TestCase(@"{""event"": ""service_purchase"", ""coarse"": ""low"", ""fine"": 64}", false)]
+        [TestCase(@"{""event"": ""service_purchase"", ""coarse"": ""low"", ""fine"": -1}", false)]
+        [TestCase(@"{""event"": ""service_purchase"", ""coarse"": ""low"", ""lock"": ""yes""}", false)]
+        [TestCase(@"{""event"": ""service_purchase"", ""coarse"": ""lowest""}", false)]
+        public void ASchemaWithARuleThisSdkCannotEvaluateIsNone(string rule, bool evaluated)
+        {
+            Assert.AreEqual(evaluated, ConversionSchema.Parse(SchemaWith(rule)) != null);
+        }
+
+        [Test]
+        public void ASchemaOfAnotherNumberOfWindowsIsNone()
+        {
+            const string Rule = @"{""event"": ""service_purchase"", ""coarse"": ""low""}";
+            Assert.IsNotNull(ConversionSchema.Parse(SchemaWith(Rule)));
+            Assert.IsNull(ConversionSchema.Parse(SchemaWith(Rule, 2)));
+            Assert.IsNull(ConversionSchema.Parse(SchemaWith(Rule, 4)));
+        }
+
+        [Test]
+        public void ARateThatIsNoPositiveNumberIsLeftOutAndACurrencyIsReadInAnyCase()
+        {
+            var rates = ConversionSchema.Rates(JObject.Parse(@"{""eur"": 1.1, ""GBP"": 0, ""JPY"": -0.01, ""CHF"": ""1.1"", ""USD"": 1}"));
+            CollectionAssert.AreEquivalent(new[] { "EUR", "USD" }, rates.Keys);
+            var windows = ConversionSchema.ParseWindows(SchemaWith(@"{""event"": ""service_purchase"", ""revenue_usd"": {""min"": 10}, ""coarse"": ""high""}")["windows"]);
+            var at = DateTime.UtcNow;
+            var purchase = ConversionEvent.Of(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 10 }, { "currency", "eur" } }, at, at);
+            ConversionState next;
+            Assert.AreEqual(new ConversionCall(0, null, CoarseValue.High, false), ConversionEvaluation.Evaluate(windows, new ConversionState(), purchase, rates, out next));
+        }
+
+        [Test]
+        public void OnlyTheFirstWindowHasAFineValue()
+        {
+            var windows = ConversionSchema.ParseWindows(JArray.Parse(@"[
+                {""rules"": []},
+                {""rules"": [{""event"": ""service_purchase"", ""fine"": 12, ""coarse"": ""medium""}]},
+                {""rules"": []}
+            ]"));
+            var installed = new DateTime(2026, 11, 1, 0, 0, 0, DateTimeKind.Utc);
+            var purchase = ConversionEvent.Of(EventType.PURCHASE, null, null, installed.AddHours(50), installed);
+            ConversionState next;
+            Assert.AreEqual(new ConversionCall(1, null, CoarseValue.Medium, false),
+                ConversionEvaluation.Evaluate(windows, new ConversionState(), purchase, new Dictionary<string, double>(), out next));
+        }
+
+        [Test]
+        public void ABooleanParameterIsNoNumber()
+        {
+            var at = DateTime.UtcNow;
+            var conversion = ConversionEvent.Of(EventType.LEVEL_COMPLETE, null, new Dictionary<string, object> { { "won", true }, { "score", 3 } }, at, at);
+            CollectionAssert.AreEquivalent(new[] { "score" }, conversion.Parameters.Keys);
+        }
+
         [Test]
         public void ExportNamesAreTheVectorsAndTheServices()
         {

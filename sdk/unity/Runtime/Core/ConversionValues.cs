@@ -252,7 +252,6 @@ namespace Service.Unity
         internal static bool Number(object value, out double number)
         {
             number = 0;
-            if (value == null || value is bool || value is string) return false;
             if (value is float)
             {
                 var single = (float)value;
