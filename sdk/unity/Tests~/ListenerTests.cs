@@ -11,6 +11,22 @@ namespace Service.Unity.Tests
     [TestFixture]
     public class ListenerTests
     {
+        [Test]
+        public void EachAttributionListenerGetsAMapOfItsOwn()
+        {
+            var listeners = new SdkListeners();
+            var main = new QueuedMainThread();
+            listeners.Use(main, new ListLog());
+            var seen = new List<int>();
+            Action<Dictionary<string, object>> clears = map => map.Clear();
+            Action<Dictionary<string, object>> counts = map => seen.Add(map.Count);
+            var attribution = new Dictionary<string, object> { { "media_source", "net_int" }, { "is_first_launch", true } };
+            listeners.RaiseAttributionTo(clears + counts, attribution);
+            main.Drain();
+            CollectionAssert.AreEqual(new[] { 2 }, seen, "what one listener does to its map, the next does not see");
+            Assert.AreEqual(2, attribution.Count, "nor the SDK");
+        }
+
         private static IEnumerable<TestCaseData> Cases(string list)
         {
             return Repo.Vectors("listeners.json")[list].Cast<JObject>()
