@@ -370,6 +370,14 @@ namespace Service.Unity.Tests
             store.Remove("a");
             Assert.IsNull(prefs.OnDisk("a"));
 
+            // A save asked for on the main thread is made there at once, nothing posted.
+            store.Leaving = false;
+            store.Set("b", "5");
+            store.Save();
+            Assert.AreEqual("5", prefs.OnDisk("b"));
+            Assert.AreEqual(0, main.Drain());
+            store.Leaving = true;
+
             // PlayerPrefs belong to the main thread: a change off it waits for a save there.
             OffTheMainThread(() => store.Set("c", "3"));
             OffTheMainThread(store.Save);
@@ -431,6 +439,24 @@ namespace Service.Unity.Tests
             next.Set("a", "3");
             next.SaveOnMainThread();
             Assert.AreEqual(1, warnings.Count);
+        }
+
+        [Test]
+        public void PrefsClearedWhenTheSdkKeptNothingInThemAreNoWarning()
+        {
+            var prefs = new Prefs();
+            var main = new QueuedMainThread();
+            var warnings = new List<string>();
+            new MainThreadStore(prefs, main, new[] { "a" }, warnings.Add).SaveOnMainThread();
+            Assert.IsNotNull(prefs.OnDisk(MainThreadStore.MarkKey));
+
+            // The next launch finds the mark and none of its keys: it holds nothing to lose.
+            var next = new MainThreadStore(prefs, main, new[] { "a" }, warnings.Add);
+            prefs.DeleteAll();
+            next.SaveOnMainThread();
+            Assert.IsEmpty(warnings);
+            Assert.IsNull(next.Get("a"));
+            Assert.IsNotNull(prefs.OnDisk(MainThreadStore.MarkKey), "marked again");
         }
 
         /// <summary>A value to make later that counts how often it was made; it gives "v" and the count.</summary>
@@ -533,6 +559,91 @@ namespace Service.Unity.Tests
             store.SaveOnMainThread();
             Assert.IsNull(prefs.OnDisk("q"));
             Assert.AreEqual(0, other.Made, "a Set forgets what was to be made");
+        }
+
+        [Test]
+        public void AValueGivenToMakeLaterByAnotherMakerIsMadeByTheNewOneAndARemoveForgetsIt()
+        {
+            var prefs = new Prefs();
+            var store = new MainThreadStore(prefs, new QueuedMainThread(), new[] { "q" });
+            var first = new Counted();
+            var second = new Counted();
+            store.SetLater("q", first.Make);
+            store.SetLater("q", second.Make);
+            Assert.AreEqual("v1", store.Get("q"));
+            Assert.AreEqual(0, first.Made, "the maker given last makes the value");
+            Assert.AreEqual(1, second.Made);
+
+            store.SaveOnMainThread();
+            store.SetLater("q", first.Make);
+            store.Remove("q");
+            Assert.IsNull(store.Get("q"));
+            store.SaveOnMainThread();
+            Assert.IsNull(prefs.OnDisk("q"));
+            Assert.AreEqual(0, first.Made, "a Remove forgets what was to be made");
+        }
+
+        /// <summary>
+        /// A queue whose text is made later, and whose maker, the first time it runs, sees the
+        /// queue change once it has read it: what another thread's add does between the make and
+        /// the store's keeping of what was made.
+        /// </summary>
+        private sealed class ChangedWhileMade
+        {
+            private readonly Func<string> changeWith;
+            private int items = 1;
+            private bool changed;
+            public readonly Func<string> Make;
+
+            /// <param name="changeWith">The maker the change gives the store: this queue's own, or another.</param>
+            public ChangedWhileMade(MainThreadStore store, Func<string> changeWith = null)
+            {
+                Make = () =>
+                {
+                    var text = "items:" + items;
+                    if (!changed)
+                    {
+                        changed = true;
+                        items++;
+                        store.SetLater("q", this.changeWith ?? Make);
+                    }
+                    return text;
+                };
+                this.changeWith = changeWith;
+            }
+        }
+
+        [Test]
+        public void AValueMadeWhileItsKeyChangesIsNotKeptAsTheKeysOwnAndTheChangeIsMadeAtTheNextSave()
+        {
+            var prefs = new Prefs();
+            var store = new MainThreadStore(prefs, new QueuedMainThread(), new[] { "q" });
+            var queue = new ChangedWhileMade(store);
+            store.SetLater("q", queue.Make);
+            Assert.AreEqual("items:1", store.Get("q"), "what was made is what the Get reads");
+            Assert.AreEqual("items:2", store.Get("q"), "the change since is made again");
+
+            var saved = new ChangedWhileMade(store);
+            store.SetLater("q", saved.Make);
+            store.SaveOnMainThread();
+            Assert.AreEqual("items:1", prefs.OnDisk("q"));
+            store.SaveOnMainThread();
+            Assert.AreEqual("items:2", prefs.OnDisk("q"), "the change made during the save is saved at the next");
+        }
+
+        [Test]
+        public void AValueMadeWhileAnotherMakerTakesItsKeyIsNotKeptAndTheOtherMakesTheValue()
+        {
+            var prefs = new Prefs();
+            var store = new MainThreadStore(prefs, new QueuedMainThread(), new[] { "q" });
+            var other = new Counted();
+            var queue = new ChangedWhileMade(store, other.Make);
+            store.SetLater("q", queue.Make);
+            Assert.AreEqual("items:1", store.Get("q"));
+            Assert.AreEqual("v1", store.Get("q"), "the maker given during the make makes the value");
+            store.SaveOnMainThread();
+            Assert.AreEqual("v1", prefs.OnDisk("q"));
+            Assert.AreEqual(1, other.Made);
         }
 
         [Test]

@@ -174,24 +174,16 @@ namespace Service.Unity
         /// Makes the values given to make later, on the calling thread, outside the lock (a value
         /// takes its owner's lock, whose holder may be waiting for this one to give the store a
         /// change): each becomes its key's own when its key did not change meanwhile. Returns those
-        /// whose key changed again by a SetLater of the same maker: newer than the prefs' value,
-        /// written all the same, and made again at the save that change asked for.
+        /// whose key changed: <see cref="Write"/> writes those whose maker is still the key's
+        /// (changed again by a SetLater of the same maker, so newer than the prefs' value), which
+        /// are made again at the save that change asked for.
         /// </summary>
         private List<Made> MakeLater()
         {
             List<Made> made;
             lock (values) made = later.Select(pair => new Made(pair.Key, pair.Value)).ToList();
             foreach (var one in made) one.Value = one.Taken.Make();
-            var newer = new List<Made>();
-            lock (values)
-            {
-                foreach (var one in made)
-                {
-                    Later now;
-                    if (!Keep(one) && later.TryGetValue(one.Key, out now) && now == one.Taken) newer.Add(one);
-                }
-            }
-            return newer;
+            lock (values) return made.Where(one => !Keep(one)).ToList();
         }
 
         /// <summary>What changed to the prefs, <paramref name="newer"/> (see <see cref="MakeLater"/>) included, then the prefs to the disk; on the main thread.</summary>
@@ -202,10 +194,10 @@ namespace Service.Unity
             {
                 if (prefs.Read(MarkKey) == null)
                 {
-                    // Never saved, or cleared since: every key is written, whatever changed.
+                    // Never saved, or cleared since: every key is written, whatever changed (the
+                    // keys to make later are in it already).
                     cleared = marked && (values.Count > 0 || later.Count > 0);
                     foreach (var key in values.Keys) changed.Add(key);
-                    foreach (var key in later.Keys) changed.Add(key);
                     prefs.Write(MarkKey, "1");
                     marked = true;
                 }
