@@ -64,6 +64,10 @@ namespace Service.Unity.Tests
             Assert.AreEqual(TimeSpan.Zero, RetryWait.Parse(HttpDate(Now.AddSeconds(-90)), Now));
             Assert.AreEqual(RetryWait.MaxRetryAfter, RetryWait.Parse("86400", Now));
             Assert.AreEqual(RetryWait.MaxRetryAfter, RetryWait.Parse("99999999999999999999999", Now));
+            // A long, but more seconds than a TimeSpan holds.
+            Assert.AreEqual(RetryWait.MaxRetryAfter, RetryWait.Parse("999999999999999", Now));
+            Assert.AreEqual(RetryWait.MaxRetryAfter, RetryWait.Parse(HttpDate(Now.AddDays(2)), Now));
+            Assert.AreEqual(TimeSpan.FromSeconds(30), RetryWait.Parse(" 30 ", Now), "spaces around it");
             foreach (var unreadable in new[] { null, "", "soon", "-5", "1.5" })
             {
                 Assert.IsNull(RetryWait.Parse(unreadable, Now), unreadable ?? "null");
