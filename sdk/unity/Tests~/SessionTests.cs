@@ -168,6 +168,11 @@ namespace Service.Unity.Tests
             // A clock put back while away is no time away.
             tracker.Background(Origin.AddSeconds(5000));
             Assert.IsFalse(tracker.Foreground(Origin));
+            // A time in the device's own zone is the same instant (the tests run far from UTC).
+            tracker.Background(Origin.AddSeconds(6000).ToLocalTime());
+            Assert.IsTrue(tracker.Foreground(Origin.AddSeconds(7800)));
+            tracker.Background(Origin.AddSeconds(8000));
+            Assert.IsFalse(tracker.Foreground(Origin.AddSeconds(9799).ToLocalTime()));
         }
 
         [Test]
