@@ -285,6 +285,23 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ANullAllowedHostIsRefusedAsABlankOneIs()
+        {
+            // C# alone lets the array hold a null; links.json's blank entries throw.
+            Assert.Throws<ArgumentException>(() => ServiceSDK.HandleUniversalLink("https://go.example.com/abc", new[] { "go.example.com", null }));
+        }
+
+        [Test]
+        public void SpacesAroundALinkAreNoPartOfItsLastValue()
+        {
+            var result = ServiceSDK.HandleUniversalLink("  https://go.example.com/abc?x=1&y=2 \n");
+            Assert.AreEqual("abc", result.DeeplinkId);
+            Assert.AreEqual("2", result.QueryParams["y"]);
+            var custom = ServiceSDK.HandleDeepLink(" myapp://open?deep_link_path=/levels/7 ");
+            Assert.AreEqual("/levels/7", custom.Path);
+        }
+
+        [Test]
         public void ConfigureTakesTheLogLevelsAndRefusesTheOthers()
         {
             var levels = Repo.Vectors("log-levels.json");

@@ -42,7 +42,7 @@ namespace Service.Unity
                 var link = LinkParser.Parse(url, null);
                 return link == null ? null : Direct(link);
             }
-            var parameters = LinkParser.Query(url);
+            var parameters = LinkParser.Query(text);
             return new ServiceDeepLink(ServiceDeepLinkKind.Direct, null, PathOf(parameters), parameters, url);
         }
     }

@@ -23,15 +23,18 @@ namespace Service.Unity
                 }
                 allowed = new HashSet<string>(allowedHosts.Select(host => host.Trim().ToLowerInvariant()));
             }
+            // Spaces around the link are no part of it, as the Kotlin and iOS SDKs read it (Uri
+            // reads past them, the query below would not).
+            var text = url.Trim();
             Uri uri;
-            if (!Uri.TryCreate(url, UriKind.Absolute, out uri)) return null;
+            if (!Uri.TryCreate(text, UriKind.Absolute, out uri)) return null;
             var scheme = uri.Scheme.ToLowerInvariant();
             if ((scheme != "http" && scheme != "https") || uri.Host.Length == 0) return null;
             if (allowed != null && !allowed.Contains(uri.Host.ToLowerInvariant())) return null;
 
             var segments = uri.AbsolutePath.Split('/').Where(segment => segment.Length > 0).ToList();
             var deeplinkId = segments.Count == 1 ? Decode(segments[0], false) : null;
-            return new ServiceLinkResult(deeplinkId, QueryParams(RawQuery(url)), url);
+            return new ServiceLinkResult(deeplinkId, QueryParams(RawQuery(text)), url);
         }
 
         /// <summary>The query parameters of any URL, by the rules of a link's.</summary>
