@@ -103,6 +103,36 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events")).SelectMany(r => r.Value["events"]).Count());
         }
 
+        [Test]
+        public void EveryNumericTypeOfCSharpIsSentAndARefusalNamesTheParametersPath()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            core.SendEvent(EventType.VIEW_ITEM, null, new Dictionary<string, object>
+            {
+                { "f", 9.5f }, { "m", 9.99m }, { "us", (ushort)3 }, { "sb", (sbyte)-1 }, { "ul", ulong.MaxValue },
+            });
+            core.Idle().Wait();
+            var sent = backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events")).SelectMany(r => r.Value["events"]).Single()["parameters"];
+            Assert.AreEqual(9.5, (double)sent["f"]);
+            Assert.AreEqual(9.99m, (decimal)sent["m"]);
+            Assert.AreEqual(3, (int)sent["us"]);
+            Assert.AreEqual(-1, (int)sent["sb"]);
+            // A JSON number, as the service reads any: a double.
+            Assert.AreEqual((double)ulong.MaxValue, (double)sent["ul"]);
+
+            var nan = Assert.Throws<ArgumentException>(() => core.SendEvent(EventType.VIEW_ITEM, null, new Dictionary<string, object> { { "f", float.NaN } }));
+            StringAssert.Contains("parameters.f must be a finite number", nan.Message);
+            var date = Assert.Throws<ArgumentException>(() => core.SendEvent(EventType.VIEW_ITEM, null, new Dictionary<string, object>
+            {
+                { "m", new Dictionary<string, object> { { "l", new List<object> { 1, DateTime.UtcNow } } } },
+            }));
+            StringAssert.Contains("parameters.m.l[1] is a DateTime", date.Message);
+            Assert.IsNull(EventParameters.Check(new Dictionary<string, object> { { "a", null } }), "nothing to send");
+        }
+
         [TestCaseSource("Parameters")]
         public void SendEventFollowsTheParameterRules(JObject vector)
         {

@@ -56,6 +56,9 @@ namespace Service.Unity
                 }
                 return value;
             }
+            // Json.NET writes an integer through a long: a larger ulong would throw at each save
+            // of the queue, which would then never reach the disk. As a decimal it is written whole.
+            if (value is ulong && (ulong)value > long.MaxValue) return (decimal)(ulong)value;
             if (value is int || value is long || value is short || value is byte || value is sbyte
                 || value is uint || value is ulong || value is ushort || value is decimal)
             {
