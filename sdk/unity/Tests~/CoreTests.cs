@@ -339,7 +339,7 @@ namespace Service.Unity.Tests
         }
 
         [Test]
-        public void EveryRequestNamesTheSdkAndItsVersionInItsUserAgent()
+        public void EveryRequestNamesTheSdkAndItsVersionInItsUserAgentAndCarriesTheKey()
         {
             var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
             var core = new SdkCore(Setups.For("http://service.test", backend));
@@ -350,6 +350,15 @@ namespace Service.Unity.Tests
             CollectionAssert.AreEqual(
                 Enumerable.Repeat("ServiceSDK-Unity/" + Requests.SdkVersion, backend.UserAgents.Count),
                 backend.UserAgents);
+            // The bare key; a body is JSON, in UTF-8 (GET /v1/config has none).
+            lock (backend.Requests)
+            {
+                Assert.IsTrue(backend.Headers.All(h => h.Item1 == "sdk_key"), string.Join(", ", backend.Headers));
+                Assert.IsTrue(backend.Headers.Any(h => h.Item2 == null), "no body, no Content-Type");
+                var typed = backend.Headers.Where(h => h.Item2 != null).ToList();
+                Assert.IsNotEmpty(typed);
+                Assert.IsTrue(typed.All(h => h.Item2 == "application/json"), string.Join(", ", typed));
+            }
         }
 
         [Test]

@@ -394,6 +394,8 @@ namespace Service.Unity.Tests
         public volatile bool Offline;
         /// <summary>Each request's User-Agent header, as sent.</summary>
         public readonly List<string> UserAgents = new List<string>();
+        /// <summary>Each request's Authorization header, and its body's Content-Type (null without one), as sent.</summary>
+        public readonly List<Tuple<string, string>> Headers = new List<Tuple<string, string>>();
 
         protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken token)
         {
@@ -404,6 +406,9 @@ namespace Service.Unity.Tests
             lock (Requests)
             {
                 UserAgents.Add(request.Headers.UserAgent.ToString());
+                Headers.Add(Tuple.Create(
+                    request.Headers.Authorization == null ? null : request.Headers.Authorization.ToString(),
+                    request.Content == null ? null : request.Content.Headers.ContentType.ToString()));
                 Requests.Add(new KeyValuePair<string, JToken>(key, body));
                 Texts.Add(new KeyValuePair<string, string>(key, text));
             }
