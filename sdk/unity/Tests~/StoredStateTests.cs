@@ -108,6 +108,7 @@ namespace Service.Unity.Tests
         [TestCase("{\"gdpr_applies\":tru")]
         [TestCase("{\"gdpr_applies\":\"yes\"}")]
         [TestCase("[]")]
+        [TestCase("{\"gdpr_applies\":true} {\"gdpr_applies\":false}")]
         public void AnUnreadableConsentKeptOnTheDeviceCountsAsNoneAndCostsNoInstall(string damaged)
         {
             var store = new MemoryStore();

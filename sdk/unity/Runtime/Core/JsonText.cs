@@ -46,10 +46,10 @@ namespace Service.Unity
             using (var reader = Reader(text))
             {
                 var token = JToken.ReadFrom(reader);
-                // As JToken.Parse does: anything but a comment after the value is an error.
+                // As JToken.Parse does: anything but a comment after the value is an error, which
+                // the reader throws as it reads on.
                 while (reader.Read())
                 {
-                    if (reader.TokenType != JsonToken.Comment) throw new JsonReaderException("more text after the JSON value");
                 }
                 return token;
             }
