@@ -332,6 +332,15 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void HandleDeepLinkReadsASchemeWrittenInUpperCaseAsTheLinkHostsLink()
+        {
+            var link = ServiceSDK.HandleDeepLink("HTTPS://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Fx");
+            Assert.AreEqual("Kx3v9QpZ2aQ", link.DeeplinkId);
+            Assert.AreEqual("/x", link.Path);
+            Assert.AreEqual("/x", ServiceSDK.HandleDeepLink("MyApp://open?deep_link_path=%2Fx").Path);
+        }
+
+        [Test]
         public void ConfigureTakesTheLogLevelsAndRefusesTheOthers()
         {
             var levels = Repo.Vectors("log-levels.json");

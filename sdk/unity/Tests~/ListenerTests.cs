@@ -84,6 +84,16 @@ namespace Service.Unity.Tests
             Assert.AreEqual((string)expected["url"], actual.Url);
         }
 
+        [Test]
+        public void AnErrorNamesItsKindReasonAndStatusAsTheWireDoes()
+        {
+            var refused = new ServiceError(ServiceErrorKind.Configuration, null, 401, 1, "the key");
+            Assert.IsNull(refused.ReasonName, "no reason, no name");
+            Assert.AreEqual("ServiceError(configuration, 401, count 1: the key)", refused.ToString());
+            var dropped = new ServiceError(ServiceErrorKind.EventsDropped, ServiceDropReason.QueueFull, null, 3, "full");
+            Assert.AreEqual("ServiceError(events_dropped, queue_full, count 3: full)", dropped.ToString());
+        }
+
         [TestCaseSource("Deferred")]
         public void TheDeferredDeepLinkIsTheVectors(JObject vector)
         {
