@@ -339,6 +339,25 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ASecondConfigureChangesNothingItsKeyAndCustomerUserIdIncluded()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend));
+            Assert.Throws<ArgumentException>(() => core.Configure("", 1, null));
+            Assert.Throws<ArgumentException>(() => core.Configure(null, 1, null));
+            Assert.IsFalse(core.IsConfigured);
+            core.Configure("sdk_key", 1, "first");
+            core.Idle().Wait();
+            core.Configure("other_key", 1, "second");
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            var events = backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events")).SelectMany(r => r.Value["events"]).ToList();
+            Assert.AreEqual("first", (string)events.Single()["customer_user_id"]);
+            Assert.AreEqual(1, backend.Requests.Count(r => r.Key.StartsWith("POST /v1/sessions")), "one session");
+            Assert.IsTrue(backend.Headers.All(h => h.Item1 == "sdk_key"));
+        }
+
+        [Test]
         public void EveryRequestNamesTheSdkAndItsVersionInItsUserAgentAndCarriesTheKey()
         {
             var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };

@@ -86,6 +86,35 @@ namespace Service.Unity.Tests
             AssertNoUserIdKeptAgain(next);
         }
 
+        [Test]
+        public void AnEventKeptAsTheDeletionRanIsDroppedAtTheNextConfigureWhichMakesNoSession()
+        {
+            var store = new DiskStore();
+            var rig = new Rig(store);
+            rig.Configure();
+            rig.Settle();
+            rig.Core.DeleteUserData().Wait();
+            rig.Settle();
+            var sessionsDropped = rig.Core.DroppedSessionCount;
+
+            // An event taken as the deletion ran, on the disk beside it.
+            var disk = store.AfterCrash();
+            disk.Set(EventQueue.Key, JsonText.Write(new List<QueuedEvent>
+            {
+                new QueuedEvent { EventId = "late", EventType = "LOGIN", EventTime = Requests.Iso(DateTime.UtcNow) },
+            }));
+            var next = new Rig(disk);
+            next.Configure();
+            next.Settle();
+            Assert.AreEqual(0, next.Core.Queued);
+            var dropped = next.Heard.Errors.Single();
+            Assert.AreEqual(ServiceErrorKind.EventsDropped, dropped.Kind);
+            Assert.AreEqual(ServiceDropReason.Deleted, dropped.Reason);
+            Assert.AreEqual(1, dropped.Count);
+            Assert.AreEqual(sessionsDropped, next.Core.DroppedSessionCount, "no session made, to be dropped");
+            CollectionAssert.AreEqual(new[] { "GET /v1/config" }, Routes(next.Backend).Distinct());
+        }
+
         /// <summary>
         /// An app that names its user again, or at each start, keeps no id of a deleted install:
         /// neither in this launch (<paramref name="next"/>) nor at the one after it.

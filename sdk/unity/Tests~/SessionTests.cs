@@ -394,6 +394,23 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ALaunchOffAsKeptMakesItsOneSessionOnceItsReadingSaysOn()
+        {
+            var on = false;
+            var rig = new Rig();
+            rig.Other = Config(() => on, null);
+            rig.Configure();
+            rig.Settle();
+            Assert.IsEmpty(SessionsSent(rig.Backend), "switched off");
+
+            on = true;
+            rig.Launch();
+            rig.Configure();
+            rig.Settle();
+            Assert.AreEqual(1, SessionsSent(rig.Backend).Count, "the launch's session, once");
+        }
+
+        [Test]
         public void SwitchedOffByRemoteConfigurationDropsTheQueuedSessions()
         {
             var rig = new Rig();

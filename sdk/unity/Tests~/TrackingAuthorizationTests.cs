@@ -171,6 +171,23 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnInstallThatFailsOnceTheWaitIsOverIsSentAgainWithoutWaitingAgain()
+        {
+            var phone = new Phone();
+            var sdk = Waiting(phone, 1);
+            backend.Offline = true;
+            NextCheck(sdk);
+            CollectionAssert.IsEmpty(Installs(), "offline");
+
+            backend.Offline = false;
+            Assert.AreEqual(1, timers.Fire(TimeSpan.FromMilliseconds(100)), "the retry");
+            sdk.Idle().Wait();
+            Assert.AreEqual(1, Installs().Length);
+            Assert.AreEqual(1, log.At(LogLevel.Info, "no tracking authorization came in 1 s").Count, "the wait ended once");
+            CollectionAssert.IsEmpty(timers.Delays.Where(d => d == Check), "no further read of the status");
+        }
+
+        [Test]
         public void TheLastReadComesWhenTheTimeIsUpNotASecondLater()
         {
             var phone = new Phone();

@@ -176,7 +176,7 @@ namespace Service.Unity
         private bool attributionRaised;
 
         /// <summary>The losses of the queues read back at the SDK's making, to tell at Configure.</summary>
-        private Action unreadableToTell;
+        private readonly Action unreadableToTell;
 
         /// <summary>
         /// Attribution listeners added while the SDK was configured but not running (stopped,
@@ -474,13 +474,10 @@ namespace Service.Unity
             Dictionary<string, object> stored = null;
             Action<Dictionary<string, object>> handlers = null;
             string offBecause = null;
-            Action lossesToTell;
             lock (gate)
             {
                 // One configure per process: a repeat, its customer user id included, changes nothing.
                 if (configured) return;
-                lossesToTell = unreadableToTell;
-                unreadableToTell = null;
                 logLevel = (LogLevel)level;
                 if (restoredBackupForgotten)
                 {
@@ -537,7 +534,7 @@ namespace Service.Unity
                     if (stored != null) handlers = AttributionHandlersToTell();
                 }
             }
-            if (lossesToTell != null) lossesToTell();
+            if (unreadableToTell != null) unreadableToTell();
             if (offBecause != null)
             {
                 SwitchOffAtConfigure(offBecause);
@@ -586,8 +583,7 @@ namespace Service.Unity
             var message = why + ": the SDK is off and sends nothing in this run";
             Write(LogLevel.Error, message);
             listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, null, 1, message));
-            drops.Drop(ServiceDropReason.Disabled, queue.Clear(), why);
-            sessionDrops.Drop(ServiceDropReason.Disabled, sessions.Clear(), why);
+            DropQueued(ServiceDropReason.Disabled, why);
         }
 
         /// <summary>
@@ -749,7 +745,7 @@ namespace Service.Unity
                 NotSent("the install's data was deleted", eventType);
                 return;
             }
-            if (configured && disabled && !offUntilRead)
+            if (disabled && !offUntilRead)
             {
                 NotSent("the SDK is switched off", eventType);
                 return;
@@ -829,8 +825,7 @@ namespace Service.Unity
             // The events it drops are not evaluated either, not even once a reading asked before
             // the Stop answers: Apple is told nothing of what the user's opt-out dropped.
             ForgetAwaitingConversion();
-            drops.Drop(ServiceDropReason.Stopped, queue.Clear(), "the app stopped the SDK");
-            sessionDrops.Drop(ServiceDropReason.Stopped, sessions.Clear(), "the app stopped the SDK");
+            DropQueued(ServiceDropReason.Stopped, "the app stopped the SDK");
             // On the disk at once: the user's opt-out must hold in a launch after a crash.
             SaveNow();
         }
@@ -1195,8 +1190,14 @@ namespace Service.Unity
         /// <summary>What waits is dropped: the service ignores anything of a deleted install.</summary>
         private void DropDeleted()
         {
-            drops.Drop(ServiceDropReason.Deleted, queue.Clear(), "the install's data was deleted");
-            sessionDrops.Drop(ServiceDropReason.Deleted, sessions.Clear(), "the install's data was deleted");
+            DropQueued(ServiceDropReason.Deleted, "the install's data was deleted");
+        }
+
+        /// <summary>The events and sessions queued, dropped and told for <paramref name="reason"/>.</summary>
+        private void DropQueued(ServiceDropReason reason, string why)
+        {
+            drops.Drop(reason, queue.Clear(), why);
+            sessionDrops.Drop(reason, sessions.Clear(), why);
         }
 
         /// <summary>Resolves once initialization, the sending and the attribution read under way are done (for tests).</summary>
@@ -1796,8 +1797,7 @@ namespace Service.Unity
             ForgetAwaitingConversion();
             Write(LogLevel.Error, why + ": the SDK sends nothing");
             // The owner asked for nothing to be sent: what waits is dropped, not kept for later.
-            drops.Drop(ServiceDropReason.Disabled, queue.Clear(), why);
-            sessionDrops.Drop(ServiceDropReason.Disabled, sessions.Clear(), why);
+            DropQueued(ServiceDropReason.Disabled, why);
         }
 
         /// <summary>
