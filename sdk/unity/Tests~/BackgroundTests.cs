@@ -155,6 +155,27 @@ namespace Service.Unity.Tests
             Thread.Sleep(100);
             Assert.AreEqual(2, time.Begun);
             Assert.AreEqual(0, time.Ended, "iOS ended the task itself");
+            Assert.IsEmpty(rig.Log.At(LogLevel.Warn, "not given back"), "no time lent, none to give back");
+        }
+
+        [Test]
+        public void ASessionWaitingForARetryGoesAsTheAppGoesWithNoEventQueued()
+        {
+            var rig = new Rig();
+            rig.Configure();
+            // A return after the interval, offline: its session waits for a retry.
+            rig.Core.EnteredBackground();
+            rig.Clock.Offset = TimeSpan.FromHours(1);
+            rig.Backend.Offline = true;
+            rig.Core.EnteredForeground();
+            rig.Core.Idle().Wait();
+            rig.Backend.Offline = false;
+            Assert.AreEqual(1, rig.Core.QueuedSessions);
+            Assert.AreEqual(0, rig.Core.Queued);
+
+            rig.Core.EnteredBackground();
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(0, rig.Core.QueuedSessions, "sent as the app went, not at the retry");
         }
 
         [Test]

@@ -630,6 +630,21 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void EventsAStopDroppedAreNotEvaluatedWhenAStartComesBeforeTheSchema()
+        {
+            var rig = new ConversionRig(Config(1));
+            rig.ConfigAnswers.Reset();
+            rig.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            rig.Core.Stop();
+            rig.Core.Start();
+            rig.ConfigAnswers.Set();
+            rig.Core.Idle().Wait();
+            CollectionAssert.IsEmpty(rig.Apple.Calls, "an event the Stop dropped is evaluated once the schema is read");
+        }
+
+        [Test]
         public void AStoppedSdkEvaluatesNothing()
         {
             var rig = new ConversionRig(Config(1));

@@ -411,6 +411,28 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AStartWhileSwitchedOffOrAfterTheDeletionMakesNoSession()
+        {
+            var off = new Rig();
+            off.Other = Config(() => false, null);
+            off.Configure();
+            off.Settle();
+            off.Core.Stop();
+            off.Core.Start();
+            off.Settle();
+            Assert.AreEqual(0, off.Core.QueuedSessions, "switched off");
+
+            var deleted = new Rig();
+            deleted.Configure();
+            deleted.Settle();
+            deleted.Core.DeleteUserData().Wait();
+            deleted.Core.Stop();
+            deleted.Core.Start();
+            deleted.Settle();
+            Assert.AreEqual(0, deleted.Core.QueuedSessions, "the install's data deleted");
+        }
+
+        [Test]
         public void SwitchedOffByRemoteConfigurationDropsTheQueuedSessions()
         {
             var rig = new Rig();

@@ -175,6 +175,19 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void TrackingChangedWhileStoppedIsSentAtStart()
+        {
+            var device = new TrackedDevice { Os = "ios", AdvertisingId = null, AttStatus = "not_determined" };
+            var core = Launch(device);
+            core.Stop();
+            device.AttStatus = "authorized";
+            device.AdvertisingId = Idfa;
+            core.Start();
+            core.Idle().Wait();
+            AssertDevice(Device(Idfa, "authorized"), Updates().Single()["device"]);
+        }
+
+        [Test]
         public void AnonymousModeOnAfterTheInstallSendsMaidNullAndOffAgainTheId()
         {
             var device = new TrackedDevice();
