@@ -432,6 +432,23 @@ namespace Service.Unity.Tests
             Assert.AreEqual(0, deleted.Core.QueuedSessions, "the install's data deleted");
         }
 
+        [TestCase("\"60\"", 1800)]
+        [TestCase("60.5", 1800)]
+        [TestCase("0", 1800)]
+        [TestCase("-5", 1800)]
+        [TestCase("9007199254740991", int.MaxValue)]
+        public void ASessionIntervalIsAPositiveWholeNumberOfSecondsOrTheDefault(string json, long seconds)
+        {
+            var rig = new Rig();
+            rig.Other = Config(() => true, JToken.Parse(json));
+            rig.Configure();
+            rig.Settle();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            Assert.AreEqual(TimeSpan.FromSeconds(seconds), rig.Core.SessionInterval);
+            rig.Launch();
+            Assert.AreEqual(TimeSpan.FromSeconds(seconds), rig.Core.SessionInterval, "kept for the next launch");
+        }
+
         [Test]
         public void SwitchedOffByRemoteConfigurationDropsTheQueuedSessions()
         {

@@ -192,9 +192,11 @@ namespace Service.Unity.Tests
         {
             var device = new TrackedDevice();
             var core = Launch(device);
+            var reads = device.TrackingReads;
             core.SetAnonymous(true);
             core.Idle().Wait();
             AssertDevice(Device(null, null), Updates().Single()["device"]);
+            Assert.AreEqual(reads, device.TrackingReads, "on, nothing of the device is read again: the id is left out");
             core.SetAnonymous(true);
             core.Idle().Wait();
             Assert.AreEqual(1, Updates().Length, "unchanged: nothing sent");
