@@ -450,6 +450,43 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ADeletedInstallOffAsKeptMakesNoSessionWhenItsReadingSaysOn()
+        {
+            var on = true;
+            var rig = new Rig();
+            rig.Other = Config(() => on, null);
+            rig.Configure();
+            rig.Settle();
+            rig.Core.DeleteUserData().Wait();
+            on = false;
+            rig.Launch();
+            rig.Configure();
+            rig.Settle();
+            var dropped = rig.Core.DroppedSessionCount;
+            on = true;
+            rig.Launch();
+            rig.Configure();
+            rig.Settle();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            Assert.AreEqual(0, rig.Core.QueuedSessions);
+            Assert.AreEqual(dropped, rig.Core.DroppedSessionCount, "none made, to be dropped");
+        }
+
+        [Test]
+        public void AConfigurationThatNamesNoEnabledLeavesTheSdkOn()
+        {
+            var rig = new Rig();
+            rig.Other = (key, body) => key.StartsWith("GET /v1/config")
+                ? Tuple.Create(200, (JToken)new JObject { { "session_interval_seconds", 60 } })
+                : ScriptedBackend.Usual(key, body);
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+        }
+
+        [Test]
         public void SwitchedOffByRemoteConfigurationDropsTheQueuedSessions()
         {
             var rig = new Rig();
