@@ -408,6 +408,9 @@ namespace Service.Unity.Tests
             rig.Configure();
             rig.Settle();
             Assert.AreEqual(1, SessionsSent(rig.Backend).Count, "the launch's session, once");
+            rig.Timers.Fire(rig.Core.RefreshInterval);
+            rig.Settle();
+            Assert.AreEqual(1, SessionsSent(rig.Backend).Count, "the next reading makes none");
         }
 
         [Test]

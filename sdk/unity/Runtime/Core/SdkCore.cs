@@ -1287,7 +1287,7 @@ namespace Service.Unity
 
         private async Task Initialize()
         {
-            await ReadConfig(true);
+            await ReadConfig();
             ConfigurationApplied();
             if (!disabled && !stopped) await SendQueued();
         }
@@ -1298,7 +1298,7 @@ namespace Service.Unity
         /// so that an app switched off, or on again, follows without a restart. A rejected key
         /// ends the reading; offline, the last configuration kept holds until the next one.
         /// </summary>
-        private async Task ReadConfig(bool first)
+        private async Task ReadConfig()
         {
             if (stopped) return;
             try
@@ -1332,9 +1332,9 @@ namespace Service.Unity
                     }
                     if (stored != null) RaiseAttribution(handlers, stored);
                 }
-                // Off as kept, and now as read (a Stop before the launch's first reading made
-                // this the first): what waited for the reading is dropped, and told.
-                else if (first || !disabled || offUntilRead)
+                // On until now, or off as kept and now as read: what waited is dropped, and told.
+                // Off since an earlier reading of this launch, it was dropped then.
+                else if (!disabled || offUntilRead)
                 {
                     SwitchOff("the app is switched off in its remote configuration");
                 }
@@ -1393,7 +1393,7 @@ namespace Service.Unity
                     await Finished(before);
                     // A route refused for its address or key is tried again with each reading.
                     lock (gate) eventRoute.Held = sessionRoute.Held = false;
-                    await ReadConfig(false);
+                    await ReadConfig();
                     // Offline or the service unwell, the retry's delay grows from 2 s to a minute:
                     // a read every few seconds must not send the queue at its own pace meanwhile.
                     bool backingOff;
