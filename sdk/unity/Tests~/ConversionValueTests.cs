@@ -557,6 +557,25 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ALaunchAfterOneSwitchedOffEvaluatesWhatWaitedOnceItsFirstReadingSaysOn()
+        {
+            var store = new MemoryStore();
+            var offConfig = Config(1);
+            offConfig["enabled"] = false;
+            new ConversionRig(offConfig, store).Start();
+
+            var next = new ConversionRig(Config(1), store);
+            next.ConfigAnswers.Reset();
+            next.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(next.ConfigAsked.Wait(10000));
+            next.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            CollectionAssert.IsEmpty(next.Apple.Calls, "off as kept: it waits for the reading");
+            next.ConfigAnswers.Set();
+            next.Core.Idle().Wait();
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, next.Apple.Calls);
+        }
+
+        [Test]
         public void AFirstLaunchsEventsAreEvaluatedAtTheNextLaunchWhenItEndedBeforeItsConfiguration()
         {
             // The first launch offline: its tutorial is queued (and delivered later), its

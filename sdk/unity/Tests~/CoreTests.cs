@@ -411,6 +411,12 @@ namespace Service.Unity.Tests
         [Test]
         public void DeleteUserDataThatFailsIsLoggedAndItsTaskFaults()
         {
+            var off = new SdkCore(Setups.For("", new ScriptedBackend { Answer = ScriptedBackend.Usual }));
+            off.Configure("sdk_key", 1, null);
+            var noAddress = Assert.Throws<AggregateException>(() => off.DeleteUserData().Wait(5000)).InnerException;
+            Assert.IsInstanceOf<InvalidOperationException>(noAddress);
+            StringAssert.Contains("no service address", noAddress.Message);
+
             var failing = ServiceSDK.DeleteUserData();
             Assert.IsInstanceOf<InvalidOperationException>(Assert.Throws<AggregateException>(() => failing.Wait(5000)).InnerException);
             Assert.AreEqual(1, log.At(LogLevel.Error, "ServiceSDK.DeleteUserData failed: call ServiceSDK.Configure first").Count);

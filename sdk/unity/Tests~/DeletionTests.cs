@@ -45,9 +45,11 @@ namespace Service.Unity.Tests
             rig.Send(0);
             rig.Settle();
             CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+            store.Set("service_sdk.attribution", "{\"service_match_status\":\"organic\"}");
 
             rig.Core.DeleteUserData().Wait();
             Assert.AreEqual("true", store.OnDisk("service_sdk.deleted"), "kept on the disk at once");
+            Assert.IsNull(store.OnDisk("service_sdk.attribution"), "the attribution goes with the data");
             Assert.IsNull(store.OnDisk("service_sdk.customer_user_id"), "the customer user id goes with the data");
             var sent = Routes(rig.Backend).Count;
 
@@ -84,6 +86,26 @@ namespace Service.Unity.Tests
             Assert.IsEmpty(next.Heard.Errors);
 
             AssertNoUserIdKeptAgain(next);
+        }
+
+        [Test]
+        public void ADeletionAskedForAsTheSdkStartsWaitsForTheInstallToBeRecorded()
+        {
+            var rig = new Rig();
+            var answer = new ManualResetEventSlim(false);
+            rig.Other = (key, body) =>
+            {
+                if (key.StartsWith("GET /v1/config")) answer.Wait(10000);
+                return ScriptedBackend.Usual(key, body);
+            };
+            rig.Core.Configure("sdk_key", 1, null);
+            var deletion = rig.Core.DeleteUserData();
+            answer.Set();
+            Assert.IsTrue(deletion.Wait(10000));
+            var routes = Routes(rig.Backend);
+            var install = routes.IndexOf("POST /v1/installs");
+            Assert.GreaterOrEqual(install, 0, "the install went: " + string.Join(", ", routes));
+            Assert.Less(install, routes.FindIndex(r => r.StartsWith("DELETE")), string.Join(", ", routes));
         }
 
         [Test]

@@ -708,6 +708,13 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, rig.Backend.To("POST /v1/sessions").Count, "not sent again in this process until remote configuration is read again");
             Assert.AreEqual(new[] { "configuration 404 1" }, rig.Heard.Errors.Select(e => e.KindName + " " + e.Code + " " + e.Count).ToArray());
             Assert.AreEqual(0, rig.Core.DroppedEventCount);
+
+            // The next reading of remote configuration tries the route again.
+            rig.Other = ScriptedBackend.Usual;
+            rig.Timers.FireUpTo(TimeSpan.FromHours(1));
+            rig.Settle();
+            Assert.AreEqual(0, rig.Core.QueuedSessions);
+            Assert.AreEqual(2, rig.Backend.To("POST /v1/sessions").Count);
         }
 
         [Test]
@@ -1972,12 +1979,16 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, rig.Timers.Fire(SdkCore.SaveDelay), "one save for every change within the second");
             Assert.AreEqual(saves + 1, disk.Saves);
             Assert.AreEqual(3, JArray.Parse(disk.OnDisk(EventQueue.Key)).Count);
+            // A change after that save asks for a save of its own.
+            rig.QueueOffline(1, 3);
+            Assert.AreEqual(1, rig.Timers.Fire(SdkCore.SaveDelay), "a save for the next change");
+            Assert.AreEqual(4, JArray.Parse(disk.OnDisk(EventQueue.Key)).Count);
 
             // A crash now: the next process has the queue and the recorded install.
             var next = new Rig(disk.AfterCrash());
             next.Configure();
             next.Settle();
-            CollectionAssert.AreEqual(new[] { 0, 1, 2 }, next.AcceptedNow);
+            CollectionAssert.AreEqual(new[] { 0, 1, 2, 3 }, next.AcceptedNow);
             Assert.IsEmpty(next.Backend.To("POST /v1/installs"), "no second install");
         }
     }

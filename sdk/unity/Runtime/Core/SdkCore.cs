@@ -1094,11 +1094,6 @@ namespace Service.Unity
                 {
                     parameters = await ReadAttribution();
                 }
-                catch (InstallNotRecordedException) when (onError == null)
-                {
-                    // The app that gave no onError hears it as it always did: the map says failed.
-                    parameters = Status("failed");
-                }
                 catch (Exception error)
                 {
                     Write(LogLevel.Warn, "attribution read failed: " + error.Message);
@@ -1289,7 +1284,7 @@ namespace Service.Unity
         {
             await ReadConfig();
             ConfigurationApplied();
-            if (!disabled && !stopped) await SendQueued();
+            await SendQueued();
         }
 
         /// <summary>
@@ -1427,8 +1422,6 @@ namespace Service.Unity
                 {
                     Write(LogLevel.Info, "conversion value schema version " + read.Version + ": the events from now on are evaluated with its rules");
                 }
-                // Switched off: the events that waited were dropped with the queue.
-                if (!enabled) ForgetAwaitingConversion();
             }
             // On, as read: what waited for this reading is evaluated, the flags it clears aside.
             if (enabled) EvaluateConversion(null, true);
@@ -2389,7 +2382,7 @@ namespace Service.Unity
                 // handles "no network" in onError hears it on the first launch too, where a
                 // deferred deep link matters most.
                 var why = lastSendError;
-                throw new InstallNotRecordedException("no attribution yet: the install is not recorded at the service"
+                throw new InvalidOperationException("no attribution yet: the install is not recorded at the service"
                     + (why == null ? "" : " (" + why + ")"));
             }
             var answer = await api.Send(
@@ -2510,15 +2503,6 @@ namespace Service.Unity
         private static bool Blank(string text)
         {
             return text == null || text.Trim().Length == 0;
-        }
-
-        /// <summary>
-        /// An attribution read made while the install is not recorded at the service: it fails
-        /// (onError), or answers `failed` to an app that gave no onError.
-        /// </summary>
-        private sealed class InstallNotRecordedException : Exception
-        {
-            public InstallNotRecordedException(string message) : base(message) { }
         }
 
         /// <summary>
