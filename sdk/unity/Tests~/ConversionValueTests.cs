@@ -664,6 +664,63 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void EventsAReadingWithNoSchemaFoundWaitingAreNotEvaluatedByALaterSchema()
+        {
+            var store = new MemoryStore();
+            var none = new ConversionRig(JObject.Parse("{\"enabled\":true,\"skadnetwork\":null}"), store);
+            none.ConfigAnswers.Reset();
+            none.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(none.ConfigAsked.Wait(10000));
+            none.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            none.ConfigAnswers.Set();
+            none.Core.Idle().Wait();
+            CollectionAssert.IsEmpty(none.Apple.Calls);
+
+            var next = new ConversionRig(Config(1), store);
+            next.Start();
+            CollectionAssert.IsEmpty(next.Apple.Calls, "evaluated with rules that were not the app's when it was sent");
+        }
+
+        [Test]
+        public void ADeviceClockPutBackBeforeTheFirstOpenIsStillTheFirstWindow()
+        {
+            var clock = new SettableClock();
+            var rig = new ConversionRig(Config(1), clock: clock);
+            rig.Start();
+            clock.Offset = TimeSpan.FromHours(-1);
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, rig.Apple.Calls);
+        }
+
+        [Test]
+        public void AFirstReadingPastTheFirstWindowRegistersNothing()
+        {
+            // The first launch stopped by the user for three days: the registration is for the
+            // first window alone.
+            var store = new MemoryStore();
+            var clock = new SettableClock();
+            var first = new ConversionRig(Config(1), store, clock);
+            first.Core.Stop();
+            first.Start();
+            clock.Offset = TimeSpan.FromHours(72);
+            first.Core.Start();
+            first.Core.Idle().Wait();
+            Assert.AreEqual(0, first.Apple.Registrations);
+        }
+
+        [Test]
+        public void AnInstallDeletedBeforeItsFirstReadingRegistersNothing()
+        {
+            var rig = new ConversionRig(Config(1));
+            rig.Core.Stop();
+            rig.Start();
+            rig.Core.DeleteUserData().Wait();
+            rig.Core.Start();
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(0, rig.Apple.Registrations, "Apple is told nothing of a deleted install");
+        }
+
+        [Test]
         public void AStoppedSdkEvaluatesNothing()
         {
             var rig = new ConversionRig(Config(1));

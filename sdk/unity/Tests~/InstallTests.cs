@@ -339,6 +339,44 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnHttpLinkOfTheEmbeddedLinkHostIsTheOpenUrl()
+        {
+            const string Local = "http://127.0.0.1:8788/Kx3v9QpZ2aQ?service_click_id=4fQx0ZsR8kT2mB7nW1cY9d";
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend));
+            core.NoteOpenUrl(Local);
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.AreEqual(Local, (string)Install(backend)["open_url"]);
+        }
+
+        [Test]
+        public void ALinkOpenedOnceTheInstallIsRecordedIsNotTheOpenUrlOfTheInstallSentAgain()
+        {
+            var lost = false;
+            var backend = new ScriptedBackend();
+            backend.Answer = (key, body) => lost && key.EndsWith("/consent")
+                ? Tuple.Create(409, (JToken)new JObject { { "error", "Conflict" }, { "detail", "no such install" } })
+                : ScriptedBackend.Usual(key, body);
+            var timers = new ManualTimers();
+            var core = new SdkCore(Setups.For("http://service.test", backend, scheduler: timers));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            core.NoteOpenUrl(OpenedWith);
+            // The service lost the install: the next consent update is a 409, and the install goes again.
+            lost = true;
+            core.SetConsent(new ServiceConsent(adUserData: false));
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            lost = false;
+            Assert.AreEqual(1, timers.Fire(TimeSpan.FromMilliseconds(100)), "the retry that sends the install again");
+            core.Idle().Wait();
+            var installs = backend.Requests.Where(r => r.Key == "POST /v1/installs").Select(r => r.Value).ToList();
+            Assert.AreEqual(2, installs.Count);
+            Assert.AreEqual(JTokenType.Null, installs[1]["open_url"].Type, "a link of a later open did not bring the install");
+        }
+
+        [Test]
         public void ALinkNotedAfterAFailedTryGoesWithTheInstallAndTheDevicesOwnLinkWins()
         {
             var store = new MemoryStore();

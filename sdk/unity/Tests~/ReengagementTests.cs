@@ -187,6 +187,24 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnOpenDroppedByAConfigurationThatSwitchesTheSdkOffIsRegisteredWhenHandedAgainOnceOn()
+        {
+            var config = JObject.Parse("{\"enabled\":false,\"skadnetwork\":null}");
+            var rig = new ConversionRig(config);
+            rig.Core.NoteReengagementOpen(Open);
+            rig.Start();
+            Assert.AreEqual(0, rig.Apple.Reengagements, "switched off");
+
+            config["enabled"] = true;
+            rig.Core.Stop();
+            rig.Core.Start();
+            rig.Core.Idle().Wait();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            rig.Core.NoteReengagementOpen(Open);
+            Assert.AreEqual(1, rig.Apple.Reengagements, "dropped untold, so told now");
+        }
+
+        [Test]
         public void ASwitchedOffOrDeletedSdkRegistersNoReengagement()
         {
             var off = NewRig(enabled: false);

@@ -1452,7 +1452,7 @@ namespace Service.Unity
             var outOfWindow = new List<string>();
             lock (conversionGate)
             {
-                if (taken != null && !deleted)
+                if (taken != null)
                 {
                     if (awaitingConversion.Count >= MaxAwaitingConversion) awaitingConversion.RemoveAt(0);
                     awaitingConversion.Add(taken);
@@ -1467,7 +1467,7 @@ namespace Service.Unity
                     ForgetAwaitingConversion();
                     return;
                 }
-                if (!readOn && (disabled || offUntilRead || (!configured && store.Get(EnabledKey) == "false"))) return;
+                if (!readOn && (disabled || (!configured && store.Get(EnabledKey) == "false"))) return;
                 var firstOpen = FirstOpen();
                 if (firstOpen == null || store.Get(SchemaKey) == null) return;
                 if (schema == null)
@@ -1576,7 +1576,7 @@ namespace Service.Unity
             {
                 if (stopped) why = "the SDK is stopped";
                 else if (deleted) why = "the install's data was deleted";
-                else if (configured && disabled) why = "the SDK is switched off";
+                else if (disabled) why = "the SDK is switched off";
                 else if (url == lastReengagementOpen) why = "this re-engagement open was told already";
                 else
                 {
