@@ -56,7 +56,8 @@ namespace Service.Unity.Tests
         public readonly ManualResetEventSlim ConfigAsked = new ManualResetEventSlim(false);
 
         /// <param name="configStatus">GET /v1/config's status (401: the key rejected).</param>
-        public ConversionRig(JObject config, IKeyValueStore store = null, SettableClock clock = null, int configStatus = 200)
+        /// <param name="scheduler">The timers (null: real ones).</param>
+        public ConversionRig(JObject config, IKeyValueStore store = null, SettableClock clock = null, int configStatus = 200, IScheduler scheduler = null)
         {
             Backend = new ScriptedBackend
             {
@@ -68,7 +69,7 @@ namespace Service.Unity.Tests
                     return Tuple.Create(configStatus, (JToken)config);
                 },
             };
-            Setup = Setups.For("http://service.test", Backend, store, clock: clock);
+            Setup = Setups.For("http://service.test", Backend, store, clock: clock, scheduler: scheduler);
             Setup.ConversionValues = Apple;
             Core = new SdkCore(Setup);
             Heard = Heard.ErrorsOf(Core.Listeners);
@@ -718,6 +719,28 @@ namespace Service.Unity.Tests
             rig.Core.Start();
             rig.Core.Idle().Wait();
             Assert.AreEqual(0, rig.Apple.Registrations, "Apple is told nothing of a deleted install");
+        }
+
+        [Test]
+        public void EventsASwitchOffDroppedAreNotEvaluatedOnceOnAgain()
+        {
+            var timers = new ManualTimers();
+            var config = Config(1);
+            config["enabled"] = false;
+            var rig = new ConversionRig(config, scheduler: timers);
+            rig.ConfigAnswers.Reset();
+            rig.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            rig.ConfigAnswers.Set();
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(1, rig.Core.DroppedEventCount, "dropped as disabled");
+
+            config["enabled"] = true;
+            Assert.AreEqual(1, timers.Fire(rig.Core.RefreshInterval));
+            rig.Core.Idle().Wait();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            CollectionAssert.IsEmpty(rig.Apple.Calls, "an event the switch-off dropped is evaluated once on again");
         }
 
         [Test]

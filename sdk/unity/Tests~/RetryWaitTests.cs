@@ -103,6 +103,28 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void TheBackoffDoublesWhileTheServiceIsUnwellAndStartsAgainOnceASendGoesThrough()
+        {
+            var rig = StillRig();
+            var unwell = true;
+            rig.Events = (numbers, body) => unwell ? Answer(503) : ScriptedBackend.Usual("POST /v1/events", body);
+            rig.Configure();
+            rig.Send(0);
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromSeconds(2)));
+            rig.Core.Idle().Wait();
+            unwell = false;
+            Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromSeconds(4)), "doubled");
+            rig.Core.Idle().Wait();
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+
+            unwell = true;
+            rig.Send(1);
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromSeconds(2)), "from the start again");
+        }
+
+        [Test]
         public void EventsAnswered503WithARetryAfterWaitAsLongAsItAsksNotTheBackoff()
         {
             var rig = StillRig();

@@ -124,6 +124,20 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, rig.Log.At(LogLevel.Error, "the consent kept on the device cannot be read").Count, "said once");
         }
 
+        [TestCase("{}")]
+        [TestCase("[1, {\"type\": \"NO_SUCH_TYPE\", \"time\": \"2026-01-01T00:00:00Z\"}, {\"type\": \"LOGIN\"}]")]
+        [TestCase("[{\"type\": \"LOGIN\", \"time\": \"not a time\"}")]
+        public void EventsWaitingForTheirConversionValueThatCannotBeReadBackAreNone(string damaged)
+        {
+            var store = new MemoryStore();
+            store.Set("service_sdk.conversion_waiting", damaged);
+            var rig = new Rig(store);
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+        }
+
         [Test]
         public void AnUnreadableFirstOpenKeptOnTheDeviceIsTakenAsNowAndTheInstallGoes()
         {
