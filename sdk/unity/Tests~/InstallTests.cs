@@ -614,7 +614,9 @@ namespace Service.Unity.Tests
         }
 
         [Test]
-        public void AnInstallRefusedForGoodIsLoggedOnceAndReportedWithItsRequiredFieldsOnly()
+        [TestCase("android")]
+        [TestCase("ios")]
+        public void AnInstallRefusedForGoodIsLoggedOnceAndReportedWithItsRequiredFieldsOnly(string os)
         {
             var backend = new ScriptedBackend
             {
@@ -622,7 +624,9 @@ namespace Service.Unity.Tests
                     ? Answer(422, "{\"error\":\"Unprocessable Entity\",\"detail\":\"body.device_model: no\"}")
                     : ScriptedBackend.Usual(key, body),
             };
-            var setup = Setups.For("http://service.test", backend);
+            var device = new FixedDevice();
+            device.Signals.Os = os;
+            var setup = Setups.For("http://service.test", backend, device: device);
             var core = new SdkCore(setup);
             core.Configure("sdk_key", 1, "user-1");
             core.SendEvent(EventType.LOGIN, null, null);
@@ -634,6 +638,7 @@ namespace Service.Unity.Tests
             CollectionAssert.AreEquivalent(
                 new[] { "service_id", "os", "sdk_platform", "sdk_version", "first_open_time", "sent_at" },
                 installs[1].Properties().Select(p => p.Name));
+            Assert.AreEqual(os, (string)installs[1]["os"]);
             Assert.AreEqual(0, core.Queued);
             Assert.AreEqual("LOGIN", (string)backend.Requests.Single(r => r.Key == "POST /v1/events").Value["events"][0]["event_type"]);
         }

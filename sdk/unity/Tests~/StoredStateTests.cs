@@ -139,6 +139,21 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AFirstOpenKeptInTheFutureGoesAsNow()
+        {
+            // Kept while the device's clock ran ahead, and put right since.
+            var store = new MemoryStore();
+            store.Set("service_sdk.service_id", "4b6f8c1e-0a1d-4c55-9e0b-6f1d2b7a9c11");
+            store.Set("service_sdk.first_open", "2026-12-04T12:00:00.000Z");
+            var rig = new Rig(store);
+            rig.Clock.Held = new DateTime(2026, 12, 1, 12, 0, 0, DateTimeKind.Utc);
+            rig.Configure();
+            rig.Settle();
+            var sent = JsonText.ParseObject(rig.Backend.Texts.Single(t => t.Key == "POST /v1/installs").Value);
+            Assert.AreEqual("2026-12-01T12:00:00.000Z", (string)sent["first_open_time"]);
+        }
+
+        [Test]
         public void AnUnreadableFirstOpenKeptOnTheDeviceIsTakenAsNowAndTheInstallGoes()
         {
             var store = new MemoryStore();

@@ -175,6 +175,22 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void TheTrackingIsReadOnceAStartNotOnceASend()
+        {
+            var device = new TrackedDevice();
+            Launch(device);
+            var next = Launch(device);
+            var reads = device.TrackingReads;
+            for (var n = 0; n < 3; n++)
+            {
+                next.SendEvent(EventType.SHARE, null, null);
+                next.Idle().Wait();
+            }
+            Assert.AreEqual(3, backend.Requests.Count(r => r.Key == "POST /v1/events"));
+            Assert.AreEqual(reads, device.TrackingReads);
+        }
+
+        [Test]
         public void TrackingChangedWhileStoppedIsSentAtStart()
         {
             var device = new TrackedDevice { Os = "ios", AdvertisingId = null, AttStatus = "not_determined" };
