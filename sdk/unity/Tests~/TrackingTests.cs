@@ -307,18 +307,19 @@ namespace Service.Unity.Tests
         [Test]
         public void AnInstallSentAgainInTheSameProcessCarriesTheTrackingNowNotItsFirstRead()
         {
-            var device = new TrackedDevice();
+            var device = new TrackedDevice { Os = "ios", AdvertisingId = Idfa, AttStatus = "authorized" };
             var timers = new ManualTimers();
             var core = new SdkCore(Setups.For("http://service.test", backend, store, device, scheduler: timers));
             core.Configure("sdk_key", 1, null);
             core.Idle().Wait();
-            Assert.AreEqual(Gaid, (string)backend.Requests.Single(r => r.Key == "POST /v1/installs").Value["maid"]);
+            Assert.AreEqual(Idfa, (string)backend.Requests.Single(r => r.Key == "POST /v1/installs").Value["maid"]);
             var conflicts = 0;
             backend.Answer = (key, body) => key.EndsWith("/consent") && Interlocked.Increment(ref conflicts) == 1
                 ? Tuple.Create(409, (JToken)JObject.Parse("{\"error\":\"Conflict\",\"detail\":\"no install\"}"))
                 : ScriptedBackend.Usual(key, body);
-            // Limit ad tracking turned on while the app runs, then the service turns out to hold
-            // no install: the install goes again in this process, without the id.
+            // Tracking turned off in Settings while the app runs, then the service turns out to
+            // hold no install: the install goes again in this process, without the id.
+            device.AttStatus = "denied";
             device.AdvertisingId = null;
             core.SetConsent(new ServiceConsent(true, true, false));
             core.Idle().Wait();
@@ -327,6 +328,8 @@ namespace Service.Unity.Tests
             var installs = backend.Requests.Where(r => r.Key == "POST /v1/installs").Select(r => r.Value).ToList();
             Assert.AreEqual(2, installs.Count, "the install sent again");
             Assert.AreEqual(JTokenType.Null, installs[1]["maid"].Type, "with the tracking as it is now");
+            Assert.AreEqual("denied", (string)installs[1]["att_status"]);
+            Assert.AreEqual(1, device.Reads, "the device read whole once a process");
         }
 
         [Test]
