@@ -684,7 +684,14 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count);
             Assert.AreEqual(1, rig.Heard.Errors.Count, "reported once");
 
-            // The next reading of remote configuration tries the route again.
+            // The next reading of remote configuration tries the route again: refused again, it
+            // is said at INFO, not told again.
+            rig.Timers.FireUpTo(TimeSpan.FromHours(1));
+            rig.Settle();
+            Assert.AreEqual(2, rig.Backend.To("POST /v1/events").Count);
+            Assert.AreEqual(1, rig.Heard.Errors.Count, "told once a process");
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Info, "the service refused POST /v1/events with " + status).Count);
+
             refuse = false;
             rig.Timers.FireUpTo(TimeSpan.FromHours(1));
             rig.Settle();

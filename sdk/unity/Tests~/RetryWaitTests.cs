@@ -122,6 +122,17 @@ namespace Service.Unity.Tests
             rig.Send(1);
             rig.Core.Idle().Wait();
             Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromSeconds(2)), "from the start again");
+            rig.Core.Idle().Wait();
+
+            // Unwell for long: the backoff stops growing at SdkCore.MaxRetryDelay.
+            foreach (var seconds in new[] { 4, 8, 16, 32 })
+            {
+                Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromSeconds(seconds)), seconds + " s");
+                rig.Core.Idle().Wait();
+            }
+            Assert.AreEqual(1, rig.Timers.Fire(SdkCore.MaxRetryDelay), "held at the longest");
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(1, rig.Timers.Fire(SdkCore.MaxRetryDelay), "and again");
         }
 
         [Test]

@@ -112,7 +112,7 @@ namespace Service.Unity
             InstallFingerprintKey,
         };
 
-        private static readonly TimeSpan MaxRetryDelay = TimeSpan.FromMinutes(1);
+        internal static readonly TimeSpan MaxRetryDelay = TimeSpan.FromMinutes(1);
         /// <summary>The longest wait for the app's ATT answer that <see cref="WaitForTrackingAuthorization"/> takes, in seconds.</summary>
         public const int MaxTrackingWaitSeconds = 360;
         /// <summary>How often the ATT status is read while the install waits for it.</summary>
