@@ -169,6 +169,7 @@ namespace Service.Unity.Tests
             launch.Main.Drain();
             Assert.AreEqual(1, reads);
             Assert.IsEmpty(launch.Heard.Attributions);
+            Assert.IsEmpty(launch.Timers.Delays.Where(d => d <= TimeSpan.FromMinutes(1)), "not read again before the install is reported again");
             launch.Core.SendEvent(EventType.LOGIN, null, null);
             launch.Core.Idle().Wait();
             launch.Timers.FireUpTo(TimeSpan.FromMinutes(1));
@@ -221,6 +222,90 @@ namespace Service.Unity.Tests
             Assert.AreEqual(8, delays.Count, "one wait after each read that did not settle");
             for (var i = 1; i < delays.Count; i++) Assert.AreEqual(delays[i - 1].Ticks * 2, delays[i].Ticks, "each wait twice the one before");
             Assert.IsEmpty(launch.Timers.Delays.Where(d => d <= TimeSpan.FromMinutes(1)), "settled: not asked again");
+        }
+
+        [Test]
+        public void TheWaitBetweenReadsIsHeldAtTheLongest()
+        {
+            var reads = 0;
+            var backend = AnsweringAttribution(() => ++reads <= 12
+                ? JObject.Parse("{\"service_match_status\":\"failed\"}")
+                : JObject.Parse("{\"service_match_status\":\"organic\",\"media_source\":\"organic\"}"));
+            var launch = new Launch(backend, new MemoryStore()).Configured();
+            var delays = new List<TimeSpan>();
+            for (var round = 0; round < 20 && launch.Heard.Attributions.Count == 0; round++)
+            {
+                delays.AddRange(launch.Timers.Delays.Where(d => d <= SdkCore.MaxRetryDelay));
+                launch.Timers.FireUpTo(SdkCore.MaxRetryDelay);
+                launch.Core.Idle().Wait();
+                launch.Main.Drain();
+            }
+            Assert.AreEqual(1, launch.Heard.Attributions.Count, "heard once it settled");
+            Assert.AreEqual(13, reads);
+            CollectionAssert.AreEqual(new[] { SdkCore.MaxRetryDelay, SdkCore.MaxRetryDelay }, delays.Skip(10).ToArray());
+            // Each read asks the service to hold its answer for a while when it has none yet.
+            StringAssert.EndsWith("/attribution?wait_seconds=5", backend.To("GET /v1/installs/").First().Key);
+        }
+
+        [Test]
+        public void AListenerAddedWhileSwitchedOffHearsTheKeptMapOnlyOnceOnAgain()
+        {
+            var on = true;
+            var backend = SwitchedAndAttributed(() => Volatile.Read(ref on), MatchedWithPath);
+            var launch = new Launch(backend, new MemoryStore()).Configured();
+            launch.Main.Drain();
+            Assert.AreEqual(1, launch.Heard.Attributions.Count, "kept");
+
+            Volatile.Write(ref on, false);
+            Assert.AreEqual(1, launch.Timers.Fire(SdkCore.DefaultRefreshInterval));
+            launch.Core.Idle().Wait();
+            var heard = new List<Dictionary<string, object>>();
+            launch.Core.Listeners.AddAttribution(heard.Add);
+            launch.Main.Drain();
+            Assert.IsEmpty(heard, "switched off");
+            Assert.AreEqual("not_configured", DeletionTests.Read(launch.Core, launch.Main)[SdkCore.MatchStatus], "the kept map is not read while off");
+
+            Volatile.Write(ref on, true);
+            Assert.AreEqual(1, launch.Timers.Fire(SdkCore.DefaultRefreshInterval));
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.AreEqual(1, heard.Count);
+        }
+
+        [Test]
+        public void ADeepLinkListenerAloneSetOnceTheInstallIsRecordedReadsTheAttributionForItsLink()
+        {
+            var backend = SwitchedAndAttributed(() => true, MatchedWithPath);
+            var launch = new Launch(backend, new MemoryStore(), listen: false).Configured();
+            Assert.AreEqual(0, Reads(backend), "no listener: no read");
+            var links = new List<ServiceDeepLink>();
+            launch.Core.Listeners.AddDeepLink(links.Add);
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.AreEqual(1, Reads(backend));
+            Assert.AreEqual("/levels/7", links.Single().Path);
+        }
+
+        [Test]
+        public void ADeferredDeepLinkKeptIsNotHandedOverWhileStopped()
+        {
+            var store = new MemoryStore();
+            var backend = SwitchedAndAttributed(() => true, MatchedWithPath);
+            // Kept with no deep-link listener to have it.
+            var first = new Launch(backend, store, listen: false);
+            first.Core.Listeners.AddAttribution(map => { });
+            first.Configured().Main.Drain();
+
+            var next = new Launch(backend, store, listen: false).Configured();
+            next.Core.Stop();
+            var links = new List<ServiceDeepLink>();
+            next.Core.Listeners.AddDeepLink(links.Add);
+            next.Main.Drain();
+            Assert.IsEmpty(links, "stopped");
+            next.Core.Start();
+            next.Core.Idle().Wait();
+            next.Main.Drain();
+            Assert.AreEqual(1, links.Count, "handed over once started");
         }
 
         private static int Reads(ScriptedBackend backend)
