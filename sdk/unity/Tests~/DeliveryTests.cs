@@ -1974,6 +1974,40 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AValueSetOrRemovedIsOnTheDiskWithinASecond()
+        {
+            var disk = new DiskStore();
+            var rig = new Rig(disk);
+            rig.Configure();
+            rig.Settle();
+            rig.Core.SetCustomerUserId("user-1");
+            Assert.AreEqual(1, rig.Timers.Fire(SdkCore.SaveDelay));
+            Assert.AreEqual("user-1", disk.OnDisk("service_sdk.customer_user_id"));
+            rig.Core.SetCustomerUserId(null);
+            Assert.AreEqual(1, rig.Timers.Fire(SdkCore.SaveDelay));
+            Assert.IsNull(disk.OnDisk("service_sdk.customer_user_id"));
+        }
+
+        [Test]
+        public void ASessionQueuedWhileARetryWaitsIsOnTheDiskWithinASecond()
+        {
+            var disk = new DiskStore();
+            var rig = new Rig(disk);
+            rig.Configure();
+            rig.QueueOffline(1);
+            Assert.AreEqual(1, rig.Timers.Fire(SdkCore.SaveDelay));
+            rig.Backend.Offline = true;
+            rig.Core.EnteredBackground();
+            rig.Core.Idle().Wait();
+            rig.Clock.Offset = TimeSpan.FromHours(1);
+            rig.Core.EnteredForeground();
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(1, rig.Core.QueuedSessions);
+            Assert.AreEqual(1, rig.Timers.Fire(SdkCore.SaveDelay));
+            Assert.AreEqual(1, JArray.Parse(disk.OnDisk(SessionQueue.Key)).Count);
+        }
+
+        [Test]
         public void TheQueueIsOnTheDiskWithinASecondOfEachChange()
         {
             var disk = new DiskStore();

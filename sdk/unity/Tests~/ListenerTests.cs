@@ -94,6 +94,16 @@ namespace Service.Unity.Tests
             Assert.AreEqual("ServiceError(events_dropped, queue_full, count 3: full)", dropped.ToString());
         }
 
+        [Test]
+        public void ADeferredDeepLinksParametersLeaveOutThoseWithNoValue()
+        {
+            var link = SdkCore.DeferredDeepLink(new Dictionary<string, object>
+            {
+                { "service_match_status", "matched" }, { "deep_link_path", "/x" }, { "promo", "WINTER" }, { "none", null },
+            });
+            CollectionAssert.AreEquivalent(new Dictionary<string, string> { { "deep_link_path", "/x" }, { "promo", "WINTER" } }, link.Params);
+        }
+
         [TestCaseSource("Deferred")]
         public void TheDeferredDeepLinkIsTheVectors(JObject vector)
         {
