@@ -306,7 +306,6 @@ namespace Service.Unity
             restoredBackupForgotten = ForgetRestoredBackup();
             queue = new EventQueue(store);
             retryDelay = setup.RetryDelay;
-            attributionDelay = setup.RetryDelay;
             stopped = store.Get(StoppedKey) == "true";
             anonymous = store.Get(AnonymousKey) == "true";
             ReadAdvertisingIdUnlessAnonymous();
