@@ -81,6 +81,17 @@ namespace Service.Unity.Tests
             Core.Idle().Wait();
         }
 
+        /// <summary>Configure, with <paramref name="meanwhile"/> run while its first reading is on its way; then the reading answers.</summary>
+        public void StartWhileTheReadingWaits(Action meanwhile)
+        {
+            ConfigAnswers.Reset();
+            Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(ConfigAsked.Wait(10000));
+            meanwhile();
+            ConfigAnswers.Set();
+            Core.Idle().Wait();
+        }
+
         public ListLog Log
         {
             get { return (ListLog)Setup.Log; }
@@ -522,12 +533,7 @@ namespace Service.Unity.Tests
             stopped.Start();
             Assert.AreEqual(0, stopped.Apple.Registrations);
             var stoppedMeanwhile = new ConversionRig(offConfig);
-            stoppedMeanwhile.ConfigAnswers.Reset();
-            stoppedMeanwhile.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(stoppedMeanwhile.ConfigAsked.Wait(10000));
-            stoppedMeanwhile.Core.Stop();
-            stoppedMeanwhile.ConfigAnswers.Set();
-            stoppedMeanwhile.Core.Idle().Wait();
+            stoppedMeanwhile.StartWhileTheReadingWaits(() => stoppedMeanwhile.Core.Stop());
             Assert.AreEqual(0, stoppedMeanwhile.Apple.Registrations);
         }
 
@@ -566,13 +572,11 @@ namespace Service.Unity.Tests
             new ConversionRig(offConfig, store).Start();
 
             var next = new ConversionRig(Config(1), store);
-            next.ConfigAnswers.Reset();
-            next.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(next.ConfigAsked.Wait(10000));
-            next.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
-            CollectionAssert.IsEmpty(next.Apple.Calls, "off as kept: it waits for the reading");
-            next.ConfigAnswers.Set();
-            next.Core.Idle().Wait();
+            next.StartWhileTheReadingWaits(() =>
+            {
+                next.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+                CollectionAssert.IsEmpty(next.Apple.Calls, "off as kept: it waits for the reading");
+            });
             CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, next.Apple.Calls);
         }
 
@@ -613,17 +617,15 @@ namespace Service.Unity.Tests
             // only then) must not lock or set the second window with the first window's rules.
             var clock = new SettableClock();
             var rig = new ConversionRig(Config(1), null, clock);
-            rig.ConfigAnswers.Reset();
-            rig.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
-            clock.Offset = TimeSpan.FromHours(1);
-            for (var i = 0; i < 3; i++)
+            rig.StartWhileTheReadingWaits(() =>
             {
-                rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 1 }, { "currency", "USD" } });
-            }
-            clock.Offset = TimeSpan.FromHours(60);
-            rig.ConfigAnswers.Set();
-            rig.Core.Idle().Wait();
+                clock.Offset = TimeSpan.FromHours(1);
+                for (var i = 0; i < 3; i++)
+                {
+                    rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 1 }, { "currency", "USD" } });
+                }
+                clock.Offset = TimeSpan.FromHours(60);
+            });
             CollectionAssert.IsEmpty(rig.Apple.Calls.Where(c => c.Window == 0).ToList(),
                 "first-window updates made at hour 60 reach Apple's second window (the third purchase's locks it)");
         }
@@ -635,13 +637,11 @@ namespace Service.Unity.Tests
             // opts out (Stop drops what waits). Apple must get no value for it: not when the
             // configuration asked before the Stop answers, nor after a later Start.
             var rig = new ConversionRig(Config(1));
-            rig.ConfigAnswers.Reset();
-            rig.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
-            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
-            rig.Core.Stop();
-            rig.ConfigAnswers.Set();
-            rig.Core.Idle().Wait();
+            rig.StartWhileTheReadingWaits(() =>
+            {
+                rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+                rig.Core.Stop();
+            });
             CollectionAssert.IsEmpty(rig.Apple.Calls, "evaluated while stopped");
             rig.Core.Start();
             rig.Core.Idle().Wait();
@@ -653,14 +653,12 @@ namespace Service.Unity.Tests
         public void EventsAStopDroppedAreNotEvaluatedWhenAStartComesBeforeTheSchema()
         {
             var rig = new ConversionRig(Config(1));
-            rig.ConfigAnswers.Reset();
-            rig.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
-            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
-            rig.Core.Stop();
-            rig.Core.Start();
-            rig.ConfigAnswers.Set();
-            rig.Core.Idle().Wait();
+            rig.StartWhileTheReadingWaits(() =>
+            {
+                rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+                rig.Core.Stop();
+                rig.Core.Start();
+            });
             CollectionAssert.IsEmpty(rig.Apple.Calls, "an event the Stop dropped is evaluated once the schema is read");
         }
 
@@ -669,12 +667,7 @@ namespace Service.Unity.Tests
         {
             var store = new MemoryStore();
             var none = new ConversionRig(JObject.Parse("{\"enabled\":true,\"skadnetwork\":null}"), store);
-            none.ConfigAnswers.Reset();
-            none.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(none.ConfigAsked.Wait(10000));
-            none.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
-            none.ConfigAnswers.Set();
-            none.Core.Idle().Wait();
+            none.StartWhileTheReadingWaits(() => none.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None));
             CollectionAssert.IsEmpty(none.Apple.Calls);
 
             var next = new ConversionRig(Config(1), store);
@@ -728,12 +721,7 @@ namespace Service.Unity.Tests
             var config = Config(1);
             config["enabled"] = false;
             var rig = new ConversionRig(config, scheduler: timers);
-            rig.ConfigAnswers.Reset();
-            rig.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
-            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
-            rig.ConfigAnswers.Set();
-            rig.Core.Idle().Wait();
+            rig.StartWhileTheReadingWaits(() => rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None));
             Assert.AreEqual(1, rig.Core.DroppedEventCount, "dropped as disabled");
 
             config["enabled"] = true;
