@@ -55,6 +55,19 @@ class AttributionAndDeletionTest {
     }
 
     @Test
+    fun `an attribution still pending is asked again further apart each time, a minute apart at most`() {
+        answer("""{"service_match_status":"not_configured"}""")
+        device.configure(device.launch())
+        assertEquals(1, attributionReads())
+        for ((read, wait) in listOf(2_000L, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000).withIndex()) {
+            device.scheduler.advance(wait - 1)
+            assertEquals("within the wait of $wait ms", read + 1, attributionReads())
+            device.scheduler.advance(1)
+            assertEquals("after the wait of $wait ms", read + 2, attributionReads())
+        }
+    }
+
+    @Test
     fun `an empty answer or one without a status backs off, never asked again at once`() {
         answer("{}", """{"media_source":"ads"}""", """{"service_match_status":"organic","media_source":"organic"}""")
         device.configure(device.launch())

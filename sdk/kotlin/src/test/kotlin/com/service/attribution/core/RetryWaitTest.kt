@@ -89,6 +89,34 @@ class RetryWaitTest {
     }
 
     @Test
+    fun `the backoff doubles while the backend is unwell, stops growing at a minute, and starts again once a send goes through`() {
+        var unwell = true
+        device.backend.events = { if (unwell) HttpResponse(503, "") else ScriptedBackend.accepted(it.size) }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(1, eventRequests())
+        for ((tried, wait) in listOf(2_000L, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000).withIndex()) {
+            device.scheduler.advance(wait - 1)
+            assertEquals("within the wait of $wait ms", tried + 1, eventRequests())
+            device.scheduler.advance(1)
+            assertEquals("after the wait of $wait ms", tried + 2, eventRequests())
+        }
+        unwell = false
+        device.scheduler.advance(60_000)
+        assertEquals(1, device.backend.delivered.size)
+
+        unwell = true
+        core.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        val sent = eventRequests()
+        device.scheduler.advance(1_999)
+        assertEquals(sent, eventRequests())
+        device.scheduler.advance(1)
+        assertEquals("from the start again", sent + 1, eventRequests())
+    }
+
+    @Test
     fun `events answered 503 with a Retry-After wait as long as it asks, not the backoff`() {
         device.backend.events = firstThen(HttpResponse(503, """{"error":"Service Unavailable"}""", "30"), accepting)
         val core = device.configure(device.launch())
