@@ -109,6 +109,23 @@ final class ConsentTests: XCTestCase {
         XCTAssertEqual(harness.log.messages(.error), [])
     }
 
+    func testALinkOpenedOnceTheInstallIsRecordedIsNotTheOpenUrlOfTheInstallSentAgain() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        harness.eventually("install") { harness.store.get(SdkCore.Key.installTracked) != nil }
+        harness.core.handleDeepLink("https://go.example.com/Kx3v9QpZ2aQ?service_click_id=4fQx0ZsR8kT2mB7nW1cY9d")
+        harness.service.answer = { request in
+            guard FakeService.path(request).hasSuffix("/consent") else { return nil }
+            return HTTPResponse(statusCode: 409, body: #"{"error":"Conflict","detail":"no install"}"#)
+        }
+        harness.core.setConsent(ServiceConsent(adUserData: false))
+        harness.eventually("the consent update") { self.consentUpdates(harness).count == 1 }
+        harness.runScheduled(3)
+        harness.eventually("the install again") { harness.service.count("POST", "/v1/installs") == 2 }
+        let install = harness.service.sent("POST", "/v1/installs").last.flatMap(FakeService.body)
+        XCTAssertEqual(install?["open_url"], .null, "a link of a later open did not bring the install")
+    }
+
     func testAStopWhileTheInstallIsOnItsWaySendsNoConsentUpdateAfterIt() throws {
         let harness = Harness()
         var stopped = false

@@ -116,6 +116,10 @@ final class SdkCore: @unchecked Sendable {
     private var customerUserId: String?
     private var serviceId: String?
     private var openURL: String?
+    /// The install is recorded (found so, or sent, in this process): a link that opens the app
+    /// from now on brought no install, and is never the `open_url` of one, not even of the
+    /// install sent again when the service turns out to have lost it (a 409).
+    private var installSeenRecorded = false
     /// A re-engagement open noted while no configuration was applied yet (before `configure`,
     /// or while the first GET /v1/config is on its way): Apple is told once one is.
     private var reengagementWaiting = false
@@ -2000,7 +2004,11 @@ final class SdkCore: @unchecked Sendable {
             // Recorded, at an earlier launch or in this one: the install never waits for the
             // app's tracking answer again in this process (not even sent again after a 409).
             installHeldForTracking = false
-            locked { trackingWait = nil }
+            locked {
+                trackingWait = nil
+                installSeenRecorded = true
+                openURL = nil
+            }
             startPolling()
             return .recorded
         }
@@ -2032,6 +2040,10 @@ final class SdkCore: @unchecked Sendable {
         switch outcome {
         case .recorded:
             platform.store.put(Key.installTracked, "1")
+            locked {
+                installSeenRecorded = true
+                openURL = nil
+            }
             // The consent the service now holds: none, when the bare install was the one
             // recorded, so that the consent route sends it next.
             platform.store.put(Key.consentSent, bare ? "" : input.consent?.text ?? "")
@@ -2370,7 +2382,7 @@ final class SdkCore: @unchecked Sendable {
     /// Remembers the link that opened the app, for the install's `open_url` on its first launch.
     func noteOpenURL(_ url: String) {
         locked {
-            if openURL == nil { openURL = url }
+            if openURL == nil && !installSeenRecorded { openURL = url }
         }
     }
 

@@ -92,6 +92,13 @@ internal class SdkCore(
     @Volatile private var openUrl: String? = null
 
     /**
+     * The install is recorded (found so, or sent, in this process): a link that opens the app
+     * from now on brought no install, and is never the `open_url` of one, not even of the
+     * install sent again when the backend turns out to have lost it (a 409).
+     */
+    @Volatile private var installSeenRecorded = false
+
+    /**
      * Set once deleteUserData succeeded, kept on the device: the backend takes nothing of the
      * install again, so nothing more is queued or sent for it, in this process or a later one.
      */
@@ -982,6 +989,7 @@ internal class SdkCore(
     /** On the worker: reports the first open once per install; true once it is recorded. */
     private fun ensureInstall(): Boolean {
         if (platform.store.get(KEY_INSTALL_TRACKED) != null) {
+            installRecorded()
             startPolling()
             return true
         }
@@ -1011,6 +1019,7 @@ internal class SdkCore(
         return try {
             api.install(if (minimalInstall) Requests.minimalInstall(body, platform.clock()) else body)
             platform.store.put(KEY_INSTALL_TRACKED, "1")
+            installRecorded()
             // The consent the backend now holds; the bare install holds none.
             if (consentSent != null && !minimalInstall) consents.markSent(consentSent)
             // And the tracking, as the device gave it just now: nothing to compare in this
@@ -1656,7 +1665,12 @@ internal class SdkCore(
 
     /** Remembers the link that opened the app, for the install's `open_url` on its first launch. */
     fun noteOpenUrl(url: String) {
-        if (openUrl == null) openUrl = url
+        if (!installSeenRecorded && openUrl == null) openUrl = url
+    }
+
+    private fun installRecorded() {
+        installSeenRecorded = true
+        openUrl = null
     }
 
     fun getServiceId(): String? = serviceId

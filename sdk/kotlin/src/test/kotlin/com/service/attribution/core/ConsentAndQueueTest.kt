@@ -157,6 +157,25 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `a link opened once the install is recorded is not the open_url of the install sent again`() {
+        val launched = "https://go.example.com/Kx3v9QpZ2aQ?service_click_id=4fQx0ZsR8kT2mB7nW1cY9d"
+        device.configure(device.launch())
+        val core = device.launch()
+        // A later launch, opened through a link before configure and after it.
+        core.handleDeepLink(launched)
+        device.configure(core)
+        core.handleDeepLink("$launched&again=1")
+        // The backend lost the install: the next consent update is a 409, and the install goes again.
+        device.backend.consent = { HttpResponse(409, """{"error":"Conflict","detail":"install"}""") }
+        core.setConsent(Consent(gdprApplies = true))
+        device.scheduler.runDue()
+        device.scheduler.advance(2_000)
+        val installs = device.backend.requests("POST", "/v1/installs").map { Json.parseObject(it.body!!) }
+        assertEquals(2, installs.size)
+        assertNull("a link of a later open did not bring the install", installs.last()["open_url"])
+    }
+
+    @Test
     fun `a consent update refused with 404 is a configuration error that holds back no event`() {
         val core = device.configure(device.launch())
         device.backend.consent = { HttpResponse(404, """{"error":"Not Found","detail":"x"}""") }
