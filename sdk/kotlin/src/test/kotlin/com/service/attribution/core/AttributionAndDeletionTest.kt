@@ -68,6 +68,15 @@ class AttributionAndDeletionTest {
     }
 
     @Test
+    fun `an attribution read answered 404 is not asked again before the install is reported again`() {
+        device.backend.attribution = { HttpResponse(404, """{"error":"Not Found","detail":"no such install"}""") }
+        device.configure(device.launch())
+        assertEquals(1, attributionReads())
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(1, attributionReads())
+    }
+
+    @Test
     fun `an empty answer or one without a status backs off, never asked again at once`() {
         answer("{}", """{"media_source":"ads"}""", """{"service_match_status":"organic","media_source":"organic"}""")
         device.configure(device.launch())

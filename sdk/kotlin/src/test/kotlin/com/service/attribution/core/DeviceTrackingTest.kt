@@ -77,6 +77,18 @@ class DeviceTrackingTest {
     }
 
     @Test
+    fun `the tracking changed while stopped is sent at start`() {
+        val core = device.configure(device.launch())
+        device.scheduler.runDue()
+        core.stop()
+        // Limit ad tracking turned on while the SDK was stopped.
+        device.advertisingId = { null }
+        core.start()
+        device.scheduler.runDue()
+        assertEquals(mapOf("maid" to null, "att_status" to null), updates().single()["device"])
+    }
+
+    @Test
     fun `a start after a new advertising id sends it`() {
         device.configure(device.launch())
         val reset = "6d92078a-8246-4ba4-ae5b-76104861e7dc"
