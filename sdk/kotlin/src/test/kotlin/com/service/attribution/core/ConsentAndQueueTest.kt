@@ -157,6 +157,17 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `the first link that opened the app is the install's open_url, a later one does not replace it`() {
+        val first = "https://go.example.com/Kx3v9QpZ2aQ?service_click_id=4fQx0ZsR8kT2mB7nW1cY9d"
+        val core = device.launch()
+        core.handleDeepLink(first)
+        core.handleDeepLink("https://go.example.com/Other00001?service_click_id=aaaaaaaaaaaaaaaaaaaaaa")
+        device.configure(core)
+        val install = device.backend.requests("POST", "/v1/installs").map { Json.parseObject(it.body!!) }.single()
+        assertEquals(first, install["open_url"])
+    }
+
+    @Test
     fun `a link opened once the install is recorded is not the open_url of the install sent again`() {
         val launched = "https://go.example.com/Kx3v9QpZ2aQ?service_click_id=4fQx0ZsR8kT2mB7nW1cY9d"
         device.configure(device.launch())

@@ -41,9 +41,14 @@ class DeviceTrackingTest {
         device.configure(device.launch())
         assertEquals(GAID, installs().single()["maid"])
         device.configure(device.launch())
-        device.configure(device.launch())
+        val last = device.configure(device.launch())
         assertEquals(emptyList<Any>(), updates())
-        // Read once by the install, once at each later start.
+        // Read once by the install, once at each later start, not once a send.
+        repeat(3) {
+            last.sendEvent(EventType.SHARE, null, null)
+            device.scheduler.runDue()
+        }
+        assertEquals(3, device.backend.delivered.size)
         assertEquals(3, device.advertisingIdReads)
         device.assertNoFailures()
     }
