@@ -59,12 +59,7 @@ class AttributionAndDeletionTest {
         answer("""{"service_match_status":"not_configured"}""")
         device.configure(device.launch())
         assertEquals(1, attributionReads())
-        for ((read, wait) in listOf(2_000L, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000).withIndex()) {
-            device.scheduler.advance(wait - 1)
-            assertEquals("within the wait of $wait ms", read + 1, attributionReads())
-            device.scheduler.advance(1)
-            assertEquals("after the wait of $wait ms", read + 2, attributionReads())
-        }
+        device.assertTriedAgainAfter(listOf(2_000L, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000), ::attributionReads)
     }
 
     @Test

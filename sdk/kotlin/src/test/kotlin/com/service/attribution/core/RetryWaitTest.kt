@@ -96,12 +96,7 @@ class RetryWaitTest {
         core.sendEvent(EventType.LOGIN, null, null)
         device.scheduler.runDue()
         assertEquals(1, eventRequests())
-        for ((tried, wait) in listOf(2_000L, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000).withIndex()) {
-            device.scheduler.advance(wait - 1)
-            assertEquals("within the wait of $wait ms", tried + 1, eventRequests())
-            device.scheduler.advance(1)
-            assertEquals("after the wait of $wait ms", tried + 2, eventRequests())
-        }
+        device.assertTriedAgainAfter(listOf(2_000L, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000), ::eventRequests)
         unwell = false
         device.scheduler.advance(60_000)
         assertEquals(1, device.backend.delivered.size)
@@ -109,11 +104,8 @@ class RetryWaitTest {
         unwell = true
         core.sendEvent(EventType.SHARE, null, null)
         device.scheduler.runDue()
-        val sent = eventRequests()
-        device.scheduler.advance(1_999)
-        assertEquals(sent, eventRequests())
-        device.scheduler.advance(1)
-        assertEquals("from the start again", sent + 1, eventRequests())
+        // From the start again.
+        device.assertTriedAgainAfter(listOf(2_000L), ::eventRequests)
     }
 
     @Test

@@ -183,6 +183,20 @@ internal class ScriptedDevice(
     /** What the SDK logged at [level]. */
     fun logged(level: LogLevel): List<String> = synchronized(log.lines) { log.lines.filter { it.first == level }.map { it.second } }
 
+    /**
+     * Each of [waitsMs] in turn: [tries] (the requests made so far) grows by one when the wait is
+     * up, not a millisecond before.
+     */
+    fun assertTriedAgainAfter(waitsMs: List<Long>, tries: () -> Int) {
+        for (wait in waitsMs) {
+            val before = tries()
+            scheduler.advance(wait - 1)
+            assertEquals("within the wait of $wait ms", before, tries())
+            scheduler.advance(1)
+            assertEquals("after the wait of $wait ms", before + 1, tries())
+        }
+    }
+
     /** No task of the SDK threw. */
     fun assertNoFailures() = assertEquals(emptyList<Throwable>(), scheduler.failures)
 
