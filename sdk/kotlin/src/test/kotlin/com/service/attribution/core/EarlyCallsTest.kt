@@ -104,6 +104,27 @@ class EarlyCallsTest {
     private fun backupLines() = device.log.lines.count { "came from a backup of another install" in it.second }
 
     @Test
+    fun `a consent set before configure without storage from the platform wins over the one an earlier launch kept`() {
+        val first = device.configure(device.launch())
+        first.setConsent(Consent(gdprApplies = true, adUserData = true, adPersonalization = true))
+        device.scheduler.runDue()
+        val next = device.launch()
+        next.setConsent(Consent(gdprApplies = true, adUserData = false, adPersonalization = false))
+        device.configure(next)
+        device.scheduler.runDue()
+        val consents = device.backend.requests("POST", "/v1/installs/").filter { it.url.endsWith("/consent") }.map { Json.parseObject(it.body!!) }
+        assertEquals(
+            listOf(true to true, false to false),
+            consents.map { (it["consent"] as Map<*, *>).let { c -> c["ad_user_data"] to c["ad_personalization"] } },
+        )
+        // Kept for the launch after it: nothing more to send.
+        device.configure(device.launch())
+        device.scheduler.runDue()
+        assertEquals(2, device.backend.requests("POST", "/v1/installs/").count { it.url.endsWith("/consent") })
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `without storage from the platform the calls before configure still hold in memory until configure`() {
         val core = device.launch()
         core.stop()
