@@ -179,9 +179,17 @@ describe("matching by click id", () => {
     expect(winner(await match(install({ openUrlClickId: click.clickId }), [click]))).toBe(
       click.clickId,
     );
+    // With both, the referrer's, which Play gave for this very download.
+    const referred = touch(2 * HOUR);
+    const both = install({ referrerClickId: referred.clickId, openUrlClickId: click.clickId });
+    expect(winner(await match(both, [referred, click]))).toBe(referred.clickId);
   });
 
   it("takes a click one second inside the click window, not one second outside it", async () => {
+    const edge = touch(7 * DAY);
+    expect(winner(await match(install({ referrerClickId: edge.clickId }), [edge]))).toBe(
+      edge.clickId,
+    );
     const inside = touch(7 * DAY - SECOND);
     const outside = touch(7 * DAY + SECOND);
     expect(winner(await match(install({ referrerClickId: inside.clickId }), [inside]))).toBe(
@@ -339,6 +347,7 @@ describe("matching by click id", () => {
     // A link that opened the app at once, its first open written to the whole second.
     const opened = touch(-800);
     const facts = install({ openUrlClickId: opened.clickId, ip: null });
+    expect(await match(facts, [opened])).toMatchObject({ clickToFirstOpenHours: 0 });
     expect(winner(await match(facts, [opened]))).toBe(opened.clickId);
     const later = touch(-1_200);
     expect(winner(await match({ ...facts, openUrlClickId: later.clickId }, [later]))).toBe(
@@ -425,7 +434,7 @@ describe("matching by Apple Ads", () => {
     const { searchAds } = apple({ ...applesAnswer, claimType: "Impression" });
     const click = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
     const result = await match(ios(), [click], {}, searchAds);
-    expect(result).toMatchObject({ method: "advertising_id" });
+    expect(result).toMatchObject({ method: "advertising_id", otherCandidates: 0 });
     expect(winner(result)).toBe(click.clickId);
     expect(await match(ios(), [], {}, searchAds)).toMatchObject({
       method: "search_ads",
@@ -473,6 +482,26 @@ describe("matching by Apple Ads", () => {
     const undated = apple(attributed(null));
     expect(await match(ios(), [recent], {}, undated.searchAds)).toMatchObject({
       method: "search_ads",
+    });
+  });
+
+  it("takes Apple's impression over the advertising id's when neither method finds a click", async () => {
+    const applesAnswer = attributed(new Date(FIRST_OPEN - 2 * HOUR).toISOString());
+    if (!applesAnswer.attribution) throw new Error("attributed");
+    const { searchAds } = apple({ ...applesAnswer, claimType: "Impression" });
+    const viewed = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone, touchType: "impression" });
+    expect(await match(ios(), [viewed], {}, searchAds)).toMatchObject({
+      method: "search_ads",
+      credit: { touchType: "impression" },
+    });
+  });
+
+  it("takes Apple's dated click over the advertising id's later impression", async () => {
+    const dated = apple(attributed(new Date(FIRST_OPEN - 2 * HOUR).toISOString()));
+    const viewed = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone, touchType: "impression" });
+    expect(await match(ios(), [viewed], {}, dated.searchAds)).toMatchObject({
+      method: "search_ads",
+      credit: { touchType: "click" },
     });
   });
 
@@ -573,6 +602,12 @@ describe("matching by advertising id", () => {
     const outside = touch(24 * HOUR + SECOND, { maid: GAID, touchType: "impression" });
     expect(winner(await match(install({ maid: GAID, ip: null }), [inside]))).toBe(inside.clickId);
     expect(winner(await match(install({ maid: GAID, ip: null }), [outside]))).toBe("organic");
+    // A view window longer than the click window reads that far back.
+    const older = touch(30 * HOUR, { maid: GAID, touchType: "impression" });
+    const settings = { clickWindowDays: 1, viewWindowHours: 48 };
+    expect(winner(await match(install({ maid: GAID, ip: null }), [older], settings))).toBe(
+      older.clickId,
+    );
   });
 
   it("never credits a touch the service received after the install's report, whatever its time", async () => {
@@ -583,6 +618,10 @@ describe("matching by advertising id", () => {
     expect(winner(await match(install({ maid: GAID }), [backdated]))).toBe("organic");
     const inTime = touch(HOUR, { maid: GAID, source: "network" });
     expect(winner(await match(install({ maid: GAID }), [backdated, inTime]))).toBe(inTime.clickId);
+    // One received in the same millisecond as the install was known to it.
+    const sameInstant = new Date(FIRST_OPEN + SECOND).toISOString();
+    const justInTime = touch(HOUR, { maid: GAID, source: "network", receivedAt: sameInstant });
+    expect(winner(await match(install({ maid: GAID }), [justInTime]))).toBe(justInTime.clickId);
     // Nor by address, nor by a click id.
     const nearby = touch(5 * 60 * SECOND, { receivedAt: late });
     expect(winner(await match(install(), [nearby]))).toBe("organic");
@@ -674,6 +713,11 @@ describe("probabilistic matching", () => {
     const theirs = touch(3 * HOUR, { userAgent: pixelWithChrome(123) });
     expect(await match(install(), [mine, theirs])).toMatchObject({ confidence: "low" });
     expect(winner(await match(install(), [mine, theirs]))).toBe(mine.clickId);
+    // The housemate's tap earlier that day, before the window the candidates are read from,
+    // is a phone that would have passed all the same.
+    const morning = touch(10 * HOUR, { userAgent: pixelWithChrome(123) });
+    expect(await match(install(), [mine, morning])).toMatchObject({ confidence: "low" });
+    expect(await match(install(), [mine])).toMatchObject({ confidence: "medium" });
   });
 
   it("compares the click's browser with what the SDK reports, never two user agents", async () => {
@@ -1025,6 +1069,17 @@ describe("one tap, one install", () => {
     expect(own).toMatchObject({ method: "click_id", reinstall: false });
   });
 
+  it("tells the same device installing again from an impression its advertising id found", async () => {
+    const viewed = touch(HOUR, { maid: GAID, touchType: "impression", ip: null });
+    const lookups = lookupsOf([viewed]);
+    const install1 = { serviceId: "install-1", deviceId: GAID };
+    const first = await matchInstall(install({ maid: GAID }), settings, lookups, install1);
+    expect(first).toMatchObject({ method: "advertising_id", reinstall: false });
+    const install2 = { serviceId: "install-2", deviceId: GAID };
+    const again = await matchInstall(install({ maid: GAID }), settings, lookups, install2);
+    expect(again).toMatchObject({ method: "advertising_id", reinstall: true });
+  });
+
   it("keeps an advertising id's click from a twin too", async () => {
     const click = touch(5 * MINUTE, { maid: GAID });
     const lookups = lookupsOf([click]);
@@ -1056,6 +1111,11 @@ describe("the rest", () => {
     expect(deviceEvidence(safari, ios("17.4.1"))).toBe("version");
     expect(deviceEvidence(touch(0), install())).toBe("model");
     expect(deviceEvidence(touch(0, { userAgent: AGENTS.reduced }), install())).toBe("os");
+    // What either side does not give is not compared: no model reported, no model evidence;
+    // no OS version on either side, the OS alone, whatever the model.
+    expect(deviceEvidence(touch(0), install({ deviceModel: null }))).toBe("version");
+    expect(deviceEvidence(touch(0), install({ osVersion: null }))).toBe("os");
+    expect(deviceEvidence(touch(0, { osVersion: null }), install())).toBe("os");
     expect(sameVersion("17_4", "17.4.1")).toBe(true);
     expect(sameVersion("17.4.1", "17.4.2")).toBe(false);
     expect(sameVersion("14", "14.1")).toBe(true);

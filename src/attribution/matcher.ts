@@ -227,17 +227,17 @@ export const compatibleDevice = (touch: Touch, facts: InstallFacts): boolean => 
     return false;
   }
   const model = clickedModel(touch);
-  // A model that is only spaces or marks names none (it would end every model).
-  if (model && facts.deviceModel && squeezed(model) !== "") {
+  if (model && facts.deviceModel) {
     const clicked = squeezed(model);
     const installed = squeezed(facts.deviceModel);
     // A browser's parser may drop the maker the SDK's Build.MODEL keeps (`TECNO KG5k` read as
-    // `KG5k`); an iPhone's browser names only the family.
+    // `KG5k`), a hint may keep one the SDK's does not; an iPhone's browser names only the
+    // family. A model of only spaces or marks squeezes to nothing, which every model ends
+    // with: it names none.
     const same =
-      installed === clicked ||
       installed.endsWith(clicked) ||
       clicked.endsWith(installed) ||
-      (facts.os === "ios" && !namesModel(touch) && installed.startsWith(clicked));
+      (!namesModel(touch) && installed.startsWith(clicked));
     if (!same) return false;
   }
   return true;
