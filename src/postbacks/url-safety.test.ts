@@ -1,4 +1,4 @@
-import type { LookupAddress } from "node:dns";
+import type { LookupAddress, LookupOptions } from "node:dns";
 import { lookup as dnsLookup } from "node:dns";
 import { Agent, createServer, get, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -184,6 +184,20 @@ describe("checkConfiguredUrl", () => {
     expect((await checkConfiguredUrl("https://gone.example.com/", resolve)).ok).toBe(false);
   });
 
+  it("takes a literal public address without asking DNS", async () => {
+    const check = await checkConfiguredUrl("https://93.184.216.34/x", resolving({}));
+    expect(check.ok).toBe(true);
+  });
+
+  it("takes a name resolving to loopback only where the operator allows loopback", async () => {
+    const resolve = resolving({ localhost: ["127.0.0.1"] });
+    const allowed = await checkConfiguredUrl("http://localhost:8080/x", resolve, {
+      allowLoopback: true,
+    });
+    expect(allowed.ok).toBe(true);
+    expect((await checkConfiguredUrl("https://localhost/", resolve)).ok).toBe(false);
+  });
+
   it("refuses localhost by what it resolves to", async () => {
     const resolve = resolving({ localhost: ["127.0.0.1"] });
     const check = await checkConfiguredUrl("https://localhost/", resolve);
@@ -288,5 +302,22 @@ describe("the agent's lookup at the moment of sending", () => {
         { address: "2606:2800:220:1::1", family: 6 },
       ],
     });
+    const v6 = safeAgentOptions(fakeDns(() => ["2606:2800:220:1::1"])).lookup;
+    const first = await new Promise((resolve) =>
+      v6("pb.example.com", {}, (error, address, family) => resolve({ error, address, family })),
+    );
+    expect(first).toEqual({ error: null, address: "2606:2800:220:1::1", family: 6 });
+  });
+
+  it("asks DNS for the family the socket asks for, and keeps idle connections as long as told", () => {
+    const asked: LookupOptions[] = [];
+    const recording: LookupAll = (_hostname, options, callback) => {
+      asked.push(options);
+      callback(null, [{ address: "2606:2800:220:1::1", family: 6 }]);
+    };
+    const options = safeAgentOptions(recording, {}, 1_234);
+    options.lookup("pb.example.com", { family: 6 }, () => {});
+    expect(asked).toEqual([{ family: 6, all: true }]);
+    expect(options.timeout).toBe(1_234);
   });
 });

@@ -100,7 +100,7 @@ export const addressRefusal = (
   text: string,
   options: UrlSafetyOptions = {},
 ): AddressRefusal | null => {
-  const bare = text.trim().replace(/^\[(.*)\]$/, "$1");
+  const bare = text.replace(/^\[(.*)\]$/, "$1");
   if (!ipaddr.isValid(bare)) return "not-an-address";
   if (isIpv4Compatible(bare)) return "reserved";
   const address = ipaddr.process(bare);
@@ -147,7 +147,6 @@ export const checkUrlSyntax = (text: string, options: UrlSafetyOptions = {}): Ur
     return refused("must not carry a user name or password");
   }
   if (url.hash !== "") return refused("must not have a fragment");
-  if (host === "") return refused("has no host");
   const loopbackHttp =
     url.protocol === "http:" &&
     options.allowLoopback === true &&
