@@ -58,6 +58,9 @@ describe("wonBy", () => {
     expect(wonBy(config, { status: "matched_no_params", mediaSource: "unity_ads" })).toBe(true);
     expect(wonBy(config, matched("tiktokglobal_int"))).toBe(false);
     expect(wonBy(config, ORGANIC)).toBe(false);
+    // Only a match wins: not an organic install, whatever a configuration lists.
+    const listsOrganic = custom({ install: { url: "https://pb.example.com/i" } }, "organic");
+    expect(wonBy(listsOrganic, ORGANIC)).toBe(false);
     expect(wonBy(config, { status: "skipped", mediaSource: null })).toBe(false);
   });
 });
@@ -194,6 +197,11 @@ describe("eventDecision", () => {
     });
     // A device clock set back dates an event before its install: still inside.
     expect(eventDecision(config, won, INSTALLED, eventAt(sinceInstall(-60_000))).send).toBe(true);
+    // A time that cannot be read is inside no window.
+    expect(eventDecision(config, won, "unknown", eventAt(sinceInstall(DAY_MS)))).toEqual({
+      send: false,
+      reason: "outside_window",
+    });
   });
 
   it("keeps to the configuration's own window", () => {
