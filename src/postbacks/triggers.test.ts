@@ -203,6 +203,10 @@ describe("queueing", () => {
     outbox.set(webhook.sendId, { ...webhook, state: "delivered", attempts: 1 });
     expect(await triggers.installResolved(install)).toBe(0);
     expect(batches).toHaveLength(2);
+    // Skipped before its first attempt (its configuration went): final, not queued again.
+    outbox.set(partner.sendId, { ...partner, state: "skipped", attempts: 0 });
+    expect(await triggers.installResolved(install)).toBe(0);
+    expect(batches).toHaveLength(2);
   });
 
   it("adds nothing for a disabled webhook", async () => {
@@ -227,5 +231,11 @@ describe("queueing", () => {
     // Not resolved yet: the partner's row waits for the worker to decide.
     await triggers.eventsAccepted(APP_ID, [event("e3")], async () => null);
     expect(rows.map((row) => row.target)).toEqual(["webhook", "webhook", "webhook", "partner"]);
+    // An event no partner maps is never a reason to read its install's attribution.
+    const purchase = event("e4");
+    const unmapped = { ...purchase, event: { ...purchase.event, name: "service_purchase" } };
+    await triggers.eventsAccepted(APP_ID, [{ ...unmapped, serviceId: "s2" }], elsewhere);
+    expect(reads).toBe(1);
+    expect(rows.at(-1)?.target).toBe("webhook");
   });
 });

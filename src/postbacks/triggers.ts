@@ -186,10 +186,6 @@ export const createPostbackTriggers = (deps: PostbackTriggerDeps): PostbackTrigg
       if (events.length === 0) return 0;
       const { partners, webhooks } = await deps.configs.listByApp(appId);
       const hooks = webhooks.filter((webhook) => webhook.enabled);
-      const takers = partners.filter(
-        (config) => config.enabled && Object.keys(config.events).length > 0,
-      );
-      if (hooks.length === 0 && takers.length === 0) return 0;
       // Each install's attribution read once, only for events some partner may take.
       const attributions = new Map<string, Promise<ResolvedAttribution | null>>();
       const attributionFor = (serviceId: string) => {
@@ -218,7 +214,7 @@ export const createPostbackTriggers = (deps: PostbackTriggerDeps): PostbackTrigg
               }),
         };
         for (const webhook of hooks) rows.push(rowOf(appId, "webhook", webhook.id, subject));
-        const candidates = takers.filter((config) =>
+        const candidates = partners.filter((config) =>
           mayTakeEvent(config, accepted.installTime, accepted.event),
         );
         if (candidates.length === 0) continue;
