@@ -84,7 +84,6 @@ export const costFieldProblems = (
   options: { clearing?: boolean } = {},
 ): { path: CostFieldName; message: string }[] => {
   const given = valued(fields);
-  if (given.length === COST_FIELD_NAMES.length) return [];
   if (given.length > 0) {
     return COST_FIELD_NAMES.filter((name) => !given.includes(name)).map((path) => ({
       path,
@@ -92,9 +91,7 @@ export const costFieldProblems = (
     }));
   }
   const nulls = COST_FIELD_NAMES.filter((name) => fields[name] === null);
-  if (!options.clearing || nulls.length === 0 || nulls.length === COST_FIELD_NAMES.length) {
-    return [];
-  }
+  if (!options.clearing || nulls.length === 0) return [];
   return COST_FIELD_NAMES.filter((name) => fields[name] === undefined).map((path) => ({
     path,
     message: `must be null with ${together(nulls)}: the three are cleared together`,
