@@ -32,6 +32,9 @@ describe("the POST /v1/links body", () => {
       "keys must be letters, digits",
     );
     expect(problems({ media_source: "x", params: { promo: 7 } })).toContain("must be a string");
+    expect(problems({ media_source: "x", params: { "": "c" } })).toContain(
+      "keys must be letters, digits",
+    );
   });
 
   it("takes 50 params with keys of up to 64 characters, and names what is past either", () => {
@@ -94,9 +97,12 @@ describe("a link's preview and landing page", () => {
         "preview_title: must not be blank",
       );
     }
-    expect(problems({ media_source: "x", preview_title: "Sale \u202eelas" })).toBe(
-      "preview_title: must not contain bidirectional control characters",
-    );
+    // Overrides and embeddings, and the isolates that do the same.
+    for (const turned of ["Sale \u202eelas", "Sale \u2067elas\u2069"]) {
+      expect(problems({ media_source: "x", preview_title: turned }), turned).toBe(
+        "preview_title: must not contain bidirectional control characters",
+      );
+    }
     // Right-to-left text and a family emoji (joined by U+200D) are text like any other.
     expect(problems({ media_source: "x", preview_title: "מרוץ בשלג 👨\u200d👩\u200d👧" })).toBe("");
     expect(problems({ media_source: "x", preview_description: "a\nb" })).toBe(
@@ -113,7 +119,17 @@ describe("a link's preview and landing page", () => {
         /^preview_image_url: must/,
       );
     }
-    for (const url of ["https://u:p@cdn.example.com/a.png", "https://u@cdn.example.com/a.png"]) {
+    // A host that is an address, not a name.
+    for (const url of ["https://93.184.216.34/a.png", "https://[2606:2800:220:1::1]/a.png"]) {
+      expect(problems({ media_source: "x", preview_image_url: url }), url).toMatch(
+        /^preview_image_url: must be an https URL whose host is a domain name/,
+      );
+    }
+    for (const url of [
+      "https://u:p@cdn.example.com/a.png",
+      "https://u@cdn.example.com/a.png",
+      "https://:p@cdn.example.com/a.png",
+    ]) {
       expect(problems({ media_source: "x", preview_image_url: url }), url).toBe(
         "preview_image_url: must not hold a user name or password",
       );
