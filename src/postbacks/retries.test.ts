@@ -66,6 +66,9 @@ describe("verdictOf", () => {
       answer(302),
       answer(307),
       answer(100),
+      // A status past the 5xx (Node reads any three digits) is no server error.
+      answer(600),
+      answer(999),
       { kind: "refused", reason: "resolves to a private address" } as const,
     ]) {
       expect(verdictOf(outcome, 1, ENDED)).toEqual({ verdict: "failed", final: true });
@@ -144,6 +147,8 @@ describe("verdictOf", () => {
     }
     const date = new Date(ENDED.getTime() + 300_000).toUTCString();
     expect(retryAfterMs(date, ENDED)).toBe(300_000);
+    // A date gone by asks for no wait at all, never a negative one.
+    expect(retryAfterMs(new Date(ENDED.getTime() - 60_000).toUTCString(), ENDED)).toBe(0);
     expect(retryAfterMs(`x ${date}`, ENDED)).toBeNull();
     // An HTTP date is in GMT: one naming another offset is no HTTP date.
     expect(retryAfterMs(`${date}+0200`, ENDED)).toBeNull();
@@ -231,6 +236,17 @@ describe("judged", () => {
     expect(judged(answer(299, '{"code":40105}'), check)).toMatchObject({
       refusal: { field: "code", code: "40105", later: false },
     });
+  });
+
+  it("reads the field the partner's check names, and no other", () => {
+    const byStatus = { field: "status", ok: ["success"], later: [] };
+    expect(judged(answer(200, '{"status":"error","code":0}'), byStatus)).toMatchObject({
+      refusal: { field: "status", code: "error", later: false },
+    });
+    expect(judged(answer(200, '{"status":"success","code":40105}'), byStatus).kind).toBe("answer");
+    expect(judged(answer(200, '{"status":"success","code":40105}'), byStatus)).not.toHaveProperty(
+      "refusal",
+    );
   });
 });
 
