@@ -136,7 +136,15 @@ describe("cohort cost from the service's own touches", () => {
       clicks(20, 1),
       revenue(13, 0),
       installs(2, 0, { media_source: "organic", group_key: null }),
+      // Not attributed yet: no paid install either.
+      installs(3, 0, {
+        media_source: null,
+        group_key: null,
+        campaign_id: null,
+        campaign_name: null,
+      }),
     ]);
+    expect(answer.totals).toMatchObject({ installs: 9, paid_installs: 4 });
     expect(groupOf(answer, "Winter")).toMatchObject({
       installs: 4,
       clicks: 20,
@@ -144,10 +152,27 @@ describe("cohort cost from the service's own touches", () => {
       ecpi_usd: 1.625,
       roas: { d0: 2 },
     });
-    expect(groupOf(answer, null)).toMatchObject({ installs: 2, cost_usd: null, ecpi_usd: null });
+    const organic = answer.groups.find((group) => group.media_source === "organic");
+    expect(organic).toMatchObject({ installs: 2, cost_usd: null, ecpi_usd: null });
     // eCPI over the paid installs only: the organic ones cost nothing and would dilute it.
-    expect(answer.totals).toMatchObject({ installs: 6, cost_usd: 6.5, ecpi_usd: 1.625 });
+    expect(answer.totals).toMatchObject({ installs: 9, cost_usd: 6.5, ecpi_usd: 1.625 });
     expect(answer.cost_rows_unconverted).toBe(0);
+  });
+
+  it("orders groups of as many installs and as much cost by media source, then group, those of none last", () => {
+    const none = { campaign_id: null, campaign_name: null, group_key: null };
+    const answer = report([
+      installs(2, 0, none),
+      installs(2, 0, { media_source: null, ...none }),
+      installs(2, 0),
+      installs(2, 0, { media_source: "apple_search_ads", ...campaign("s-1", "Spring") }),
+    ]);
+    expect(answer.groups.map((group) => [group.media_source, group.group])).toEqual([
+      ["apple_search_ads", "Spring"],
+      ["meta_ads", "Winter"],
+      ["meta_ads", null],
+      [null, null],
+    ]);
   });
 
   it("lets a cost row win its day, media source and campaign: the network's figure, once", () => {
@@ -487,6 +512,21 @@ describe("cohort cost rows against the service's own cost and touches", () => {
       costRow({ country: "FR", amount: 10, amountUsd: 10 }),
     ];
     expect(report([installs(3, 6)], { costs: byCountry }).totals.cost_usd).toBe(30);
+    // A row of the whole campaign holds every ad set's spend, a1's taps' among it, while another
+    // campaign's row names ad sets (so the rows carry theirs): 110 and Spring's 5, not 160 more.
+    const wholeBeside = [
+      costRow({ amount: 110, amountUsd: 110 }),
+      costRow({
+        campaignId: "s-1",
+        campaignName: "Spring",
+        adsetId: "s1",
+        amount: 5,
+        amountUsd: 5,
+      }),
+    ];
+    expect(
+      report([installs(20, 0), clicks(100, 50, ofA1)], { costs: wholeBeside }).totals.cost_usd,
+    ).toBe(115);
   });
 
   it("put an ad set's or ad's cost row in the group of its installs, named by id or by name", () => {
@@ -511,6 +551,19 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     expect(byAd.groups.map((group) => [group.group, group.installs, group.cost_usd])).toEqual([
       ["Snow", 4, 8],
     ]);
+  });
+
+  it("put an ad set's cost row in one group of a renamed ad set, whatever order the rows come in", () => {
+    const before = { group_key: "Set A", group_id: "a1", group_name: "Set A" };
+    const after = { group_key: "Set A (EU)", group_id: "a1", group_name: "Set A (EU)" };
+    const rows = [installs(10, 0, before), installs(10, 0, { ...after, cohort_day: NEXT })];
+    const costs = [costRow({ adsetId: "a1", amount: 50, amountUsd: 50 })];
+    const costed = (given: CohortRow[]) =>
+      report(given, { groupBy: "adset", costs }).groups.map((group) => [
+        group.group,
+        group.cost_usd,
+      ]);
+    expect(costed(rows)).toEqual(costed([...rows].reverse()));
   });
 
   it("put a cost row naming an ad set by its id in the group of its installs that cost nothing", () => {
@@ -689,6 +742,12 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     // Whichever name the engine's rows give first, and whatever the grouping.
     expect(report(rows, { costs }).totals).toMatchObject(weighed);
     expect(report([...rows].reverse(), { costs }).totals).toMatchObject(weighed);
+    // Grouped by campaign, the cost goes to the group of the name it was sent with.
+    const byName = report(rows, { costs }).groups.map((group) => [group.group, group.cost_usd]);
+    expect(byName).toEqual([
+      ["Winter Sale", 200],
+      ["Winter", null],
+    ]);
     const byCountry = report(
       rows.map((found) => ({ ...found, group_key: "DE" })),
       { groupBy: "country", costs: costs.map((cost) => costRow({ ...cost, country: "DE" })) },
