@@ -219,4 +219,13 @@ describe("clickIdOfReferrer", () => {
     expect(clickIdOfReferrer("%E0%A4%A")).toBeNull();
     expect(clickIdOfReferrer(null)).toBeNull();
   });
+
+  it("reads no deeper than the shapes a client passes on, nor inside another parameter's value", () => {
+    const referrer = `service_click_id=${CLICK}`;
+    // Three times encoded: none of the shapes a client passes on.
+    const thrice = encodeURIComponent(encodeURIComponent(encodeURIComponent(referrer)));
+    expect(clickIdOfReferrer(thrice)).toBeNull();
+    // A query whose value holds an escaped click id: the value is the campaign's, not a referrer.
+    expect(clickIdOfReferrer(`utm_content=x${encodeURIComponent(`&${referrer}`)}`)).toBeNull();
+  });
 });
