@@ -130,6 +130,10 @@ describe("deviceTraits", () => {
     expect(sfString(' "say \\"hi\\"" ')).toBe('say "hi"');
     expect(sfString("Pixel 8")).toBeNull();
     expect(sfString('"unclosed')).toBeNull();
+    // A quote or a backslash inside is escaped, or the string is malformed.
+    expect(sfString('"Pixel "8"')).toBeNull();
+    expect(sfString('"C:\\\\dir"')).toBe("C:\\dir");
+    expect(sfString('"a\\b"')).toBeNull();
     expect(sfString('"ünïcode"')).toBeNull();
     expect(sfString(`"${"x".repeat(101)}"`)).toBeNull();
     expect(sfString(`"${"x".repeat(100)}"`)).toBe("x".repeat(100));
