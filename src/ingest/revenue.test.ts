@@ -41,6 +41,9 @@ describe("readRevenue", () => {
     expect(recorded({ revenue: " -1.5 ", currency: "USD" })?.amount).toBe(-1.5);
     expect(recorded({ revenue: "10", currency: "JPY" })?.amount).toBe(10);
     expect(recorded({ revenue: ".5", currency: "JPY" })?.amount).toBe(0.5);
+    // A sign either way, and a point with no digits after it, as JSON numbers are written loosely.
+    expect(recorded({ revenue: "+2", currency: "JPY" })?.amount).toBe(2);
+    expect(recorded({ revenue: "9.", currency: "JPY" })?.amount).toBe(9);
     expect(Object.is(recorded({ revenue: "-0", currency: "JPY" })?.amount, 0)).toBe(true);
   });
 
@@ -52,6 +55,8 @@ describe("readRevenue", () => {
       expect(revenueOf({ revenue, currency: "USD" })).toEqual(problem);
     }
     expect(revenueOf({ revenue: `1${"0".repeat(400)}`, currency: "USD" })).toEqual(problem);
+    // A JSON number past a double's range parses as Infinity: no finite number either.
+    expect(revenueOf({ revenue: JSON.parse("1e400"), currency: "USD" })).toEqual(problem);
   });
 
   it("refuses an amount beyond a trillion either way, whose sums a report could not add", () => {
