@@ -172,6 +172,12 @@ describe("judgeEvents: an accepted event", () => {
     });
   });
 
+  it("stores no parameters at all when the only one was a PII value dropped", () => {
+    const event = accepted(sdkEvent({ parameters: { gender: true } }));
+    expect(event.parameters).toEqual({});
+    expect(event.parametersJson).toBeNull();
+  });
+
   it("asks an injected isSealed, when given, instead of open", () => {
     const verdict = judgeEvents([sdkEvent({ parameters: { email: "enc:abc" } })], {
       now: NOW,
@@ -390,6 +396,12 @@ describe("judgeEvents: server-to-server events", () => {
     expect(detailOf(s2sEvent({ customer_user_id: undefined }), true)).toBe(
       "customer_user_id: is required",
     );
+  });
+
+  it("takes no anonymous mark, which is an SDK's: the key is named as ignored", () => {
+    const event = accepted(s2sEvent({ anonymous: true }), true);
+    expect(event.anonymous).toBe(false);
+    expect(event.warnings).toEqual(['ignored unknown keys: "anonymous"']);
   });
 
   it("needs a service_id from the SDK instead", () => {
