@@ -202,6 +202,77 @@ describe("deletion requests", () => {
     expect((await deletions.listOpen()).map((r) => r.serviceId)).toEqual(["broken"]);
   });
 
+  it("take out every trace of the install: its claim on its click, attribution, sends and their records", async () => {
+    const deletions = memoryDeletions();
+    await requestOf(deletions, "com.a", "won", at(1));
+    await requestOf(deletions, "com.a", "waiting", at(2));
+    const calls: string[] = [];
+    const record = (what: string) => async (appId: string, serviceId: string) => {
+      calls.push(`${what} ${appId}/${serviceId}`);
+      return 0;
+    };
+    const resolved = { clickId: "c-1", touchTime: "2026-11-01T09:00:00.000Z" };
+    await purgeOpenRequests({
+      ...noopStores,
+      deletions,
+      attributions: {
+        // One install credited to a click; one whose matching is still pending.
+        get: async (appId, serviceId) =>
+          (serviceId === "won"
+            ? { state: "resolved", appId, serviceId, result: resolved }
+            : { state: "pending", appId, serviceId }) as never,
+        delete: async (appId, serviceId) => void (await record("attribution")(appId, serviceId)),
+      },
+      claims: {
+        releaseClaim: async (claim) =>
+          void calls.push(
+            `claim ${claim.appId}/${claim.serviceId} ${claim.clickId} ${claim.touchTime}`,
+          ),
+      },
+      outbox: { purgeInstall: record("sends") },
+      deliveryLog: { purgeInstall: record("records") },
+      lake: { purgeInstalls: async () => ({ filesRewritten: 1 }) },
+    });
+    expect(calls).toEqual([
+      `claim com.a/won c-1 ${resolved.touchTime}`,
+      "attribution com.a/won",
+      "sends com.a/won",
+      "records com.a/won",
+      "attribution com.a/waiting",
+      "sends com.a/waiting",
+      "records com.a/waiting",
+    ]);
+  });
+
+  it("leave a request younger than the runtime's minimum age for a later run, and take one that old", async () => {
+    const deletions = memoryDeletions();
+    const old = await requestOf(deletions, "com.a", "old", at(0));
+    const young = await requestOf(deletions, "com.a", "young", at(1));
+    let flushed = 0;
+    const outcome = await purgeOpenRequests({
+      ...noopStores,
+      deletions,
+      flush: async () => void flushed++,
+      lake: { purgeInstalls: async () => ({ filesRewritten: 1 }) },
+      minAgeMs: 5 * 60_000,
+      now: () => at(5),
+    });
+    expect(outcome).toEqual({ completed: 1, deferred: 0 });
+    expect((await deletions.get(old.request_id))?.status).toBe("completed");
+    expect((await deletions.get(young.request_id))?.status).toBe("pending");
+    expect(flushed).toBe(1);
+    // Nothing old enough: not even the streams are flushed.
+    await purgeOpenRequests({
+      ...noopStores,
+      deletions,
+      flush: async () => void flushed++,
+      lake: { purgeInstalls: async () => ({ filesRewritten: 1 }) },
+      minAgeMs: 5 * 60_000,
+      now: () => at(5),
+    });
+    expect(flushed).toBe(1);
+  });
+
   it("leave an app's requests open when its lake pass fails, and go on with other apps", async () => {
     const deletions = memoryDeletions();
     const broken = await requestOf(deletions, "com.broken", "s1", at(1));
