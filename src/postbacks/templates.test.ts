@@ -98,8 +98,10 @@ describe("fillUrl", () => {
     expect(base("https://pb.example.com/hook?k=v")).toBe(
       "https://pb.example.com/hook?k=v&event=install&id=s%2F1",
     );
-    // Anything but a whole URL leaves the template without a host: it will not build.
+    // Anything but a whole URL leaves the template without a host: it will not build. So does
+    // one with a fragment, after which the query would never be sent.
     expect(base("not a url")).toBe("?event=install&id=s%2F1");
+    expect(base("https://pb.example.com/hook#top")).toBe("?event=install&id=s%2F1");
   });
 
   it("sends a dot value as it is in the query joined to an advertiser's URL's own", () => {
@@ -169,6 +171,15 @@ describe("fillHeaderValue", () => {
     );
     expect(value).toBe("Bearer abcX-Evil: 1");
   });
+
+  it("keeps what a header may hold, Latin-1 letters too, and takes out the template's own breaks", () => {
+    expect(fillHeaderValue("{partner.name}", lookupOf({ "partner.name": "Café Nöel" }))).toBe(
+      "Café Nöel",
+    );
+    expect(fillHeaderValue("a\r\nX-Evil: 1 {partner.x}", lookupOf({ "partner.x": "y" }))).toBe(
+      "aX-Evil: 1 y",
+    );
+  });
 });
 
 describe("deviceDataShareable", () => {
@@ -226,6 +237,9 @@ describe("macro values", () => {
       value("install_ref", { install: { ...ANDROID_INSTALL, appId: "com.example.other" } }),
     ).not.toBe(value("install_ref"));
     expect(value("install_unix_ts")).toBe("1793527200");
+    // The second it happened in, not the nearest.
+    const late = { ...ANDROID_INSTALL, firstOpenTime: "2026-11-01T10:00:00.900Z" };
+    expect(value("install_unix_ts", { install: late })).toBe("1793527200");
     expect(value("install_time")).toBe("2026-11-01T10:00:00.000Z");
     expect(value("click_unix_ts")).toBe("1793527100");
     expect(value("click_id")).toBe("clk_service_1");

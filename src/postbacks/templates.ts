@@ -169,9 +169,8 @@ const shareable = (context: PostbackContext): boolean =>
 
 /** A device id as it may go: none when absent, all zero (no id) or not to be shared. */
 const deviceId = (context: PostbackContext, raw: string | null): string | null => {
-  const id = raw?.trim();
-  if (!id || ZERO_ID.test(id) || !shareable(context)) return null;
-  return id;
+  if (!raw || ZERO_ID.test(raw) || !shareable(context)) return null;
+  return raw;
 };
 
 /** The advertising id, when consent allows and (iOS) App Tracking Transparency authorised it. */
