@@ -87,6 +87,8 @@ describe("recordSessions", () => {
         session("known-deleted", undefined, "s-4"),
         session("known-1", "2026-07-01T00:00:00.000Z", "s-5"),
         "not a session",
+        // An id no SDK makes is not echoed back.
+        { session_id: "x".repeat(10_000), service_id: "known-1" },
       ],
     });
     expect(answer.accepted).toBe(1);
@@ -107,6 +109,7 @@ describe("recordSessions", () => {
         detail: expect.stringContaining("days old"),
       }),
       expect.objectContaining({ index: 5, session_id: null, retryable: false }),
+      expect.objectContaining({ index: 6, session_id: null, retryable: false }),
     ]);
     expect(stored.flat().map((row) => row.session_id)).toEqual(["s-1"]);
   });

@@ -251,7 +251,7 @@ export const createSessionIngestion = (deps: SessionIngestionDeps) => {
         ]);
       }
       answer.accepted = records.length;
-      answer.ignored.sort((a, b) => a.index - b.index);
+      // The loop above adds the installs' refusals after those of the sessions' own fields.
       answer.rejected.sort((a, b) => a.index - b.index);
       return answer;
     },
