@@ -1023,6 +1023,20 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AQueueOfExpiredEventsAloneSendsNoRequest()
+        {
+            var rig = new Rig();
+            rig.Configure();
+            rig.Clock.Offset = -TimeSpan.FromDays(31);
+            rig.QueueOffline(2);
+            rig.Clock.Offset = TimeSpan.Zero;
+            rig.Settle();
+            Assert.IsEmpty(rig.Backend.To("POST /v1/events"), "nothing left to send once they are dropped");
+            Assert.AreEqual(2, rig.Core.DroppedEventCount);
+            Assert.AreEqual(0, rig.Core.Queued);
+        }
+
+        [Test]
         public void A2xxWhoseBodyIsNotTheContractsIsRetriedLikeA5xx()
         {
             NotTheServicesAnswerIsRetriedLikeA5xx(NotTheContract);

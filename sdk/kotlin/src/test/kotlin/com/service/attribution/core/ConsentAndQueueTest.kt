@@ -352,12 +352,17 @@ class ConsentAndQueueTest {
     @Test
     fun `an event is on the device when sendEvent returns, and a process killed before its worker ran sends it at the next launch`() {
         val core = device.configure(device.launch())
+        core.setCustomerUserId("user-7")
+        device.scheduler.runDue()
         core.sendEvent(EventType.LOGIN, null, mapOf("email" to "a@b.co"))
         // The worker has not run: the event is in the journal already.
         assertTrue(device.store.get("pending_events")!!.contains("LOGIN"))
-        // The process dies here.
-        device.configure(device.launch())
+        // The process dies here. The next launch's user is another.
+        val next = device.launch()
+        next.setCustomerUserId("user-8")
+        device.configure(next)
         assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals("sent with the id it was sent under", "user-7", device.backend.delivered.single()["customer_user_id"])
         // Its matching parameter protected as any other.
         assertEquals(Pii.sha256Marked("a@b.co"), (device.backend.delivered.single()["parameters"] as Map<*, *>)["email"])
         assertNull(device.store.get("pending_events"))
@@ -490,6 +495,41 @@ class ConsentAndQueueTest {
         next.sendEvent(EventType.SHARE, null, null)
         device.scheduler.advance(60_000)
         assertEquals(listOf("SHARE"), device.backend.delivered.map { it["event_type"] })
+    }
+
+    @Test
+    fun `a queue of expired events alone sends no request once they are dropped`() {
+        device.backend.events = { null }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        core.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        device.clock.now += 31L * 24 * 3600 * 1000
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        val before = device.backend.eventRequests().size
+        device.scheduler.advance(60_000)
+        assertEquals("nothing left to send", before, device.backend.eventRequests().size)
+        assertEquals(0, core.queuedCount())
+        assertEquals(2L, core.getDroppedEventCount())
+    }
+
+    @Test
+    fun `what a stop dropped is gone from the device, neither dropped again nor sent at the next launch`() {
+        val accept = device.backend.events
+        device.backend.events = { null }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        core.stop()
+        device.scheduler.runDue()
+        assertEquals(listOf("stopped" to 1), device.errors.map { it.reason!!.wire to it.count })
+        device.backend.events = accept
+        val next = device.configure(device.launch())
+        assertEquals(0, next.queuedCount())
+        next.start()
+        device.scheduler.advance(60_000)
+        assertEquals("reported once", listOf("stopped" to 1), device.errors.map { it.reason!!.wire to it.count })
+        assertEquals(emptyList<Any>(), device.backend.delivered)
     }
 
     @Test

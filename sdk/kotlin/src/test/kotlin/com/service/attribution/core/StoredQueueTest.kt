@@ -41,6 +41,26 @@ class StoredQueueTest {
     }
 
     @Test
+    fun `counts the lines read back, those the bound dropped among them, to know when to write it whole`() {
+        store.put(StoredQueue.EVENTS, (1..19).joinToString("") { "{\"event_id\":\"e$it\"}\n" })
+        val log = CountingLineLog(LineLog.inStore(store, StoredQueue.EVENTS))
+        val queue = StoredQueue(log, max = 10)
+        assertEquals(1, queue.addAll(listOf(event(20))))
+        assertEquals("nineteen lines and one more: appended", 0, log.wholeWrites)
+        assertEquals(1, queue.addAll(listOf(event(21))))
+        assertEquals("twenty lines and one more: written whole", 1, log.wholeWrites)
+        assertEquals((12..21).map { "e$it" }, log.read().map { Json.parseObject(it)["event_id"] })
+    }
+
+    @Test
+    fun `emptied, it is empty on the device too`() {
+        val queue = events()
+        (1..3).forEach { queue.addAll(listOf(event(it))) }
+        assertEquals(3, queue.clear())
+        assertEquals(emptyList<Any>(), events().peek(10))
+    }
+
+    @Test
     fun `removing a batch keeps the events to retry first, in order`() {
         val queue = events()
         (1..5).forEach { queue.addAll(listOf(event(it))) }
@@ -91,5 +111,37 @@ class StoredQueueTest {
         store.failingKeys.clear()
         assertEquals(0, queue.addAll(listOf(event(3))))
         assertEquals(listOf("e1", "e3"), events().peek(10).map { it["event_id"] })
+    }
+
+    @Test
+    fun `an append that failed halfway leaves nothing of it on the device`() {
+        val inner = LineLog.inStore(store, StoredQueue.EVENTS)
+        // The disk filled as the lines went out: the first whole, the second cut short.
+        val filling =
+            object : LineLog by inner {
+                var full = false
+
+                override fun append(lines: List<String>): Boolean {
+                    if (!full) return inner.append(lines)
+                    inner.append(listOf(lines[0], lines[1].take(5)))
+                    return false
+                }
+            }
+        val queue = StoredQueue(filling, max = 10)
+        queue.addAll(listOf(event(1)))
+        filling.full = true
+        assertNull(queue.addAll(listOf(event(2), event(3))))
+        val next = events()
+        assertEquals(listOf("e1"), next.peek(10).map { it["event_id"] })
+        assertNull("nothing lost: the failed items were never the queue's", next.lostOnLoad)
+    }
+
+    @Test
+    fun `expires what was made before the cutoff, not what was made at it, nor an item of no readable time`() {
+        val sessions = sessions()
+        sessions.addAll(listOf(Requests.session("s1", "sid", 1_000), Requests.session("s2", "sid", 2_000)))
+        sessions.addAll(listOf(mapOf("session_id" to "s3", "started_at" to "yesterday")))
+        assertEquals(1, sessions.expire(2_000))
+        assertEquals(listOf("s2", "s3"), sessions().peek(10).map { it["session_id"] })
     }
 }
