@@ -37,6 +37,24 @@ describe("the facts matching uses", () => {
     });
   });
 
+  it("read Play's times of 0, which it gives for a time it does not know, as none", () => {
+    const install = storedInstall("com.example.app", "s2", {
+      installReferrer: {
+        referrer: "utm_source=google-play",
+        clickTimestamp: 0,
+        installBeginTimestamp: 0,
+        clickServerTimestamp: null,
+        installBeginServerTimestamp: 1_793_527_200,
+        installVersion: null,
+      },
+    });
+    expect(installFacts(install, { ip: null, receivedAt: RECEIVED })).toMatchObject({
+      deviceReferrerClickAt: null,
+      deviceInstallBeganAt: null,
+      installBeganAt: "2026-11-01T10:00:00.000Z",
+    });
+  });
+
   it("never hold an advertising id whose user refused ad user data", () => {
     const { install, facts } = firstOpen();
     const refused = {

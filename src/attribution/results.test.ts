@@ -111,6 +111,14 @@ describe("an attribution result's touch type", () => {
     expect(resultOf(seen, null, AT, DEFAULT_ATTRIBUTION).touchType).toBe("impression");
     expect(resultOf({ kind: "organic" }, null, AT, DEFAULT_ATTRIBUTION).touchType).toBeNull();
   });
+
+  it("carries the network's own click id of a touch a network reported, none of a link's", () => {
+    const match = matchAt("high");
+    if (match.kind !== "matched") throw new Error("a match");
+    const reported = { ...match, credit: { ...match.credit, networkClickId: "net-42" } };
+    expect(resultOf(reported, null, AT, DEFAULT_ATTRIBUTION).networkClickId).toBe("net-42");
+    expect(resultOf(match, null, AT, DEFAULT_ATTRIBUTION).networkClickId).toBeNull();
+  });
 });
 
 describe("an install again from a click another install of its device holds", () => {

@@ -23,8 +23,8 @@ export const installTypeOf = (
   // On the service's clock: each install's device may have read a different time.
   const openedAt = (one: Install) => Date.parse(keptFirstOpen(one));
   const opened = openedAt(install);
+  // The install itself, among them, is no earlier one: same time, same id.
   const earlier = sameIdfv.some((other) => {
-    if (other.serviceId === install.serviceId) return false;
     const otherOpened = openedAt(other);
     return otherOpened < opened || (otherOpened === opened && other.serviceId < install.serviceId);
   });
