@@ -68,5 +68,29 @@ namespace Service.Unity.Tests
             Assert.AreEqual(0, queue.RemoveOlderThan(DateTime.UtcNow));
             Assert.AreEqual(1, queue.Count);
         }
+
+        [TestCase("{\"event_id\":\"e1\"}")]
+        [TestCase("\"e1\"")]
+        public void ASavedQueueThatIsNoListIsLostAsAWhole(string saved)
+        {
+            var store = new MemoryStore();
+            store.Set(EventQueue.Key, saved);
+            var queue = new EventQueue(store);
+            Assert.AreEqual(0, queue.Count);
+            Assert.AreEqual(1, queue.LostOnLoad);
+            Assert.IsTrue(queue.LostAtLeast, "how many it held is not known");
+            StringAssert.Contains("not a JSON array", queue.LostWhy);
+        }
+
+        [Test]
+        public void ASavedItemThatIsNoObjectIsLostAloneTheOthersKept()
+        {
+            var store = new MemoryStore();
+            store.Set(EventQueue.Key, JsonText.Write(new object[] { Event("e1", "2026-11-01T10:00:00.000Z"), "e2", new[] { 1 }, null }));
+            var queue = new EventQueue(store);
+            CollectionAssert.AreEqual(new[] { "e1" }, queue.Peek(10).Select(e => e.EventId).ToArray());
+            Assert.AreEqual(3, queue.LostOnLoad);
+            Assert.IsFalse(queue.LostAtLeast);
+        }
     }
 }

@@ -77,7 +77,6 @@ namespace Service.Unity
                     {
                         if (!reader.Read()) throw new JsonReaderException("the array has no end");
                         if (reader.TokenType == JsonToken.EndArray) break;
-                        if (reader.TokenType == JsonToken.Comment) continue;
                         T item;
                         if (TryRead(JToken.ReadFrom(reader), out item))
                         {
@@ -99,15 +98,16 @@ namespace Service.Unity
             if (lost == 0) return;
             LostOnLoad = lost;
             LostWhy = why;
-            if (items.Count > capacity) items.RemoveRange(0, items.Count - capacity);
             Save();
         }
 
-        /// <summary>One saved item as the queue wrote it; false when it is not one (no id, fields of other types).</summary>
+        /// <summary>
+        /// One saved item as the queue wrote it; false when it is not one (no object, no id, fields
+        /// of other types: what Newtonsoft cannot make a <typeparamref name="T"/> of, it throws on).
+        /// </summary>
         private bool TryRead(JToken token, out T item)
         {
             item = default(T);
-            if (!(token is JObject)) return false;
             try
             {
                 item = token.ToObject<T>(JsonText.Serializer);
