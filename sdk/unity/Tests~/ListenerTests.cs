@@ -534,6 +534,68 @@ namespace Service.Unity.Tests
             }
         }
 
+        private static ServiceDeepLink Link(ServiceDeepLinkKind kind, string path)
+        {
+            return new ServiceDeepLink(kind, null, path, new Dictionary<string, string>(), "myapp://open?deep_link_path=" + path);
+        }
+
+        [Test]
+        public void DeepLinksWaitForAMainThreadAsForAListenerAndEachIsDeliveredOnce()
+        {
+            var listeners = new SdkListeners();
+            var heard = new List<string>();
+            // The app listens before the platform gives a main thread; a link comes meanwhile.
+            Assert.IsFalse(listeners.TryRaiseDeepLink(Link(ServiceDeepLinkKind.Direct, "/a")), "not taken with nowhere to run");
+            listeners.AddDeepLink(link => heard.Add(link.Path));
+            Assert.IsFalse(listeners.TryRaiseDeepLink(Link(ServiceDeepLinkKind.Direct, "/a")), "a listener alone is not enough");
+            listeners.RaiseDeepLink(Link(ServiceDeepLinkKind.Direct, "/b"));
+            // A second listener set still before the main thread: nothing is lost to it either.
+            listeners.AddDeepLink(link => heard.Add("second " + link.Path));
+            // A platform without a main thread changes nothing.
+            listeners.Use(null, new ListLog());
+            var main = new QueuedMainThread();
+            listeners.Use(main, new ListLog());
+            main.Drain();
+            CollectionAssert.AreEqual(new[] { "/b", "second /b" }, heard);
+            // The platform set again: nothing that was delivered comes a second time.
+            listeners.Use(main, new ListLog());
+            listeners.AddDeepLink(link => heard.Add("third " + link.Path));
+            main.Drain();
+            CollectionAssert.AreEqual(new[] { "/b", "second /b" }, heard);
+            // A null listener is none: a link waits for a real one.
+            var alone = new SdkListeners();
+            alone.Use(main, new ListLog());
+            alone.RaiseDeepLink(Link(ServiceDeepLinkKind.Direct, "/c"));
+            alone.AddDeepLink(null);
+            alone.AddDeepLink(link => heard.Add("late " + link.Path));
+            main.Drain();
+            CollectionAssert.AreEqual(new[] { "/b", "second /b", "late /c" }, heard);
+            // Cleared, the handlers and the links waiting for one are forgotten together.
+            var cleared = new SdkListeners();
+            cleared.Use(main, new ListLog());
+            cleared.RaiseDeepLink(Link(ServiceDeepLinkKind.Direct, "/d"));
+            cleared.Clear();
+            cleared.AddDeepLink(link => heard.Add("after clear " + link.Path));
+            main.Drain();
+            CollectionAssert.AreEqual(new[] { "/b", "second /b", "late /c" }, heard);
+        }
+
+        [Test]
+        public void AWaitingDeferredLinkIsNeverDroppedForTheDirectLinksBound()
+        {
+            var listeners = new SdkListeners();
+            listeners.RaiseDeepLink(Link(ServiceDeepLinkKind.Deferred, "/deferred"));
+            for (var i = 0; i < SdkListeners.MaxPendingDirectLinks; i++) listeners.RaiseDeepLink(Link(ServiceDeepLinkKind.Direct, "/" + i));
+            listeners.RaiseDeepLink(Link(ServiceDeepLinkKind.Deferred, "/deferred again"));
+            var heard = new List<string>();
+            var main = new QueuedMainThread();
+            listeners.Use(main, new ListLog());
+            listeners.AddDeepLink(link => heard.Add(link.Path));
+            main.Drain();
+            Assert.AreEqual(SdkListeners.MaxPendingDirectLinks + 2, heard.Count, string.Join(", ", heard));
+            Assert.AreEqual("/deferred", heard[0]);
+        }
+
         [Test]
         public void ADirectLinkBeforeAnyListenerIsDeliveredWhenOneIsSet()
         {
