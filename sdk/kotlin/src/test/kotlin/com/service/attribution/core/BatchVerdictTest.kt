@@ -57,6 +57,45 @@ class BatchVerdictTest {
     }
 
     @Test
+    fun `events refused by name are one drop of as many, in the backend's words`() {
+        device.backend.events = { batch ->
+            if (batch.size != 3) {
+                ScriptedBackend.accepted(batch.size)
+            } else {
+                HttpResponse(
+                    202,
+                    """{"accepted":1,"ignored":[],
+                       "rejected":[{"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false},
+                                   {"index":2,"event_id":"${batch[2]["event_id"]}","error":"Unprocessable","detail":"bad name","retryable":false}],
+                       "warnings":[]}""",
+                )
+            }
+        }
+        val core = device.configure(device.launch())
+        core.send(3)
+        device.scheduler.runDue()
+        assertEquals(0, core.queuedCount())
+        assertEquals(listOf(DropReason.REFUSED to 2), device.errors.map { it.reason to it.count })
+        val words = device.errors.single().message
+        assertTrue(words, "bad level" in words && "bad name" in words)
+        assertEquals(2L, core.getDroppedEventCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an answer that accepts fewer than it takes off the queue, naming none, is warned of as not adding up`() {
+        device.backend.events = { batch ->
+            if (batch.size != 3) ScriptedBackend.accepted(batch.size) else HttpResponse(202, """{"accepted":1,"ignored":[],"rejected":[],"warnings":[]}""")
+        }
+        val core = device.configure(device.launch())
+        core.send(3)
+        device.scheduler.runDue()
+        assertEquals(listOf(DropReason.REFUSED to 2), device.errors.map { it.reason to it.count })
+        assertTrue(device.logged(LogLevel.WARN).toString(), device.logged(LogLevel.WARN).any { "does not add up" in it })
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `an event stored not quite as sent is delivered, and the backend's warning logged`() {
         device.backend.events = { batch ->
             HttpResponse(
