@@ -1023,6 +1023,15 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AVerdictsDetailThatIsNoStringIsShownAsTheJsonItIs()
+        {
+            var answer = JsonText.ParseObject("{\"accepted\":0,\"rejected\":[{\"index\":0,\"error\":\"Unprocessable\",\"detail\":{\"field\":\"level\"},\"retryable\":false},"
+                + "{\"index\":1,\"error\":\"Unprocessable\",\"detail\":7,\"retryable\":false}]}");
+            var verdict = BatchVerdict.Parse(answer, 2);
+            CollectionAssert.AreEqual(new[] { "{\"field\":\"level\"}", "7" }, verdict.Refused.Select(r => r.Value).ToArray());
+        }
+
+        [Test]
         public void AQueueOfExpiredEventsAloneSendsNoRequest()
         {
             var rig = new Rig();

@@ -26,6 +26,23 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ALocaleLongerThanTheServiceTakesIsLeftOutAtItsBound()
+        {
+            var longest = "en" + string.Concat(Enumerable.Repeat("-abcdefgh", 3)) + "-abcde";
+            Assert.AreEqual(Fields.MaxLocaleLength, longest.Length);
+            Assert.AreEqual(longest, Fields.LocaleTag(longest));
+            Assert.IsNull(Fields.LocaleTag(longest + "g"));
+        }
+
+        [Test]
+        public void UnixSecondsPastTheYear9999AreUnknown()
+        {
+            Assert.AreEqual(Fields.MaxUnixSeconds, Fields.UnixSeconds(Fields.MaxUnixSeconds));
+            Assert.IsNull(Fields.UnixSeconds(Fields.MaxUnixSeconds + 1));
+            Assert.IsNull(Fields.UnixSeconds(-1));
+        }
+
+        [Test]
         public void TheInvariantCulturesEmptyNameIsLeftOut()
         {
             Assert.IsNull(Fields.LocaleTag(System.Globalization.CultureInfo.InvariantCulture.Name));
