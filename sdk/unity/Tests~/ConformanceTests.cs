@@ -266,6 +266,18 @@ namespace Service.Unity.Tests
                 Pii.Protect(new Dictionary<string, object> { { "email", hex + "@x" } }, out dropped)["email"]);
         }
 
+        [Test]
+        public void APhoneNumberOfAnyIntegerTypeIsHashedAsItsDigits()
+        {
+            List<string> dropped;
+            var expected = Pii.Sha256Marked("4915112345678");
+            foreach (var number in new object[] { 4915112345678L, 4915112345678UL, 4915112345678d, 4915112345678m })
+            {
+                Assert.AreEqual(expected, Pii.Protect(new Dictionary<string, object> { { "phone_number", number } }, out dropped)["phone_number"], number.GetType().Name);
+                CollectionAssert.IsEmpty(dropped);
+            }
+        }
+
         [TestCase(" 1990-01-31 ", "19900131")]
         [TestCase("1990.01.31", "19900131")]
         [TestCase("1990/01/31", "19900131")]
