@@ -249,27 +249,21 @@ describe("deletion requests", () => {
     const old = await requestOf(deletions, "com.a", "old", at(0));
     const young = await requestOf(deletions, "com.a", "young", at(1));
     let flushed = 0;
-    const outcome = await purgeOpenRequests({
-      ...noopStores,
-      deletions,
-      flush: async () => void flushed++,
-      lake: { purgeInstalls: async () => ({ filesRewritten: 1 }) },
-      minAgeMs: 5 * 60_000,
-      now: () => at(5),
-    });
-    expect(outcome).toEqual({ completed: 1, deferred: 0 });
+    const run = () =>
+      purgeOpenRequests({
+        ...noopStores,
+        deletions,
+        flush: async () => void flushed++,
+        lake: { purgeInstalls: async () => ({ filesRewritten: 1 }) },
+        minAgeMs: 5 * 60_000,
+        now: () => at(5),
+      });
+    expect(await run()).toEqual({ completed: 1, deferred: 0 });
     expect((await deletions.get(old.request_id))?.status).toBe("completed");
     expect((await deletions.get(young.request_id))?.status).toBe("pending");
     expect(flushed).toBe(1);
     // Nothing old enough: not even the streams are flushed.
-    await purgeOpenRequests({
-      ...noopStores,
-      deletions,
-      flush: async () => void flushed++,
-      lake: { purgeInstalls: async () => ({ filesRewritten: 1 }) },
-      minAgeMs: 5 * 60_000,
-      now: () => at(5),
-    });
+    await run();
     expect(flushed).toBe(1);
   });
 

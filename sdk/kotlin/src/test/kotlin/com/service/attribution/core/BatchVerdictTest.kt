@@ -23,22 +23,20 @@ class BatchVerdictTest {
 
     private fun SdkCore.send(count: Int) = repeat(count) { sendEvent(EventType.LEVEL_START, null, mapOf("n" to it)) }
 
+    /** A batch of [size] events is answered 202 with [body]; any other is accepted whole. */
+    private fun answerBatchOf(size: Int, body: (List<Map<String, Any?>>) -> String) {
+        device.backend.events = { batch -> if (batch.size != size) ScriptedBackend.accepted(batch.size) else HttpResponse(202, body(batch)) }
+    }
+
     @Test
     fun `refusals naming no item, an item named twice, an unknown ignored reason and unaccepted items are all reported`() {
-        device.backend.events = { batch ->
-            if (batch.size != 4) {
-                ScriptedBackend.accepted(batch.size)
-            } else {
-                HttpResponse(
-                    202,
-                    """{"accepted":0,
-                       "ignored":[{"index":1,"event_id":"${batch[1]["event_id"]}","reason":"app_paused","detail":"paused by its owner"}],
-                       "rejected":[{"index":9,"event_id":null,"error":"Unprocessable","detail":"no such event","retryable":false},
-                                   {"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false},
-                                   {"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false}],
-                       "warnings":[]}""",
-                )
-            }
+        answerBatchOf(4) { batch ->
+            """{"accepted":0,
+               "ignored":[{"index":1,"event_id":"${batch[1]["event_id"]}","reason":"app_paused","detail":"paused by its owner"}],
+               "rejected":[{"index":9,"event_id":null,"error":"Unprocessable","detail":"no such event","retryable":false},
+                           {"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false},
+                           {"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false}],
+               "warnings":[]}"""
         }
         val core = device.configure(device.launch())
         core.send(4)
@@ -58,18 +56,11 @@ class BatchVerdictTest {
 
     @Test
     fun `events refused by name are one drop of as many, in the backend's words`() {
-        device.backend.events = { batch ->
-            if (batch.size != 3) {
-                ScriptedBackend.accepted(batch.size)
-            } else {
-                HttpResponse(
-                    202,
-                    """{"accepted":1,"ignored":[],
-                       "rejected":[{"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false},
-                                   {"index":2,"event_id":"${batch[2]["event_id"]}","error":"Unprocessable","detail":"bad name","retryable":false}],
-                       "warnings":[]}""",
-                )
-            }
+        answerBatchOf(3) { batch ->
+            """{"accepted":1,"ignored":[],
+               "rejected":[{"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false},
+                           {"index":2,"event_id":"${batch[2]["event_id"]}","error":"Unprocessable","detail":"bad name","retryable":false}],
+               "warnings":[]}"""
         }
         val core = device.configure(device.launch())
         core.send(3)
@@ -84,9 +75,7 @@ class BatchVerdictTest {
 
     @Test
     fun `an answer that accepts fewer than it takes off the queue, naming none, is warned of as not adding up`() {
-        device.backend.events = { batch ->
-            if (batch.size != 3) ScriptedBackend.accepted(batch.size) else HttpResponse(202, """{"accepted":1,"ignored":[],"rejected":[],"warnings":[]}""")
-        }
+        answerBatchOf(3) { """{"accepted":1,"ignored":[],"rejected":[],"warnings":[]}""" }
         val core = device.configure(device.launch())
         core.send(3)
         device.scheduler.runDue()
