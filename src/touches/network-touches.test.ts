@@ -254,14 +254,18 @@ describe("an ad network's touches", () => {
       touches: [
         click({
           deeplink_id: link.deeplinkId,
+          campaign_id: "456",
           adset_id: "as-2",
           adset_name: "Lookalike",
           ad_id: "ad-2",
           ad_name: "Banner",
+          params: { promo: "SPRING" },
         }),
       ],
     });
     expect(touches.stored.get(own.accepted[0]?.click_id ?? "")).toMatchObject({
+      campaignId: "456",
+      params: { deep_link_path: "/levels/7", promo: "SPRING" },
       adsetId: "as-2",
       adsetName: "Lookalike",
       adId: "ad-2",
@@ -292,6 +296,19 @@ describe("an ad network's touches", () => {
     expect(rows.map((row) => row.click_id).sort()).toEqual(
       [first?.click_id, other?.click_id].sort(),
     );
+  });
+
+  it("takes the first of a click id sent twice by the request's order, whichever was checked first", async () => {
+    // The first names a link, which is looked up; the second names none, and is ready at once.
+    const link = testLink({ campaignName: "Winter" });
+    const { record } = setup({ links: [link] });
+    const answer = await record(APP.appId, {
+      touches: [click({ click_id: "n7", deeplink_id: link.deeplinkId }), click({ click_id: "n7" })],
+    });
+    expect(answer.accepted.map((touch) => [touch.index, touch.duplicate])).toEqual([
+      [0, false],
+      [1, true],
+    ]);
   });
 
   it("fails the request when a network's click id cannot be claimed, taking back the random ids it stored", async () => {
