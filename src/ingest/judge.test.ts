@@ -367,6 +367,10 @@ describe("judgeEvents: the sender's clock (sent_at)", () => {
   it("keeps the time as sent when the clocks agree within a minute", () => {
     expect(keptTime(fromPhone(59_000, 10_000))).toBe(iso(NOW.getTime() + 59_000 - 10_000));
     expect(keptTime(fromPhone(-800, 10_000))).toBe(iso(NOW.getTime() - 800 - 10_000));
+    // A minute off exactly is within it; a second more, or two minutes, is not.
+    expect(keptTime(fromPhone(60_000, 10_000))).toBe(iso(NOW.getTime() + 60_000 - 10_000));
+    expect(keptTime(fromPhone(61_000, 10_000))).toBe(iso(NOW.getTime() - 10_000));
+    expect(keptTime(fromPhone(-120_000, 10_000))).toBe(iso(NOW.getTime() - 10_000));
   });
 
   it("bounds event_time by sent_at, and says so", () => {
