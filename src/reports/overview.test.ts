@@ -62,6 +62,16 @@ describe("the overview's answer", () => {
     ]);
   });
 
+  it("lists campaigns most installs first, then most revenue, then by name", () => {
+    const report = overviewReport({ from: "2026-11-01", to: "2026-11-01" }, [
+      overviewRowOf(row("campaigns", { media_source: "a", installs: 2n, revenue_usd: 1 })),
+      overviewRowOf(row("campaigns", { media_source: "b", installs: 2n, revenue_usd: 5 })),
+      overviewRowOf(row("campaigns", { media_source: "c", installs: 3n, revenue_usd: 0 })),
+      overviewRowOf(row("campaigns", { media_source: "d", installs: 2n, revenue_usd: 5 })),
+    ]);
+    expect(report.campaigns.map((c) => c.media_source)).toEqual(["c", "b", "d", "a"]);
+  });
+
   it("lists deep link paths most installs first", () => {
     const paths = Array.from({ length: 10 }, (_, i) =>
       overviewRowOf(row("deep_link_paths", { deep_link_path: `/p${i}`, installs: BigInt(i + 1) })),
