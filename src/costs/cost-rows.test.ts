@@ -57,6 +57,19 @@ describe("cost rows", () => {
     expect(() => costRowsOf("com.a", { rows: [row({ currency: "EURO" })] }, FX, NOW)).toThrow(
       "body.rows[0].currency: must be an ISO 4217 currency code",
     );
+    // Five rows at fault are named at most: the message stays readable.
+    const late = Array.from({ length: 7 }, (_, i) =>
+      row({ day: "2026-12-01", campaign_id: `c${i}` }),
+    );
+    let message = "";
+    try {
+      costRowsOf("com.a", { rows: late }, FX, NOW);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.match(/body\.rows\[\d\]\.day/g)).toEqual(
+      [0, 1, 2, 3, 4].map((i) => `body.rows[${i}].day`),
+    );
   });
 
   it("says which of a row's fields are required and missing, and which are of the wrong type", () => {
