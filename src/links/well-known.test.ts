@@ -51,6 +51,11 @@ describe("the .well-known files", () => {
     ]);
     expect(assetLinks([])).toEqual([]);
   });
+
+  it("lists no app whose settings lack what its file needs: an iOS app without a team id, an Android one without certificates", () => {
+    expect(appleAppSiteAssociation([bare]).applinks.details).toEqual([]);
+    expect(assetLinks([unsigned])).toEqual([]);
+  });
 });
 
 describe("a host that carries another app of the platform, without the settings", () => {
