@@ -85,6 +85,39 @@ class BatchVerdictTest {
     }
 
     @Test
+    fun `a verdict whose index is no whole number of the request, a fraction or below 0, names no item`() {
+        answerBatchOf(3) {
+            """{"accepted":1,"ignored":[],
+               "rejected":[{"index":1.5,"event_id":null,"error":"Unprocessable","detail":"half","retryable":false},
+                           {"index":-1,"event_id":null,"error":"Unprocessable","detail":"before","retryable":true}],
+               "warnings":[]}"""
+        }
+        val core = device.configure(device.launch())
+        core.send(3)
+        device.scheduler.runDue()
+        // Three taken off, one accepted: the two refusals naming no item stand for the two others.
+        assertEquals(0, core.queuedCount())
+        assertEquals(listOf(DropReason.REFUSED to 2), device.errors.map { it.reason to it.count })
+        val words = device.errors.single().message
+        assertTrue(words, "index 1.5" in words && "index -1" in words)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a 413 from something in the way, whatever its body, splits the batch as the service's does`() {
+        device.backend.events = { batch ->
+            if (batch.size > 1) HttpResponse(413, "<html><body>Request Entity Too Large</body></html>") else ScriptedBackend.accepted(batch.size)
+        }
+        val core = device.configure(device.launch())
+        core.send(4)
+        device.scheduler.runDue()
+        assertEquals(4, device.backend.delivered.size)
+        assertEquals(0, core.queuedCount())
+        assertEquals(emptyList<Any>(), device.errors)
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `an event stored not quite as sent is delivered, and the backend's warning logged`() {
         device.backend.events = { batch ->
             HttpResponse(

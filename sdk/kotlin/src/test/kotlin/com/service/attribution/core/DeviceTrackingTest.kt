@@ -7,6 +7,7 @@ import com.service.attribution.support.ScriptedDevice.Companion.GAID
 import com.service.attribution.support.pathOf
 import org.junit.After
 import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
 import org.junit.Assert.assertNull
 import org.junit.Test
 
@@ -163,6 +164,19 @@ class DeviceTrackingTest {
         next.setConsent(Consent(adPersonalization = false))
         device.scheduler.runDue()
         assertEquals(given, updates().single()["device"])
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a consent update while the tracking is unreadable and none was kept leaves the device out`() {
+        device.configure(device.launch())
+        device.store.values.remove("tracking_sent")
+        device.advertisingId = { throw java.io.IOException("Play services not connected") }
+        val next = device.configure(device.launch())
+        next.setConsent(Consent(adPersonalization = false))
+        device.scheduler.runDue()
+        val update = updates().single()
+        assertFalse("the backend keeps what it holds: $update", "device" in update)
         device.assertNoFailures()
     }
 
