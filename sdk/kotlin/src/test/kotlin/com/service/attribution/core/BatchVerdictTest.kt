@@ -23,6 +23,13 @@ class BatchVerdictTest {
 
     private fun SdkCore.send(count: Int) = repeat(count) { sendEvent(EventType.LEVEL_START, null, mapOf("n" to it)) }
 
+    /** A configured launch that sent [count] events, and the worker's run after them. */
+    private fun launchSending(count: Int): SdkCore =
+        device.configure(device.launch()).also {
+            it.send(count)
+            device.scheduler.runDue()
+        }
+
     /** A batch of [size] events is answered 202 with [body]; any other is accepted whole. */
     private fun answerBatchOf(size: Int, body: (List<Map<String, Any?>>) -> String) {
         device.backend.events = { batch -> if (batch.size != size) ScriptedBackend.accepted(batch.size) else HttpResponse(202, body(batch)) }
@@ -38,9 +45,7 @@ class BatchVerdictTest {
                            {"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false}],
                "warnings":[]}"""
         }
-        val core = device.configure(device.launch())
-        core.send(4)
-        device.scheduler.runDue()
+        val core = launchSending(4)
         assertEquals(0, core.queuedCount())
         // #0 refused by name, counted once; then what the SDK cannot place: the refusal of #9, the
         // unknown reason, and one more event neither accepted nor named (4 taken off, 0 accepted).
@@ -62,9 +67,7 @@ class BatchVerdictTest {
                            {"index":2,"event_id":"${batch[2]["event_id"]}","error":"Unprocessable","detail":"bad name","retryable":false}],
                "warnings":[]}"""
         }
-        val core = device.configure(device.launch())
-        core.send(3)
-        device.scheduler.runDue()
+        val core = launchSending(3)
         assertEquals(0, core.queuedCount())
         assertEquals(listOf(DropReason.REFUSED to 2), device.errors.map { it.reason to it.count })
         val words = device.errors.single().message
@@ -76,9 +79,7 @@ class BatchVerdictTest {
     @Test
     fun `an answer that accepts fewer than it takes off the queue, naming none, is warned of as not adding up`() {
         answerBatchOf(3) { """{"accepted":1,"ignored":[],"rejected":[],"warnings":[]}""" }
-        val core = device.configure(device.launch())
-        core.send(3)
-        device.scheduler.runDue()
+        launchSending(3)
         assertEquals(listOf(DropReason.REFUSED to 2), device.errors.map { it.reason to it.count })
         assertTrue(device.logged(LogLevel.WARN).toString(), device.logged(LogLevel.WARN).any { "does not add up" in it })
         device.assertNoFailures()
@@ -92,9 +93,7 @@ class BatchVerdictTest {
                            {"index":-1,"event_id":null,"error":"Unprocessable","detail":"before","retryable":true}],
                "warnings":[]}"""
         }
-        val core = device.configure(device.launch())
-        core.send(3)
-        device.scheduler.runDue()
+        val core = launchSending(3)
         // Three taken off, one accepted: the two refusals naming no item stand for the two others.
         assertEquals(0, core.queuedCount())
         assertEquals(listOf(DropReason.REFUSED to 2), device.errors.map { it.reason to it.count })
@@ -108,9 +107,7 @@ class BatchVerdictTest {
         device.backend.events = { batch ->
             if (batch.size > 1) HttpResponse(413, "<html><body>Request Entity Too Large</body></html>") else ScriptedBackend.accepted(batch.size)
         }
-        val core = device.configure(device.launch())
-        core.send(4)
-        device.scheduler.runDue()
+        val core = launchSending(4)
         assertEquals(4, device.backend.delivered.size)
         assertEquals(0, core.queuedCount())
         assertEquals(emptyList<Any>(), device.errors)
