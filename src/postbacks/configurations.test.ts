@@ -239,6 +239,18 @@ describe("partner configurations", () => {
     expect(answer.secret_values).toEqual(["api_pw"]);
     // Still there, still the same value, for the postbacks.
     expect((await openPartnerConfig(stored, wrapper)).values.api_pw).toBe("TOP-SECRET");
+    // Given anew without its mark: the body decides, whole; the owner unmarked it.
+    const unmarked = await configurations.putPartner(APP, "custom", {
+      partner: "custom",
+      template,
+      media_sources: ["network"],
+      values: { api_pw: "NOW-PUBLIC", account: "acc-1" },
+    });
+    expect(partnerAnswer(unmarked.stored)).toMatchObject({
+      values: { api_pw: "NOW-PUBLIC", account: "acc-1" },
+      sealed_values: [],
+      secret_values: [],
+    });
   });
 
   it("takes a new value given for a saved secret, and marks no catalog secret as the owner's", async () => {
@@ -368,6 +380,62 @@ describe("partner configurations", () => {
       secret_values: ["api_pw"],
     });
     expect((await openPartnerConfig(stored, wrapper)).values.api_pw).toBe("THEIRS");
+  });
+
+  it("keeps a saved secret when its install and event requests swap hosts: it goes where it went", async () => {
+    const { configurations } = setup();
+    const at = (install: string, event: string) => ({
+      method: "GET" as const,
+      install: { url: `https://${install}/i?p={partner.api_pw}&id={service_id}`, headers: {} },
+      event: { url: `https://${event}/e?p={partner.api_pw}&id={service_id}`, headers: {} },
+    });
+    await configurations.putPartner(APP, "swapped", {
+      partner: "custom",
+      template: at("a.partner.example", "b.partner.example"),
+      media_sources: ["network"],
+      values: { api_pw: "TOP-SECRET" },
+      secret_values: ["api_pw"],
+    });
+    const { stored } = await configurations.putPartner(APP, "swapped", {
+      partner: "custom",
+      template: at("b.partner.example", "a.partner.example"),
+      media_sources: ["network"],
+      values: {},
+    });
+    expect((await openPartnerConfig(stored, wrapper)).values.api_pw).toBe("TOP-SECRET");
+  });
+
+  it("saves over a stored configuration that no longer opens (its key gone), keeping nothing of it", async () => {
+    const { configurations, store } = setup();
+    const saved = await configurations.putPartner(APP, "unopenable", {
+      partner: "snapchat",
+      values: { snap_app_id: "S1", access_token: "TOKEN-1" },
+    });
+    const [sealedName] = Object.keys(saved.stored.sealedValues);
+    expect(sealedName).toBe("access_token");
+    await store.putPartner({
+      ...saved.stored,
+      sealedValues: { access_token: "not a sealed value" },
+    });
+    await configurations.savePartner({
+      id: "unopenable",
+      appId: APP,
+      partner: "snapchat",
+      values: { snap_app_id: "S2", access_token: "TOKEN-2" },
+    });
+    const replaced = await store.getPartner(APP, "unopenable");
+    expect(replaced && (await openPartnerConfig(replaced, wrapper)).values).toMatchObject({
+      snap_app_id: "S2",
+      access_token: "TOKEN-2",
+    });
+    // A PUT that leaves the secret out has none to keep: it must be given.
+    await store.putPartner({ ...saved.stored, sealedValues: { access_token: "not sealed" } });
+    await expect(
+      configurations.putPartner(APP, "unopenable", {
+        partner: "snapchat",
+        values: { snap_app_id: "S3" },
+      }),
+    ).rejects.toThrow("access_token");
   });
 
   it("answers URL values, template URLs and credential headers masked, and keeps the stored ones when sent back masked", async () => {
@@ -627,11 +695,12 @@ describe("partner configurations", () => {
       mediaSources: ["network"],
       events: events(count),
     });
-    await expect(configurations.savePartner(config(9_000))).rejects.toThrow(
+    // About 271 KB and 232 KB as stored: either side of the bound, close to it.
+    await expect(configurations.savePartner(config(3_500))).rejects.toThrow(
       /configuration: is \d+ bytes as stored, over the 262144 a configuration may have/,
     );
     expect(await stored()).toBe(0);
-    await configurations.savePartner(config(1_000));
+    await configurations.savePartner(config(3_000));
     expect(await stored()).toBe(1);
   });
 

@@ -280,9 +280,7 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
       // leads elsewhere is given its secrets again (else anyone who may change the
       // configuration could read one, by pointing it at their own server).
       const config =
-        opened && Object.keys(kept).length > 0 && !sameHosts(opened, withKept)
-          ? partnerConfigFrom(appId, id, body, {})
-          : withKept;
+        opened && !sameHosts(opened, withKept) ? partnerConfigFrom(appId, id, body, {}) : withKept;
       // The same for a credential shown masked: it stands for the stored one only while the
       // configuration goes where it went; else it is to be given again.
       const [masked] = restored;
