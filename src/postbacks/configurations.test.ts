@@ -19,6 +19,7 @@ import type {
 } from "../ports/postbacks.ts";
 import { createPostbackConfigurations } from "./configurations.ts";
 import { PARTNERS } from "./partners.ts";
+import { MASK } from "./retries.ts";
 import { openPartnerConfig } from "./secrets.ts";
 import { ROTATION_GRACE_HOURS, SIGNATURE_HEADER, verifySignature } from "./signing.ts";
 import { partnerAnswer, shownUrl, webhookAnswer } from "./wire.ts";
@@ -273,6 +274,55 @@ describe("partner configurations", () => {
       values: { snap_app_id: "S1", access_token: "TOKEN-2" },
     });
     expect((await openPartnerConfig(given.stored, wrapper)).values.access_token).toBe("TOKEN-2");
+  });
+
+  it("repoints a configuration whose unchanged values, URL, body and headers hold no mask", async () => {
+    const { configurations } = setup();
+    const install = {
+      url: "https://partner.example/i?account={partner.account}&id={service_id}",
+      headers: { "X-Note": "plain" },
+      body: '{"account": "{partner.account}"}',
+    };
+    const body = (eventHost: string) => ({
+      partner: "custom",
+      template: {
+        method: "POST" as const,
+        install,
+        event: { url: `https://${eventHost}/e?id={service_id}`, headers: {} },
+      },
+      media_sources: ["network"],
+      values: { account: "acc-1" },
+    });
+    await configurations.putPartner(APP, "plain", body("partner.example"));
+    // Sent back as they are (they were shown so), with the events going elsewhere: none of
+    // them stands for a stored credential, so none is to be given again.
+    const { stored } = await configurations.putPartner(APP, "plain", body("collector.example"));
+    expect(partnerAnswer(stored).template?.event?.url).toBe(
+      "https://collector.example/e?id={service_id}",
+    );
+  });
+
+  it("takes no mask as another partner's stored value under the same id", async () => {
+    const { configurations } = setup();
+    await configurations.putPartner(APP, "switched", {
+      partner: "generic",
+      media_sources: ["network"],
+      values: { endpoint: "https://pb.example.com/i?api_key=K-1" },
+    });
+    // The generic endpoint as it was shown, under a custom template: not that value.
+    await expect(
+      configurations.putPartner(APP, "switched", {
+        partner: "custom",
+        template: {
+          method: "GET",
+          install: { url: "{partner.endpoint}&id={service_id}", headers: {} },
+        },
+        media_sources: ["network"],
+        values: { endpoint: `https://pb.example.com/i?api_key=${MASK}` },
+      }),
+    ).rejects.toThrow(
+      "body.values.endpoint: is a credential masked as answered (***), and no stored value stands behind it",
+    );
   });
 
   it("keeps no value of another partner's configuration stored under the same id", async () => {

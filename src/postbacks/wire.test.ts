@@ -1,8 +1,16 @@
 /** The configuration routes' wire: problems named by the body's fields, answers masked. */
 import { describe, expect, it } from "vitest";
 import type { StoredPartnerConfig } from "../ports/postbacks.ts";
+import { PARTNERS, type PartnerTemplate } from "./partners.ts";
 import { MASK } from "./retries.ts";
-import { maskedLeft, type PartnerRequest, partnerAnswer, partnerConfigFrom } from "./wire.ts";
+import {
+  catalogAnswer,
+  maskedLeft,
+  type PartnerRequest,
+  parseTestRequest,
+  partnerAnswer,
+  partnerConfigFrom,
+} from "./wire.ts";
 
 const APP = "com.example.wire";
 
@@ -59,6 +67,23 @@ describe("a partner configuration's body", () => {
     expect(custom({ url: "https://pb.example.com/i" }, { key: MASK, note: "a***b" })).toEqual([
       "values.key",
     ]);
+    // A key's name read decoded, and as written when it does not decode.
+    for (const url of [
+      "https://pb.example.com/i?%73ig=***",
+      "https://pb.example.com/i?api_key%=***",
+      "https://pb.example.com/i?api_key=***#top",
+    ]) {
+      expect(custom({ url }), url).toEqual(["template.install.url"]);
+    }
+    // Three stars that begin a value, or stand in the fragment, are not where an answer puts a mask.
+    for (const url of [
+      "https://pb.example.com/i?api_key=***x",
+      "https://pb.example.com/i#/***/x",
+    ]) {
+      expect(custom({ url }), url).toEqual([]);
+    }
+    // A body that is no JSON holds no key a mask could stand under (the schema refuses it).
+    expect(custom({ url: "https://pb.example.com/i", body: '{"api_key": ***' })).toEqual([]);
   });
 });
 
@@ -97,5 +122,70 @@ describe("a partner configuration as answered", () => {
         headers: { "X-Api-Key": MASK, "X-Note": "shown" },
       },
     });
+  });
+});
+
+describe("a partner configuration's values as answered", () => {
+  it("masks a credential value, and shows an empty one as empty", () => {
+    const stored: StoredPartnerConfig = {
+      id: "pc_2",
+      appId: APP,
+      partner: "generic",
+      template: null,
+      mediaSources: ["net"],
+      values: { endpoint: "https://pb.example.com/i", api_key: "K-1", auth_token: "" },
+      sealedValues: {},
+      secretValues: [],
+      installs: "won",
+      events: {},
+      eventWindowDays: 180,
+      tcfVendorId: null,
+      enabled: true,
+      updatedAt: "2026-11-30T10:00:00.000Z",
+    };
+    expect(partnerAnswer(stored).values).toEqual({
+      endpoint: "https://pb.example.com/i",
+      api_key: MASK,
+      auth_token: "",
+    });
+  });
+});
+
+describe("the partner catalog as answered", () => {
+  const partner = (id: string): PartnerTemplate => {
+    const found = PARTNERS.find((p) => p.id === id);
+    if (!found) throw new Error(`no ${id} in the catalog`);
+    return found;
+  };
+
+  it("lists every macro a partner's templates fill, from their URLs, headers and bodies, sorted", () => {
+    const macros = catalogAnswer(partner("tiktok")).macros;
+    expect(macros).toEqual([...macros].sort());
+    // In its header alone, and in its body alone.
+    expect(macros).toEqual(expect.arrayContaining(["partner.access_token", "gaid"]));
+  });
+
+  it("says which requests a partner takes, and names its event names", () => {
+    const google = partner("google-ads");
+    expect(catalogAnswer(google)).toMatchObject({
+      takes_installs: true,
+      takes_events: true,
+      event_names: [...(google.eventNames ?? [])],
+    });
+    expect(catalogAnswer({ ...google, install: null })).toMatchObject({
+      takes_installs: false,
+      takes_events: true,
+    });
+    expect(catalogAnswer({ ...google, event: null })).toMatchObject({
+      takes_installs: true,
+      takes_events: false,
+    });
+  });
+});
+
+describe("a test postback's body", () => {
+  it("is an install's on the app's platform when there is none", () => {
+    expect(parseTestRequest(undefined)).toEqual({ kind: "install" });
+    expect(parseTestRequest(null)).toEqual({ kind: "install" });
   });
 });
