@@ -196,6 +196,83 @@ describe("what a send tells of its install", () => {
   });
 });
 
+describe("what a send tells of its touch and its device", () => {
+  const told = (facts: SendFacts, query: string, kind: "install" | "event" = "install") => {
+    const config = parsePartnerConfig({
+      id: "custom",
+      appId: APP_ID,
+      partner: "custom",
+      mediaSources: ["unityads_int"],
+      ...(kind === "event" ? { events: { service_purchase: { name: "purchase" } } } : {}),
+      template: { method: "GET", [kind]: { url: `https://pb.example.com/x?${query}` } },
+    });
+    const event =
+      kind === "event"
+        ? { eventId: "evt-1", name: "purchase", time: "2026-11-20T10:05:00.000Z", revenue: null }
+        : null;
+    const built = partnerRequestOf({ config, facts, event, won: true, attempt: 1 });
+    if (!built.ok) throw new Error(built.problem);
+    return Object.fromEntries(new URL(built.request.url).searchParams);
+  };
+
+  it("names the winning touch's ad, ad set and campaign, the network's own click id, and the device's locale and zone", () => {
+    const facts = factsOf("unityads_int");
+    const base = facts.attribution;
+    if (!base) throw new Error("the sample has an attribution");
+    const won = {
+      ...facts,
+      attribution: {
+        ...base,
+        campaignName: "Spring",
+        adsetName: "Set A",
+        adName: "Banner 1",
+        networkClickId: "net-click-9",
+      },
+    };
+    const query = "c={campaign_name}&s={adset_name}&a={ad_name}&n={network_click_id}";
+    expect(told(won, `${query}&l={locale}&z={timezone}`)).toEqual({
+      c: "Spring",
+      s: "Set A",
+      a: "Banner 1",
+      n: "net-click-9",
+      l: "en_US",
+      z: "UTC",
+    });
+  });
+
+  it("names no device of an event sent in the SDK's anonymous mode", () => {
+    const facts = factsOf("unityads_int");
+    const event = {
+      kind: "event" as const,
+      serviceId: "svc-1",
+      eventId: "evt-1",
+      name: "service_purchase",
+      time: "2026-11-20T10:05:00.000Z",
+      revenue: null,
+      ip: null,
+      userAgent: null,
+      customerUserId: null,
+    };
+    const shared = { ...facts, settings: { shareDeviceDataWithoutConsent: true } };
+    const install = { ...shared.install, idfv: "IDFV-1", maid: "IDFA-1" };
+    const query = "v={idfv}&a={advertising_id}";
+    expect(told({ ...shared, install, subject: event }, query, "event")).toEqual({
+      v: "IDFV-1",
+      a: "IDFA-1",
+    });
+    expect(
+      told({ ...shared, install, subject: { ...event, anonymous: true } }, query, "event"),
+    ).toEqual({ v: "", a: "" });
+  });
+
+  it("names an Android app by its own id, whatever its store links say", () => {
+    const app: App = { ...iosApp({ playPackage: "com.example.other" }), platform: "android" };
+    expect(told({ ...factsOf("unityads_int", "android"), app }, "id={app_id}")).toEqual({
+      id: APP_ID,
+    });
+  });
+});
+
 describe("a webhook's body", () => {
   const facts = factsOf("unityads_int", "android");
   const event = {
@@ -234,6 +311,22 @@ describe("a webhook's body", () => {
       }),
     });
     expect(body).not.toHaveProperty("event");
+    const base = facts.attribution;
+    if (!base) throw new Error("the sample has an attribution");
+    const probable = {
+      ...base,
+      method: "probabilistic" as const,
+      matchingType: "geo" as const,
+      confidence: "medium" as const,
+      attributedAt: "2026-11-20T10:01:00.000Z",
+    };
+    expect(
+      JSON.parse(webhookBodyOf({ ...facts, attribution: probable }, "s")).attribution,
+    ).toMatchObject({
+      matching_type: "geo",
+      confidence_score: "medium",
+      attributed_at: "2026-11-20T10:01:00.000Z",
+    });
   });
 
   it("gives an event its id, name, time and revenue, null where it has none", () => {

@@ -32,14 +32,16 @@ const WEBHOOK = {
  * The triggers of an app with that partner and one webhook (`enabled` or not), over an outbox
  * that keeps each row once by its send id: the rows added, the outbox, and the batches queued.
  */
-const triggersOf = (options: { webhookEnabled?: boolean } = {}) => {
+const triggersOf = (
+  options: { webhookEnabled?: boolean; partner?: Partial<StoredPartnerConfig> } = {},
+) => {
   const rows: OutboxRow[] = [];
   const outbox = new Map<string, OutboxRow>();
   const batches: { sendId: string; attempt: number }[][] = [];
   const triggers = createPostbackTriggers({
     configs: {
       listByApp: async () => ({
-        partners: [PARTNER],
+        partners: [{ ...PARTNER, ...options.partner }],
         webhooks: [{ ...WEBHOOK, enabled: options.webhookEnabled ?? true }],
         settings: { shareDeviceDataWithoutConsent: false },
       }),
@@ -216,6 +218,19 @@ describe("queueing", () => {
     const { rows: eventRows, triggers: eventTriggers } = triggersOf({ webhookEnabled: false });
     await eventTriggers.eventsAccepted(APP_ID, [event("e1")], async () => install.attribution);
     expect(eventRows.map((row) => row.target)).toEqual(["partner"]);
+  });
+
+  it("sends a partner no event past the partner's own window from the install", async () => {
+    const { rows, triggers } = triggersOf({ partner: { eventWindowDays: 1 } });
+    const won = async () => ({ status: "matched" as const, mediaSource: "network" });
+    const at = (eventId: string, time: string) => {
+      const sent = event(eventId);
+      return { ...sent, event: { ...sent.event, time } };
+    };
+    await triggers.eventsAccepted(APP_ID, [at("in", "2026-11-25T09:00:00.000Z")], won);
+    expect(rows.map((row) => row.target)).toEqual(["webhook", "partner"]);
+    await triggers.eventsAccepted(APP_ID, [at("past", "2026-11-25T11:00:00.000Z")], won);
+    expect(rows.map((row) => row.target)).toEqual(["webhook", "partner", "webhook"]);
   });
 
   it("sends a partner no event of an install another network won, and reads each install's attribution once", async () => {

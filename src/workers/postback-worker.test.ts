@@ -261,12 +261,13 @@ describe("the postback worker", () => {
       serviceId: string,
       status: AttributionResult["status"],
       source: string | null,
+      more: Partial<AttributionResult> = {},
     ) =>
       attributions.set(serviceId, {
         state: "resolved",
         appId,
         serviceId,
-        result: result(status, source),
+        result: { ...result(status, source), ...more },
         delivered: true,
         sender: null,
       });
@@ -812,6 +813,46 @@ describe("the postback worker", () => {
       "install_not_stored",
       "not_resolved",
     ]);
+  });
+
+  it("skips an install's postback, at its attempt, when the attribution as stored repeats a click the partner was told of", async () => {
+    const t = await setup([{ id: "won-only", installs: "won" }]);
+    for (const serviceId of ["first", "again"]) {
+      t.resolve(serviceId, "matched", "network_a", { repeatsClick: serviceId === "again" });
+      await t.triggers.installResolved({
+        appId: t.appId,
+        serviceId,
+        attribution: { status: "matched", mediaSource: "network_a" },
+        ip: null,
+      });
+    }
+    await drain(t);
+    expect(t.sent.map((request) => request.url)).toEqual(["https://won-only.example/i?sid=first"]);
+    const reasons = Object.fromEntries(
+      (await logOf(t.appId)).map((entry) => [entry.subject.serviceId, entry.reason]),
+    );
+    expect(reasons).toMatchObject({ again: "repeated_click" });
+  });
+
+  it("fails, without a request, a send whose template fills past the bounds, and logs the template's URL", async () => {
+    const t = await setup([{ id: "agent", query: "&ua={user_agent}" }]);
+    t.resolve("long-agent", "organic", "organic");
+    await t.triggers.installResolved({
+      appId: t.appId,
+      serviceId: "long-agent",
+      attribution: { status: "organic", mediaSource: "organic" },
+      ip: null,
+      userAgent: `Mozilla/5.0 ${"x".repeat(9_000)}`,
+    });
+    await drain(t);
+    expect(t.sent).toEqual([]);
+    const [entry] = await logOf(t.appId);
+    expect(entry).toMatchObject({
+      url: "https://agent.example/i?sid={service_id}&ua={user_agent}",
+      method: "",
+      final: true,
+      error: expect.stringContaining("longer than 8192 bytes"),
+    });
   });
 
   it("fails a send its message's last delivery could not make, and logs why, rather than leave it open", async () => {
