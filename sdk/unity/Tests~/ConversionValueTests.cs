@@ -245,6 +245,107 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void RevenueNeedsACurrencyNamedAsTextAndAFiniteAmount()
+        {
+            var at = DateTime.UtcNow;
+            Func<Dictionary<string, object>, ConversionEvent> read = parameters => ConversionEvent.Of(EventType.PURCHASE, null, parameters, at, at);
+            Assert.IsNull(read(new Dictionary<string, object> { { "revenue", 9.99 }, { "currency", 978 } }).RevenueAmount);
+            Assert.IsNull(read(new Dictionary<string, object> { { "revenue", new string('9', 400) }, { "currency", "USD" } }).RevenueAmount);
+        }
+
+        [Test]
+        public void AnEventsHoursAreCountedFromTheFirstOpenWhateverZoneEitherTimeIsIn()
+        {
+            var firstOpen = new DateTime(2026, 9, 1, 12, 0, 0, DateTimeKind.Utc);
+            var local = firstOpen.AddHours(5).ToLocalTime();
+            Assert.AreEqual(5.0, ConversionEvent.Of(EventType.PURCHASE, null, null, local, firstOpen).HoursAfterInstall, 1e-9);
+            Assert.AreEqual(5.0, ConversionEvent.Of(EventType.PURCHASE, null, null, firstOpen.AddHours(5), firstOpen.ToLocalTime()).HoursAfterInstall, 1e-9);
+        }
+
+        [Test]
+        public void OnlyACustomEventIsNamedByItsOwnName()
+        {
+            Assert.AreEqual("service_purchase", EventNames.ExportName(EventType.PURCHASE, "Level Up"));
+            Assert.AreEqual("service_level_up", EventNames.ExportName(EventType.CUSTOM, "Level Up"));
+        }
+
+        private static JObject SchemaWith(JObject rule)
+        {
+            var empty = new JObject { { "rules", new JArray() } };
+            return new JObject
+            {
+                { "version", 3 },
+                { "windows", new JArray(new JObject { { "rules", new JArray(rule) } }, empty, (JObject)empty.DeepClone()) },
+                { "usd_rates", new JObject { { "USD", 1 } } },
+            };
+        }
+
+        [Test]
+        public void ASchemaWithARuleOfAShapeThisSdkDoesNotKnowIsNone()
+        {
+            Assert.IsNotNull(ConversionSchema.Parse(SchemaWith(JObject.Parse(@"{""event"": ""service_purchase"", ""coarse"": ""low""}"))));
+            foreach (var rule in new[]
+            {
+                @"{""event"": ""service_purchase"", ""coarse"": ""low"", ""revenue_usd"": 10}",
+                @"{""event"": ""service_purchase"", ""coarse"": ""low"", ""revenue_usd"": {""min"": ""1""}}",
+                @"{""event"": ""service_purchase"", ""coarse"": ""low"", ""revenue_usd"": {""max"": ""2""}}",
+                @"{""event"": ""service_level_achieved"", ""coarse"": ""low"", ""parameter"": {""name"": 5, ""at_least"": 1}}",
+            })
+            {
+                Assert.IsNull(ConversionSchema.Parse(SchemaWith(JObject.Parse(rule))), rule);
+            }
+            var unversioned = SchemaWith(JObject.Parse(@"{""event"": ""service_purchase"", ""coarse"": ""low""}"));
+            unversioned["version"] = "3";
+            Assert.IsNull(ConversionSchema.Parse(unversioned));
+        }
+
+        [Test]
+        public void AMinimumCountPastWhatTheSdkCountsIsNeverMet()
+        {
+            var schema = ConversionSchema.Parse(SchemaWith(JObject.Parse(@"{""event"": ""service_login"", ""coarse"": ""low"", ""min_count"": 1099511627776}")));
+            Assert.IsNotNull(schema);
+            ConversionState next;
+            var call = ConversionEvaluation.Evaluate(schema.Windows, new ConversionState(),
+                new ConversionEvent { Name = "service_login", HoursAfterInstall = 1 }, schema.UsdRates, out next);
+            Assert.IsNull(call);
+        }
+
+        [Test]
+        public void ASchemaKeptOnTheDeviceReadsBackTheSame()
+        {
+            var schema = ConversionSchema.Parse(SchemaWith(JObject.Parse(
+                @"{""event"": ""service_purchase"", ""coarse"": ""high"", ""fine"": 40, ""lock"": true, ""min_count"": 2,
+                   ""revenue_usd"": {""min"": 0.99, ""max"": 4.99}, ""parameter"": {""name"": ""items"", ""at_least"": 3}}")));
+            Assert.IsNotNull(schema);
+            var kept = ConversionSchema.Parse(JObject.Parse(schema.ToJson().ToString()));
+            Assert.IsNotNull(kept);
+            Assert.AreEqual(schema.ToJson().ToString(), kept.ToJson().ToString());
+            Assert.AreEqual(4.99, kept.Windows[0][0].RevenueMax);
+        }
+
+        [Test]
+        public void RatesThatAreNoFinitePositiveNumberAreLeftOut()
+        {
+            // The JSON reader takes the literal Infinity, which no JSON number gives.
+            var rates = ConversionSchema.Rates(JsonText.ParseObject(@"{""usd"": 1, ""EUR"": 1.1, ""GBP"": 0, ""JPY"": -1, ""XAU"": Infinity, ""ABC"": ""2""}"));
+            CollectionAssert.AreEquivalent(new[] { "USD", "EUR" }, rates.Keys);
+        }
+
+        [Test]
+        public void AKeptStateOfAnotherNumberOfWindowsIsReadAsFresh()
+        {
+            var state = new ConversionState();
+            state.Windows[0].Counts["service_login"] = 2;
+            state.Registered = true;
+            var json = JObject.Parse(state.ToJson());
+            Assert.AreEqual(2L, (long)ConversionState.Parse(json.ToString()).Windows[0].Counts["service_login"]);
+            ((JArray)json["windows"]).RemoveAt(2);
+            var read = ConversionState.Parse(json.ToString());
+            Assert.IsFalse(read.Registered);
+            Assert.IsEmpty(read.Windows[0].Counts);
+        }
+
+        [Test]
         public void AFloatIsReadAsTheDecimalItPrintsAsAndADecimalAsItIs()
         {
             var at = DateTime.UtcNow;
