@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { type FileQueue, openFileQueue } from "../adapters/local-queue/file-queue.ts";
 import { withBackpressure } from "./backpressure.ts";
@@ -77,6 +77,53 @@ describe("backpressure on a folder queue", () => {
     expect(await held(waiting)).toBe(true);
     await settleOne();
     expect(await settles(waiting)).toBe(true);
+  });
+
+  it("gives a freed place to a send still waiting, not to one its limit let go, and leaves no timer", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const producer = withBackpressure(queue, 1, 1_000);
+      await producer.send([{ n: 1 }]);
+      const first = producer.send([{ n: 2 }]);
+      // The first waiter's limit passes: it goes, over the backlog's bound.
+      await vi.advanceTimersByTimeAsync(1_000);
+      await first;
+      let gone = false;
+      const second = producer.send([{ n: 3 }]).then(() => {
+        gone = true;
+      });
+      for (const message of await queue.take(2)) await queue.ack(message.id);
+      // No timer is advanced from here: only the freed place can let the second go.
+      const deadline = Date.now() + 10_000;
+      while (!gone && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+      expect(gone).toBe(true);
+      await second;
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps a new send behind those already waiting, though a place has just come free", async () => {
+    // A limit no test waits out: only settled messages let the sends go.
+    const producer = withBackpressure(queue, 1, 600_000);
+    await producer.send([{ n: 1 }]);
+    const first = producer.send([{ n: 2 }]);
+    const second = producer.send([{ n: 3 }]);
+    const [message] = await queue.take(1);
+    if (!message) throw new Error("a message was due");
+    await queue.ack(message.id);
+    // The place went to the first waiter, which has not sent yet: a newcomer waits its turn
+    // behind the second.
+    const newcomer = producer.send([{ n: 4 }]);
+    expect(await settles(first)).toBe(true);
+    expect(await held(second)).toBe(true);
+    expect(await held(newcomer)).toBe(true);
+    for (const due of await queue.take(2)) await queue.ack(due.id);
+    expect(await settles(second)).toBe(true);
+    expect(await held(newcomer)).toBe(true);
+    for (const due of await queue.take(2)) await queue.ack(due.id);
+    expect(await settles(newcomer)).toBe(true);
   });
 
   it("never holds a send longer than its limit, nor one sent for later", async () => {

@@ -136,4 +136,12 @@ describe("a body's rest, dropped", () => {
     setImmediate(() => cut.destroy());
     await expect(draining).resolves.toBe(false);
   });
+
+  // A drain left waiting for events a closed stream no longer emits would hang.
+  it("gone already, its close past: not ended, at once", { timeout: 2_000 }, async () => {
+    const gone = new Readable({ read() {} });
+    gone.destroy();
+    await once(gone, "close");
+    await expect(drainBody(gone, 10)).resolves.toBe(false);
+  });
 });
