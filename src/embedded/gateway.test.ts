@@ -318,6 +318,13 @@ describe("embedded gateway, clients that misbehave", () => {
       expect(answer.headers).toMatch(/content-type: application\/json/i);
       expect(answer.body).toContain('"error":"Not Found"');
     }
+    // Not the route whose path follows a host's name either, with the method it takes.
+    const hostLike = await raw(port, (socket) => {
+      socket.end(
+        "POST //x/v1/echo HTTP/1.1\r\nhost: x\r\nauthorization: key\r\ncontent-length: 2\r\n\r\nhi",
+      );
+    });
+    expect(hostLike.status).toBe(404);
     // A proxy's absolute form is read by its path.
     const absolute = await raw(port, (socket) => {
       socket.end(
