@@ -133,4 +133,32 @@ class EarlyCallsTest {
         assertTrue(core.isStopped())
         assertEquals("1", device.store.get("stopped"))
     }
+
+    @Test
+    fun `an event sent before configure in anonymous mode carries no id, though the mode is off by configure`() {
+        val first = device.configure(device.launch())
+        first.setCustomerUserId("user-1")
+        device.scheduler.runDue()
+        // The next launch: the kept id would apply to an event sent before configure, but not to
+        // one sent in anonymous mode, whatever the mode by the time configure reads the id.
+        val next = device.launch()
+        next.setAnonymous(true)
+        next.sendEvent(EventType.LOGIN, null, null)
+        next.setAnonymous(false)
+        next.sendEvent(EventType.SHARE, null, null)
+        device.configure(next)
+        device.scheduler.runDue()
+        val sent = device.backend.delivered.associate { it["event_type"] to (it["customer_user_id"] to it["anonymous"]) }
+        assertEquals(null to true, sent["LOGIN"])
+        assertEquals("user-1" to null, sent["SHARE"])
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a blank customer user id is no id, cleared without a warning`() {
+        val core = device.configure(device.launch())
+        core.setCustomerUserId("\n\t")
+        device.scheduler.runDue()
+        assertTrue(device.logged(LogLevel.WARN).toString(), device.logged(LogLevel.WARN).none { "customer user id" in it })
+    }
 }

@@ -189,4 +189,20 @@ class RetryWaitTest {
         assertEquals(2, device.backend.requests("GET", "/v1/installs/").size)
         assertEquals(1, device.attributions.size)
     }
+
+    @Test
+    fun `a stop and a start begin the backoff again`() {
+        device.backend.events = { HttpResponse(503, "") }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        device.assertTriedAgainAfter(listOf(2_000L, 4_000, 8_000), ::eventRequests)
+        core.stop()
+        device.scheduler.runDue()
+        core.start()
+        device.scheduler.runDue()
+        core.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        device.assertTriedAgainAfter(listOf(2_000L), ::eventRequests)
+    }
 }

@@ -2,11 +2,13 @@ package com.service.attribution.core
 
 import com.service.attribution.DeepLink
 import com.service.attribution.DeepLinkKind
+import com.service.attribution.EventType
 import com.service.attribution.support.ScriptedDevice
+import java.util.concurrent.CopyOnWriteArrayList
 import org.junit.After
 import org.junit.Assert.assertEquals
+import org.junit.Assert.assertThrows
 import org.junit.Test
-import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * A deferred deep link kept for want of a listener goes to one set later in that process
@@ -89,5 +91,27 @@ class StartAfterStopTest {
     private companion object {
         const val CONFIG_ON = """{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"""
         const val CONFIG_OFF = """{"enabled":false,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"""
+    }
+
+    @Test
+    fun `a custom event without a name is refused while stopped, as while running`() {
+        val core = device.configure(device.launch())
+        core.stop()
+        device.scheduler.runDue()
+        assertThrows(IllegalArgumentException::class.java) { core.sendEvent(EventType.CUSTOM, " ", null) }
+    }
+
+    @Test
+    fun `a start() that a stop() follows before the SDK's thread runs it sends nothing`() {
+        val core = device.configure(device.launch())
+        device.scheduler.runDue()
+        core.stop()
+        device.scheduler.runDue()
+        val before = device.backend.transport.requests.size
+        core.start()
+        core.stop()
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(before, device.backend.transport.requests.size)
+        device.assertNoFailures()
     }
 }
