@@ -17,6 +17,19 @@ const iosApp = (links: App["links"]): App => ({
   links,
 });
 
+/** A purchase of the install `svc-1`, as its send's subject. */
+const PURCHASE = {
+  kind: "event" as const,
+  serviceId: "svc-1",
+  eventId: "evt-1",
+  name: "service_purchase",
+  time: "2026-11-20T10:05:00.000Z",
+  revenue: { amount: 9.99, currency: "EUR", usd: 10.79 },
+  ip: "203.0.113.9",
+  userAgent: "Mozilla/5.0",
+  customerUserId: "user-7",
+};
+
 /** An install's facts, of an iPhone unless said, won by `mediaSource`. */
 const factsOf = (mediaSource: string, platform: "android" | "ios" = "ios") =>
   sampleFacts({
@@ -242,17 +255,7 @@ describe("what a send tells of its touch and its device", () => {
 
   it("names no device of an event sent in the SDK's anonymous mode", () => {
     const facts = factsOf("unityads_int");
-    const event = {
-      kind: "event" as const,
-      serviceId: "svc-1",
-      eventId: "evt-1",
-      name: "service_purchase",
-      time: "2026-11-20T10:05:00.000Z",
-      revenue: null,
-      ip: null,
-      userAgent: null,
-      customerUserId: null,
-    };
+    const event = { ...PURCHASE, revenue: null, ip: null, userAgent: null, customerUserId: null };
     const shared = { ...facts, settings: { shareDeviceDataWithoutConsent: true } };
     const install = { ...shared.install, idfv: "IDFV-1", maid: "IDFA-1" };
     const query = "v={idfv}&a={advertising_id}";
@@ -275,17 +278,7 @@ describe("what a send tells of its touch and its device", () => {
 
 describe("a webhook's body", () => {
   const facts = factsOf("unityads_int", "android");
-  const event = {
-    kind: "event" as const,
-    serviceId: "svc-1",
-    eventId: "evt-1",
-    name: "service_purchase",
-    time: "2026-11-20T10:05:00.000Z",
-    revenue: { amount: 9.99, currency: "EUR", usd: 10.79 },
-    ip: "203.0.113.9",
-    userAgent: "Mozilla/5.0",
-    customerUserId: "user-7",
-  };
+  const event = PURCHASE;
 
   it("gives an install its fields in the export's names, and no event", () => {
     const body = JSON.parse(webhookBodyOf(facts, "snd_1"));

@@ -123,27 +123,15 @@ describe("a partner configuration as answered", () => {
       },
     });
   });
-});
 
-describe("a partner configuration's values as answered", () => {
   it("masks a credential value, and shows an empty one as empty", () => {
-    const stored: StoredPartnerConfig = {
-      id: "pc_2",
-      appId: APP,
+    const generic: StoredPartnerConfig = {
+      ...stored,
       partner: "generic",
       template: null,
-      mediaSources: ["net"],
       values: { endpoint: "https://pb.example.com/i", api_key: "K-1", auth_token: "" },
-      sealedValues: {},
-      secretValues: [],
-      installs: "won",
-      events: {},
-      eventWindowDays: 180,
-      tcfVendorId: null,
-      enabled: true,
-      updatedAt: "2026-11-30T10:00:00.000Z",
     };
-    expect(partnerAnswer(stored).values).toEqual({
+    expect(partnerAnswer(generic).values).toEqual({
       endpoint: "https://pb.example.com/i",
       api_key: MASK,
       auth_token: "",
