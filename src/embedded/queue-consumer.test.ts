@@ -119,6 +119,9 @@ describe("consumeQueue", () => {
     const stopping = running.stop();
     release();
     await stopping;
+    // The stop waited for the message in hand: handled and deleted before it resolved.
+    expect(handled).toEqual([0]);
+    expect(queue.depth().taken).toBe(0);
     // Time for a message taken after the stop to be handled, were one taken.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(handled).toEqual([0]);
