@@ -278,8 +278,8 @@ describe("the postback worker", () => {
     });
     /** The jobs queued so far, taken. */
     const take = () => queued.splice(0);
-    /** Organic installs, each resolved and its sends triggered, in turn. */
-    const organicInstalls = async (serviceIds: readonly string[]) => {
+    /** Organic installs, each resolved and its sends triggered, in turn, from `userAgent`. */
+    const organicInstalls = async (serviceIds: readonly string[], userAgent?: string) => {
       for (const serviceId of serviceIds) {
         resolve(serviceId, "organic", "organic");
         await triggers.installResolved({
@@ -287,6 +287,7 @@ describe("the postback worker", () => {
           serviceId,
           attribution: { status: "organic", mediaSource: "organic" },
           ip: null,
+          ...(userAgent === undefined ? {} : { userAgent }),
         });
       }
     };
@@ -836,14 +837,7 @@ describe("the postback worker", () => {
 
   it("fails, without a request, a send whose template fills past the bounds, and logs the template's URL", async () => {
     const t = await setup([{ id: "agent", query: "&ua={user_agent}" }]);
-    t.resolve("long-agent", "organic", "organic");
-    await t.triggers.installResolved({
-      appId: t.appId,
-      serviceId: "long-agent",
-      attribution: { status: "organic", mediaSource: "organic" },
-      ip: null,
-      userAgent: `Mozilla/5.0 ${"x".repeat(9_000)}`,
-    });
+    await t.organicInstalls(["long-agent"], `Mozilla/5.0 ${"x".repeat(9_000)}`);
     await drain(t);
     expect(t.sent).toEqual([]);
     const [entry] = await logOf(t.appId);
