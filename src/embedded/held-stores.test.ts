@@ -79,6 +79,31 @@ describe("the held stores' bridge, what a store's methods give", () => {
   });
 });
 
+describe("the held stores' bridge, when the service stops", () => {
+  it("closes with a call still in hand, and the caller hears of it", async () => {
+    let called: () => void = () => {};
+    const calling = new Promise<void>((resolve) => {
+      called = resolve;
+    });
+    const store = Object.fromEntries(
+      DELIVERY_LOG_METHODS.map((method) => [
+        method,
+        () => {
+          called();
+          return new Promise(() => {});
+        },
+      ]),
+    ) as unknown as DeliveryLog;
+    const served = await serveHeldStores({ deliveryLog: store });
+    const call = heldStoresAt(served)
+      .deliveryLog.counts("app", new Date())
+      .catch((error: unknown) => error);
+    await calling;
+    await served.close();
+    expect(await call).toBeInstanceOf(Error);
+  });
+});
+
 describe("the held stores' bridge", () => {
   let dir: string;
   let log: LocalDeliveryLog;

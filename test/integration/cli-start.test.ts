@@ -2,8 +2,8 @@
  * `attribution start` when it cannot listen: it ends with code 1, naming the setting to change,
  * rather than stay up on the stores it opened before its listeners.
  */
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -78,6 +78,35 @@ describe("attribution start straight after a command", () => {
     } finally {
       clearTimeout(release);
       if (!released) await held.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("attribution start on a folder another service is opening", () => {
+  it("ends with code 1 and names the process, rather than meet the stores it opens half way", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "attribution-start-marked-"));
+    // Another service's start, between marking the folder and listening.
+    const other = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"]);
+    try {
+      await mkdir(dataDir, { recursive: true });
+      await writeFile(dataPaths(dataDir).startingFile, `${other.pid}\n`);
+      await expect(
+        run(
+          process.execPath,
+          [...START_FLAGS, CLI, "start", "--port", "0", "--link-port", "0", "--data-dir", dataDir],
+          { timeout: 30_000, killSignal: "SIGKILL" },
+        ),
+      ).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(
+          `A service is starting on ${dataDir} (process ${other.pid}): stop it first, or give this one another --data-dir.`,
+        ),
+      });
+      // Its mark stays: the other start goes on.
+      expect(await readFile(dataPaths(dataDir).startingFile, "utf8")).toBe(`${other.pid}\n`);
+    } finally {
+      other.kill();
       await rm(dataDir, { recursive: true, force: true });
     }
   });
