@@ -98,6 +98,147 @@ describe("the folder queue", () => {
     expect((await (await open(3, 2)).take(1)).map((m) => [m.body.n, m.attempt])).toEqual([[2, 2]]);
   });
 
+  it("keeps what a send holds when its lines are the ones that rewrite the journal", async () => {
+    const queue = await open(3, 20);
+    // Five lines a message, none held after: twenty lines, at the bound and not past it.
+    for (let n = 0; n < 4; n++) {
+      await queue.send([{ n }]);
+      const [first] = await queue.take(1);
+      await queue.fail(first?.id ?? "", new Error("again"), 0);
+      const [second] = await queue.take(1);
+      await queue.ack(second?.id ?? "");
+    }
+    expect(await journalLines()).toBe(20);
+    await queue.send([{ n: 99 }]);
+    expect(await journalLines()).toBe(1);
+    // Reopened as after a kill -9 (not closed).
+    expect((await (await open(3, 20)).take(10)).map((m) => m.body.n)).toEqual([99]);
+  });
+
+  it("writes its journal anew only once it is past its bound and holds few of its lines", async () => {
+    const queue = await open(3, 20);
+    await queue.send([{ n: 0 }]);
+    await queue.ack((await queue.take(1))[0]?.id ?? "");
+    // Short: kept as it is, although it holds nothing.
+    expect(await journalLines()).toBe(3);
+
+    await queue.ack((await queue.take(1))[0]?.id ?? "");
+    // One message waits for an hour while others come and go: the journal is written anew as
+    // soon as its lines pass the bound, counting those the last rewrite wrote.
+    await queue.send([{ n: -1 }], { delaySeconds: 3600 });
+    let longest = 0;
+    for (let n = 1; n <= 20; n++) {
+      await queue.send([{ n }]);
+      longest = Math.max(longest, await journalLines());
+      const [message] = await queue.take(1);
+      longest = Math.max(longest, await journalLines());
+      await queue.ack(message?.id ?? "");
+      longest = Math.max(longest, await journalLines());
+    }
+    expect(longest).toBe(20);
+
+    // Holding many: not written anew at each change, each rewrite as long as what it replaces.
+    await rm(dir, { recursive: true, force: true });
+    const busy = await open(3, 20);
+    await busy.send(Array.from({ length: 30 }, (_, n) => ({ n })));
+    const taken = await busy.take(30);
+    await busy.ack(taken[0]?.id ?? "");
+    expect(await journalLines()).toBe(61);
+  });
+
+  it("keeps a message being buried in a journal written anew meanwhile", async () => {
+    const queue = await open(3, 1);
+    await queue.send([{ n: 0 }]);
+    // A body that no longer parses: buried when it is taken.
+    await queue.send([{ n: "x" } as unknown as { n: number }]);
+    const [good] = await queue.take(1);
+    // The burial cannot finish (its folder is gone), as when the process is killed during it.
+    await rm(join(dir, "dead"), { recursive: true });
+    const taking = queue.take(1).then(
+      () => "buried",
+      (error: unknown) => error,
+    );
+    // Meanwhile an acknowledgement's line writes the journal anew.
+    await queue.ack(good?.id ?? "");
+    expect(await journalLines()).toBe(1);
+    expect(await taking).toMatchObject({ code: "ENOENT" });
+    const reopened = await open(3, 1);
+    expect(await reopened.take(1)).toEqual([]);
+    expect((await reopened.dead()).map((m) => m.body)).toEqual([{ n: "x" }]);
+  });
+
+  it("puts a failed message back behind those sent after it, across a reopen too", async () => {
+    const queue = await open();
+    await queue.send([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    const [first] = await queue.take(1);
+    await queue.fail(first?.id ?? "", new Error("down"), 0);
+    await queue.close();
+    const reopened = await open();
+    expect((await reopened.take(10)).map((m) => [m.body.n, m.attempt])).toEqual([
+      [2, 1],
+      [3, 1],
+      [1, 2],
+    ]);
+  });
+
+  it("keeps a failed message's delay and its error across a reopen, burying it there once its attempts are spent", async () => {
+    const queue = await open(3);
+    await queue.send([{ n: 1 }]);
+    const [first] = await queue.take(1);
+    expect(await queue.fail(first?.id ?? "", new Error("store down"), 60)).toBe("retried");
+    await queue.close();
+    // Reopened by a release that allows a single attempt.
+    const reopened = await open(1);
+    expect(await reopened.take(1)).toEqual([]);
+    expect(await reopened.dead()).toEqual([]);
+    clock += 60_000;
+    expect(await reopened.take(1)).toEqual([]);
+    expect((await reopened.dead()).map((m) => [m.body, m.attempt, m.lastError])).toEqual([
+      [{ n: 1 }, 1, "store down"],
+    ]);
+  });
+
+  it("leaves a message put back where it is when an acknowledgement of it comes late", async () => {
+    const queue = await open();
+    await queue.send([{ n: 1 }]);
+    const [message] = await queue.take(1);
+    await queue.fail(message?.id ?? "", new Error("timed out"), 0);
+    const lines = await journalLines();
+    await queue.ack(message?.id ?? "");
+    expect(await journalLines()).toBe(lines);
+    expect((await (await open()).take(1)).map((m) => [m.body.n, m.attempt])).toEqual([[1, 2]]);
+  });
+
+  it("tells its listeners of each send and each settling, and counts its backlog as the messages due and taken", async () => {
+    const queue = await open();
+    let sends = 0;
+    let settles = 0;
+    queue.onSend(() => sends++);
+    queue.onSettle(() => settles++);
+    await queue.send([]);
+    await queue.send([{ n: 1 }, { n: 2 }]);
+    await queue.send([{ n: 3 }], { delaySeconds: 60 });
+    expect([sends, queue.backlog()]).toEqual([2, 2]);
+    const [first] = await queue.take(1);
+    expect(queue.backlog()).toBe(2);
+    await queue.ack(first?.id ?? "");
+    await queue.ack(first?.id ?? "");
+    expect([settles, queue.backlog()]).toEqual([1, 1]);
+    const [second] = await queue.take(1);
+    await queue.fail(second?.id ?? "", new Error("down"), 30);
+    expect([settles, queue.backlog()]).toEqual([2, 0]);
+    clock += 60_000;
+    expect(queue.backlog()).toBe(2);
+  });
+
+  it("lets the sends under way finish before it closes", async () => {
+    const queue = await open();
+    const sending = queue.send([{ n: 1 }]);
+    await queue.close();
+    await expect(sending).resolves.toBeUndefined();
+    expect((await (await open()).take(1)).map((m) => m.body.n)).toEqual([1]);
+  });
+
   it("keeps a delayed message back until its time", async () => {
     const queue = await open();
     await queue.send([{ n: 1 }], { delaySeconds: 30 });
@@ -219,7 +360,9 @@ describe("the folder queue", () => {
     const reopened = await open();
     expect((await reopened.take(1)).map((m) => m.body)).toEqual([{ n: 1 }]);
     expect(await reopened.take(1)).toEqual([]);
-    expect((await reopened.dead()).map((m) => m.id)).toEqual([id]);
+    expect((await reopened.dead()).map((m) => [m.id, m.lastError])).toEqual([
+      [id, expect.stringMatching(/expected number/)],
+    ]);
   });
 
   it("passes by a message whose stored line was damaged, and the lines that follow it", async () => {
@@ -229,11 +372,15 @@ describe("the folder queue", () => {
     const id = "damaged";
     await appendFile(
       join(dir, "journal"),
-      `{"s":{"id":"${id}","body":{"n":2},"att\n${JSON.stringify({ t: id })}\n${JSON.stringify({ k: "unknown" })}\n`,
+      `{"s":{"id":"${id}","body":{"n":2},"att\n${JSON.stringify({ t: id })}\n${JSON.stringify({ k: "unknown" })}\n${JSON.stringify({ s: { id: "after", body: { n: 3 }, attempt: 0, sentAt: "", visibleAt: 0 } })}\n`,
     );
     const reopened = await open();
-    expect((await reopened.take(10)).map((m) => [m.body.n, m.attempt])).toEqual([[1, 1]]);
-    expect(reopened.depth()).toEqual({ ready: 0, taken: 1 });
+    // The damaged line alone is lost: the lines after it are read.
+    expect((await reopened.take(10)).map((m) => [m.body.n, m.attempt])).toEqual([
+      [1, 1],
+      [3, 1],
+    ]);
+    expect(reopened.depth()).toEqual({ ready: 0, taken: 2 });
     expect(await reopened.dead()).toEqual([]);
   });
 
