@@ -6,7 +6,7 @@
  * store, each with an app of its own. Held here: a pending attribution made once; resolved
  * once, however many runs race, its facts forgotten but for its sender, kept until delivered;
  * failed only while pending, and resolvable after; the sweeper's list of what is open (unresolved, or resolved with its lake rows
- * unwritten) requested before a time; deletion.
+ * unwritten) requested before a time, whatever offset the time is written with; deletion.
  */
 import { describe, expect, it } from "vitest";
 import { resultOf } from "../../attribution/results.ts";
@@ -153,16 +153,20 @@ export const describeAttributionStoreContract = (
       await store().resolve(app, "delivered", organic(), SENDER);
       await store().markDelivered(app, "delivered");
       await store().createPending(pending(app, "later", "2026-11-01T12:00:00.000Z"));
+      // Written with an offset: compared as the instant it names (10:30 UTC).
+      await store().createPending(pending(app, "offset", "2026-11-01T12:30:00.000+02:00"));
 
       expect(await store().get(app, "delivered")).toMatchObject({ delivered: true });
       expect(await openOf(app, "2026-11-01T11:00:00.000Z")).toEqual([
         "failed",
+        "offset",
         "pending",
         "resolved",
       ]);
       expect(await openOf(app, "2026-11-01T13:00:00.000Z")).toEqual([
         "failed",
         "later",
+        "offset",
         "pending",
         "resolved",
       ]);
