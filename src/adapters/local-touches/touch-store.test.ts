@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClassicLevel } from "classic-level";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { touchExpirySeconds } from "../../touches/lookup-keys.ts";
 import { contractTouch } from "../contracts/touch-store.test-support.ts";
 import { SEPARATOR } from "../local-disk/level.ts";
 import { openLocalTouchStore } from "./touch-store.ts";
@@ -137,6 +138,72 @@ describe("the embedded touch store", () => {
       await again.close();
     }
     expect(await keysIn(dir)).toEqual([]);
+  });
+
+  it("forgets a deleted touch with every key that names its device, and a released claim with its own", async () => {
+    const store = await openLocalTouchStore(dir);
+    const touch = contractTouch(APP, T0, { maid: "device-deleted" });
+    const claim = {
+      appId: APP,
+      clickId: touch.clickId,
+      serviceId: "install-1",
+      touchTime: touch.touchTime,
+      device: null,
+    };
+    try {
+      await store.put([touch]);
+      expect(await store.claimClick(claim)).toBe("this_install");
+      await store.releaseClaim(claim);
+      await store.delete([touch.clickId]);
+    } finally {
+      await store.close();
+    }
+    expect(await keysIn(dir)).toEqual([]);
+  });
+
+  it("keeps no sighting of an address it cannot key", async () => {
+    const store = await openLocalTouchStore(dir);
+    try {
+      await store.recordSightings([
+        {
+          appId: APP,
+          serviceId: "install-1",
+          ip: "not an address",
+          at: new Date(T0).toISOString(),
+        },
+      ]);
+    } finally {
+      await store.close();
+    }
+    expect(await keysIn(dir)).toEqual([]);
+  });
+
+  it("reaps a touch once its expiry's second is before the cutoff's, as DynamoDB's TTL", async () => {
+    const store = await openLocalTouchStore(dir);
+    const touch = contractTouch(APP, T0);
+    const expiry = touchExpirySeconds(touch.touchTime) * 1000;
+    try {
+      await store.put([touch]);
+      expect(await store.reap(new Date(expiry + 999))).toBe(0);
+      expect(await store.get(touch.clickId)).toEqual(touch);
+      expect(await store.reap(new Date(expiry + 1000))).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("lets the writes under way finish before it closes", async () => {
+    const store = await openLocalTouchStore(dir);
+    const touch = contractTouch(APP, T0);
+    const putting = store.put([touch]);
+    await store.close();
+    await expect(putting).resolves.toBeUndefined();
+    const again = await openLocalTouchStore(dir);
+    try {
+      expect(await again.get(touch.clickId)).toEqual(touch);
+    } finally {
+      await again.close();
+    }
   });
 
   it("keeps a lookup key's window apart from a longer key's that begins with it", async () => {
