@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ValidationError } from "../../domain/errors.ts";
+import { openLevelStore } from "../local-disk/level.ts";
 import { type LocalDeliveryLog, openLocalDeliveryLog } from "./delivery-log.ts";
 import { attemptEntry, describeReplacedAttempts } from "./replaced-attempts.test-support.ts";
 
@@ -121,5 +122,48 @@ describe("the embedded delivery log's lifetimes and purges", () => {
     expect(await log.purgeInstall(APP, "s")).toBe(1);
     expect(await sendIds()).toEqual(["snd_longer"]);
     expect(await sendIds("com.example.other")).toEqual(["snd_other"]);
+  });
+});
+
+describe("the embedded delivery log, opened and closed", () => {
+  const APP = "com.example.closing";
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "delivery-log-"));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  const entry = (sendId: string) =>
+    attemptEntry(APP, { sendId, time: "2026-11-20T12:00:00.000Z", verdict: "delivered" });
+
+  it("writes the attempts given before a close, and refuses those after it", async () => {
+    const log = await openLocalDeliveryLog(dir);
+    const given = log.append(entry("snd_before"));
+    await log.close();
+    await expect(given).resolves.toBeUndefined();
+    await expect(log.append(entry("snd_after"))).rejects.toThrow();
+    const again = await openLocalDeliveryLog(dir);
+    try {
+      expect((await again.listByApp(APP, { limit: 10 })).entries.map((one) => one.sendId)).toEqual([
+        "snd_before",
+      ]);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("keeps nothing of a purged install's attempts but its days' counts", async () => {
+    const log = await openLocalDeliveryLog(dir);
+    await log.append(entry("snd_1"));
+    await log.append({ ...entry("snd_1"), attempt: 2 });
+    expect(await log.purgeInstall(APP, entry("snd_1").subject.serviceId)).toBe(2);
+    await log.close();
+    const level = await openLevelStore(dir);
+    try {
+      const left = await level.db.keys().all();
+      expect(left.map((key) => key.slice(0, 2))).toEqual(["c\u0000", "x\u0000"]);
+    } finally {
+      await level.close();
+    }
   });
 });

@@ -163,6 +163,7 @@ const deliveryLogIn = ({ db, read, close }: LevelStore): LocalDeliveryLog => {
   let scheduled = false;
   const writeWaiting = () => {
     scheduled = false;
+    if (waiting.length === 0) return;
     const group = waiting;
     waiting = [];
     inTurn(() => writeGroup(group.map((one) => one.entry))).then(
@@ -269,6 +270,8 @@ const deliveryLogIn = ({ db, read, close }: LevelStore): LocalDeliveryLog => {
       }),
 
     async close() {
+      // Attempts given before the close are written first, not refused by a closed store.
+      writeWaiting();
       await inTurn(async () => undefined);
       await close();
     },
