@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -74,6 +74,7 @@ describe("key-file wrapper", () => {
       "",
       "kf1",
       `kms1.${body}`,
+      `kf2.${check}.${nonce}.${body}`,
       `${wrapped}.x`,
       `kf1.${check}.${nonce}.${body}=`,
       // A nonce of another length, and a body shorter than its tag.
@@ -82,6 +83,20 @@ describe("key-file wrapper", () => {
     ]) {
       expect(await failure(wrapper.unwrap(malformed, CONTEXT))).toBe("malformed");
     }
+  });
+
+  it("opens what an earlier release wrapped under the same key file: its format is fixed", async () => {
+    // A master key of 32 bytes of 7, and a key wrapped under it in this format once.
+    await mkdir(join(dir, "keys"));
+    await writeFile(keyFile, "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc\n");
+    const wrapped =
+      "kf1.a15455099e187845.-DDDWxKqkzwsZ8Z_.fl0wJ6FCyOYmhfKsNRSOvjbpx9YTdSmThY6ZTHgFuDhNtO9AJw";
+    const wrapper = createKeyFileWrapper(keyFile);
+    expect((await wrapper.unwrap(wrapped, CONTEXT)).toString("utf8")).toBe("the app's signing key");
+    // The master key is named the same way by every wrapping.
+    expect((await wrapper.wrap(Buffer.from("another"), CONTEXT)).split(".")[1]).toBe(
+      "a15455099e187845",
+    );
   });
 
   it("creates the key file with mode 0600 on first use, and a second instance reads it", async () => {
