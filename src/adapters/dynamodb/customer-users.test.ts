@@ -3,7 +3,12 @@
  * disk): what it removes, and the mark it leaves for server-to-server lookups.
  */
 import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
-import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  type DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+} from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import { cachedCustomerUserMap } from "../cache/cached-customer-users.ts";
@@ -89,6 +94,64 @@ describe("DynamoDB customer-user mapping: the purge", () => {
     expect(await users.get("com.m", "u1")).toBe("s2");
     await users.deleteInstall("com.m", "s2");
     expect(await users.get("com.m", "u1", PURGED)).toBe("s2");
+  });
+
+  /** The test's client, with `between` run once, after the first command `when` picks is answered. */
+  const racing = (when: (command: unknown) => boolean, between: () => Promise<void>) => {
+    let raced = false;
+    // The server's own client underneath, as the paginators check.
+    const doc = dynamo().doc;
+    return Object.assign(Object.create(doc) as DynamoDBDocumentClient, {
+      send: async (command: never) => {
+        const answer = await doc.send(command).catch(async (error: unknown) => {
+          if (!raced && when(command)) {
+            raced = true;
+            await between();
+          }
+          throw error;
+        });
+        if (!raced && when(command)) {
+          raced = true;
+          await between();
+        }
+        return answer;
+      },
+    });
+  };
+
+  it("keeps a mapping that moved to another install while the purge ran, the index not yet showing it", async () => {
+    const users = createCustomerUserMap(dynamo().doc, TABLE);
+    await users.put("com.lag", "u1", "s1", "2026-11-01T10:00:00.000Z");
+    // The mapping moves on after the purge's query of the by-install index, before its delete.
+    const purging = createCustomerUserMap(
+      racing(
+        (command) => command instanceof QueryCommand,
+        async () => {
+          await users.put("com.lag", "u1", "s2", "2026-11-02T10:00:00.000Z");
+        },
+      ),
+      TABLE,
+    );
+    await purging.deleteInstall("com.lag", "s1");
+    expect(await users.get("com.lag", "u1")).toBe("s2");
+  });
+
+  it("writes a use again when the later one that refused it is purged before it is read", async () => {
+    const users = createCustomerUserMap(dynamo().doc, TABLE);
+    await users.put("com.gone", "u1", "s2", "2026-11-02T10:00:00.000Z");
+    // A late use of the id by s1 is refused by s2's; s2 is purged before the refusal is read.
+    const late = createCustomerUserMap(
+      racing(
+        (command) => command instanceof PutCommand,
+        () => users.deleteInstall("com.gone", "s2"),
+      ),
+      TABLE,
+    );
+    expect(await late.put("com.gone", "u1", "s1", "2026-11-01T10:00:00.000Z")).toEqual({
+      serviceId: "s1",
+      seenAt: "2026-11-01T10:00:00.000Z",
+    });
+    expect(await users.get("com.gone", "u1")).toBe("s1");
   });
 
   it("keeps the id's other installs, the latest use first, and purges each with its install", async () => {
