@@ -9,11 +9,12 @@ import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ValidationError } from "../../domain/errors.ts";
 import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
 import type { DeliveryLog, DeliveryLogEntry } from "../../ports/postbacks.ts";
@@ -22,7 +23,7 @@ import {
   describeReplacedAttempts,
 } from "../local-delivery-log/replaced-attempts.test-support.ts";
 import { onMoto } from "./dynamo-targets.test-support.ts";
-import { createDeliveryLog } from "./postbacks.ts";
+import { createDeliveryLog, createOutboxStore } from "./postbacks.ts";
 
 type Sent = Parameters<DynamoDBDocumentClient["send"]>[0];
 
@@ -114,6 +115,19 @@ if (openTables) {
       const log = createDeliveryLog(tables.doc, LOCAL_TABLE_NAMES.deliveryLog);
       const { recorded, counted } = await agreement(log, appId);
       expect(Object.values(recorded).reduce((a, b) => a + b)).toBe(1);
+      expect(counted).toEqual(recorded);
+    });
+
+    it("records an attempt given twice in one group once, as the last given, and counts it so", async () => {
+      const appId = "com.example.twice-in-a-group";
+      const time = "2026-11-24T12:00:10.000Z";
+      const log = createDeliveryLog(tables.doc, LOCAL_TABLE_NAMES.deliveryLog);
+      await Promise.all([
+        log.append(attemptEntry(appId, { time, verdict: "retry", error: "no answer" })),
+        log.append(attemptEntry(appId, { time, verdict: "delivered", status: 200 })),
+      ]);
+      const { recorded, counted } = await agreement(log, appId);
+      expect(recorded).toEqual({ delivered: 1, retry: 0, failed: 0, skipped: 0 });
       expect(counted).toEqual(recorded);
     });
 
@@ -226,6 +240,10 @@ if (openTables) {
         cursor({ logKey: "snd_1#1", logSort: "2026-11-24T12:01:00.000Z#snd_2#1" }),
         cursor({ logKey: "a", logSort: `${"2".repeat(2000)}#a` }),
         cursor({ logKey: "a", logSort: "\ud800#a" }),
+        // Below the counts and ending with its key, but no string DynamoDB takes as a key:
+        // half a UTF-16 pair, and more bytes than a sort key holds in fewer characters.
+        cursor({ logKey: "a", logSort: "2026\ud800#a" }),
+        cursor({ logKey: "a", logSort: `2026${"\u00e9".repeat(600)}#a` }),
         cursor({ logKey: 1, logSort: 2 }),
         "not-a-cursor",
       ]) {
@@ -291,6 +309,31 @@ describe("the DynamoDB delivery log's requests", () => {
     expect(ofKind(sent, TransactWriteCommand)).toHaveLength(1);
   });
 
+  it("gives up on reads DynamoDB keeps leaving unread, after eight more tries", async () => {
+    const table = LOCAL_TABLE_NAMES.deliveryLog;
+    const unread = {
+      UnprocessedKeys: {
+        [table]: { Keys: [{ logKey: `${ATTEMPT.sendId}#${ATTEMPT.attempt}` }] },
+      },
+    };
+    const { log, sent } = clientOf(
+      [],
+      Array.from({ length: 20 }, () => unread),
+    );
+    vi.useFakeTimers();
+    try {
+      const failing = log.append(ATTEMPT).catch((error: unknown) => error);
+      await vi.runAllTimersAsync();
+      expect(await failing).toMatchObject({
+        message: `DynamoDB kept refusing reads on ${table}`,
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(ofKind(sent, BatchGetCommand)).toHaveLength(9);
+    expect(ofKind(sent, TransactWriteCommand)).toHaveLength(0);
+  });
+
   it("tries a transaction again after a conflict or a record written since it was read", async () => {
     const { log, sent } = clientOf([
       cancelled("None", "TransactionConflict"),
@@ -354,5 +397,24 @@ describe("the DynamoDB delivery log's requests", () => {
       undefined,
       { logKey: "k1" },
     ]);
+  });
+});
+
+describe("the DynamoDB outbox's requests", () => {
+  it("reads a send with strong consistency: one added a moment ago is found", async () => {
+    const sent: Sent[] = [];
+    const doc = {
+      send: async (command: Sent) => {
+        sent.push(command);
+        return {};
+      },
+    } as unknown as DynamoDBDocumentClient;
+    expect(await createOutboxStore(doc, LOCAL_TABLE_NAMES.outbox).get("snd_1")).toBeUndefined();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBeInstanceOf(GetCommand);
+    expect((sent[0] as GetCommand).input).toMatchObject({
+      Key: { sendId: "snd_1" },
+      ConsistentRead: true,
+    });
   });
 });
