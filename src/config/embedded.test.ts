@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { embeddedConfig } from "./embedded.ts";
+import { embeddedConfig, sizeInBytes } from "./embedded.ts";
 
 /** The service's own folder, whose `.data` is the default data folder. */
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -46,5 +46,92 @@ describe("the embedded runtime's configuration", () => {
       );
     }
     expect(() => embeddedConfig({ ATTRIBUTION_PORT: "70000" })).toThrow(/ATTRIBUTION_PORT/);
+  });
+
+  it("reads each setting it documents, and a value given by its caller over the setting", () => {
+    const settings = {
+      ATTRIBUTION_DATA_DIR: "/srv/attribution",
+      ATTRIBUTION_HOST: "0.0.0.0",
+      ATTRIBUTION_PORT: "9000",
+      ATTRIBUTION_LINK_PORT: "9001",
+      ATTRIBUTION_LINK_BASE_URL: "https://go.example.com",
+      ATTRIBUTION_TRUST_PROXY: "10.0.0.0/8, loopback",
+      ATTRIBUTION_SNAPSHOT_TTL_SECONDS: "600",
+      ATTRIBUTION_FLUSH_INTERVAL_MS: "1000",
+      ATTRIBUTION_APP_CACHE_MS: "0",
+      ATTRIBUTION_PURGE_INTERVAL_MS: "2000",
+      ATTRIBUTION_COMPACT_INTERVAL_MS: "3000",
+      ATTRIBUTION_TRUST_VIEWER_COUNTRY: "true",
+      ATTRIBUTION_GEOIP_DB: "/srv/country.mmdb",
+      ATTRIBUTION_FX_FEED_URL: "off",
+      ATTRIBUTION_APPLE_ADS_URL: "http://127.0.0.1:9/attribution",
+      ATTRIBUTION_DNS_SERVERS: " 10.0.0.2, ,127.0.0.1:5353 ",
+      ATTRIBUTION_QUERY_MEMORY: "512MiB",
+      ATTRIBUTION_REPORT_MEMORY: "2GB",
+      ATTRIBUTION_SNAPSHOT_DISK: "20GB",
+      ATTRIBUTION_DISK_RESERVE: "500MB",
+      ATTRIBUTION_SNAPSHOT_WHOLE_BELOW: "32MB",
+      ATTRIBUTION_DASHBOARD_TOTP: "admins",
+      ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK: "true",
+    };
+    expect(embeddedConfig(settings)).toEqual({
+      dataDir: "/srv/attribution",
+      host: "0.0.0.0",
+      port: 9000,
+      linkPort: 9001,
+      linkBaseUrl: "https://go.example.com",
+      trustProxy: ["10.0.0.0/8", "loopback"],
+      snapshotTtlSeconds: 600,
+      flushIntervalMs: 1000,
+      appCacheMs: 0,
+      purgeIntervalMs: 2000,
+      compactIntervalMs: 3000,
+      trustViewerCountry: true,
+      geoipDatabase: "/srv/country.mmdb",
+      fxFeedUrl: null,
+      appleAdsUrl: "http://127.0.0.1:9/attribution",
+      dnsServers: ["10.0.0.2", "127.0.0.1:5353"],
+      queryMemory: "512MiB",
+      reportMemory: "2GB",
+      snapshotDisk: "20GB",
+      diskReserve: "500MB",
+      snapshotWholeBelow: "32MB",
+      dashboardTotp: "admins",
+      postbacksAllowLoopback: true,
+    });
+    expect(
+      embeddedConfig(settings, { host: "127.0.0.2", fxFeedUrl: "http://127.0.0.1:9/feed" }),
+    ).toMatchObject({ host: "127.0.0.2", fxFeedUrl: "http://127.0.0.1:9/feed" });
+  });
+
+  it("listens on this machine alone unless told otherwise, and takes no link host but a web one", () => {
+    expect(embeddedConfig({})).toMatchObject({
+      host: "127.0.0.1",
+      trustViewerCountry: false,
+      postbacksAllowLoopback: false,
+      dashboardTotp: "off",
+    });
+    expect(() => embeddedConfig({ ATTRIBUTION_LINK_BASE_URL: "ftp://go.example.com" })).toThrow(
+      /ATTRIBUTION_LINK_BASE_URL/,
+    );
+    // A buffering interval too short to batch anything.
+    expect(() => embeddedConfig({ ATTRIBUTION_FLUSH_INTERVAL_MS: "49" })).toThrow(
+      /ATTRIBUTION_FLUSH_INTERVAL_MS/,
+    );
+  });
+
+  it("reads a size as DuckDB does, MB in powers of ten and MiB in powers of two, and refuses any other", () => {
+    expect(sizeInBytes("256MB")).toBe(256_000_000);
+    expect(sizeInBytes("256mb")).toBe(256_000_000);
+    expect(sizeInBytes("1.5 GiB")).toBe(1.5 * 2 ** 30);
+    expect(sizeInBytes("2KiB")).toBe(2048);
+    expect(sizeInBytes("3MiB")).toBe(3 * 2 ** 20);
+    expect(sizeInBytes("1GB")).toBe(1e9);
+    expect(sizeInBytes("1.0005KB")).toBe(1000);
+    for (const value of ["256", "256 M", "x256MB", "256MBs", "-1MB"]) {
+      expect(() => embeddedConfig({ ATTRIBUTION_QUERY_MEMORY: value }), value).toThrow(
+        /ATTRIBUTION_QUERY_MEMORY: must be a size such as 256MB/,
+      );
+    }
   });
 });
