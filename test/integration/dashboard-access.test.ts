@@ -218,6 +218,18 @@ describe("the dashboard's sessions", () => {
     expect(refused.map((response) => response.status)).toEqual(refused.map(() => 401));
   });
 
+  it("refuses, even to an admin, an app that does not exist, and makes nothing for it", async () => {
+    const missing = "com.example.missing";
+    const refused = [
+      await owner.get(`/v1/apps/${missing}`),
+      await owner.send("POST", `/v1/links?app_id=${missing}`, { media_source: "qr" }),
+      await owner.send("POST", `/v1/apps/${missing}/keys`, { kind: "server" }),
+    ];
+    expect(refused.map((response) => response.status)).toEqual(refused.map(() => 401));
+    expect(await rt.stores.keys.listByApp(missing)).toEqual([]);
+    expect((await rt.stores.links.listByApp(missing, { limit: 10 })).links).toEqual([]);
+  });
+
   it("refuses a change without the session's CSRF token, or with another session's", async () => {
     const without = await other.fetch(`/v1/apps/${OTHER_APP}`, {
       method: "PATCH",
