@@ -19,8 +19,14 @@ describe("the sign-in guard", () => {
     // The same person from elsewhere, and another person, are not locked out by these failures.
     expect(() => guard.attempt("a@example.com", THERE)).not.toThrow();
     expect(() => guard.attempt("b@example.com", HERE)).not.toThrow();
-    clock = 15 * MINUTE_MS + 1;
+    // Its last minute: said as one minute, not none.
+    clock = 15 * MINUTE_MS - 1;
+    expect(() => guard.attempt("a@example.com", HERE)).toThrow("try again in 1 minute.");
+    // A failure exactly the window old is past: the first goes, and one attempt is let in.
+    clock = 15 * MINUTE_MS;
     expect(() => guard.attempt("a@example.com", HERE)).not.toThrow();
+    clock = 15 * MINUTE_MS + 1;
+    expect(() => guard.attempt("a@example.com", HERE)).toThrow(/Too many failed sign-ins/);
   });
 
   it("locks an address out that tries many accounts", () => {
@@ -71,5 +77,12 @@ describe("the sign-in guard", () => {
     guard.attempt("b@example.com", THERE);
     expect(() => guard.attempt("b@example.com", THERE)).toThrow();
     expect(() => guard.attempt("a@example.com", HERE)).not.toThrow();
+  });
+
+  it("forgets no key it counts again, however full its memory", () => {
+    // The person's and the address's counts fill the memory: a failure is added to them.
+    const guard = createSignInGuard({ maxFailures: 3, maxKeys: 2, now: () => 0 });
+    for (let i = 0; i < 3; i += 1) guard.attempt("a@example.com", HERE);
+    expect(() => guard.attempt("a@example.com", HERE)).toThrow(/Too many failed sign-ins/);
   });
 });
