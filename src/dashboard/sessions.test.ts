@@ -114,6 +114,27 @@ describe("signing in with a TOTP", () => {
     ).rejects.toThrow(/code is wrong/);
   });
 
+  it("counts no right password as a failed sign-in while its code is due, nor a sign-in a new password ended", async () => {
+    const t = await setUp({ adminsNeedTotp: false, maxFailures: 2 });
+    const viewer = await t.users.get(VIEWER);
+    if (!viewer) throw new Error("no viewer");
+    await t.users.save({ ...viewer, totpSecret: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP" });
+    // More right passwords than the failures allowed, their codes never given.
+    for (let i = 0; i < 3; i += 1) await challenged(t, VIEWER);
+    // Pending sign-ins that a new password ends, their codes then given.
+    const ended = [await challenged(t, VIEWER), await challenged(t, VIEWER)];
+    const renewed = "another long enough password";
+    await setPassword({ users: t.users, credentials: t.deps.credentials }, VIEWER, renewed);
+    for (const pending of ended) {
+      await expect(answerChallenge(t.deps, pending.token, "000000", t.now())).rejects.toThrow(
+        /sign-in is over/,
+      );
+    }
+    // None counted: the person is not locked out.
+    const again = await signIn(t.deps, VIEWER, renewed, t.now());
+    expect(again.challenge?.step).toBe("totp");
+  });
+
   it("ends a pending sign-in after its wrong codes allowed, and after its minutes", async () => {
     const t = await setUp({ adminsNeedTotp: true });
     const setup = await challenged(t, ADMIN);
