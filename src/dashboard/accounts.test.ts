@@ -42,9 +42,17 @@ describe("the dashboard's accounts", () => {
         `password: must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
       );
     }
-    await expect(addUser(deps, { email: "not an email" })).rejects.toThrow(
-      "email: must be an email address",
-    );
+    for (const email of [
+      "not an email",
+      "a@b@example.com",
+      "an a@example.com",
+      "@example.com",
+      "a@",
+    ]) {
+      await expect(addUser(deps, { email }), email).rejects.toThrow(
+        "email: must be an email address",
+      );
+    }
     // Nothing of a refused person is kept.
     expect((await deps.users.list()).map((kept) => kept.email)).toEqual([
       "ana@example.com",
@@ -77,9 +85,22 @@ describe("the dashboard's accounts", () => {
   });
 
   it("remove a person, again when the first removal stopped halfway, and fail on any other error", async () => {
-    const deps = setUp();
+    const setUpDeps = setUp();
+    // The credentials' own record goes too (on AWS, the person's Cognito user).
+    const removed: string[] = [];
+    const deps = {
+      ...setUpDeps,
+      credentials: {
+        ...setUpDeps.credentials,
+        remove: async (email: string) => {
+          removed.push(email);
+          await setUpDeps.credentials.remove(email);
+        },
+      },
+    };
     await addUser(deps, { email: "fay@example.com", password: "a password of hers" });
     await removeUser(deps, "Fay@example.com");
+    expect(removed).toEqual(["fay@example.com"]);
     expect(await signsIn(deps, "fay@example.com", "a password of hers")).toBe(false);
     expect(await deps.users.get("fay@example.com")).toBeUndefined();
     // Her record already gone: the removal goes on.
