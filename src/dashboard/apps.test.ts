@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { dynaliteForTests } from "../adapters/dynamodb/dynamo-targets.test-support.ts";
-import { createAppStore } from "../adapters/dynamodb/stores.ts";
+import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { LOCAL_TABLE_NAMES } from "../embedded/local-dynamodb.ts";
 import type { KeyStore } from "../ports/apps.ts";
@@ -166,5 +166,65 @@ describe("an app's settings changed at once", () => {
     expect(stored?.encryptionEnabled).toBe(true);
     expect([first.version, second.version].sort()).toEqual([1, 2]);
     expect(stored?.skadnetwork?.schema?.version).toBe(2);
+  });
+});
+
+describe("an app's settings and keys as the dashboard reads and writes them", () => {
+  const dynamo = dynaliteForTests("dashboard-app-settings-");
+  const wrapper: KeyWrapper = {
+    wrap: async (plaintext: Buffer) => plaintext.toString("base64"),
+    unwrap: async (wrapped: string) => Buffer.from(wrapped, "base64"),
+  };
+
+  const setUp = async (appId: string) => {
+    const changes: string[] = [];
+    const dashboard = createDashboardApps({
+      apps: createAppStore(dynamo().doc, LOCAL_TABLE_NAMES.apps),
+      keys: createKeyStore(dynamo().doc, LOCAL_TABLE_NAMES.keys),
+      users: memoryUserStore([
+        { email: OWNER, admin: false, appIds: [], createdAt: "t", sessionGeneration: "g" },
+      ]),
+      keyWrapper: wrapper,
+      onChange: () => {
+        changes.push("changed");
+      },
+    });
+    await dashboard.create(OWNER, { app_id: appId, name: "  Settings  ", platform: "ios" });
+    return { dashboard, changes };
+  };
+
+  it("trims a name, clears a link setting sent as null, and reads back what it saved", async () => {
+    const { dashboard, changes } = await setUp("com.example.settings");
+    // Created: the caches in front of the apps are told.
+    expect(changes).toEqual(["changed"]);
+    expect((await dashboard.get("com.example.settings")).name).toBe("Settings");
+    await expect(dashboard.update(OWNER, "com.example.settings", { name: "   " })).rejects.toThrow(
+      "name: must not be empty",
+    );
+    await dashboard.update(OWNER, "com.example.settings", {
+      attribution: { probabilistic: { android: false, ios: true } },
+      links: { web_url: "https://example.com/game" },
+    });
+    const cleared = await dashboard.update(OWNER, "com.example.settings", {
+      links: { web_url: null },
+    });
+    expect(cleared.links.web_url).toBeNull();
+    expect(cleared.attribution.probabilistic).toEqual({ android: false, ios: true });
+    // A refusal names the request's field, not the setting's own name.
+    await expect(
+      dashboard.update(OWNER, "com.example.settings", { links: { web_url: "ftp://example.com" } }),
+    ).rejects.toThrow("links.web_url: must be an http or https URL");
+  });
+
+  it("issues keys for an app that exists only, and tells the caches of a revoked one", async () => {
+    const { dashboard, changes } = await setUp("com.example.keyed");
+    await expect(dashboard.issueKey("com.example.gone", { kind: "sdk" })).rejects.toThrow(
+      "App com.example.gone does not exist.",
+    );
+    const issued = await dashboard.issueKey("com.example.keyed", { kind: "server" });
+    changes.length = 0;
+    const revoked = await dashboard.revokeKey("com.example.keyed", issued.key_id);
+    expect(revoked.revoked_at).not.toBeNull();
+    expect(changes).toEqual(["changed"]);
   });
 });
