@@ -210,6 +210,14 @@ describe("an app's settings and keys as the dashboard reads and writes them", ()
     });
     expect(cleared.links.web_url).toBeNull();
     expect(cleared.attribution.probabilistic).toEqual({ android: false, ios: true });
+    // One attribution setting changed: the others stay as they were set.
+    const windowed = await dashboard.update(OWNER, "com.example.settings", {
+      attribution: { click_window_days: 3 },
+    });
+    expect(windowed.attribution).toMatchObject({
+      click_window_days: 3,
+      probabilistic: { android: false, ios: true },
+    });
     // A refusal names the request's field, not the setting's own name.
     await expect(
       dashboard.update(OWNER, "com.example.settings", { links: { web_url: "ftp://example.com" } }),
