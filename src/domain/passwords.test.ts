@@ -1,6 +1,6 @@
 /** The embedded runtime's password hashes: scrypt with a salt of their own, read back safely. */
 import { describe, expect, it } from "vitest";
-import { hashPassword, verifyPassword } from "./passwords.ts";
+import { generatePassword, hashPassword, verifyPassword } from "./passwords.ts";
 
 describe("password hashes", () => {
   it("verify the password they were made of, and no other", async () => {
@@ -22,9 +22,22 @@ describe("password hashes", () => {
       ...[1, 2, 3, 4, 5].map((index) => withPart(index, "")),
       parts.slice(0, 5).join("$"),
       withPart(5, Buffer.alloc(16).toString("base64url")),
+      // The right hash cut short: no password opens it, the right one included.
+      withPart(
+        5,
+        Buffer.from(parts[5] ?? "", "base64url")
+          .subarray(0, 16)
+          .toString("base64url"),
+      ),
       "",
     ]) {
       expect(await verifyPassword("correct horse battery", broken), broken).toBe(false);
     }
+  });
+
+  it("make a printed password of 120 random bits, 20 characters to copy", () => {
+    const printed = generatePassword();
+    expect(printed).toMatch(/^[\w-]{20}$/);
+    expect(generatePassword()).not.toBe(printed);
   });
 });
