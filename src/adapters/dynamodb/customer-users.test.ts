@@ -99,21 +99,20 @@ describe("DynamoDB customer-user mapping: the purge", () => {
   /** The test's client, with `between` run once, after the first command `when` picks is answered. */
   const racing = (when: (command: unknown) => boolean, between: () => Promise<void>) => {
     let raced = false;
+    const race = async (command: unknown) => {
+      if (raced || !when(command)) return;
+      raced = true;
+      await between();
+    };
     // The server's own client underneath, as the paginators check.
     const doc = dynamo().doc;
     return Object.assign(Object.create(doc) as DynamoDBDocumentClient, {
       send: async (command: never) => {
         const answer = await doc.send(command).catch(async (error: unknown) => {
-          if (!raced && when(command)) {
-            raced = true;
-            await between();
-          }
+          await race(command);
           throw error;
         });
-        if (!raced && when(command)) {
-          raced = true;
-          await between();
-        }
+        await race(command);
         return answer;
       },
     });
