@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { RatesTable } from "../ports/rates.ts";
 import { parseEcbRates } from "./ecb-rates.ts";
 import { refreshRates } from "./refresh-rates.ts";
-import { reloadingRates } from "./reloading-rates.ts";
+import { ratesFrom, reloadingRates } from "./reloading-rates.ts";
 
 const SHIPPED = "Date,USD,JPY,\n2025-05-09,1.1252,163.36,\n2025-05-08,1.1297,163.45,\n";
 
@@ -150,5 +150,19 @@ describe("reloadingRates", () => {
     await expect(
       reloadingRates(async () => Promise.reject(new Error("S3 down")), { maxAgeMs: 1_000 }),
     ).rejects.toThrow("S3 down");
+  });
+});
+
+describe("ratesFrom", () => {
+  it("answers every question from the table in place now, replaced under its readers", () => {
+    let table = parseEcbRates(SHIPPED);
+    const rates = ratesFrom(() => table);
+    expect([rates.firstDate, rates.lastDate]).toEqual(["2025-05-08", "2025-05-09"]);
+    expect(rates.currencies).toEqual(expect.arrayContaining(["EUR", "JPY"]));
+    table = parseEcbRates("Date,USD,GBP,\n2026-11-20,1.06,0.87,\n");
+    expect([rates.firstDate, rates.lastDate]).toEqual(["2026-11-20", "2026-11-20"]);
+    expect(rates.currencies).toEqual(expect.arrayContaining(["EUR", "GBP"]));
+    expect(rates.currencies).not.toContain("JPY");
+    expect(rates.toUsd(1, "EUR", "2026-11-20")).toBe(1.06);
   });
 });
