@@ -62,4 +62,13 @@ describe("Firehose packing", () => {
     expect(() => toLines([{ app_id: "a" }, big], FIREHOSE_LIMITS)).toThrow(RecordTooLargeError);
     expect(() => toLines([{ app_id: "a" }, big], FIREHOSE_LIMITS)).toThrow(/Lake record 1 is/);
   });
+
+  it("takes a line of Firehose's whole record quota, 1,000 KiB before base64, and no byte more", () => {
+    // `{"app_id":"a","blob":"…"}` and its newline: 25 bytes around the blob.
+    const ofLine = (bytes: number) => ({ app_id: "a", blob: "y".repeat(bytes - 25) });
+    expect(toLines([ofLine(1_000 * 1024)], FIREHOSE_LIMITS)[0]?.length).toBe(1_024_000);
+    expect(() => toLines([ofLine(1_000 * 1024 + 1)], FIREHOSE_LIMITS)).toThrow(
+      "Lake record 0 is 1024001 bytes as JSON, over the 1024000-byte record limit",
+    );
+  });
 });
