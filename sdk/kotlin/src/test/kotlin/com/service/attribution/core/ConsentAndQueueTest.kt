@@ -394,6 +394,27 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `an event whose line the journal kept after it was queued is sent once at the next launch`() {
+        val core = device.configure(device.launch())
+        device.scheduler.runDue()
+        // The service cannot be reached: the event waits in the queue.
+        device.backend.events = { null }
+        assertTrue(core.sendEvent(EventType.LOGIN, null, null))
+        // The disk refuses the journal's file once the event is queued: its line stays there.
+        device.store.failingKeys += "pending_events"
+        device.scheduler.runDue()
+        assertTrue(device.store.get("pending_events")!!.contains("LOGIN"))
+        device.store.failingKeys.clear()
+        // The process dies. The next launch finds the event in the queue and in the journal.
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.configure(device.launch())
+        device.scheduler.runDue()
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertNull(device.store.get("pending_events"))
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `a queue the device fails to write leaves its events in the journal, queued at the retry or the next launch, once`() {
         val core = device.configure(device.launch())
         // The disk refuses the queue's file (full): the event stays in the journal, on the device.
