@@ -1,0 +1,87 @@
+/**
+ * What a tap records of itself: the tapped URL's parameters within a link's own bounds (none of
+ * the service's marks among them), the agent cut to its bound, and the QR code's URL a landing
+ * page shows.
+ */
+import { describe, expect, it } from "vitest";
+import { testLink } from "../links/link.test-support.ts";
+import { QR_TAP_PARAM } from "../links/link-qr.ts";
+import { LINK_LIMITS } from "../links/link-request.ts";
+import type { App } from "../ports/apps.ts";
+import type { Touch } from "../ports/touches.ts";
+import { createClickRecorder, HINTS_ASKED_PARAM, type Tap } from "./clicks.ts";
+import { TOUCH_LIMITS } from "./touch-request.ts";
+
+const APP: App = {
+  appId: "com.example.plain",
+  name: "Plain",
+  platform: "android",
+  enabled: true,
+  createdAt: "2026-11-01T00:00:00.000Z",
+};
+const ANDROID =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
+
+const recorderOf = (link = testLink({ appId: APP.appId })) => {
+  const recorded: Touch[] = [];
+  const tap = createClickRecorder({
+    links: { get: async (id) => (id === link.deeplinkId ? link : undefined) },
+    apps: { get: async (appId) => (appId === APP.appId ? APP : undefined) },
+    allApps: async () => [APP],
+    clicks: { record: async (click) => void recorded.push(click) },
+    countries: { countryOf: () => null },
+    onRecordFailure: (error) => {
+      throw error;
+    },
+  });
+  const tapWith = (query: Tap["query"], agent = ANDROID) =>
+    tap({
+      deeplinkId: link.deeplinkId,
+      query,
+      sourceIp: "81.2.69.142",
+      headers: { "user-agent": agent },
+    });
+  return { tapWith, recorded };
+};
+
+describe("a tap's click", () => {
+  it("keeps the tapped URL's parameters within a link's bounds, and none of the service's marks", async () => {
+    const { tapWith, recorded } = recorderOf();
+    const query: Record<string, string> = {
+      "": "no name",
+      ["k".repeat(LINK_LIMITS.maxParamKeyLength + 1)]: "name too long",
+      [HINTS_ASKED_PARAM]: "1",
+      long: "v".repeat(LINK_LIMITS.maxParamValueLength + 1),
+    };
+    for (let n = 0; n < LINK_LIMITS.maxParams + 5; n += 1) query[`p${n}`] = String(n);
+    await tapWith(query);
+    const [click] = recorded;
+    expect(click?.urlParams.long).toBe("v".repeat(LINK_LIMITS.maxParamValueLength));
+    expect(Object.keys(click?.urlParams ?? {})).toHaveLength(LINK_LIMITS.maxParams);
+    for (const dropped of ["", "k".repeat(LINK_LIMITS.maxParamKeyLength + 1), HINTS_ASKED_PARAM]) {
+      expect(Object.hasOwn(click?.urlParams ?? {}, dropped), dropped).toBe(false);
+    }
+  });
+
+  it("cuts the agent to its bound", async () => {
+    const { tapWith, recorded } = recorderOf();
+    await tapWith({}, `${ANDROID} ${"x".repeat(TOUCH_LIMITS.maxUserAgentLength)}`);
+    expect(recorded[0]?.userAgent).toHaveLength(TOUCH_LIMITS.maxUserAgentLength);
+  });
+
+  it("gives a landing page the link's URL marked as a QR code's, with the tapped parameters it lacks while they fit", async () => {
+    const link = testLink({ appId: APP.appId, landingPage: true, params: { campaign: "spring" } });
+    const { tapWith } = recorderOf(link);
+    const short = await tapWith({ ref: "mail" });
+    expect(short.kind === "landing" && new URL(short.qrUrl).searchParams.get("ref")).toBe("mail");
+    expect(short.kind === "landing" && new URL(short.qrUrl).searchParams.get(QR_TAP_PARAM)).toBe(
+      "1",
+    );
+    // Too long for a QR code a phone's camera reads: the link's own URL, marked.
+    const long = await tapWith({
+      ref: "r".repeat(LINK_LIMITS.maxParamValueLength),
+      more: "m".repeat(LINK_LIMITS.maxParamValueLength),
+    });
+    expect(long.kind === "landing" && long.qrUrl).toBe(`${link.url}?${QR_TAP_PARAM}=1`);
+  });
+});
