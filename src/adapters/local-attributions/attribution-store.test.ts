@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf } from "../../attribution/results.ts";
 import { DEFAULT_ATTRIBUTION } from "../../attribution/settings.ts";
 import { attributionFacts } from "../contracts/attributions.test-support.ts";
-import { openLevelStore } from "../local-disk/level.ts";
+import { keysIn } from "../local-disk/keys.test-support.ts";
 import { openLocalAttributionStore } from "./attribution-store.ts";
 
 const APP = "com.example.game";
@@ -27,16 +27,6 @@ describe("the embedded attribution store's keys", () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  /** Every key the store's folder holds. */
-  const keysLeft = async () => {
-    const level = await openLevelStore(dir);
-    try {
-      return await level.db.keys().all();
-    } finally {
-      await level.close();
-    }
-  };
-
   it("keeps an open entry only while an attribution is open", async () => {
     const store = await openLocalAttributionStore(dir);
     await store.createPending(pending("deleted"));
@@ -50,6 +40,6 @@ describe("the embedded attribution store's keys", () => {
     await store.markDelivered(APP, "delivered");
     await store.delete(APP, "deleted");
     await store.close();
-    expect(await keysLeft()).toEqual([`r\u0000${APP}\u0000delivered`]);
+    expect(await keysIn(dir)).toEqual([`r\u0000${APP}\u0000delivered`]);
   });
 });

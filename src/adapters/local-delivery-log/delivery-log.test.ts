@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ValidationError } from "../../domain/errors.ts";
-import { openLevelStore } from "../local-disk/level.ts";
+import { keysIn } from "../local-disk/keys.test-support.ts";
 import { type LocalDeliveryLog, openLocalDeliveryLog } from "./delivery-log.ts";
 import { attemptEntry, describeReplacedAttempts } from "./replaced-attempts.test-support.ts";
 
@@ -158,12 +158,7 @@ describe("the embedded delivery log, opened and closed", () => {
     await log.append({ ...entry("snd_1"), attempt: 2 });
     expect(await log.purgeInstall(APP, entry("snd_1").subject.serviceId)).toBe(2);
     await log.close();
-    const level = await openLevelStore(dir);
-    try {
-      const left = await level.db.keys().all();
-      expect(left.map((key) => key.slice(0, 2))).toEqual(["c\u0000", "x\u0000"]);
-    } finally {
-      await level.close();
-    }
+    const left = await keysIn(dir);
+    expect(left.map((key) => key.slice(0, 2))).toEqual(["c\u0000", "x\u0000"]);
   });
 });

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { REQUEST_IDFV, storedInstall } from "../../../test/support/installs.ts";
-import { openLevelStore } from "../local-disk/level.ts";
+import { keysIn } from "../local-disk/keys.test-support.ts";
 import { openLocalInstallStore } from "./install-store.ts";
 
 const APP = "com.example.game";
@@ -25,14 +25,9 @@ describe("the embedded install store's keys", () => {
     await store.putIfAbsent(storedInstall(APP, "kept", { os: "ios", idfv: REQUEST_IDFV }));
     await store.delete(APP, "deleted");
     await store.close();
-    const level = await openLevelStore(dir);
-    try {
-      expect(await level.db.keys().all()).toEqual([
-        `n\u0000${APP}\u0000kept`,
-        `v\u0000${APP}\u0000${REQUEST_IDFV}\u0000kept`,
-      ]);
-    } finally {
-      await level.close();
-    }
+    expect(await keysIn(dir)).toEqual([
+      `n\u0000${APP}\u0000kept`,
+      `v\u0000${APP}\u0000${REQUEST_IDFV}\u0000kept`,
+    ]);
   });
 });

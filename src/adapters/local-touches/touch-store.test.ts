@@ -12,23 +12,13 @@ import { ClassicLevel } from "classic-level";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { touchExpirySeconds } from "../../touches/lookup-keys.ts";
 import { contractTouch } from "../contracts/touch-store.test-support.ts";
+import { keysIn } from "../local-disk/keys.test-support.ts";
 import { SEPARATOR } from "../local-disk/level.ts";
 import { openLocalTouchStore } from "./touch-store.ts";
 
 const T0 = Date.parse("2026-11-24T12:00:00.000Z");
 const APP = "com.example.local";
 const day = { appId: APP, from: new Date(T0 - 86_400_000), to: new Date(T0 + 86_400_000) };
-
-/** Every key the store's folder holds, once it is closed. */
-const keysIn = async (dir: string) => {
-  const db = new ClassicLevel<string, string>(dir);
-  await db.open();
-  try {
-    return await db.keys().all();
-  } finally {
-    await db.close();
-  }
-};
 
 describe("the embedded touch store", () => {
   let dir: string;
