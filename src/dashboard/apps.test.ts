@@ -1,6 +1,7 @@
 /**
- * Settings changes of one app made at once, on the DynamoDB app store (dynalite, as the embedded
- * runtime keeps it): each is applied to the app as the other left it, so both hold.
+ * The dashboard's apps on the DynamoDB app and key stores (dynalite, as the embedded runtime
+ * keeps them): settings changes of one app made at once, each applied to the app as the other
+ * left it, so both hold; and an app's settings and keys as the dashboard writes and reads them.
  */
 import { describe, expect, it } from "vitest";
 import { dynaliteForTests } from "../adapters/dynamodb/dynamo-targets.test-support.ts";
