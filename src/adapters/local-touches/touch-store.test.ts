@@ -3,7 +3,9 @@
  * (./touch-store.contract.test.ts): its folder opened again holds what it stored; a lookup
  * key that another begins with (an advertising id is the sender's to say, NULs and all) never
  * takes that other's touches; a touch written over is found by its new lookups only, and
- * reaped by its own expiry, the old version's keys deleted with no trace left.
+ * reaped by its own expiry, the old version's keys deleted with no trace left; a deleted touch
+ * and a released claim leave no key; a reap keeps DynamoDB's TTL to the second; a close waits
+ * for the writes under way.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
