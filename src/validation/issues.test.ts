@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
-import { checked } from "./issues.ts";
+import { checked, joinProblems } from "./issues.ts";
 
 const signIn = z.strictObject({
   email: z.string().min(3).max(320),
@@ -38,5 +38,13 @@ describe("checked", () => {
     expect(() => checked(signIn, { email: "a@b", password: "p", day: "today" }, "body")).toThrow(
       new ValidationError("day: must be a UTC day, YYYY-MM-DD"),
     );
+  });
+});
+
+describe("joinProblems", () => {
+  it("gives the first five problems in full, each once, and counts the rest", () => {
+    const problems = ["a: 1", "a: 1", "b: 2", "c: 3", "d: 4", "e: 5", "f: 6", "g: 7"];
+    expect(joinProblems(problems)).toBe("a: 1; b: 2; c: 3; d: 4; e: 5; and 2 more");
+    expect(joinProblems(problems.slice(0, 6))).toBe("a: 1; b: 2; c: 3; d: 4; e: 5");
   });
 });
