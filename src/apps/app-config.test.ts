@@ -56,3 +56,39 @@ describe("sealing", () => {
     expect(remoteConfig(off, FX).encryption).toEqual({ enabled: false });
   });
 });
+
+describe("the remote configuration", () => {
+  it("names the parameters an SDK keeps clear when it seals: those the service routes and converts by", async () => {
+    const on = await withEncryption(APP, true, wrapper);
+    const { encryption } = remoteConfig(on, FX);
+    expect(encryption.enabled && encryption.clear_keys).toEqual([
+      "revenue",
+      "currency",
+      "media_source",
+      "campaign",
+      "campaign_id",
+      "adset",
+      "adset_id",
+      "ad",
+      "ad_id",
+      "deep_link_path",
+    ]);
+  });
+
+  it("gives the schema's version, and USD rates at the newest day, a small currency's to more than a millionth", () => {
+    const fx = parseEcbRates("Date,USD,IDR,\n2026-11-01,1.1,17123.45,\n2026-10-31,1.2,17000,\n");
+    const schema = {
+      version: 4,
+      updated_at: "2026-11-01T00:00:00.000Z",
+      windows: [{ rules: [] }, { rules: [] }, { rules: [] }],
+    };
+    const config = remoteConfig({ ...APP, skadnetwork: { schema } }, fx);
+    expect(config.skadnetwork?.version).toBe(4);
+    const rates = config.skadnetwork?.usd_rates ?? {};
+    expect(rates.USD).toBe(1);
+    expect(rates.EUR).toBe(1.1);
+    // 1.1 / 17123.45 USD: kept past the sixth decimal, where a unit's own rounding would stop.
+    expect(rates.IDR).toBeCloseTo(1.1 / 17123.45, 10);
+    expect(rates.IDR).not.toBe(Number((rates.IDR ?? 0).toFixed(6)));
+  });
+});

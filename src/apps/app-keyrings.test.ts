@@ -1,9 +1,13 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import { openSealed, seal } from "../crypto/envelope.ts";
-import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import { KeyUnwrapError, type KeyWrapper } from "../crypto/key-wrapper.ts";
 import { generateWrappedAppKey } from "../crypto/keyring.ts";
 import type { App } from "../ports/apps.ts";
-import { appKeyContext } from "./app-config.ts";
+import { appKeyContext, withEncryption } from "./app-config.ts";
 import { createAppKeyrings } from "./app-keyrings.ts";
 
 // Wraps by base64 (no secrecy needed here), counting unwraps; can be made to fail.
@@ -63,5 +67,27 @@ describe("app keyrings", () => {
     const rotated = await appWith(wrapper, 2);
     await keyrings(rotated);
     expect(counts.unwraps).toBe(1 + 1 + 2);
+  });
+
+  it("opens an app's keys for that app alone: they are wrapped under its id", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "app-keyrings-"));
+    try {
+      const wrapper = createKeyFileWrapper(join(dir, "master.key"));
+      const app: App = {
+        appId: "com.a",
+        name: "A",
+        platform: "android",
+        enabled: true,
+        createdAt: "2026-11-01T00:00:00.000Z",
+      };
+      const sealed = await withEncryption(app, true, wrapper);
+      const keyrings = createAppKeyrings(wrapper);
+      await expect(keyrings(sealed)).resolves.toBeDefined();
+      await expect(keyrings({ ...sealed, appId: "com.example.other" })).rejects.toThrow(
+        KeyUnwrapError,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
