@@ -39,6 +39,15 @@ describe("the ECB's 90-day feed", () => {
     );
     expect(() => parseEcbFeed(FEED.replace('rate="1.0498"', 'rate="-1"'))).toThrow(/ECB feed/);
     expect(() => parseEcbFeed(FEED.replace("2026-11-19", "19.11.2026"))).toThrow(/ECB feed/);
+    // A code that is no ISO 4217 one, and a second table of days beside the first.
+    expect(() => parseEcbFeed(FEED.replace('currency="JPY"', 'currency="yen"'))).toThrow(
+      /ECB feed/,
+    );
+    const twice = FEED.replace(
+      "</gesmes:Envelope>",
+      '<Cube><Cube time="2026-11-21"><Cube currency="USD" rate="9"/></Cube></Cube></gesmes:Envelope>',
+    );
+    expect(() => parseEcbFeed(twice)).toThrow(/ECB feed/);
   });
 
   it("merges into the history table: new days added, a day it has replaced, a new currency added", async () => {
