@@ -3,6 +3,7 @@
  * SDKs: the first key pair made once, kept through a switch off and on, since every SDK in the
  * field holds its public key and the service its private one.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
@@ -58,21 +59,17 @@ describe("sealing", () => {
 });
 
 describe("the remote configuration", () => {
-  it("names the parameters an SDK keeps clear when it seals: those the service routes and converts by", async () => {
+  it("names the parameters an SDK keeps clear when it seals, as the SDKs' shared cases have them", async () => {
+    // The keys the SDKs are tested against (sdk/conformance/requests.json): a list the service
+    // and the SDKs must agree on, since a parameter sealed on the device cannot be routed.
+    const cases = JSON.parse(
+      readFileSync(new URL("../../sdk/conformance/requests.json", import.meta.url), "utf8"),
+    ) as { events: { input?: { encryption?: { clear_keys?: string[] } } }[] };
+    const shared = cases.events.flatMap((one) => one.input?.encryption?.clear_keys ?? []);
+    expect(shared).toContain("deep_link_path");
     const on = await withEncryption(APP, true, wrapper);
     const { encryption } = remoteConfig(on, FX);
-    expect(encryption.enabled && encryption.clear_keys).toEqual([
-      "revenue",
-      "currency",
-      "media_source",
-      "campaign",
-      "campaign_id",
-      "adset",
-      "adset_id",
-      "ad",
-      "ad_id",
-      "deep_link_path",
-    ]);
+    expect(encryption.enabled && encryption.clear_keys).toEqual(shared);
   });
 
   it("gives the schema's version, and USD rates at the newest day, a small currency's to more than a millionth", () => {
