@@ -36,8 +36,10 @@ describe("reap-snapshot-entries", () => {
     const snapshots = createSnapshotCatalog(dynamo().doc, LOCAL_TABLE_NAMES.snapshots);
     const old = ref("app-one", "old", NOW - SNAPSHOT_ENTRY_GRACE_MS - 1);
     const late = ref("app-one", "late", NOW - SNAPSHOT_ENTRY_GRACE_MS + 60_000);
+    // Exactly the grace past its expiry: kept until it is more.
+    const edge = ref("app-one", "edge", NOW - SNAPSHOT_ENTRY_GRACE_MS);
     const other = ref("app-two", "other-old", NOW - 2 * SNAPSHOT_ENTRY_GRACE_MS);
-    for (const entry of [old, late, other]) await snapshots.put(entry);
+    for (const entry of [old, late, edge, other]) await snapshots.put(entry);
 
     const reaped = await reapSnapshotEntries({ apps, snapshots, now: () => new Date(NOW) });
 
@@ -47,6 +49,9 @@ describe("reap-snapshot-entries", () => {
     // Expired, but recently: a late page still hears that it expired.
     expect(await snapshots.byId(late.appId, late.since, late.snapshotId)).toMatchObject({
       snapshotId: "late",
+    });
+    expect(await snapshots.byId(edge.appId, edge.since, edge.snapshotId)).toMatchObject({
+      snapshotId: "edge",
     });
   });
 });

@@ -640,6 +640,63 @@ describe("the postback worker", () => {
     expect(notes).toEqual([1, 0]);
   });
 
+  it("skips a queued send whose configuration was switched off before its attempt, a webhook's too", async () => {
+    const t = await setup([{ id: "net" }], { webhooks: ["backend"] });
+    await t.organicInstalls(["switched-off"]);
+    const queued = t.take();
+    expect(queued).toHaveLength(2);
+    const [partner] = (await stores.postbackConfigs.listByApp(t.appId)).partners;
+    if (!partner) throw new Error("no partner configuration");
+    await stores.postbackConfigs.putPartner({ ...partner, enabled: false });
+    await stores.postbackConfigs.putWebhook(
+      await sealWebhookConfig(
+        {
+          id: "backend",
+          appId: t.appId,
+          url: "https://backend.example/hooks",
+          secret: newWebhookSecret(),
+          enabled: false,
+          previous: null,
+        },
+        wrapper,
+        new Date(T0),
+      ),
+    );
+    for (const { job } of queued) await t.worker(t.message(job));
+    expect(t.sent).toEqual([]);
+    expect((await logOf(t.appId)).map((entry) => [entry.target, entry.reason]).sort()).toEqual([
+      ["partner", "disabled"],
+      ["webhook", "disabled"],
+    ]);
+  });
+
+  it("skips a send whose stored configuration no longer checks, and says the owner must save it again", async () => {
+    const warned = vi.spyOn(logger, "warn").mockImplementation(() => undefined);
+    const t = await setup([
+      {
+        id: "google",
+        catalog: { partner: "google-ads", values: { dev_token: "dt-1", link_id: "L1" } },
+      },
+    ]);
+    await t.organicInstalls(["stale"]);
+    const [stored] = (await stores.postbackConfigs.listByApp(t.appId)).partners;
+    if (!stored) throw new Error("no partner configuration");
+    // As a configuration saved before its partner required a value it lacks.
+    const { link_id: _dropped, ...values } = stored.values;
+    await stores.postbackConfigs.putPartner({ ...stored, values });
+    await drain(t);
+    expect(t.sent).toEqual([]);
+    const [entry] = await logOf(t.appId);
+    expect(entry).toMatchObject({ verdict: "skipped", reason: "config_invalid", final: true });
+    const warning = warned.mock.calls.find(([message]) => message === "postback skipped");
+    expect(warning?.[1]).toMatchObject({
+      configId: "google",
+      reason: "config_invalid",
+      note: expect.stringContaining("the configuration no longer checks"),
+    });
+    warned.mockRestore();
+  });
+
   it("gives a slow partner a quarter of the slots of each runtime's process", () => {
     // The embedded worker's 32 messages at once; a Lambda function's batch of 10.
     expect(slowPerConfiguration(postbackSlotsOn("embedded"))).toBe(8);
@@ -852,30 +909,48 @@ describe("the postback worker", () => {
   it("fails a send its message's last delivery could not make, and logs why, rather than leave it open", async () => {
     const failed = vi.spyOn(logger, "error").mockImplementation(() => undefined);
     let down = true;
-    const t = await setup([{ id: "stuck" }], { installsDown: () => down });
+    const t = await setup([{ id: "stuck" }], {
+      installsDown: () => down,
+      webhooks: ["stuck-hook"],
+    });
     await t.organicInstalls(["s1"]);
-    const [first] = t.take();
-    if (!first) throw new Error("nothing queued");
-    const { sendId } = first.job;
-    for (let delivery = 1; delivery < POSTBACK_WORKER.maxAttempts; delivery++) {
-      await expect(t.worker(t.message(first.job, delivery))).rejects.toThrow(/out of reach/);
-      // Another delivery is to come: the send stays open for it.
-      expect(await stores.outbox.get(sendId)).toMatchObject({ state: "queued", attempts: 0 });
-    }
-    await expect(t.worker(t.message(first.job, POSTBACK_WORKER.maxAttempts))).rejects.toThrow(
-      /out of reach/,
-    );
+    const jobs = t.take().map((queued) => queued.job);
+    // The partner's send and the webhook's.
+    expect(jobs).toHaveLength(2);
     const note = `the service could not make this attempt (Error), ${POSTBACK_WORKER.maxAttempts} times: given up`;
-    expect(await stores.outbox.get(sendId)).toMatchObject({ state: "failed", attempts: 1, note });
-    expect(await logOf(t.appId)).toMatchObject([
-      { sendId, partner: "custom", verdict: "failed", final: true, attempt: 1, error: note },
+    for (const job of jobs) {
+      for (let delivery = 1; delivery < POSTBACK_WORKER.maxAttempts; delivery++) {
+        await expect(t.worker(t.message(job, delivery))).rejects.toThrow(/out of reach/);
+        // Another delivery is to come: the send stays open for it.
+        expect(await stores.outbox.get(job.sendId)).toMatchObject({ state: "queued", attempts: 0 });
+      }
+      await expect(t.worker(t.message(job, POSTBACK_WORKER.maxAttempts))).rejects.toThrow(
+        /out of reach/,
+      );
+      expect(await stores.outbox.get(job.sendId)).toMatchObject({
+        state: "failed",
+        attempts: 1,
+        note,
+      });
+    }
+    const logged = (await logOf(t.appId)).sort((a, b) => a.partner.localeCompare(b.partner));
+    expect(logged).toMatchObject([
+      {
+        configId: "stuck",
+        partner: "custom",
+        verdict: "failed",
+        final: true,
+        attempt: 1,
+        error: note,
+      },
+      { configId: "stuck-hook", partner: "webhook", verdict: "failed", final: true, attempt: 1 },
     ]);
     expect(failed.mock.calls.map(([message]) => message)).toContain(
       "postback given up: the service failed it",
     );
     // The message sent to the queue again from its dead letters, the store back: nothing goes.
     down = false;
-    await t.worker(t.message(first.job));
+    for (const job of jobs) await t.worker(t.message(job));
     expect(t.sent).toEqual([]);
   });
 
