@@ -219,10 +219,25 @@ describe("an app's settings and keys as the dashboard reads and writes them", ()
       click_window_days: 3,
       probabilistic: { android: false, ios: true },
     });
-    // A refusal names the request's field, not the setting's own name.
+    // A refusal names the request's field, not the setting's own name, and a bound in words.
     await expect(
       dashboard.update(OWNER, "com.example.settings", { links: { web_url: "ftp://example.com" } }),
     ).rejects.toThrow("links.web_url: must be an http or https URL");
+    await expect(
+      dashboard.update(OWNER, "com.example.settings", {
+        links: { web_url: `https://example.com/${"a".repeat(2_048)}` },
+      }),
+    ).rejects.toThrow("links.web_url: must be at most 2048 characters");
+    // Renamed and switched off, each a change of its own: the rest stays as set.
+    const renamed = await dashboard.update(OWNER, "com.example.settings", { name: " Renamed " });
+    expect(renamed).toMatchObject({ name: "Renamed", enabled: true });
+    const off = await dashboard.update(OWNER, "com.example.settings", { enabled: false });
+    expect(off).toMatchObject({ name: "Renamed", enabled: false });
+    expect(await dashboard.get("com.example.settings")).toMatchObject({
+      name: "Renamed",
+      enabled: false,
+      attribution: { click_window_days: 3 },
+    });
   });
 
   it("issues keys for an app that exists only, and tells the caches of a revoked one", async () => {
@@ -231,6 +246,15 @@ describe("an app's settings and keys as the dashboard reads and writes them", ()
       "App com.example.gone does not exist.",
     );
     const issued = await dashboard.issueKey("com.example.keyed", { kind: "server" });
+    changes.length = 0;
+    // Another app's key is as unknown as one that does not exist, and stays in force.
+    await setUp("com.example.other");
+    await expect(dashboard.revokeKey("com.example.other", issued.key_id)).rejects.toThrow(
+      `App com.example.other has no key ${issued.key_id}.`,
+    );
+    await expect(dashboard.revokeKey("com.example.keyed", "key_none")).rejects.toThrow(
+      "App com.example.keyed has no key key_none.",
+    );
     changes.length = 0;
     const revoked = await dashboard.revokeKey("com.example.keyed", issued.key_id);
     expect(revoked.revoked_at).not.toBeNull();

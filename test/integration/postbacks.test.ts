@@ -732,6 +732,16 @@ describe("postbacks and webhooks over HTTP", () => {
     );
     expect(named.status).toBe(200);
     expect(mock.to("/probe/event")[1]?.query.get("name")).toBe("level");
+    /** A test the configuration cannot make: refused, nothing sent. */
+    const refusedTest = async (key: string, body: unknown) => {
+      const response = await rt.post("/v1/postbacks/partners/probe/test", body, key);
+      expect(response.status).toBe(422);
+      return ((await response.json()) as { error: string; detail: string }).detail;
+    };
+    expect(
+      await refusedTest(keys.serverKey, { kind: "event", event_name: "service_unmapped" }),
+    ).toBe("body: service_unmapped is not mapped for the partner");
+    expect(mock.to("/probe/event")).toHaveLength(2);
     // An iOS app's test is an iPhone's unless another platform is asked.
     const ios = await rt.createApp(`${APP}.ios`, "ios");
     const iosProbe = await rt.fetch(
@@ -753,6 +763,32 @@ describe("postbacks and webhooks over HTTP", () => {
     const iosTest = await rt.post("/v1/postbacks/partners/probe/test", {}, ios.serverKey);
     expect(iosTest.status).toBe(200);
     expect(mock.to("/probe/ios")[0]?.query.get("platform")).toBe("ios");
+    // Its template has no event request.
+    expect(await refusedTest(ios.serverKey, { kind: "event" })).toBe(
+      "body: the partner takes no event postbacks",
+    );
+    // An event request, and no event mapped to it yet.
+    const unmapped = await rt.fetch(
+      "/v1/postbacks/partners/probe",
+      {
+        method: "PUT",
+        body: JSON.stringify({
+          partner: "custom",
+          template: {
+            method: "GET",
+            install: { url: `${mock.url}/probe/ios?platform={platform}` },
+            event: { url: `${mock.url}/probe/ios-event?name={event_name}` },
+          },
+          media_sources: ["network_probe"],
+        }),
+      },
+      ios.serverKey,
+    );
+    expect(unmapped.status).toBe(200);
+    expect(await refusedTest(ios.serverKey, { kind: "event" })).toBe(
+      "body: no event is mapped for the partner: map one first",
+    );
+    expect(mock.to("/probe/ios-event")).toEqual([]);
     const { entries } = await rt.stores.deliveryLog.listByApp(APP, { limit: 1000 });
     expect(entries.filter((entry) => entry.configId === "probe")).toEqual([]);
     const removed = await rt.fetch(
