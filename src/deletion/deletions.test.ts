@@ -195,6 +195,26 @@ describe("deletion requests", () => {
     // The message names the request and its cause: a log line of the error shows it alone.
     await expect(run).rejects.toThrow(`1 of 2 deletions failed (${failing.request_id}: throttled)`);
     expect(purged).toEqual([["fine"]]);
+    // Alone, it makes no pass over the app's files: there is no install to take out of them.
+    await expect(
+      purgeOpenRequests({
+        ...noopStores,
+        deletions,
+        installs: {
+          ...noopStores.installs,
+          delete: async () => {
+            throw new Error("throttled");
+          },
+        },
+        lake: {
+          purgeInstalls: async (_appId, serviceIds) => {
+            purged.push([...serviceIds]);
+            return { filesRewritten: 1 };
+          },
+        },
+      }),
+    ).rejects.toThrow(`1 of 1 deletions failed (${failing.request_id}: throttled)`);
+    expect(purged).toEqual([["fine"]]);
     // The tombstones keep the open requests only; a completed one is found by app.
     expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["broken"]);
     expect((await deletions.get(fine.request_id))?.status).toBe("completed");
@@ -458,6 +478,41 @@ describe("deletion requests", () => {
     ).toEqual({ completed: 1, deferred: 0 });
     expect((await deletions.get(second.request_id))?.status).toBe("completed");
     expect(await deletions.listOpen()).toEqual([]);
+  });
+
+  it("leave an app's requests open when its saved pass cannot be read, and say what is left for the next run", async () => {
+    const deletions = memoryDeletions();
+    const unread = await requestOf(deletions, "com.a", "a1", at(1));
+    const done = await requestOf(deletions, "com.b", "b1", at(2));
+    const left = await requestOf(deletions, "com.c", "c1", at(3));
+    let clock = 1_000;
+    const purged: string[] = [];
+    const run = purgeOpenRequests({
+      ...noopStores,
+      deletions: {
+        ...deletions,
+        savedPass: async (appId) => {
+          if (appId === "com.a") throw new Error("unreadable pass");
+          return deletions.savedPass(appId);
+        },
+      },
+      lake: {
+        purgeInstalls: async (appId) => {
+          purged.push(appId);
+          // The second app's pass takes the rest of the run's time.
+          clock = 0;
+          return { filesRewritten: 1 };
+        },
+      },
+      remainingMs: () => clock,
+    });
+    await expect(run).rejects.toThrow(
+      `1 of 2 deletions failed (${unread.request_id}: unreadable pass); 1 left for the next run`,
+    );
+    expect(purged).toEqual(["com.b"]);
+    expect((await deletions.get(unread.request_id))?.status).toBe("pending");
+    expect((await deletions.get(done.request_id))?.status).toBe("completed");
+    expect((await deletions.get(left.request_id))?.status).toBe("pending");
   });
 
   it("stay open while the install's tombstone could not be taken out, to be tried again", async () => {
