@@ -15,6 +15,10 @@ describe("export query parameters", () => {
   it("accepts the limits' bounds", () => {
     expect(exportParamsSchema.parse({ timestamp: "0", limit: "1", offset: "0" }).limit).toBe(1);
     expect(exportParamsSchema.parse({ timestamp: "0", limit: "10000" }).limit).toBe(10_000);
+    // 9999-12-31T23:59:59Z, the last second an ISO 8601 date names.
+    expect(exportParamsSchema.parse({ timestamp: "253402300799" }).timestamp).toBe(
+      253_402_300_799,
+    );
   });
 
   it("takes a start before 1970 as 0, and leading zeros of any length", () => {
@@ -42,6 +46,8 @@ describe("export query parameters", () => {
     [{ timestamp: "12", format: "JSON" }, "format"],
     [{ timestamp: "12", limit: "10001" }, "limit"],
     [{ timestamp: "12", limit: "-1" }, "limit"],
+    [{ timestamp: "253402300800" }, "timestamp"],
+    [{ timestamp: "12", offset: "-1" }, "offset"],
     [{ timestamp: "12", offset: "0x10" }, "offset"],
     [{ timestamp: "12", offset: "99999999999999999" }, "offset"],
   ])("rejects %j with a detail naming %s", (query, name) => {
