@@ -132,6 +132,47 @@ describe("export pages", () => {
     expect(new Set(opened.map((p) => p.snapshot.snapshotId)).size).toBe(1);
   });
 
+  it("shares none between first requests of other windows or apps, each snapshot its window's to the moment it was asked", async () => {
+    const asked: { appId: string; since: number; until: number }[] = [];
+    const { engine } = countingEngine();
+    const pages = createExportPages({
+      engine: {
+        ...engine,
+        materialize: (request) => {
+          asked.push({
+            appId: request.appId,
+            since: request.since.getTime(),
+            until: request.until.getTime(),
+          });
+          return engine.materialize(request);
+        },
+      },
+      catalog: memoryCatalog(),
+      deletions: noDeletions,
+      snapshotTtlSeconds: 60,
+      now: () => 5_000_000,
+    });
+    const opened = await Promise.all(
+      (
+        [
+          ["a", 1],
+          ["a", 2],
+          ["b", 1],
+        ] as const
+      ).map(([appId, since]) => pages.open({ appId, since, offset: 0, limit: 10 })),
+    );
+    expect(opened.map(({ snapshot }) => [snapshot.appId, snapshot.since])).toEqual([
+      ["a", 1],
+      ["a", 2],
+      ["b", 1],
+    ]);
+    expect(asked).toEqual([
+      { appId: "a", since: 1_000, until: 5_000_000 },
+      { appId: "a", since: 2_000, until: 5_000_000 },
+      { appId: "b", since: 1_000, until: 5_000_000 },
+    ]);
+  });
+
   it("slices the snapshot by offset and limit, and reads nothing past its end", async () => {
     const { engine, calls } = countingEngine();
     const pages = createExportPages({
@@ -190,6 +231,15 @@ describe("encoding a page", () => {
     expect((await collect(xlsx.body)).subarray(0, 2).toString()).toBe("PK");
     expect(xlsx.rowCount).toBeUndefined();
     expect(queries).toEqual([{ closed: true }]);
+    // Through the writer, every row of the slice in order, the first one fetched to start too.
+    const later = await pagesOf(engine).open({ appId: "a", since: 1, offset: 7, limit: 3 });
+    const ndjson = await later.encode(FORMATS.ndjson);
+    const lines = (await collect(ndjson.body)).toString().trim().split("\n");
+    expect(lines.map((line) => (JSON.parse(line) as { event_id: string }).event_id)).toEqual([
+      "evt-7",
+      "evt-8",
+      "evt-9",
+    ]);
   });
 
   it("counts a page past the snapshot's end as empty before its bytes, asking the engine nothing", async () => {
