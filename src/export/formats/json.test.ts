@@ -72,6 +72,16 @@ describe("json writer", () => {
       expect(framed.toString("utf8")).toBe(expected);
     });
 
+    it("keeps the last record when the lines do not end with a line end", async () => {
+      const framed = await collect(
+        jsonFromNdjson(Readable.from([Buffer.from('{"a":1}\n{"a":2}')]), 2),
+      );
+      expect(JSON.parse(framed.toString("utf8"))).toEqual({
+        data: [{ a: 1 }, { a: 2 }],
+        total_count: 2,
+      });
+    });
+
     it("gives an empty page for no lines", async () => {
       const framed = await collect(jsonFromNdjson(Readable.from([]), 0));
       expect(framed.toString("utf8")).toBe('{"data":[],"total_count":0}');
