@@ -215,6 +215,18 @@ describe("xlsx writer", () => {
     }
   });
 
+  it("refuses a csv page's record of a field more or fewer than the columns, rather than shift its cells", async () => {
+    const frame = xlsx.engineEncoding?.frame;
+    if (!frame) throw new Error("no frame");
+    const [header = "", line = ""] = (await collect(csv.write(source([ALL_SET]))))
+      .toString("utf8")
+      .split("\n");
+    for (const odd of [`${line},1`, line.slice(0, line.lastIndexOf(","))]) {
+      const page = Readable.from([Buffer.from(`${header}\n${odd}\n`)]);
+      await expect(collect(frame(page, 1))).rejects.toThrow(/wrong width/);
+    }
+  });
+
   it("writes a workbook with only the header row for no rows", async () => {
     const sheet = await read(await collect(xlsx.write(source([]))));
     expect(sheet.header).toEqual(COLUMN_NAMES);

@@ -197,4 +197,14 @@ describe("xml from a csv page (the DuckDB path)", () => {
     const page = await collect(csv.write(source([ALL_SET])));
     await expect(frame(inPieces(page.subarray(0, -1), []))).rejects.toThrow(/ends inside a record/);
   });
+
+  it("refuses a record of a field more or fewer than the columns, rather than shift its values", async () => {
+    const page = (await collect(csv.write(source([ALL_SET])))).toString("utf8");
+    const [header = "", line = ""] = page.split("\n");
+    for (const odd of [`${line},1`, line.slice(0, line.lastIndexOf(","))]) {
+      await expect(frame(inPieces(Buffer.from(`${header}\n${odd}\n`), []))).rejects.toThrow(
+        /wrong width/,
+      );
+    }
+  });
 });
