@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   COMMA,
   type CsvPageMarkup,
+  CsvPageMarkupBody,
   copyField,
   fromCsvPage,
   putBytes,
@@ -62,6 +63,37 @@ describe("the markup of a csv page", () => {
         [null, "f&"],
       ]);
     }
+  });
+
+  it("refuses a quoted field with text after its closing quote", async () => {
+    const { markup } = pipes();
+    await expect(
+      text(fromCsvPage(inPieces(Buffer.from('x,y\n"q"r,e\n'), []), markup)),
+    ).rejects.toThrow("a csv page field with text after its closing quote");
+  });
+
+  it("writes a record longer than a part's room whole, plain or quoted", async () => {
+    const long = "v".repeat(600_000);
+    const { markup, declined } = pipes();
+    const page = Buffer.from(`x,y\na,b\n${long},e\n"${long}",f\n`);
+    for (const sizes of [[], [70_000]]) {
+      declined.length = 0;
+      const written = await text(fromCsvPage(inPieces(page, sizes), markup));
+      expect(written.length).toBe(`<a|b\n${long}|e\n${long}|f\n>`.length);
+      expect(written === `<a|b\n${long}|e\n${long}|f\n>`).toBe(true);
+      // Longer than the room: both take the strings' way.
+      expect(declined.map((fields) => fields[1])).toEqual(["e", "f"]);
+    }
+  });
+
+  it("closes the page when its reader stops early, or drops the body unread", async () => {
+    const lines = Array.from({ length: 60_000 }, (_, i) => `${"v".repeat(20)},${i}\n`).join("");
+    const stopped = Readable.from([Buffer.from(`x,y\n${lines}`)]);
+    for await (const _part of fromCsvPage(stopped, pipes().markup)) break;
+    expect(stopped.destroyed).toBe(true);
+    const unread = Readable.from([Buffer.from("x,y\na,b\n")]);
+    new CsvPageMarkupBody(unread, pipes().markup).destroy();
+    expect(unread.destroyed).toBe(true);
   });
 
   it("writes its parts into as many buffers as it is given, in turn", async () => {

@@ -182,6 +182,8 @@ describe("xlsx writer", () => {
       { ...ALL_SET, ad_name: "_xcafe_ad" },
       { ...ALL_SET, campaign_name: " Spring Sale" },
       { ...ALL_SET, adset_name: "Lookalike 1% " },
+      { ...ALL_SET, campaign_name: "Valentine's" },
+      { ...ALL_SET, ad_name: "a\u0000b" },
       ...Array.from({ length: 3_000 }, (_, i) => recordAt(i)),
     ];
     // DuckDB's page writes a number that is not finite as its name, where the service's csv
