@@ -117,6 +117,28 @@ describe("xlsx writer", () => {
     expect(await sheetXml(framed)).toBe(await sheetXml(bytes));
   });
 
+  it("keeps the spaces at a text's edges, tabs, line ends and CR too, and marks no other text so", async () => {
+    for (const [value, preserved] of [
+      [" lead", true],
+      ["trail ", true],
+      ["\ttab", true],
+      ["tab\t", true],
+      ["\nline", true],
+      ["line\n", true],
+      ["\rcr", true],
+      ["cr\r", true],
+      [" control\u0001", true],
+      ["in side", false],
+      ["control\u0001", false],
+    ] as const) {
+      const xml = await sheetXml(
+        await collect(xlsx.write(source([{ ...ALL_SET, ad_name: value }]))),
+      );
+      const row = xml.slice(xml.indexOf('<row r="2">'));
+      expect(row.includes('<t xml:space="preserve">'), JSON.stringify(value)).toBe(preserved);
+    }
+  });
+
   it("names a cell's column only at a row's start and after an empty cell", async () => {
     // Columns F and G empty (null, the empty string): H names itself, the others follow on.
     const record = { ...ALL_SET, campaign_id: null, campaign_name: "", revenue: Number.NaN };
