@@ -123,9 +123,17 @@ describe("recordSessions", () => {
 
   it("refuses a bad envelope whole, and a key whose app is gone", async () => {
     const { sessions, stored } = ingestion();
-    await expect(sessions.recordSessions(CALLER, { sessions: [] })).rejects.toThrow(
-      ValidationError,
-    );
+    const rule = "sessions: must be a list of 1 to 100 sessions";
+    for (const [body, detail] of [
+      [{ sessions: [] }, rule],
+      [{ sessions: Array.from({ length: 101 }, () => session("known-1")) }, rule],
+      [{ sessions: session("known-1") }, rule],
+      [{}, "sessions: is required"],
+    ] as const) {
+      const refused = sessions.recordSessions(CALLER, body);
+      await expect(refused).rejects.toThrow(ValidationError);
+      await expect(refused).rejects.toThrow(detail);
+    }
     await expect(sessions.recordSessions(CALLER, [])).rejects.toThrow(ValidationError);
     await expect(
       sessions.recordSessions({ ...CALLER, appId: "com.gone" }, { sessions: [session("known-1")] }),
@@ -203,7 +211,14 @@ describe("judgeSessions", () => {
     });
     // On the service's clock: up to a day ahead and thirty days back, each bound included.
     expect(judged(shifted(DAY), null)).toMatchObject({ ok: true });
-    expect(judged(shifted(DAY + 1), null)).toMatchObject({ ok: false });
+    expect(judged(shifted(DAY + 1), null)).toMatchObject({
+      ok: false,
+      rejected: { detail: "started_at: is more than 24 hours ahead of the server's clock" },
+    });
+    expect(judged(shifted(2 * DAY + 1), shifted(DAY))).toMatchObject({
+      ok: false,
+      rejected: { detail: "started_at: is more than 24 hours ahead of sent_at" },
+    });
     expect(judged(shifted(-30 * DAY), null)).toMatchObject({ ok: true });
     expect(judged(shifted(-30 * DAY - 1), null)).toMatchObject({
       ok: false,
