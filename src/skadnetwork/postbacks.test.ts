@@ -406,5 +406,14 @@ describe("AdAttributionKit postbacks", () => {
     expect(problem({ "jws-string": `${header}.e30.e30` })).toMatch(
       /^not an AdAttributionKit postback's payload: /,
     );
+    // Half a surrogate pair in a signed field: no lake column could carry it.
+    const [head = "", payload = "", signature = ""] = AAK_DEVELOPMENT["jws-string"].split(".");
+    const fields = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    const halfPair = Buffer.from(
+      JSON.stringify({ ...fields, "ad-network-identifier": "net\ud800" }),
+    ).toString("base64url");
+    expect(problem({ ...AAK_DEVELOPMENT, "jws-string": `${head}.${halfPair}.${signature}` })).toBe(
+      "not Unicode text: a field holds a lone surrogate",
+    );
   });
 });
