@@ -133,7 +133,7 @@ describe("export pages", () => {
   });
 
   it("shares none between first requests of other windows or apps, each snapshot its window's to the moment it was asked", async () => {
-    const asked: { appId: string; since: number; until: number }[] = [];
+    const asked: { appId: string; since: number; until: number | undefined }[] = [];
     const { engine } = countingEngine();
     const pages = createExportPages({
       engine: {
@@ -142,7 +142,7 @@ describe("export pages", () => {
           asked.push({
             appId: request.appId,
             since: request.since.getTime(),
-            until: request.until.getTime(),
+            until: request.until?.getTime(),
           });
           return engine.materialize(request);
         },
