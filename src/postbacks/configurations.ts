@@ -216,16 +216,6 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
       await storePartner(config, "configuration", await storedPartner(config.appId, config.id));
       return config;
     },
-    /** Creates or replaces a webhook; throws a ValidationError naming what is wrong. */
-    saveWebhook: async (input: unknown): Promise<WebhookConfig> => {
-      const webhook = parseWebhookConfig(input);
-      await storeWebhook(
-        webhook,
-        "webhook.url",
-        await deps.store.getWebhook(webhook.appId, webhook.id),
-      );
-      return webhook;
-    },
 
     /**
      * `PUT /v1/postbacks/partners/{id}`: the body's configuration, whole, except that a secret
