@@ -21,9 +21,6 @@ export const PENDING_SIGN_IN_LIFETIME_MS = 5 * MINUTE_MS;
 /** Wrong codes a pending sign-in takes before it must start again from the password. */
 export const MAX_CODE_FAILURES = 5;
 
-/** A code as the person types it: six digits, spaces allowed between (as apps show them). */
-export const TOTP_CODE = new RegExp(`^\\d{${TOTP_DIGITS}}$`);
-
 /** The code with the spaces a person may type in it taken out. */
 export const normalCode = (code: string): string => code.replace(/\s+/g, "");
 

@@ -37,11 +37,3 @@ export const loadComposition = async <H>(row: {
   }
   return found as Composed<H>;
 };
-
-/** Each row's composition, in the rows' order. */
-export const loadCompositions = <
-  H,
-  R extends { readonly id: string; readonly handler: HandlerRef },
->(
-  rows: readonly R[],
-): Promise<Composed<H>[]> => Promise.all(rows.map((row) => loadComposition<H>(row)));

@@ -19,11 +19,6 @@ import type {
 } from "../ports/apple-postbacks.ts";
 import { type AppleKey, appleKey } from "./apple-keys.ts";
 
-export const POSTBACK_KINDS = [
-  "skadnetwork",
-  "adattributionkit",
-] as const satisfies readonly PostbackKind[];
-
 /** AdAttributionKit's `conversion-type` of an ad that brought a user back to the installed app. */
 export const REENGAGEMENT = "re-engagement";
 
