@@ -271,6 +271,15 @@ class SessionsTest {
         val given = RemoteConfig.parse("""{"enabled":true,"refresh_interval_seconds":3600,"session_interval_seconds":60,"encryption":{"enabled":false}}""")
         assertEquals(60L, given.sessionIntervalSeconds)
         assertEquals(given, RemoteConfig.parse(given.toJson()))
+        // Every field kept as it was given, a sealing key and the parameters it keeps clear too.
+        val sealing =
+            RemoteConfig.parse(
+                """{"enabled":true,"refresh_interval_seconds":900,"session_interval_seconds":60,""" +
+                    """"encryption":{"enabled":true,"key_id":"k1","public_key":"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE2sElZWhyuJZQHRJYyuCs5yDDUsQAOyUgS-iMltmJEKLd7j2MkxTcOA52-NAlfjZFixthC7rHwXw_94EtuH0jwg","clear_keys":["email","level"]}}""",
+            )
+        assertEquals(900L, sealing.refreshIntervalSeconds)
+        assertEquals(setOf("email", "level"), (sealing.encryption as Encryption.On).clearKeys)
+        assertEquals(sealing, RemoteConfig.parse(sealing.toJson()))
         val none = RemoteConfig.parse("""{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}""")
         assertEquals(1_800L, none.sessionIntervalSeconds)
         assertEquals(1_800L, RemoteConfig.PLACEHOLDER.sessionIntervalSeconds)
