@@ -44,6 +44,16 @@ class ParametersTest {
         val deeper = Parameters.clean(nested(6))
         assertEquals(listOf("k.k.k.k.k"), deeper.dropped)
         assertEquals("""{"k":{"k":{"k":{"k":{}}}}}""", Json.write(deeper.parameters))
+        // Lists by the same count: the fourth within parameters.l is of level 5, the fifth past it.
+        fun lists(levels: Int): Any {
+            var inner: Any = listOf(1)
+            repeat(levels - 1) { inner = listOf(inner) }
+            return inner
+        }
+        assertEquals("""{"l":[[[[1]]]]}""", Json.write(Parameters.clean(mapOf("l" to lists(4))).parameters))
+        val deeperList = Parameters.clean(mapOf("l" to lists(5), "kept" to 1))
+        assertEquals(listOf("l"), deeperList.dropped)
+        assertEquals("""{"kept":1}""", Json.write(deeperList.parameters))
         // A list that holds itself: dropped, not a StackOverflowError in the app's sendEvent.
         val loop = ArrayList<Any?>()
         loop.add(1)
@@ -51,6 +61,15 @@ class ParametersTest {
         val looped = Parameters.clean(mapOf("loop" to loop, "kept" to true))
         assertEquals(listOf("loop"), looped.dropped)
         assertEquals("""{"kept":true}""", Json.write(looped.parameters))
+    }
+
+    @Test
+    fun `a key that is no string, as a Java or Dart caller may pass, is dropped and named`() {
+        @Suppress("UNCHECKED_CAST")
+        val raw = mapOf(7 to "seven", "kept" to true) as Map<String, Any?>
+        val cleaned = Parameters.clean(raw)
+        assertEquals(listOf("7"), cleaned.dropped)
+        assertEquals("""{"kept":true}""", Json.write(cleaned.parameters))
     }
 
     /** A Number of the app's own, whose text is not a JSON number. */
