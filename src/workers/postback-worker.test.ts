@@ -140,6 +140,8 @@ describe("the postback worker", () => {
       app?: () => App | undefined;
       /** While true, reading an install fails as a store out of reach would. */
       installsDown?: () => boolean;
+      /** While true, opening a sealed secret fails as a key service out of reach would. */
+      keyDown?: () => boolean;
     } = {},
   ) => {
     const appId = `${APP}.${++apps}`;
@@ -242,7 +244,13 @@ describe("the postback worker", () => {
           return (await options.answer?.(request)) ?? { kind: "answer", status: 200, body: "ok" };
         },
       },
-      keyWrapper: wrapper,
+      keyWrapper: {
+        wrap: (plaintext, context) => wrapper.wrap(plaintext, context),
+        unwrap: async (wrapped, context) => {
+          if (options.keyDown?.()) throw new Error("the key service is out of reach");
+          return wrapper.unwrap(wrapped, context);
+        },
+      },
       now: () => new Date(clock),
       slots: slots && {
         take: (key) => {
@@ -695,6 +703,20 @@ describe("the postback worker", () => {
       note: expect.stringContaining("the configuration no longer checks"),
     });
     warned.mockRestore();
+  });
+
+  it("opens a secret again at the message's next delivery when the key service failed the last", async () => {
+    let down = true;
+    const t = await setup([], { webhooks: ["hook"], keyDown: () => down });
+    await t.organicInstalls(["key-down"]);
+    const [queued] = t.take();
+    if (!queued) throw new Error("nothing queued");
+    await expect(t.worker(t.message(queued.job, 1))).rejects.toThrow(/key service/);
+    expect(t.sent).toEqual([]);
+    // Back at once, well within the minutes an opened secret is kept.
+    down = false;
+    await t.worker(t.message(queued.job, 2));
+    expect(t.sent.map((request) => request.url)).toEqual(["https://hook.example/hooks"]);
   });
 
   it("gives a slow partner a quarter of the slots of each runtime's process", () => {
