@@ -33,6 +33,38 @@ class RequestsTest {
         assertNull(Fields.customerUserId("  "))
         assertNull(Fields.customerUserId("u".repeat(257)))
         assertEquals("u".repeat(256), Fields.customerUserId("u".repeat(256)))
+        // Half a surrogate pair is no Unicode text: the service would refuse what carries it.
+        assertEquals("is not Unicode text", Fields.customerUserIdProblem("user-\ud800"))
+        assertNull(Fields.customerUserId("user-\ud800"))
+        assertEquals("user-\ud83d\ude00", Fields.customerUserId("user-\ud83d\ude00"))
+    }
+
+    @Test
+    fun `the install sent with its required fields only keeps a first open of the past, and one ahead of the clock goes as now`() {
+        val now = 1_800_000_000_000L
+        val past = Requests.install("sid", now - 60_000, now, FakeDevice(), null, null, null, "user-1")
+        assertEquals(
+            mapOf(
+                "service_id" to "sid",
+                "os" to "android",
+                "sdk_platform" to "kotlin",
+                "sdk_version" to Requests.SDK_VERSION,
+                "first_open_time" to Requests.iso(now - 60_000),
+                "sent_at" to Requests.iso(now),
+            ),
+            Requests.minimalInstall(past, now),
+        )
+        val ahead = Requests.install("sid", now + 60_000, now, FakeDevice(), null, null, null, null)
+        assertEquals(Requests.iso(now), Requests.minimalInstall(ahead, now)["first_open_time"])
+    }
+
+    @Test
+    fun `the consent route's tracking leaves out an advertising id that is none or no UUID`() {
+        val id = "38400000-8cf0-11bd-b23e-10b96e40000d"
+        assertEquals(mapOf("maid" to id, "att_status" to null), Requests.tracking(id))
+        assertNull(Requests.tracking("00000000-0000-0000-0000-000000000000")["maid"])
+        assertNull(Requests.tracking("not-an-advertising-id")["maid"])
+        assertNull(Requests.tracking(null)["maid"])
     }
 
     @Test
