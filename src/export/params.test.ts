@@ -16,9 +16,7 @@ describe("export query parameters", () => {
     expect(exportParamsSchema.parse({ timestamp: "0", limit: "1", offset: "0" }).limit).toBe(1);
     expect(exportParamsSchema.parse({ timestamp: "0", limit: "10000" }).limit).toBe(10_000);
     // 9999-12-31T23:59:59Z, the last second an ISO 8601 date names.
-    expect(exportParamsSchema.parse({ timestamp: "253402300799" }).timestamp).toBe(
-      253_402_300_799,
-    );
+    expect(exportParamsSchema.parse({ timestamp: "253402300799" }).timestamp).toBe(253_402_300_799);
   });
 
   it("takes a start before 1970 as 0, and leading zeros of any length", () => {
