@@ -744,22 +744,27 @@ describe("postbacks and webhooks over HTTP", () => {
     expect(mock.to("/probe/event")).toHaveLength(2);
     // An iOS app's test is an iPhone's unless another platform is asked.
     const ios = await rt.createApp(`${APP}.ios`, "ios");
-    const iosProbe = await rt.fetch(
-      "/v1/postbacks/partners/probe",
-      {
-        method: "PUT",
-        body: JSON.stringify({
-          partner: "custom",
-          template: {
-            method: "GET",
-            install: { url: `${mock.url}/probe/ios?platform={platform}` },
-          },
-          media_sources: ["network_probe"],
-        }),
-      },
-      ios.serverKey,
-    );
-    expect(iosProbe.status).toBe(200);
+    /** The iOS app's probe: a custom template of its install request and any other given. */
+    const putIosProbe = async (template: Record<string, unknown> = {}) => {
+      const response = await rt.fetch(
+        "/v1/postbacks/partners/probe",
+        {
+          method: "PUT",
+          body: JSON.stringify({
+            partner: "custom",
+            template: {
+              method: "GET",
+              install: { url: `${mock.url}/probe/ios?platform={platform}` },
+              ...template,
+            },
+            media_sources: ["network_probe"],
+          }),
+        },
+        ios.serverKey,
+      );
+      expect(response.status).toBe(200);
+    };
+    await putIosProbe();
     const iosTest = await rt.post("/v1/postbacks/partners/probe/test", {}, ios.serverKey);
     expect(iosTest.status).toBe(200);
     expect(mock.to("/probe/ios")[0]?.query.get("platform")).toBe("ios");
@@ -768,23 +773,7 @@ describe("postbacks and webhooks over HTTP", () => {
       "body: the partner takes no event postbacks",
     );
     // An event request, and no event mapped to it yet.
-    const unmapped = await rt.fetch(
-      "/v1/postbacks/partners/probe",
-      {
-        method: "PUT",
-        body: JSON.stringify({
-          partner: "custom",
-          template: {
-            method: "GET",
-            install: { url: `${mock.url}/probe/ios?platform={platform}` },
-            event: { url: `${mock.url}/probe/ios-event?name={event_name}` },
-          },
-          media_sources: ["network_probe"],
-        }),
-      },
-      ios.serverKey,
-    );
-    expect(unmapped.status).toBe(200);
+    await putIosProbe({ event: { url: `${mock.url}/probe/ios-event?name={event_name}` } });
     expect(await refusedTest(ios.serverKey, { kind: "event" })).toBe(
       "body: no event is mapped for the partner: map one first",
     );
