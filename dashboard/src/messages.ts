@@ -28,3 +28,13 @@ export const plainMessage = (message: string): string =>
     );
 
 export const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * What a 422's detail ends with when it names only its first problems (`and 3 more`, as the
+ * service joins them), in a sentence; null for any other problem.
+ */
+export const moreProblems = (problem: string): string | null => {
+  const count = /^and (\d+) more$/.exec(problem)?.[1];
+  if (count === undefined) return null;
+  return `And ${count} more problem${count === "1" ? "" : "s"}.`;
+};

@@ -2,7 +2,7 @@
  * The service's refusals of an app's settings as the settings form says them: each problem in
  * words under its input's label, beside the input it names.
  */
-import { capitalised, plainMessage } from "./messages.ts";
+import { capitalised, moreProblems, plainMessage } from "./messages.ts";
 
 /**
  * The form's inputs by name (the API's field names), each with the words its problems are
@@ -68,7 +68,6 @@ export interface ListItems {
 }
 
 const PROBLEM = /^([A-Za-z_][\w.[\]"]*):\s*(.+)$/s;
-const MORE = /^and (\d+) more$/;
 
 /**
  * A 422's detail (`path: message; path: message`, as the service joins its problems) as the
@@ -79,8 +78,8 @@ const MORE = /^and (\d+) more$/;
 export const settingsProblemsOf = (detail: string, items: ListItems): Problem[] =>
   detail.split("; ").map((raw): Problem => {
     const problem = raw.trim();
-    const more = MORE.exec(problem);
-    if (more) return { field: null, text: `And ${more[1]} more problems.` };
+    const more = moreProblems(problem);
+    if (more) return { field: null, text: more };
     const match = PROBLEM.exec(problem);
     const named = match?.[1] ? fieldOfPath(match[1]) : null;
     const message = plainMessage(match?.[2] ?? problem);

@@ -37,12 +37,17 @@ export const MAX_FINE_VALUE = 63;
  */
 const EXPORTED_NAME = /^service_[\p{L}\p{M}\p{N}_]{1,120}$/u;
 // The letter classes need the regex's `u` flag, which the OpenAPI document cannot carry: it
-// shows the prefix, and the rest is checked here.
+// shows the prefix, and the rest is checked here. A name that is no exported name at all is
+// told so once (`abort`), not also that it is not in lower case.
 const eventName = z
   .string({ error: "must be an event name" })
-  .regex(/^service_/, { error: "must be an event_name as exported (service_purchase)" })
+  .regex(/^service_/, {
+    error: "must be an event_name as exported (service_purchase)",
+    abort: true,
+  })
   .refine((name) => EXPORTED_NAME.test(name), {
     error: "must be an event_name as exported (service_purchase)",
+    abort: true,
   })
   .refine((name) => name === name.normalize("NFC").toLowerCase(), {
     error: "must be an event_name as exported, in lower case (service_purchase)",
@@ -60,7 +65,12 @@ const ruleSchema = z
     /** The event, as the export names it (`service_purchase`, `service_level_complete`). */
     event: eventName,
     /** How many times it happened in the window, at least. */
-    min_count: z.int({ error: "must be a whole number" }).min(1).max(10_000).default(1),
+    // Each bound with its own words: the type's would otherwise be said of a 0 too.
+    min_count: z
+      .int({ error: "must be a whole number" })
+      .min(1, { error: "must be from 1 to 10000" })
+      .max(10_000, { error: "must be from 1 to 10000" })
+      .default(1),
     /** The window's revenue of this event in USD, from `min` (included) to `max` (excluded). */
     revenue_usd: z
       .strictObject({ min: amount.default(0), max: amount.optional() })

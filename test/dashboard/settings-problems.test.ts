@@ -27,4 +27,16 @@ describe("the settings form's problems", () => {
       { field: "hosts", text: "Link hosts: “go_example” must be a host name, like go.example.com" },
     ]);
   });
+
+  it("counts the problems the service left unnamed past its first", () => {
+    const items = { hosts: [], android_sha256_fingerprints: [], languages: [] };
+    expect(settingsProblemsOf("links.web_url: must be a URL; and 3 more", items)).toEqual([
+      { field: "web_url", text: "Web URL must be a URL" },
+      { field: null, text: "And 3 more problems." },
+    ]);
+    expect(settingsProblemsOf("links.web_url: must be a URL; and 1 more", items)[1]).toEqual({
+      field: null,
+      text: "And 1 more problem.",
+    });
+  });
 });

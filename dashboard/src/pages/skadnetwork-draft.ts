@@ -7,7 +7,7 @@
  * its window and rule.
  */
 import type { CoarseValue, ConversionRule, ConversionSchema, ConversionWindow } from "../api.ts";
-import { plainMessage } from "../messages.ts";
+import { capitalised, moreProblems, plainMessage } from "../messages.ts";
 import { pathSegments } from "./partner-draft.ts";
 
 /** Apple's three conversion windows, by days since the first open; fine values in the first. */
@@ -114,11 +114,12 @@ export interface Problem {
 }
 
 const PROBLEM = /^(body(?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*):\s(.*)$/s;
-const MORE = /^and (\d+) more$/;
 
-const capitalised = (value: string) => value.charAt(0).toUpperCase() + value.slice(1);
-/** A field's label without what its input says of units: `Fine value (1–63)` → `Fine value`. */
-const bare = (label: string) => label.replace(/\s*\([^)]*\)$/, "");
+/**
+ * A field's label as a refusal names it, without what the input says of units or bounds:
+ * `Fine value (1–63)` → `Fine value`, `Times, at least` → `Times`.
+ */
+const bare = (label: string) => label.replace(/\s*\([^)]*\)$/, "").replace(/, at least$/, "");
 
 const ruleProblem = (field: RuleField, message: string): string => {
   const label = bare(RULE_FIELDS[field]);
@@ -154,8 +155,8 @@ const ruleFieldOf = (segments: readonly (string | number)[]): RuleField | null =
 export const schemaProblemsOf = (detail: string, draft: SchemaDraft): Problem[] =>
   detail.split("; ").map((raw): Problem => {
     const problem = raw.trim();
-    const more = MORE.exec(problem);
-    if (more) return { field: null, beside: "", text: `And ${more[1]} more problems.` };
+    const more = moreProblems(problem);
+    if (more) return { field: null, beside: "", text: more };
     const match = PROBLEM.exec(problem);
     const segments = match?.[1] ? pathSegments(match[1].replace(/^body\.?/, "")) : null;
     const message = match?.[2] ?? problem;
