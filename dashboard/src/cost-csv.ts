@@ -19,6 +19,7 @@ import {
 import { plainWords } from "../../src/validation/issues.ts";
 import type { CostRowInput } from "./api.ts";
 import { formatCount } from "./format.ts";
+import { problemsOf } from "./messages.ts";
 
 /** Every column a cost row may have, in the order the page shows them. */
 export const COST_COLUMNS = [
@@ -250,7 +251,7 @@ export const costProblems = (
 ): { problems: CostProblem[]; more: number } => {
   const problems: CostProblem[] = [];
   let more = 0;
-  for (const part of detail.split("; ")) {
+  for (const part of problemsOf(detail)) {
     const counted = /^and (\d+) more$/.exec(part);
     if (counted) {
       more += Number(counted[1]);

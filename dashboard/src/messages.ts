@@ -38,3 +38,15 @@ export const moreProblems = (problem: string): string | null => {
   if (count === undefined) return null;
   return `And ${count} more problem${count === "1" ? "" : "s"}.`;
 };
+
+/** Where the next of a detail's problems begins: its path and `: `, or the count past the last. */
+const NEXT_PROBLEM =
+  /; (?=(?:[A-Za-z_][A-Za-z0-9_]*|\[(?:\d+|"(?:[^"\\]|\\.)*")\])(?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:\d+|"(?:[^"\\]|\\.)*")\])*:\s|and \d+ more$)/;
+
+/**
+ * A 422's detail as its problems: the service joins them with `; ` (`body.rows[2].day: must …;
+ * body.rows[4].amount: must …; and 3 more`), and a problem's own words may hold a `; ` too, so
+ * the detail is cut only where the next problem's path (or the count) begins.
+ */
+export const problemsOf = (detail: string): string[] =>
+  detail.split(NEXT_PROBLEM).map((problem) => problem.trim());

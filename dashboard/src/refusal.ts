@@ -6,6 +6,7 @@
  */
 import { ApiError, errorMessage } from "./api.ts";
 import { formatCount } from "./format.ts";
+import { problemsOf } from "./messages.ts";
 
 /** The query parameters that are the range's dates, as a sentence names them. */
 const DATES: Readonly<Record<string, string>> = { from: "The start date", to: "The end date" };
@@ -43,7 +44,7 @@ export const refusalOf = (caught: unknown): string => {
   }
   const dates: string[] = [];
   const others: string[] = [];
-  for (const problem of detail.split("; ")) {
+  for (const problem of problemsOf(detail)) {
     const named = /^([a-z_]+):\s*(.*)$/s.exec(problem);
     const parameter = named?.[1] ?? "";
     const words = named?.[2] ?? problem;

@@ -2,7 +2,7 @@
  * The service's refusals of an app's settings as the settings form says them: each problem in
  * words under its input's label, beside the input it names.
  */
-import { capitalised, moreProblems, plainMessage } from "./messages.ts";
+import { capitalised, moreProblems, plainMessage, problemsOf } from "./messages.ts";
 
 /**
  * The form's inputs by name (the API's field names), each with the words its problems are
@@ -76,8 +76,7 @@ const PROBLEM = /^([A-Za-z_][\w.[\]"]*):\s*(.+)$/s;
  * it names; a problem about no input keeps the service's words, in a sentence.
  */
 export const settingsProblemsOf = (detail: string, items: ListItems): Problem[] =>
-  detail.split("; ").map((raw): Problem => {
-    const problem = raw.trim();
+  problemsOf(detail).map((problem): Problem => {
     const more = moreProblems(problem);
     if (more) return { field: null, text: more };
     const match = PROBLEM.exec(problem);

@@ -104,7 +104,7 @@ export const linkSettingsChangeSchemaOf = (app: Pick<App, "appId" | "platform">)
       context.addIssue({
         code: "custom",
         path: ["playPackage"],
-        message: `must not be set: an Android app's Play package is its app id (${app.appId}); only an iOS app names its Android build's`,
+        message: `must not be set: an Android app's Play package is its app id (${app.appId}), and only an iOS app names its Android build's`,
       });
     }
   });

@@ -155,7 +155,7 @@ describe("a catalog partner's configuration", () => {
       expect(keyed(key), key).toBe("");
     }
     const expected =
-      "must be our event name as the export gives it: service_ and the event in snake case (service_purchase, service_level_complete; a CUSTOM event's service_<name in snake_case>)";
+      "must be our event name as the export gives it: service_ and the event in snake case (service_purchase, service_level_complete, or a CUSTOM event's service_<name in snake_case>)";
     expect(keyed("PURCHASE")).toBe(`events.PURCHASE: ${expected}: service_purchase?`);
     expect(keyed("purchase")).toBe(`events.purchase: ${expected}: service_purchase?`);
     expect(keyed("Service_Level Complete")).toBe(

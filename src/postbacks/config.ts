@@ -213,7 +213,7 @@ const eventKeyProblem = (name: string): string | null => {
   }
   return (
     "must be our event name as the export gives it: service_ and the event in snake case " +
-    "(service_purchase, service_level_complete; a CUSTOM event's service_<name in snake_case>)" +
+    "(service_purchase, service_level_complete, or a CUSTOM event's service_<name in snake_case>)" +
     (isMappableEventName(meant) ? `: ${meant}?` : "")
   );
 };

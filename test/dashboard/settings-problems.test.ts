@@ -28,6 +28,22 @@ describe("the settings form's problems", () => {
     ]);
   });
 
+  it("keeps a problem whose own words hold a `; ` whole", () => {
+    const items = { hosts: [], android_sha256_fingerprints: [], languages: [] };
+    expect(
+      settingsProblemsOf(
+        "links.playPackage: must not be set (com.example; see the docs); links.web_url: must be a URL",
+        items,
+      ),
+    ).toEqual([
+      {
+        field: "play_package",
+        text: "Google Play package must not be set (com.example; see the docs)",
+      },
+      { field: "web_url", text: "Web URL must be a URL" },
+    ]);
+  });
+
   it("counts the problems the service left unnamed past its first", () => {
     const items = { hosts: [], android_sha256_fingerprints: [], languages: [] };
     expect(settingsProblemsOf("links.web_url: must be a URL; and 3 more", items)).toEqual([

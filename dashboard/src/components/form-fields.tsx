@@ -4,7 +4,7 @@
  * under the form and read out at once, and focus on the first input refused.
  */
 import type { ComponentChildren } from "preact";
-import { capitalised, plainMessage } from "../messages.ts";
+import { capitalised, plainMessage, problemsOf } from "../messages.ts";
 
 /** One thing the service (or the form itself) refused: of an input, or of the whole form. */
 export interface FormProblem {
@@ -26,8 +26,7 @@ export const formProblemsOf = (
   detail: string,
   labels: Readonly<Record<string, string>>,
 ): FormProblem[] =>
-  detail.split("; ").map((raw): FormProblem => {
-    const problem = raw.trim();
+  problemsOf(detail).map((problem): FormProblem => {
     const match = PROBLEM.exec(problem);
     const path = match?.[1]?.replace(/^body(?:\.|$)/, "") ?? "";
     const field = /^[A-Za-z_][A-Za-z0-9_]*/.exec(path)?.[0] ?? "";

@@ -14,6 +14,7 @@ import type {
   PartnerConfigRequest,
   RequestTemplate,
 } from "../api.ts";
+import { capitalised, moreProblems, problemsOf } from "../messages.ts";
 
 export const CUSTOM = "custom";
 export const DEFAULT_WINDOW_DAYS = 180;
@@ -257,8 +258,6 @@ export const pathSegments = (path: string): Segment[] | null => {
 const PROBLEM =
   /^((?:[A-Za-z_][A-Za-z0-9_]*|\[[^\]]*\])(?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:\d+|"(?:[^"\\]|\\.)*")\])*):\s(.*)$/s;
 
-const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-
 /** `Endpoint is required: …`, `Endpoint: https://… points to …`. */
 const sentence = (label: string, message: string) =>
   /^https?:\/\//.test(message) ? `${label}: ${message}` : `${label} ${message}`;
@@ -362,8 +361,9 @@ export const partnerProblemsOf = (
     }
   };
 
-  return detail.split("; ").map((raw): Problem => {
-    const problem = raw.trim();
+  return problemsOf(detail).map((problem): Problem => {
+    const more = moreProblems(problem);
+    if (more) return { field: null, text: more };
     const match = PROBLEM.exec(problem);
     if (!match?.[1] || match[2] === undefined) return { field: null, text: problem };
     const path = match[1].replace(/^body(?:\.|$)/, "");
@@ -386,8 +386,9 @@ export const partnerProblemsOf = (
 
 /** A webhook's refusal: `body.url: https://10.0.0.1/h points to …` as `URL: https://…`. */
 export const webhookProblemsOf = (detail: string): Problem[] =>
-  detail.split("; ").map((raw) => {
-    const problem = raw.trim();
+  problemsOf(detail).map((problem) => {
+    const more = moreProblems(problem);
+    if (more) return { field: null, text: more };
     const match = PROBLEM.exec(problem);
     const path = match?.[1]?.replace(/^body(?:\.|$)/, "") ?? null;
     const message = match?.[2] ?? problem;

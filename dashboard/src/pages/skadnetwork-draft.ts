@@ -7,7 +7,7 @@
  * its window and rule.
  */
 import type { CoarseValue, ConversionRule, ConversionSchema, ConversionWindow } from "../api.ts";
-import { capitalised, moreProblems, plainMessage } from "../messages.ts";
+import { capitalised, moreProblems, plainMessage, problemsOf } from "../messages.ts";
 import { pathSegments } from "./partner-draft.ts";
 
 /** Apple's three conversion windows, by days since the first open; fine values in the first. */
@@ -153,8 +153,7 @@ const ruleFieldOf = (segments: readonly (string | number)[]): RuleField | null =
  * problem about no input keeps the service's words.
  */
 export const schemaProblemsOf = (detail: string, draft: SchemaDraft): Problem[] =>
-  detail.split("; ").map((raw): Problem => {
-    const problem = raw.trim();
+  problemsOf(detail).map((problem): Problem => {
     const more = moreProblems(problem);
     if (more) return { field: null, beside: "", text: more };
     const match = PROBLEM.exec(problem);
@@ -190,8 +189,7 @@ export const schemaProblemsOf = (detail: string, draft: SchemaDraft): Problem[] 
 
 /** The ad network names' refusal: the id's, or its media source's. */
 export const networkProblemsOf = (detail: string): Problem[] =>
-  detail.split("; ").map((raw): Problem => {
-    const problem = raw.trim();
+  problemsOf(detail).map((problem): Problem => {
     if (/^body\.networks:\s.*is not an ad network id/.test(problem)) {
       const beside =
         "Ad network id must be an id as the network publishes it, such as abcd1234ef.skadnetwork: letters, digits, ., _ and -";
