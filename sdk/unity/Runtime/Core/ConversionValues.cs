@@ -580,7 +580,7 @@ namespace Service.Unity
             text = CaseBreak.Replace(text, "$1_$2");
             text = Separators.Replace(text, "_");
             text = Edges.Replace(text, "");
-            return text.ToLowerInvariant();
+            return ServiceCase.Lower(text);
         }
     }
 }

@@ -97,17 +97,17 @@ namespace Service.Unity
             switch (key)
             {
                 case "email":
-                    return value.Trim().ToLowerInvariant();
+                    return ServiceCase.Lower(value.Trim());
                 case "phone_number":
                     // Digits only, and no leading zero: a country code never starts with one.
                     return NotDigits.Replace(value, "").TrimStart('0');
                 case "name":
                     // NFC, so a composed and a decomposed "é" hash alike; accents are kept.
-                    return value.Trim().Normalize(NormalizationForm.FormC).ToLowerInvariant();
+                    return ServiceCase.Lower(value.Trim().Normalize(NormalizationForm.FormC));
                 case "date_of_birth":
                     return DateOfBirth(value);
                 case "gender":
-                    var lowered = value.Trim().ToLowerInvariant();
+                    var lowered = ServiceCase.Lower(value.Trim());
                     if (lowered == "m" || lowered == "male") return "m";
                     if (lowered == "f" || lowered == "female") return "f";
                     return lowered;

@@ -409,7 +409,7 @@ enum EventNames {
         text = replacing(caseBreak, in: text, with: "$1_$2")
         text = replacing(separators, in: text, with: "_")
         text = replacing(edges, in: text, with: "")
-        return text.lowercased()
+        return text.lowercasedAsService
     }
 
     private static func replacing(_ pattern: NSRegularExpression, in text: String, with template: String) -> String {

@@ -121,16 +121,16 @@ struct Protector {
     static func normalise(_ key: String, _ value: String) -> String? {
         switch key {
         case "email":
-            return trim(value).lowercased()
+            return trim(value).lowercasedAsService
         case "phone_number":
             let digits = String(value.unicodeScalars.filter { $0.value >= 0x30 && $0.value <= 0x39 }.map(Character.init))
             return String(digits.drop(while: { $0 == "0" }))
         case "name":
-            return trim(value).precomposedStringWithCanonicalMapping.lowercased()
+            return trim(value).precomposedStringWithCanonicalMapping.lowercasedAsService
         case "date_of_birth":
             return dateOfBirth(value)
         case "gender":
-            let lower = trim(value).lowercased()
+            let lower = trim(value).lowercasedAsService
             switch lower {
             case "m", "male": return "m"
             case "f", "female": return "f"
