@@ -104,6 +104,29 @@ final class RetryWaitTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(harness.scheduler.elapsed, 30)
     }
 
+    func testAStopAndAStartBeginTheBackoffAgain() throws {
+        let harness = Harness()
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/events" ? RetryWaitTests.answer(503) : nil
+        }
+        harness.configure()
+        try harness.sendIndexed(1)
+        harness.settle()
+        for _ in 0..<2 {
+            harness.scheduler.runNext()
+            harness.settle()
+        }
+        XCTAssertTrue(harness.scheduler.pending.contains(8), "\(harness.scheduler.delays)")
+        harness.core.stop()
+        harness.settle()
+        harness.core.start()
+        harness.settle()
+        try harness.sendIndexed(1, from: 1)
+        harness.settle()
+        XCTAssertTrue(harness.scheduler.pending.contains(2), "the first step again: \(harness.scheduler.pending)")
+        XCTAssertFalse(harness.scheduler.pending.contains(16), "\(harness.scheduler.pending)")
+    }
+
     func testGoingToTheBackgroundSendsNothingBeforeARetryAftersTimeWhichTheRetryKeeps() throws {
         let harness = Harness()
         harness.lifecycle.lendsBackgroundTime = true

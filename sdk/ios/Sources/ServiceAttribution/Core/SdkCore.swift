@@ -1727,6 +1727,15 @@ final class SdkCore: @unchecked Sendable {
         let droppedSessions = sessionQueue?.clear() ?? []
         enqueueLock.unlock()
         if wasStopped { return }
+        // The retry waiting is void and its backoff gone, as Kotlin's: after a start(), a first
+        // failure waits the first step again, not the minute a backoff reached before the stop.
+        worker.async {
+            if self.retryPending {
+                self.retryPending = false
+                self.retryGeneration += 1
+            }
+            self.retryDelay = 0
+        }
         currentLog.info("stopped by the app: nothing is sent or queued until start()")
         reportDrop(.stopped, dropped.count + drafts, "the app stopped the SDK")
         reportSessionDrop(.stopped, droppedSessions.count, "the app stopped the SDK")
