@@ -173,7 +173,8 @@ internal class Api(
             retry = retry,
             refused = refused,
             ignored = ignored,
-            accepted = (answer["accepted"] as Number).toInt(),
+            // A count below 0 (out of contract) accepts none: it cannot make more drops than items.
+            accepted = maxOf(0, (answer["accepted"] as Number).toInt()),
             installMissing = installMissing,
             unexplained = unexplained,
             unplaced = unplaced,

@@ -135,14 +135,15 @@ internal class BatchDelivery(
      * dropped too: refused, logged, counted and reported like any other, in the backend's words,
      * never lost unsaid.
      * An item is never counted twice: an entry naming no item can only speak of one that no
-     * entry named, so such entries count up to those items and no further.
+     * entry named and the answer did not accept, so such entries count up to those items and no
+     * further.
      */
     private fun reportUnexplained(verdict: BatchVerdict, removed: Int) {
         val named = verdict.refused.size + verdict.ignored.values.sum() + verdict.unexplained.size + verdict.repeated
         // Taken off the queue, named by no entry; of those, the ones not accepted either.
         val notNamed = maxOf(0, removed - named)
         val notAccepted = maxOf(0, notNamed - verdict.accepted)
-        val unplaced = minOf(verdict.unplaced.size, notNamed)
+        val unplaced = minOf(verdict.unplaced.size, notAccepted)
         val unaccounted = maxOf(0, notAccepted - unplaced)
         if (verdict.namedAgain > 0 || verdict.accepted + named + verdict.unplaced.size != removed) {
             // A backend or a proxy answering out of contract: the counts below are the SDK's best reading.

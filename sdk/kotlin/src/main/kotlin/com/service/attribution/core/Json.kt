@@ -28,8 +28,10 @@ internal object Json {
             null -> out.append("null")
             is String -> quote(out, value)
             is Boolean -> out.append(value)
-            is Double, is Float -> {
-                val d = (value as Number).toDouble()
+            // By its shortest decimal form: 9.99f widened bit for bit is 9.989999771118164.
+            is Float -> append(out, value.toString().toDouble())
+            is Double -> {
+                val d = value
                 require(d.isFinite()) { "JSON cannot hold $d" }
                 // 3.0 is written 3: JSON has one number type, and the service reads either alike.
                 if (d == Math.rint(d) && Math.abs(d) < 1e15) out.append(d.toLong()) else out.append(d)

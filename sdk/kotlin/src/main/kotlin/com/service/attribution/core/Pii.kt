@@ -1,5 +1,6 @@
 package com.service.attribution.core
 
+import java.math.BigDecimal
 import java.security.MessageDigest
 import java.text.Normalizer
 import java.time.DateTimeException
@@ -50,10 +51,10 @@ internal class Pii(private val sealer: (plaintextJson: String) -> String?) {
         /**
          * A number as the service reads it from the JSON sent (JavaScript's `String(n)`): a whole
          * double without its fraction, so 15550109999.0 (a Dart double) is the digits 15550109999,
-         * as a Long would be, never `1.5550109999E10`.
+         * as a Long would be, never `1.5550109999E10`; a BigDecimal `15550109999.0` likewise.
          */
         private fun numberText(raw: Number): String {
-            if (raw is Double || raw is Float) {
+            if (raw is Double || raw is Float || raw is BigDecimal) {
                 val d = raw.toDouble()
                 if (d == Math.floor(d) && Math.abs(d) < 9007199254740992.0) return d.toLong().toString()
             }

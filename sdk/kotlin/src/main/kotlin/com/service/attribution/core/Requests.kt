@@ -88,8 +88,7 @@ internal object Requests {
             "sdk_version" to (wrapper?.version?.let { Fields.matching(it, Fields.SDK_VERSION, 32) } ?: SDK_VERSION),
             "first_open_time" to iso(firstOpenMs),
             "sent_at" to iso(sentAtMs),
-            // The all-zero id is what Android gives without consent: no id at all.
-            "maid" to advertisingId?.takeIf { it != NO_ADVERTISING_ID },
+            "maid" to maid(advertisingId),
             "install_referrer" to referrer?.let(::referrerJson),
             "open_url" to openUrl?.takeIf { it.length <= 2048 },
             "customer_user_id" to customerUserId,
@@ -100,17 +99,20 @@ internal object Requests {
             if (anonymous) body["anonymous"] = true
         }
 
-    /**
-     * The consent route's `device`: the tracking the device gives now. Android has no ATT status.
-     * The all-zero id is none, as on the install; so is one that is no UUID, which the service
-     * would refuse with the whole update (the install carrying it is refused too, and goes
-     * without it), so that it never costs the consent it goes with.
-     */
+    /** The consent route's `device`: the tracking the device gives now. Android has no ATT status. */
     fun tracking(advertisingId: String?): Map<String, Any?> =
         linkedMapOf(
-            "maid" to advertisingId?.takeIf { it != NO_ADVERTISING_ID && UUID.matches(it) },
+            "maid" to maid(advertisingId),
             "att_status" to null,
         )
+
+    /**
+     * The advertising id as the install and the consent route send it. The all-zero id is what
+     * Android gives without consent: no id at all. One that is no UUID is none too: the service
+     * would refuse the whole request for it, and an install sent again without its optional
+     * fields would lose its referrer and consent with it.
+     */
+    private fun maid(advertisingId: String?): String? = advertisingId?.takeIf { it != NO_ADVERTISING_ID && UUID.matches(it) }
 
     private val UUID = Regex("^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
 

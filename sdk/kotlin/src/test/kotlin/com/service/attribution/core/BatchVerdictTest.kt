@@ -86,6 +86,28 @@ class BatchVerdictTest {
     }
 
     @Test
+    fun `a refusal naming no item of an answer that accepts every item is no drop, and a count below 0 accepts none`() {
+        answerBatchOf(2) {
+            """{"accepted":2,"ignored":[],
+               "rejected":[{"index":5,"event_id":null,"error":"Unprocessable","detail":"no such event","retryable":false}],
+               "warnings":[]}"""
+        }
+        val core = launchSending(2)
+        // Both accepted: the refusal of #5 can speak of neither, so nothing is dropped twice over.
+        assertEquals(0, core.queuedCount())
+        assertEquals(emptyList<Any>(), device.errors.map { it.reason to it.count })
+        assertEquals(0L, core.getDroppedEventCount())
+        assertTrue(device.logged(LogLevel.WARN).toString(), device.logged(LogLevel.WARN).any { "does not add up" in it })
+
+        answerBatchOf(1) { """{"accepted":-1,"ignored":[],"rejected":[],"warnings":[]}""" }
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(listOf(DropReason.REFUSED to 1), device.errors.map { it.reason to it.count })
+        assertEquals(1L, core.getDroppedEventCount())
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `a verdict whose index is no whole number of the request, a fraction or below 0, names no item`() {
         answerBatchOf(3) {
             """{"accepted":1,"ignored":[],
