@@ -1102,6 +1102,36 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AStopAndAStartBeginTheBackoffAgain()
+        {
+            var rig = new Rig();
+            // The service down for events and sessions: the session a Start makes fails too.
+            rig.Events = (numbers, body) => Error(503);
+            rig.Other = (key, body) => key.StartsWith("POST /v1/sessions") ? Error(503) : ScriptedBackend.Usual(key, body);
+            rig.Configure();
+            rig.Send(0);
+            rig.Core.Idle().Wait();
+            // The backoff doubles at each failure: 100 ms, 200 ms, then 400 ms.
+            foreach (var waited in new[] { 100, 200 })
+            {
+                Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromMilliseconds(waited)));
+                rig.Core.Idle().Wait();
+            }
+            CollectionAssert.Contains(rig.Timers.Delays, TimeSpan.FromMilliseconds(400));
+            var posts = rig.Backend.To("POST /v1/sessions").Count;
+
+            rig.Core.Stop();
+            rig.Core.Start();
+            rig.Send(1);
+            rig.Core.Idle().Wait();
+            // Tried at once (the session a Start makes goes first), and its failure waits the
+            // first step again.
+            Assert.AreEqual(posts + 1, rig.Backend.To("POST /v1/sessions").Count);
+            CollectionAssert.Contains(rig.Timers.Delays, rig.RetryDelay);
+            CollectionAssert.DoesNotContain(rig.Timers.Delays, TimeSpan.FromMilliseconds(800));
+        }
+
+        [Test]
         public void AReadOfTheConfigurationWhileARetryWaitsLeavesTheQueueToTheRetry()
         {
             // A refresh interval shorter than the retry's delay, which doubles from 2 s up to a
@@ -1805,17 +1835,30 @@ namespace Service.Unity.Tests
             }
         }
 
-        [Test]
-        public void AConfigurationAnsweredWithNoBodyKeepsTheSdkOnAndSaysNothing()
+        [TestCase("")]
+        [TestCase("{}")]
+        [TestCase("{\"enabled\":null}")]
+        [TestCase("{\"enabled\":\"true\"}")]
+        public void AConfigurationThatIsNotTheServicesKeepsTheOneInForce(string answer)
         {
+            // Switched off by its owner, as read at a first launch.
             var rig = new Rig();
-            rig.Backend.RawAnswer = (key, sent) => key.StartsWith("GET /v1/config") ? Tuple.Create(200, "") : null;
+            rig.Other = (key, body) => key.StartsWith("GET /v1/config")
+                ? Tuple.Create(200, (JToken)JObject.Parse("{\"enabled\":false}"))
+                : ScriptedBackend.Usual(key, body);
+            rig.Configure();
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+
+            // The next launch reads an answer no service gives (a proxy's, a captive portal's):
+            // the app stays off, nothing is sent, and the answer is told of.
+            rig.Backend.RawAnswer = (key, sent) => key.StartsWith("GET /v1/config") ? Tuple.Create(200, answer) : null;
+            rig.Launch();
             rig.Configure();
             rig.Send(0);
             rig.Settle();
-            Assert.IsFalse(rig.Core.IsSdkDisabled);
-            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
-            Assert.IsEmpty(rig.Log.At(LogLevel.Warn, ""), string.Join("\n", rig.Log.Lines));
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            Assert.IsEmpty(rig.AcceptedNow);
+            Assert.IsNotEmpty(rig.Log.At(LogLevel.Warn, "remote configuration not fetched"), string.Join("\n", rig.Log.Lines));
         }
 
         [Test]

@@ -183,10 +183,15 @@ namespace Service.Unity
             return json is JObject;
         }
 
-        /// <summary>The remote configuration: an object (or no body at all, which keeps the SDK on).</summary>
+        /// <summary>
+        /// The remote configuration: an object that says whether the app is on. Anything else (no
+        /// body, <c>{}</c>, a proxy's or a captive portal's answer) is not the service's, and never
+        /// switches an app its owner switched off back on: the configuration kept stays in force.
+        /// </summary>
         public static bool AConfiguration(JToken json)
         {
-            return json == null || json is JObject;
+            var config = json as JObject;
+            return config != null && config["enabled"] != null && config["enabled"].Type == JTokenType.Boolean;
         }
     }
 

@@ -819,6 +819,15 @@ namespace Service.Unity
                 // A re-engagement open waiting for a configuration is dropped untold.
                 if (reengagementWaiting) lastReengagementOpen = null;
                 reengagementWaiting = false;
+                // The retry waiting is void and the backoff starts again: after a Start, the
+                // service is tried at once, and a first failure waits the first step, not the
+                // minute the backoff reached before the stop.
+                if (retryScheduled)
+                {
+                    retryScheduled = false;
+                    retryGeneration++;
+                }
+                retryDelay = setup.RetryDelay;
             }
             Write(LogLevel.Info, "the SDK is stopped: nothing is sent or queued until ServiceSDK.Start");
             // The events it drops are not evaluated either, not even once a reading asked before
@@ -1298,8 +1307,8 @@ namespace Service.Unity
             try
             {
                 var config = await api.Send("GET", "/v1/config", null, ApiClient.AConfiguration);
-                var enabled = config == null || config.Value<bool?>("enabled") != false;
-                var settings = config as JObject;
+                var settings = (JObject)config;
+                var enabled = (bool)settings["enabled"];
                 refreshInterval = RefreshIntervalOf(settings == null ? null : settings["refresh_interval_seconds"]);
                 store.Set(EnabledKey, enabled ? "true" : "false");
                 UseSessionInterval(settings == null ? null : settings["session_interval_seconds"]);
@@ -1748,7 +1757,7 @@ namespace Service.Unity
                     var typeName = item["type"] != null && item["type"].Type == JTokenType.String ? (string)item["type"] : null;
                     var timeText = item["time"] != null && item["time"].Type == JTokenType.String ? (string)item["time"] : null;
                     if (typeName == null || !Enum.TryParse(typeName, out type) || timeText == null
-                        || !DateTime.TryParse(timeText, null, System.Globalization.DateTimeStyles.RoundtripKind, out time)) continue;
+                        || !DateTime.TryParse(timeText, System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.RoundtripKind, out time)) continue;
                     var parameters = item["parameters"] as JObject;
                     waiting.Add(new AwaitingConversion(type, item["name"] != null && item["name"].Type == JTokenType.String ? (string)item["name"] : null,
                         parameters == null ? null : parameters.ToObject<Dictionary<string, object>>(JsonText.Serializer), time.ToUniversalTime()));
@@ -1943,7 +1952,7 @@ namespace Service.Unity
             var kept = store.Get(FirstOpenKey);
             if (kept == null) return null;
             DateTime opened;
-            if (DateTime.TryParse(kept, null, System.Globalization.DateTimeStyles.RoundtripKind, out opened))
+            if (DateTime.TryParse(kept, System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.RoundtripKind, out opened))
             {
                 return opened.ToUniversalTime();
             }
