@@ -1457,9 +1457,12 @@ checking("every item a 202 answer takes off the queue is accepted, retried or re
   const send = functionText("Core/SdkCore.swift", /func send\(_ batch/);
   const unexplained = functionText("Core/SdkCore.swift", /func reportUnexplained\(/);
   return [
-    ...(/index < count else \{[^}]*unexplained\.append/.test(verdict)
+    ...(/guard let index = itemIndex\(verdict\) else \{[^}]*unplaced\.append\("a refusal/.test(verdict)
       ? []
       : ["a refusal naming no item of the request is skipped silently"]),
+    ...(/guard let index = itemIndex\(verdict\) else \{[^}]*unplaced\.append\("an ignored entry/.test(verdict)
+      ? []
+      : ["an ignored entry naming no item of the request is read as naming one"]),
     ...(/\} else \{\s*unexplained\.append\("ignored/.test(verdict)
       ? []
       : ["an ignored reason the SDK does not know is skipped silently"]),
@@ -1471,10 +1474,14 @@ checking("every item a 202 answer takes off the queue is accepted, retried or re
     )
       ? []
       : ["send does not report what the answer removed unexplained"]),
-    ...(/removed - verdict\.accepted - counted/.test(unexplained) &&
+    ...(/let notAccepted = max\(0, notNamed - verdict\.accepted\)/.test(unexplained) &&
+    /let unaccounted = max\(0, notAccepted - unplaced\)/.test(unexplained) &&
     /reportDrop\([^)]*\.refused/.test(unexplained)
       ? []
       : ["what is neither accepted nor counted is not a drop"]),
+    ...(/let unplaced = min\(verdict\.unplaced\.count, notAccepted\)/.test(unexplained)
+      ? []
+      : ["a verdict naming no item counts for more items than no verdict named and none accepted"]),
   ];
 });
 
@@ -2837,7 +2844,7 @@ checking("a repeat is counted as delivered, and an item left unnamed is still a 
   const core = codeOf(read(join(ios, "Sources", "ServiceAttribution", "Core", "SdkCore.swift")));
   const tests = read(join(ios, "Tests", "ServiceAttributionTests", "DeliveryTests.swift"));
   return [
-    ...(/if reason == BatchVerdict\.repeatedReason \{[\s\S]{0,200}named\.insert\(index\)\.inserted \{\s*repeated \+= 1/.test(
+    ...(/if !named\.insert\(index\)\.inserted \{\s*namedAgain \+= 1\s*continue\s*\}\s*if reason == BatchVerdict\.repeatedReason \{\s*repeated \+= 1/.test(
       api,
     )
       ? []

@@ -215,6 +215,49 @@ final class DeviceStateTests: XCTestCase {
         XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("3 events dropped (refused)") }.count, 1)
     }
 
+    func testAVerdictNamingNoItemSpeaksOnlyForAnItemTheAnswerDidNotAccept() throws {
+        let harness = Harness(store: try Harness.given(queued: 2))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var answers = [
+            // Both accepted: neither a refusal of #5 nor an install deletion of #7 can speak of them.
+            #"{"accepted":2,"ignored":[{"index":7,"event_id":null,"reason":"install_deleted","detail":"deleted"}],"rejected":[{"index":5,"event_id":null,"error":"Unprocessable Entity","detail":"no such event","retryable":false}],"warnings":[]}"#,
+        ]
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", !answers.isEmpty else { return nil }
+            return HTTPResponse(statusCode: 202, body: answers.removeFirst())
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("answered") { answers.isEmpty && harness.queuedIndexes.isEmpty }
+        XCTAssertEqual(heard.errors, [])
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+        XCTAssertNil(harness.store.get(SdkCore.Key.deleted), "an entry naming no item deletes nothing")
+        XCTAssertTrue(harness.log.messages(.warn).contains { $0.contains("does not add up") })
+
+        // A count accepted below 0 accepts none: one event, one drop.
+        answers = [#"{"accepted":-1,"ignored":[],"rejected":[],"warnings":[]}"#]
+        try harness.sendIndexed(1, from: 2)
+        harness.eventually("answered") { answers.isEmpty && harness.queuedIndexes.isEmpty }
+        XCTAssertEqual(heard.errors.map { $0.count }, [1])
+        XCTAssertEqual(harness.core.droppedEventCount, 1)
+    }
+
+    func testAnItemRefusedForARetryAndIgnoredIsKeptForTheRetryAsTheFirstVerdictSays() throws {
+        let harness = Harness(store: try Harness.given(queued: 1))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var answered = false
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", !answered else { return nil }
+            answered = true
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":0,"ignored":[{"index":0,"event_id":null,"reason":"app_disabled","detail":"off"}],"rejected":[{"index":0,"event_id":null,"error":"Service Unavailable","detail":"later","retryable":true}],"warnings":[]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("sent again and stored") { answered && harness.acceptedIndexes == [0] }
+        XCTAssertEqual(heard.errors, [], "no drop for an event sent again")
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+    }
+
     func testAnAnswerThatAccountsForEveryItemDropsNothingMore() throws {
         let harness = Harness(store: try Harness.given(queued: 3))
         let heard = Heard()

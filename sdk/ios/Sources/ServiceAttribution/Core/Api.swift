@@ -23,11 +23,15 @@ struct BatchVerdict: Equatable {
     /// Items the service named as repeats of an id stored from the same request
     /// (`duplicate_event`): delivered, the first copy stored.
     var repeated = 0
-    /// What the answer says of items the SDK cannot count as any of the drops above, in the
-    /// service's words: a refusal whose `index` names no item of the request (missing, out of
-    /// range), an item ignored for a reason the SDK does not know. Not sent again, so dropped
-    /// (`refused`) and said.
+    /// Items ignored for a reason the SDK does not know, in the service's words: not sent
+    /// again, so dropped (`refused`) and said.
     var unexplained: [String] = []
+    /// Verdicts whose `index` names no item of the request (missing, not a whole number, out of
+    /// range), in the service's words: each can only speak of an item no verdict named and the
+    /// answer did not accept, so they count as drops up to those items and no further.
+    var unplaced: [String] = []
+    /// Verdicts naming an item a verdict named already: the first one counts.
+    var namedAgain = 0
     /// What the service says of items it stored not quite as sent (a revenue in no currency it
     /// knows, say), in its words: logged, the items being delivered.
     var warnings: [String] = []
@@ -146,16 +150,27 @@ final class Api {
         var refused: [BatchVerdict.Refusal] = []
         var installMissing = false
         var unexplained: [String] = []
-        /// The items a refusal named already: one named twice is counted once.
+        var unplaced: [String] = []
+        var namedAgain = 0
+        /// The items a refusal or an ignored entry named already: an item named twice, in one
+        /// list or in both, is counted once, as the first verdict naming it says.
         var named = Set<Int>()
+        /// Only a whole number naming an item of this request places a verdict on it.
+        func itemIndex(_ verdict: [String: JSONValue]) -> Int? {
+            guard let index = verdict["index"]?.int64Value, index >= 0, index < Int64(count) else { return nil }
+            return Int(index)
+        }
         for verdict in rejected.compactMap({ $0.objectValue }) {
-            guard let index = verdict["index"]?.int64Value.map({ Int($0) }), index >= 0, index < count else {
+            guard let index = itemIndex(verdict) else {
                 let error = verdict["error"]?.stringValue ?? "rejected"
                 let detail = verdict["detail"]?.stringValue ?? "no detail"
-                unexplained.append("a refusal naming no item of the request (index \(verdict["index"]?.text ?? "none")): \(error): \(detail)")
+                unplaced.append("a refusal naming no item of the request (index \(verdict["index"]?.text ?? "none")): \(error): \(detail)")
                 continue
             }
-            if !named.insert(index).inserted { continue }
+            if !named.insert(index).inserted {
+                namedAgain += 1
+                continue
+            }
             if verdict["retryable"]?.boolValue == true {
                 retry.insert(index)
                 if verdict["error"]?.stringValue == "Conflict" { installMissing = true }
@@ -167,13 +182,21 @@ final class Api {
         var repeated = 0
         for verdict in (answer["ignored"]?.arrayValue ?? []).compactMap({ $0.objectValue }) {
             let reason = verdict["reason"]?.stringValue
+            // One naming no item of the request never deletes the install nor counts an item
+            // twice: it can only speak of an item no verdict named.
+            guard let index = itemIndex(verdict) else {
+                let detail = verdict["detail"]?.stringValue ?? "no detail"
+                unplaced.append("an ignored entry naming no item of the request (index \(verdict["index"]?.text ?? "none")): \(reason ?? "no reason"): \(detail)")
+                continue
+            }
+            if !named.insert(index).inserted {
+                namedAgain += 1
+                continue
+            }
             // A repeat of an event the service stored from the same request: delivered, no drop,
-            // counted as named so that it is not read as an item lost unsaid. One naming no item
-            // of the request, or one named already, counts for none.
+            // counted as named so that it is not read as an item lost unsaid.
             if reason == BatchVerdict.repeatedReason {
-                if let index = verdict["index"]?.int64Value.map({ Int($0) }), index >= 0, index < count, named.insert(index).inserted {
-                    repeated += 1
-                }
+                repeated += 1
                 continue
             }
             if let drop = reason.flatMap({ BatchVerdict.ignoredAs[$0] }) {
@@ -183,9 +206,12 @@ final class Api {
             }
         }
         var found = BatchVerdict(retry: retry, refused: refused, installMissing: installMissing, ignored: ignored)
-        found.accepted = Int(clamping: answer["accepted"]?.int64Value ?? 0)
+        // A count below 0 (out of contract) accepts none: it cannot make more drops than items.
+        found.accepted = max(0, Int(clamping: answer["accepted"]?.int64Value ?? 0))
         found.repeated = repeated
         found.unexplained = unexplained
+        found.unplaced = unplaced
+        found.namedAgain = namedAgain
         found.warnings = (answer["warnings"]?.arrayValue ?? []).compactMap({ $0.objectValue }).map { warning in
             let id = warning["event_id"]?.stringValue.map { " (\($0))" } ?? ""
             return "#\(warning["index"]?.text ?? "?")\(id): \(warning["detail"]?.stringValue ?? "no detail")"

@@ -1383,19 +1383,36 @@ final class SdkCore: @unchecked Sendable {
         return true
     }
 
-    /// Every item the answer removed from the queue that it neither accepted nor let the SDK
-    /// count as a drop above (a refusal naming no item of the request, an ignored reason the SDK
-    /// does not know, fewer items accepted than the answer leaves unnamed) is a drop too:
-    /// `refused`, logged, counted and reported like any other, with the service's words.
+    /// Every item the answer removed from the queue that it neither accepted, named as a repeat,
+    /// nor let the SDK count as a drop above (an ignored reason the SDK does not know, a verdict
+    /// naming no item of the request, fewer items accepted than the answer leaves unnamed) is a
+    /// drop too: `refused`, logged, counted and reported like any other, with the service's
+    /// words. An item is never counted twice: a verdict naming no item can only speak of one that
+    /// no verdict named and the answer did not accept, so such verdicts count up to those items
+    /// and no further.
     private func reportUnexplained(_ verdict: BatchVerdict, removed: Int, of lane: Lane) {
-        let counted = verdict.refused.count + verdict.ignored.values.reduce(0, +) + verdict.unexplained.count + verdict.repeated
-        let unaccounted = max(0, removed - verdict.accepted - counted)
-        var said = verdict.unexplained
+        let named = verdict.refused.count + verdict.ignored.values.reduce(0, +) + verdict.unexplained.count + verdict.repeated
+        // Taken off the queue, named by no verdict; of those, the ones not accepted either.
+        let notNamed = max(0, removed - named)
+        let notAccepted = max(0, notNamed - verdict.accepted)
+        let unplaced = min(verdict.unplaced.count, notAccepted)
+        let unaccounted = max(0, notAccepted - unplaced)
+        if verdict.namedAgain > 0 || verdict.accepted + named + verdict.unplaced.count != removed {
+            // A service or a proxy answering out of contract: the counts below are the SDK's best reading.
+            let again = verdict.namedAgain > 0 ? "; \(verdict.namedAgain) more name an item named already" : ""
+            currentLog.warn("the service's answer does not add up: of the \(removed) taken off the queue it accepts \(verdict.accepted), names \(named) as not stored or repeated and has \(verdict.unplaced.count) naming no item of the request\(again)")
+        }
+        var said = verdict.unexplained + verdict.unplaced
         if unaccounted > 0 {
             said.append("\(lane.counted(unaccounted)) neither counted as accepted (the answer accepts \(verdict.accepted) of the \(removed) it takes off the queue) nor named in it")
         }
         if said.isEmpty { return }
-        reportDrop(verdict.unexplained.count + unaccounted, of: lane, .refused, "the service's answer: \(said.joined(separator: "; "))")
+        let count = verdict.unexplained.count + unplaced + unaccounted
+        if count > 0 {
+            reportDrop(count, of: lane, .refused, "the service's answer: \(said.joined(separator: "; "))")
+        } else {
+            currentLog.error("\(lane.kind == .events ? "events" : "sessions") not stored by the service, the service's answer: \(said.joined(separator: "; "))")
+        }
     }
 
     /// A request refused as a whole, naming no item (413, 400, 422…): halved and sent again
