@@ -1457,10 +1457,14 @@ checking("every item a 202 answer takes off the queue is accepted, retried or re
   const send = functionText("Core/SdkCore.swift", /func send\(_ batch/);
   const unexplained = functionText("Core/SdkCore.swift", /func reportUnexplained\(/);
   return [
-    ...(/guard let index = itemIndex\(verdict\) else \{[^}]*unplaced\.append\("a refusal/.test(verdict)
+    ...(/guard let index = itemIndex\(verdict\) else \{[^}]*unplaced\.append\("a refusal/.test(
+      verdict,
+    )
       ? []
       : ["a refusal naming no item of the request is skipped silently"]),
-    ...(/guard let index = itemIndex\(verdict\) else \{[^}]*unplaced\.append\("an ignored entry/.test(verdict)
+    ...(/guard let index = itemIndex\(verdict\) else \{[^}]*unplaced\.append\("an ignored entry/.test(
+      verdict,
+    )
       ? []
       : ["an ignored entry naming no item of the request is read as naming one"]),
     ...(/\} else \{\s*unexplained\.append\("ignored/.test(verdict)
@@ -1766,9 +1770,11 @@ checking(
       /customerUserId: wasAnonymous \? nil :/.test(configure)
         ? []
         : ["configure queues an event taken while anonymous with an id"]),
-      ...(/anonymous: isAnonymous \|\| draft\.anonymous == true/.test(enqueue)
+      ...(/anonymous: draft\.anonymous \?\? isAnonymous\)/.test(enqueue)
         ? []
-        : ["enqueue queues an event taken while anonymous with the id"]),
+        : [
+            "enqueue does not queue an event as its draft was taken (anonymous or not), whatever the mode as it waited",
+          ]),
       ...(/func testAnEventTakenWhileAnonymousNeverCarriesTheIdOnceAnonymousModeIsOff\(/.test(tests)
         ? []
         : [
@@ -1779,7 +1785,7 @@ checking(
 );
 
 checking(
-  "an event sent anonymous says so: marked when taken or queued while anonymous (the mark kept in the queue), and when it leaves while anonymous; no other event has the key",
+  "an event sent anonymous says so: marked when taken while anonymous (the mark kept in the queue), and when it leaves while anonymous; no other event has the key",
   () => {
     const event = functionText("Core/Requests.swift", /func event\(/);
     const anonymized = functionText("Core/Requests.swift", /func anonymized\(/);
@@ -1792,6 +1798,7 @@ checking(
       "testAnEventTakenWhileAnonymousLeavesMarkedAnonymousAfterARelaunchWithTheModeOff",
       "testAnEventTakenBeforeAnonymousModeWentOnLeavesMarkedAnonymous",
       "testAnEventSentOutsideAnonymousModeHasNoAnonymousKey",
+      "testAnEventThatWaitedForAConfigurationWhileAnonymousModeWasOnLeavesWithItsIdOnceTheModeIsOff",
     ];
     return [
       ...(/if anonymous \{ event\["anonymous"\] = \.bool\(true\) \}/.test(event) &&

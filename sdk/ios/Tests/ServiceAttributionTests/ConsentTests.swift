@@ -317,6 +317,31 @@ final class ConsentTests: XCTestCase {
         XCTAssertEqual(event["customer_user_id"] ?? .null, .null)
     }
 
+    /// An event taken outside anonymous mode that waited for a configuration while the mode was
+    /// on is not marked for it: anonymous is decided when it was sent and when it leaves.
+    func testAnEventThatWaitedForAConfigurationWhileAnonymousModeWasOnLeavesWithItsIdOnceTheModeIsOff() throws {
+        let harness = Harness()
+        var eventsDown = true
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", eventsDown else { return nil }
+            throw ServiceAttributionError.network("offline")
+        }
+        harness.service.offline = true
+        harness.configure(customerUserId: "user-8812")
+        try harness.sendIndexed(1)
+        harness.settle()
+        harness.core.setAnonymous(true)
+        // The configuration comes, the events still fail: #0 is queued while the mode is on.
+        harness.service.offline = false
+        harness.eventually("tried once the configuration came") { harness.service.count("POST", "/v1/events") >= 1 }
+        harness.core.setAnonymous(false)
+        eventsDown = false
+        harness.eventually("delivered") { harness.acceptedIndexes == [0] }
+        let event = try XCTUnwrap(harness.service.acceptedEvents.first?.objectValue)
+        XCTAssertNil(event["anonymous"])
+        XCTAssertEqual(event["customer_user_id"], .string("user-8812"))
+    }
+
     /// An event taken and sent outside anonymous mode has no `anonymous` key at all (not even
     /// false or null), also once the mode was on and off again before it.
     func testAnEventSentOutsideAnonymousModeHasNoAnonymousKey() throws {

@@ -149,6 +149,27 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("required fields only") }.count, 1)
     }
 
+    func testABareInstallThatFailedIsRetriedBareAlone() throws {
+        let harness = Harness()
+        var bareFailures = 1
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/installs", let body = request.body else { return nil }
+            if body.contains("\"locale\"") {
+                return HTTPResponse(statusCode: 422, body: #"{"error":"Unprocessable Entity","detail":"body.locale: must be a BCP 47 language tag"}"#)
+            }
+            guard bareFailures > 0 else { return nil }
+            bareFailures -= 1
+            return HTTPResponse(statusCode: 503, body: #"{"error":"Service Unavailable","detail":"scripted"}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("recorded") { harness.store.get(SdkCore.Key.installTracked) != nil }
+        // Full (422), bare (503), then bare again at the retry: the full one is not sent again
+        // to be refused a second time.
+        let full = harness.service.sent("POST", "/v1/installs").map { FakeService.body($0)?["locale"] != nil }
+        XCTAssertEqual(full, [true, false, false])
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("required fields only") }.count, 1)
+    }
+
     func testServerErrorsAndOfflineAreRetriedWithBackoffEachEventOnce() throws {
         let harness = Harness()
         var failures = 0

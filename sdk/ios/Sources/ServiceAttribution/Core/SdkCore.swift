@@ -222,6 +222,10 @@ final class SdkCore: @unchecked Sendable {
     private var adsToken: String?
     /// Reads of the Apple Ads token that failed in this process (on the worker).
     private var adsTokenFailures = 0
+    /// On the worker: the service refused the full install for good in this process, so its
+    /// retries send the required fields only, as the Kotlin and Unity SDKs do, not the full one
+    /// to be refused again first.
+    private var bareInstall = false
     /// The status with which the install was refused in this process: nothing more is sent
     /// (but remote configuration) until `refreshConfig` or the next launch, as every request
     /// waits for the install. A delivery route's refusal holds back that lane alone (`Lane.held`).
@@ -953,9 +957,12 @@ final class SdkCore: @unchecked Sendable {
             if !protected.dropped.isEmpty {
                 log.warn("\(draft.type.rawValue): parameters with no value that may be sent were left out: \(protected.dropped.joined(separator: ", "))")
             }
-            // Anonymous when taken, or now: no customer user id, and marked anonymous in the
-            // queue, which keeps the mark across launches and once the mode is off.
-            return Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: isAnonymous || draft.anonymous == true)
+            // Anonymous when taken: no customer user id, and marked anonymous in the queue,
+            // which keeps the mark across launches and once the mode is off. Not for being on
+            // while the event waited for a configuration: anonymous when it leaves is decided as
+            // it leaves (requests.json: on when it was sent or when it leaves). A draft that does
+            // not say takes the mode as it is now.
+            return Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: draft.anonymous ?? isAnonymous)
         }
         let overflow = queue.add(events)
         drafts.forEach { evaluateConversion($0) }
@@ -2050,9 +2057,9 @@ final class SdkCore: @unchecked Sendable {
             initialMatch.open()
             return .later
         }
-        var outcome = sendInstall(Requests.install(input))
-        var bare = false
-        if case let .refused(statusCode, message) = outcome, !SdkCore.configurationStatuses.contains(statusCode) {
+        var bare = bareInstall
+        var outcome = sendInstall(bare ? Requests.minimalInstall(input) : Requests.install(input))
+        if !bare, case let .refused(statusCode, message) = outcome, !SdkCore.configurationStatuses.contains(statusCode) {
             // Only a device signal can make a report the service refuses for good: the report
             // goes again with its required fields only, so it never costs the install and every
             // event after it.
@@ -2062,6 +2069,7 @@ final class SdkCore: @unchecked Sendable {
             input.sentAt = platform.clock()
             outcome = sendInstall(Requests.minimalInstall(input))
             bare = true
+            bareInstall = true
         }
         switch outcome {
         case .recorded:
