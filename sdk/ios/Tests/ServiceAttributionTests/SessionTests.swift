@@ -512,6 +512,21 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(next.service.count("POST", "/v1/sessions"), 0)
     }
 
+    func testALaunchOffOnlyAsKeptMakesItsSessionOnceItsOwnReadSwitchesTheSdkOn() throws {
+        let harness = Harness()
+        harness.service.config = SessionTests.config(enabled: false)
+        XCTAssertNil(harness.configure())
+        // Switched on again by the app's owner: the next launch's own read decides, not the
+        // configuration the last one kept.
+        harness.service.config = SessionTests.config(enabled: true)
+        let next = Harness(store: harness.store, service: harness.service)
+        XCTAssertNil(next.configure())
+        next.eventually("the launch's session") { next.service.acceptedSessions.count == 1 }
+        XCTAssertEqual(next.core.droppedSessionCount, 1, "only the first launch's, dropped as it was switched off")
+        next.runScheduled()
+        XCTAssertEqual(next.service.acceptedSessions.count, 1, "one session for the launch")
+    }
+
     func testDeletingTheInstallsDataDropsItsSessionsAndStartsNoMore() throws {
         let harness = Harness()
         harness.service.answer = { request in

@@ -99,6 +99,11 @@ final class SdkCore: @unchecked Sendable {
     // Guarded by `lock`.
     private var configured = false
     private var disabled = false
+    /// This launch's start while the SDK is off only as an earlier launch's configuration says:
+    /// the configuration read at this launch decides, and its session is made once that read
+    /// switches the SDK on (as the Kotlin and Unity SDKs do). Forgotten at the first read's
+    /// answer or failure, and whenever the SDK is switched off. Under `lock`.
+    private var launchOffAsKept: Date?
     private var initialized = false
     private var config: RemoteConfig?
     /// How parameters are protected when queued, as the last configuration of the service's
@@ -443,6 +448,7 @@ final class SdkCore: @unchecked Sendable {
             if stopped { tracker.stop() }
             if deleted || cached?.enabled == false { tracker.disable() }
             launchSession = tracker.launch(at: started, inForeground: inForeground)
+            if !stopped && !deleted && cached?.enabled == false && inForeground { launchOffAsKept = started }
             sessionTracker = tracker
         }
         configured = true
@@ -707,12 +713,21 @@ final class SdkCore: @unchecked Sendable {
             disable(because: "remote configuration switched the SDK off")
             return
         }
-        let switchedOn = locked { () -> Bool in
+        let (switchedOn, launch) = locked { () -> (Bool, Date?) in
             let was = disabled
             disabled = false
             // On again: no session by itself; the next return after the interval starts one.
             if !deleted { sessionTracker.enable() }
-            return was
+            // Off at this launch's start only as kept: this launch's session is made now.
+            let launch = read && !stopped && !deleted ? launchOffAsKept : nil
+            if read { launchOffAsKept = nil }
+            return (was, launch)
+        }
+        if let launch = launch {
+            enqueueLock.lock()
+            let overflow = enqueueSession(startedAt: launch)
+            enqueueLock.unlock()
+            reportSessionDrop(.queueFull, overflow.count, "the queue holds \(settings.maxQueuedSessions) sessions: the oldest makes room")
         }
         if reengaged { reengage() }
         flush()
@@ -731,6 +746,7 @@ final class SdkCore: @unchecked Sendable {
         locked {
             disabled = true
             sessionTracker.disable()
+            launchOffAsKept = nil
         }
         let dropped = (queue?.clear() ?? []) + (pendingQueue?.clear() ?? [])
         let droppedSessions = sessionQueue?.clear() ?? []
@@ -745,6 +761,8 @@ final class SdkCore: @unchecked Sendable {
         do {
             try refreshOnWorker()
         } catch {
+            // The configuration kept stays in force: a launch off as kept makes no session.
+            locked { launchOffAsKept = nil }
             // While no configuration of the service's is known, events wait for one: asked again
             // as a delivery is retried, from 2 s doubling to a minute. Once one is, at its own
             // interval (the configuration in force stays); once the key was rejected (the SDK is
