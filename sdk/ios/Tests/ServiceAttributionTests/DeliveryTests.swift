@@ -469,6 +469,26 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(next.core.attributionParams(), [SdkCore.matchStatus: "skipped"])
     }
 
+    func testADeletionAnsweredByAProxysPageFailsAsNoAnswerOfTheServicesAndDeletesNothing() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        harness.service.answer = { request in
+            guard request.method == "DELETE" else { return nil }
+            return HTTPResponse(statusCode: 407, body: "<html>Proxy Authentication Required</html>")
+        }
+        let failed = expectation(description: "failed")
+        harness.core.deleteUserData { error in
+            // One of the SDK's own errors, as the Kotlin SDK's IOException is: `network`.
+            guard case .network(let message)? = error as? ServiceAttributionError else {
+                return XCTFail("\(String(describing: error))")
+            }
+            XCTAssertTrue(message.contains("407"), message)
+            failed.fulfill()
+        }
+        wait(for: [failed], timeout: 10)
+        XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil), "the install's data is not deleted")
+    }
+
     func testAnInstallRefusedWithAnother4xxIsSentBareOnceThenReported() throws {
         let harness = Harness(store: try Harness.given(queued: 1, installRecorded: false))
         let heard = Heard()

@@ -614,7 +614,7 @@ final class SdkCore: @unchecked Sendable {
             return finishInit(error, completion)
         } catch {
             failInit(error, message: "remote configuration: \(error.localizedDescription)", disable: false)
-            initError = error
+            initError = SdkCore.appFacing(error)
             let cached = cachedConfig()
             read = cached != nil
             fetched = cached ?? .placeholder
@@ -626,7 +626,7 @@ final class SdkCore: @unchecked Sendable {
     }
 
     private func failInit(_ error: Error, message: String, disable shouldDisable: Bool) {
-        locked { lastInitError = error }
+        locked { lastInitError = SdkCore.appFacing(error) }
         currentLog.error("initialization: \(message)")
         if shouldDisable { disable(because: message) }
     }
@@ -837,9 +837,17 @@ final class SdkCore: @unchecked Sendable {
                 try self.refreshOnWorker()
                 completion(nil)
             } catch {
-                completion(error)
+                completion(SdkCore.appFacing(error))
             }
         }
+    }
+
+    /// An error as the app is given it: one of ``ServiceAttributionError``'s. An answer that is
+    /// not the service's (a proxy's or a captive portal's page) is no answer of the service's:
+    /// `network`, as the Kotlin SDK gives it (an IOException) and the Flutter plugin names it.
+    static func appFacing(_ error: Error) -> Error {
+        guard let unexpected = error as? UnexpectedAnswer else { return error }
+        return ServiceAttributionError.network(unexpected.localizedDescription)
     }
 
     // MARK: - customer user id and events
@@ -2402,7 +2410,7 @@ final class SdkCore: @unchecked Sendable {
                 completion(nil)
             } catch {
                 self.currentLog.error("deleting the install's data failed: \(error.localizedDescription)")
-                completion(error)
+                completion(SdkCore.appFacing(error))
             }
         }
     }
