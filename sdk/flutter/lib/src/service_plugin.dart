@@ -235,7 +235,8 @@ final class ServicePlugin {
   /// sent from now on.
   static Future<void> start() => _channel.invokeMethod<void>('start');
 
-  /// True while the SDK is stopped ([stop]), in this launch or an earlier one.
+  /// True while the SDK is stopped ([stop]), in this launch or an earlier one. A stop of an
+  /// earlier launch is read by [configure]: before it, only a stop of this launch counts.
   static Future<bool> isStopped() async =>
       await _channel.invokeMethod<bool>('isStopped') ?? false;
 

@@ -409,7 +409,8 @@ extension ServiceAttribution {
         core.start()
     }
 
-    /// True after ``stop()``, until ``start()``, across launches.
+    /// True after ``stop()``, until ``start()``, across launches. A stop of an earlier launch is
+    /// read by `configure`: before it, only a stop of this launch counts.
     public static var isStopped: Bool {
         return core.isStopped
     }
