@@ -192,20 +192,27 @@ final class DeviceStateTests: XCTestCase {
 
     // MARK: answers that drop items without naming them
 
-    func testEveryItemAnAnswerDropsIsCountedWithTheServicesReason() throws {
-        let harness = Harness(store: try Harness.given(queued: 4))
-        let heard = Heard()
-        heard.listen(to: harness.core)
+    /// The events route answers its first request 202 with `body`, as usual after; the result
+    /// says whether it has answered yet.
+    private func answerFirstEvents(of harness: Harness, with body: String) -> () -> Bool {
         var answered = false
         harness.service.answer = { request in
             guard FakeService.path(request) == "/v1/events", !answered else { return nil }
             answered = true
-            // #0 stored; a refusal naming index 9 of a request of 4; #2 ignored for a reason the
-            // SDK does not know; #3 named nowhere, and not counted as accepted either.
-            return HTTPResponse(statusCode: 202, body: #"{"accepted":1,"ignored":[{"index":2,"event_id":"c","reason":"install_event","detail":"INSTALL is tracked by the SDK itself"}],"rejected":[{"index":9,"event_id":null,"error":"Unprocessable Entity","detail":"event_time: is required","retryable":false}],"warnings":[]}"#)
+            return HTTPResponse(statusCode: 202, body: body)
         }
+        return { answered }
+    }
+
+    func testEveryItemAnAnswerDropsIsCountedWithTheServicesReason() throws {
+        let harness = Harness(store: try Harness.given(queued: 4))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        // #0 stored; a refusal naming index 9 of a request of 4; #2 ignored for a reason the SDK
+        // does not know; #3 named nowhere, and not counted as accepted either.
+        let answered = answerFirstEvents(of: harness, with: #"{"accepted":1,"ignored":[{"index":2,"event_id":"c","reason":"install_event","detail":"INSTALL is tracked by the SDK itself"}],"rejected":[{"index":9,"event_id":null,"error":"Unprocessable Entity","detail":"event_time: is required","retryable":false}],"warnings":[]}"#)
         XCTAssertNil(harness.configure())
-        harness.eventually("answered") { answered && harness.queuedIndexes.isEmpty }
+        harness.eventually("answered") { answered() && harness.queuedIndexes.isEmpty }
         XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] }, [["events_dropped", "refused", "3"]])
         let message = try XCTUnwrap(heard.errors.first?.message)
         XCTAssertTrue(message.contains("event_time: is required"), message)
@@ -246,14 +253,9 @@ final class DeviceStateTests: XCTestCase {
         let harness = Harness(store: try Harness.given(queued: 1))
         let heard = Heard()
         heard.listen(to: harness.core)
-        var answered = false
-        harness.service.answer = { request in
-            guard FakeService.path(request) == "/v1/events", !answered else { return nil }
-            answered = true
-            return HTTPResponse(statusCode: 202, body: #"{"accepted":0,"ignored":[{"index":0,"event_id":null,"reason":"app_disabled","detail":"off"}],"rejected":[{"index":0,"event_id":null,"error":"Service Unavailable","detail":"later","retryable":true}],"warnings":[]}"#)
-        }
+        let answered = answerFirstEvents(of: harness, with: #"{"accepted":0,"ignored":[{"index":0,"event_id":null,"reason":"app_disabled","detail":"off"}],"rejected":[{"index":0,"event_id":null,"error":"Service Unavailable","detail":"later","retryable":true}],"warnings":[]}"#)
         XCTAssertNil(harness.configure())
-        harness.eventually("sent again and stored") { answered && harness.acceptedIndexes == [0] }
+        harness.eventually("sent again and stored") { answered() && harness.acceptedIndexes == [0] }
         XCTAssertEqual(heard.errors, [], "no drop for an event sent again")
         XCTAssertEqual(harness.core.droppedEventCount, 0)
     }
