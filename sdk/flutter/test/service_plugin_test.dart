@@ -127,7 +127,8 @@ void main() {
           _ => null,
         };
 
-    for (final name in <String?>[null, '', '   ']) {
+    // The last: separator controls, which Android's SDK counts as whitespace and Dart does not.
+    for (final name in <String?>[null, '', '   ', ' \u001F\u001C ']) {
       test('custom with the name ${name == null ? 'null' : "'$name'"} is not sent: false, '
           'no error, nothing on the channel', () async {
         answer = enabled;

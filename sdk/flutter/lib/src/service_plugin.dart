@@ -107,6 +107,11 @@ final class ServicePlugin {
   /// log. False, with nothing sent, for an [EventType.custom] event whose [eventName] is null or
   /// blank (with a warning in the log), while the SDK is disabled or stopped ([stop]), and for
   /// [EventType.install], which the SDK tracks itself.
+  /// Blank as both platforms' SDKs read a name: Dart's whitespace, and the four separator
+  /// controls U+001C to U+001F, which Android's counts as whitespace (and would refuse there).
+  static bool _isBlank(String name) =>
+      name.replaceAll(RegExp('[\u001C-\u001F]'), '').trim().isEmpty;
+
   static Future<bool> sendEvent({
     required EventType eventType,
     String? eventName,
@@ -116,7 +121,7 @@ final class ServicePlugin {
     // event, and throws before anything else is decided.
     final leftOut = <String>[];
     final checked = checkedParameters(parameters, leftOut: leftOut.add);
-    if (eventType == EventType.custom && (eventName == null || eventName.trim().isEmpty)) {
+    if (eventType == EventType.custom && (eventName == null || _isBlank(eventName))) {
       _warn('sendEvent: an EventType.custom event needs an eventName; nothing was sent');
       return false;
     }
