@@ -59,6 +59,12 @@ object ServiceAttributionSdk {
         val app = context.applicationContext
         val refusal = AndroidPlatform.otherProcessRefusal(app, process)
         if (refusal != null) {
+            // Refused once, as a repeat call in the main process changes nothing: a second
+            // configure there (a Flutter engine restarted) tells its listener nothing again.
+            if (otherProcess != null) {
+                otherProcessLog?.info("configure was already called: this call changes nothing")
+                return
+            }
             val log = AndroidPlatform.logger(logLevel)
             otherProcessLog = log
             otherProcess = refusal

@@ -76,6 +76,15 @@ class ServiceAttributionSdkTest {
         for (call in listOf("stop()", "start()", "setAnonymous", "setConsent", "setCustomerUserId")) {
             assertTrue(call, sdkLogs(WARN).any { it.startsWith("$call changes nothing") })
         }
+        // A second configure there changes nothing, as a second one does in the main process:
+        // its listener is not told the refusal again.
+        val again = CopyOnWriteArrayList<Throwable>()
+        ServiceAttributionSdk.configureIn("${app.packageName}:push", app, service.sdkKey, LogLevel.DEBUG, { again.add(it) }, null)
+        assertEquals(emptyList<Throwable>(), again)
+        assertTrue(sdkLogs(INFO).any { it.startsWith("configure was already called") })
+        assertSame(refused.single(), ServiceAttributionSdk.getLastInitError())
+        // Another such process below, each.
+        ServiceAttributionSdk.otherProcess = null
         // An app's listener that throws there (an Error, as TODO() throws) is logged; the app goes on.
         ServiceAttributionSdk.configureIn(
             "${app.packageName}:push",
@@ -91,6 +100,7 @@ class ServiceAttributionSdkTest {
         )
         assertTrue(sdkLogs(ERROR).any { it.startsWith("InitListener.onError threw") && "NotImplementedError" in it })
         // Configured there with LogLevel.NONE, it writes nothing at all.
+        ServiceAttributionSdk.otherProcess = null
         val written = sdkLogs(WARN).size + sdkLogs(ERROR).size
         ServiceAttributionSdk.configureIn("${app.packageName}:push", app, service.sdkKey, LogLevel.NONE, null, null)
         ServiceAttributionSdk.setCustomerUserId("quiet-user")
