@@ -301,7 +301,12 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
     /// more than its Dart side says anew, and what the call carried waits for the next listener.
     private func callDart(_ method: String, _ arguments: Any, unheard: (() -> Void)? = nil) {
         let send = { [weak self] in
-            guard let self = self, let channel = self.channel else { return }
+            // The engine went away after the call was made: what it carried waits for the next
+            // listener (another engine's), never handed to none.
+            guard let self = self, let channel = self.channel else {
+                unheard?()
+                return
+            }
             channel.invokeMethod(method, arguments: arguments) { [weak self] answer in
                 guard let self = self else { return }
                 if (answer as? NSObject) === FlutterMethodNotImplemented {

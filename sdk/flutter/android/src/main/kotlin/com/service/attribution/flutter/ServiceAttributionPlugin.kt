@@ -66,7 +66,11 @@ class ServiceAttributionPlugin :
         channel.setMethodCallHandler(this)
     }
 
+    /** The engine went away: a call to Dart made before, still on its way, is one no Dart code takes. */
+    @Volatile private var detached = false
+
     override fun onDetachedFromEngine(binding: FlutterPlugin.FlutterPluginBinding) {
+        detached = true
         channel.setMethodCallHandler(null)
         // The SDK outlives the engine: it must not call a channel that is gone.
         for (name in NAMES) listen(name, false)
@@ -296,11 +300,10 @@ class ServiceAttributionPlugin :
                     unheard?.invoke()
                 }
             }
-        if (Looper.myLooper() == Looper.getMainLooper()) {
-            channel.invokeMethod(method, arguments, answer)
-        } else {
-            main.post { channel.invokeMethod(method, arguments, answer) }
-        }
+        // The engine gone meanwhile: what the call carried waits for the next listener (another
+        // engine's), never handed to none.
+        val send = { if (detached) unheard?.invoke() else channel.invokeMethod(method, arguments, answer) }
+        if (Looper.myLooper() == Looper.getMainLooper()) send() else main.post { send() }
     }
 
     /** Runs [work] off the platform thread; answers on it, as a channel result must be. */
