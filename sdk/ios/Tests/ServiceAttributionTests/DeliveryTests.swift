@@ -419,6 +419,29 @@ final class DeliveryTests: XCTestCase {
         XCTAssertTrue(harness.queuedIndexes.isEmpty)
     }
 
+    func testAKeyRejectedOnARefreshEndsTheReadingUntilRefreshConfig() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        var rejecting = true
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/config", rejecting else { return nil }
+            return HTTPResponse(statusCode: 401, body: #"{"error":"Unauthorized","detail":"revoked"}"#)
+        }
+        harness.eventually("the refresh rejected") { harness.core.isSdkDisabled }
+        let reads = harness.service.count("GET", "/v1/config")
+        harness.runScheduled()
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), reads, "not asked again with a key the service refuses")
+        rejecting = false
+        let refreshed = expectation(description: "refreshed")
+        harness.core.refreshConfig { error in
+            XCTAssertNil(error)
+            refreshed.fulfill()
+        }
+        wait(for: [refreshed], timeout: 10)
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), reads + 1)
+        XCTAssertFalse(harness.core.isSdkDisabled)
+    }
+
     func testA403OnGetConfigIsAFirewallsBlockThatSwitchesNothingOffAndDropsNothing() throws {
         // The service rejects a key with 401; a web firewall in front answers 403 for a phone's
         // address on its block list.

@@ -763,16 +763,19 @@ final class SdkCore: @unchecked Sendable {
         } catch {
             // The configuration kept stays in force: a launch off as kept makes no session.
             locked { launchOffAsKept = nil }
+            // A rejected key ends the reading, as at configure (the SDK is off, told so in
+            // refreshOnWorker): read again by refreshConfig or at the next launch, as the Kotlin
+            // and Unity SDKs do, rather than asked hourly with a key the service refuses.
+            if (error as? ServiceAttributionError)?.isAuthentication == true {
+                refreshGeneration += 1
+                return
+            }
             // While no configuration of the service's is known, events wait for one: asked again
             // as a delivery is retried, from 2 s doubling to a minute. Once one is, at its own
-            // interval (the configuration in force stays); once the key was rejected (the SDK is
-            // off: nothing waits), after the placeholder's hour.
-            let rejected = (error as? ServiceAttributionError)?.isAuthentication == true
+            // interval (the configuration in force stays).
             let (waiting, interval) = locked { (protection == nil, config?.refreshIntervalSeconds) }
             let delay: TimeInterval
-            if rejected {
-                delay = TimeInterval(RemoteConfig.placeholder.refreshIntervalSeconds)
-            } else if waiting {
+            if waiting {
                 delay = nextConfigRetryDelay()
             } else {
                 delay = TimeInterval(interval ?? RemoteConfig.placeholder.refreshIntervalSeconds)
