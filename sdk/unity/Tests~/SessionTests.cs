@@ -404,10 +404,22 @@ namespace Service.Unity.Tests
             Assert.IsEmpty(SessionsSent(rig.Backend), "switched off");
 
             on = true;
+            // The clock still, and a minute on by the time the reading answers (a slow network):
+            // the session starts when the launch did, as a launch's session does when on.
+            var launched = new DateTime(2026, 11, 20, 9, 0, 0, DateTimeKind.Utc);
+            rig.Clock.Held = launched;
+            var reading = Config(() => on, null);
+            rig.Other = (key, body) =>
+            {
+                if (key.StartsWith("GET /v1/config")) rig.Clock.Held = launched.AddMinutes(1);
+                return reading(key, body);
+            };
             rig.Launch();
             rig.Configure();
             rig.Settle();
             Assert.AreEqual(1, SessionsSent(rig.Backend).Count, "the launch's session, once");
+            var session = SessionsSent(rig.Backend)[0];
+            Assert.AreEqual(launched, ((DateTime)session["started_at"]).ToUniversalTime());
             rig.Timers.Fire(rig.Core.RefreshInterval);
             rig.Settle();
             Assert.AreEqual(1, SessionsSent(rig.Backend).Count, "the next reading makes none");

@@ -196,6 +196,8 @@ namespace Service.Unity
         /// or by the configuration kept when it cannot be read.
         /// </summary>
         private volatile bool offUntilRead;
+        /// <summary>When this launch's Configure ran: the session of a launch off only as kept starts then, once its reading switches the SDK on.</summary>
+        private DateTime launchedAt;
         private volatile bool stopped;
         private volatile bool anonymous;
         private volatile bool deleted;
@@ -505,6 +507,7 @@ namespace Service.Unity
                     else KeepCustomerUserId(userId);
                     disabled = store.Get(EnabledKey) == "false";
                     offUntilRead = disabled;
+                    launchedAt = setup.Clock.UtcNow;
                     configured = true;
                     // An install recorded at an earlier launch never waits, even reported again.
                     if (store.Get(InstallTrackedKey) == "true") trackingWait = null;
@@ -989,12 +992,12 @@ namespace Service.Unity
         /// A session starts now: queued on the device (the oldest goes past the bound, logged
         /// and counted), sent once the install is recorded. The caller sends what is queued.
         /// </summary>
-        private void QueueSession()
+        private void QueueSession(DateTime? startedAt = null)
         {
             var session = new QueuedSession
             {
                 SessionId = Guid.NewGuid().ToString("N"),
-                StartedAt = Requests.Iso(setup.Clock.UtcNow),
+                StartedAt = Requests.Iso(startedAt ?? setup.Clock.UtcNow),
             };
             var overflow = sessions.Add(session);
             Write(LogLevel.Debug, "a session starts: " + session.SessionId);
@@ -1318,7 +1321,7 @@ namespace Service.Unity
                     var wasOff = disabled;
                     if (disabled) Write(LogLevel.Info, "the app is switched on again in its remote configuration");
                     // Off at the launch's start only as kept: this launch's session is made now.
-                    if (offUntilRead && !deleted) QueueSession();
+                    if (offUntilRead && !deleted) QueueSession(launchedAt);
                     offUntilRead = false;
                     disabled = false;
                     // On again: the listeners hear the kept attribution, as at a start (those not
