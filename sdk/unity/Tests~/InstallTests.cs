@@ -437,10 +437,34 @@ namespace Service.Unity.Tests
                 };
             }
 
+            /// <summary>Reads that fail first, as AdServices' when it cannot make a token now.</summary>
+            public int Failing;
+
             public string ReadPlatformAdsToken()
             {
+                if (Interlocked.Decrement(ref Failing) >= 0) throw new InvalidOperationException("AAAttributionErrorCodeInternalError");
                 return Asked ? "token-" + Interlocked.Increment(ref Reads) : null;
             }
+        }
+
+        [TestCase(2, "token-1")]
+        [TestCase(3, null)]
+        public void AnAdServicesTokenThatFailsIsReadAgainAtTheInstallsRetriesBeforeTheInstallGoesWithoutIt(int failing, string sent)
+        {
+            var phone = new AdServicesPhone { Asked = true, Failing = failing };
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var timers = new ManualTimers();
+            var core = new SdkCore(Setups.For("http://service.test", backend, device: phone, scheduler: timers));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.AreEqual(0, backend.To("POST /v1/installs").Count, "the install waits for the token");
+            for (var retry = 0; retry < 5 && backend.To("POST /v1/installs").Count == 0; retry++)
+            {
+                timers.FireUpTo(TimeSpan.FromMinutes(1));
+                core.Idle().Wait();
+            }
+            Assert.AreEqual(1, backend.To("POST /v1/installs").Count);
+            Assert.AreEqual(sent, (string)Install(backend)["platform_ads_token"]);
         }
 
         [Test]

@@ -101,6 +101,8 @@ namespace Service.Unity
         private const int MaxAwaitingConversion = 1000;
         /// <summary>Answers of a Play Store that cannot answer now after which the install goes without its referrer (the Kotlin SDK's too).</summary>
         internal const int MaxReferrerTries = 3;
+        /// <summary>Reads of Apple's AdServices token that failed before the install goes without it.</summary>
+        internal const int MaxAdsTokenTries = 3;
 
         /// <summary>Every key the core keeps (the Unity layer loads these from PlayerPrefs).</summary>
         public static readonly string[] StoreKeys =
@@ -260,6 +262,7 @@ namespace Service.Unity
         /// <summary>The Play install referrer answered for good (or was given up on): the signals hold it.</summary>
         private bool referrerRead;
         private int referrerTries;
+        private int adsTokenFailures;
         /// <summary>The whole install was refused for good in this process: the bare one goes instead.</summary>
         private bool installRefused;
         /// <summary>Guards the conversion values: the schema, the events waiting, the windows' state in the store.</summary>
@@ -2091,8 +2094,10 @@ namespace Service.Unity
         /// Apple's AdServices token read again into <paramref name="device"/> at each try of the
         /// install (<see cref="IPlatformAdsToken"/>): an app that enables it after Configure, as
         /// the spec orders the calls, has it on the install's next try, and a retry long after the
-        /// first gets a token still good. A read that gives none, or throws (with a warning),
-        /// leaves the one read before.
+        /// first gets a token still good. A read that gives none leaves the one read before. One
+        /// that throws (Apple's framework could not make the token now) makes an install with no
+        /// token yet wait for its retry, as Apple advises and the iOS SDK does, up to
+        /// <see cref="MaxAdsTokenTries"/> failures; then it goes without, with a warning.
         /// </summary>
         private void ReadPlatformAdsTokenInto(DeviceSignals device)
         {
@@ -2105,6 +2110,11 @@ namespace Service.Unity
             }
             catch (Exception error)
             {
+                if (device.PlatformAdsToken == null && ++adsTokenFailures < MaxAdsTokenTries)
+                {
+                    throw new InvalidOperationException("Apple's AdServices token is not available yet (try " + adsTokenFailures
+                        + " of " + MaxAdsTokenTries + "): " + error.Message);
+                }
                 Write(LogLevel.Warn, "Apple's AdServices token was not read: " + error.Message);
             }
         }

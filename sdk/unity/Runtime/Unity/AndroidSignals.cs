@@ -12,14 +12,15 @@ namespace Service.Unity
     /// </summary>
     internal sealed class PlayInstallReferrer : IInstallReferrerSource
     {
-        // Made with the setup, at load, on the main thread.
+        // Made with the setup, at load, on the main thread; null without the library.
         private AndroidSignals first = AndroidSignals.Start();
 
         /// <summary>Off the main thread, when the install is about to be sent.</summary>
         public InstallReferrer Read()
         {
             var connection = Interlocked.Exchange(ref first, null) ?? AndroidSignals.Java.Run(AndroidSignals.Start);
-            return connection.Referrer();
+            // No Play install referrer library in the build: final, the install goes without it.
+            return connection == null ? null : connection.Referrer();
         }
     }
 
@@ -54,10 +55,24 @@ namespace Service.Unity
 
         private AndroidSignals() : base("com.android.installreferrer.api.InstallReferrerStateListener") { }
 
-        /// <summary>Starts a connection to the referrer service: on the main thread, or on <see cref="Java"/>.</summary>
+        /// <summary>
+        /// Starts a connection to the referrer service: on the main thread, or on <see cref="Java"/>.
+        /// Null without the Play install referrer library in the build (its dependency never
+        /// resolved, or stripped by R8 without the README's keep rules): Unity looks the listener's
+        /// interface up as the proxy is made, which throws then, and the install goes without the
+        /// referrer rather than the SDK without its platform.
+        /// </summary>
         public static AndroidSignals Start()
         {
-            var signals = new AndroidSignals();
+            AndroidSignals signals;
+            try
+            {
+                signals = new AndroidSignals();
+            }
+            catch (Exception)
+            {
+                return null;
+            }
             try
             {
                 using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
@@ -180,6 +195,39 @@ namespace Service.Unity
             }
         }
 
+        /// <summary>The device's model as Android names it (Build.MODEL, "Pixel 8"), or null; on the main thread.</summary>
+        public static string Model()
+        {
+            try
+            {
+                using (var build = new AndroidJavaClass("android.os.Build"))
+                {
+                    return build.GetStatic<string>("MODEL");
+                }
+            }
+            catch (Exception)
+            {
+                return null;
+            }
+        }
+
+        /// <summary>The device's time zone as an IANA name (java.util.TimeZone), or null; on the main thread.</summary>
+        public static string TimeZone()
+        {
+            try
+            {
+                using (var zones = new AndroidJavaClass("java.util.TimeZone"))
+                using (var zone = zones.CallStatic<AndroidJavaObject>("getDefault"))
+                {
+                    return zone.Call<string>("getID");
+                }
+            }
+            catch (Exception)
+            {
+                return null;
+            }
+        }
+
         /// <summary>The device's language as a BCP 47 tag (java.util.Locale), or null; on the main thread.</summary>
         public static string Locale()
         {
@@ -220,17 +268,7 @@ namespace Service.Unity
                     var tcString = preferences.Call<bool>("contains", "IABTCF_TCString")
                         ? preferences.Call<string>("getString", "IABTCF_TCString", "")
                         : "";
-                    var applies = -1;
-                    try
-                    {
-                        applies = preferences.Call<int>("getInt", "IABTCF_gdprApplies", -1);
-                    }
-                    catch (Exception)
-                    {
-                        // Some consent platforms store it as a string.
-                        int parsed;
-                        if (int.TryParse(preferences.Call<string>("getString", "IABTCF_gdprApplies", ""), out parsed)) applies = parsed;
-                    }
+                    var applies = GdprApplies(preferences);
                     return new TcfValues
                     {
                         TcString = tcString.Length == 0 ? null : tcString,
@@ -241,6 +279,47 @@ namespace Service.Unity
             catch (Exception)
             {
                 return null;
+            }
+        }
+
+        /// <summary>
+        /// IABTCF_gdprApplies as stored: an int as the TCF asks, or a string, a boolean or a long
+        /// as some consent platforms store it (each getter of the wrong type throws a
+        /// ClassCastException); -1 when absent or none of these. Read alone, so that the TC string
+        /// is kept whatever this value's type.
+        /// </summary>
+        private static int GdprApplies(AndroidJavaObject preferences)
+        {
+            try
+            {
+                return preferences.Call<int>("getInt", "IABTCF_gdprApplies", -1);
+            }
+            catch (Exception)
+            {
+            }
+            try
+            {
+                int parsed;
+                return int.TryParse(preferences.Call<string>("getString", "IABTCF_gdprApplies", "").Trim(), out parsed) ? parsed : -1;
+            }
+            catch (Exception)
+            {
+            }
+            try
+            {
+                return preferences.Call<bool>("getBoolean", "IABTCF_gdprApplies", false) ? 1 : 0;
+            }
+            catch (Exception)
+            {
+            }
+            try
+            {
+                var stored = preferences.Call<long>("getLong", "IABTCF_gdprApplies", -1L);
+                return stored == 0 || stored == 1 ? (int)stored : -1;
+            }
+            catch (Exception)
+            {
+                return -1;
             }
         }
 

@@ -90,15 +90,19 @@ namespace Service.Unity
 
         [DllImport("__Internal")]
         private static extern string ServiceSdkVendorId();
+
+        [DllImport("__Internal")]
+        private static extern string ServiceSdkTimeZone();
 #endif
         private readonly RuntimePlatform platform = Application.platform;
         // "Android OS 14 / API-34 (…)" says "14", "iOS 17.4" says "17.4".
         private readonly string osVersion = Fields.OsVersion(SystemInfo.operatingSystem);
-        private readonly string deviceModel = SystemInfo.deviceModel;
+        private readonly string deviceModel = DeviceModel();
         private readonly string appVersion = Application.version;
         // Read here, on the main thread, as UIKit's values are.
         private readonly string vendorId = VendorId();
         private readonly string locale = DeviceLocale();
+        private readonly string timeZone = DeviceTimeZone();
 
         public DeviceSignals Read()
         {
@@ -113,7 +117,7 @@ namespace Service.Unity
                 AppVersion = appVersion,
                 Locale = locale,
                 // An IANA name on Android and iOS; a Windows id in a Windows player or Editor.
-                Timezone = TimeZoneInfo.Local.Id,
+                Timezone = timeZone,
                 Idfv = ios ? vendorId : null,
                 // Apple's AdServices token is read at each try of the install (ReadPlatformAdsToken).
                 AdvertisingId = tracking.AdvertisingId,
@@ -232,12 +236,48 @@ namespace Service.Unity
 #endif
         }
 
+        /// <summary>
+        /// Apple's AdServices token, or null where there is none (before iOS 14.3, off iOS);
+        /// throws when the framework could not make one now, for the core to read it again at
+        /// the install's retry.
+        /// </summary>
         private static string AdServicesToken()
         {
 #if UNITY_IOS && !UNITY_EDITOR
-            return ServiceSdkAdServicesToken();
+            var token = ServiceSdkAdServicesToken();
+            if (token == "") throw new InvalidOperationException("Apple's AdServices framework could not make a token now");
+            return token;
 #else
             return null;
+#endif
+        }
+
+        /// <summary>
+        /// The device's model as the Kotlin and iOS SDKs send it: Android's Build.MODEL
+        /// ("Pixel 8"; Unity's SystemInfo.deviceModel puts the maker first there, "Google Pixel 8"),
+        /// iOS's machine name ("iPhone15,2", which SystemInfo.deviceModel gives).
+        /// </summary>
+        private static string DeviceModel()
+        {
+#if UNITY_ANDROID && !UNITY_EDITOR
+            return AndroidSignals.Model() ?? SystemInfo.deviceModel;
+#else
+            return SystemInfo.deviceModel;
+#endif
+        }
+
+        /// <summary>
+        /// The device's time zone, an IANA name, from the OS: Mono's TimeZoneInfo.Local on a phone
+        /// is a zone of its own named "Local", which names no zone.
+        /// </summary>
+        private static string DeviceTimeZone()
+        {
+#if UNITY_IOS && !UNITY_EDITOR
+            return ServiceSdkTimeZone();
+#elif UNITY_ANDROID && !UNITY_EDITOR
+            return AndroidSignals.TimeZone();
+#else
+            return TimeZoneInfo.Local.Id;
 #endif
         }
     }

@@ -21,11 +21,13 @@ static char *ServiceSdkCopy(NSString *text) {
     return utf8 == NULL ? NULL : strdup(utf8);
 }
 
+// Apple's AdServices token; NULL before iOS 14.3, which has none to give; "" when the framework
+// could not make one now (Apple advises asking again), for the SDK to read at the install's retry.
 const char *ServiceSdkAdServicesToken(void) {
     if (@available(iOS 14.3, *)) {
         NSError *error = nil;
         NSString *token = [AAAttribution attributionTokenWithError:&error];
-        return ServiceSdkCopy(token);
+        return ServiceSdkCopy(token != nil ? token : @"");
     }
     return NULL;
 }
@@ -71,6 +73,12 @@ const char *ServiceSdkLocale(void) {
     return ServiceSdkCopy([[NSLocale preferredLanguages] firstObject]);
 }
 
+// The device's time zone, an IANA name such as "Europe/Berlin" (Mono's TimeZoneInfo.Local on a
+// device is a zone of its own named "Local").
+const char *ServiceSdkTimeZone(void) {
+    return ServiceSdkCopy([[NSTimeZone localTimeZone] name]);
+}
+
 // IABTCF_TCString as the app's consent platform stored it in the standard user defaults (the
 // TCF's place on iOS; Unity's PlayerPrefs do not hold it), or NULL.
 const char *ServiceSdkTcfString(void) {
@@ -79,12 +87,17 @@ const char *ServiceSdkTcfString(void) {
     return ServiceSdkCopy((NSString *)value);
 }
 
-// IABTCF_gdprApplies: 1 or 0 (a number, or a string some platforms store); -1 when absent.
+// IABTCF_gdprApplies: 1 or 0 (a number, or the string "1" or "0" some platforms store); -1 when
+// absent or anything else: a string such as "true" or "" says nothing, and is not read as 0.
 int ServiceSdkTcfGdprApplies(void) {
     id value = [[NSUserDefaults standardUserDefaults] objectForKey:@"IABTCF_gdprApplies"];
-    if ([value isKindOfClass:[NSNumber class]] || [value isKindOfClass:[NSString class]]) {
+    if ([value isKindOfClass:[NSNumber class]]) {
         NSInteger applies = [value integerValue];
         if (applies == 0 || applies == 1) return (int)applies;
+    } else if ([value isKindOfClass:[NSString class]]) {
+        NSString *text = [(NSString *)value stringByTrimmingCharactersInSet:[NSCharacterSet whitespaceCharacterSet]];
+        if ([text isEqualToString:@"1"]) return 1;
+        if ([text isEqualToString:@"0"]) return 0;
     }
     return -1;
 }
