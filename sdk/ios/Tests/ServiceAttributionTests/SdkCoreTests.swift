@@ -71,6 +71,21 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(failing.service.sent("POST", "/v1/installs").first.flatMap(FakeService.body)?["platform_ads_token"], .null)
     }
 
+    func testEachTryOfTheInstallCarriesAFreshAppleAdsToken() throws {
+        // Good for 24 hours: an install retried after a long offline spell takes a token read
+        // for that try, not the first try's.
+        let harness = Harness()
+        harness.core.enablePlatformAds()
+        harness.service.offline = true
+        harness.configure()
+        harness.device.token = "second-token"
+        harness.service.offline = false
+        harness.eventually("recorded") { harness.store.get(SdkCore.Key.installTracked) != nil }
+        let sent = harness.service.sent("POST", "/v1/installs").last.flatMap(FakeService.body)
+        XCTAssertEqual(sent?["platform_ads_token"], .string("second-token"))
+        XCTAssertGreaterThanOrEqual(harness.device.tokenReads, 2)
+    }
+
     func testEventsSentBeforeConfigureGoOutAfterIt() throws {
         let harness = Harness()
         XCTAssertTrue(try harness.core.sendEvent(.tutorialComplete, name: nil, parameters: nil))

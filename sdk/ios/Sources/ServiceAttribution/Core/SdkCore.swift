@@ -2137,9 +2137,12 @@ final class SdkCore: @unchecked Sendable {
             (customerUserId, self.serviceId, self.openURL, self.platformAds, anonymous)
         }
         let firstOpen = firstOpenDate() ?? platform.clock()
-        if platformAds && adsToken == nil {
+        // Read at each try: a token is good for 24 hours, and an install retried after a long
+        // offline spell must not carry one Apple no longer resolves. A read that fails keeps the
+        // one read before.
+        if platformAds {
             do {
-                adsToken = try device.platformAdsToken()
+                adsToken = try device.platformAdsToken() ?? adsToken
             } catch {
                 adsTokenFailures += 1
                 currentLog.warn("Apple Ads attribution token unavailable (try \(adsTokenFailures) of \(SdkCore.maxAdsTokenTries)): \(error.localizedDescription)")
