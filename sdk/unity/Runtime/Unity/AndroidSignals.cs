@@ -198,46 +198,46 @@ namespace Service.Unity
         /// <summary>The device's model as Android names it (Build.MODEL, "Pixel 8"), or null; on the main thread.</summary>
         public static string Model()
         {
-            try
+            return OrNull(() =>
             {
                 using (var build = new AndroidJavaClass("android.os.Build"))
                 {
                     return build.GetStatic<string>("MODEL");
                 }
-            }
-            catch (Exception)
-            {
-                return null;
-            }
+            });
         }
 
         /// <summary>The device's time zone as an IANA name (java.util.TimeZone), or null; on the main thread.</summary>
         public static string TimeZone()
         {
-            try
-            {
-                using (var zones = new AndroidJavaClass("java.util.TimeZone"))
-                using (var zone = zones.CallStatic<AndroidJavaObject>("getDefault"))
-                {
-                    return zone.Call<string>("getID");
-                }
-            }
-            catch (Exception)
-            {
-                return null;
-            }
+            return DefaultOf("java.util.TimeZone", "getID");
         }
 
         /// <summary>The device's language as a BCP 47 tag (java.util.Locale), or null; on the main thread.</summary>
         public static string Locale()
         {
+            return DefaultOf("java.util.Locale", "toLanguageTag");
+        }
+
+        /// <summary>What <paramref name="name"/> of the class's getDefault() says, or null.</summary>
+        private static string DefaultOf(string type, string name)
+        {
+            return OrNull(() =>
+            {
+                using (var types = new AndroidJavaClass(type))
+                using (var current = types.CallStatic<AndroidJavaObject>("getDefault"))
+                {
+                    return current.Call<string>(name);
+                }
+            });
+        }
+
+        /// <summary>What <paramref name="read"/> gives, or null when Java throws (an API the device does not have).</summary>
+        private static string OrNull(Func<string> read)
+        {
             try
             {
-                using (var locales = new AndroidJavaClass("java.util.Locale"))
-                using (var current = locales.CallStatic<AndroidJavaObject>("getDefault"))
-                {
-                    return current.Call<string>("toLanguageTag");
-                }
+                return read();
             }
             catch (Exception)
             {
