@@ -538,6 +538,26 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void WhatAppleIsToldIsOnTheDiskAsItIsTold()
+        {
+            // No save timer runs here: a crash a moment after Apple is told finds the state saved.
+            var store = new DiskStore();
+            var rig = new ConversionRig(Config(1), store, scheduler: new ManualTimers());
+            rig.Start();
+            Assert.AreEqual(1, rig.Apple.Registrations);
+            StringAssert.Contains("\"registered\":true", store.OnDisk("service_sdk.conversion_values"));
+            rig.Core.SendEvent(EventType.CUSTOM, "Tutorial Completion", None);
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, rig.Apple.Calls);
+            var after = new ConversionRig(Config(1), store.AfterCrash(), scheduler: new ManualTimers());
+            after.Start();
+            Assert.AreEqual(0, after.Apple.Registrations, "registered once per install");
+            after.Core.SendEvent(EventType.CUSTOM, "Tutorial Completion", None);
+            Assert.IsEmpty(after.Apple.Calls, "the value Apple holds is known: it is not given again, nor a lower one");
+            rig.Core.Idle().Wait();
+            after.Core.Idle().Wait();
+        }
+
+        [Test]
         public void ANewVersionKeepsTheWindowsButEvaluatesWithItsRules()
         {
             var store = new MemoryStore();

@@ -1523,14 +1523,21 @@ namespace Service.Unity
                 // The state and the list emptied in one step: no event is evaluated twice.
                 store.Remove(AwaitingConversionKey);
                 if (changed) store.Set(ConversionKey, state.ToJson());
+                // Apple told under the lock, in the order the values were worked out: Apple keeps
+                // the last value it is given (SKAdNetwork 4, AdAttributionKit), and an update
+                // worked out on the configuration's thread must not reach it after a higher one
+                // the game's thread worked out since. The calls return at once.
+                var port = setup.ConversionValues;
+                foreach (var call in calls)
+                {
+                    Write(LogLevel.Info, "conversion value after " + call.Key + ": " + call.Value);
+                    if (port != null) port.Update(call.Value, ConversionRefused);
+                }
             }
             foreach (var line in outOfWindow) Write(LogLevel.Info, line);
-            var port = setup.ConversionValues;
-            foreach (var call in calls)
-            {
-                Write(LogLevel.Info, "conversion value after " + call.Key + ": " + call.Value);
-                if (port != null) port.Update(call.Value, ConversionRefused);
-            }
+            // On the disk now, not at the next save a second later: after a crash, a state that
+            // forgot what Apple holds would give Apple a lower value that replaces it.
+            if (calls.Count > 0) SaveNow();
         }
 
         /// <summary>
@@ -1555,10 +1562,13 @@ namespace Service.Unity
                 if (state.Registered) return;
                 state.Registered = true;
                 store.Set(ConversionKey, state.ToJson());
+                // Under the lock, as the updates are: no event's value reaches Apple before the
+                // registration's 0, which would then lower it.
+                Write(LogLevel.Info, "the install's first launch is registered with SKAdNetwork and AdAttributionKit");
+                var port = setup.ConversionValues;
+                if (port != null) port.Register(ConversionRefused);
             }
-            Write(LogLevel.Info, "the install's first launch is registered with SKAdNetwork and AdAttributionKit");
-            var port = setup.ConversionValues;
-            if (port != null) port.Register(ConversionRefused);
+            SaveNow();
         }
 
         /// <summary>
