@@ -1315,10 +1315,10 @@ namespace Service.Unity
                 var config = await api.Send("GET", "/v1/config", null, ApiClient.AConfiguration);
                 var settings = (JObject)config;
                 var enabled = (bool)settings["enabled"];
-                refreshInterval = RefreshIntervalOf(settings == null ? null : settings["refresh_interval_seconds"]);
+                refreshInterval = RefreshIntervalOf(settings["refresh_interval_seconds"]);
                 store.Set(EnabledKey, enabled ? "true" : "false");
-                UseSessionInterval(settings == null ? null : settings["session_interval_seconds"]);
-                UseSchema(settings == null ? null : ConversionSchema.Parse(settings["skadnetwork"]), enabled);
+                UseSessionInterval(settings["session_interval_seconds"]);
+                UseSchema(ConversionSchema.Parse(settings["skadnetwork"]), enabled);
                 if (enabled)
                 {
                     var wasOff = disabled;
