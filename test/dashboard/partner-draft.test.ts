@@ -1,7 +1,12 @@
 /** The Partners page's form of a saved configuration: what it shows of the values kept sealed. */
 import { describe, expect, it } from "vitest";
 import type { PartnerConfig } from "../../dashboard/src/api.ts";
-import { draftOf, requestOf, valueFieldsOf } from "../../dashboard/src/pages/partner-draft.ts";
+import {
+  draftOf,
+  headerLinesRefused,
+  requestOf,
+  valueFieldsOf,
+} from "../../dashboard/src/pages/partner-draft.ts";
 
 const saved: PartnerConfig = {
   id: "net",
@@ -40,5 +45,36 @@ describe("a custom configuration's form", () => {
     expect(draft.vendorId).toBe("12");
     expect(requestOf(draft, undefined, []).tcf_vendor_id).toBe(12);
     expect(requestOf({ ...draft, vendorId: " " }, undefined, []).tcf_vendor_id).toBeNull();
+  });
+
+  it("shows the headers as lines, asks for the values they name, and sends them back", () => {
+    const headed: PartnerConfig = {
+      ...saved,
+      template: {
+        method: "POST",
+        install: {
+          url: "https://pb.example.net/i",
+          headers: { Authorization: "***", "X-Tenant": "{partner.tenant}" },
+          body: '{"a": 1}\n',
+        },
+      },
+      values: { tenant: "t-1" },
+      sealed_values: ["token"],
+    };
+    const draft = draftOf(headed);
+    expect(draft.installHeaders).toBe("Authorization: ***\nX-Tenant: {partner.tenant}");
+    expect(valueFieldsOf(draft, undefined).map((field) => field.name)).toEqual(["tenant"]);
+    const request = requestOf(draft, undefined, headed.sealed_values);
+    expect(request.template?.install).toEqual(headed.template?.install);
+    expect(request.values).toEqual({ tenant: "t-1" });
+  });
+
+  it("splits the media sources at commas alone", () => {
+    const draft = { ...draftOf(saved), mediaSources: "Apple Search Ads, net ,, " };
+    expect(requestOf(draft, undefined).media_sources).toEqual(["Apple Search Ads", "net"]);
+  });
+
+  it("names the headers' lines that are no Name: value", () => {
+    expect(headerLinesRefused("A: 1\n\nnothing\n: x\n  B :2")).toEqual([3, 4]);
   });
 });

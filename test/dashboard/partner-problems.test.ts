@@ -4,8 +4,9 @@
  * about, in the form's words.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CatalogPartner, PartnerCatalog } from "../../dashboard/src/api.ts";
+import type { CatalogPartner, PartnerCatalog, PartnerConfig } from "../../dashboard/src/api.ts";
 import {
+  draftOf,
   mappingRow,
   newDraft,
   type PartnerDraft,
@@ -118,6 +119,60 @@ describe("the Partners page's forms", () => {
         mediaSources: "net",
       }),
     ).toEqual([{ field: "install_body", text: "Install body must be JSON" }]);
+  });
+
+  it("keeps a custom template's headers, the values they name and its body through an edit", async () => {
+    const body = '{"id": "{advertising_id}", "key": "{partner.api_key}"}\n';
+    const put = async (request: unknown) => {
+      const response = await rt.fetch(
+        `/v1/postbacks/partners/headed?app_id=${APP}`,
+        { method: "PUT", body: JSON.stringify(request) },
+        serverKey,
+      );
+      const answer = await response.json();
+      expect((answer as { detail?: string }).detail).toBeUndefined();
+      expect(response.status).toBe(200);
+      return answer as PartnerConfig;
+    };
+    const first = await put({
+      partner: "custom",
+      template: {
+        method: "POST",
+        install: {
+          // An address, not a name: no DNS is asked.
+          url: "https://93.184.216.34/i",
+          headers: { Authorization: "Bearer {partner.token}", "X-Tenant": "{partner.tenant}" },
+          body,
+        },
+      },
+      media_sources: ["Apple Search Ads", "net"],
+      values: { token: "s3cret-token-value", tenant: "t-1", api_key: "k-123456789" },
+    });
+    // Only switched off in the form: everything else goes back as it was shown.
+    const edited = draftOf(first);
+    const second = await put(
+      requestOf({ ...edited, enabled: false }, undefined, first.sealed_values),
+    );
+    expect(second.enabled).toBe(false);
+    expect(second.media_sources).toEqual(["Apple Search Ads", "net"]);
+    expect(second.template).toEqual({ ...first.template, event: null });
+    expect(second.values).toEqual(first.values);
+    expect(second.sealed_values).toEqual(first.sealed_values);
+    const install = (second.template as { install: { headers: Record<string, string> } }).install;
+    expect(Object.keys(install.headers)).toEqual(["Authorization", "X-Tenant"]);
+    expect(second.values.tenant).toBe("t-1");
+  });
+
+  it("refuses a header the service cannot send beside the headers' input", async () => {
+    const draft: PartnerDraft = {
+      ...newDraft(undefined, "mine"),
+      installUrl: "https://pb.example.com/i",
+      installHeaders: "Host: evil.example.com",
+      mediaSources: "net",
+    };
+    const said = await problems("mine", draft);
+    expect(said).toEqual([expect.objectContaining({ field: "install_headers" })]);
+    expect(said[0]?.text).toMatch(/^Install headers /);
   });
 
   it("counts the problems past the fifth in a sentence", async () => {

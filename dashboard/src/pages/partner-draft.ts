@@ -35,6 +35,9 @@ export interface PartnerDraft {
   readonly eventUrl: string;
   readonly installBody: string;
   readonly eventBody: string;
+  /** A custom template's headers, one `Name: value` a line; a masked credential as shown. */
+  readonly installHeaders: string;
+  readonly eventHeaders: string;
   /** Every value typed; a secret one left empty keeps the one saved. */
   readonly values: Readonly<Record<string, string>>;
   /** The values the owner marked secret (a custom template's), besides the catalog's. */
@@ -68,6 +71,8 @@ export const newDraft = (partner: CatalogPartner | undefined, id = ""): PartnerD
   eventUrl: "",
   installBody: "",
   eventBody: "",
+  installHeaders: "",
+  eventHeaders: "",
   values: {},
   secretNames: [],
   mediaSources: partner?.media_sources.join(", ") ?? "",
@@ -81,6 +86,34 @@ export const newDraft = (partner: CatalogPartner | undefined, id = ""): PartnerD
 const isTemplate = (value: unknown): value is CustomTemplate =>
   typeof value === "object" && value !== null && "method" in value;
 
+const headersText = (headers: Readonly<Record<string, string>> | undefined): string =>
+  Object.entries(headers ?? {})
+    .map(([name, value]) => `${name}: ${value}`)
+    .join("\n");
+
+/** A line of the headers' text that names no header (`Name: value`), by its number from 1. */
+export const headerLinesRefused = (text: string): number[] =>
+  text.split(/\r?\n/).flatMap((line, index) => {
+    if (line.trim() === "") return [];
+    const colon = line.indexOf(":");
+    return colon <= 0 || line.slice(0, colon).trim() === "" ? [index + 1] : [];
+  });
+
+/**
+ * The headers' text as the template's headers. A value keeps its spaces but those after the
+ * colon, so a masked one goes back as shown; a line that names no header is the form's own
+ * refusal (headerLinesRefused), not sent.
+ */
+const headersOf = (text: string): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const colon = line.indexOf(":");
+    const name = line.slice(0, Math.max(colon, 0)).trim();
+    if (name !== "") headers[name] = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
+  }
+  return headers;
+};
+
 /** A saved configuration in the form: its secret values empty (never shown). */
 export const draftOf = (config: PartnerConfig): PartnerDraft => {
   const template = isTemplate(config.template) ? config.template : null;
@@ -92,6 +125,8 @@ export const draftOf = (config: PartnerConfig): PartnerDraft => {
     eventUrl: template?.event?.url ?? "",
     installBody: template?.install?.body ?? "",
     eventBody: template?.event?.body ?? "",
+    installHeaders: headersText(template?.install?.headers),
+    eventHeaders: headersText(template?.event?.headers),
     values: { ...config.values },
     // A custom template's value the service sealed as a credential though not marked (named
     // like one, or sent as one) is shown as the secret it is: saved, kept when left empty.
@@ -115,7 +150,9 @@ const PARTNER_VALUE = /\{partner\.([a-z][a-z0-9_]*)\}/g;
 /** The custom template's texts, each with the input it is typed in. */
 const templateTexts = (draft: PartnerDraft): [field: string, text: string][] => [
   ["install_url", draft.installUrl],
+  ["install_headers", draft.installHeaders],
   ["event_url", draft.eventUrl],
+  ["event_headers", draft.eventHeaders],
   ...(draft.method === "POST"
     ? ([
         ["install_body", draft.installBody],
@@ -158,16 +195,26 @@ export const valueFieldsOf = (
 };
 
 const trimmed = (text: string) => text.trim();
+/** Split at commas alone: a media source may hold spaces (`Apple Search Ads`). */
 const listOf = (text: string): string[] =>
   text
-    .split(/[\s,]+/)
+    .split(",")
     .map(trimmed)
     .filter((item) => item !== "");
 
-const requestTemplate = (url: string, body: string, method: HttpMethod): RequestTemplate | null => {
+/**
+ * A request of the template as typed. The body goes as typed (a JSON body's spaces are its
+ * own, and one that held a masked key is restored only when sent back as shown).
+ */
+const requestTemplate = (
+  url: string,
+  headers: string,
+  body: string,
+  method: HttpMethod,
+): RequestTemplate | null => {
   if (url.trim() === "") return null;
-  const template: RequestTemplate = { url: url.trim() };
-  if (method === "POST" && body.trim() !== "") template.body = body.trim();
+  const template: RequestTemplate = { url: url.trim(), headers: headersOf(headers) };
+  if (method === "POST" && body.trim() !== "") template.body = body;
   return template;
 };
 
@@ -216,8 +263,13 @@ export const requestOf = (
   if (custom) {
     request.template = {
       method: draft.method,
-      install: requestTemplate(draft.installUrl, draft.installBody, draft.method),
-      event: requestTemplate(draft.eventUrl, draft.eventBody, draft.method),
+      install: requestTemplate(
+        draft.installUrl,
+        draft.installHeaders,
+        draft.installBody,
+        draft.method,
+      ),
+      event: requestTemplate(draft.eventUrl, draft.eventHeaders, draft.eventBody, draft.method),
     };
   }
   return request;
@@ -312,9 +364,9 @@ export const partnerProblemsOf = (
         if (second === "method") return ["method", "Method"];
         if (second === "install" || second === "event") {
           const which = second === "install" ? "Install" : "Event";
-          return third === "body"
-            ? [`${second}_body`, `${which} body`]
-            : [`${second}_url`, `${which} URL`];
+          if (third === "body") return [`${second}_body`, `${which} body`];
+          if (third === "headers") return [`${second}_headers`, `${which} headers`];
+          return [`${second}_url`, `${which} URL`];
         }
         // A macro the service does not know: the input that names it.
         const macro = /the macro (\{[^}]+\})/.exec(message)?.[1];
@@ -322,7 +374,9 @@ export const partnerProblemsOf = (
         if (holder) {
           const labels: Record<string, string> = {
             install_url: "Install URL",
+            install_headers: "Install headers",
             event_url: "Event URL",
+            event_headers: "Event headers",
             install_body: "Install body",
             event_body: "Event body",
           };

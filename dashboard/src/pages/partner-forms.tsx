@@ -22,6 +22,7 @@ import {
   byField,
   CUSTOM,
   draftOf,
+  headerLinesRefused,
   type MappingRow,
   mappingRow,
   newDraft,
@@ -116,6 +117,20 @@ export function PartnerForm(props: {
         field: "id",
         text: `Configuration id ${id} is taken: choose another, or edit that configuration.`,
       });
+    }
+    if (draft.partner === CUSTOM) {
+      for (const [field, which, text] of [
+        ["install_headers", "Install", draft.installHeaders],
+        ["event_headers", "Event", draft.eventHeaders],
+      ] as const) {
+        const lines = headerLinesRefused(text);
+        if (lines.length > 0) {
+          own.push({
+            field,
+            text: `${which} headers: ${lines.length > 1 ? "lines" : "line"} ${lines.join(", ")} ${lines.length > 1 ? "are" : "is"} not Name: value.`,
+          });
+        }
+      }
     }
     if (own.length > 0) {
       setProblems(own);
@@ -248,6 +263,24 @@ export function PartnerForm(props: {
                 }
               />
             </Field>
+            <Field
+              id={idOf("install_headers")}
+              label="Install headers (optional, one Name: value a line)"
+              error={errorOf("install_headers")}
+            >
+              <textarea
+                name="install_headers"
+                rows={2}
+                class="mono"
+                spellcheck={false}
+                placeholder="Authorization: Bearer {partner.api_key}"
+                {...control("install_headers")}
+                value={draft.installHeaders}
+                onInput={(event) =>
+                  update({ installHeaders: event.currentTarget.value }, "install_headers")
+                }
+              />
+            </Field>
             {draft.method === "POST" ? (
               <Field
                 id={idOf("install_body")}
@@ -283,6 +316,24 @@ export function PartnerForm(props: {
                 {...control("event_url")}
                 value={draft.eventUrl}
                 onInput={(event) => update({ eventUrl: event.currentTarget.value }, "event_url")}
+              />
+            </Field>
+            <Field
+              id={idOf("event_headers")}
+              label="Event headers (optional, one Name: value a line)"
+              error={errorOf("event_headers")}
+            >
+              <textarea
+                name="event_headers"
+                rows={2}
+                class="mono"
+                spellcheck={false}
+                placeholder="Authorization: Bearer {partner.api_key}"
+                {...control("event_headers")}
+                value={draft.eventHeaders}
+                onInput={(event) =>
+                  update({ eventHeaders: event.currentTarget.value }, "event_headers")
+                }
               />
             </Field>
             {draft.method === "POST" ? (
