@@ -374,6 +374,37 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnAttributionThatArrivesWhileStoppedIsNotKeptAndIsAskedForAgainAtStart()
+        {
+            var asked = new ManualResetEventSlim();
+            var answer = new ManualResetEventSlim();
+            var backend = AnsweringAttribution(() =>
+            {
+                asked.Set();
+                Assert.IsTrue(answer.Wait(TimeSpan.FromSeconds(30)), "answered");
+                return Status("organic");
+            });
+            var store = new MemoryStore();
+            var launch = new Launch(backend, store);
+            launch.Core.Configure("sdk_key", 1, null);
+            Assert.IsTrue(asked.Wait(TimeSpan.FromSeconds(30)), "the attribution is asked for");
+            // The user opts out while the answer is on its way.
+            launch.Core.Stop();
+            answer.Set();
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.IsEmpty(launch.Heard.Attributions, "not told while stopped");
+            Assert.IsNull(store.Get("service_sdk.attribution"), "not kept while stopped");
+
+            launch.Core.Start();
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.AreEqual(2, Reads(backend), "asked for again once started");
+            Assert.AreEqual(1, launch.Heard.Attributions.Count);
+            Assert.AreEqual("organic", launch.Heard.Attributions[0][SdkCore.MatchStatus]);
+        }
+
+        [Test]
         public void TheReadingEndedByASwitchOffBeginsAgainWhenTheAppIsSwitchedOn()
         {
             var on = true;
@@ -424,6 +455,42 @@ namespace Service.Unity.Tests
             var third = new Launch(backend, store).Configured();
             third.Main.Drain();
             Assert.IsEmpty(third.Heard.DeepLinks, "once an install");
+        }
+
+        [Test]
+        public void ALaunchTheConfigurationSwitchesOffTellsNoKeptAttributionAndKeepsTheDeferredLink()
+        {
+            var store = new MemoryStore();
+            var on = true;
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key.StartsWith("GET /v1/config")
+                    ? Tuple.Create(200, (JToken)new JObject { { "enabled", Volatile.Read(ref on) } })
+                    : key.Contains("/attribution")
+                        ? Tuple.Create(200, (JToken)JObject.Parse("{\"service_match_status\":\"matched\",\"media_source\":\"facebook_ads\",\"deep_link_path\":\"/levels/7\"}"))
+                        : ScriptedBackend.Usual(key, body),
+            };
+            // The first launch keeps the match, with no deep-link listener to take its link.
+            var first = new Launch(backend, store, listen: false);
+            var attributions = new List<Dictionary<string, object>>();
+            first.Core.Listeners.AddAttribution(attributions.Add);
+            first.Configured().Main.Drain();
+            Assert.AreEqual(1, attributions.Count);
+
+            // Switched off since: the next launch, which still keeps "on", hears nothing.
+            Volatile.Write(ref on, false);
+            var off = new Launch(backend, store).Configured();
+            off.Main.Drain();
+            Assert.IsTrue(off.Core.IsSdkDisabled);
+            Assert.IsEmpty(off.Heard.Attributions, "no attribution while the configuration says off");
+            Assert.IsEmpty(off.Heard.DeepLinks, "no deferred link while the configuration says off");
+
+            Volatile.Write(ref on, true);
+            var again = new Launch(backend, store).Configured();
+            again.Main.Drain();
+            Assert.AreEqual(1, again.Heard.Attributions.Count);
+            Assert.AreEqual(1, again.Heard.DeepLinks.Count, "the link waited for a launch that is on");
+            Assert.AreEqual("/levels/7", again.Heard.DeepLinks[0].Path);
         }
 
         [Test]

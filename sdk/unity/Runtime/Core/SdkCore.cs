@@ -475,8 +475,6 @@ namespace Service.Unity
             {
                 throw new ArgumentException("logLevel must be 0 (DEBUG) to 3 (ERROR)", "logLevel");
             }
-            Dictionary<string, object> stored = null;
-            Action<Dictionary<string, object>> handlers = null;
             string offBecause = null;
             lock (gate)
             {
@@ -533,10 +531,6 @@ namespace Service.Unity
                         initialized = true;
                         initialization = StartWork(Initialize);
                     }
-                    // The listeners to tell are taken in the same step as configured is set: one added
-                    // from now on hears the kept attribution on its own (AttributionListenerAdded).
-                    if (!disabled && !stopped && !deleted) stored = KeptAttribution();
-                    if (stored != null) handlers = AttributionHandlersToTell();
                 }
             }
             if (unreadableToTell != null) unreadableToTell();
@@ -549,8 +543,6 @@ namespace Service.Unity
             if (deleted) DropDeleted();
             // The first open is known now: what was sent before Configure is evaluated if it can be.
             EvaluateConversion(null);
-            // At every start the attribution listener hears the attribution kept on the device.
-            if (stored != null) RaiseAttribution(handlers, stored);
         }
 
         /// <summary>
@@ -865,7 +857,8 @@ namespace Service.Unity
                     first = !initialized;
                     initialized = true;
                     if (first) initialization = StartWork(Initialize);
-                    if (!disabled && !deleted) stored = KeptAttribution();
+                    // Before this launch's configuration is applied, that step tells them.
+                    if (!disabled && !deleted && configurationApplied) stored = KeptAttribution();
                     if (stored != null) handlers = HandlersToTellAgain();
                 }
             }
@@ -1651,13 +1644,24 @@ namespace Service.Unity
         private void ConfigurationApplied()
         {
             string waiting;
+            Dictionary<string, object> stored = null;
+            Action<Dictionary<string, object>> handlers = null;
             lock (gate)
             {
                 configurationApplied = true;
                 waiting = reengagementWaiting ? lastReengagementOpen : null;
                 reengagementWaiting = false;
+                // At every launch the listeners hear the attribution kept on the device, once
+                // this launch's configuration says on (as the Kotlin and iOS SDKs): an app
+                // switched off since the last launch tells them nothing, and keeps its deferred
+                // deep link for a launch that is on. Taken in the same step as the flag is set:
+                // a listener added from now on hears it on its own (AttributionListenerAdded).
+                if (!disabled && !stopped && !deleted) stored = KeptAttribution();
+                if (stored != null) handlers = HandlersToTellAgain();
             }
             if (waiting != null) Reengage(waiting);
+            if (stored != null) RaiseAttribution(handlers, stored);
+            else KickAttribution();
         }
 
         /// <summary>
@@ -2278,7 +2282,7 @@ namespace Service.Unity
             lock (gate)
             {
                 listeners.AddAttributionHandler(handler);
-                live = configured && !disabled && !stopped && !deleted;
+                live = configured && configurationApplied && !disabled && !stopped && !deleted;
                 if (live) kept = KeptAttribution();
                 else if (configured && !deleted) attributionOwed += handler;
             }
@@ -2370,7 +2374,9 @@ namespace Service.Unity
             TimeSpan delay;
             lock (gate)
             {
-                if (settled)
+                // Stopped or switched off meanwhile: the reading ends, and begins again as the
+                // SDK runs again, not a minute after.
+                if (settled || stopped || disabled || deleted)
                 {
                     readingAttribution = false;
                     return;
@@ -2430,6 +2436,9 @@ namespace Service.Unity
                 {
                     // Deleted while the read was on its way: nothing of the install is kept.
                     if (deleted) return Status("skipped");
+                    // Stopped or switched off while it was on its way: not kept, so that it is
+                    // asked for again (and the listeners told) once the SDK is on again.
+                    if (disabled || stopped) return Status("not_configured");
                     // Two reads at once: the first kept is the one the listeners hear.
                     if (store.Get(AttributionKey) != null) return parameters;
                     store.Set(AttributionKey, answer.ToString(Formatting.None));
@@ -2492,7 +2501,7 @@ namespace Service.Unity
         /// </summary>
         private void DeliverDeferredDeepLink()
         {
-            if (!configured || disabled || stopped || deleted) return;
+            if (!configured || !configurationApplied || disabled || stopped || deleted) return;
             var kept = KeptAttribution();
             if (kept == null) return;
             var link = DeferredDeepLink(kept);
