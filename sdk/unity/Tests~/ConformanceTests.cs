@@ -303,7 +303,7 @@ namespace Service.Unity.Tests
         [TestCaseSource("Links")]
         public void HandleUniversalLinkParsesTheLink(JObject vector)
         {
-            var expected = (JObject)(vector["platforms"] != null ? vector["platforms"]["unity"] : vector["expect"]);
+            var expected = (JObject)((vector["platforms"] != null ? vector["platforms"]["unity"] : null) ?? vector["expect"]);
             var hosts = vector["allowedHosts"] is JArray ? vector["allowedHosts"].Select(h => (string)h).ToArray() : null;
             var url = (string)vector["url"];
             if (expected["throws"] != null)

@@ -30,19 +30,14 @@ namespace Service.Unity
         public static ServiceDeepLink Parse(string url)
         {
             if (string.IsNullOrWhiteSpace(url)) return null;
-            var text = url.Trim();
-            Uri uri;
-            if (!Uri.TryCreate(text, UriKind.Absolute, out uri)) return null;
-            // A scheme as written (Mono takes "/path" for a file URI).
-            var colon = text.IndexOf(':');
-            if (colon <= 0 || !string.Equals(text.Substring(0, colon), uri.Scheme, StringComparison.OrdinalIgnoreCase)) return null;
-            var scheme = uri.Scheme.ToLowerInvariant();
+            string scheme;
+            Dictionary<string, string> parameters;
+            if (!LinkParser.TryAnyScheme(url, out scheme, out parameters)) return null;
             if (scheme == "http" || scheme == "https")
             {
                 var link = LinkParser.Parse(url, null);
                 return link == null ? null : Direct(link);
             }
-            var parameters = LinkParser.Query(text);
             return new ServiceDeepLink(ServiceDeepLinkKind.Direct, null, PathOf(parameters), parameters, url);
         }
     }

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Text;
+using System.Text.RegularExpressions;
 
 namespace Service.Unity
 {
@@ -9,8 +10,22 @@ namespace Service.Unity
     /// Parses a link of the service from its URL alone, with no network call, to the rules every
     /// SDK shares (sdk/conformance/links.json).
     /// </summary>
+    /// <remarks>
+    /// Read from the text as the Kotlin and iOS SDKs read it, not with <see cref="Uri"/>, which
+    /// refuses links a browser opens (an encoded host, a port past 65535) and rewrites the path
+    /// (`/a/../abc` is `/abc` to it), so that one link would give the app another deeplinkId.
+    /// </remarks>
     internal static class LinkParser
     {
+        private static readonly Regex WebUrl = new Regex(
+            @"\A([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?\z",
+            RegexOptions.CultureInvariant);
+
+        /// <summary>A URL of any scheme: its scheme and its query.</summary>
+        private static readonly Regex AnyUrl = new Regex(
+            @"\A([A-Za-z][A-Za-z0-9+.-]*):[^?#]*(?:\?([^#]*))?(?:#.*)?\z",
+            RegexOptions.CultureInvariant);
+
         public static ServiceLinkResult Parse(string url, string[] allowedHosts)
         {
             if (string.IsNullOrEmpty(url)) throw new ArgumentException("url must not be empty", "url");
@@ -25,16 +40,58 @@ namespace Service.Unity
             }
             // Spaces around the link are no part of it, as the Kotlin and iOS SDKs read it (Uri
             // reads past them, the query below would not).
-            var text = url.Trim();
-            Uri uri;
-            if (!Uri.TryCreate(text, UriKind.Absolute, out uri)) return null;
-            var scheme = uri.Scheme.ToLowerInvariant();
-            if ((scheme != "http" && scheme != "https") || uri.Host.Length == 0) return null;
-            if (allowed != null && !allowed.Contains(uri.Host.ToLowerInvariant())) return null;
+            var match = WebUrl.Match(url.Trim());
+            if (!match.Success || !IsWebScheme(match.Groups[1].Value)) return null;
+            var linkHost = HostOf(match.Groups[2].Value);
+            if (linkHost == null) return null;
+            if (allowed != null && !allowed.Contains(linkHost.ToLowerInvariant())) return null;
 
-            var segments = uri.AbsolutePath.Split('/').Where(segment => segment.Length > 0).ToList();
+            var segments = match.Groups[3].Value.Split('/').Where(segment => segment.Length > 0).ToList();
             var deeplinkId = segments.Count == 1 ? Decode(segments[0], false) : null;
-            return new ServiceLinkResult(deeplinkId, QueryParams(RawQuery(text)), url);
+            return new ServiceLinkResult(deeplinkId, QueryParams(match.Groups[4].Value), url);
+        }
+
+        /// <summary>An http(s) URL with a host, read as <see cref="Parse"/> reads one.</summary>
+        public static bool IsWebLink(string url)
+        {
+            var match = WebUrl.Match(url.Trim());
+            return match.Success && IsWebScheme(match.Groups[1].Value) && HostOf(match.Groups[2].Value) != null;
+        }
+
+        /// <summary>
+        /// The scheme of a URL of any scheme (`myapp://open?…`), lower-cased, and its query's
+        /// parameters; false for text that is no URL.
+        /// </summary>
+        public static bool TryAnyScheme(string url, out string scheme, out Dictionary<string, string> parameters)
+        {
+            var match = AnyUrl.Match(url.Trim());
+            scheme = match.Success ? match.Groups[1].Value.ToLowerInvariant() : null;
+            parameters = match.Success ? QueryParams(match.Groups[2].Value) : null;
+            return match.Success;
+        }
+
+        private static bool IsWebScheme(string scheme)
+        {
+            return string.Equals(scheme, "http", StringComparison.OrdinalIgnoreCase)
+                || string.Equals(scheme, "https", StringComparison.OrdinalIgnoreCase);
+        }
+
+        /// <summary>The host of an authority (`user@host:port`, `[::1]:8080`), or null when it names none.</summary>
+        private static string HostOf(string authority)
+        {
+            var hostPort = authority.Substring(authority.LastIndexOf('@') + 1);
+            string host;
+            if (hostPort.StartsWith("[", StringComparison.Ordinal))
+            {
+                var end = hostPort.IndexOf(']');
+                host = (end < 0 ? hostPort : hostPort.Substring(0, end)) + "]";
+            }
+            else
+            {
+                var colon = hostPort.IndexOf(':');
+                host = colon < 0 ? hostPort : hostPort.Substring(0, colon);
+            }
+            return host.Length == 0 || host == "[]" ? null : host;
         }
 
         /// <summary>The query parameters of any URL, by the rules of a link's.</summary>

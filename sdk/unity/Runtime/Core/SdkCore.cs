@@ -1610,11 +1610,7 @@ namespace Service.Unity
         /// <summary>An http(s) URL with a host: the only kind of link the install's `open_url` takes.</summary>
         internal static bool IsWebLink(string url)
         {
-            if (Blank(url)) return false;
-            Uri uri;
-            if (!Uri.TryCreate(url.Trim(), UriKind.Absolute, out uri)) return false;
-            var scheme = uri.Scheme.ToLowerInvariant();
-            return (scheme == "http" || scheme == "https") && uri.Host.Length > 0;
+            return !Blank(url) && LinkParser.IsWebLink(url);
         }
 
         /// <summary>
