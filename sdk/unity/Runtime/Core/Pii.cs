@@ -97,17 +97,17 @@ namespace Service.Unity
             switch (key)
             {
                 case "email":
-                    return ServiceCase.Lower(value.Trim());
+                    return ServiceCase.Lower(ServiceCase.Trim(value));
                 case "phone_number":
                     // Digits only, and no leading zero: a country code never starts with one.
                     return NotDigits.Replace(value, "").TrimStart('0');
                 case "name":
                     // NFC, so a composed and a decomposed "é" hash alike; accents are kept.
-                    return ServiceCase.Lower(value.Trim().Normalize(NormalizationForm.FormC));
+                    return ServiceCase.Lower(ServiceCase.Trim(value).Normalize(NormalizationForm.FormC));
                 case "date_of_birth":
                     return DateOfBirth(value);
                 case "gender":
-                    var lowered = ServiceCase.Lower(value.Trim());
+                    var lowered = ServiceCase.Lower(ServiceCase.Trim(value));
                     if (lowered == "m" || lowered == "male") return "m";
                     if (lowered == "f" || lowered == "female") return "f";
                     return lowered;
@@ -119,7 +119,7 @@ namespace Service.Unity
         /// <summary>YYYYMMDD from 1990-01-31, 19900131, 1990/01/31, 1990.01.31 or an ISO date-time.</summary>
         private static string DateOfBirth(string value)
         {
-            var match = Date.Match(value.Trim());
+            var match = Date.Match(ServiceCase.Trim(value));
             if (!match.Success) return null;
             int year = int.Parse(match.Groups[1].Value, CultureInfo.InvariantCulture);
             int month = int.Parse(match.Groups[2].Value, CultureInfo.InvariantCulture);

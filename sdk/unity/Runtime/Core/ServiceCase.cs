@@ -17,6 +17,38 @@ namespace Service.Unity
         private const char FinalSigma = '\u03C2';
         private const char CapitalIWithDot = '\u0130';
 
+        /// <summary>
+        /// The text without the spaces around it, as the service trims it (JavaScript's
+        /// <c>trim()</c>): Unicode's space separators, tab, the line ends, vertical tab, form feed
+        /// and the byte order mark. .NET's <c>Trim()</c> keeps the byte order mark and takes
+        /// U+0085, so a value copied with either would hash to what the service's never equals.
+        /// </summary>
+        public static string Trim(string text)
+        {
+            int start = 0, end = text.Length;
+            while (start < end && IsServiceSpace(text[start])) start++;
+            while (end > start && IsServiceSpace(text[end - 1])) end--;
+            return text.Substring(start, end - start);
+        }
+
+        private static bool IsServiceSpace(char c)
+        {
+            switch (c)
+            {
+                case '\t':
+                case '\n':
+                case '\u000B':
+                case '\u000C':
+                case '\r':
+                case '\uFEFF':
+                case '\u2028':
+                case '\u2029':
+                    return true;
+                default:
+                    return char.GetUnicodeCategory(c) == UnicodeCategory.SpaceSeparator;
+            }
+        }
+
         public static string Lower(string text)
         {
             // The invariant mapping keeps the text's length, so its characters line up with the original's.

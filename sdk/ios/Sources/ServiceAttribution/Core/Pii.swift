@@ -174,7 +174,7 @@ struct Protector {
     }
 
     private static func trim(_ value: String) -> String {
-        return value.trimmingCharacters(in: .whitespacesAndNewlines)
+        return value.trimmedAsService
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {

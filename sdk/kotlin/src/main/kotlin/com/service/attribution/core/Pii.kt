@@ -70,16 +70,16 @@ internal class Pii(private val sealer: (plaintextJson: String) -> String?) {
         /** The service's normalisation (src/ingest/pii.ts); null for a value that is no date. */
         fun normalise(key: String, value: String): String? =
             when (key) {
-                "email" -> value.trim().lowercase()
+                "email" -> value.trimAsService().lowercase()
                 "phone_number" -> value.replace(Regex("[^0-9]+"), "").trimStart('0')
-                "name" -> Normalizer.normalize(value.trim(), Normalizer.Form.NFC).lowercase()
+                "name" -> Normalizer.normalize(value.trimAsService(), Normalizer.Form.NFC).lowercase()
                 "date_of_birth" -> dateOfBirth(value)
-                "gender" -> value.trim().lowercase().let { GENDERS[it] ?: it }
+                "gender" -> value.trimAsService().lowercase().let { GENDERS[it] ?: it }
                 else -> value
             }
 
         private fun dateOfBirth(value: String): String? {
-            val (year, month, day) = DATE.matchEntire(value.trim())?.destructured ?: return null
+            val (year, month, day) = DATE.matchEntire(value.trimAsService())?.destructured ?: return null
             return try {
                 LocalDate.of(year.toInt(), month.toInt(), day.toInt())
                 "$year$month$day"
@@ -94,3 +94,17 @@ internal class Pii(private val sealer: (plaintextJson: String) -> String?) {
                     .joinToString("") { "%02x".format(it) }
     }
 }
+
+/**
+ * The text without the spaces around it, as the service trims it (JavaScript's `trim()`):
+ * Unicode's space separators, tab, the line ends, vertical tab, form feed and the byte order
+ * mark. Kotlin's `trim()` keeps the byte order mark and takes U+001C to U+001F, so a value
+ * copied with either would hash to what the service's never equals.
+ */
+internal fun String.trimAsService(): String = trim { it.isServiceSpace() }
+
+private fun Char.isServiceSpace(): Boolean =
+    when (this) {
+        '\t', '\n', '\u000B', '\u000C', '\r', '\uFEFF', '\u2028', '\u2029' -> true
+        else -> Character.getType(this) == Character.SPACE_SEPARATOR.toInt()
+    }
