@@ -51,6 +51,7 @@ const demoCommand = lazy(() => import("./commands/demo.ts"), "demoCommand");
 const exportModule = () => import("./commands/export.ts");
 const exportCommand = lazy(exportModule, "exportCommand");
 const parseSince = lazy(exportModule, "parseSince");
+const exportFormatOf = lazy(exportModule, "exportFormatOf");
 const createKeyCommand = lazy(keysModule, "createKeyCommand");
 const listKeysCommand = lazy(keysModule, "listKeysCommand");
 const revokeKeyCommand = lazy(keysModule, "revokeKeyCommand");
@@ -711,11 +712,18 @@ partners
   .command("log")
   .description("the latest attempts of the app's postbacks and webhooks, newest first")
   .requiredOption("--app-id <id>", "bundle identifier or package name")
-  .addOption(new Option("--limit <n>", "how many (1-200)").argParser(integer(1, 200)))
-  .option("--json", "print JSON")
+  .addOption(new Option("--limit <n>", "how many (1-200, default 50)").argParser(integer(1, 200)))
+  .option("--cursor <cursor>", "the next page: the cursor the page before printed")
+  .option("--json", "print the API's page: {data, next_cursor}")
   .addOption(dataDirOption())
-  .action(async (options: { appId: string; limit?: number; json?: boolean; dataDir?: string }) =>
-    postbackLogCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  .action(
+    async (options: {
+      appId: string;
+      limit?: number;
+      cursor?: string;
+      json?: boolean;
+      dataDir?: string;
+    }) => postbackLogCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 
 const skadnetwork = program
@@ -764,10 +772,20 @@ skadnetwork
   .description("installs by network and campaign, values decoded, tiers (JSON)")
   .requiredOption("--app-id <id>", "bundle identifier or package name")
   .requiredOption("--from <day>", "the first UTC day, YYYY-MM-DD")
-  .requiredOption("--to <day>", "the last UTC day, YYYY-MM-DD")
+  .requiredOption("--to <day>", "the last UTC day, YYYY-MM-DD, tomorrow at the latest")
+  .option(
+    "--include <which>",
+    "count besides the postbacks Apple's production key verified: development (tests'), unverified, or both (development,unverified)",
+  )
   .addOption(dataDirOption())
-  .action(async (options: { appId: string; from: string; to: string; dataDir?: string }) =>
-    skadnetworkReportCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  .action(
+    async (options: {
+      appId: string;
+      from: string;
+      to: string;
+      include?: string;
+      dataDir?: string;
+    }) => skadnetworkReportCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 skadnetwork
   .command("export")
@@ -926,7 +944,10 @@ program
     'window start: a date (2026-11-01), an ISO 8601 time ("2026-11-01T10:00" or "2026-11-01 10:00:00", UTC unless it names an offset: Z, +02:00) or Unix seconds',
   )
   .addOption(
-    new Option("--format <format>", "output format").choices(EXPORT_FORMATS).default("json"),
+    new Option(
+      "--format <format>",
+      "output format (default: the one -o's extension names, .jsonl ndjson; else json)",
+    ).choices(EXPORT_FORMATS),
   )
   .requiredOption("-o, --output <file>", "file to write")
   .addOption(serverKeyOption())
@@ -941,7 +962,7 @@ program
   .action(
     async (options: {
       since: string;
-      format: ExportFormat;
+      format?: ExportFormat;
       output: string;
       key: string;
       url?: string;
@@ -949,9 +970,11 @@ program
       progress: boolean;
       dataDir?: string;
     }) => {
-      const url = await runningServiceUrl(options);
+      // Checked before the service is looked for: a flag given wrong is said first.
+      const format = await exportFormatOf(options.output, options.format);
       const since = await parseSince(options.since);
-      const count = await exportCommand({ ...options, url, since });
+      const url = await runningServiceUrl(options);
+      const count = await exportCommand({ ...options, url, since, format });
       console.log(`Wrote ${count} events to ${options.output}.`);
     },
   );

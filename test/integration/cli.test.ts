@@ -724,7 +724,7 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
         "--cost-model",
         "CPI",
       ),
-    ).rejects.toThrow(/cost_value: is required with cost_model/);
+    ).rejects.toThrow(/--cost-value: is required with --cost-model/);
   });
 
   it("configures a partner and a webhook, sends a test postback, and reads the attempts' log", async () => {

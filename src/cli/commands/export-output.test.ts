@@ -182,3 +182,114 @@ describe("an export to a --url", () => {
     }
   });
 });
+
+describe("an export whose first page comes without the window's size", () => {
+  it("pages in json through the snapshot that first page made, never a second one", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "export-fallback-"));
+    const asked: { format: string | null; offset: string | null; snapshot: string | null }[] = [];
+    // A csv page naming its snapshot but neither count, as a service may that cannot tell
+    // them: the export goes on in json, whose pages say how many they hold.
+    const service = await serve((request, response) => {
+      const { searchParams } = queryOf(request);
+      const format = searchParams.get("format");
+      asked.push({
+        format,
+        offset: searchParams.get("offset"),
+        snapshot: searchParams.get("snapshot"),
+      });
+      response.writeHead(200, { [SNAPSHOT_HEADER]: `snap-${asked.length}` });
+      response.end(format === "json" ? '{"data": [], "total_count": 0}' : "a,b\n");
+    });
+    try {
+      await exportCommand({
+        url: service.url,
+        key: "srv_x",
+        since: 0,
+        format: "csv",
+        output: join(dir, "events.csv"),
+        progress: false,
+      });
+      expect(asked).toEqual([
+        { format: "csv", offset: "0", snapshot: null },
+        { format: "json", offset: "0", snapshot: "snap-1" },
+      ]);
+    } finally {
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("an xlsx export", () => {
+  it("is refused before a file is written when the window holds more events than a sheet's rows", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "export-xlsx-"));
+    let windowRows = 1_048_576;
+    let pages = 0;
+    const service = await serve((_request, response) => {
+      pages += 1;
+      response.writeHead(200, {
+        [SNAPSHOT_HEADER]: "snap-1",
+        [SNAPSHOT_ROWS_HEADER]: String(windowRows),
+      });
+      response.end('{"data": [], "total_count": 0}');
+    });
+    const output = join(dir, "events.xlsx");
+    const exported = () =>
+      exportCommand({
+        url: service.url,
+        key: "srv_x",
+        since: 0,
+        format: "xlsx",
+        output,
+        progress: false,
+      });
+    try {
+      await expect(exported()).rejects.toThrow(
+        "The window holds 1048576 events, more than the 1048575 an xlsx sheet holds below its header: export it as csv or parquet, or a shorter window (a later --since).",
+      );
+      expect(pages).toBe(1);
+      expect(await readdir(dir)).toEqual([]);
+      // A sheet's last row is its own.
+      windowRows = 1_048_575;
+      await expect(exported()).resolves.toBe(0);
+      expect(await readdir(dir)).toEqual(["events.xlsx"]);
+    } finally {
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("an export the service turns away for now", () => {
+  it("says when to retry, from a Retry-After date or seconds", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "export-retry-"));
+    let retryAfter = "";
+    const service = await serve((_request, response) => {
+      response.writeHead(429, { "content-type": "application/json", "retry-after": retryAfter });
+      response.end(JSON.stringify({ error: "Too Many Requests", detail: "Too many exports." }));
+    });
+    const exported = () =>
+      exportCommand({
+        url: service.url,
+        key: "srv_x",
+        since: 0,
+        format: "json",
+        output: join(dir, "events.json"),
+        progress: false,
+      });
+    try {
+      retryAfter = new Date(Date.now() + 90_000).toUTCString();
+      await expect(exported()).rejects.toThrow(
+        /^Export failed with 429: Too many exports\. Retry in (8\d|9\d) s\.$/,
+      );
+      retryAfter = "30";
+      await expect(exported()).rejects.toThrow(
+        /^Export failed with 429: Too many exports\. Retry in 30 s\.$/,
+      );
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

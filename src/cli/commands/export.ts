@@ -8,7 +8,7 @@
  * file by copying their row groups), two pages in flight, so nothing is decoded and encoded again here. That needs
  * the window's size (the snapshot-rows header) or each page's (the page-rows header). json,
  * xml and xlsx, and a service that sends neither, are paged in json and written with the same
- * writers the API uses.
+ * writers the API uses, through the snapshot the first page made.
  *
  * Whatever the format, the file is written beside the output and renamed onto it once whole
  * (../output-file.ts): an export that fails or is stopped leaves the output as it was.
@@ -17,20 +17,22 @@ import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { join as joinPath } from "node:path";
+import { extname, join as joinPath } from "node:path";
 import { json as readJson, text as readText } from "node:stream/consumers";
 import { pipeline } from "node:stream/promises";
 import { setFlagsFromString } from "node:v8";
 import { SingleBar } from "cli-progress";
-import type { ExportFormat } from "../../export/formats/names.ts";
+import { EXPORT_FORMATS, type ExportFormat } from "../../export/formats/names.ts";
 import {
   MAX_LIMIT,
+  MAX_TIMESTAMP,
   PAGE_ROWS_HEADER,
   SNAPSHOT_HEADER,
   SNAPSHOT_ROWS_HEADER,
 } from "../../export/paging.ts";
 import { isUtcDay } from "../../reports/days.ts";
 import { abandon, onInterrupt, withScratchFolder, writeOutputFile } from "../output-file.ts";
+import { answerOfText, refusalOf, retryHintOf } from "../service-answer.ts";
 import { serviceUrl } from "../service-url.ts";
 import { unreachable } from "../unreachable.ts";
 
@@ -65,6 +67,17 @@ const SINCE =
  * computed from its fields, never parsed by Date in the local zone.
  */
 export const parseSince = (value: string): number => {
+  const seconds = sinceSeconds(value);
+  // The service's own bound, said here rather than as its 422 after the command has started.
+  if (seconds > MAX_TIMESTAMP) {
+    throw new Error(
+      `--since must be at most ${MAX_TIMESTAMP} (${new Date(MAX_TIMESTAMP * 1000).toISOString().replace(".000", "")}), the service's last second: ${JSON.stringify(value)}`,
+    );
+  }
+  return seconds;
+};
+
+const sinceSeconds = (value: string): number => {
   if (/^\d+$/.test(value)) return Number(value);
   const refused = () =>
     new Error(
@@ -93,6 +106,40 @@ export const parseSince = (value: string): number => {
   const midnight = Date.parse(`${day}T00:00:00Z`) / 1000;
   return midnight + hour * 3600 + minute * 60 + second - offset;
 };
+
+/**
+ * The formats an output's extension names: an `-o events.csv` without `--format` is meant as
+ * csv, not the API's default json under a .csv name. `.jsonl` is ndjson's other name.
+ */
+const FORMAT_OF_EXTENSION: ReadonlyMap<string, ExportFormat> = new Map([
+  ...EXPORT_FORMATS.map((format) => [format, format] as const),
+  ["jsonl", "ndjson"],
+]);
+
+/**
+ * The format to write: `--format`, else the one `-o`'s extension names, else json. A `--format`
+ * that another format's extension contradicts is refused: either way one of the two is wrong,
+ * and the file would be opened as what its name says.
+ */
+export const exportFormatOf = (output: string, format?: ExportFormat): ExportFormat => {
+  const named = FORMAT_OF_EXTENSION.get(extname(output).slice(1).toLowerCase());
+  if (format === undefined) return named ?? "json";
+  if (named !== undefined && named !== format) {
+    throw new Error(
+      `-o ${output} is named for ${named}, but --format is ${format}: name the file for ${format} (.${format}), or leave --format out to write ${named}.`,
+    );
+  }
+  return format;
+};
+
+/** The rows of an xlsx sheet below its header row: 2^20 in all, in Excel and its readers. */
+const XLSX_MAX_EVENTS = 1_048_576 - 1;
+
+/** A window too large for one sheet, of `total` events when the service said how many. */
+const tooManyForSheet = (total?: number) =>
+  new Error(
+    `The window holds ${total === undefined ? "more events" : `${total} events, more`} than the ${XLSX_MAX_EVENTS} an xlsx sheet holds below its header: export it as csv or parquet, or a shorter window (a later --since).`,
+  );
 
 export interface ExportOptions {
   readonly url: string;
@@ -126,6 +173,32 @@ const agentFor = (url: string) =>
 
 type Connection = ExportOptions & { readonly agent: HttpAgent };
 
+/** The API's parameters the flags give, named as the flags in what the service refuses. */
+const FLAG_OF_PARAMETER: ReadonlyMap<string, string> = new Map([
+  ["timestamp", "--since"],
+  ["limit", "--page-size"],
+  ["format", "--format"],
+]);
+const PARAMETER_NAMED = new RegExp(`(^|; )(${[...FLAG_OF_PARAMETER.keys()].join("|")}):`, "g");
+
+/**
+ * Why the service refused a page, in its words (its JSON's `detail`) as the command's flags
+ * name things, and, for a 503 or 429, when to try again: the detail points at a Retry-After
+ * header and an `offset` the person never sees.
+ */
+const refusedPage = (response: IncomingMessage, text: string): Error => {
+  const status = response.statusCode ?? 0;
+  const detail = refusalOf({ statusText: response.statusMessage ?? "" }, answerOfText(text))
+    .replace(
+      PARAMETER_NAMED,
+      (_named, before: string, name: string) => `${before}${FLAG_OF_PARAMETER.get(name) ?? name}:`,
+    )
+    .replace(/start the export again(?: without it,)? at offset 0/g, "run the export again");
+  const retry = retryHintOf(status, header(response, "retry-after"));
+  const then = retry === undefined ? "" : `${/[.!?]$/.test(detail) ? "" : "."} ${retry}`;
+  return new Error(`Export failed with ${status}: ${detail}${then}`);
+};
+
 const get = (url: URL, key: string, agent: HttpAgent): Promise<IncomingMessage> =>
   new Promise((resolve, reject) => {
     const request = url.protocol === "https:" ? httpsRequest : httpRequest;
@@ -153,10 +226,7 @@ const fetchPage = async (
     options.agent,
   );
   const status = response.statusCode ?? 0;
-  if (status < 200 || status > 299) {
-    const body = await readText(response);
-    throw new Error(`Export failed with ${status}: ${body}`);
-  }
+  if (status < 200 || status > 299) throw refusedPage(response, await readText(response));
   return response;
 };
 
@@ -262,19 +332,23 @@ async function* laterPages(
   }
 }
 
-/** The window in the pages' own format, joined; undefined when the service sent no size. */
+/**
+ * The window in the pages' own format, joined and its events counted; when the service sent no
+ * size, nothing written and the snapshot its first page made (if it named one), which the json
+ * pages then slice rather than making another.
+ */
 const joinedExport = async (
   options: Connection,
   how: Join,
   onPage: (rows: number, total?: number) => void,
-): Promise<number | undefined> => {
+): Promise<{ readonly exported: number } | { readonly snapshot: string | null }> => {
   const first = await fetchPage(options, options.format, 0, null);
   const snapshot = header(first, SNAPSHOT_HEADER);
   const total = countHeader(first, SNAPSHOT_ROWS_HEADER);
   const firstPageRows = countHeader(first, PAGE_ROWS_HEADER);
   if (snapshot === null || (total === undefined && firstPageRows === undefined)) {
     first.destroy();
-    return undefined;
+    return { snapshot };
   }
   const limit = options.pageSize ?? MAX_LIMIT;
   const size = total !== undefined ? { total } : { firstPageRows: firstPageRows ?? 0 };
@@ -282,7 +356,7 @@ const joinedExport = async (
   const firstRows = total !== undefined ? Math.min(limit, total) : (firstPageRows ?? 0);
   let exported = firstRows;
   if (how !== "join-parquet") {
-    return writeOutputFile(options.output, async (path) => {
+    const written = await writeOutputFile(options.output, async (path) => {
       const out = createWriteStream(path);
       try {
         await write(out, bodyOf(first, false));
@@ -299,10 +373,11 @@ const joinedExport = async (
       }
       return exported;
     });
+    return { exported: written };
   }
   // Each page saved as it comes, then joined: the pages' folder, as the file being joined,
   // lies beside the output and goes however the export ends.
-  return withScratchFolder(options.output, async (dir) => {
+  const joined = await withScratchFolder(options.output, async (dir) => {
     const files: string[] = [];
     const save = async (response: IncomingMessage) => {
       const file = joinPath(dir, `${String(files.length).padStart(9, "0")}.parquet`);
@@ -332,16 +407,29 @@ const joinedExport = async (
       return exported;
     });
   });
+  return { exported: joined };
 };
 
-async function* jsonPages(options: Connection, onPage: (rows: number) => void) {
+/**
+ * The window's events, a json page at a time from `first` (offset 0) on, each later page of
+ * the snapshot `first` names. More than `maxEvents` fail the export before they are written.
+ */
+async function* jsonPages(
+  options: Connection,
+  first: IncomingMessage,
+  onPage: (rows: number) => void,
+  maxEvents: number,
+) {
   const limit = options.pageSize ?? MAX_LIMIT;
-  let snapshot: string | null = null;
+  const snapshot = header(first, SNAPSHOT_HEADER);
   const pageSchema = await jsonPageSchema();
+  let events = 0;
   for (let offset = 0; ; offset += limit) {
-    const response = await fetchPage(options, "json", offset, snapshot);
-    snapshot ??= header(response, SNAPSHOT_HEADER);
+    const response = offset === 0 ? first : await fetchPage(options, "json", offset, snapshot);
     const page = pageSchema.parse(await readJson(response));
+    events += page.data.length;
+    // A service that does not say the window's size is found out page by page.
+    if (events > maxEvents) throw tooManyForSheet();
     onPage(page.data.length);
     yield* page.data;
     if (page.data.length < limit) return;
@@ -373,14 +461,27 @@ export const exportCommand = async (options: ExportOptions): Promise<number> => 
   const connection: Connection = { ...options, agent: agentFor(options.url) };
   try {
     const how = JOINS[options.format];
-    const joined = how === undefined ? undefined : await joinedExport(connection, how, onPage);
-    if (joined !== undefined) return joined;
+    const joined =
+      how === undefined ? { snapshot: null } : await joinedExport(connection, how, onPage);
+    if ("exported" in joined) return joined.exported;
     written = 0;
     pageCount = 0;
+    // A first page made without a size named its snapshot: asked for again, offset 0 would
+    // make another, of the window as it is by then.
+    const first = await fetchPage(connection, "json", 0, joined.snapshot);
+    const maxEvents = options.format === "xlsx" ? XLSX_MAX_EVENTS : Number.POSITIVE_INFINITY;
+    const total = countHeader(first, SNAPSHOT_ROWS_HEADER);
+    // Said before any file is made: a sheet past its last row is one no reader opens.
+    if (total !== undefined && total > maxEvents) {
+      first.destroy();
+      throw tooManyForSheet(total);
+    }
     const { FORMATS } = await import("../../export/formats/index.ts");
     await writeOutputFile(options.output, (path) =>
       pipeline(
-        FORMATS[options.format].write(jsonPages(connection, (rows) => onPage(rows))),
+        FORMATS[options.format].write(
+          jsonPages(connection, first, (rows) => onPage(rows), maxEvents),
+        ),
         createWriteStream(path),
       ),
     );

@@ -194,13 +194,44 @@ describe("attribution links", () => {
   it("refuses a price that is no number, and a cleared cost given a price, as the API does", async () => {
     await expect(
       created({ costModel: "CPC", costValue: "1,5", costCurrency: "EUR" }),
-    ).rejects.toThrow(/cost_value/);
+    ).rejects.toThrow(/--cost-value/);
     // Read as a number it would be 16: the flag is a decimal price, or it is no price.
     await expect(
       created({ costModel: "CPC", costValue: "0x10", costCurrency: "EUR" }),
-    ).rejects.toThrow(/cost_value/);
+    ).rejects.toThrow(/--cost-value/);
     const id = String((await created({})).deeplink_id);
     await expect(updated(id, { costModel: "", costValue: "1" })).rejects.toThrow(/cost/);
+  });
+
+  it("takes --cost-value as costs import takes an amount, and names the flag when it is none", async () => {
+    for (const [text, value] of [
+      [".5", 0.5],
+      ["2.50", 2.5],
+      ["+3", 3],
+      ["0", 0],
+    ] as const) {
+      const link = await created({ costModel: "CPC", costValue: text, costCurrency: "EUR" });
+      expect(link.cost_value, text).toBe(value);
+    }
+    const id = String((await created({})).deeplink_id);
+    expect(
+      await updated(id, { costModel: "CPM", costValue: ".25", costCurrency: "USD" }),
+    ).toMatchObject({ cost_model: "CPM", cost_value: 0.25 });
+    for (const text of ["1,5", "0x10", "1e3", "5.", "", "two"]) {
+      await expect(
+        created({ costModel: "CPC", costValue: text, costCurrency: "EUR" }),
+        text,
+      ).rejects.toThrow(
+        `--cost-value: must be a decimal number, such as 2.50 or .5: ${JSON.stringify(text)}`,
+      );
+    }
+    // What the API refuses of a number is said of the flag too.
+    await expect(
+      created({ costModel: "CPC", costValue: "-1", costCurrency: "EUR" }),
+    ).rejects.toThrow("--cost-value: must be at least 0");
+    await expect(updated(id, { costModel: "CPC", costValue: "1" })).rejects.toThrow(
+      "--cost-currency: is required with --cost-model",
+    );
   });
 
   it("lists every link with its state, and disables and enables one", async () => {

@@ -4,6 +4,8 @@
  * counts each link's clicks from the lake where the CLI can read it (the embedded service's
  * data folder).
  */
+import { costCellValue } from "../../costs/cost-requests.ts";
+import { ValidationError } from "../../domain/errors.ts";
 import type { CostModel } from "../../domain/touch.ts";
 import { createLinks, linkAnswer } from "../../links/links.ts";
 import type { Link } from "../../ports/links.ts";
@@ -36,10 +38,31 @@ export interface CreateLinkOptions {
   dataDir: string;
 }
 
-/** A flag's price as the API takes it: a decimal number, else the text (which the API refuses). */
-const price = (value: string | undefined): number | string | undefined => {
+/**
+ * `--cost-value` as the API's number, read as `costs import` reads a cost file's amount (a
+ * decimal a spreadsheet writes: `.5`, `2.50`, a sign); no such number is refused as the flag.
+ */
+const price = (value: string | undefined): number | undefined => {
   if (value === undefined) return undefined;
-  return /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  const read = costCellValue("amount", value);
+  if (typeof read === "number") return read;
+  throw new ValidationError(
+    `--cost-value: must be a decimal number, such as 2.50 or .5: ${JSON.stringify(value)}`,
+  );
+};
+
+/** The API's refusal of a link's cost fields, naming the flags the command was given. */
+const namingCostFlags = async <T>(work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const named = error.message.replace(
+      /\bcost_(model|value|currency)\b/g,
+      (_field, name: string) => `--cost-${name}`,
+    );
+    throw named === error.message ? error : new ValidationError(named);
+  }
 };
 
 /** The three cost flags as the API's fields. */
@@ -70,28 +93,31 @@ const linksOf = (stores: AdminStores) =>
   createLinks({ links: stores.links(), apps: stores.apps, linkBaseUrl: stores.linkBaseUrl });
 
 export const createLinkCommand = async (options: CreateLinkOptions) => {
+  const costFields = costFieldsOf(options);
   const link = await withAdminStores(options.dataDir, async (stores) => {
     await appMustExist(stores, options.appId);
-    return linksOf(stores).create(options.appId, {
-      media_source: options.mediaSource,
-      campaign_id: options.campaignId,
-      campaign_name: options.campaignName,
-      adset_id: options.adsetId,
-      adset_name: options.adsetName,
-      ad_id: options.adId,
-      ad_name: options.adName,
-      deep_link_path: options.deepLinkPath,
-      params: options.param,
-      android_url: options.androidUrl,
-      ios_url: options.iosUrl,
-      web_url: options.webUrl,
-      landing_page: options.landingPage,
-      forward_params: options.forwardParams,
-      preview_title: options.previewTitle,
-      preview_description: options.previewDescription,
-      preview_image_url: options.previewImageUrl,
-      ...costFieldsOf(options),
-    });
+    return namingCostFlags(() =>
+      linksOf(stores).create(options.appId, {
+        media_source: options.mediaSource,
+        campaign_id: options.campaignId,
+        campaign_name: options.campaignName,
+        adset_id: options.adsetId,
+        adset_name: options.adsetName,
+        ad_id: options.adId,
+        ad_name: options.adName,
+        deep_link_path: options.deepLinkPath,
+        params: options.param,
+        android_url: options.androidUrl,
+        ios_url: options.iosUrl,
+        web_url: options.webUrl,
+        landing_page: options.landingPage,
+        forward_params: options.forwardParams,
+        preview_title: options.previewTitle,
+        preview_description: options.previewDescription,
+        preview_image_url: options.previewImageUrl,
+        ...costFields,
+      }),
+    );
   });
   if (options.json) {
     console.log(JSON.stringify(linkAnswer(link), null, 2));
@@ -206,17 +232,20 @@ const costChangeOf = (options: UpdateLinkOptions) =>
 const cleared = (value: string | undefined) => (value === "" ? null : value);
 
 export const updateLinkCommand = async (options: UpdateLinkOptions) => {
+  const costFields = costChangeOf(options);
   const link = await withAdminStores(options.dataDir, async (stores) => {
     await appMustExist(stores, options.appId);
-    return linksOf(stores).update(options.appId, options.deeplinkId, {
-      landing_page: options.landingPage === undefined ? undefined : options.landingPage === "on",
-      forward_params:
-        options.forwardParams === undefined ? undefined : options.forwardParams === "on",
-      preview_title: cleared(options.previewTitle),
-      preview_description: cleared(options.previewDescription),
-      preview_image_url: cleared(options.previewImageUrl),
-      ...costChangeOf(options),
-    });
+    return namingCostFlags(() =>
+      linksOf(stores).update(options.appId, options.deeplinkId, {
+        landing_page: options.landingPage === undefined ? undefined : options.landingPage === "on",
+        forward_params:
+          options.forwardParams === undefined ? undefined : options.forwardParams === "on",
+        preview_title: cleared(options.previewTitle),
+        preview_description: cleared(options.previewDescription),
+        preview_image_url: cleared(options.previewImageUrl),
+        ...costFields,
+      }),
+    );
   });
   if (options.json) {
     console.log(JSON.stringify(linkAnswer(link), null, 2));

@@ -8,8 +8,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attemptEntry } from "../../adapters/local-delivery-log/replaced-attempts.test-support.ts";
 import { ValidationError } from "../../domain/errors.ts";
-import { partnerBodyOf, type SetPartnerOptions } from "./partners.ts";
+import { withAdminStores } from "../admin-stores.ts";
+import { createAppCommand } from "./apps.ts";
+import { printedBy, useDataDir } from "./commands.test-support.ts";
+import { partnerBodyOf, postbackLogCommand, type SetPartnerOptions } from "./partners.ts";
 
 describe("attribution partners set: the body of its flags", () => {
   let dir: string;
@@ -136,5 +140,61 @@ describe("attribution partners set: the body of its flags", () => {
     );
     const notTheApis = await file("other.json", JSON.stringify({ partner: "generic", url: "x" }));
     expect(await refusal({ fromFile: notTheApis })).toMatch(/url/);
+  });
+});
+
+describe("attribution partners log: a page at a time, as the API's", () => {
+  const APP = "com.example.partner-log";
+  const folder = useDataDir("partners-log-", async (dataDir) => {
+    await createAppCommand({ appId: APP, name: "Log", platform: "android", dataDir });
+    await withAdminStores(dataDir, async (stores) => {
+      const { log } = stores.postbacks();
+      // Three attempts, a minute apart, within the log's 30 days.
+      for (const [i, sendId] of ["snd_a", "snd_b", "snd_c"].entries()) {
+        const time = new Date(Date.now() - (3 - i) * 60_000).toISOString();
+        await log.append(
+          attemptEntry(APP, { sendId, time, verdict: "delivered", status: 200, final: true }),
+        );
+      }
+    });
+  });
+  const logged = (options: { limit?: number; cursor?: string; json?: boolean }) =>
+    printedBy(() => postbackLogCommand({ appId: APP, dataDir: folder.dataDir, ...options }));
+
+  it("says how to read the next page, reads it with --cursor, and says when none is left", async () => {
+    const first = await logged({ limit: 2 });
+    expect(first).toHaveLength(3);
+    const next = /--cursor (\S+)/.exec(first[2] ?? "")?.[1] ?? "";
+    expect(first[2]).toBe(
+      `More attempts: attribution partners log --app-id ${APP} --limit 2 --cursor ${next}`,
+    );
+    const second = await logged({ limit: 2, cursor: next });
+    expect(second).toHaveLength(1);
+    expect([...first.slice(0, 2), ...second].map((line) => line.split(/\s+/)[0])).toEqual(
+      [...first.slice(0, 2), ...second]
+        .map((line) => line.split(/\s+/)[0])
+        .sort()
+        .reverse(),
+    );
+  });
+
+  it("prints the API's page with --json: the attempts and the next page's cursor", async () => {
+    const page = JSON.parse((await logged({ limit: 2, json: true })).join("\n"));
+    expect(Object.keys(page)).toEqual(["data", "next_cursor"]);
+    expect(page.data).toHaveLength(2);
+    expect(page.next_cursor).toEqual(expect.any(String));
+    const last = JSON.parse(
+      (await logged({ limit: 2, cursor: page.next_cursor, json: true })).join("\n"),
+    );
+    expect(last).toEqual({
+      data: [expect.objectContaining({ config_id: "cfg" })],
+      next_cursor: null,
+    });
+  });
+
+  it("names --cursor when it is not a page's", async () => {
+    for (const cursor of ["not-a-cursor", ""]) {
+      await expect(logged({ cursor }), cursor).rejects.toThrow(/^--cursor: must /);
+    }
   });
 });

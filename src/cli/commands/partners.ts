@@ -10,6 +10,7 @@ import { readFile } from "node:fs/promises";
 import { createHttpSender } from "../../adapters/postback-sender/http-sender.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import type { Os } from "../../domain/install-facts.ts";
+import { logQuery } from "../../http/handlers/postbacks.ts";
 import { DELIVERY_LOG_DAYS, type SendTarget } from "../../ports/postbacks.ts";
 import { createPostbackConfigurations } from "../../postbacks/configurations.ts";
 import { PARTNERS } from "../../postbacks/partners.ts";
@@ -306,23 +307,58 @@ export const testPostbackCommand = async (options: {
   for (const warning of result.warnings) console.log(`\nwarning: ${warning}`);
 };
 
+/** A refusal of the page asked for, its parameters named as the flags that give them. */
+const namingLogFlags = (error: unknown): never => {
+  if (!(error instanceof ValidationError)) throw error;
+  throw new ValidationError(error.message.replace(/(^|; )(limit|cursor):/g, "$1--$2:"));
+};
+
+/** `--limit` and `--cursor` checked by the log route's query rules, before a store is opened. */
+const logPageOf = (options: { limit?: number; cursor?: string }) => {
+  try {
+    return checked(
+      logQuery,
+      {
+        ...(options.limit === undefined ? {} : { limit: String(options.limit) }),
+        ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+      },
+      "query",
+    );
+  } catch (error) {
+    return namingLogFlags(error);
+  }
+};
+
 export const postbackLogCommand = async (options: {
   appId: string;
   limit?: number;
+  /** The `next_cursor` of the page before, as the API's `cursor`. */
+  cursor?: string;
   json?: boolean;
   dataDir: string;
 }) => {
+  const query = logPageOf(options);
   const page = await withAdminStores(options.dataDir, async (stores) => {
     await appMustExist(stores, options.appId);
-    return configurationsOf(stores).logPage(options.appId, { limit: options.limit ?? 50 });
+    return configurationsOf(stores)
+      .logPage(options.appId, {
+        limit: query.limit,
+        ...(query.cursor === undefined ? {} : { after: query.cursor }),
+      })
+      .catch(namingLogFlags);
   });
   const entries = page.entries.map(logEntryAnswer);
   if (options.json) {
-    print(entries);
+    // The API's page, as `GET /v1/postbacks/log` answers it.
+    print({ data: entries, next_cursor: page.next });
     return;
   }
-  if (entries.length === 0) {
-    console.log(`No attempts logged for ${options.appId} in the last ${DELIVERY_LOG_DAYS} days.`);
+  if (entries.length === 0 && page.next === null) {
+    console.log(
+      options.cursor === undefined
+        ? `No attempts logged for ${options.appId} in the last ${DELIVERY_LOG_DAYS} days.`
+        : "No more attempts.",
+    );
     return;
   }
   for (const entry of entries) {
@@ -334,6 +370,12 @@ export const postbackLogCommand = async (options: {
           : String(entry.status);
     console.log(
       `${entry.time}  ${entry.config_id.padEnd(16)} ${entry.kind.padEnd(7)} try ${entry.attempt}  ${outcome.padEnd(4)} ${entry.verdict.padEnd(9)} ${entry.method} ${entry.url}`,
+    );
+  }
+  if (page.next !== null) {
+    const limit = options.limit === undefined ? "" : ` --limit ${options.limit}`;
+    console.log(
+      `More attempts: attribution partners log --app-id ${options.appId}${limit} --cursor ${page.next}`,
     );
   }
 };

@@ -2,15 +2,23 @@
  * `attribution skadnetwork schema|networks|report|export|unknown`: an app's SKAdNetwork
  * conversion value schema and ad network names, set and shown with the API's rules
  * (src/skadnetwork/settings.ts); its report; its postbacks from Apple written as CSV; and the
- * postbacks that named an App Store id no app has.
+ * postbacks that named an App Store id no app has. The windows (and the report's `--include`)
+ * are checked by the query schemas of the routes that answer the same
+ * (src/http/handlers/skadnetwork.ts), their problems named as the flags.
  */
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { stringify } from "csv-stringify";
+import type * as z from "zod";
 import { ValidationError } from "../../domain/errors.ts";
-import { isUtcDay, startOfDay } from "../../reports/days.ts";
+import {
+  skadnetworkPostbacksQuery,
+  skadnetworkReportQuery,
+  unknownPostbacksQuery,
+} from "../../http/handlers/skadnetwork.ts";
+import { startOfDay } from "../../reports/days.ts";
 import { describeRule } from "../../skadnetwork/conversion-schema.ts";
 import {
   createSkadnetworkSettings,
@@ -18,6 +26,7 @@ import {
   postbackAnswer,
 } from "../../skadnetwork/settings.ts";
 import { UNKNOWN_SCAN_LIMIT, unknownPostbacks } from "../../skadnetwork/unknown.ts";
+import { joinProblems, plainWords } from "../../validation/issues.ts";
 import { type AdminStores, withAdminStores } from "../admin-stores.ts";
 import { abandon, writeOutputFile } from "../output-file.ts";
 
@@ -28,16 +37,51 @@ const settingsOf = (stores: AdminStores) =>
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
-export const rangeOf = (from: string, to: string) => {
-  for (const [name, day] of [
-    ["--from", from],
-    ["--to", to],
-  ] as const) {
-    if (!isUtcDay(day)) throw new ValidationError(`${name}: must be a UTC day, YYYY-MM-DD`);
-  }
-  if (to < from) throw new ValidationError("--to: must be on or after --from");
-  return { from: startOfDay(from), to: new Date(startOfDay(to).getTime() + DAY_MS) };
+/** The flags of the routes' query parameters. */
+const FLAG_OF_PARAMETER: ReadonlyMap<PropertyKey, string> = new Map([
+  ["from", "--from"],
+  ["to", "--to"],
+  ["include", "--include"],
+]);
+const flagOf = (name: PropertyKey | undefined) =>
+  (name === undefined ? undefined : FLAG_OF_PARAMETER.get(name)) ?? String(name ?? "query");
+
+/** The flags' values as the route's query, checked by its schema; a problem names its flag. */
+const queryOf = <Query>(
+  schema: z.ZodType<Query>,
+  flags: Readonly<Record<string, string | undefined>>,
+): Query => {
+  const given = Object.fromEntries(
+    Object.entries(flags).filter(([, value]) => value !== undefined),
+  );
+  const parsed = schema.safeParse(given, { error: plainWords });
+  if (parsed.success) return parsed.data;
+  throw new ValidationError(
+    joinProblems(
+      parsed.error.issues.map(
+        (issue) =>
+          `${flagOf(issue.path[0])}: ${issue.message.replace(/`(\w+)`/g, (named, name: string) => FLAG_OF_PARAMETER.get(name) ?? named)}`,
+      ),
+    ),
+  );
 };
+
+/** A checked window's [from, to), both days included. */
+const windowRange = (query: { readonly from: string; readonly to: string }) => ({
+  from: startOfDay(query.from),
+  to: new Date(startOfDay(query.to).getTime() + DAY_MS),
+});
+
+/**
+ * `--from` and `--to` as [from, to), by the rules of the route `schema` checks (by default the
+ * one of postbacks of no app): real days, to tomorrow (UTC) at the latest, `--to` on or after
+ * `--from`, at most 366 days.
+ */
+export const rangeOf = (
+  from: string,
+  to: string,
+  schema: z.ZodType<{ readonly from: string; readonly to: string }> = unknownPostbacksQuery,
+) => windowRange(queryOf(schema, { from, to }));
 
 export const setSchemaCommand = async (options: {
   appId: string;
@@ -114,10 +158,21 @@ export const skadnetworkReportCommand = async (options: {
   appId: string;
   from: string;
   to: string;
+  /** `development`, `unverified` or both, comma-separated: the API's `include`. */
+  include?: string;
   dataDir: string;
 }) => {
+  const query = queryOf(skadnetworkReportQuery, {
+    from: options.from,
+    to: options.to,
+    include: options.include,
+  });
+  const include = new Set(query.include?.split(",") ?? []);
   const report = await withAdminStores(options.dataDir, (stores) =>
-    settingsOf(stores).report(options.appId, rangeOf(options.from, options.to)),
+    settingsOf(stores).report(options.appId, windowRange(query), {
+      development: include.has("development"),
+      unverified: include.has("unverified"),
+    }),
   );
   print(report);
 };
@@ -158,7 +213,7 @@ export const exportPostbacksCommand = async (options: {
   output: string;
   dataDir: string;
 }) => {
-  const range = rangeOf(options.from, options.to);
+  const range = rangeOf(options.from, options.to, skadnetworkPostbacksQuery);
   let count = 0;
   // Written beside the output and renamed onto it once whole: a refused app or range, a store
   // that fails part of the way or a Ctrl-C leaves the file that was there (if any) as it was.
