@@ -220,6 +220,31 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnEventMadeWhileTheClockWasTwoDaysAheadAndSentOnceItIsRightAgainIsStoredAtItsSend()
+        {
+            var clock = new SettableClock { Offset = TimeSpan.FromHours(48) };
+            var timers = new ManualTimers();
+            var core = new SdkCore(Setup(timers: timers, clock: clock));
+            core.Configure(app.SdkKey, 1, null);
+            core.Idle().Wait();
+            // Made offline with the clock two days ahead; the clock is put right before it leaves.
+            network.Off = true;
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            Assert.AreEqual(1, core.Queued);
+            clock.Offset = TimeSpan.Zero;
+            network.Off = false;
+            Retry(core, timers);
+            Assert.AreEqual(0, core.Queued);
+            var sent = network.BodiesTo("POST /v1/events").Last();
+            Assert.AreEqual((string)sent["sent_at"], (string)sent["events"][0]["event_time"], sent.ToString());
+            var answer = network.To("POST /v1/events").Last();
+            Assert.AreEqual(1, (int)JObject.Parse(answer.Item3)["accepted"], answer.Item3);
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_login") == 1);
+            Assert.AreEqual(1, Count(rows, core.ServiceId, "service_login"));
+        }
+
+        [Test]
         public void AnonymousModeSendsNoAdvertisingIdNorCustomerUserId()
         {
             var device = new FixedDevice();

@@ -356,6 +356,19 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.core.droppedEventCount, 0)
     }
 
+    func testAnEventMadeWhileTheClockWasDaysAheadLeavesAtItsSendOnceTheClockIsRight() throws {
+        // #0 made with the clock two days ahead, put right before it leaves; #1 made since.
+        let harness = Harness(store: try Harness.given(queued: 2, ages: [0: -48 * 3600]))
+        XCTAssertNil(harness.configure())
+        harness.eventually("both delivered") { harness.acceptedIndexes == [0, 1] }
+        let request = try XCTUnwrap(harness.service.sent("POST", "/v1/events").first)
+        let sentAt = try XCTUnwrap(FakeService.body(request)?["sent_at"])
+        let times = FakeService.events(request).map { $0.objectValue?["event_time"] }
+        XCTAssertEqual(times.first, sentAt, "moved back to its send: the service refuses one 24 hours after it")
+        XCTAssertNotEqual(times.last, sentAt, "one made before its send leaves as made")
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+    }
+
     func testAnInstallRefusedWith404IsAConfigurationErrorNotAStall() throws {
         let store = try Harness.given(queued: 3, installRecorded: false)
         let harness = Harness(store: store)

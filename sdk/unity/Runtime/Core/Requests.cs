@@ -147,7 +147,7 @@ namespace Service.Unity
             return new JObject
             {
                 { "sent_at", Iso(sentAt) },
-                { "events", new JArray(batch.Select(e => Event(e, serviceId, anonymous))) },
+                { "events", new JArray(batch.Select(e => Event(e, serviceId, anonymous, sentAt))) },
             };
         }
 
@@ -162,7 +162,7 @@ namespace Service.Unity
                     {
                         { "session_id", s.SessionId },
                         { "service_id", serviceId },
-                        { "started_at", s.StartedAt },
+                        { "started_at", NotAfter(s.StartedAt, sentAt) },
                     }))
                 },
             };
@@ -189,7 +189,7 @@ namespace Service.Unity
 
         /// <summary>One event of POST /v1/events.</summary>
         /// <param name="anonymous">Anonymous mode as the event leaves.</param>
-        public static JObject Event(QueuedEvent queued, string serviceId, bool anonymous = false)
+        public static JObject Event(QueuedEvent queued, string serviceId, bool anonymous, DateTime sentAt)
         {
             // Anonymous when taken or as it leaves: no customer user id.
             var sentAnonymous = anonymous || queued.Anonymous;
@@ -199,7 +199,7 @@ namespace Service.Unity
                 { "event_type", queued.EventType },
                 { "event_name", queued.EventName },
                 { "parameters", queued.Parameters },
-                { "event_time", queued.EventTime },
+                { "event_time", NotAfter(queued.EventTime, sentAt) },
                 { "service_id", serviceId },
                 { "customer_user_id", sentAnonymous ? null : queued.CustomerUserId },
             };
@@ -209,9 +209,30 @@ namespace Service.Unity
             return json;
         }
 
+        private const string IsoFormat = "yyyy-MM-dd'T'HH:mm:ss.fff'Z'";
+
         public static string Iso(DateTime time)
         {
-            return time.ToUniversalTime().ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture);
+            return time.ToUniversalTime().ToString(IsoFormat, CultureInfo.InvariantCulture);
+        }
+
+        /// <summary>
+        /// An item's time, or the request's <paramref name="sentAt"/> when the item's is after
+        /// it. The device clock went back since the item was made (a clock set days ahead, put
+        /// right while the item waited offline): it happened before it left, and the service
+        /// refuses an item more than 24 hours after its request's `sent_at`, which would lose it.
+        /// Kept on the device as made.
+        /// </summary>
+        internal static string NotAfter(string time, DateTime sentAt)
+        {
+            DateTime at;
+            if (time == null || !DateTime.TryParseExact(
+                time, IsoFormat, CultureInfo.InvariantCulture,
+                DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal, out at))
+            {
+                return time;
+            }
+            return at > sentAt.ToUniversalTime() ? Iso(sentAt) : time;
         }
     }
 }

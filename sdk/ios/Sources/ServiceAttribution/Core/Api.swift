@@ -126,7 +126,8 @@ final class Api {
     /// POST /v1/events with the device's clock as `sent_at`; its 2xx answer counts the accepted
     /// events and lists the refused ones by index.
     func events(_ events: [JSONValue], sentAt: Date) throws -> BatchVerdict {
-        let envelope = JSONValue.object(["sent_at": .string(Requests.iso(sentAt)), "events": .array(events)])
+        let sent = Requests.notAfter(events, "event_time", sentAt: sentAt)
+        let envelope = JSONValue.object(["sent_at": .string(Requests.iso(sentAt)), "events": .array(sent)])
         let response = try call("POST", "/v1/events", envelope.text)
         return try Api.verdict(of: response, count: events.count, route: "POST /v1/events")
     }
@@ -134,7 +135,8 @@ final class Api {
     /// POST /v1/sessions with the device's clock as `sent_at`; its 2xx answer has the events'
     /// shape, session by session.
     func sessions(_ sessions: [JSONValue], sentAt: Date) throws -> BatchVerdict {
-        let envelope = JSONValue.object(["sent_at": .string(Requests.iso(sentAt)), "sessions": .array(sessions)])
+        let sent = Requests.notAfter(sessions, "started_at", sentAt: sentAt)
+        let envelope = JSONValue.object(["sent_at": .string(Requests.iso(sentAt)), "sessions": .array(sent)])
         let response = try call("POST", "/v1/sessions", envelope.text)
         return try Api.verdict(of: response, count: sessions.count, route: "POST /v1/sessions")
     }

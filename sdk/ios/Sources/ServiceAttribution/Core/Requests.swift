@@ -309,6 +309,20 @@ enum Requests {
         return .object(object)
     }
 
+    /// `items` with a `timeField` after `sentAt` moved back to it. The device clock went back
+    /// since the item was made (a clock set days ahead, put right while the item waited
+    /// offline): it happened before it left, and the service refuses an item more than 24 hours
+    /// after its request's `sent_at`, which would lose it. Kept on the device as made.
+    static func notAfter(_ items: [JSONValue], _ timeField: String, sentAt: Date) -> [JSONValue] {
+        return items.map { item in
+            guard var object = item.objectValue,
+                  let text = object[timeField]?.stringValue,
+                  let time = date(text), time > sentAt else { return item }
+            object[timeField] = .string(iso(sentAt))
+            return .object(object)
+        }
+    }
+
     /// An ISO 8601 time as ``iso(_:)`` writes it, also without milliseconds.
     static func date(_ text: String) -> Date? {
         return isoFormatter.date(from: text) ?? plainIsoFormatter.date(from: text)

@@ -98,13 +98,21 @@ internal class Api(
     }
 
     /** [sentAtMs]: the device clock as the request leaves, set again on each attempt. */
-    fun events(events: List<Map<String, Any?>>, sentAtMs: Long): BatchVerdict = batch("/v1/events", "events", events, sentAtMs)
+    fun events(events: List<Map<String, Any?>>, sentAtMs: Long): BatchVerdict = batch("/v1/events", "events", "event_time", events, sentAtMs)
 
     /** POST /v1/sessions: answered as the events are, one verdict per session. */
-    fun sessions(sessions: List<Map<String, Any?>>, sentAtMs: Long): BatchVerdict = batch("/v1/sessions", "sessions", sessions, sentAtMs)
+    fun sessions(sessions: List<Map<String, Any?>>, sentAtMs: Long): BatchVerdict =
+        batch("/v1/sessions", "sessions", "started_at", sessions, sentAtMs)
 
-    private fun batch(path: String, field: String, items: List<Map<String, Any?>>, sentAtMs: Long): BatchVerdict {
-        val body = Json.write(linkedMapOf("sent_at" to Requests.iso(sentAtMs), field to items))
+    private fun batch(
+        path: String,
+        field: String,
+        timeField: String,
+        items: List<Map<String, Any?>>,
+        sentAtMs: Long,
+    ): BatchVerdict {
+        val sent = Requests.notAfter(items, timeField, sentAtMs)
+        val body = Json.write(linkedMapOf("sent_at" to Requests.iso(sentAtMs), field to sent))
         val answer = jsonObject("POST $path", call("POST", path, body).body)
         val rejectedField = answer["rejected"]
         val rejectedList: List<*> =

@@ -174,4 +174,16 @@ internal object Requests {
         )
 
     fun iso(ms: Long): String = Instant.ofEpochMilli(ms).toString()
+
+    /**
+     * [items] with a [timeField] after [sentAtMs] moved back to it. The device clock went back
+     * since the item was made (a clock set days ahead, put right while the item waited
+     * offline): it happened before it left, and the service refuses an item more than 24 hours
+     * after its request's `sent_at`, which would lose it. Kept on the device as made.
+     */
+    fun notAfter(items: List<Map<String, Any?>>, timeField: String, sentAtMs: Long): List<Map<String, Any?>> =
+        items.map { item ->
+            val time = (item[timeField] as? String)?.let { runCatching { Instant.parse(it).toEpochMilli() }.getOrNull() }
+            if (time != null && time > sentAtMs) item + (timeField to iso(sentAtMs)) else item
+        }
 }

@@ -22,6 +22,16 @@ class RequestsTest {
     }
 
     @Test
+    fun `a session or an event from a clock put back since leaves at its send, one before as it was`() {
+        val sentAt = 1_800_000_000_000L
+        val sessions = listOf(Requests.session("s1", "sid", sentAt + 48L * 3600 * 1000), Requests.session("s2", "sid", sentAt - 1000))
+        val sent = Requests.notAfter(sessions, "started_at", sentAt)
+        assertEquals(listOf(Requests.iso(sentAt), Requests.iso(sentAt - 1000)), sent.map { it["started_at"] })
+        assertEquals(listOf("session_id", "service_id", "started_at"), sent[0].keys.toList())
+        assertEquals(sessions[1], sent[1])
+    }
+
+    @Test
     fun `a referrer is cut to the schema's 2048 characters`() {
         val body = install(FakeDevice(), referrer = InstallReferrerDetails("r".repeat(3000)))
         assertEquals(2048, ((body["install_referrer"] as Map<*, *>)["referrer"] as String).length)

@@ -241,6 +241,31 @@ class DeliveryEndToEndTest {
     }
 
     @Test
+    fun `an event made while the clock was two days ahead and sent once it is right again is stored, at its send`() {
+        val app = Service.createApp("clock-back")
+        val store = MemoryStore()
+        val first = Launch(store).configure(app.sdkKey)
+        assertTrue(eventually { first.transport.requests("POST", "/v1/installs").any { it.second?.code == 202 } })
+        val serviceId = Json.parseObject(first.transport.requests("POST", "/v1/installs").first().first.body!!)["service_id"] as String
+        first.core.drain()
+        first.core.close()
+
+        // Queued offline with the clock two days ahead; the clock is put right before it leaves.
+        val ahead = System.currentTimeMillis() + 48L * 3600 * 1000
+        val event = Requests.event(Draft(UUID.randomUUID().toString(), EventType.SEARCH, null, emptyMap(), ahead, null), emptyMap(), serviceId)
+        store.put(StoredQueue.EVENTS, Json.write(event) + "\n")
+        val next = Launch(store).configure(app.sdkKey)
+        assertTrue(eventually { next.accepted() >= 1 && next.core.queuedCount() == 0 })
+        val body = Json.parseObject(next.transport.requests("POST", "/v1/events").single().first.body!!)
+        val sent = (body["events"] as List<*>).single() as Map<*, *>
+        assertEquals(body["sent_at"], sent["event_time"])
+        val records = Service.exportUntil(app, since) { "service_search" in names(it) }
+        assertEquals(1, names(records).count { it == "service_search" })
+        assertEquals(emptyList<ServiceError>(), next.errors.toList())
+        assertEquals(0L, next.core.getDroppedEventCount())
+    }
+
+    @Test
     fun `an event the queue holds twice is stored once, and the repeat the service ignores is no drop`() {
         val app = Service.createApp("repeat")
         val store = MemoryStore()
