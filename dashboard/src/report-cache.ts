@@ -2,7 +2,9 @@
  * The reports' answers, asked once for the same question within 30 s, as the service keeps them:
  * the Overview and Cohorts pages ask for an unfiltered report beside the filtered one (the
  * filters' choices), the same when no filter is set, and each other's when the person moves
- * between them. A change of the app's cost rows forgets its answers.
+ * between them. A change of the app's cost rows forgets its answers. An answer is kept under the
+ * time zone the page asked it in (the app's as the app list says): once the list names another,
+ * the page asks anew rather than be shown the days of the zone the app no longer counts in.
  */
 import {
   type CohortGroupBy,
@@ -29,9 +31,11 @@ const remembered = <T>(appId: string, key: string, ask: () => Promise<T>): Promi
   return answer;
 };
 
+/** `zone`: the time zone the page counts the range's days in, as the app list says. */
 export const cohortsOf = (
   appId: string,
   params: { from: string; to: string; group_by: CohortGroupBy } & ReportFilters,
+  zone: string,
 ): Promise<CohortReport> => {
   const asked = {
     from: params.from,
@@ -39,17 +43,19 @@ export const cohortsOf = (
     group_by: params.group_by,
     ...filterParams(params),
   };
-  return remembered(appId, JSON.stringify(["cohorts", appId, asked]), () =>
+  return remembered(appId, JSON.stringify(["cohorts", appId, zone, asked]), () =>
     getCohorts(appId, asked),
   );
 };
 
+/** `zone`: the time zone the page counts the range's days in, as the app list says. */
 export const overviewOf = (
   appId: string,
   params: { from: string; to: string } & ReportFilters,
+  zone: string,
 ): Promise<Overview> => {
   const asked = { from: params.from, to: params.to, ...filterParams(params) };
-  return remembered(appId, JSON.stringify(["overview", appId, asked]), () =>
+  return remembered(appId, JSON.stringify(["overview", appId, zone, asked]), () =>
     getOverview(appId, asked),
   );
 };

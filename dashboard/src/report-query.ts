@@ -5,7 +5,7 @@
  * carry them from one of these pages to another (docs/dashboard.md#the-overviews-filters).
  */
 import type { ReportFilters } from "./api.ts";
-import { defaultRange, type Range } from "./components/date-range.tsx";
+import { defaultRange, type Range } from "./range.ts";
 import { platformWord } from "./words.ts";
 
 export const FILTER_NAMES = ["media_source", "campaign", "country", "platform"] as const;

@@ -1,6 +1,7 @@
 import { createContext } from "preact";
-import { useContext } from "preact/hooks";
+import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
 import type { AppSummary, User } from "./api.ts";
+import { reportZone } from "./report-zone.ts";
 
 export interface SessionContextValue {
   user: User;
@@ -55,6 +56,35 @@ export const storeAppId = (appId: string | null): void => {
 /** The time zone an app's reports count days in, as its summary says; UTC while not known. */
 export const useAppTimeZone = (appId: string): string =>
   useSession().apps?.find((app) => app.app_id === appId)?.time_zone ?? "UTC";
+
+/**
+ * The time zone a report page's days are of (./report-zone.ts): the zone its answers were
+ * counted in (the app's as the service read it), as the page tells it with `answeredIn`, once
+ * one came; the app list's (`listed`) before. An answer's zone is kept until another answer's,
+ * also while a range the page refuses clears the answer. An answer of another zone than the
+ * list's says the zone changed since the list was read (in another tab, through the API): the
+ * list is read again, once for each zone an answer names, so that this page's today, inputs and
+ * presets, and every other page's, follow the app's zone.
+ */
+export const useReportZone = (
+  appId: string,
+): { zone: string; listed: string; answeredIn: (zone: string | null | undefined) => void } => {
+  const { reloadApps } = useSession();
+  const listed = useAppTimeZone(appId);
+  const [answered, setAnswered] = useState<string | null>(null);
+  const { zone, listBehind } = reportZone(listed, answered);
+  const readFor = useRef(new Set<string>());
+  useEffect(() => {
+    if (!listBehind || readFor.current.has(zone)) return;
+    readFor.current.add(zone);
+    // Unread, the page goes by the answer's zone all the same.
+    reloadApps().catch(() => undefined);
+  }, [listBehind, zone, reloadApps]);
+  const answeredIn = useCallback((given: string | null | undefined) => {
+    if (given) setAnswered(given);
+  }, []);
+  return { zone, listed, answeredIn };
+};
 
 /**
  * Whether the apps, and so each one's time zone, are known: until then a page neither judges

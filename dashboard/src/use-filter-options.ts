@@ -10,6 +10,8 @@ import { type FilterOptions, NO_OPTIONS } from "./components/report-filters.tsx"
 export interface ReportRange {
   readonly from: string;
   readonly to: string;
+  /** The time zone the page counts the days in, as the app list says (the reports' cache key). */
+  readonly zone: string;
 }
 
 /**
@@ -26,13 +28,13 @@ export const useFilterOptions = (
   // The asking function changes with every render; the app and the range are what ask again.
   const asker = useRef(choicesOf);
   asker.current = choicesOf;
-  const wanted = range === null ? null : JSON.stringify([appId, range.from, range.to]);
+  const wanted = range === null ? null : JSON.stringify([appId, range.from, range.to, range.zone]);
   const askNow = wanted !== null && ready && loaded?.of !== wanted;
   useEffect(() => {
     if (!askNow || wanted === null) return;
-    const [app, from, to] = JSON.parse(wanted) as [string, string, string];
+    const [app, from, to, zone] = JSON.parse(wanted) as [string, string, string, string];
     let current = true;
-    asker.current(app, { from, to }).then(
+    asker.current(app, { from, to, zone }).then(
       (options) => {
         if (current) setLoaded({ of: wanted, options });
       },

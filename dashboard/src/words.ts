@@ -108,6 +108,32 @@ export const eventWord = (name: string): string => {
   return EVENT_WORDS[bare] ?? plain(bare);
 };
 
+/** An event stored without a name, as the overview's charts and tables show it. */
+export const NO_EVENT_NAME = "(no name)";
+
+/**
+ * Each stored event name's label where names are shown side by side (the events chart's
+ * series, its table's columns): its word, and, when two names read the same word (the spec's
+ * `service_login` and a custom `service_log_in` are both "Log in"), the word followed by the
+ * stored name, "Log in (service_login)", so that neither is taken for the other. Null is an
+ * event without a name.
+ */
+export const eventLabels = (names: readonly (string | null)[]): Map<string | null, string> => {
+  const wordOf = (name: string | null) => (name === null ? NO_EVENT_NAME : eventWord(name));
+  const distinct = [...new Set(names)];
+  const uses = new Map<string, number>();
+  for (const name of distinct) {
+    const word = wordOf(name);
+    uses.set(word, (uses.get(word) ?? 0) + 1);
+  }
+  return new Map(
+    distinct.map((name) => {
+      const word = wordOf(name);
+      return [name, name === null || (uses.get(word) ?? 0) < 2 ? word : `${word} (${name})`];
+    }),
+  );
+};
+
 /**
  * A sentence the service wrote with exported event names in it (a conversion value's meaning:
  * `service_purchase, 4.99+ USD`), each name in the reader's words.

@@ -2665,6 +2665,61 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByRole("status").filter({ hasText: "Settings saved." }).waitFor(WITHIN);
     expect((await rt.stores.apps.get(APP_ID))?.timeZone).toBe("UTC");
+
+    // The zone changed behind the page's back (another tab, the API) while the page, never
+    // reloaded, keeps the app list it read: the Overview and Cohorts go by their answer's zone
+    // (`time_zone`) and read the list again when it names another; the Cost page, whose answer
+    // names none, reads the list again as it opens. Each zone is changed from the Keys page,
+    // which asks for no report, so that no answer on its way reads the list after the change.
+    const zoneChanged = async (timeZone: string) => {
+      await navLink(page, "Keys").click();
+      await heading(page, "Keys").waitFor();
+      await rt.stores.apps.update(APP_ID, (app) => ({ ...app, timeZone }));
+    };
+    /** The app list read again, from now on. */
+    const listRead = () =>
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === "GET" && new URL(response.url()).pathname === "/v1/apps",
+        { timeout: WITHIN.timeout },
+      );
+    const legend = (zone: string) =>
+      page.getByText(
+        `Date range (${zone === "UTC" ? "UTC days" : `days of ${zone}`}, both included)`,
+      );
+    /** Whether the latest day the inputs take is today in the zone, either side of midnight. */
+    const latestDayIs = async (days: string[]) =>
+      days.includes(String(await page.locator('input[name="to"]').getAttribute("max")));
+    const tokyoBefore = tokyoToday();
+    const utcBefore = today();
+    // The list says UTC; the app counts Tokyo's days.
+    await zoneChanged("Asia/Tokyo");
+    let read = listRead();
+    await navLink(page, "Overview").click();
+    await heading(page, "Overview").waitFor();
+    await legend("Asia/Tokyo").waitFor(WITHIN);
+    await expect.poll(() => latestDayIs([tokyoBefore, tokyoToday()]), WITHIN).toBe(true);
+    await read;
+    // The list says Tokyo; the app counts UTC's days.
+    await zoneChanged("UTC");
+    read = listRead();
+    await navLink(page, "Cohorts").click();
+    await heading(page, "Cohorts").waitFor();
+    await legend("UTC").waitFor(WITHIN);
+    await expect.poll(() => latestDayIs([utcBefore, today()]), WITHIN).toBe(true);
+    await read;
+    // The list says UTC; the app counts Tokyo's days.
+    await zoneChanged("Asia/Tokyo");
+    await navLink(page, "Cost").click();
+    await heading(page, "Cost").waitFor();
+    await legend("Asia/Tokyo").waitFor(WITHIN);
+    await expect.poll(() => latestDayIs([tokyoBefore, tokyoToday()]), WITHIN).toBe(true);
+    // Back to UTC for the tests after, the page reloaded: an answer the page keeps 30 s, of the
+    // zone its list still names, would otherwise be shown until then.
+    await zoneChanged("UTC");
+    await page.reload();
+    await navLink(page, "Overview").click();
+    await legend("UTC").waitFor(WITHIN);
   });
 
   it("6b. says the service's refusals of settings beside their fields, in words: no internal name, no validation library's message", async () => {
@@ -2753,6 +2808,8 @@ describe("the dashboard in a browser", () => {
     const rows = page.getByRole("table", { name: "Latest events" }).locator("tbody tr");
     await rows.first().waitFor();
     expect(await rows.count()).toBeGreaterThan(0);
+    // The report's window said: the latest events of two UTC days, not of all time.
+    await page.getByText("The 50 latest events of yesterday and today (UTC),").waitFor();
     const times = await cellTexts(rows, 0);
     expect(times.every((time) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/.test(time))).toBe(
       true,

@@ -4,11 +4,11 @@
  * (src/reports/params.ts) checked before any call, the reason said beside the dates
  * (docs/dashboard.md#the-overviews-range).
  */
-import { addDays, daysSpanned, formatCount, isDay, today } from "../format.ts";
+import { addDays, daysSpanned, formatCount, isDay } from "../format.ts";
+import type { Range } from "../range.ts";
 
+export type { Range } from "../range.ts";
 export { refusalOf } from "../refusal.ts";
-
-export type Range = { from: string; to: string };
 
 /** Each preset, of the day that is today where the range's days are counted. */
 const PRESETS: { label: string; range: (last: string) => Range }[] = [
@@ -16,12 +16,6 @@ const PRESETS: { label: string; range: (last: string) => Range }[] = [
   { label: "Last 7 days", range: (last) => ({ from: addDays(last, -6), to: last }) },
   { label: "Last 30 days", range: (last) => ({ from: addDays(last, -29), to: last }) },
 ];
-
-/** The last 7 days, today (UTC unless given) included. */
-export const defaultRange = (last: string = today()): Range => ({
-  from: addDays(last, -6),
-  to: last,
-});
 
 /** The longest range the reports take, both days counted: a leap year. */
 export const MAX_RANGE_DAYS = 366;

@@ -9,7 +9,7 @@
  */
 import type { ChartConfiguration } from "chart.js";
 import type { ComponentChildren } from "preact";
-import { useMemo } from "preact/hooks";
+import { useEffect, useMemo } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import type {
   ActiveUsers,
@@ -46,7 +46,7 @@ import { useHashQuery } from "../hash-route.ts";
 import { cohortsOf } from "../report-cache.ts";
 import { filtersInWords, filtersOf, putFilters, rangeOf } from "../report-query.ts";
 import { leftOutColumn, unconvertedRevenueLine } from "../revenue-left-out.ts";
-import { appPath, useAppTimeZone, useZoneKnown } from "../session.tsx";
+import { appPath, useReportZone, useZoneKnown } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
 import { groupByWord, platformWord, UNATTRIBUTED } from "../words.ts";
@@ -95,7 +95,8 @@ const queryOf = (choices: Choices): string => {
  * campaign, and the countries of its cohorts by country (its installs' and touches').
  */
 const filterChoicesOf = async (appId: string, range: ReportRange): Promise<FilterOptions> => {
-  const unfiltered = (group_by: CohortGroupBy) => cohortsOf(appId, { ...range, group_by });
+  const unfiltered = (group_by: CohortGroupBy) =>
+    cohortsOf(appId, { from: range.from, to: range.to, group_by }, range.zone);
   const [byCampaign, byCountry] = await Promise.all([
     unfiltered("campaign"),
     unfiltered("country"),
@@ -110,7 +111,8 @@ export function CohortsPage(props: { appId: string }) {
   const { appId } = props;
   const [, navigate] = useLocation();
   const query = useHashQuery();
-  const zone = useAppTimeZone(appId);
+  // The answers' zone once one came, the app list's before; the page asks in the list's.
+  const { zone, listed: listedZone, answeredIn } = useReportZone(appId);
   const lastDay = todayIn(zone);
   const choices = useMemo(() => choicesOf(new URLSearchParams(query), lastDay), [query, lastDay]);
   const choose = (next: Partial<Choices>) =>
@@ -122,8 +124,12 @@ export function CohortsPage(props: { appId: string }) {
   const zoneKnown = useZoneKnown();
   const problem = zoneKnown ? rangeProblem(range, lastDay, zone) : null;
   const valid = zoneKnown && problem === null;
-  /** The report's question: a text, so that a new view of the same figures asks nothing. */
+  /**
+   * The report's question: a text, so that a new view of the same figures asks nothing; with the
+   * zone the app list names, so that a list read again with another zone asks again.
+   */
   const question = JSON.stringify({
+    zone: listedZone,
     from: range.from,
     to: range.to,
     group_by: groupBy,
@@ -135,14 +141,23 @@ export function CohortsPage(props: { appId: string }) {
     loading,
     error,
     settled,
-  } = useAnswer(valid ? question : null, (asked) =>
-    cohortsOf(appId, JSON.parse(asked) as Parameters<typeof cohortsOf>[1]),
-  );
+  } = useAnswer(valid ? question : null, (text) => {
+    const { zone: askedIn, ...asked } = JSON.parse(text) as Parameters<typeof cohortsOf>[1] & {
+      zone: string;
+    };
+    return cohortsOf(appId, asked, askedIn);
+  });
 
   // The filters' choices: the range's media sources, campaigns and countries, unfiltered.
-  const options = useFilterOptions(appId, valid ? range : null, settled, filterChoicesOf);
+  const options = useFilterOptions(
+    appId,
+    valid ? { ...range, zone: listedZone } : null,
+    settled,
+    filterChoicesOf,
+  );
 
   const shown = report !== null && valid;
+  useEffect(() => answeredIn(shown ? report.time_zone : null), [shown, report, answeredIn]);
   const filterWords = report ? filtersInWords(report.filters) : "";
   return (
     <Page title="Cohorts" subtitle={appId}>

@@ -7,7 +7,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
-import { ApiError, type CostRow, errorMessage, listCosts, putCosts } from "../api.ts";
+import { ApiError, type CostRow, listCosts, putCosts } from "../api.ts";
 import { type Range, RangeForm, rangeProblem, refusalOf } from "../components/date-range.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
 import { csvOf, DownloadCsv, TextTableView } from "../components/text-table.tsx";
@@ -26,12 +26,13 @@ import {
   readCostCsv,
 } from "../cost-csv.ts";
 import { costRowCounts, costRowsUnconverted, costTable, rowsWord } from "../cost-table.ts";
+import { failedUploadWords, mayHaveStored } from "../cost-upload.ts";
 import { saveCsv } from "../download.ts";
 import { formatCount, todayIn, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
 import { forgetReports } from "../report-cache.ts";
 import { rangeOf } from "../report-query.ts";
-import { appPath, useAppTimeZone, useViewOnly, useZoneKnown } from "../session.tsx";
+import { appPath, useAppTimeZone, useSession, useViewOnly, useZoneKnown } from "../session.tsx";
 
 /** The preview's first rows; rows the service refused are shown wherever they are. */
 const PREVIEW_ROWS = 20;
@@ -41,7 +42,13 @@ export function CostPage(props: { appId: string }) {
   const viewOnly = useViewOnly();
   const [, navigate] = useLocation();
   const query = useHashQuery();
-  // Cost rows are of days of the app's time zone, as the reports match them.
+  // Cost rows are of days of the app's time zone, as the reports match them. The rows' answer
+  // names no zone, as a report's does: the app list, and its zones, are read again as the page
+  // opens, so that a zone changed since (in another tab, through the API) is the one shown.
+  const { reloadApps } = useSession();
+  useEffect(() => {
+    reloadApps().catch(() => undefined);
+  }, [reloadApps]);
   const zone = useAppTimeZone(appId);
   const lastDay = todayIn(zone);
   const range = useMemo(() => rangeOf(new URLSearchParams(query), lastDay), [query, lastDay]);
@@ -152,7 +159,12 @@ type Outcome =
       problems: CostProblem[];
       more: number;
     }
-  | { kind: "failed"; accepted: number; message: string };
+  /** A request failed with no refusal of its rows: what was, and may have been, stored. */
+  | { kind: "failed"; text: string };
+
+/** The service's refusal of rows of the request, named in its detail. */
+const isRefusal = (caught: unknown): caught is ApiError =>
+  caught instanceof ApiError && caught.status === 422;
 
 /** The earlier of two days (`YYYY-MM-DD`). */
 const earlier = (a: string, b: string): string => (a < b ? a : b);
@@ -235,8 +247,9 @@ function CostUpload(props: {
         replaced += answer.replaced;
         for (const warning of answer.warnings) warnings.add(warning);
       } catch (caught) {
-        if (accepted > 0) props.onStored();
-        if (caught instanceof ApiError && caught.status === 422) {
+        // Rows stored, or maybe stored (the answer lost): the range's rows are read again.
+        if (accepted > 0 || mayHaveStored(caught)) props.onStored();
+        if (isRefusal(caught)) {
           const { problems, more } = costProblems(caught.detail || caught.error, page);
           setOutcome({
             kind: "refused",
@@ -248,7 +261,13 @@ function CostUpload(props: {
             more,
           });
         } else {
-          setOutcome({ kind: "failed", accepted, message: errorMessage(caught) });
+          setOutcome({
+            kind: "failed",
+            text: failedUploadWords(
+              { accepted, from: first, to: last, of: file.rows.length },
+              caught,
+            ),
+          });
         }
         // The reason is read out (role=alert); focus goes to the first row refused, or to it.
         requestAnimationFrame(() => {
@@ -372,7 +391,7 @@ function CostUpload(props: {
             outcome?.kind === "refused"
               ? refusalWords(outcome, file?.rows ?? [])
               : outcome?.kind === "failed"
-                ? `${outcome.accepted > 0 ? `${rowsWord(outcome.accepted)} were stored, then the upload stopped.` : "Nothing was stored."} ${outcome.message}`
+                ? outcome.text
                 : null
           }
         />

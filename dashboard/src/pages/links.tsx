@@ -25,7 +25,7 @@ import {
   problemsByField,
 } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText } from "../components/page.tsx";
-import { formatCount, formatDay, oneLine, UNKNOWN } from "../format.ts";
+import { formatDay, oneLine, UNKNOWN } from "../format.ts";
 import {
   COST_MODELS,
   type CostValues,
@@ -35,6 +35,15 @@ import {
   costValuesOf,
   NO_COST,
 } from "../link-cost.ts";
+import {
+  clicksRead,
+  clicksText,
+  firstPageRead,
+  type LinkList,
+  listingStarted,
+  NO_LINKS,
+  nextPageRead,
+} from "../link-list.ts";
 import { useViewOnly } from "../session.tsx";
 
 const PAGE_SIZE = 200;
@@ -144,9 +153,14 @@ export const previewPatch = (link: Link, values: PreviewValues): LinkPatch => {
 
 export function LinksPage(props: { appId: string }) {
   const { appId } = props;
-  const [links, setLinks] = useState<Link[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [clicks, setClicks] = useState<Map<string, number>>(new Map());
+  /** The links, the cursor after them and their clicks, of the listing being read. */
+  const [list, setList] = useState<LinkList>(NO_LINKS);
+  const { links, next, clicks } = list;
+  /** Changes the links shown, whatever listing they are of. */
+  const setLinks = (change: (current: Link[] | null) => Link[] | null) =>
+    setList((current) => ({ ...current, links: change(current.links) }));
+  /** The latest listing begun: a Refresh begins the next. */
+  const reading = useRef(0);
   const [created, setCreated] = useState<Link | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
@@ -163,31 +177,30 @@ export function LinksPage(props: { appId: string }) {
       return next;
     });
 
-  const loadClicks = useCallback(
-    () =>
-      getLinkClicks(appId).then(
-        (rows) => setClicks(new Map(rows.map((row) => [row.deeplink_id, row.clicks]))),
-        (caught: unknown) => setError(errorMessage(caught)),
-      ),
-    [appId],
-  );
-
-  const loadFirstPage = useCallback(
-    () =>
-      listLinks(appId, { limit: PAGE_SIZE }).then(
-        (page) => {
-          setLinks(page.data);
-          setCursor(page.next_cursor);
-        },
-        (caught: unknown) => setError(errorMessage(caught)),
-      ),
-    [appId],
-  );
-
+  // The first page and the clicks of a new listing: what an earlier listing's reads bring
+  // after it begins is dropped (./link-list.ts).
   const refresh = useCallback(() => {
+    const listing = ++reading.current;
+    setList((current) => listingStarted(current, listing));
     setError(null);
-    return Promise.all([loadFirstPage(), loadClicks()]);
-  }, [loadFirstPage, loadClicks]);
+    const failed = (caught: unknown) => {
+      if (listing === reading.current) setError(errorMessage(caught));
+    };
+    return Promise.all([
+      listLinks(appId, { limit: PAGE_SIZE }).then(
+        (page) => setList((current) => firstPageRead(current, listing, page)),
+        failed,
+      ),
+      getLinkClicks(appId).then(
+        (rows) => setList((current) => clicksRead(current, listing, rows)),
+        (caught: unknown) => {
+          // Not known: "—", not a 0 that was never counted.
+          setList((current) => clicksRead(current, listing, null));
+          failed(caught);
+        },
+      ),
+    ]);
+  }, [appId]);
 
   useEffect(() => {
     refresh();
@@ -199,20 +212,22 @@ export function LinksPage(props: { appId: string }) {
   const moreOnItsWay = useRef(false);
   const moreButton = useRef<HTMLButtonElement>(null);
   const loadMore = async () => {
-    if (!cursor || moreOnItsWay.current) return;
+    if (!next || moreOnItsWay.current) return;
     moreOnItsWay.current = true;
     setLoadingMore(true);
+    const asked = next;
     try {
-      const page = await listLinks(appId, { limit: PAGE_SIZE, cursor });
-      setLinks((current) => [...(current ?? []), ...page.data]);
-      setCursor(page.next_cursor);
+      const page = await listLinks(appId, { limit: PAGE_SIZE, cursor: asked.cursor });
+      // A Refresh since (or under way): its first page is not the one this page follows.
+      if (asked.listing !== reading.current) return;
+      setList((current) => nextPageRead(current, asked, page));
       // The last page takes the button away, and the focus it had with it: the list's heading
       // takes it, rather than the page's start.
       if (page.next_cursor === null && document.activeElement === moreButton.current) {
         requestAnimationFrame(() => document.getElementById("link-list-heading")?.focus());
       }
     } catch (caught) {
-      setError(errorMessage(caught));
+      if (asked.listing === reading.current) setError(errorMessage(caught));
     } finally {
       moreOnItsWay.current = false;
       setLoadingMore(false);
@@ -375,7 +390,7 @@ export function LinksPage(props: { appId: string }) {
                         )}
                       </td>
                       <td class="num" data-label="Clicks" data-testid="clicks">
-                        {formatCount(clicks.get(link.deeplink_id) ?? 0)}
+                        {clicksText(clicks, link.deeplink_id)}
                       </td>
                       <td data-label="Created">{formatDay(link.created_at)}</td>
                       <td data-label="Status">
@@ -440,7 +455,7 @@ export function LinksPage(props: { appId: string }) {
             </tbody>
           </table>
         )}
-        {cursor ? (
+        {next ? (
           <div class="actions">
             <button
               ref={moreButton}

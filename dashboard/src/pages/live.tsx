@@ -1,7 +1,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { Link } from "wouter-preact";
 import { type ExportRecord, errorMessage, getLatestEvents } from "../api.ts";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
 import { formatTime, formatUsd, UNKNOWN } from "../format.ts";
+import { eventCampaign, latestEventsHint, NO_LATEST_EVENTS } from "../latest-events.ts";
+import { appPath } from "../session.tsx";
 import { eventWord, platformWord, UNATTRIBUTED } from "../words.ts";
 
 const POLL_MS = 3000;
@@ -82,9 +85,7 @@ export function LivePage(props: { appId: string }) {
           {paused ? "Resume" : "Pause"}
         </button>
         <p class="hint">
-          {paused
-            ? "Paused."
-            : `The ${LIMIT} latest events, refreshed every ${POLL_MS / 1000} seconds.`}
+          {paused ? "Paused." : latestEventsHint(LIMIT, POLL_MS / 1000)}
           {updatedAt ? ` Last updated ${formatTime(updatedAt.toISOString())}.` : ""}
         </p>
         <p class="live-count" aria-live="polite" aria-atomic="true" data-testid="new-events">
@@ -97,7 +98,11 @@ export function LivePage(props: { appId: string }) {
           <p class="loading">Loading…</p>
         )
       ) : events.length === 0 ? (
-        <p>No events yet. They appear here as the SDKs send them.</p>
+        // The answer holds yesterday's and today's events only: the app may have older ones.
+        <p>
+          {NO_LATEST_EVENTS} Earlier ones are on the{" "}
+          <Link href={appPath(appId, "export")}>Export page</Link>.
+        </p>
       ) : (
         <TableScroll label="Latest events">
           <table aria-label="Latest events" class="card-table live-table">
@@ -130,7 +135,7 @@ export function LivePage(props: { appId: string }) {
                       {event.event_name ? eventWord(event.event_name) : UNKNOWN}
                     </td>
                     <td>{event.media_source ? event.media_source : UNATTRIBUTED}</td>
-                    <td class="wrap">{breakable(text(event.campaign_name))}</td>
+                    <td class="wrap">{breakable(text(eventCampaign(event)))}</td>
                     <td class="num">
                       {typeof event.revenue_usd === "number"
                         ? formatUsd(event.revenue_usd)

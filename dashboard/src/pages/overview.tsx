@@ -17,8 +17,9 @@ import { DefinitionText, InfoButton, useDefinition } from "../components/definit
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
 import { type FilterOptions, FiltersForm, filterOptions } from "../components/report-filters.tsx";
 import { DownloadCsv } from "../components/text-table.tsx";
+import { type DaySeries, eventSeries, seriesByDay } from "../day-series.ts";
 import { csvFileName, saveCsv } from "../download.ts";
-import { daysBetween, formatCount, formatUsd, todayIn, UNKNOWN } from "../format.ts";
+import { formatCount, formatUsd, todayIn, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
 import { overviewOf } from "../report-cache.ts";
 import {
@@ -30,10 +31,10 @@ import {
   rangeOf,
 } from "../report-query.ts";
 import { unconvertedRevenueLine } from "../revenue-left-out.ts";
-import { appPath, useAppTimeZone, useSession, useZoneKnown } from "../session.tsx";
+import { appPath, useReportZone, useSession, useZoneKnown } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
-import { eventWord, matchMethodWord, matchStatusWord, UNATTRIBUTED } from "../words.ts";
+import { matchMethodWord, matchStatusWord, NO_EVENT_NAME, UNATTRIBUTED } from "../words.ts";
 import { SkadnetworkSection } from "./overview-skadnetwork.tsx";
 
 /** Events per day: the 6 most frequent event names, then one "other". */
@@ -59,7 +60,7 @@ const queryOf = (choices: Choices): string =>
  * countries its events were sent from.
  */
 const filterChoicesOf = async (appId: string, range: ReportRange): Promise<FilterOptions> => {
-  const unfiltered = await overviewOf(appId, range);
+  const unfiltered = await overviewOf(appId, { from: range.from, to: range.to }, range.zone);
   return filterOptions(
     unfiltered.campaigns.map((row) => ({ mediaSource: row.media_source, campaign: row.campaign })),
     unfiltered.countries.map((row) => row.country),
@@ -72,7 +73,8 @@ export function OverviewPage(props: { appId: string }) {
   const onIos = currentAppId === appId && currentAppOnIos === true;
   const [, navigate] = useLocation();
   const query = useHashQuery();
-  const zone = useAppTimeZone(appId);
+  // The answers' zone once one came, the app list's before; the page asks in the list's.
+  const { zone, listed: listedZone, answeredIn } = useReportZone(appId);
   const lastDay = todayIn(zone);
   const choices = useMemo<Choices>(() => {
     const params = new URLSearchParams(query);
@@ -87,8 +89,11 @@ export function OverviewPage(props: { appId: string }) {
   const zoneKnown = useZoneKnown();
   const problem = zoneKnown ? rangeProblem(range, lastDay, zone) : null;
   const valid = zoneKnown && problem === null;
-  /** The report's question: a text, so that the same choices ask nothing again. */
-  const question = JSON.stringify({ from: range.from, to: range.to, ...filters });
+  /**
+   * The report's question: a text, so that the same choices ask nothing again; with the zone the
+   * app list names, so that a list read again with another zone asks again.
+   */
+  const question = JSON.stringify({ zone: listedZone, from: range.from, to: range.to, ...filters });
 
   // The answer keeps the filters it was asked with, which the overview's answer does not name.
   const {
@@ -97,14 +102,22 @@ export function OverviewPage(props: { appId: string }) {
     error,
     settled,
   } = useAnswer(valid ? question : null, async (text) => {
-    const asked = JSON.parse(text) as Parameters<typeof overviewOf>[1];
-    return { data: await overviewOf(appId, asked), filters: filterParams(asked) };
+    const { zone: askedIn, ...asked } = JSON.parse(text) as Parameters<typeof overviewOf>[1] & {
+      zone: string;
+    };
+    return { data: await overviewOf(appId, asked, askedIn), filters: filterParams(asked) };
   });
 
   // The filters' choices, of the range unfiltered (the same answer as above when no filter is set).
-  const options = useFilterOptions(appId, valid ? range : null, settled, filterChoicesOf);
+  const options = useFilterOptions(
+    appId,
+    valid ? { ...range, zone: listedZone } : null,
+    settled,
+    filterChoicesOf,
+  );
 
   const data = valid ? (shownAnswer?.data ?? null) : null;
+  useEffect(() => answeredIn(data?.time_zone), [data, answeredIn]);
   const filterWords = shownAnswer ? filtersInWords(shownAnswer.filters) : "";
   const filtered = shownAnswer !== null && hasFilters(shownAnswer.filters);
   return (
@@ -312,35 +325,6 @@ function Totals(props: { data: Overview }) {
   );
 }
 
-/** Series of per-day figures: one value per day of the range per series name. */
-const seriesByDay = <R,>(
-  range: { from: string; to: string },
-  rows: R[],
-  day: (row: R) => string,
-  name: (row: R) => string,
-  value: (row: R) => number,
-) => {
-  const days = daysBetween(range.from, range.to);
-  const index = new Map(days.map((d, i) => [d, i]));
-  const series = new Map<string, number[]>();
-  for (const row of rows) {
-    const at = index.get(day(row).slice(0, 10));
-    if (at === undefined) continue;
-    const key = name(row);
-    let values = series.get(key);
-    if (!values) {
-      values = days.map(() => 0);
-      series.set(key, values);
-    }
-    values[at] = (values[at] ?? 0) + value(row);
-  }
-  const total = (values: number[]) => values.reduce((sum, v) => sum + v, 0);
-  const names = [...series.keys()].sort(
-    (a, b) => total(series.get(b) ?? []) - total(series.get(a) ?? []),
-  );
-  return { days, names, series };
-};
-
 /** A chart's series: a name as shown in the legend, its values, its colour. */
 interface Series {
   label: string;
@@ -353,13 +337,13 @@ interface Series {
  * summed into one "other" series; all of them as they are when that would leave one or none
  * in "other". The visually hidden table keeps every name.
  */
-const topAndOther = (
+const topAndOther = <K,>(
   days: string[],
-  names: string[],
-  series: Map<string, number[]>,
+  names: K[],
+  series: Map<K, number[]>,
   top: number,
   what: string,
-): { kept: string[]; other: Series | null } => {
+): { kept: K[]; other: Series | null } => {
   if (names.length <= top + 1) return { kept: names, other: null };
   const rest = names.slice(top);
   const values = days.map((_, i) =>
@@ -413,11 +397,13 @@ const stackedBars = (days: string[], series: Series[]): ChartConfiguration<"bar"
   options: stackedBarOptions,
 });
 
-const tableOf = (
+/** A chart's table: a column per series, headed by its label (its key unless given). */
+const tableOf = <K,>(
   firstColumn: string,
-  built: { days: string[]; names: string[]; series: Map<string, number[]> },
+  built: DaySeries<K>,
+  label: (key: K) => string = String,
 ) => ({
-  columns: [firstColumn, ...built.names],
+  columns: [firstColumn, ...built.names.map(label)],
   rows: built.days.map((d, i) => [d, ...built.names.map((n) => built.series.get(n)?.[i] ?? 0)]),
 });
 
@@ -541,17 +527,9 @@ function BreakdownChart(props: { id: string; caption: string; definition: string
 
 function EventsChart(props: { data: Overview }) {
   const { data } = props;
-  const built = useMemo(
-    () =>
-      seriesByDay(
-        data,
-        data.events_by_day,
-        (r) => r.date,
-        (r) => (r.event_name === null ? "(no name)" : eventWord(r.event_name)),
-        (r) => r.events,
-      ),
-    [data],
-  );
+  // A series per stored name, labelled by its word: two names of one word stay apart.
+  const built = useMemo(() => eventSeries(data), [data]);
+  const labelOf = (name: string | null) => built.labels.get(name) ?? NO_EVENT_NAME;
   const config = useMemo<ChartConfiguration<"bar">>(() => {
     const { kept, other } = topAndOther(
       built.days,
@@ -562,7 +540,7 @@ function EventsChart(props: { data: Overview }) {
     );
     const series: Series[] = [
       ...kept.map((name, i) => ({
-        label: name,
+        label: built.labels.get(name) ?? NO_EVENT_NAME,
         values: built.series.get(name) ?? [],
         colour: seriesColour(i),
       })),
@@ -574,7 +552,7 @@ function EventsChart(props: { data: Overview }) {
     <ChartFigure
       caption="Events per day by event name"
       config={config}
-      table={tableOf("Date", built)}
+      table={tableOf("Date", built, labelOf)}
       empty={built.names.length === 0}
     />
   );
