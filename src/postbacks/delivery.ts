@@ -158,6 +158,7 @@ export const partnerRequestOf = (input: {
   return buildRequest(
     template,
     {
+      configId: input.config.id,
       install: postbackInstallOf(input.facts),
       event: input.event,
       won: input.won,

@@ -9,6 +9,7 @@ import {
 import { ANDROID_INSTALL, contextOf, IOS_INSTALL, PURCHASE } from "./postbacks.test-support.ts";
 import {
   buildRequest,
+  eventRefOf,
   installRefOf,
   isKnownMacro,
   macrosIn,
@@ -110,7 +111,7 @@ describe("each partner's request", () => {
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
       event: "install",
       app_id: "com.example.game",
-      install_ref: installRefOf("com.example.game", ANDROID_INSTALL.serviceId),
+      install_ref: installRefOf("com.example.game", "net", ANDROID_INSTALL.serviceId),
       attributed: "1",
       media_source: "unityads_int",
       click_id: "clk_service_1",
@@ -130,7 +131,7 @@ describe("each partner's request", () => {
     const event = new URL(build(partner("generic"), "event").url);
     expect(Object.fromEntries(event.searchParams)).toMatchObject({
       event: "in_app_purchase",
-      event_id: "evt-1",
+      event_ref: eventRefOf("com.example.game", "net", "evt-1"),
       revenue: "9.99",
       currency: "EUR",
     });
@@ -174,7 +175,7 @@ describe("each partner's request", () => {
     expect(event).toEqual({
       event_name: "APP_INSTALL",
       event_time: 1793527200,
-      event_id: installRefOf(IOS_INSTALL.appId, IOS_INSTALL.serviceId),
+      event_id: installRefOf(IOS_INSTALL.appId, "net", IOS_INSTALL.serviceId),
       action_source: "MOBILE_APP",
       app_data: {
         advertiser_tracking_enabled: 1,
@@ -208,7 +209,7 @@ describe("each partner's request", () => {
     const purchase = JSON.parse(build(partner("snapchat"), "event").body ?? "{}").data[0];
     expect(purchase).toMatchObject({
       event_name: "in_app_purchase",
-      event_id: "evt-1",
+      event_id: eventRefOf("com.example.game", "net", "evt-1"),
       custom_data: { currency: "EUR", value: 9.99 },
     });
     expect(purchase.app_data.extinfo[0]).toBe("a2");
@@ -230,7 +231,7 @@ describe("each partner's request", () => {
         {
           event: "InstallApp",
           event_time: 1793527200,
-          event_id: installRefOf(IOS_INSTALL.appId, IOS_INSTALL.serviceId),
+          event_id: installRefOf(IOS_INSTALL.appId, "net", IOS_INSTALL.serviceId),
           user: {
             idfa: IOS_INSTALL.advertisingId,
             idfv: IOS_INSTALL.idfv,

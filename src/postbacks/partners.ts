@@ -158,7 +158,7 @@ const snapJson = (event: "install" | "event", version: "a2" | "i2"): string =>
       {
         event_name: event === "install" ? "APP_INSTALL" : "{event_name}",
         event_time: event === "install" ? "{install_unix_ts}" : "{event_unix_ts}",
-        event_id: event === "install" ? "{install_ref}" : "{event_id}",
+        event_id: event === "install" ? "{install_ref}" : "{event_ref}",
         action_source: "MOBILE_APP",
         app_data: {
           advertiser_tracking_enabled: "{ad_tracking_enabled}",
@@ -186,7 +186,7 @@ const tiktokJson = (event: "install" | "event"): string =>
       {
         event: event === "install" ? "InstallApp" : "{event_name}",
         event_time: event === "install" ? "{install_unix_ts}" : "{event_unix_ts}",
-        event_id: event === "install" ? "{install_ref}" : "{event_id}",
+        event_id: event === "install" ? "{install_ref}" : "{event_ref}",
         user: {
           idfa: "{idfa}",
           gaid: "{gaid}",
@@ -218,7 +218,7 @@ export const PARTNERS = [
     install: { url: `{partner.endpoint}?event=install&${GENERIC_COMMON}` },
     event: {
       url:
-        "{partner.endpoint}?event={event_name}&event_id={event_id}&event_ts={event_unix_ts}" +
+        "{partner.endpoint}?event={event_name}&event_ref={event_ref}&event_ts={event_unix_ts}" +
         `&revenue={revenue}&currency={currency}&${GENERIC_COMMON}`,
     },
     values: [

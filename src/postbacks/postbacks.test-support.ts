@@ -65,6 +65,7 @@ export const IOS_INSTALL: PostbackInstall = {
 };
 
 export const contextOf = (overrides: Partial<PostbackContext> = {}): PostbackContext => ({
+  configId: "net",
   install: ANDROID_INSTALL,
   event: null,
   won: true,

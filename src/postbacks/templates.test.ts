@@ -236,6 +236,15 @@ describe("macro values", () => {
     expect(
       value("install_ref", { install: { ...ANDROID_INSTALL, appId: "com.example.other" } }),
     ).not.toBe(value("install_ref"));
+    // Two networks are told two ids of the install and of its events: none they could join
+    // their records of the device on.
+    expect(value("install_ref", { configId: "other-net" })).not.toBe(value("install_ref"));
+    const purchase = { event: PURCHASE };
+    expect(value("event_ref", purchase)).toMatch(/^evt_[A-Za-z0-9_-]{32}$/);
+    expect(value("event_ref", purchase)).not.toContain(PURCHASE.eventId);
+    expect(value("event_ref", { ...purchase, configId: "other-net" })).not.toBe(
+      value("event_ref", purchase),
+    );
     expect(value("install_unix_ts")).toBe("1793527200");
     // The second it happened in, not the nearest.
     const late = { ...ANDROID_INSTALL, firstOpenTime: "2026-11-01T10:00:00.900Z" };

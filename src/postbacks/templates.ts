@@ -93,20 +93,28 @@ export interface PostbackEvent {
   readonly revenue: SendRevenue | null;
 }
 
+const refOf = (prefix: string, parts: readonly string[]): string =>
+  `${prefix}_${createHash("sha256").update(JSON.stringify(parts)).digest("base64url").slice(0, 32)}`;
+
 /**
- * The install's id as partners are told it: a digest of the app's and the install's ids, from
- * which the install's own id cannot be found (it is random, generated on the device), so that a
- * partner holding the app's public SDK key still cannot reach the install's consent or deletion
- * routes.
+ * The install's id as one partner configuration is told it: a digest of the app's, the
+ * configuration's and the install's ids. The install's own id cannot be found from it (it is
+ * random, generated on the device), so that a partner holding the app's public SDK key still
+ * cannot reach the install's consent or deletion routes; and two networks are told two ids of
+ * one install, which they cannot join their records of the device on (a user who refused
+ * tracking on iOS is one no company may link across companies).
  */
-export const installRefOf = (appId: string, serviceId: string): string =>
-  `ins_${createHash("sha256")
-    .update(JSON.stringify(["install_ref", appId, serviceId]))
-    .digest("base64url")
-    .slice(0, 32)}`;
+export const installRefOf = (appId: string, configId: string, serviceId: string): string =>
+  refOf("ins", ["install_ref", appId, configId, serviceId]);
+
+/** An event's id as one partner configuration is told it, for the same reasons (installRefOf). */
+export const eventRefOf = (appId: string, configId: string, eventId: string): string =>
+  refOf("evt", ["event_ref", appId, configId, eventId]);
 
 /** Everything one attempt's templates are filled from. */
 export interface PostbackContext {
+  /** The partner configuration's id: the ids of the install and event it is told are its own. */
+  readonly configId: string;
   readonly install: PostbackInstall;
   readonly event: PostbackEvent | null;
   /** Whether the install was won by this partner (its media sources). */
@@ -256,8 +264,8 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "install_ref",
     "text",
     "install",
-    "An id of the install for partners (`ins_` and 32 characters), the same in each of its sends, for a partner to deduplicate on; it does not disclose the install's own id, which the catalog's templates never send.",
-    (c) => installRefOf(c.install.appId, c.install.serviceId),
+    "An id of the install for this partner configuration (`ins_` and 32 characters), the same in each of its sends to it, for the partner to deduplicate on; it does not disclose the install's own id, which the catalog's templates never send, and another configuration is told another, so that two networks cannot join their records of the device on it.",
+    (c) => installRefOf(c.install.appId, c.configId, c.install.serviceId),
   ),
   row(
     "service_id",
@@ -414,7 +422,20 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "The event's name as the partner calls it (the mapping's).",
     (c) => c.event?.name,
   ),
-  row("event_id", "text", "event", "The event's id, as the app sent it.", (c) => c.event?.eventId),
+  row(
+    "event_id",
+    "text",
+    "event",
+    "The event's id, as the app sent it: the same to every partner (the catalog's templates send `event_ref`).",
+    (c) => c.event?.eventId,
+  ),
+  row(
+    "event_ref",
+    "text",
+    "event",
+    "An id of the event for this partner configuration (`evt_` and 32 characters), the same in each of its sends to it, for the partner to deduplicate on; another configuration is told another, as `install_ref`.",
+    (c) => (c.event ? eventRefOf(c.install.appId, c.configId, c.event.eventId) : null),
+  ),
   row("event_unix_ts", "number", "event", "The event's time, Unix seconds.", (c) =>
     unixSeconds(c.event?.time),
   ),
