@@ -130,6 +130,8 @@ describe("the postback worker", () => {
       givenSlots?: PartnerSlots;
       /** The delivery log fails this many appends first. */
       failingLogAppends?: number;
+      /** The outbox fails this many settlings first. */
+      failingSettles?: number;
       /** The installs' facts, by service id, over the stored install's; null: none stored. */
       installs?: Record<string, Partial<Install> | null>;
       /** Webhooks of the app, by id. */
@@ -209,6 +211,7 @@ describe("the postback worker", () => {
     /** Attempts that have asked for a place for their request so far. */
     let slotAsks = 0;
     let failingLogAppends = options.failingLogAppends ?? 0;
+    let failingSettles = options.failingSettles ?? 0;
     const worker = createPostbackWorker({
       apps: { get: async () => options.app?.() },
       installs: {
@@ -225,7 +228,16 @@ describe("the postback worker", () => {
       attributions: { get: async (_app, serviceId) => attributions.get(serviceId) },
       deletions: { listByInstall: async (_app, serviceId) => deletions.get(serviceId) ?? [] },
       configs: stores.postbackConfigs,
-      outbox: stores.outbox,
+      outbox: {
+        ...stores.outbox,
+        settle: async (...args) => {
+          if (failingSettles > 0) {
+            failingSettles -= 1;
+            throw new Error("the outbox is out of reach");
+          }
+          return stores.outbox.settle(...args);
+        },
+      },
       log: {
         ...stores.deliveryLog,
         append: async (attempt) => {
@@ -360,6 +372,20 @@ describe("the postback worker", () => {
       attempts: 1,
     });
     // The queue delivers the message again (as after any failure): nothing more is sent.
+    await t.worker(t.message(first.job, 2));
+    expect(t.sent).toHaveLength(1);
+  });
+
+  it("settles an attempt whose request was made when the outbox fails for a moment, and sends it once", async () => {
+    const t = await setup([{ id: "unsettled" }], { failingSettles: 2 });
+    await t.organicInstalls(["s1"]);
+    const [first] = t.take();
+    if (!first) throw new Error("nothing queued");
+    await t.worker(t.message(first.job));
+    expect(await stores.outbox.get(first.job.sendId)).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+    });
     await t.worker(t.message(first.job, 2));
     expect(t.sent).toHaveLength(1);
   });

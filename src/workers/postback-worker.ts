@@ -25,6 +25,7 @@
  * a few seconds later, unclaimed. A partner that answers quickly may have every slot.
  */
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createHttpSender } from "../adapters/postback-sender/http-sender.ts";
 import { keptFirstOpen } from "../attribution/first-open.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
@@ -122,6 +123,9 @@ const EARLY_TOLERANCE_MS = 5 * SECOND_MS;
 const CLAIM_MARGIN_MS = 20 * SECOND_MS;
 /** Opened configurations are kept this long per process (their secrets cost a key unwrap). */
 const OPENED_LIFE_MS = 5 * 60 * SECOND_MS;
+/** Tries at settling an attempt whose request was made, and the wait before the next, doubling. */
+const SETTLE_TRIES = 3;
+const SETTLE_RETRY_MS = 100;
 
 export interface PostbackWorkerDeps {
   readonly apps: Pick<AppStore, "get">;
@@ -527,6 +531,27 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     );
   };
 
+  /**
+   * Settles an attempt whose request was made, tried again on the spot when the store fails: left
+   * open, the attempt would be taken over by the message's next delivery, which makes the request
+   * again, and the partner would count one conversion twice.
+   */
+  const settleMade = async (...args: Parameters<OutboxStore["settle"]>): Promise<boolean> => {
+    for (let tried = 1; ; tried += 1) {
+      try {
+        return await deps.outbox.settle(...args);
+      } catch (error) {
+        if (tried >= SETTLE_TRIES) throw error;
+        logger.warn("postback attempt not settled yet: trying again", {
+          sendId: args[0],
+          tried,
+          error,
+        });
+        await sleep(SETTLE_RETRY_MS * 2 ** (tried - 1));
+      }
+    }
+  };
+
   const attemptOnce = async (row: OutboxRow, job: PostbackJob, takeOver: boolean) => {
     const startedAt = now();
     const prepared = await prepare(row, job.attempt, startedAt);
@@ -557,7 +582,7 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     });
     const verdict = verdictOf(outcome, job.attempt, endedAt, policy);
     const nextAttemptAt = verdict.verdict === "retry" ? verdict.retryAt.toISOString() : null;
-    const settled = await deps.outbox.settle(row.sendId, token, {
+    const settled = await settleMade(row.sendId, token, {
       attempt: job.attempt,
       state:
         verdict.verdict === "retry"
