@@ -124,8 +124,8 @@ namespace Service.Unity
             int year = int.Parse(match.Groups[1].Value, CultureInfo.InvariantCulture);
             int month = int.Parse(match.Groups[2].Value, CultureInfo.InvariantCulture);
             int day = int.Parse(match.Groups[3].Value, CultureInfo.InvariantCulture);
-            // 31 February, month 13 or year 0 is no date.
-            if (year < 1 || month < 1 || month > 12 || day < 1 || day > DateTime.DaysInMonth(year, month)) return null;
+            // 31 February or month 13 is no date, nor a year before 100, which the service's are not.
+            if (year < 100 || month < 1 || month > 12 || day < 1 || day > DateTime.DaysInMonth(year, month)) return null;
             return match.Groups[1].Value + match.Groups[2].Value + match.Groups[3].Value;
         }
 

@@ -157,7 +157,8 @@ struct Protector {
             parts.append(String(text[part]))
         }
         guard let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+        // A year before 100 is none of the service's dates.
+        guard year >= 100, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
         return parts.joined()
     }
 

@@ -80,6 +80,8 @@ internal class Pii(private val sealer: (plaintextJson: String) -> String?) {
 
         private fun dateOfBirth(value: String): String? {
             val (year, month, day) = DATE.matchEntire(value.trimAsService())?.destructured ?: return null
+            // A year before 100 is none of the service's dates.
+            if (year.toInt() < 100) return null
             return try {
                 LocalDate.of(year.toInt(), month.toInt(), day.toInt())
                 "$year$month$day"
