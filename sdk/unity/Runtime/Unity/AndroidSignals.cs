@@ -152,7 +152,7 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// The advertising id as Play services give it now: null with limit ad tracking on; throws
+        /// The advertising id as Play services (or a Fire device) give it now: null with limit ad tracking on; throws
         /// when they cannot answer, which says nothing of the id (not that the user withdrew it),
         /// so the tracking the service holds is left as it is. Off the main thread (read on
         /// <see cref="Java"/>).
@@ -163,12 +163,44 @@ namespace Service.Unity
             {
                 using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
                 using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
-                using (var ids = new AndroidJavaClass("com.google.android.gms.ads.identifier.AdvertisingIdClient"))
-                using (var info = ids.CallStatic<AndroidJavaObject>("getAdvertisingIdInfo", activity))
                 {
-                    return info.Call<bool>("isLimitAdTrackingEnabled") ? null : info.Call<string>("getId");
+                    string fireId;
+                    if (FireAdvertisingId(activity, out fireId)) return fireId;
+                    return PlayAdvertisingId(activity);
                 }
             });
+        }
+
+        /// <summary>
+        /// A Fire device's own advertising id (Amazon's `advertising_id` and `limit_ad_tracking`
+        /// secure settings; Fire OS has no Play services), as the Kotlin SDK reads it: false on
+        /// another maker's device, or a Fire OS too old to keep one, which asks Play services.
+        /// </summary>
+        private static bool FireAdvertisingId(AndroidJavaObject activity, out string id)
+        {
+            id = null;
+            using (var build = new AndroidJavaClass("android.os.Build"))
+            {
+                if (!string.Equals(build.GetStatic<string>("MANUFACTURER"), "Amazon", StringComparison.OrdinalIgnoreCase)) return false;
+            }
+            using (var resolver = activity.Call<AndroidJavaObject>("getContentResolver"))
+            using (var secure = new AndroidJavaClass("android.provider.Settings$Secure"))
+            {
+                var kept = secure.CallStatic<string>("getString", resolver, "advertising_id");
+                var limited = secure.CallStatic<int>("getInt", resolver, "limit_ad_tracking", 0) != 0;
+                if (kept == null && !limited) return false;
+                id = limited ? null : kept;
+                return true;
+            }
+        }
+
+        private static string PlayAdvertisingId(AndroidJavaObject activity)
+        {
+            using (var ids = new AndroidJavaClass("com.google.android.gms.ads.identifier.AdvertisingIdClient"))
+            using (var info = ids.CallStatic<AndroidJavaObject>("getAdvertisingIdInfo", activity))
+            {
+                return info.Call<bool>("isLimitAdTrackingEnabled") ? null : info.Call<string>("getId");
+            }
         }
 
         /// <summary>

@@ -10,6 +10,7 @@ import android.content.IntentFilter
 import android.content.SharedPreferences
 import android.content.pm.PackageManager
 import android.os.Build
+import android.provider.Settings
 import android.os.Bundle
 import android.os.Handler
 import android.os.Looper
@@ -305,7 +306,9 @@ internal class DefaultPreferencesTcf(private val context: Context) : TcfSource {
 
 /**
  * The device's signals. The advertising id comes from Play services' ads identifier library;
- * without it (NoClassDefFoundError) the core sends the install without the id.
+ * without it (NoClassDefFoundError) the core sends the install without the id. An Amazon
+ * device (a Fire tablet or TV, which has no Play services) keeps its own in its secure
+ * settings, read first there.
  */
 internal class AndroidDevice(
     private val context: Context,
@@ -320,8 +323,24 @@ internal class AndroidDevice(
 
     /** Null when ad tracking is limited; throws without Play services (the core catches it). */
     override fun advertisingId(): String? {
+        fireAdvertisingId()?.let { return it.id.takeUnless { _ -> it.limited } }
         val info = advertisingIdInfo(context)
         return if (info.isLimitAdTrackingEnabled) null else info.id
+    }
+
+    private class FireId(val id: String?, val limited: Boolean)
+
+    /**
+     * Fire OS's advertising id and its limit-ad-tracking switch (Amazon's `advertising_id` and
+     * `limit_ad_tracking` secure settings); null on another maker's device, or a Fire OS too
+     * old to keep one (then Play services are asked, as elsewhere).
+     */
+    private fun fireAdvertisingId(): FireId? {
+        if (!Build.MANUFACTURER.equals("Amazon", ignoreCase = true)) return null
+        val resolver = context.contentResolver
+        val id = Settings.Secure.getString(resolver, "advertising_id")
+        val limited = Settings.Secure.getInt(resolver, "limit_ad_tracking", 0) != 0
+        return if (id == null && !limited) null else FireId(id, limited)
     }
 
     override fun missingPermissions(): List<String> =
