@@ -7,7 +7,7 @@ import type { TouchCost, TouchType } from "../domain/touch.ts";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { CohortRow } from "../ports/reports.ts";
 import { cohortReport } from "../reports/cohorts.ts";
-import { touchCostUsd } from "./touch-cost.ts";
+import { costFields, touchCostUsd } from "./touch-cost.ts";
 
 const DAY = "2025-05-02";
 /** Units per EUR of that day, as the ECB's table gives them. */
@@ -74,5 +74,18 @@ describe("a touch's cost in USD", () => {
     expect(touchCostUsd({ model: "CPM", value: 4, currency: "EUR" }, "click", DAY, fx)).toBeNull();
     expect(touchCostUsd({ model: "CPI", value: 4, currency: "EUR" }, "click", DAY, fx)).toBeNull();
     expect(touchCostUsd({ model: "CPC", value: 4, currency: "TWD" }, "click", DAY, fx)).toBeNull();
+  });
+});
+
+describe("a touch's cost fields", () => {
+  it("refuses a cost too small to store in the costs' own bounds, not the stores'", () => {
+    const value = costFields("a click").cost_value;
+    const refused = value.safeParse(1e-7);
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues[0]?.message).toBe(
+      "must be 0 or of a magnitude from 0.000001 to 1000000000",
+    );
+    expect(value.safeParse(1e-6).success).toBe(true);
+    expect(value.safeParse(1_000_000_000).success).toBe(true);
   });
 });

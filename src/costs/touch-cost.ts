@@ -54,6 +54,7 @@ export const costFields = (of: string) => ({
       .max(TOUCH_COST_LIMITS.maxValue, {
         error: `must be at most ${TOUCH_COST_LIMITS.maxValue}`,
       }),
+    TOUCH_COST_LIMITS.maxValue,
   )
     .nullish()
     .meta({

@@ -58,6 +58,7 @@ const amount = storedNumber(
     .number({ error: "must be a number" })
     .min(0, { error: "must be at least 0" })
     .max(1_000_000, { error: "must be at most 1000000" }),
+  1_000_000,
 );
 
 const ruleSchema = z

@@ -14,8 +14,12 @@ export const storable = (value: number): boolean => {
   return magnitude === 0 || (magnitude >= SMALLEST_STORED && magnitude <= Number.MAX_SAFE_INTEGER);
 };
 
-/** A number schema refused with a 422 when the stores could not keep it. */
-export const storedNumber = <T extends z.ZodNumber>(schema: T) =>
+/**
+ * A number schema refused with a 422 when the stores could not keep it; `max`, the schema's own
+ * bound where it has one, is the one its refusal names (a cost of 1e-7 is told the costs' top,
+ * not the stores').
+ */
+export const storedNumber = <T extends z.ZodNumber>(schema: T, max = Number.MAX_SAFE_INTEGER) =>
   schema.refine(storable, {
-    error: `must be 0 or of a magnitude from ${SMALLEST_STORED} to ${Number.MAX_SAFE_INTEGER}`,
+    error: `must be 0 or of a magnitude from ${SMALLEST_STORED} to ${max}`,
   });

@@ -139,14 +139,12 @@ export const createApplePostbackStore = (
           ":to": bounds.to,
           ":now": epochSeconds(Date.now()),
         },
-        Limit: page.limit,
+        Limit: page.limit + 1,
         ...(after ? { ExclusiveStartKey: after } : {}),
       }),
     );
-    return {
-      postbacks: (Items ?? []).map(bodyOf),
-      next: LastEvaluatedKey ? CURSOR.encode(LastEvaluatedKey) : null,
-    };
+    const { items, next } = CURSOR.page(Items, LastEvaluatedKey, page.limit);
+    return { postbacks: items.map(bodyOf), next };
   },
   async reap(now) {
     const expired = await expiredKeys(doc, table, "postbackKey", now);

@@ -83,14 +83,12 @@ export const createLinkStore = (doc: DynamoDBDocumentClient, table: string): Lin
           ExpressionAttributeNames: { "#app": BY_APP.partitionKey },
           ExpressionAttributeValues: { ":app": appId },
           ScanIndexForward: false,
-          Limit: page.limit,
+          Limit: page.limit + 1,
           ExclusiveStartKey: after ? { ...after, appId } : undefined,
         }),
       );
-      return {
-        links: (Items ?? []).map(toLink),
-        next: LastEvaluatedKey ? CURSOR.encode(LastEvaluatedKey) : null,
-      };
+      const { items, next } = CURSOR.page(Items, LastEvaluatedKey, page.limit);
+      return { links: items.map(toLink), next };
     },
     async update(appId, deeplinkId, change) {
       const fields = Object.entries(change).filter(([, value]) => value !== undefined);

@@ -725,14 +725,12 @@ export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): D
           },
           ExpressionAttributeValues: { ":app": appId, ":counts": COUNT_PREFIX },
           ScanIndexForward: false,
-          Limit: page.limit,
+          Limit: page.limit + 1,
           ExclusiveStartKey: after ? { ...after, appId } : undefined,
         }),
       );
-      return {
-        entries: (Items ?? []).map(entryOf),
-        next: LastEvaluatedKey ? CURSOR.encode(LastEvaluatedKey) : null,
-      };
+      const { items, next } = CURSOR.page(Items, LastEvaluatedKey, page.limit);
+      return { entries: items.map(entryOf), next };
     },
     async counts(appId, since) {
       const found: z.output<typeof countItem>[] = [];

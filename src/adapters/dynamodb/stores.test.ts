@@ -661,6 +661,32 @@ describe("DynamoDB stores", () => {
     expect((await links.get(link.deeplinkId))?.cost).toBeNull();
   });
 
+  it("lists an app's links a page at a time, a full last page naming no next one", async () => {
+    const { links } = createDynamoStores(dynamo().doc, LOCAL_TABLE_NAMES);
+    const ids = ["PaGe0000001", "PaGe0000002", "PaGe0000003", "PaGe0000004"];
+    for (const [n, deeplinkId] of ids.entries()) {
+      const createdAt = new Date(Date.UTC(2026, 10, 1, 10, n)).toISOString();
+      expect(await links.create(testLink({ deeplinkId, appId: "com.pages", createdAt }))).toBe(
+        true,
+      );
+    }
+    const newestFirst = [...ids].reverse();
+    const pages = async (limit: number) => {
+      const seen: string[][] = [];
+      let after: string | undefined;
+      do {
+        const page = await links.listByApp("com.pages", { limit, ...(after ? { after } : {}) });
+        seen.push(page.links.map((link) => link.deeplinkId));
+        after = page.next ?? undefined;
+      } while (after);
+      return seen;
+    };
+    expect(await pages(2)).toEqual([newestFirst.slice(0, 2), newestFirst.slice(2)]);
+    expect(await pages(4)).toEqual([newestFirst]);
+    expect(await pages(3)).toEqual([newestFirst.slice(0, 3), newestFirst.slice(3)]);
+    expect(await pages(5)).toEqual([newestFirst]);
+  });
+
   it("keeps the cost of an attribution result, or none", async () => {
     const attributions = createAttributionStore(dynamo().doc, LOCAL_TABLE_NAMES.attributions);
     const cpi = { model: "CPI", value: 2.5, currency: "EUR" } as const;
