@@ -43,6 +43,12 @@ describe("cost rows", () => {
     expect(none?.amountUsd).toBeNull();
   });
 
+  it("refuses a field it does not take, named in words, and stores none of the body", () => {
+    expect(() =>
+      costRowsOf("com.a", { rows: [row({ campaign_nmae: "Winter" })], extra: 1 }, FX, NOW),
+    ).toThrow('body.rows[0]: takes no "campaign_nmae"; body: takes no "extra"');
+  });
+
   it("takes days up to 90 back and none after tomorrow, naming each row at fault", () => {
     expect(() =>
       costRowsOf(

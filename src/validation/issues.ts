@@ -54,6 +54,12 @@ export const requiredOr =
   (issue: { readonly input?: unknown }): string =>
     issue.input === undefined ? REQUIRED : rule;
 
+/** The names refused, the first few, each cut: a detail is read by a person. */
+export const namedKeys = (keys: readonly string[]): string => {
+  const shown = keys.slice(0, 5).map((key) => JSON.stringify(key.slice(0, 40)));
+  return keys.length > 5 ? `${shown.join(", ")} and ${keys.length - 5} more` : shown.join(", ");
+};
+
 /**
  * The words of a problem whose schema gives none of its own, for a parse's `error` option: a
  * missing field `is required`, a value of the wrong type `must be a string`, as the schemas that
@@ -61,6 +67,8 @@ export const requiredOr =
  * string, received undefined". Undefined leaves the library's.
  */
 export const plainWords = (issue: z.core.$ZodRawIssue): string | undefined => {
+  // A strict body's field it does not take, named as a person reads it, not the library's words.
+  if (issue.code === "unrecognized_keys") return `takes no ${namedKeys(issue.keys)}`;
   if (issue.code === "invalid_type") {
     if (issue.input === undefined) return REQUIRED;
     const expected = String(issue.expected);

@@ -4,6 +4,7 @@
  * read as the filtered figures, and a budget be moved on the whole app's.
  */
 import * as z from "zod";
+import { namedKeys } from "./issues.ts";
 
 /**
  * The app the request is about, which a dashboard session names on any route about an app. A
@@ -15,19 +16,15 @@ export const appIdParam = z
   .optional()
   .meta({ description: "The app; optional, and when given it must be the caller's app." });
 
-/** The names refused, the first few, each cut: a detail is read by a person. */
-const named = (keys: readonly string[]): string => {
-  const shown = keys.slice(0, 5).map((key) => JSON.stringify(key.slice(0, 40)));
-  return keys.length > 5 ? `${shown.join(", ")} and ${keys.length - 5} more` : shown.join(", ");
-};
-
 /** A query of these parameters and no other. */
 export const strictQuery = <S extends z.core.$ZodLooseShape>(shape: S) => {
   const names = Object.keys(shape);
   const takes = names.length === 0 ? "it takes none" : `its parameters are ${names.join(", ")}`;
   return z.strictObject(shape, {
     error: (issue) =>
-      issue.code === "unrecognized_keys" ? `takes no ${named(issue.keys)}: ${takes}` : undefined,
+      issue.code === "unrecognized_keys"
+        ? `takes no ${namedKeys(issue.keys)}: ${takes}`
+        : undefined,
   });
 };
 
