@@ -106,6 +106,30 @@ export function PartnerForm(props: {
       "events",
     );
 
+  /** A request's headers, one `Name: value` a line (`install_headers`, `event_headers`). */
+  const headersField = (kind: "install" | "event") => {
+    const field = `${kind}_headers`;
+    const key = kind === "install" ? "installHeaders" : "eventHeaders";
+    return (
+      <Field
+        id={idOf(field)}
+        label={`${kind === "install" ? "Install" : "Event"} headers (optional, one Name: value a line)`}
+        error={errorOf(field)}
+      >
+        <textarea
+          name={field}
+          rows={2}
+          class="mono"
+          spellcheck={false}
+          placeholder="Authorization: Bearer {partner.api_key}"
+          {...control(field)}
+          value={draft[key]}
+          onInput={(event) => update({ [key]: event.currentTarget.value }, field)}
+        />
+      </Field>
+    );
+  };
+
   const submit = async (event: Event) => {
     event.preventDefault();
     const id = draft.id.trim();
@@ -263,24 +287,7 @@ export function PartnerForm(props: {
                 }
               />
             </Field>
-            <Field
-              id={idOf("install_headers")}
-              label="Install headers (optional, one Name: value a line)"
-              error={errorOf("install_headers")}
-            >
-              <textarea
-                name="install_headers"
-                rows={2}
-                class="mono"
-                spellcheck={false}
-                placeholder="Authorization: Bearer {partner.api_key}"
-                {...control("install_headers")}
-                value={draft.installHeaders}
-                onInput={(event) =>
-                  update({ installHeaders: event.currentTarget.value }, "install_headers")
-                }
-              />
-            </Field>
+            {headersField("install")}
             {draft.method === "POST" ? (
               <Field
                 id={idOf("install_body")}
@@ -318,24 +325,7 @@ export function PartnerForm(props: {
                 onInput={(event) => update({ eventUrl: event.currentTarget.value }, "event_url")}
               />
             </Field>
-            <Field
-              id={idOf("event_headers")}
-              label="Event headers (optional, one Name: value a line)"
-              error={errorOf("event_headers")}
-            >
-              <textarea
-                name="event_headers"
-                rows={2}
-                class="mono"
-                spellcheck={false}
-                placeholder="Authorization: Bearer {partner.api_key}"
-                {...control("event_headers")}
-                value={draft.eventHeaders}
-                onInput={(event) =>
-                  update({ eventHeaders: event.currentTarget.value }, "event_headers")
-                }
-              />
-            </Field>
+            {headersField("event")}
             {draft.method === "POST" ? (
               <Field
                 id={idOf("event_body")}
