@@ -240,15 +240,21 @@ class DeliveryEndToEndTest {
         assertEquals(emptyList<ServiceError>(), launch.errors.toList())
     }
 
-    @Test
-    fun `an event made while the clock was two days ahead and sent once it is right again is stored, at its send`() {
-        val app = Service.createApp("clock-back")
-        val store = MemoryStore()
-        val first = Launch(store).configure(app.sdkKey)
+    /** A launch that records its install at the service and ends: the install's id, its store left. */
+    private fun recordedInstall(sdkKey: String, store: MemoryStore): String {
+        val first = Launch(store).configure(sdkKey)
         assertTrue(eventually { first.transport.requests("POST", "/v1/installs").any { it.second?.code == 202 } })
         val serviceId = Json.parseObject(first.transport.requests("POST", "/v1/installs").first().first.body!!)["service_id"] as String
         first.core.drain()
         first.core.close()
+        return serviceId
+    }
+
+    @Test
+    fun `an event made while the clock was two days ahead and sent once it is right again is stored, at its send`() {
+        val app = Service.createApp("clock-back")
+        val store = MemoryStore()
+        val serviceId = recordedInstall(app.sdkKey, store)
 
         // Queued offline with the clock two days ahead; the clock is put right before it leaves.
         val ahead = System.currentTimeMillis() + 48L * 3600 * 1000
@@ -269,11 +275,7 @@ class DeliveryEndToEndTest {
     fun `an event the queue holds twice is stored once, and the repeat the service ignores is no drop`() {
         val app = Service.createApp("repeat")
         val store = MemoryStore()
-        val first = Launch(store).configure(app.sdkKey)
-        assertTrue(eventually { first.transport.requests("POST", "/v1/installs").any { it.second?.code == 202 } })
-        val serviceId = Json.parseObject(first.transport.requests("POST", "/v1/installs").first().first.body!!)["service_id"] as String
-        first.core.drain()
-        first.core.close()
+        val serviceId = recordedInstall(app.sdkKey, store)
 
         // The same event twice in the queue kept on the device: one request carries both.
         val event = Requests.event(Draft(UUID.randomUUID().toString(), EventType.LOGIN, null, emptyMap(), System.currentTimeMillis(), null), emptyMap(), serviceId)
