@@ -720,6 +720,17 @@ describe("probabilistic matching", () => {
     expect(await match(install(), [mine])).toMatchObject({ confidence: "medium" });
   });
 
+  it("counts a phone that tapped while this install downloaded among the address's, though its tap cannot win", async () => {
+    const mine = touch(10 * MINUTE, { userAgent: pixelWithChrome(125) });
+    // Another Pixel 8 taps a minute before the first open, after the Play Store's install began.
+    const theirs = touch(MINUTE, { userAgent: pixelWithChrome(123) });
+    const began = { installBeganAt: new Date(FIRST_OPEN - 3 * MINUTE).toISOString() };
+    const result = await match(install(began), [mine, theirs]);
+    expect(winner(result)).toBe(mine.clickId);
+    expect(result).toMatchObject({ confidence: "low" });
+    expect(await match(install(began), [mine])).toMatchObject({ confidence: "medium" });
+  });
+
   it("compares the click's browser with what the SDK reports, never two user agents", async () => {
     // A Galaxy on Android 13 is not the Pixel 8 on 14; an iPhone is no Android phone.
     expect((await match(install(), [touch(5 * MINUTE, { userAgent: AGENTS.galaxy })])).kind).toBe(

@@ -435,18 +435,23 @@ const probabilistically = async (
   const window = settings.probabilisticWindowHours * HOUR_MS;
   const history = Math.max(window, ADDRESS_HISTORY_HOURS * HOUR_MS);
   // One read of the address's day: the window's clicks are the candidates, the whole day tells
-  // how many phones share the address.
+  // how many phones share the address. A tap made while this install was downloading (after
+  // the Play Store's install began) cannot be its own, but it is a phone at the address all the
+  // same, and one alike is a rival.
   const day = (
     await lookups.byIp(ip, {
       appId: facts.appId,
       from: new Date(firstOpen - history),
       to: lookupEnd(clock),
     })
-  ).filter((touch) => timeOf(touch.touchTime) <= clock.latestTouch && knownAtReport(touch, facts));
+  ).filter((touch) => knownAtReport(touch, facts));
   const compatible = day.filter(
     (touch) => touch.touchType === "click" && compatibleDevice(touch, facts),
   );
-  const candidates = compatible.filter((touch) => timeOf(touch.touchTime) >= firstOpen - window);
+  const candidates = compatible.filter((touch) => {
+    const at = timeOf(touch.touchTime);
+    return at >= firstOpen - window && at <= clock.latestTouch;
+  });
   let installs: number | undefined;
   // A click another install holds is passed, the next one tried; the phone that tapped it
   // still counts among the address's.
