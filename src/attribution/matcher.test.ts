@@ -517,6 +517,15 @@ describe("matching by Apple Ads", () => {
     expect(await match(ios(), [same], {}, dated.searchAds)).toMatchObject({
       method: "search_ads",
     });
+    // Apple dates its click to the minute: one within that minute may have come before Apple's.
+    const sameMinute = touch(2 * HOUR - 59 * SECOND, { maid: IDFA, userAgent: AGENTS.iphone });
+    expect(await match(ios(), [sameMinute], {}, dated.searchAds)).toMatchObject({
+      method: "search_ads",
+    });
+    const nextMinute = touch(2 * HOUR - 60 * SECOND, { maid: IDFA, userAgent: AGENTS.iphone });
+    expect(await match(ios(), [nextMinute], {}, dated.searchAds)).toMatchObject({
+      method: "advertising_id",
+    });
   });
 
   it("claims the advertising id's click that beats Apple's, so the phone's next install is a reinstall", async () => {

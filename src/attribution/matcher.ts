@@ -395,6 +395,12 @@ const bySearchAds = async (
   };
 };
 
+/**
+ * Apple dates its click to the minute (`2026-11-24T09:17Z`): the click was somewhere in that
+ * minute, so only a click after its end is surely later.
+ */
+const APPLE_CLICK_DATE_PRECISION_MS = 60_000;
+
 /** An IDFA counts only with the user's consent; a GAID always (the user may reset it). */
 const usableMaid = (facts: InstallFacts) =>
   facts.maid && (facts.os === "android" || facts.attStatus === "authorized") ? facts.maid : null;
@@ -568,7 +574,8 @@ export const matchInstall = async (
       if (
         device?.kind !== "matched" ||
         device.credit.touchType !== "click" ||
-        timeOf(device.credit.touchTime) <= timeOf(apple.match.credit.touchTime)
+        timeOf(device.credit.touchTime) <
+          timeOf(apple.match.credit.touchTime) + APPLE_CLICK_DATE_PRECISION_MS
       )
         return { match: apple.match, claim: false };
       return {
