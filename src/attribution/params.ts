@@ -7,7 +7,7 @@
  * is not resolved yet.
  */
 import type { AttributionRecord } from "../ports/attributions.ts";
-import { exportedFields } from "./results.ts";
+import { deepLinkParams, exportedFields } from "./results.ts";
 
 export type AttributionParams = Record<string, string>;
 
@@ -27,11 +27,8 @@ export const attributionParams = (
   const matched = result.status === "matched" || result.status === "matched_no_params";
   // The link's own parameters and the tapped URL's never speak in the service's names, known
   // or not: a network's `campaign_id` macro on a link naming no campaign is not the install's.
-  const ownKeys = new Set(["service_match_status", ...Object.keys(fields)]);
   return {
-    ...(matched
-      ? Object.fromEntries(Object.entries(result.params).filter(([key]) => !ownKeys.has(key)))
-      : {}),
+    ...(matched ? deepLinkParams(result.params) : {}),
     ...Object.fromEntries(
       Object.entries(matched || result.status === "organic" ? fields : {}).flatMap(
         ([key, value]) => (value === null ? [] : [[key, String(value)]]),

@@ -3,7 +3,7 @@ import { storedInstall } from "../../test/support/installs.ts";
 import type { Confidence } from "../domain/attribution.ts";
 import { NO_CAMPAIGN } from "../touches/touch.ts";
 import type { Credit, Match } from "./matcher.ts";
-import { installTypeOf, resultOf } from "./results.ts";
+import { ANSWER_KEYS, exportedFields, installTypeOf, resultOf } from "./results.ts";
 import { DEFAULT_ATTRIBUTION } from "./settings.ts";
 
 const AT = new Date("2026-11-24T12:00:00.000Z");
@@ -62,6 +62,19 @@ describe("an attribution result's deferred deep link", () => {
       status: "matched_no_params",
       params: {},
     });
+  });
+
+  it("needs a parameter the answer can carry: one named like the answer's own is none", () => {
+    const match = matchAt("high");
+    if (match.kind !== "matched") throw new Error("a match");
+    // A network's macro on a link that names no campaign: not the install's campaign.
+    const macro = { ...match, credit: { ...match.credit, params: { campaign_id: "{cid}" } } };
+    const result = resultOf(macro, null, AT, DEFAULT_ATTRIBUTION);
+    expect(result.status).toBe("matched_no_params");
+    // The answer's keys are every field it says besides, so none is told twice.
+    expect([...ANSWER_KEYS].sort()).toEqual(
+      ["service_match_status", "click_id", ...Object.keys(exportedFields(result))].sort(),
+    );
   });
 
   it("is left out below it: the install is still attributed, without the link's parameters", () => {

@@ -78,8 +78,9 @@ export const resultOf = (
   // deferred deep link says what the same tap says to an app already there.
   const params = deepLink ? { ...touch.params, ...touch.urlParams } : {};
   return {
-    // The deferred deep link needs the link's parameters; a touch without any is still a match.
-    status: Object.keys(params).length > 0 ? "matched" : "matched_no_params",
+    // The deferred deep link needs the link's parameters (those the answer can carry); a touch
+    // without any is still a match.
+    status: Object.keys(deepLinkParams(params)).length > 0 ? "matched" : "matched_no_params",
     method: match.method,
     clickId: touch.clickId,
     deeplinkId: touch.deeplinkId,
@@ -131,6 +132,30 @@ export const skippedResult = (attributedAt: Date): AttributionResult => ({
 });
 
 /** A result's fields as the export and the SDKs name them. */
+/**
+ * The SDKs' attribution answer's own keys (./params.ts): the exported fields, the click id and
+ * the status. A link's or a tapped URL's parameter of one of these names is not the install's,
+ * known or not, and is left out of the deferred deep link.
+ */
+export const ANSWER_KEYS: ReadonlySet<string> = new Set([
+  "service_match_status",
+  "click_id",
+  "media_source",
+  "campaign_id",
+  "campaign_name",
+  "adset_id",
+  "adset_name",
+  "ad_id",
+  "ad_name",
+  "matching_type",
+  "click_to_first_open_hours",
+  "confidence_score",
+]);
+
+/** A touch's parameters as the deferred deep link's: none named like the answer's own. */
+export const deepLinkParams = (params: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(params).filter(([key]) => !ANSWER_KEYS.has(key)));
+
 export const exportedFields = (result: AttributionResult) => ({
   media_source: result.mediaSource,
   campaign_id: result.campaignId,
