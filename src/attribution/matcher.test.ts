@@ -482,6 +482,14 @@ describe("matching by Apple Ads", () => {
     const undated = apple(attributed(null));
     expect(await match(ios(), [recent], {}, undated.searchAds)).toMatchObject({
       method: "search_ads",
+      // Apple's standard answer dates no click: its hours to the first open are not known.
+      clickToFirstOpenHours: null,
+    });
+    expect(await match(ios(), [], {}, later.searchAds)).toMatchObject({
+      clickToFirstOpenHours: 0,
+    });
+    expect(await match(ios(), [], {}, dated.searchAds)).toMatchObject({
+      clickToFirstOpenHours: 144,
     });
   });
 

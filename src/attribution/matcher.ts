@@ -61,8 +61,8 @@ export type Match =
       readonly confidence: Confidence;
       /** How many other touches the winning method found eligible (Adjust's reftags). */
       readonly otherCandidates: number;
-      /** Whole hours from the touch to the first open. */
-      readonly clickToFirstOpenHours: number;
+      /** Whole hours from the touch to the first open; null when the touch has no known time. */
+      readonly clickToFirstOpenHours: number | null;
       /**
        * Another install of the same device holds the click already (its click id or its
        * advertising id found it): an install again from the click that brought the device,
@@ -389,9 +389,12 @@ const bySearchAds = async (
     params: answer.keywordId ? { keyword_id: answer.keywordId } : {},
   };
   if (!inWindow(credit, clock, settings)) return undefined;
+  const match = matched("search_ads", { winner: credit, others: 0 }, clock, "high");
+  const dated = answer.clickDate !== null;
+  // Apple's standard answer dates no click: its hours to the first open are unknown, not 0.
   return {
-    match: matched("search_ads", { winner: credit, others: 0 }, clock, "high"),
-    dated: answer.clickDate !== null,
+    match: dated || match.kind !== "matched" ? match : { ...match, clickToFirstOpenHours: null },
+    dated,
   };
 };
 
