@@ -142,6 +142,37 @@ describe("receiving a postback", () => {
     expect(lake.rows[1]?.received_at).toBe(lake.rows[0]?.received_at);
   });
 
+  it("writes a disputing copy's row under the app its postback is kept under, whatever holds the id now", async () => {
+    const edited = { ...SKAN_4_FINE, "conversion-value": 1 };
+    const receiving = () => {
+      const lake = recordingLake();
+      const holders: { apps: App[] } = { apps: [] };
+      const receiver = createPostbackReceiver({
+        apps: async () => holders.apps,
+        store: memoryStore(),
+        lake,
+      });
+      return { lake, holders, receiver };
+    };
+    // Kept under no app; the app takes the id since: an edited copy adds no row to its report.
+    const late = receiving();
+    expect(await late.receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: true });
+    late.holders.apps = [APP];
+    expect(await late.receiver.receive("skadnetwork", edited)).toEqual({ created: false });
+    expect(late.lake.rows).toEqual([]);
+
+    // Kept under the app, which gives the id up since: the dispute reaches the app's report.
+    const given = receiving();
+    given.holders.apps = [APP];
+    expect(await given.receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: true });
+    given.holders.apps = [];
+    expect(await given.receiver.receive("skadnetwork", edited)).toEqual({ created: false });
+    expect(given.lake.rows.map((row) => [row.app_id, row.conversion_value])).toEqual([
+      [APP.appId, 63],
+      [APP.appId, 1],
+    ]);
+  });
+
   it("lets no unverified copy dispute another: anyone can post one", async () => {
     const store = memoryStore();
     const lake = recordingLake();

@@ -105,10 +105,14 @@ export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
         receivedAt: now().toISOString(),
         valuesDisputed: false,
       };
-      /** Its lake row, at `receivedAt` (its own time, unless it stands for a postback kept). */
-      const putRow = async (receivedAt = stored.receivedAt) => {
-        if (stored.appId !== null) {
-          await deps.lake.put([applePostbackRow({ ...stored, appId: stored.appId, receivedAt })]);
+      /**
+       * Its lake row, at `receivedAt` and under `appId`: its own, unless it stands for a
+       * postback kept, whose row it joins (under the app that postback is kept under, whatever
+       * app holds the App Store id now; none when that one is kept under no app).
+       */
+      const putRow = async (receivedAt = stored.receivedAt, appId = stored.appId) => {
+        if (appId !== null) {
+          await deps.lake.put([applePostbackRow({ ...stored, appId, receivedAt })]);
         }
       };
       // A device's retry of a stored postback adds nothing, but Apple's signed copy of one
@@ -118,7 +122,9 @@ export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
         // The report reads a dispute from the lake's rows: the disputing copy's is written once,
         // at the kept copy's time, so that the report finds the two together and counts the
         // postback on the day the table has it, however much later the copy came.
-        if (disputes(stored, kept) && !kept.valuesDisputed) await putRow(kept.receivedAt);
+        if (disputes(stored, kept) && !kept.valuesDisputed) {
+          await putRow(kept.receivedAt, kept.appId);
+        }
         return settled(stored, kept);
       }
       // The lake row first, then the item: a failure of either fails the answer, and the
