@@ -101,6 +101,19 @@ describe("SKAdNetwork postbacks", () => {
     );
   });
 
+  it("checks the ad network id as sent and keeps it in lower case: one network whatever its case", () => {
+    const sent = read(SKAN_4_FINE);
+    expect(sent.verification.status).toBe("verified");
+    const upper = read({
+      ...SKAN_4_FINE,
+      "ad-network-id": SKAN_4_FINE["ad-network-id"].toUpperCase(),
+    });
+    expect(upper.adNetworkId).toBe(sent.adNetworkId);
+    expect(sent.adNetworkId).toBe(SKAN_4_FINE["ad-network-id"].toLowerCase());
+    // Apple signed the id as it wrote it: another case is another postback's signature.
+    expect(upper.verification.status).toBe("unverified");
+  });
+
   it("reads each version's fields into one shape", () => {
     expect(read(SKAN_4_FINE)).toMatchObject({
       kind: "skadnetwork",

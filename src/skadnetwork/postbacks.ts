@@ -275,7 +275,8 @@ export const readSkadnetworkPostback = (body: unknown): ReadPostback => {
     postback: {
       kind: "skadnetwork",
       version,
-      adNetworkId: skan["ad-network-id"],
+      // Checked as sent; kept in lower case, as an id is one network whatever its case.
+      adNetworkId: skan["ad-network-id"].toLowerCase(),
       appStoreId: String(skan["app-id"]),
       transactionId: skan["transaction-id"],
       ...countedFields(readAs, skan),
@@ -376,7 +377,7 @@ export const readAdAttributionKitPostback = (body: unknown): ReadPostback => {
     postback: {
       kind: "adattributionkit",
       version: "aak",
-      adNetworkId: signed["ad-network-identifier"],
+      adNetworkId: signed["ad-network-identifier"].toLowerCase(),
       sourceIdentifier: String(signed["source-identifier"]),
       appStoreId: String(signed["advertised-item-identifier"]),
       transactionId: signed["postback-identifier"],
