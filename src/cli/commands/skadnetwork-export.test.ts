@@ -80,6 +80,11 @@ describe("skadnetwork export to a file", () => {
       const lines = (await readFile(output, "utf8")).trim().split("\n");
       expect(lines).toHaveLength(3);
       expect(lines[2]).toContain(",t-2,");
+      // A false is written false, not left empty as unknown.
+      const header = (lines[0] ?? "").split(",");
+      const cells = (lines[1] ?? "").split(",");
+      expect(cells[header.indexOf("redownload")]).toBe("false");
+      expect(cells[header.indexOf("did_win")]).toBe("true");
       expect(await readdir(dir)).toEqual(["postbacks.csv"]);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -220,7 +220,13 @@ export const exportPostbacksCommand = async (options: {
   await writeOutputFile(options.output, async (path) => {
     // Unverified postbacks are anyone's text (the endpoints are public): a cell a spreadsheet
     // would run as a formula is written after a quote, as the dashboard's downloads are.
-    const csv = stringify({ header: true, columns: COLUMNS, escape_formulas: true });
+    // A false written as false: csv-stringify writes it as an empty cell, which reads as unknown.
+    const csv = stringify({
+      header: true,
+      columns: COLUMNS,
+      escape_formulas: true,
+      cast: { boolean: (value) => String(value) },
+    });
     const file = createWriteStream(path);
     csv.pipe(file);
     try {
