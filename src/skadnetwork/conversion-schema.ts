@@ -194,6 +194,8 @@ export interface RevenueRange {
 }
 
 export const NO_REVENUE: RevenueRange = { min: 0, max: 0 };
+/** What a value of a rule that reads no revenue says of it: nothing. */
+const UNKNOWN_REVENUE: RevenueRange = { min: 0, max: null };
 
 /** Whether any rule of the schema reads revenue: without one, its values say nothing of it. */
 export const measuresRevenue = (schema: ConversionSchemaRequest | null): boolean =>
@@ -201,8 +203,11 @@ export const measuresRevenue = (schema: ConversionSchemaRequest | null): boolean
 
 /**
  * The window's revenue a value states under a schema: the range of its rule, or of every rule
- * that gives it when several do (the lowest `min` to the highest `max`). A rule that reads no
- * revenue, and a value no rule gives (0, before any rule is met), state none. A rule's `max` is
+ * that gives it when several do (the lowest `min` to the highest `max`). A value no rule gives
+ * (0, before any rule is met) states none. So does a rule that reads no revenue (a tutorial
+ * done) below every rule that does: a device that had met one of those would have its higher
+ * value. One above a rule that reads revenue (a level reached, set over the purchases' values)
+ * states no ceiling: the device may have spent anything before it reached it. A rule's `max` is
  * a bound as the schema draws it: a window's revenue that passes it with no rule above keeps
  * the value it had, as values never go down on the device.
  */
@@ -213,11 +218,18 @@ export const revenueOf = (
 ): RevenueRange => {
   const rules = rulesGiving(schema, window, value);
   if (rules.length === 0) return NO_REVENUE;
+  // A value's place among the window's: its fine value in the first window, else its coarse one.
+  const byFine = value.fine !== null && window === 0;
+  const rank = (rule: ConversionRule) =>
+    byFine ? (rule.fine ?? -1) : COARSE_VALUES.indexOf(rule.coarse);
+  const revenueRules = (schema.windows[window]?.rules ?? []).filter((rule) => rule.revenue_usd);
+  const withoutRevenue = (rule: ConversionRule) =>
+    revenueRules.some((other) => rank(other) < rank(rule)) ? UNKNOWN_REVENUE : NO_REVENUE;
   return rules.reduce<RevenueRange>(
     (range, rule) => {
       const stated = rule.revenue_usd
         ? { min: rule.revenue_usd.min, max: rule.revenue_usd.max ?? null }
-        : NO_REVENUE;
+        : withoutRevenue(rule);
       return {
         min: Math.min(range.min, stated.min),
         max: range.max === null || stated.max === null ? null : Math.max(range.max, stated.max),

@@ -274,6 +274,33 @@ describe("the SKAdNetwork report", () => {
       expect(open.campaigns[0]?.revenue_usd).toEqual({ min: 10.97, max: null });
     });
 
+    it("has no bound above for a value of a rule that reads no revenue set over one that does", () => {
+      // Three purchases a player made, and then a level reached, whose value is set above theirs.
+      const levels = conversionSchemaRequest.parse({
+        windows: [
+          {
+            rules: [
+              {
+                event: "service_purchase",
+                revenue_usd: { min: 0.99, max: 4.99 },
+                fine: 20,
+                coarse: "medium",
+              },
+              { event: "service_level_achieved", min_count: 3, fine: 63, coarse: "high" },
+            ],
+          },
+          { rules: [] },
+          { rules: [] },
+        ],
+      });
+      const spent = skadnetworkReport([group({ conversionValue: 63 })], {
+        schema: levels,
+        networks: {},
+      });
+      expect(spent.values[0]?.revenue_usd).toEqual({ min: 0, max: null });
+      expect(spent.revenue_usd).toEqual({ min: 0, max: null });
+    });
+
     it("is null under a schema whose rules read no revenue", () => {
       const counts = conversionSchemaRequest.parse({
         windows: [
