@@ -19,6 +19,8 @@ const APP: App = {
   enabled: true,
   createdAt: "2026-11-01T00:00:00.000Z",
 };
+/** The apps the recorder reads, as a test may set them. */
+const APPS = new Map<string, App>([[APP.appId, APP]]);
 const ANDROID =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 
@@ -26,8 +28,8 @@ const recorderOf = (link = testLink({ appId: APP.appId })) => {
   const recorded: Touch[] = [];
   const tap = createClickRecorder({
     links: { get: async (id) => (id === link.deeplinkId ? link : undefined) },
-    apps: { get: async (appId) => (appId === APP.appId ? APP : undefined) },
-    allApps: async () => [APP],
+    apps: { get: async (appId) => APPS.get(appId) },
+    allApps: async () => [...APPS.values()],
     clicks: { record: async (click) => void recorded.push(click) },
     countries: { countryOf: () => null },
     onRecordFailure: (error) => {
@@ -83,5 +85,26 @@ describe("a tap's click", () => {
       more: "m".repeat(LINK_LIMITS.maxParamValueLength),
     });
     expect(long.kind === "landing" && long.qrUrl).toBe(`${link.url}?${QR_TAP_PARAM}=1`);
+  });
+
+  it("sends a Fire tablet or a Huawei phone, which have no Google Play, to the app's site, counted as an Android tap", async () => {
+    const fire =
+      "Mozilla/5.0 (Linux; Android 9; KFMAWI) AppleWebKit/537.36 (KHTML, like Gecko) Silk/120.3.1 like Chrome/120.0.6099.230 Safari/537.36";
+    const { tapWith, recorded } = recorderOf();
+    const withSite = { ...APP, links: { webUrl: "https://plain.example.com/" } };
+    APPS.set(APP.appId, withSite);
+    try {
+      expect(await tapWith({}, fire)).toMatchObject({
+        kind: "redirect",
+        location: "https://plain.example.com/",
+      });
+      expect(await tapWith({})).toMatchObject({
+        kind: "redirect",
+        location: expect.stringMatching(/^https:\/\/play\.google\.com\//),
+      });
+      expect(recorded.map((click) => click.platform)).toEqual(["android", "android"]);
+    } finally {
+      APPS.set(APP.appId, APP);
+    }
   });
 });

@@ -227,7 +227,7 @@ export const createClickRecorder = (deps: ClickDeps) => {
       ? destinationOf("other", app, link, null, forwarded)
       : link.landingPage
         ? null
-        : destinationOf(platform, app, link, clickId, forwarded);
+        : destinationOf(platform, app, link, clickId, forwarded, !traits.withoutGooglePlay);
     if (location === null) {
       return {
         kind: "landing",

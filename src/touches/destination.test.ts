@@ -40,6 +40,17 @@ describe("destinationOf", () => {
     expect(destinationOf("other", ios, link, "c")).toBeNull();
   });
 
+  it("sends an Android device without Google Play to the web, or to the link's own Android URL elsewhere", () => {
+    const noPlay = (app: Parameters<typeof destinationOf>[1], own: { androidUrl?: string } = {}) =>
+      destinationOf("android", app, { ...link, ...own }, CLICK, {}, false);
+    expect(noPlay(android)).toBe("https://game.example.com/");
+    // The app's page in another store, which the link names: that one.
+    const gallery = "https://appgallery.huawei.com/app/C100000000";
+    expect(noPlay(android, { androidUrl: gallery })).toBe(gallery);
+    // Neither a site nor another store: nowhere (the landing page).
+    expect(noPlay({ ...android, links: {} })).toBeNull();
+  });
+
   it("lets the link's own destinations win, still carrying the referrer to a Play Store URL", () => {
     const own = {
       ...link,

@@ -115,6 +115,8 @@ const phoneDestinationOf = (
     ? (link.androidUrl ?? playPageOf(app))
     : (link.iosUrl ?? appStorePageOf(app));
 
+const isPlayPage = (url: string) => URL.parse(url)?.hostname === PLAY_HOST;
+
 export type Store = "google-play" | "app-store";
 
 /** A button of the landing page: where a phone of its platform would have been sent. */
@@ -213,9 +215,14 @@ export const destinationOf = (
   link: LinkDestinations,
   clickId: string | null,
   forwarded: Readonly<Record<string, string>> = {},
+  /** False for an Android device without Google Play (a Fire tablet, a Huawei phone). */
+  googlePlay = true,
 ): string | null => {
-  const chosen =
-    (platform === "other" ? null : phoneDestinationOf(platform, app, link)) ??
-    webDestinationOf(app, link, forwarded);
+  const phone = platform === "other" ? null : phoneDestinationOf(platform, app, link);
+  // A phone whose store has not the app goes to the web, as any device with nowhere to go: a
+  // Play page it cannot open would be a tap lost. A link's own Android URL elsewhere (the
+  // app's AppGallery or Amazon page) is its.
+  const reachable = phone !== null && !googlePlay && isPlayPage(phone) ? null : phone;
+  const chosen = reachable ?? webDestinationOf(app, link, forwarded);
   return chosen === null ? null : asLocation(chosen, clickId, link);
 };

@@ -18,6 +18,7 @@ describe("deviceTraits", () => {
       deviceModel: "Pixel 8",
       isBot: false,
       reducedAgent: false,
+      withoutGooglePlay: false,
     });
     expect(deviceTraits(IPHONE)).toEqual({
       platform: "ios",
@@ -25,6 +26,7 @@ describe("deviceTraits", () => {
       deviceModel: "iPhone",
       isBot: false,
       reducedAgent: false,
+      withoutGooglePlay: false,
     });
     expect(deviceTraits(DESKTOP)).toEqual({
       platform: "other",
@@ -32,6 +34,7 @@ describe("deviceTraits", () => {
       deviceModel: null,
       isBot: false,
       reducedAgent: false,
+      withoutGooglePlay: false,
     });
   });
 
@@ -54,6 +57,8 @@ describe("deviceTraits", () => {
       deviceModel: "NOH-NX9",
       isBot: false,
       reducedAgent: false,
+      // On Huawei's own services (HMSCore): AppGallery, no Google Play.
+      withoutGooglePlay: true,
     });
     // HarmonyOS NEXT runs no Android apps, and says no Android.
     const next =
@@ -80,7 +85,26 @@ describe("deviceTraits", () => {
       deviceModel: null,
       isBot: false,
       reducedAgent: true,
+      withoutGooglePlay: false,
     });
+  });
+
+  it("knows the Android devices that have no Google Play: Amazon's Fire, Huawei's on its own services", () => {
+    const fireTablet =
+      "Mozilla/5.0 (Linux; Android 9; KFMAWI) AppleWebKit/537.36 (KHTML, like Gecko) Silk/120.3.1 like Chrome/120.0.6099.230 Safari/537.36";
+    const fireTv =
+      "Mozilla/5.0 (Linux; Android 9; AFTMM Build/PS7633) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.6099.230 Mobile Safari/537.36";
+    const huawei =
+      "Mozilla/5.0 (Linux; Android 10; ELS-NX9; HMSCore 6.13.0.302) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/99.0.4844.88 HuaweiBrowser/14.0.5.302 Mobile Safari/537.36";
+    for (const agent of [fireTablet, fireTv, huawei]) {
+      expect(deviceTraits(agent), agent).toMatchObject({
+        platform: "android",
+        withoutGooglePlay: true,
+      });
+    }
+    for (const agent of [PIXEL, REDUCED, IPHONE, DESKTOP]) {
+      expect(deviceTraits(agent).withoutGooglePlay, agent).toBe(false);
+    }
   });
 
   it("reads the model and the OS version of Chrome's reduced agent from its client hints", () => {

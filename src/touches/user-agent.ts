@@ -23,6 +23,11 @@ export interface DeviceTraits {
   readonly isBot: boolean;
   /** Chrome's reduced Android agent, which hides model and version (the hints may tell them). */
   readonly reducedAgent: boolean;
+  /**
+   * An Android device with no Google Play: an Amazon Fire tablet or TV (Amazon's Appstore), or a
+   * Huawei phone on Huawei's own services (AppGallery), whose browser names `HMSCore`.
+   */
+  readonly withoutGooglePlay: boolean;
 }
 
 /**
@@ -70,7 +75,11 @@ interface AgentTraits {
   readonly deviceModel: string | null;
   readonly isBot: boolean;
   readonly reduced: boolean;
+  readonly withoutGooglePlay: boolean;
 }
+
+/** Amazon's Silk browser, and Huawei's browser on Huawei's own services. */
+const WITHOUT_GOOGLE_PLAY = /\bSilk\/|\bHMSCore\b/;
 
 /**
  * The Android a HarmonyOS 2 to 4 phone runs its apps on (`Android 10; HarmonyOS; NOH-NX9`): such
@@ -96,6 +105,8 @@ const parseAgent = (agent: string): AgentTraits => {
     // whether isbot knows its agent or not.
     isBot: agent.trim() === "" || isbot(agent) || previewFetcherOf(agent) !== null,
     reduced: platform === "android" && device.model === REDUCED_ANDROID_MODEL,
+    withoutGooglePlay:
+      platform === "android" && (device.vendor === "Amazon" || WITHOUT_GOOGLE_PLAY.test(agent)),
   };
 };
 
@@ -127,7 +138,9 @@ export const deviceTraits = (
   userAgent: string | null | undefined,
   hints: DeviceHintHeaders = {},
 ): DeviceTraits => {
-  const { platform, osVersion, deviceModel, isBot, reduced } = agentTraits(userAgent ?? "");
+  const { platform, osVersion, deviceModel, isBot, reduced, withoutGooglePlay } = agentTraits(
+    userAgent ?? "",
+  );
   // A hint of only spaces says nothing (Chrome sends "" for a model it will not name).
   const hinted = (value: string | null) =>
     value === null || value.trim() === "" ? null : value.trim();
@@ -139,5 +152,6 @@ export const deviceTraits = (
     deviceModel: reduced ? hinted(sfString(hints["sec-ch-ua-model"])) : deviceModel,
     isBot,
     reducedAgent: reduced,
+    withoutGooglePlay,
   };
 };
