@@ -34,7 +34,7 @@ import {
   withParamsLacking,
 } from "./destination.ts";
 import { isEmbedded, isPrefetch } from "./fetch-purpose.ts";
-import { DEEPLINK_ID_PATTERN, newClickId } from "./ids.ts";
+import { deeplinkIdOfPath, newClickId } from "./ids.ts";
 import { normalizeIp } from "./ip.ts";
 import { type PreviewFetcher, previewFetcherOf } from "./preview-fetchers.ts";
 import { adFieldsOf, firstLanguage } from "./touch.ts";
@@ -195,8 +195,9 @@ export const createClickRecorder = (deps: ClickDeps) => {
   };
 
   return async (tap: Tap): Promise<TapAnswer> => {
-    if (!DEEPLINK_ID_PATTERN.test(tap.deeplinkId)) return { kind: "not-found" };
-    const link = await deps.links.get(tap.deeplinkId);
+    const deeplinkId = deeplinkIdOfPath(tap.deeplinkId);
+    if (deeplinkId === null) return { kind: "not-found" };
+    const link = await deps.links.get(deeplinkId);
     const app = link && (await deps.apps.get(link.appId));
     if (!link || !app) return { kind: "not-found" };
     if (!hostServesApp(await deps.allApps(), tap.headers.host, app)) {

@@ -18,6 +18,17 @@ export const newClickId: () => string = customAlphabet(ALPHABET, CLICK_ID_LENGTH
 /** The shape of a deep link id this service made; anything else is not worth a lookup. */
 export const DEEPLINK_ID_PATTERN = new RegExp(`^[0-9A-Za-z]{${DEEPLINK_ID_LENGTH}}$`);
 
+/**
+ * The deep link id a tapped path names: the path itself, or its first 11 letters and digits
+ * when what follows them is neither (a bracket or full stop a chat's or a mail's auto-linker
+ * took in with the link, an encoded space, a zero-width space pasted after it); null for
+ * anything else.
+ */
+export const deeplinkIdOfPath = (path: string): string | null =>
+  DEEPLINK_ID_LEADING.exec(path)?.[1] ?? null;
+
+const DEEPLINK_ID_LEADING = new RegExp(`^([0-9A-Za-z]{${DEEPLINK_ID_LENGTH}})(?:[^0-9A-Za-z]|$)`);
+
 /** The shape of a click id the link host made: what an install carries back, if anything. */
 export const CLICK_ID_PATTERN = new RegExp(`^[0-9A-Za-z]{${CLICK_ID_LENGTH}}$`);
 

@@ -166,6 +166,31 @@ describe("the tap route", () => {
     }
   });
 
+  it("takes a link an auto-linker took in with what followed it, and no longer id", async () => {
+    for (const tail of [")", ".", ",", "%20", "%E2%80%8B", "\u200b", "&utm_source=x"]) {
+      const response = await handler()(
+        apiEvent({
+          path: `/${link.deeplinkId}${tail}`,
+          params: { deeplink_id: `${link.deeplinkId}${tail}` },
+          headers: android,
+        }),
+        CONTEXT,
+      );
+      expect(response.statusCode, tail).toBe(302);
+      expect(stored.at(-1)?.deeplinkId).toBe(link.deeplinkId);
+    }
+    // Another letter or digit makes another id, which names no link.
+    const longer = await handler()(
+      apiEvent({
+        path: `/${link.deeplinkId}x`,
+        params: { deeplink_id: `${link.deeplinkId}x` },
+        headers: android,
+      }),
+      CONTEXT,
+    );
+    expect(longer.statusCode).toBe(404);
+  });
+
   it("still redirects a tap whose click could not be stored, without a click id, and says so in the log", async () => {
     const response = await handler(true)(
       apiEvent({
