@@ -48,6 +48,19 @@ describe("deviceTraits", () => {
     });
   });
 
+  it("takes an iPad's in-app browser that writes a Mac's agent for the iPad it is, and iPad Safari for a desktop", () => {
+    const facebookOnIpad =
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/450.0.0.38.108;FBDV/iPad13,16;FBMD/iPad;FBSN/iPadOS;FBSV/17.4;FBLC/en_US]";
+    expect(deviceTraits(facebookOnIpad)).toMatchObject({
+      platform: "ios",
+      osVersion: null,
+      deviceModel: "iPad",
+    });
+    const ipadSafari =
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15";
+    expect(deviceTraits(ipadSafari).platform).toBe("other");
+  });
+
   it("takes a HarmonyOS phone that runs Android apps for the Android phone it taps as", () => {
     const harmony =
       "Mozilla/5.0 (Linux; Android 10; HarmonyOS; NOH-NX9; HMSCore 6.11.0.302) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/99.0.4844.88 HuaweiBrowser/14.0.0.300 Mobile Safari/537.36";

@@ -88,19 +88,28 @@ const WITHOUT_GOOGLE_PLAY = /\bSilk\/|\bHMSCore\b/;
  */
 const HARMONY_ANDROID = /\bAndroid (\d+(?:\.\d+)*)/;
 
+/**
+ * An iPad's web view that asks for desktop sites (an app's in-app browser: Facebook's,
+ * Instagram's) writes a Mac's agent but keeps WebKit's `Mobile/` build, which no Mac sends.
+ * iPad Safari drops it too, and stays a desktop to the link host (docs/api.md).
+ */
+const IPAD_WEB_VIEW = /\bMobile\/[0-9A-Z]+\b/;
+
 const parseAgent = (agent: string): AgentTraits => {
   const { os, device } = new UAParser(agent).getResult();
   const harmonyAndroid = os.name === "HarmonyOS" ? HARMONY_ANDROID.exec(agent)?.[1] : undefined;
+  const ipad = os.name === "Mac OS" && IPAD_WEB_VIEW.test(agent);
   const platform: DevicePlatform =
     os.name === "Android" || harmonyAndroid !== undefined
       ? "android"
-      : os.name === "iOS"
+      : os.name === "iOS" || ipad
         ? "ios"
         : "other";
   return {
     platform,
-    osVersion: platform === "other" ? null : (harmonyAndroid ?? os.version ?? null),
-    deviceModel: platform === "other" ? null : (device.model ?? null),
+    // A Mac's agent names macOS's frozen version, not the iPad's.
+    osVersion: platform === "other" || ipad ? null : (harmonyAndroid ?? os.version ?? null),
+    deviceModel: platform === "other" ? null : ipad ? "iPad" : (device.model ?? null),
     // An empty agent is no browser a person taps links in; nor is a chat's link unfurler,
     // whether isbot knows its agent or not.
     isBot: agent.trim() === "" || isbot(agent) || previewFetcherOf(agent) !== null,
