@@ -61,6 +61,10 @@ describe("destinationOf", () => {
     const url = new URL(destinationOf("android", android, own, CLICK) ?? "");
     expect(url.searchParams.get("hl")).toBe("de");
     expect(clickIdOfReferrer(url.searchParams.get("referrer"))).toBe(CLICK);
+    // Play's host written with `www.`: Play all the same, which carries the referrer.
+    const www = { ...own, androidUrl: own.androidUrl.replace("//play.", "//www.play.") };
+    const wwwUrl = new URL(destinationOf("android", android, www, CLICK) ?? "");
+    expect(clickIdOfReferrer(wwwUrl.searchParams.get("referrer"))).toBe(CLICK);
     expect(destinationOf("ios", ios, own, CLICK)).toBe(own.iosUrl);
     expect(destinationOf("other", android, own, CLICK)).toBe(own.webUrl);
   });

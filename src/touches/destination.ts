@@ -115,7 +115,10 @@ const phoneDestinationOf = (
     ? (link.androidUrl ?? playPageOf(app))
     : (link.iosUrl ?? appStorePageOf(app));
 
-const isPlayPage = (url: string) => URL.parse(url)?.hostname === PLAY_HOST;
+/** Google Play's host, as a marketer may write it (`www.` or not). */
+const isPlayHost = (host: string | undefined) => host === PLAY_HOST || host === `www.${PLAY_HOST}`;
+
+const isPlayPage = (url: string) => isPlayHost(URL.parse(url)?.hostname);
 
 export type Store = "google-play" | "app-store";
 
@@ -129,6 +132,7 @@ export interface StoreButton {
 
 const STORE_HOSTS: ReadonlyMap<string, Store> = new Map([
   [PLAY_HOST, "google-play"],
+  [`www.${PLAY_HOST}`, "google-play"],
   ["apps.apple.com", "app-store"],
   ["itunes.apple.com", "app-store"],
 ]);
@@ -165,7 +169,7 @@ export const storesOf = (
 const asLocation = (url: string, clickId: string | null, link: LinkDestinations): string => {
   const parsed = URL.parse(url);
   if (parsed === null) return encodeURI(url);
-  if (parsed.hostname === PLAY_HOST && clickId !== null) {
+  if (isPlayHost(parsed.hostname) && clickId !== null) {
     parsed.searchParams.set(
       "referrer",
       installReferrer(clickId, link, parsed.searchParams.get("referrer")),
