@@ -992,8 +992,8 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     ]);
     expect(rows).toHaveLength(3);
     expect(rows[0]).toContain(",example_net,5239,525463029,");
-    // Written as text a spreadsheet shows, never runs.
-    expect(rows[2]).toContain(`,"'=HYPERLINK(""https://example.com"")",`);
+    // Written as text a spreadsheet shows, never runs (an ad network id is kept in lower case).
+    expect(rows[2]).toContain(`,"'=hyperlink(""https://example.com"")",`);
     expect(await cli(dataDir, "skadnetwork", "unknown", "--from", today, "--to", today)).toMatch(
       /10738027756 +1/,
     );
