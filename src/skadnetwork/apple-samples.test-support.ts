@@ -4,6 +4,7 @@
  * example, of an older page, does not, and is kept to show that it is refused as unverified).
  */
 
+import type { StoredApplePostback } from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
 
 /** The app whose App Store id Apple's SKAdNetwork examples name (`app-id` 525463029). */
@@ -15,6 +16,33 @@ export const SAMPLE_APP: App = {
   createdAt: "2026-11-01T00:00:00.000Z",
   links: { appStoreId: "525463029" },
 };
+
+/** A 4.0 postback as the store keeps it (a first-window winner of fine value 63), unverified. */
+export const storedPostback = (
+  overrides: Partial<StoredApplePostback> = {},
+): StoredApplePostback => ({
+  kind: "skadnetwork",
+  version: "4.0",
+  adNetworkId: "cstr6suwn9.skadnetwork",
+  sourceIdentifier: "5239",
+  appStoreId: "525463029",
+  transactionId: "t-1",
+  redownload: false,
+  sourceAppId: null,
+  sourceDomain: null,
+  fidelityType: 1,
+  didWin: true,
+  sequenceIndex: 0,
+  conversionValue: 63,
+  coarseValue: null,
+  countryCode: null,
+  conversionType: null,
+  verification: { status: "unverified", environment: null, keyId: null, reason: null },
+  appId: SAMPLE_APP.appId,
+  receivedAt: "2026-11-01T10:00:00.000Z",
+  valuesDisputed: false,
+  ...overrides,
+});
 
 /** https://developer.apple.com/documentation/storekit/verifying-an-install-validation-postback */
 export const SKAN_4_FINE = {

@@ -8,6 +8,7 @@ import {
   type StoredApplePostback,
   UNVERIFIED_POSTBACK_DAYS,
 } from "../../ports/apple-postbacks.ts";
+import { storedPostback } from "../../skadnetwork/apple-samples.test-support.ts";
 import { createApplePostbackStore } from "./apple-postbacks.ts";
 import { onDynalite, recordingDoc } from "./dynamo-targets.test-support.ts";
 
@@ -19,30 +20,17 @@ const postback = (
   transactionId: string,
   receivedAt: string,
   verified: boolean,
-): StoredApplePostback => ({
-  kind: "skadnetwork",
-  version: "4.0",
-  adNetworkId: "example123.skadnetwork",
-  sourceIdentifier: "5239",
-  appStoreId: "525463029",
-  transactionId,
-  redownload: false,
-  sourceAppId: null,
-  sourceDomain: null,
-  fidelityType: 1,
-  didWin: true,
-  sequenceIndex: 0,
-  conversionValue: 20,
-  coarseValue: null,
-  countryCode: null,
-  conversionType: null,
-  verification: verified
-    ? { status: "verified", environment: "production", keyId: "k", reason: null }
-    : { status: "unverified", environment: null, keyId: null, reason: "changed" },
-  appId: "com.example.ios",
-  receivedAt,
-  valuesDisputed: false,
-});
+): StoredApplePostback =>
+  storedPostback({
+    adNetworkId: "example123.skadnetwork",
+    transactionId,
+    conversionValue: 20,
+    verification: verified
+      ? { status: "verified", environment: "production", keyId: "k", reason: null }
+      : { status: "unverified", environment: null, keyId: null, reason: "changed" },
+    appId: "com.example.ios",
+    receivedAt,
+  });
 
 describe("Apple's postbacks on DynamoDB (dynalite)", () => {
   let target: ApplePostbackStore & { close(): Promise<void> };

@@ -7,32 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StoredApplePostback } from "../../ports/apple-postbacks.ts";
+import { storedPostback } from "../../skadnetwork/apple-samples.test-support.ts";
 
 /** Whether the store fails when asked for the listing's second page. */
 const store = { failsOnSecondPage: true };
 
-const POSTBACK: StoredApplePostback = {
-  kind: "skadnetwork",
-  version: "4.0",
-  adNetworkId: "cstr6suwn9.skadnetwork",
-  sourceIdentifier: "5239",
-  appStoreId: "525463029",
-  transactionId: "t-1",
-  redownload: false,
-  sourceAppId: null,
-  sourceDomain: null,
-  fidelityType: 1,
-  didWin: true,
-  sequenceIndex: 0,
-  conversionValue: 63,
-  coarseValue: null,
-  countryCode: null,
-  conversionType: null,
-  verification: { status: "unverified", environment: null, keyId: null, reason: null },
-  appId: "com.example.ios",
-  receivedAt: "2026-11-01T10:00:00.000Z",
-  valuesDisputed: false,
-};
+const POSTBACK: StoredApplePostback = storedPostback({ appId: "com.example.ios" });
 
 // The stores the command reads: an app, and a listing of two pages.
 vi.mock("../admin-stores.ts", () => ({

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { StoredApplePostback } from "../../ports/apple-postbacks.ts";
 import { addDays, dayOf } from "../../reports/days.ts";
+import { storedPostback } from "../../skadnetwork/apple-samples.test-support.ts";
 import { withAdminStores } from "../admin-stores.ts";
 import { createAppCommand } from "./apps.ts";
 import { printedBy, useDataDir } from "./commands.test-support.ts";
@@ -16,28 +17,8 @@ const APP = "com.example.skan-report";
 const postback = (
   transactionId: string,
   verification: StoredApplePostback["verification"],
-): StoredApplePostback => ({
-  kind: "skadnetwork",
-  version: "4.0",
-  adNetworkId: "cstr6suwn9.skadnetwork",
-  sourceIdentifier: "5239",
-  appStoreId: "525463029",
-  transactionId,
-  redownload: false,
-  sourceAppId: null,
-  sourceDomain: null,
-  fidelityType: 1,
-  didWin: true,
-  sequenceIndex: 0,
-  conversionValue: 63,
-  coarseValue: null,
-  countryCode: null,
-  conversionType: null,
-  verification,
-  appId: APP,
-  receivedAt: new Date().toISOString(),
-  valuesDisputed: false,
-});
+): StoredApplePostback =>
+  storedPostback({ transactionId, verification, appId: APP, receivedAt: new Date().toISOString() });
 
 describe("attribution skadnetwork report", () => {
   const folder = useDataDir("skadnetwork-report-", async (dataDir) => {
