@@ -544,6 +544,7 @@ export interface AppSettings {
   links: {
     app_store_id: string | null;
     play_package: string | null;
+    ios_bundle_id: string | null;
     web_url: string | null;
     hosts: string[];
     apple_team_id: string | null;
@@ -581,6 +582,7 @@ export interface AppChange {
   links?: {
     app_store_id?: string | null;
     play_package?: string | null;
+    ios_bundle_id?: string | null;
     web_url?: string | null;
     hosts?: string[];
     apple_team_id?: string | null;

@@ -23,6 +23,7 @@ export const FIELD_LABELS: Readonly<Record<string, string>> = {
   deep_link_confidence_floor: "Deep link confidence floor",
   app_store_id: "App Store id",
   play_package: "Google Play package",
+  ios_bundle_id: "iOS bundle id",
   web_url: "Web URL",
   hosts: "Link hosts",
   apple_team_id: "Apple team id",

@@ -249,6 +249,10 @@ apps
     "--play-package <package>",
     'Google Play package of an iOS app\'s Android build ("" clears)',
   )
+  .option(
+    "--ios-bundle-id <id>",
+    'bundle id of an Android app\'s iOS build, for apple-app-site-association ("" clears)',
+  )
   .option("--web-url <url>", 'where a tap from a desktop or other device goes ("" clears)')
   .option(
     "--link-hosts <hosts>",

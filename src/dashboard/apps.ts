@@ -56,6 +56,7 @@ export interface AppSettings extends AppSummary {
   readonly links: {
     readonly app_store_id: string | null;
     readonly play_package: string | null;
+    readonly ios_bundle_id: string | null;
     readonly web_url: string | null;
     readonly hosts: readonly string[];
     readonly apple_team_id: string | null;
@@ -104,6 +105,7 @@ export const appSettings = (app: App): AppSettings => {
     links: {
       app_store_id: app.links?.appStoreId ?? null,
       play_package: app.links?.playPackage ?? null,
+      ios_bundle_id: app.links?.iosBundleId ?? null,
       web_url: app.links?.webUrl ?? null,
       hosts: app.links?.hosts ?? [],
       apple_team_id: app.links?.appleTeamId ?? null,
@@ -171,6 +173,7 @@ export const settingsChangeBody = z.strictObject({
     .strictObject({
       app_store_id: nullableText.optional(),
       play_package: nullableText.optional(),
+      ios_bundle_id: nullableText.optional(),
       web_url: nullableText.optional(),
       hosts: z.array(z.string()).optional(),
       apple_team_id: nullableText.optional(),
@@ -188,6 +191,7 @@ export type SettingsChange = z.infer<typeof settingsChangeBody>;
 const LINK_FIELDS: Readonly<Record<string, string>> = {
   appStoreId: "app_store_id",
   playPackage: "play_package",
+  iosBundleId: "ios_bundle_id",
   webUrl: "web_url",
   hosts: "hosts",
   appleTeamId: "apple_team_id",
@@ -352,6 +356,7 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
           const linkChange = {
             appStoreId: nullToClear(l.app_store_id),
             playPackage: nullToClear(l.play_package),
+            iosBundleId: nullToClear(l.ios_bundle_id),
             webUrl: nullToClear(l.web_url),
             hosts: l.hosts,
             appleTeamId: nullToClear(l.apple_team_id),

@@ -72,6 +72,21 @@ describe("withLinkSettings", () => {
       /an Android app's Play package is its app id \(com\.example\.game\)/,
     );
   });
+
+  it("lets an Android app name its iOS build's bundle id, and refuses it of an iOS app", () => {
+    const set = withLinkSettings(app, { iosBundleId: "com.example.Game-iOS" });
+    expect(set.links).toEqual({ iosBundleId: "com.example.Game-iOS" });
+    expect(withLinkSettings(set, { iosBundleId: "" })).toEqual(app);
+    for (const bad of ["game", "com.example.", "com.example game", "com.example_game"]) {
+      expect(() => withLinkSettings(app, { iosBundleId: bad })).toThrow(
+        "iosBundleId: must be an iOS bundle id",
+      );
+    }
+    const iosApp: App = { ...app, appId: "com.example.game.ios", platform: "ios" };
+    expect(() => withLinkSettings(iosApp, { iosBundleId: "com.example.other" })).toThrow(
+      /an iOS app's bundle id is its app id \(com\.example\.game\.ios\)/,
+    );
+  });
 });
 
 describe("an app's landing page languages and link preview defaults", () => {

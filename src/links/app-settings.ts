@@ -23,6 +23,11 @@ export const APP_STORE_ID_PATTERN = /^[1-9][0-9]{0,14}$/;
 /** A Play package name: two or more segments, each a letter then letters, digits or `_`. */
 export const PLAY_PACKAGE_PATTERN =
   /^(?=.{1,150}$)[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
+/**
+ * An iOS bundle id as Apple takes it: letters, digits, `-` and `.`, here in reverse-DNS form
+ * (two or more segments), as `apple-app-site-association` names it after the team id.
+ */
+export const IOS_BUNDLE_ID_PATTERN = /^(?=.{1,155}$)[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
 /** A DNS name, lower case, with an optional port (the embedded link host has one). */
 export const LINK_HOST_PATTERN =
   /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:[0-9]{1,5})?$/;
@@ -39,6 +44,11 @@ export const linkSettingsChangeSchema = z.object({
   playPackage: clearable(
     z.string().regex(PLAY_PACKAGE_PATTERN, {
       error: "must be a Google Play package name, like com.example.app",
+    }),
+  ).optional(),
+  iosBundleId: clearable(
+    z.string().regex(IOS_BUNDLE_ID_PATTERN, {
+      error: "must be an iOS bundle id, like com.example.app",
     }),
   ).optional(),
   webUrl: clearable(
@@ -96,7 +106,7 @@ export type LinkSettingsChange = z.input<typeof linkSettingsChangeSchema>;
 
 /**
  * The change's schema for one app: only an iOS app names a Play package (an Android app's is
- * its app id).
+ * its app id), and only an Android app an iOS bundle id (an iOS app's is its app id).
  */
 export const linkSettingsChangeSchemaOf = (app: Pick<App, "appId" | "platform">) =>
   linkSettingsChangeSchema.superRefine((change, context) => {
@@ -105,6 +115,13 @@ export const linkSettingsChangeSchemaOf = (app: Pick<App, "appId" | "platform">)
         code: "custom",
         path: ["playPackage"],
         message: `must not be set: an Android app's Play package is its app id (${app.appId}), and only an iOS app names its Android build's`,
+      });
+    }
+    if (change.iosBundleId && app.platform === "ios") {
+      context.addIssue({
+        code: "custom",
+        path: ["iosBundleId"],
+        message: `must not be set: an iOS app's bundle id is its app id (${app.appId}), and only an Android app names its iOS build's`,
       });
     }
   });
@@ -122,6 +139,7 @@ export const withLinkSettings = (app: App, change: LinkSettingsChange): App => {
   const settings: AppLinkSettings = {
     appStoreId: scalar(next.appStoreId, current.appStoreId),
     playPackage: scalar(next.playPackage, current.playPackage),
+    iosBundleId: scalar(next.iosBundleId, current.iosBundleId),
     webUrl: scalar(next.webUrl, current.webUrl),
     hosts: list(next.hosts, current.hosts),
     appleTeamId: scalar(next.appleTeamId, current.appleTeamId),

@@ -4,14 +4,17 @@ import { appleAppSiteAssociation, assetLinks } from "./well-known.ts";
 const FINGERPRINT =
   "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5";
 
-const apps = [
-  { appId: "com.example.game.ios", platform: "ios" as const, links: { appleTeamId: "9JA89QQLNQ" } },
-  {
-    appId: "com.example.game",
-    platform: "android" as const,
-    links: { androidSha256Fingerprints: [FINGERPRINT] },
-  },
-];
+const iosGame = {
+  appId: "com.example.game.ios",
+  platform: "ios" as const,
+  links: { appleTeamId: "9JA89QQLNQ" },
+};
+const androidGame = {
+  appId: "com.example.game",
+  platform: "android" as const,
+  links: { androidSha256Fingerprints: [FINGERPRINT] },
+};
+const apps = [iosGame, androidGame];
 
 /** Apps without the settings a file needs: the service's own host may carry another owner's. */
 const bare = { appId: "com.example.bare", platform: "ios" as const };
@@ -96,5 +99,53 @@ describe("a host with two apps of one platform", () => {
     expect(assetLinks(iosTwice).map((link) => link.target.package_name)).toEqual([
       "com.example.game",
     ]);
+  });
+});
+
+describe("an app in both stores", () => {
+  const android = {
+    appId: "com.example.shop",
+    platform: "android" as const,
+    links: {
+      appStoreId: "1234567890",
+      iosBundleId: "com.example.shop.ios",
+      appleTeamId: "9JA89QQLNQ",
+      androidSha256Fingerprints: [FINGERPRINT],
+    },
+  };
+  const ios = {
+    appId: "com.example.shop.ios",
+    platform: "ios" as const,
+    links: {
+      playPackage: "com.example.shop",
+      appleTeamId: "9JA89QQLNQ",
+      androidSha256Fingerprints: [FINGERPRINT],
+    },
+  };
+
+  it("is claimed for its other store's build: an Android app's iOS bundle id, an iOS app's Play package", () => {
+    expect(appleAppSiteAssociation([android]).applinks.details.map((d) => d.appIDs)).toEqual([
+      ["9JA89QQLNQ.com.example.shop.ios"],
+    ]);
+    expect(assetLinks([ios]).map((link) => link.target.package_name)).toEqual(["com.example.shop"]);
+  });
+
+  it("is one build with the app of the other platform that is the same build", () => {
+    expect(appleAppSiteAssociation([android, ios]).applinks.details.map((d) => d.appID)).toEqual([
+      "9JA89QQLNQ.com.example.shop.ios",
+    ]);
+    expect(assetLinks([android, ios])).toHaveLength(1);
+  });
+
+  it("claims nothing where the host carries another build of that platform", () => {
+    expect(appleAppSiteAssociation([android, iosGame]).applinks.details).toEqual([]);
+    expect(assetLinks([ios, androidGame])).toEqual([]);
+  });
+
+  it("without the other store's id is an app of its own platform only", () => {
+    const { iosBundleId: _, ...links } = android.links;
+    expect(appleAppSiteAssociation([{ ...android, links }, iosGame]).applinks.details).toHaveLength(
+      1,
+    );
   });
 });

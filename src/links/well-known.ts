@@ -10,16 +10,35 @@
  * (on the service's own host, another owner's app): a host that carries more than one app of a
  * platform lists none of that platform, whether or not the others have the settings a file
  * needs, and its taps reach the link host, which sends each on as its link says. Such apps need
- * a host each.
+ * a host each. An app in both stores (an iOS app that names its Play package, an Android app
+ * its iOS bundle id) is an app of each platform here, with its Apple team id or certificates
+ * for the build of the other store.
  */
 import type { App } from "../ports/apps.ts";
 
 type LinkedApp = Pick<App, "appId" | "platform" | "links">;
 
-/** The host's one app of the platform, if it carries only one: the one it may claim for. */
-const soleApp = (apps: readonly LinkedApp[], platform: App["platform"]): LinkedApp[] => {
-  const ofPlatform = apps.filter((app) => app.platform === platform);
-  return ofPlatform.length === 1 ? ofPlatform : [];
+/** The bundle id of the app's iOS build: an iOS app's id, an Android app's setting. */
+const iosBundleIdOf = (app: LinkedApp): string | undefined =>
+  app.platform === "ios" ? app.appId : app.links?.iosBundleId;
+
+/** The package of the app's Android build: an Android app's id, an iOS app's setting. */
+const playPackageOf = (app: LinkedApp): string | undefined =>
+  app.platform === "android" ? app.appId : app.links?.playPackage;
+
+/**
+ * The host's apps with a build of the platform (`idOf` names it), if all are one build: the
+ * one it may claim for. An app in both stores has a build of each; an iOS app and an Android
+ * app that names the same bundle id are one build, which opens for the links of both.
+ */
+const soleBuild = (
+  apps: readonly LinkedApp[],
+  idOf: (app: LinkedApp) => string | undefined,
+): { id: string; apps: LinkedApp[] } | null => {
+  const built = apps.filter((app) => idOf(app) !== undefined);
+  const ids = new Set(built.map(idOf));
+  const [id] = ids;
+  return ids.size === 1 && id !== undefined ? { id, apps: built } : null;
 };
 
 /**
@@ -28,9 +47,9 @@ const soleApp = (apps: readonly LinkedApp[], platform: App["platform"]): LinkedA
  * `paths`, which older versions read, are given beside them.
  */
 export const appleAppSiteAssociation = (apps: readonly LinkedApp[]) => {
-  const appIds = soleApp(apps, "ios").flatMap((app) =>
-    app.links?.appleTeamId ? [`${app.links.appleTeamId}.${app.appId}`] : [],
-  );
+  const build = soleBuild(apps, iosBundleIdOf);
+  const teams = new Set(build?.apps.flatMap((app) => app.links?.appleTeamId ?? []));
+  const appIds = build ? [...teams].map((team) => `${team}.${build.id}`) : [];
   return {
     applinks: {
       apps: [],
@@ -45,18 +64,20 @@ export const appleAppSiteAssociation = (apps: readonly LinkedApp[]) => {
 };
 
 /** `assetlinks.json`: the Android app with its certificates may handle every URL of the host. */
-export const assetLinks = (apps: readonly LinkedApp[]) =>
-  soleApp(apps, "android").flatMap((app) => {
-    const fingerprints = app.links?.androidSha256Fingerprints ?? [];
-    if (fingerprints.length === 0) return [];
-    return [
-      {
-        relation: ["delegate_permission/common.handle_all_urls"],
-        target: {
-          namespace: "android_app",
-          package_name: app.appId,
-          sha256_cert_fingerprints: [...fingerprints],
-        },
+export const assetLinks = (apps: readonly LinkedApp[]) => {
+  const build = soleBuild(apps, playPackageOf);
+  const fingerprints = new Set(
+    build?.apps.flatMap((app) => app.links?.androidSha256Fingerprints ?? []),
+  );
+  if (build === null || fingerprints.size === 0) return [];
+  return [
+    {
+      relation: ["delegate_permission/common.handle_all_urls"],
+      target: {
+        namespace: "android_app",
+        package_name: build.id,
+        sha256_cert_fingerprints: [...fingerprints],
       },
-    ];
-  });
+    },
+  ];
+};

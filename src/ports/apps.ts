@@ -83,6 +83,11 @@ export interface AppLinkSettings {
    * iOS app that names one is in both stores.
    */
   readonly playPackage?: string;
+  /**
+   * The bundle id of an Android app's iOS build (an iOS app's is its app id), which
+   * `apple-app-site-association` names so that a tap opens that build.
+   */
+  readonly iosBundleId?: string;
   /** The app's web site: where a tap from neither Android nor iOS goes. */
   readonly webUrl?: string;
   /**

@@ -136,6 +136,17 @@ describe("a partner's install postback", () => {
     expect(appIdSent("ios")).toBe(APP_ID);
   });
 
+  it("names an Android app's iOS build by its bundle id on an iPhone", () => {
+    const app: App = {
+      ...iosApp({ appStoreId: "1234567890", iosBundleId: "com.example.delivery.ios" }),
+      platform: "android",
+    };
+    const appIdSent = (platform: "android" | "ios") =>
+      queryOf({ ...factsOf("unityads_int", platform), app }).get("app_id");
+    expect(appIdSent("ios")).toBe("com.example.delivery.ios");
+    expect(appIdSent("android")).toBe(APP_ID);
+  });
+
   it("tells a partner and the app's backend of an Android phone's reinstall, which the export cannot", () => {
     const facts = factsOf("unityads_int", "android");
     const base = facts.attribution;

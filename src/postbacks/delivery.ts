@@ -93,10 +93,16 @@ export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
     attribution !== null && MATCHED.has(attribution.status) && attribution.mediaSource !== null
       ? { ...attribution, mediaSource: attribution.mediaSource }
       : null;
-  const playPackage = facts.app?.platform === "ios" ? facts.app.links?.playPackage : undefined;
+  // The app's other store's build, on a phone of that store: its setting names its id.
+  const otherBuild =
+    facts.app?.platform === "ios" && install.os === "android"
+      ? facts.app.links?.playPackage
+      : facts.app?.platform === "android" && install.os === "ios"
+        ? facts.app.links?.iosBundleId
+        : undefined;
   return {
     appId: install.appId,
-    platformAppId: (install.os === "android" && playPackage) || install.appId,
+    platformAppId: otherBuild || install.appId,
     appStoreId: facts.app?.links?.appStoreId ?? null,
     platform: install.os,
     serviceId: install.serviceId,

@@ -50,8 +50,9 @@ export interface PostbackInstall {
   /** The app's id as registered with the service. */
   readonly appId: string;
   /**
-   * The app's id on the install's platform: the registered one, but on an Android phone of an
-   * iOS app, its Android build's Play package (its setting) when it has one.
+   * The app's id on the install's platform: the registered one, but on a phone of the app's
+   * other store, that build's id (an iOS app's Play package, an Android app's iOS bundle id)
+   * when the app sets it.
    */
   readonly platformAppId: string;
   /** The App Store's numeric id of an iOS app, when the app set it. */
@@ -209,7 +210,7 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "app_id",
     "text",
     "install",
-    "The app's id on the install's platform: its bundle identifier, or its package name (an iOS app's Android build's Play package on an Android phone).",
+    "The app's id on the install's platform: its bundle identifier, or its package name (an iOS app's Android build's Play package on an Android phone, an Android app's iOS build's bundle id on an iPhone).",
     (c) => c.install.platformAppId,
   ),
   row(

@@ -489,4 +489,29 @@ describe("links and the link host", () => {
     const changed = await fetch(`${rt.linkUrl}/.well-known/apple-app-site-association`);
     expect(JSON.stringify(await changed.json())).toContain(`ABCDE12345.${IOS_APP}`);
   });
+
+  it("lists an Android app's iOS build by its bundle id: one build with the iOS app of that id, none beside another", async () => {
+    const details = async () =>
+      (
+        (await (await fetch(`${rt.linkUrl}/.well-known/apple-app-site-association`)).json()) as {
+          applinks: { details: { appID: string }[] };
+        }
+      ).applinks.details.map((detail) => detail.appID);
+    const setBundleId = async (iosBundleId: string) => {
+      await rt.stores.apps.update(ANDROID_APP, (app) =>
+        withLinkSettings(app, { iosBundleId, appleTeamId: "ABCDE12345" }),
+      );
+      await markAdminChange(rt.config.dataDir);
+    };
+    // The Android app's iOS build is the iOS app: the host still claims for it, once.
+    await setBundleId(IOS_APP);
+    expect(await details()).toEqual([`ABCDE12345.${IOS_APP}`]);
+    // Another iOS build on the host: either would open for the other's links, so neither.
+    await setBundleId("com.example.linked.other");
+    expect(await details()).toEqual([]);
+    const assetLinks = await (await fetch(`${rt.linkUrl}/.well-known/assetlinks.json`)).json();
+    expect(assetLinks).toHaveLength(1);
+    await setBundleId("");
+    expect(await details()).toEqual([`ABCDE12345.${IOS_APP}`]);
+  });
 });

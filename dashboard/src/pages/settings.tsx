@@ -39,6 +39,7 @@ interface Draft {
   deepLinkConfidenceFloor: DeepLinkConfidenceFloor;
   appStoreId: string;
   playPackage: string;
+  iosBundleId: string;
   webUrl: string;
   hosts: string;
   appleTeamId: string;
@@ -64,6 +65,7 @@ const draftOf = (app: AppSettings): Draft => ({
   deepLinkConfidenceFloor: app.attribution.deep_link_confidence_floor,
   appStoreId: app.links.app_store_id ?? "",
   playPackage: app.links.play_package ?? "",
+  iosBundleId: app.links.ios_bundle_id ?? "",
   webUrl: app.links.web_url ?? "",
   hosts: app.links.hosts.join("\n"),
   appleTeamId: app.links.apple_team_id ?? "",
@@ -103,6 +105,7 @@ const patchOf = (draft: Draft): AppSettingsPatch => ({
   links: {
     app_store_id: textOrNull(draft.appStoreId),
     play_package: textOrNull(draft.playPackage),
+    ios_bundle_id: textOrNull(draft.iosBundleId),
     web_url: textOrNull(draft.webUrl),
     hosts: linesOf(draft.hosts),
     apple_team_id: textOrNull(draft.appleTeamId),
@@ -440,6 +443,17 @@ export function SettingsPage(props: { appId: string }) {
                     spellcheck={false}
                     {...control("play_package")}
                     {...text("playPackage")}
+                  />
+                </Field>
+              )}
+              {app.platform === "android" && (
+                // An iOS app's bundle id is its id; an Android app may name its iOS build's.
+                <Field name="ios_bundle_id" label="iOS bundle id" error={fieldErrors.ios_bundle_id}>
+                  <input
+                    autocomplete="off"
+                    spellcheck={false}
+                    {...control("ios_bundle_id")}
+                    {...text("iosBundleId")}
                   />
                 </Field>
               )}

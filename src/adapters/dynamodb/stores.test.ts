@@ -162,6 +162,7 @@ describe("DynamoDB stores", () => {
     const links: Required<AppLinkSettings> = {
       appStoreId: "1234567890",
       playPackage: "com.example.game",
+      iosBundleId: "com.example.game.ios",
       webUrl: "https://game.example.com/",
       hosts: ["go.example.com"],
       appleTeamId: "9JA89QQLNQ",

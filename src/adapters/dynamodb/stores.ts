@@ -62,6 +62,7 @@ const appItem = z.object({
     .object({
       appStoreId: z.string().optional(),
       playPackage: z.string().optional(),
+      iosBundleId: z.string().optional(),
       webUrl: z.string().optional(),
       hosts: z.array(z.string()).optional(),
       appleTeamId: z.string().optional(),

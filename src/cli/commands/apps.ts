@@ -67,6 +67,7 @@ export const listAppsCommand = async (options: { dataDir: string; json?: boolean
 const SETTING_FLAGS: Record<keyof LinkSettingsChange | keyof AttributionChange, string> = {
   appStoreId: "--app-store-id",
   playPackage: "--play-package",
+  iosBundleId: "--ios-bundle-id",
   webUrl: "--web-url",
   hosts: "--link-hosts",
   appleTeamId: "--apple-team-id",
@@ -116,6 +117,7 @@ export interface ConfigureAppOptions {
   timeZone?: string;
   appStoreId?: string;
   playPackage?: string;
+  iosBundleId?: string;
   webUrl?: string;
   linkHosts?: string;
   appleTeamId?: string;
@@ -143,6 +145,7 @@ const describeLinks = (links: ReturnType<typeof withLinkSettings>["links"]) =>
     links?.hosts ? `link hosts ${links.hosts.join(", ")}` : "the service's link host",
     links?.appStoreId ? `App Store id ${links.appStoreId}` : undefined,
     links?.playPackage ? `Google Play package ${links.playPackage}` : undefined,
+    links?.iosBundleId ? `iOS bundle id ${links.iosBundleId}` : undefined,
     links?.webUrl ? `web ${links.webUrl}` : undefined,
     links?.appleTeamId ? `Apple team ${links.appleTeamId}` : undefined,
     links?.androidSha256Fingerprints
@@ -175,6 +178,7 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
         withLinkSettings(updated, {
           appStoreId: options.appStoreId,
           playPackage: options.playPackage,
+          iosBundleId: options.iosBundleId,
           webUrl: options.webUrl,
           hosts: listOf(options.linkHosts),
           appleTeamId: options.appleTeamId,

@@ -63,6 +63,10 @@ const appSettingsSchema = tiedTo<AppSettings>()(
           description:
             "An iOS app's Android build's Google Play package (an Android app's is its id).",
         }),
+        ios_bundle_id: z.string().nullable().meta({
+          description:
+            "An Android app's iOS build's bundle id (an iOS app's is its id), for apple-app-site-association.",
+        }),
         web_url: z.string().nullable(),
         hosts: z.array(z.string()).readonly(),
         apple_team_id: z.string().nullable(),
