@@ -108,6 +108,42 @@ describe("the landing page", () => {
     expect(stores).toContain(`${LANDING_STRINGS.en.googlePlay}</a>`);
   });
 
+  it("opens the installed app from an Android phone, above the store buttons, in the page's language", async () => {
+    const opener =
+      "intent://go.example.com/Kx3v9QpZ2aQ?a=1&b=2#Intent;scheme=https;package=com.example.game;end";
+    const html = await page({
+      platform: "android",
+      stores: storesOf("android", app, link, "c"),
+      androidOpener: opener,
+    });
+    const button = `<a class="button open" data-open="android" href="${escapeHtml(opener)}">Open <bdi>Example Game</bdi></a>`;
+    expect(html).toContain(button);
+    expect(html.indexOf(button)).toBeLessThan(html.indexOf('data-store="google-play"'));
+    const german = await page({
+      app: { ...app, links: { languages: ["de"] } },
+      platform: "android",
+      androidOpener: opener,
+    });
+    expect(german).toContain("><bdi>Example Game</bdi> öffnen</a>");
+    expect(await page({ platform: "android" })).not.toContain("data-open");
+  });
+
+  it("has Safari's Smart App Banner on an iPhone, giving the app the tapped link, for an app with an App Store id", async () => {
+    const html = await page({
+      platform: "ios",
+      stores: storesOf("ios", app, link, "c"),
+      openUrl: 'https://go.example.com/Kx3v9QpZ2aQ?tags=a,b&x="y"',
+    });
+    expect(html).toContain(
+      '<meta name="apple-itunes-app" content="app-id=1234567890, app-argument=https://go.example.com/Kx3v9QpZ2aQ?tags=a%2Cb&amp;x=&quot;y&quot;">',
+    );
+    expect(await page({ platform: "ios", app: { ...app, links: {} } })).not.toContain(
+      "apple-itunes-app",
+    );
+    expect(await page({ platform: "android" })).not.toContain("apple-itunes-app");
+    expect(await page()).not.toContain("apple-itunes-app");
+  });
+
   it("has no heading over store buttons when no store has the app", async () => {
     const html = await page({ platform: "ios", stores: [] });
     expect(html).not.toContain("<h2>");

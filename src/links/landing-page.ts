@@ -43,6 +43,7 @@ p{margin:.5rem 0}
 ul{list-style:none;margin:0;padding:0}
 li{margin:.75rem 0}
 .button{display:block;padding:.875rem 1rem;border-radius:.75rem;background:#1b1f24;color:#fff;text-align:center;font-weight:600;text-decoration:none}
+.button.open{background:#0969da}
 .button:focus-visible{outline:3px solid #0969da;outline-offset:2px}
 a{color:#0969da}
 figure{margin:1.5rem 0;text-align:center}
@@ -116,6 +117,7 @@ const document = (
   link: Link,
   title: string,
   body: string,
+  head = "",
 ) => `<!doctype html>
 <html lang="${language}" dir="ltr">
 <head>
@@ -124,7 +126,7 @@ const document = (
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
 <meta name="description" content="${escapeHtml(previewOf(app, link).description ?? app.name)}">
-${previewTags(app, link)}
+${previewTags(app, link)}${head}
 <style>${STYLE}</style>
 </head>
 <body>
@@ -168,6 +170,10 @@ export interface LandingPage {
   readonly webUrl: string | null;
   /** What the desktop's QR code opens: the link, with the tap's own parameters. */
   readonly qrUrl?: string;
+  /** The link as the app is given it when the page opens the app, with the tap's parameters. */
+  readonly openUrl?: string;
+  /** The link of the Android "Open" button, which opens the installed app (`androidOpenerOf`). */
+  readonly androidOpener?: string | null;
   /** The tapper's `Accept-Language`. */
   readonly acceptLanguage: string | null | undefined;
 }
@@ -207,6 +213,11 @@ export const renderLandingPage = async (page: LandingPage): Promise<string> => {
   } else if (!storeFor) {
     parts.push(`<p>${name(words.unavailable)}</p>`);
   }
+  if (page.androidOpener) {
+    parts.push(
+      `<p><a class="button open" data-open="android" href="${escapeHtml(page.androidOpener)}">${name(words.openApp)}</a></p>`,
+    );
+  }
   if (stores.length > 0) {
     parts.push(`<h2>${name(words.getTheApp)}</h2>`);
     parts.push(
@@ -231,7 +242,21 @@ export const renderLandingPage = async (page: LandingPage): Promise<string> => {
     link,
     previewOf(app, link).title,
     parts.filter(Boolean).join("\n"),
+    platform === "ios" ? smartAppBanner(app, page.openUrl ?? link.url) : "",
   );
+};
+
+/**
+ * Safari's Smart App Banner on an iPhone: "Open" where the app is installed, which gives it the
+ * link (`app-argument`, as `application(_:open:options:)` or a scene's `openURLContexts`
+ * deliver it), "View" in the App Store where it is not. Of an app with an App Store id; a
+ * comma, which would end the meta's value, percent-encoded in the link.
+ */
+const smartAppBanner = (app: App, openUrl: string): string => {
+  const appStoreId = app.links?.appStoreId;
+  if (!appStoreId) return "";
+  const argument = openUrl.replaceAll(",", "%2C");
+  return `\n<meta name="apple-itunes-app" content="${escapeHtml(`app-id=${appStoreId}, app-argument=${argument}`)}">`;
 };
 
 /** The page a chat's or a feed's crawler makes the link's card from. */

@@ -17,6 +17,8 @@ export interface LandingStrings {
   readonly website: string;
   /** Above the buttons. */
   readonly getTheApp: string;
+  /** The button that opens the installed app (Android), above the others. */
+  readonly openApp: string;
   /** When no store has the app for the tapper's device. */
   readonly unavailable: string;
   /** Beside the QR code on a desktop. */
@@ -35,6 +37,7 @@ export const LANDING_STRINGS = {
     forIos: "Get it for iPhone and iPad",
     website: "Visit the website",
     getTheApp: "Get {app}",
+    openApp: "Open {app}",
     unavailable: "{app} is not available for this device yet.",
     scanOnPhone: "Scan this code with your phone's camera to open the link there.",
     qrLabel: "QR code of this link",
@@ -47,6 +50,7 @@ export const LANDING_STRINGS = {
     forIos: "Für iPhone und iPad herunterladen",
     website: "Zur Website",
     getTheApp: "{app} herunterladen",
+    openApp: "{app} öffnen",
     unavailable: "{app} ist für dieses Gerät noch nicht verfügbar.",
     scanOnPhone:
       "Scannen Sie diesen Code mit der Kamera Ihres Smartphones, um den Link dort zu öffnen.",
@@ -60,6 +64,7 @@ export const LANDING_STRINGS = {
     forIos: "Obtenir pour iPhone et iPad",
     website: "Visiter le site web",
     getTheApp: "Obtenir {app}",
+    openApp: "Ouvrir {app}",
     unavailable: "{app} n'est pas encore disponible pour cet appareil.",
     scanOnPhone: "Scannez ce code avec l'appareil photo de votre téléphone pour y ouvrir le lien.",
     qrLabel: "Code QR de ce lien",
@@ -72,6 +77,7 @@ export const LANDING_STRINGS = {
     forIos: "Obtener para iPhone y iPad",
     website: "Visitar el sitio web",
     getTheApp: "Obtener {app}",
+    openApp: "Abrir {app}",
     unavailable: "{app} aún no está disponible para este dispositivo.",
     scanOnPhone: "Escanea este código con la cámara de tu teléfono para abrir el enlace en él.",
     qrLabel: "Código QR de este enlace",
@@ -84,6 +90,7 @@ export const LANDING_STRINGS = {
     forIos: "Obter para iPhone e iPad",
     website: "Visitar o site",
     getTheApp: "Obter {app}",
+    openApp: "Abrir {app}",
     unavailable: "{app} ainda não está disponível para este dispositivo.",
     scanOnPhone: "Leia este código com a câmera do seu celular para abrir o link nele.",
     qrLabel: "Código QR deste link",
@@ -96,6 +103,7 @@ export const LANDING_STRINGS = {
     forIos: "Scarica per iPhone e iPad",
     website: "Visita il sito web",
     getTheApp: "Scarica {app}",
+    openApp: "Apri {app}",
     unavailable: "{app} non è ancora disponibile per questo dispositivo.",
     scanOnPhone: "Inquadra questo codice con la fotocamera del telefono per aprire lì il link.",
     qrLabel: "Codice QR di questo link",
@@ -108,6 +116,7 @@ export const LANDING_STRINGS = {
     forIos: "iPhone・iPad 版を入手",
     website: "ウェブサイトを見る",
     getTheApp: "{app} を入手",
+    openApp: "{app} を開く",
     unavailable: "{app} はこのデバイスではまだご利用いただけません。",
     scanOnPhone:
       "スマートフォンのカメラでこのコードを読み取ると、リンクがスマートフォンで開きます。",

@@ -27,6 +27,7 @@ import type { CountryResolver } from "../ports/geo.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
 import type { Touch } from "../ports/touches.ts";
 import {
+  androidOpenerOf,
   destinationOf,
   type StoreButton,
   storesOf,
@@ -76,6 +77,13 @@ export interface LandingAnswer {
    * matches, carries them too.
    */
   readonly qrUrl: string;
+  /**
+   * The link as the app is given it when the page opens it (the Android "Open" button, iOS
+   * Safari's Smart App Banner): with the tapped URL's own parameters, as an App Link gives it.
+   */
+  readonly openUrl: string;
+  /** The Android "Open" button's link (`androidOpenerOf`): an Android tapper's, of a live link. */
+  readonly androidOpener: string | null;
 }
 
 /** Longest QR link with the tap's parameters; past it, the link alone (a code stays scannable). */
@@ -230,15 +238,23 @@ export const createClickRecorder = (deps: ClickDeps) => {
         ? null
         : destinationOf(platform, app, link, clickId, forwarded, !traits.withoutGooglePlay);
     if (location === null) {
+      const stores = storesOf(platform, app, link, clickId);
+      const openUrl = withParamsLacking(link.url, tapped);
+      const androidStore = stores.find((store) => store.platform === "android")?.url ?? null;
       return {
         kind: "landing",
         app,
         link,
         platform,
-        stores: storesOf(platform, app, link, clickId),
+        stores,
         webUrl: webDestinationOf(app, link, forwarded),
         clickId,
         qrUrl: qrUrlOf(link, tapped),
+        openUrl,
+        androidOpener:
+          platform === "android" && !link.disabled
+            ? androidOpenerOf(app, openUrl, androidStore)
+            : null,
       };
     }
     return { kind: "redirect", location, clickId };

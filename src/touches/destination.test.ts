@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clickIdOfReferrer, destinationOf, storesOf } from "./destination.ts";
+import { androidOpenerOf, clickIdOfReferrer, destinationOf, storesOf } from "./destination.ts";
 
 /** A click id of the link host's shape: 22 letters and digits. */
 const CLICK = "C1ick1dC1ick1dC1ick1d0";
@@ -154,6 +154,35 @@ describe("destinationOf", () => {
       "google-play",
       "app-store",
     ]);
+  });
+});
+
+describe("androidOpenerOf", () => {
+  const tapped = "https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7&sub1=a%26b";
+  const play = `https://play.google.com/store/apps/details?id=com.example.game&referrer=service_click_id%3D${CLICK}`;
+
+  it("opens the link in the app by its package, else goes to the Play page with the click's referrer", () => {
+    expect(androidOpenerOf(android, tapped, play)).toBe(
+      `intent://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7&sub1=a%26b#Intent;scheme=https;package=com.example.game;S.browser_fallback_url=${encodeURIComponent(play)};end`,
+    );
+    // The fallback, read back as Android reads an intent's extra, is the Play page unchanged.
+    const opener = androidOpenerOf(android, tapped, play) ?? "";
+    const extra = /S\.browser_fallback_url=([^;]*);/.exec(opener)?.[1] ?? "";
+    expect(decodeURIComponent(extra)).toBe(play);
+  });
+
+  it("names an iOS app's Android build, keeps a link host's port and scheme, and may have no fallback", () => {
+    const iosBoth = { ...ios, links: { playPackage: "com.example.game.android" } };
+    expect(androidOpenerOf(iosBoth, "http://127.0.0.1:8788/abc", null)).toBe(
+      "intent://127.0.0.1:8788/abc#Intent;scheme=http;package=com.example.game.android;end",
+    );
+  });
+
+  it("has none for an app with no Android package, or a link no intent carries", () => {
+    expect(androidOpenerOf(ios, tapped, null)).toBeNull();
+    expect(androidOpenerOf({ ...android, appId: "game-android" }, tapped, null)).toBeNull();
+    expect(androidOpenerOf(android, "ftp://go.example.com/abc", null)).toBeNull();
+    expect(androidOpenerOf(android, "not a url", null)).toBeNull();
   });
 });
 

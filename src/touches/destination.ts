@@ -89,14 +89,45 @@ const playStorePage = (packageName: string) =>
 const appStorePage = (appStoreId: string) =>
   `https://apps.apple.com/app/id${encodeURIComponent(appStoreId)}`;
 
+/** The package of the app's Android build: an Android app's id, an iOS app's setting. */
+const playPackageOf = (app: AppDestinations): string | null => {
+  const packageName = app.platform === "android" ? app.appId : app.links?.playPackage;
+  return packageName && PLAY_PACKAGE_PATTERN.test(packageName) ? packageName : null;
+};
+
 /**
  * The app's Play Store page: an Android app's id is its package; an iOS app's Android build's.
  * An Android app registered under an id no package can have (`game-android`) has none: Play
  * would show "not found", where the web URL or the landing page still serves the tap.
  */
 const playPageOf = (app: AppDestinations): string | null => {
-  const packageName = app.platform === "android" ? app.appId : app.links?.playPackage;
-  return packageName && PLAY_PACKAGE_PATTERN.test(packageName) ? playStorePage(packageName) : null;
+  const packageName = playPackageOf(app);
+  return packageName === null ? null : playStorePage(packageName);
+};
+
+/**
+ * A link that opens `url` in the app's Android build, or, where it is not installed, goes to
+ * `fallback` (the landing page's Android button, the Play Store page with the click's referrer):
+ * an Android intent URL (`intent://host/path?query#Intent;scheme=https;package=…;end`) for the
+ * landing page's "Open" button. No App Link opens from the link host's own page (a link to its
+ * own host), nor from most apps' web views; an intent link names the app by its package, and
+ * the app gets `url` as an App Link would give it. Null for an app with no Android package, or
+ * a URL an intent cannot carry.
+ */
+export const androidOpenerOf = (
+  app: AppDestinations,
+  url: string,
+  fallback: string | null,
+): string | null => {
+  const packageName = playPackageOf(app);
+  const parsed = URL.parse(url);
+  if (packageName === null || parsed === null || !/^https?:$/.test(parsed.protocol)) return null;
+  const extras = [
+    `scheme=${parsed.protocol.slice(0, -1)}`,
+    `package=${packageName}`,
+    ...(fallback === null ? [] : [`S.browser_fallback_url=${encodeURIComponent(fallback)}`]),
+  ];
+  return `intent://${parsed.host}${parsed.pathname}${parsed.search}#Intent;${extras.join(";")};end`;
 };
 
 /** The app's App Store page: an iOS app's, or an Android app's iOS build's. */

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withLinkSettings } from "../../src/links/app-settings.ts";
 import { QR_TAP_PARAM } from "../../src/links/link-qr.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
+import { PIXEL } from "../support/agents.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 import { DESKTOP, documentWidth, launchChromium, PHONE, screenshot } from "./support/browser.ts";
 
@@ -205,6 +206,30 @@ describe("the landing page in a browser", () => {
     expect(await page.getByRole("img").count(), "no QR code on a phone").toBe(0);
     const box = await page.getByRole("link", { name: "Get it on Google Play" }).boundingBox();
     expect(box && box.x >= 0 && box.x + box.width <= PHONE.width).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows an Android phone at a phone's width the Open button of a landing_page link above the store's, and no sideways scroll", async () => {
+    const paged = await rt.post(
+      "/v1/links",
+      { media_source: "browser_landing", landing_page: true, params: { c: "c".repeat(300) } },
+      androidOnlyKey,
+    );
+    const { url } = (await paged.json()) as LinkAnswer;
+    const { context, page, problems } = await open(PHONE, PIXEL, url);
+    const openButton = page.getByRole("link", { name: `Open App ${APP_ID}.android` });
+    await openButton.waitFor();
+    await screenshot(page, "landing-android-open");
+    const width = await documentWidth(page);
+    expect(width.scrollWidth, "the page scrolls sideways").toBeLessThanOrEqual(width.innerWidth);
+    const href = (await openButton.getAttribute("href")) ?? "";
+    expect(href.startsWith(`intent://${new URL(url).host}/`)).toBe(true);
+    expect(href).toContain(`;package=${APP_ID}.android;`);
+    const openBox = await openButton.boundingBox();
+    const play = await page.getByRole("link", { name: "Get it on Google Play" }).boundingBox();
+    expect(openBox && openBox.x >= 0 && openBox.x + openBox.width <= PHONE.width).toBe(true);
+    expect(openBox && play && openBox.y < play.y, "the Open button above the store's").toBe(true);
     expect(problems).toEqual([]);
     await context.close();
   });

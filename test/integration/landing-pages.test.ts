@@ -233,6 +233,59 @@ describe("the link host's landing page and previews", () => {
     expect(await clicksOf("both", link)).toHaveLength(0);
   });
 
+  it("opens the installed app from a landing_page link's page: an intent on Android, Safari's banner on an iPhone", async () => {
+    const opened = (html: string) =>
+      /<a class="button open" data-open="android" href="([^"]+)"/
+        .exec(html)?.[1]
+        ?.replaceAll("&amp;", "&") ?? null;
+    for (const kind of ["both", "iosBoth"] as const) {
+      const link = await makeLink(kind, { media_source: "landing_open", landing_page: true });
+      const tapped = `${link.url}?sub1=reel`;
+      const seen = new Set((await clicksOf(kind, link)).map((touch) => touch.clickId));
+      const page = await fetch(tapped, { headers: { "user-agent": DEVICES.android } });
+      const html = await page.text();
+      const click = (await clicksOf(kind, link)).find((touch) => !seen.has(touch.clickId));
+      const opener = opened(html) ?? "";
+      const packageName = kind === "both" ? APPS.both.id : ANDROID_BUILD;
+      const { host, pathname } = new URL(link.url);
+      expect(
+        opener.startsWith(
+          `intent://${host}${pathname}?sub1=reel#Intent;scheme=http;package=${packageName};`,
+        ),
+        opener,
+      ).toBe(true);
+      // Not installed: the Play page of the Play button, whose referrer names this tap's click.
+      const fallback = decodeURIComponent(
+        /S\.browser_fallback_url=([^;]*);end$/.exec(opener)?.[1] ?? "",
+      );
+      expect(fallback).toBe(
+        storeButtons(html).find((button) => button.store === "google-play")?.url,
+      );
+      expect(clickIdOfReferrer(new URL(fallback).searchParams.get("referrer"))).toBe(
+        click?.clickId,
+      );
+
+      const fromIphone = await (
+        await fetch(tapped, { headers: { "user-agent": DEVICES.ios } })
+      ).text();
+      expect(opened(fromIphone)).toBeNull();
+      const appStoreId = APPS[kind].settings.appStoreId;
+      expect(fromIphone).toContain(
+        `<meta name="apple-itunes-app" content="app-id=${appStoreId}, app-argument=${tapped}">`,
+      );
+    }
+    // An app with no Android build has no Open button; a disabled link's page none either.
+    const iosOnly = await makeLink("iosOnly", { media_source: "landing_open", landing_page: true });
+    expect(opened(await (await tap(iosOnly, DEVICES.android)).text())).toBeNull();
+    const paused = await makeLink("both", { media_source: "landing_open", landing_page: true });
+    await rt.fetch(
+      `/v1/links/${paused.deeplink_id}`,
+      { method: "PATCH", body: JSON.stringify({ disabled: true }) },
+      serverKeys.both,
+    );
+    expect(opened(await (await tap(paused, DEVICES.android)).text())).toBeNull();
+  });
+
   it("sends each button of a landing_page link where its redirect would go", async () => {
     const own = {
       android_url:

@@ -625,7 +625,10 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
               changed("landing_page");
             }}
           />
-          <span>Landing page for every tap (store buttons, a QR code on a desktop)</span>
+          <span>
+            Landing page for every tap (store buttons, an Open button for the installed app, a QR
+            code on a desktop)
+          </span>
         </label>
         <label class="check">
           <input
@@ -904,7 +907,10 @@ function LinkEditForm(props: {
             checked={landingPage}
             onChange={(event) => setLandingPage(event.currentTarget.checked)}
           />
-          <span>Landing page for every tap (store buttons, a QR code on a desktop)</span>
+          <span>
+            Landing page for every tap (store buttons, an Open button for the installed app, a QR
+            code on a desktop)
+          </span>
         </label>
         <label class="check">
           <input
