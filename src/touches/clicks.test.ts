@@ -107,4 +107,17 @@ describe("a tap's click", () => {
       APPS.set(APP.appId, APP);
     }
   });
+
+  it("shows a Fire tablet without a site no Play Store button it could not open, and still opens the app", async () => {
+    const fire =
+      "Mozilla/5.0 (Linux; Android 9; KFMAWI) AppleWebKit/537.36 (KHTML, like Gecko) Silk/120.3.1 like Chrome/120.0.6099.230 Safari/537.36";
+    const { tapWith } = recorderOf();
+    const page = await tapWith({}, fire);
+    expect(page.kind).toBe("landing");
+    if (page.kind !== "landing") return;
+    expect(page.stores).toEqual([]);
+    expect(page.androidOpener).toMatch(new RegExp(`;package=${APP.appId};end$`));
+    const pixel = await tapWith({});
+    expect(pixel.kind).toBe("redirect");
+  });
 });

@@ -238,7 +238,7 @@ export const createClickRecorder = (deps: ClickDeps) => {
         ? null
         : destinationOf(platform, app, link, clickId, forwarded, !traits.withoutGooglePlay);
     if (location === null) {
-      const stores = storesOf(platform, app, link, clickId);
+      const stores = storesOf(platform, app, link, clickId, !traits.withoutGooglePlay);
       const openUrl = withParamsLacking(link.url, tapped);
       const androidStore = stores.find((store) => store.platform === "android")?.url ?? null;
       return {

@@ -171,13 +171,17 @@ const STORE_HOSTS: ReadonlyMap<string, Store> = new Map([
 /**
  * A button for each platform the link or its app has a destination for, as a redirect would
  * send a phone of that platform (the link's own page first, else the app's store page), the
- * tapper's platform first; a Play Store page carries the click's install referrer.
+ * tapper's platform first; a Play Store page carries the click's install referrer. An Android
+ * device without Google Play gets no Play Store button, which it could not open (as its
+ * redirect would not send it there).
  */
 export const storesOf = (
   platform: DevicePlatform,
   app: AppDestinations,
   link: LinkDestinations,
   clickId: string | null,
+  /** False for an Android device without Google Play (a Fire tablet, a Huawei phone). */
+  googlePlay = true,
 ): StoreButton[] => {
   const button = (target: Platform, url: string | null): StoreButton[] => {
     if (url === null) return [];
@@ -188,7 +192,7 @@ export const storesOf = (
   const stores = [
     ...button("android", phoneDestinationOf("android", app, link)),
     ...button("ios", phoneDestinationOf("ios", app, link)),
-  ];
+  ].filter((store) => googlePlay || store.store !== "google-play");
   return platform === "ios" ? stores.reverse() : stores;
 };
 
