@@ -38,7 +38,7 @@ export const TOUCH_COLUMNS = [
     name: "params",
     type: "string",
     description:
-      "JSON text: the link's custom parameters, `deep_link_path` and the tapped URL's own query.",
+      "JSON text: the link's custom parameters, `deep_link_path` and the tapped URL's own query, without what names a device or an address.",
   },
   {
     name: "cost_model",

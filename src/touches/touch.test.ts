@@ -4,7 +4,7 @@ import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { Touch } from "../ports/touches.ts";
 import { TOUCH_COLUMNS } from "../record/touch-columns.ts";
 import { CLICK_ID_LENGTH } from "./ids.ts";
-import { firstLanguage, networkTouchId, touchRow } from "./touch.ts";
+import { firstLanguage, lakeParams, networkTouchId, touchRow } from "./touch.ts";
 
 describe("networkTouchId", () => {
   it("is the same for the same app, network and id, and another for any other", () => {
@@ -100,6 +100,45 @@ describe("a touch's lake row", () => {
       fx,
     );
     expect(JSON.parse(String(row.params))).toEqual({ promo: "WINTER", sub1: "tap" });
+  });
+
+  it("keeps no parameter that names a device or an address: no deletion request reaches a click's row", () => {
+    const row = touchRow(
+      contractTouch("com.example.game", Date.parse("2026-11-24T12:00:00.000Z"), {
+        params: { promo: "WINTER", deep_link_path: "/levels/7" },
+        urlParams: {
+          // A network's macros, by their names and by the shape of their values.
+          idfa: "AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE",
+          sha1_gaid: "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12",
+          sub5: "38400000-8cf0-11bd-b23e-10b96e40000d",
+          device_ip: "81.2.69.170",
+          sub6: "2001:db8::1",
+          sub7: " 81.2.69.171 ",
+          Advertising_ID: "x",
+          android_id: "9774d56d682e549c",
+          ua: "Dalvik/2.1.0",
+          // What a campaign sends of its own.
+          ad_id: "ad-42",
+          adset_id: "7",
+          zip: "10115",
+          sub1: "creative-b",
+          version: "1.2.3.4.5",
+        },
+      }),
+      fx,
+    );
+    expect(JSON.parse(String(row.params))).toEqual({
+      promo: "WINTER",
+      deep_link_path: "/levels/7",
+      ad_id: "ad-42",
+      adset_id: "7",
+      zip: "10115",
+      sub1: "creative-b",
+      version: "1.2.3.4.5",
+    });
+    expect(lakeParams({ gclid: "EAIaIQobChMI", IDFA_MD5: "x", "sub.ip": "x" })).toEqual({
+      gclid: "EAIaIQobChMI",
+    });
   });
 
   it("has a value for every column of the touches table", () => {

@@ -4,6 +4,7 @@
  * advertising id, for reports.
  */
 import { createHash } from "node:crypto";
+import { isIP } from "node:net";
 import { costColumns, touchCostUsd } from "../costs/touch-cost.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
@@ -12,6 +13,30 @@ import type { Touch } from "../ports/touches.ts";
 import type { TouchColumnName } from "../record/touch-columns.ts";
 import { ALPHABET, CLICK_ID_LENGTH } from "./ids.ts";
 import { truncatedIp } from "./ip.ts";
+
+/** A value shaped as an advertising id (IDFA, GAID, OAID) or an IDFV: a UUID. */
+const DEVICE_ID_VALUE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A parameter named for a device's id or address, or a person's agent, however a network spells
+ * it (`idfa`, `gaid_md5`, `sha1_idfa`, `advertising_id`, `android_id`, `device_ip`, `ua`).
+ */
+const DEVICE_KEY =
+  /(^|[^a-z])(idfa|idfv|gaid|aaid|oaid|maid|adid|advertising_?id|android_?id|ifa|ip|ip_?address|ua|user_?agent)([^a-z]|$)/i;
+
+/**
+ * The parameters a touch's lake row keeps: what no deletion request can reach (a click names no
+ * install) must name no device, so a value shaped as an advertising id or an IP address, and a
+ * parameter named for one (a network's `{idfa}` macro in a click URL), are left out. The touch
+ * store keeps them whole until the touch expires, for matching.
+ */
+export const lakeParams = (params: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(params).filter(
+      ([key, value]) =>
+        !DEVICE_KEY.test(key) && !DEVICE_ID_VALUE.test(value.trim()) && isIP(value.trim()) === 0,
+    ),
+  );
 
 /**
  * The touch's lake row; its cost in USD is converted here, at the ECB rate of the touch's UTC
@@ -39,7 +64,7 @@ export const touchRow = (touch: Touch, fx: Pick<FxRates, "toUsd">): LakeRecord =
     os_version: touch.osVersion,
     device_model: touch.deviceModel,
     language: touch.language,
-    params: JSON.stringify({ ...touch.params, ...touch.urlParams }),
+    params: JSON.stringify(lakeParams({ ...touch.params, ...touch.urlParams })),
     ...costColumns(touch.cost),
     cost_usd: touchCostUsd(touch.cost, touch.touchType, touch.touchTime.slice(0, 10), fx),
   };
