@@ -177,7 +177,11 @@ export const createExportPages = (deps: ExportPageDeps) => {
   return {
     async open(request: ExportPageRequest): Promise<ExportPage> {
       const { offset, limit } = request;
-      const snapshot = await snapshotFor(request);
+      const found = await snapshotFor(request);
+      // A large window's first page is answered while its snapshot is still being made; its
+      // later pages give its size once it is finished.
+      const rowCount = found.rowCount ?? (await deps.engine.rowCountOf?.(found));
+      const snapshot = rowCount === undefined ? found : { ...found, rowCount };
       const beyondEnd = snapshot.rowCount !== undefined && offset >= snapshot.rowCount;
       return {
         snapshot,

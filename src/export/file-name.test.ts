@@ -10,9 +10,13 @@ const page = {
 
 describe("export file name", () => {
   it("names the app, the window and the page's rows", () => {
-    expect(exportFileName({ ...page, offset: 500, limit: 500 })).toBe(
+    expect(exportFileName({ ...page, offset: 500, limit: 500, total: 5_000 })).toBe(
       "com.example.game_events_20261101T000000Z-20261121T183005Z_rows-501-1000.csv",
     );
+  });
+
+  it("names a page whose end is not known by its first row only: a short last page is never named full", () => {
+    expect(exportFileName({ ...page, offset: 500, limit: 500 })).toMatch(/_rows-from-501\.csv$/);
   });
 
   it("ends a short last page at the window's last row, and says when it is past it", () => {

@@ -18,8 +18,14 @@ export const exportFileName = (page: {
   total?: number;
   extension: string;
 }): string => {
-  const last = Math.min(page.offset + page.limit, page.total ?? Number.POSITIVE_INFINITY);
+  // Without the window's size nor the page's, its end is not known: a short last page must not
+  // be named as a full one.
+  const last = page.total === undefined ? null : Math.min(page.offset + page.limit, page.total);
   const rows =
-    last > page.offset ? `rows-${page.offset + 1}-${last}` : `rows-none-after-${page.offset}`;
+    last === null
+      ? `rows-from-${page.offset + 1}`
+      : last > page.offset
+        ? `rows-${page.offset + 1}-${last}`
+        : `rows-none-after-${page.offset}`;
   return `${page.appId}_events_${compact(page.since * 1000)}-${compact(page.until)}_${rows}.${page.extension}`;
 };

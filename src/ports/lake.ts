@@ -47,6 +47,12 @@ export interface LakeQueryEngine {
   }): Promise<SnapshotLocation>;
   readPage(snapshot: SnapshotLocation, offset: number, limit: number): AsyncIterable<ExportRecord>;
   /**
+   * The rows of a snapshot whose size `materialize` did not know yet (one still being made when
+   * its first page was answered), once it is finished; undefined while it is not, or for an
+   * engine that cannot tell cheaply.
+   */
+  rowCountOf?(snapshot: SnapshotLocation): Promise<number | undefined>;
+  /**
    * The same slice written by the engine itself in `encoding`, for an engine that can (DuckDB);
    * without it, or when it answers undefined for a snapshot, the service encodes `readPage`'s
    * rows.

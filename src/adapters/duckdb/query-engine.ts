@@ -446,6 +446,17 @@ export const createDuckDbQueryEngine = (options: {
       return { location, ...(progress.done ? { rowCount: progress.written } : {}) };
     },
 
+    async rowCountOf(snapshot: SnapshotLocation) {
+      const progress = making.get(snapshot.location);
+      if (progress) return progress.done ? progress.written : undefined;
+      // Its parts are named by their positions: a finished snapshot's size is the last one's end.
+      const { parts, complete } = await readSnapshot(snapshot.location).catch(() => ({
+        parts: [],
+        complete: false,
+      }));
+      return complete ? (parts.at(-1)?.end ?? 0) : undefined;
+    },
+
     async *readPage(snapshot: SnapshotLocation, offset: number, limit: number) {
       const connection = await duckdb.connect();
       let next: Promise<DuckDBDataChunk | null> | undefined;
