@@ -214,9 +214,10 @@ internal class SdkCore(
     private var consentBlocked = false
 
     /**
-     * Set at each start and by setAnonymous: the device's tracking is read at the next send once
-     * the install is recorded, and sent with the consent if it differs from what the backend holds.
-     * Cleared once they agree (an install sent in this process carried it).
+     * Set at each start, each return to the foreground and by setAnonymous: the device's tracking
+     * is read at the next send once the install is recorded, and sent with the consent if it
+     * differs from what the backend holds. Cleared once they agree (an install sent in this
+     * process carried it).
      */
     private var trackingCheckDue = false
 
@@ -229,8 +230,18 @@ internal class SdkCore(
     /** The same for the sessions' route: the sessions stay queued, the events go on. */
     private var sessionsBlocked = false
 
-    /** A configuration error was told in this process since the last refreshConfig: it is told once. */
+    /**
+     * A configuration error of the install, events or sessions route was told in this process
+     * since the last refreshConfig: it is told once.
+     */
     private var configurationReported = false
+
+    /**
+     * The same for the consent route, kept apart: a backend without that route (an older one
+     * answers it 404) still takes the events, so its refusal says nothing of theirs, and one
+     * told must not leave a later refusal of the events (held until refreshConfig) unsaid.
+     */
+    private var consentRefusalReported = false
 
     /** The attribution route refused the key (401, 403): not read again until the next start or refreshConfig. */
     @Volatile private var attributionRefused = false
@@ -600,6 +611,7 @@ internal class SdkCore(
         eventsBlocked = false
         sessionsBlocked = false
         configurationReported = false
+        consentRefusalReported = false
         attributionRefused = false
     }
 
@@ -911,19 +923,23 @@ internal class SdkCore(
 
     /**
      * The app came (back) to the foreground (any thread): a session when it was away at least the
-     * session interval, or when the process was launched (or started again) in the background.
+     * session interval, or when the process was launched (or started again) in the background;
+     * and the device's tracking checked again at the next send, however short the stay away.
      */
     fun onForeground() {
         if (!configured) return
         val at = platform.clock()
         worker.execute {
             val interval = config?.sessionIntervalSeconds ?: RemoteConfig.DEFAULT_SESSION_INTERVAL_SECONDS
+            // Any return from the background, however soon: the user may have limited ad
+            // tracking, or deleted or reset the id, in the Settings app meanwhile, and the next
+            // events must not leave before the backend is told. The id is read at the next send
+            // (before what it sends), not here: a return that sends nothing reads nothing. A
+            // second report of the same stay in the foreground is no return.
+            if (!sessions.inForeground) trackingCheckDue = true
             // Queued even before initialize ran (configure off the main thread, an activity
             // started meanwhile): sent once it has; none while stopped or switched off.
             if (sessions.foreground(at, interval)) {
-                // A return after a while: the user may have limited ad tracking, or deleted or
-                // reset the id, in the Settings app meanwhile.
-                trackingCheckDue = true
                 queueSession(at)
                 flush()
             }
@@ -1067,26 +1083,33 @@ internal class SdkCore(
     /**
      * A route refused the install's key or address (the install, events, sessions, consent; the
      * caller holds that route back): logged at error level and told to the error listener once
-     * until refreshConfig; not tried again until the next start or refreshConfig. Queued events
-     * stay on the device.
+     * until refreshConfig (the consent route's once of its own); not tried again until the next
+     * start or refreshConfig. Queued events stay on the device.
      */
     private fun configurationError(code: Int, message: String, consentRoute: Boolean = false) {
         if (consentRoute) consentBlocked = true
         initialMatch.complete(Unit)
-        // Once: a wrong key or address refuses every route alike, and is one error to fix.
-        if (configurationReported) return
-        configurationReported = true
+        // Once: a wrong key or address refuses every route alike, and is one error to fix. The
+        // consent route alone may be missing (an older backend) while the others work: its
+        // refusal is told apart, and hides no later one of the events.
+        if (consentRoute) {
+            if (consentRefusalReported) return
+            consentRefusalReported = true
+        } else {
+            if (configurationReported) return
+            configurationReported = true
+        }
         log.error("$message: not tried again until the next start or refreshConfig")
         listeners.tell(ServiceError(ServiceErrorKind.CONFIGURATION, null, code, 1, message))
     }
 
     /**
      * On the worker, the install recorded: sends the consent update when the consent changed
-     * since last sent, or when the device's tracking, read at a start or after setAnonymous,
-     * differs from what the backend holds (docs/api.md#consent); each update carries both as
-     * they now stand. False when it is to be sent again later (events wait for it, as the
-     * install's retry): they then go after it, so the backend no longer gives them an id the
-     * user withdrew.
+     * since last sent, or when the device's tracking, read after a start, a return to the
+     * foreground or setAnonymous, differs from what the backend holds (docs/api.md#consent);
+     * each update carries both as they now stand. False when it is to be sent again later
+     * (events wait for it, as the install's retry): they then go after it, so the backend no
+     * longer gives them an id the user withdrew.
      */
     private fun ensureConsent(): Boolean {
         if (consentBlocked) return true

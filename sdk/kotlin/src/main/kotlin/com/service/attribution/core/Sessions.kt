@@ -19,7 +19,8 @@ import com.service.attribution.DropReason
  */
 internal class SessionTracker {
     /** Until a launch says otherwise, the app counts as in the foreground: a first return then continues. */
-    private var inForeground = true
+    var inForeground = true
+        private set
 
     /** When the app went to the background (or launched there); null while it is in the foreground. */
     private var backgroundSinceMs: Long? = null

@@ -13,8 +13,9 @@ import org.junit.Test
 
 /**
  * The device's tracking after the install (docs/api.md#consent, requests.json's tracking
- * update): read at each start and at each change of anonymous mode once the install is
- * recorded, and sent through the consent route when it differs from what the backend holds.
+ * update): read at each start, after each return to the foreground and at each change of
+ * anonymous mode once the install is recorded, and sent through the consent route when it
+ * differs from what the backend holds.
  */
 class DeviceTrackingTest {
     private val device = ScriptedDevice()
@@ -248,5 +249,62 @@ class DeviceTrackingTest {
         assertEquals(after, device.advertisingIdReads)
         assertEquals(1, updates().size)
         assertEquals(reads + 1, after)
+    }
+
+    @Test
+    fun `a quick return to the foreground after the advertising id was reset or limited tells the backend before the next event`() {
+        // The default session interval (30 minutes): none of these returns begins a session.
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(emptyList<Any>(), updates())
+
+        // The id reset in the Settings app during a minute away.
+        val reset = "6d92078a-8246-4ba4-ae5b-76104861e7dc"
+        device.advertisingId = { reset }
+        core.onBackground()
+        device.scheduler.advance(60_000)
+        core.onForeground()
+        device.scheduler.runDue()
+        val reads = device.advertisingIdReads
+        core.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        assertEquals(mapOf("maid" to reset, "att_status" to null), updates().single()["device"])
+        assertEquals("the update leaves before the event", listOf("consent", "events"), routes().takeLast(2))
+        assertEquals("read once, at the send", reads + 1, device.advertisingIdReads)
+
+        // Then limit ad tracking turned on during a few seconds away: no id from then on.
+        device.advertisingId = { null }
+        core.onBackground()
+        device.scheduler.advance(5_000)
+        core.onForeground()
+        core.sendEvent(EventType.SEARCH, null, null)
+        device.scheduler.runDue()
+        assertEquals(none, updates().last()["device"])
+        assertEquals(2, updates().size)
+        assertEquals(listOf("consent", "events"), routes().takeLast(2))
+
+        // A return with the tracking as it was reads it once at the next send, and sends no update.
+        core.onBackground()
+        core.onForeground()
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(2, updates().size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a second report of the foreground while already in it makes no read of the advertising id`() {
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        val reads = device.advertisingIdReads
+        // Launched in the foreground: the first activity's start continues it.
+        core.onForeground()
+        core.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        assertEquals(reads, device.advertisingIdReads)
+        assertEquals(2, device.backend.delivered.size)
+        device.assertNoFailures()
     }
 }

@@ -1,6 +1,7 @@
 package com.service.attribution.core
 
 import com.service.attribution.AuthenticationException
+import com.service.attribution.Consent
 import com.service.attribution.EventType
 import com.service.attribution.InitListener
 import com.service.attribution.LogLevel
@@ -96,6 +97,37 @@ class RouteRefusalTest {
         assertEquals(0L, core.droppedSessionCount())
         assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
         assertEquals(listOf(404), configurationErrors())
+    }
+
+    @Test
+    fun `events refused after the consent route was refused are still said, once, to the log and the error listener`() {
+        // An older backend without the consent route: its 404 is told, and events go on.
+        device.backend.consent = { HttpResponse(404, """{"error":"Not Found","detail":"no route"}""") }
+        val core = device.configure(device.launch())
+        core.setConsent(Consent(adPersonalization = false))
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(1, device.backend.requests("POST", "/v1/installs/").size)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(listOf(404), configurationErrors())
+        assertEquals(1, device.logged(LogLevel.ERROR).size)
+
+        // Then the events' route refuses the key: they are held, and that is said too.
+        refuseEventsWith(401)
+        core.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(listOf(404, 401), configurationErrors())
+        val errors = device.logged(LogLevel.ERROR)
+        assertEquals(errors.toString(), 2, errors.size)
+        assertTrue(errors.last(), "events" in errors.last())
+        // Once: the route is held from then on, and nothing more is said.
+        core.sendEvent(EventType.SEARCH, null, null)
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(2, eventRequests())
+        assertEquals(listOf(404, 401), configurationErrors())
+        assertEquals(2, core.queuedCount())
+        assertEquals(0L, core.getDroppedEventCount())
+        device.assertNoFailures()
     }
 
     @Test

@@ -6,6 +6,7 @@ import com.service.attribution.EventType
 import com.service.attribution.LogLevel
 import com.service.attribution.ServiceError
 import com.service.attribution.ServiceErrorKind
+import com.service.attribution.core.DeviceSignals
 import com.service.attribution.core.Draft
 import com.service.attribution.core.Json
 import com.service.attribution.core.Platform
@@ -48,14 +49,20 @@ class DeliveryEndToEndTest {
         clock: () -> Long = System::currentTimeMillis,
         tcf: TcfValues = TcfValues(null, null),
         /** What Play services give: null with ad tracking limited or the id deleted. */
-        advertisingId: String? = GAID,
+        @Volatile var advertisingId: String? = GAID,
     ) {
         val transport = RecordingTransport(UrlConnectionTransport(readTimeoutMs = 30_000))
         val core = SdkCore().also { cores += it }
         val errors = CopyOnWriteArrayList<ServiceError>()
         val log = RecordingLog()
         private val platform =
-            Platform(store, FakeDevice(advertisingId = advertisingId), { null }, RecordingMainThread(), log, transport, clock, TcfSource { tcf })
+            Platform(store, signals(), { null }, RecordingMainThread(), log, transport, clock, TcfSource { tcf })
+
+        /** The device, whose advertising id is read as Play services give it: [advertisingId] as it is at each read. */
+        private fun signals(): DeviceSignals =
+            object : DeviceSignals by FakeDevice() {
+                override fun advertisingId() = this@Launch.advertisingId
+            }
 
         init {
             core.setErrorListener { errors.add(it) }
@@ -178,6 +185,35 @@ class DeliveryEndToEndTest {
         assertEquals(GAID, records.single { it["event_name"] == "service_login" }["maid"])
         assertEquals(null, records.single { it["event_name"] == "service_search" }["maid"])
         assertEquals(emptyList<ServiceError>(), next.errors.toList())
+    }
+
+    @Test
+    fun `an advertising id withdrawn while the app was away a moment reaches the service before the next event, which exports without it`() {
+        val app = Service.createApp("tracking-return")
+        val launch = Launch().configure(app.sdkKey)
+        launch.core.sendEvent(EventType.LOGIN, null, null)
+        assertTrue(eventually { launch.accepted() >= 1 })
+        launch.core.drain()
+        val sessions = launch.transport.requests("POST", "/v1/sessions").size
+
+        // Limit ad tracking turned on in the Settings app; back well within the session interval.
+        launch.advertisingId = null
+        launch.core.onBackground()
+        launch.core.onForeground()
+        launch.core.sendEvent(EventType.SEARCH, null, null)
+        assertTrue(eventually { launch.accepted() >= 2 })
+        val route = "/v1/installs/${launch.core.getServiceId()}/consent"
+        val (request, answer) = launch.transport.requests("POST", route).single()
+        assertEquals(202, answer!!.code)
+        assertEquals(mapOf("maid" to null, "att_status" to null), Json.parseObject(request.body!!)["device"])
+        // The update went before the event, and no session: the return continued the launch's.
+        val paths = launch.transport.exchanges.map { pathOf(it.first.url) }.filter { !it.startsWith("/v1/config") && !it.endsWith("/attribution") }
+        assertEquals(listOf(route, "/v1/events"), paths.takeLast(2))
+        assertEquals(sessions, launch.transport.requests("POST", "/v1/sessions").size)
+        val records = Service.exportUntil(app, since) { listOf("service_login", "service_search").all { n -> n in names(it) } }
+        assertEquals(GAID, records.single { it["event_name"] == "service_login" }["maid"])
+        assertEquals(null, records.single { it["event_name"] == "service_search" }["maid"])
+        assertEquals(emptyList<ServiceError>(), launch.errors.toList())
     }
 
     @Test
