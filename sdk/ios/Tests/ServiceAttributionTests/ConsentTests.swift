@@ -144,6 +144,61 @@ final class ConsentTests: XCTestCase {
         XCTAssertEqual(consentUpdates(harness).count, 0, "nothing after the stop")
     }
 
+    /// The POST requests the service got, by what they carry: `consent`, `events 0,1` (the
+    /// events' indexes), or the path.
+    private func posts(_ harness: Harness) -> [String] {
+        return harness.service.requests.filter { $0.method == "POST" }.map { request -> String in
+            let path = FakeService.path(request)
+            if path.hasSuffix("/consent") { return "consent" }
+            if path == "/v1/events" {
+                return "events " + FakeService.events(request).compactMap(FakeService.index).map { String($0) }.joined(separator: ",")
+            }
+            return path
+        }
+    }
+
+    func testAConsentSetWhileAnEventsRequestIsOnItsWayGoesBeforeTheEventSentAfterIt() throws {
+        let harness = Harness(store: try Harness.given(queued: 2))
+        var changed = false
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", !changed else { return nil }
+            // The user withdraws consent while the queued events are on their way, then the app
+            // sends an event: the same send run takes it in its next batch.
+            changed = true
+            harness.core.setConsent(ServiceConsent(adUserData: false))
+            _ = try harness.core.sendEvent(.levelComplete, name: nil, parameters: ["n": 2])
+            return nil
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("every event") { harness.acceptedIndexes == [0, 1, 2] }
+        XCTAssertEqual(posts(harness), ["/v1/sessions", "events 0,1", "consent", "events 2"], "the consent update goes before the event sent after it")
+        XCTAssertEqual(consentUpdates(harness).first?["consent"]?.objectValue?["ad_user_data"], .bool(false))
+    }
+
+    func testAStopMadeWhileTheConsentUpdateBeforeABatchIsOnItsWaySendsNothingOfThatBatch() throws {
+        let harness = Harness(store: try Harness.given(queued: 2))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var changed = false
+        harness.service.answer = { request in
+            let path = FakeService.path(request)
+            if path == "/v1/events" && !changed {
+                changed = true
+                harness.core.setConsent(ServiceConsent(adUserData: false))
+                _ = try harness.core.sendEvent(.levelComplete, name: nil, parameters: ["n": 2])
+            } else if path.hasSuffix("/consent") {
+                // The user opts out too, while the update goes.
+                harness.core.stop()
+            }
+            return nil
+        }
+        XCTAssertNil(harness.configure())
+        harness.runScheduled()
+        XCTAssertEqual(posts(harness), ["/v1/sessions", "events 0,1", "consent"], "nothing of the batch the stop dropped leaves after it")
+        XCTAssertEqual(heard.dropped, ["stopped": 1])
+        XCTAssertEqual(harness.queuedIndexes, [])
+    }
+
     func testAConsentUpdateAnswered404IsAConfigurationErrorThatHoldsBackNoEvent() throws {
         let harness = Harness()
         XCTAssertNil(harness.configure())

@@ -605,6 +605,56 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("4 events dropped (stopped)") }.count, 1)
     }
 
+    func testAStopWhileABatchIsOnItsWayDropsTheRestButNotWhatTheServiceAccepts() throws {
+        var settings = Harness.settings
+        settings.maxEventsPerRequest = 2
+        let harness = Harness(store: try Harness.given(queued: 5))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var stopped = false
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", !stopped else { return nil }
+            // The user opts out while the first batch is on its way; the service stores it.
+            stopped = true
+            harness.core.stop()
+            return nil
+        }
+        XCTAssertNil(harness.configure(settings: settings))
+        harness.runScheduled()
+        XCTAssertEqual(harness.acceptedIndexes, [0, 1])
+        XCTAssertEqual(harness.service.count("POST", "/v1/events"), 1, "nothing leaves after the stop")
+        XCTAssertEqual(heard.dropped, ["stopped": 3], "only the events that never left")
+        XCTAssertEqual(harness.core.droppedEventCount, 3)
+        XCTAssertEqual(harness.core.queuedEventCount, 0)
+        XCTAssertEqual(harness.queuedIndexes, [], "nothing of it on the device for a later launch")
+    }
+
+    func testAStopWhileABatchIsOnItsWayThatFailsDropsItOnceItsAnswerIsIn() throws {
+        var settings = Harness.settings
+        settings.maxEventsPerRequest = 2
+        let harness = Harness(store: try Harness.given(queued: 5))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var stopped = false
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events" else { return nil }
+            if !stopped {
+                stopped = true
+                harness.core.stop()
+            }
+            return HTTPResponse(statusCode: 503, body: "{}")
+        }
+        XCTAssertNil(harness.configure(settings: settings))
+        harness.runScheduled()
+        XCTAssertEqual(harness.acceptedIndexes, [])
+        XCTAssertEqual(harness.service.count("POST", "/v1/events"), 1, "not sent again after the stop")
+        // The three that never left as the stop came, then the batch once its answer failed.
+        XCTAssertEqual(heard.errors.map { [$0.reason?.rawValue ?? "", String($0.count)] }, [["stopped", "3"], ["stopped", "2"]])
+        XCTAssertEqual(harness.core.droppedEventCount, 5)
+        XCTAssertEqual(harness.core.queuedEventCount, 0)
+        XCTAssertEqual(harness.queuedIndexes, [])
+    }
+
     func testEventsSentBeforeConfigureAreDeliveredOnceItRuns() throws {
         let harness = Harness()
         let heard = Heard()

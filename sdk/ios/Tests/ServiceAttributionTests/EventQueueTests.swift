@@ -49,6 +49,17 @@ final class EventQueueTests: XCTestCase {
         XCTAssertEqual(EventQueue(store: store, max: 10).count, 0)
     }
 
+    func testAClearKeepingTheBatchOnItsWayLeavesItOnTheDeviceForItsAnswer() {
+        let store = MemoryStore()
+        let queue = EventQueue(store: store, max: 10)
+        (1...4).forEach { queue.add(event($0)) }
+        XCTAssertEqual(queue.clear(keeping: ["e1", "e2"]), [event(3), event(4)])
+        XCTAssertEqual(EventQueue(store: store, max: 10).peek(10), [event(1), event(2)])
+        // What the answer left: only the items still there are counted.
+        XCTAssertEqual(queue.remove(ids: ["e1", "e2", "e3"]), 2)
+        XCTAssertNil(store.get("event_queue"))
+    }
+
     func testTheSessionsQueueIsKeptApartAndRemovesBySessionId() {
         let store = MemoryStore()
         let events = EventQueue(store: store, max: 10)

@@ -499,6 +499,23 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(sessionStarts(harness.service), [5_000])
     }
 
+    func testAStopWhileTheSessionsAreOnTheirWayDropsNoneTheServiceStores() throws {
+        let harness = Harness()
+        var stopped = false
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/sessions", !stopped else { return nil }
+            stopped = true
+            harness.core.stop()
+            return nil
+        }
+        XCTAssertNil(harness.configure())
+        harness.runScheduled()
+        XCTAssertEqual(sessionStarts(harness.service), [0])
+        XCTAssertEqual(harness.core.droppedSessionCount, 0, "the session the service stored is no drop")
+        XCTAssertEqual(harness.core.queuedSessionCount, 0)
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("dropped (stopped)") }, [])
+    }
+
     func testAConfigurationThatSwitchesTheSdkOffDropsTheLaunchsSessionAndTheNextLaunchMakesNone() throws {
         let harness = Harness()
         harness.service.config = SessionTests.config(enabled: false)
@@ -523,6 +540,48 @@ final class SessionTests: XCTestCase {
         XCTAssertNil(next.configure())
         next.eventually("the launch's session") { next.service.acceptedSessions.count == 1 }
         XCTAssertEqual(next.core.droppedSessionCount, 1, "only the first launch's, dropped as it was switched off")
+        next.runScheduled()
+        XCTAssertEqual(next.service.acceptedSessions.count, 1, "one session for the launch")
+    }
+
+    func testALaunchInTheBackgroundOffOnlyAsKeptOwesItsSessionToTheFirstReturnOnceItsOwnReadSwitchesTheSdkOn() throws {
+        let harness = Harness()
+        harness.service.config = SessionTests.config(enabled: false)
+        XCTAssertNil(harness.configure())
+        // Switched on again by the app's owner; the next launch is iOS's, in the background (a
+        // silent push), and its own read switches the SDK on before the user opens the app.
+        harness.service.config = SessionTests.config(enabled: true)
+        let next = Harness(store: harness.store, service: harness.service)
+        next.lifecycle.isInForeground = false
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(next.core.queuedSessionCount, 0, "a launch for a silent push is no visit")
+        XCTAssertEqual(next.service.acceptedSessions.count, 0)
+        // Opened well within the interval: the launch's session, owed to its first return.
+        next.setClock(600)
+        next.lifecycle.enterForeground()
+        next.eventually("the launch's session") { next.service.acceptedSessions.count == 1 }
+        XCTAssertEqual(sessionStarts(next.service), [600])
+    }
+
+    func testALaunchInTheBackgroundOffOnlyAsKeptOpenedBeforeItsReadAnswersMakesItsSessionOnceTheReadSwitchesTheSdkOn() throws {
+        let harness = Harness()
+        harness.service.config = SessionTests.config(enabled: false)
+        XCTAssertNil(harness.configure())
+        harness.service.config = SessionTests.config(enabled: true)
+        let next = Harness(store: harness.store, service: harness.service)
+        next.lifecycle.isInForeground = false
+        var opened = false
+        next.service.answer = { request in
+            guard FakeService.path(request) == "/v1/config", !opened else { return nil }
+            // The user opens the app while this launch's read is on its way.
+            opened = true
+            next.setClock(20)
+            next.lifecycle.enterForeground()
+            return nil
+        }
+        XCTAssertNil(next.configure())
+        next.eventually("the launch's session") { next.service.acceptedSessions.count == 1 }
+        XCTAssertEqual(sessionStarts(next.service), [20], "the session of the return, made once the read switched the SDK on")
         next.runScheduled()
         XCTAssertEqual(next.service.acceptedSessions.count, 1, "one session for the launch")
     }

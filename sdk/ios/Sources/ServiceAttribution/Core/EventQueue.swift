@@ -101,24 +101,35 @@ final class EventQueue {
         return Array(events.prefix(count))
     }
 
-    /// Removes the items of these ids (sent, or dropped); the others keep their order.
-    func remove(ids: Set<String>) {
-        if ids.isEmpty { return }
+    /// Removes the items of these ids (sent, or dropped); the others keep their order. Returns
+    /// how many it found: an item dropped meanwhile is not counted twice.
+    @discardableResult
+    func remove(ids: Set<String>) -> Int {
+        if ids.isEmpty { return 0 }
         lock.lock()
         defer { lock.unlock() }
+        let before = events.count
         events.removeAll { event in kind.id(of: event).map { ids.contains($0) } ?? false }
         save()
+        return before - events.count
     }
 
-    /// Empties the queue; returns what it held.
+    /// Empties the queue but for the items of the `kept` ids (a batch on its way to the service,
+    /// which its answer settles); returns what it took out.
     @discardableResult
-    func clear() -> [JSONValue] {
+    func clear(keeping kept: Set<String> = []) -> [JSONValue] {
         lock.lock()
         defer { lock.unlock() }
-        let held = events
-        events.removeAll()
-        store.remove(kind.key)
-        storedLines = 0
+        let isKept = { (event: JSONValue) -> Bool in self.kind.id(of: event).map { kept.contains($0) } ?? false }
+        let held = events.filter { !isKept($0) }
+        if held.count == events.count {
+            events.removeAll()
+            store.remove(kind.key)
+            storedLines = 0
+        } else {
+            events.removeAll { !isKept($0) }
+            save()
+        }
         return held
     }
 

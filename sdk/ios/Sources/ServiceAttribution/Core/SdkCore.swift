@@ -103,7 +103,11 @@ final class SdkCore: @unchecked Sendable {
     /// the configuration read at this launch decides, and its session is made once that read
     /// switches the SDK on (as the Kotlin and Unity SDKs do). Forgotten at the first read's
     /// answer or failure, and whenever the SDK is switched off. Under `lock`.
-    private var launchOffAsKept: Date?
+    private var launchOffAsKept: KeptOffLaunch?
+    /// The batch on its way to the service, set by the worker under `lock` as it leaves: a
+    /// `stop` meanwhile leaves its items in the queue for the answer to settle, so that an item
+    /// the service accepts is never reported dropped.
+    private var inFlight: InFlight?
     private var initialized = false
     private var config: RemoteConfig?
     /// How parameters are protected when queued, as the last configuration of the service's
@@ -260,6 +264,24 @@ final class SdkCore: @unchecked Sendable {
 
     /// Opens once the first attribution attempt of this process has finished, either way.
     private let initialMatch = Latch()
+
+    /// A launch made while the SDK was off only as an earlier launch's configuration says
+    /// (``launchOffAsKept``).
+    private enum KeptOffLaunch {
+        /// In the foreground, or first come to the foreground since: the session of that time.
+        case foreground(Date)
+        /// In the background (a silent push, a background fetch), not come to the foreground
+        /// yet: the session is owed to its first return, as a background launch's is.
+        case background
+    }
+
+    /// A batch of a lane on its way to the service (``inFlight``).
+    private struct InFlight {
+        let queue: EventQueue
+        let ids: Set<String>
+        /// `stop` was called while it was on its way: what its answer leaves queued is dropped.
+        var stopped = false
+    }
 
     /// `refusalLog`: where a refused process (an app extension) writes its warnings before any
     /// `configure` gives a sink, so that a `sendEvent` there says it keeps nothing.
@@ -448,7 +470,7 @@ final class SdkCore: @unchecked Sendable {
             if stopped { tracker.stop() }
             if deleted || cached?.enabled == false { tracker.disable() }
             launchSession = tracker.launch(at: started, inForeground: inForeground)
-            if !stopped && !deleted && cached?.enabled == false && inForeground { launchOffAsKept = started }
+            if !stopped && !deleted && cached?.enabled == false { launchOffAsKept = inForeground ? KeptOffLaunch.foreground(started) : .background }
             sessionTracker = tracker
         }
         configured = true
@@ -718,10 +740,19 @@ final class SdkCore: @unchecked Sendable {
             disabled = false
             // On again: no session by itself; the next return after the interval starts one.
             if !deleted { sessionTracker.enable() }
-            // Off at this launch's start only as kept: this launch's session is made now.
-            let launch = read && !stopped && !deleted ? launchOffAsKept : nil
+            // Off at this launch's start only as kept: this launch's session is made now, or, for
+            // a launch in the background, owed to the app's first return to the foreground.
+            let kept = read && !stopped && !deleted ? launchOffAsKept : nil
             if read { launchOffAsKept = nil }
-            return (was, launch)
+            switch kept {
+            case let .foreground(time)?:
+                return (was, time)
+            case .background?:
+                sessionTracker.oweLaunch()
+                return (was, nil)
+            case nil:
+                return (was, nil)
+            }
         }
         if let launch = launch {
             enqueueLock.lock()
@@ -1110,7 +1141,13 @@ final class SdkCore: @unchecked Sendable {
         guard isConfigured else { return }
         let now = platform.clock()
         enqueueLock.lock()
-        let session = locked { sessionTracker.enterForeground(at: now) }
+        let session = locked { () -> Date? in
+            // Launched in the background while off only as kept, and this launch's read not
+            // answered yet: this return is the launch's first visit, whose session that read makes
+            // once it switches the SDK on.
+            if case .background? = launchOffAsKept { launchOffAsKept = .foreground(now) }
+            return sessionTracker.enterForeground(at: now)
+        }
         let overflow = session.map { enqueueSession(startedAt: $0) } ?? []
         enqueueLock.unlock()
         guard session != nil else { return }
@@ -1333,6 +1370,10 @@ final class SdkCore: @unchecked Sendable {
                 reportDrop(expired.count, of: lane, .expired, "older than the service keeps (\(Int(settings.maxEventAge / 86_400)) days)")
                 continue
             }
+            // Once the batch is taken, a consent the app set meanwhile goes first: an event sent
+            // after setConsent is either in this batch or in a later one, and never reaches the
+            // service ahead of the update (the flush setConsent asked for runs after this one).
+            if !sendConsentIfChanged() { return false }
             // A lane held by its route's refusal lets the flush go on with the next one.
             if !send(batch, in: lane) { return lane.held }
         }
@@ -1356,9 +1397,19 @@ final class SdkCore: @unchecked Sendable {
         }
     }
 
-    /// On the worker: one batch of the lane; true to go on with its next batch.
+    /// On the worker: one batch of the lane; true to go on with its next batch. Not sent once
+    /// sending stopped (a `stop` during the consent update before it, say).
     private func send(_ batch: [JSONValue], in lane: Lane) -> Bool {
         let ids = batch.compactMap { lane.id(of: $0) }
+        // Marked on its way under the lock `stop` is marked under: a stop either comes first, and
+        // the batch stays, or leaves its items to the answer.
+        let leaves = locked { () -> Bool in
+            guard configured && config != nil && !disabled && !stopped && !deleted else { return false }
+            inFlight = InFlight(queue: lane.queue, ids: Set(ids))
+            return true
+        }
+        guard leaves else { return false }
+        defer { settle(Set(ids), in: lane) }
         let verdict: BatchVerdict
         do {
             verdict = try post(batch, in: lane)
@@ -1417,6 +1468,22 @@ final class SdkCore: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// On the worker, once the batch of these ids has its answer (and the queue what the answer
+    /// says): no longer on its way. When `stop` was called meanwhile, what the answer left queued
+    /// (the whole batch when the request failed) is dropped as the stop's, so that the queue ends
+    /// empty and nothing of it is sent after the stop, while what the service accepted is
+    /// delivered and never counted dropped. Under `enqueueLock`, which `stop` holds as it clears.
+    private func settle(_ ids: Set<String>, in lane: Lane) {
+        enqueueLock.lock()
+        let stoppedMeanwhile = locked { () -> Bool in
+            defer { inFlight = nil }
+            return inFlight?.stopped ?? false
+        }
+        let left = stoppedMeanwhile ? lane.queue.remove(ids: ids) : 0
+        enqueueLock.unlock()
+        reportDrop(left, of: lane, .stopped, "the app stopped the SDK while they were on their way, and the service did not take them")
     }
 
     /// Every item the answer removed from the queue that it neither accepted, named as a repeat,
@@ -1757,12 +1824,15 @@ final class SdkCore: @unchecked Sendable {
     // MARK: - stop, anonymous mode, consent
 
     /// Nothing is sent and nothing is queued until `start()`, in this launch and the next ones;
-    /// what was queued is dropped (reason `stopped`), and no session starts.
+    /// what was queued is dropped (reason `stopped`), and no session starts. A batch on its way
+    /// is left to its answer (``settle(_:in:)``): what the service accepts of it is delivered,
+    /// and only the rest is dropped, once the answer is in.
     func stop() {
         enqueueLock.lock()
-        let (wasStopped, isConfigured, drafts) = locked { () -> (Bool, Bool, Int) in
+        let (wasStopped, isConfigured, drafts, sending) = locked { () -> (Bool, Bool, Int, InFlight?) in
             let was = stopped
             stopped = true
+            inFlight?.stopped = true
             if reengagementWaiting { lastReengagementOpen = nil }
             reengagementWaiting = false
             sessionTracker.stop()
@@ -1774,10 +1844,14 @@ final class SdkCore: @unchecked Sendable {
             }
             let drafts = early.count
             early.removeAll()
-            return (was, configured, drafts)
+            return (was, configured, drafts, inFlight)
         }
-        let dropped = (queue?.clear() ?? []) + (pendingQueue?.clear() ?? [])
-        let droppedSessions = sessionQueue?.clear() ?? []
+        let onItsWay = { (queue: EventQueue?) -> Set<String> in
+            guard let sending = sending, let queue = queue, sending.queue === queue else { return [] }
+            return sending.ids
+        }
+        let dropped = (queue?.clear(keeping: onItsWay(queue)) ?? []) + (pendingQueue?.clear() ?? [])
+        let droppedSessions = sessionQueue?.clear(keeping: onItsWay(sessionQueue)) ?? []
         enqueueLock.unlock()
         if wasStopped { return }
         // The retry waiting is void and its backoff gone, as Kotlin's: after a start(), a first

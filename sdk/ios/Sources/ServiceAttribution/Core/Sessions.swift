@@ -14,7 +14,8 @@ import Foundation
 ///
 /// A launch in the background (iOS launches an app for a silent push, a background fetch, a
 /// location update) is no visit of the user: its session starts when the app first comes to the
-/// foreground, as a launch's would.
+/// foreground, as a launch's would. So does one made while the SDK is off only as an earlier
+/// launch's configuration says, once this launch's own read switches it on (`oweLaunch`).
 struct SessionTracker {
     /// The interval until a configuration gives one (sessions.json's
     /// `defaultSessionIntervalSeconds`).
@@ -101,5 +102,14 @@ struct SessionTracker {
     /// interval starts one.
     mutating func enable() {
         isDisabled = false
+    }
+
+    /// A launch in the background while the SDK was off only as an earlier launch's
+    /// configuration said, switched on by this launch's own read before the app came to the
+    /// foreground: its session is owed to the first return, however soon, as a background
+    /// launch's is. Nothing while stopped or switched off, or once in the foreground.
+    mutating func oweLaunch() {
+        guard isOn, !inForeground else { return }
+        owed = true
     }
 }
