@@ -1330,6 +1330,85 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AStopWhileABatchIsOnItsWayDropsTheRestButNotWhatTheServiceAccepts()
+        {
+            // 150 events queued offline go 100 a request: the user opts out while the first batch
+            // is on its way, and the service stores it.
+            var rig = new Rig();
+            rig.Configure();
+            rig.QueueOffline(150);
+            var stops = 0;
+            rig.Events = (numbers, body) =>
+            {
+                if (Interlocked.Exchange(ref stops, 1) == 0) rig.Core.Stop();
+                return ScriptedBackend.Usual("POST /v1/events", body);
+            };
+            rig.Settle();
+
+            CollectionAssert.AreEqual(Enumerable.Range(0, 100).ToList(), rig.AcceptedNow);
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count, "nothing leaves after the stop");
+            CollectionAssert.AreEqual(new long[] { 50 }, rig.Heard.Dropped(ServiceDropReason.Stopped).Select(e => e.Count),
+                "only the events that never left");
+            Assert.AreEqual(50, rig.Core.DroppedEventCount);
+            Assert.AreEqual(0, rig.Core.Queued);
+            // Nothing of it is on the device for a later launch either.
+            rig.Launch();
+            Assert.AreEqual(0, rig.Core.Queued);
+        }
+
+        [Test]
+        public void AStopWhileABatchIsOnItsWayThatFailsDropsItOnceItsAnswerIsIn()
+        {
+            var rig = new Rig();
+            rig.Configure();
+            rig.QueueOffline(150);
+            var stops = 0;
+            rig.Events = (numbers, body) =>
+            {
+                if (Interlocked.Exchange(ref stops, 1) == 0) rig.Core.Stop();
+                return Error(503);
+            };
+            rig.Settle();
+
+            Assert.IsEmpty(rig.AcceptedNow);
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count, "not sent again after the stop");
+            // The 50 that never left as the stop came, then the 100 of the batch once its answer failed.
+            CollectionAssert.AreEqual(new long[] { 50, 100 }, rig.Heard.Dropped(ServiceDropReason.Stopped).Select(e => e.Count));
+            Assert.AreEqual(150, rig.Core.DroppedEventCount);
+            Assert.AreEqual(0, rig.Core.Queued);
+            rig.Launch();
+            Assert.AreEqual(0, rig.Core.Queued);
+        }
+
+        [Test]
+        public void ABatchLeftOnItsWayByAStopInAProcessThatEndedIsDroppedAtTheNextLaunchNeverSent()
+        {
+            // The user opts out while a batch is on its way, and the app is killed before its answer:
+            // the stop is on the disk, and so is that batch, left to an answer that never came.
+            var disk = new DiskStore();
+            var rig = new Rig(disk);
+            rig.Configure();
+            rig.QueueOffline(3);
+            var events = Held.First(rig, "POST /v1/events");
+            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the batch is on its way");
+            rig.Core.Stop();
+            rig.Main.Drain();
+            Assert.IsEmpty(rig.Heard.Dropped(ServiceDropReason.Stopped), "nothing dropped before the answer");
+            var next = new Rig(disk.AfterCrash());
+            events.Answer.Set();
+            rig.Core.Idle().Wait();
+
+            next.Configure();
+            next.Main.Drain();
+            CollectionAssert.AreEqual(new long[] { 3 }, next.Heard.Dropped(ServiceDropReason.Stopped).Select(e => e.Count));
+            Assert.AreEqual(0, next.Core.Queued);
+            next.Core.Start();
+            next.Settle();
+            Assert.IsEmpty(next.Backend.To("POST /v1/events"), "nothing of the stop's queue leaves after a start");
+        }
+
+        [Test]
         public void EventsSentBeforeConfigureAreDeliveredOnceItRuns()
         {
             Scenario(BeforeConfigure);

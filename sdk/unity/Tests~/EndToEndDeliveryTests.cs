@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Threading;
 using Newtonsoft.Json.Linq;
 using NUnit.Framework;
 
@@ -87,6 +88,40 @@ namespace Service.Unity.Tests
                 && Count(r, next.ServiceId, "service_install") >= 1);
             Assert.AreEqual(4, Count(rows, next.ServiceId, "service_level_start"));
             Assert.AreEqual(1, Count(rows, next.ServiceId, "service_install"));
+        }
+
+        [Test]
+        public void AStopWhileABatchIsOnItsWayReportsDroppedOnlyTheEventsThatNeverLeft()
+        {
+            var timers = new ManualTimers();
+            var core = new SdkCore(Setup(timers: timers));
+            var heard = Heard.ErrorsOf(core.Listeners);
+            core.Configure(app.SdkKey, 1, null);
+            core.Idle().Wait();
+            // 120 events queued offline go 100 a request: the user opts out as the first leaves.
+            network.Off = true;
+            for (var level = 1; level <= 120; level++)
+            {
+                core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "level", level } });
+            }
+            core.Idle().Wait();
+            network.Off = false;
+            var stops = 0;
+            network.Leaving = request =>
+            {
+                if (request == "POST /v1/events" && Interlocked.Exchange(ref stops, 1) == 0) core.Stop();
+            };
+            Retry(core, timers);
+
+            var sent = network.To("POST /v1/events");
+            Assert.AreEqual(1, sent.Count, "nothing leaves after the stop");
+            Assert.AreEqual(202, sent[0].Item2, sent[0].Item3);
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_level_start") >= 100);
+            Assert.AreEqual(100, Count(rows, core.ServiceId, "service_level_start"), "the batch on its way was stored");
+            CollectionAssert.AreEqual(new long[] { 20 }, heard.Dropped(ServiceDropReason.Stopped).Select(e => e.Count),
+                "only the events that never left are dropped");
+            Assert.AreEqual(20, core.DroppedEventCount);
+            Assert.AreEqual(0, core.Queued);
         }
 
         [Test]

@@ -335,6 +335,8 @@ namespace Service.Unity.Tests
         /// <summary>The path of the next request to rewrite, and how its JSON body is changed.</summary>
         public string ManglePath;
         public Action<JObject> Mangle;
+        /// <summary>Called with each request's method and path as it leaves, before the service has it (an app's call made meanwhile).</summary>
+        public volatile Action<string> Leaving;
         /// <summary>Every request that reached the service: its method and path, and the answer's status and body.</summary>
         public readonly List<Tuple<string, int, string>> Answers = new List<Tuple<string, int, string>>();
         /// <summary>The body of each request that reached the service, as it went, by method and path; null for none.</summary>
@@ -358,6 +360,8 @@ namespace Service.Unity.Tests
                 request.Content = new StringContent(body.ToString(), System.Text.Encoding.UTF8, "application/json");
             }
             Interlocked.Increment(ref Sent);
+            var leaving = Leaving;
+            if (leaving != null) leaving(request.Method + " " + request.RequestUri.AbsolutePath);
             var sent = request.Content == null ? null : await request.Content.ReadAsStringAsync();
             lock (Bodies) Bodies.Add(new KeyValuePair<string, string>(request.Method + " " + request.RequestUri.AbsolutePath, sent));
             var answer = await base.SendAsync(request, token);

@@ -45,6 +45,12 @@ namespace Service.Unity
         private readonly Action<LogLevel, string> write;
         private readonly Action installMissing;
         private readonly Action installDeleted;
+        /// <summary>Guards <see cref="onItsWay"/> and <see cref="stoppedOnItsWay"/>: a batch is marked on its way under it, and Stop empties the queue under it.</summary>
+        private readonly object flight = new object();
+        /// <summary>The ids of the batch on its way to the service; null between requests.</summary>
+        private HashSet<string> onItsWay;
+        /// <summary>Stop was called while that batch was on its way: what its answer leaves queued is dropped then.</summary>
+        private bool stoppedOnItsWay;
 
         /// <param name="write">The core's log, at the level the app set.</param>
         /// <param name="installMissing">The service has no install for items it refused as retryable (`Conflict`): the core sends it again.</param>
@@ -92,36 +98,83 @@ namespace Service.Unity
                 // item taken after that change is either in it or left for the next batch.
                 if (beforeBatch != null) await beforeBatch();
                 // The consent update may have taken a round trip: a Stop or a deletion made
-                // meanwhile dropped this batch's items, which must not leave after it.
-                if (!sending()) break;
-                JToken answer;
+                // meanwhile dropped this batch's items, which must not leave after it. Checked
+                // under the lock Stop empties the queue under: a Stop either came first, and the
+                // batch stays unsent, or leaves it to its answer.
+                var ids = new HashSet<string>(batch.Select(queue.IdOf));
+                lock (flight)
+                {
+                    if (!sending()) break;
+                    onItsWay = ids;
+                    stoppedOnItsWay = false;
+                }
                 try
                 {
-                    answer = await api.Send("POST", kind.Path, kind.Body(batch, serviceId, clock.UtcNow), ApiClient.VerdictsAnswer);
+                    JToken answer;
+                    try
+                    {
+                        answer = await api.Send("POST", kind.Path, kind.Body(batch, serviceId, clock.UtcNow), ApiClient.VerdictsAnswer);
+                    }
+                    // 401, 403 and 404 refuse the route itself (a wrong address or key), not this
+                    // batch: the core holds the route, and the items stay queued.
+                    catch (ServiceHttpException error) when (error.IsRefusedForGood && !error.IsConfiguration)
+                    {
+                        // Refused as a whole, naming no item: sent again it would be refused again.
+                        if (batch.Count == 1)
+                        {
+                            queue.Remove(new[] { queue.IdOf(batch[0]) });
+                            drops.Drop(ServiceDropReason.Refused, 1, "the service refused " + kind.Describe(batch[0]) + " alone: " + error.Message);
+                            suspect = 0;
+                        }
+                        else
+                        {
+                            suspect = batch.Count;
+                            write(LogLevel.Info, "the service refused a batch of " + batch.Count + " " + Plural + " as a whole (" + error.Code
+                                + "); it is sent again in halves to find the " + kind.Noun + " it refuses");
+                        }
+                        continue;
+                    }
+                    // Taken: the item refused as a whole is among the suspect ones after these.
+                    suspect = Math.Max(0, suspect - batch.Count);
+                    HandleVerdicts(batch, (JObject)answer);
                 }
-                // 401, 403 and 404 refuse the route itself (a wrong address or key), not this
-                // batch: the core holds the route, and the items stay queued.
-                catch (ServiceHttpException error) when (error.IsRefusedForGood && !error.IsConfiguration)
+                finally
                 {
-                    // Refused as a whole, naming no item: sent again it would be refused again.
-                    if (batch.Count == 1)
-                    {
-                        queue.Remove(new[] { queue.IdOf(batch[0]) });
-                        drops.Drop(ServiceDropReason.Refused, 1, "the service refused " + kind.Describe(batch[0]) + " alone: " + error.Message);
-                        suspect = 0;
-                    }
-                    else
-                    {
-                        suspect = batch.Count;
-                        write(LogLevel.Info, "the service refused a batch of " + batch.Count + " " + Plural + " as a whole (" + error.Code
-                            + "); it is sent again in halves to find the " + kind.Noun + " it refuses");
-                    }
-                    continue;
+                    Settle(ids);
                 }
-                // Taken: the item refused as a whole is among the suspect ones after these.
-                suspect = Math.Max(0, suspect - batch.Count);
-                HandleVerdicts(batch, (JObject)answer);
             }
+        }
+
+        /// <summary>
+        /// Stop: the queue emptied but for the batch on its way, which its answer settles
+        /// (<see cref="Settle"/>): what the service accepts of it is delivered, never counted
+        /// dropped. How many items it took out, for the core to report as `stopped`.
+        /// </summary>
+        public int ClearForStop()
+        {
+            lock (flight)
+            {
+                if (onItsWay != null) stoppedOnItsWay = true;
+                return queue.Clear(onItsWay);
+            }
+        }
+
+        /// <summary>
+        /// The batch of these ids has its answer (or failed), and the queue holds what the answer
+        /// left: no longer on its way. When Stop was called meanwhile, what is left of it (the whole
+        /// batch when the request failed) is dropped as the stop's, so that the queue ends empty and
+        /// nothing of it leaves after the stop.
+        /// </summary>
+        private void Settle(HashSet<string> ids)
+        {
+            var left = 0;
+            lock (flight)
+            {
+                if (stoppedOnItsWay) left = queue.Remove(ids);
+                onItsWay = null;
+                stoppedOnItsWay = false;
+            }
+            drops.Drop(ServiceDropReason.Stopped, left, "the app stopped the SDK while they were on their way, and the service did not take them");
         }
 
         /// <summary>

@@ -541,6 +541,9 @@ namespace Service.Unity
             }
             // Anything queued in an earlier process after the deletion (an event taken as it ran) never goes.
             if (deleted) DropDeleted();
+            // What a Stop in an earlier process left to the answer of a batch on its way, the
+            // process ending before that answer came, never goes either: dropped as the stop's.
+            else if (stopped) DropQueued(ServiceDropReason.Stopped, "the app stopped the SDK");
             // The first open is known now: what was sent before Configure is evaluated if it can be.
             EvaluateConversion(null);
         }
@@ -804,8 +807,9 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// Stops the SDK, as the user asked: what is queued is dropped (reason `stopped`), and from
-        /// now on, across launches, nothing is queued and no request is made until Start.
+        /// Stops the SDK, as the user asked: what is queued is dropped (reason `stopped`), but for a
+        /// batch on its way, which its answer settles (<see cref="Delivery{T}.ClearForStop"/>), and
+        /// from now on, across launches, nothing is queued and no request is made until Start.
         /// </summary>
         public void Stop()
         {
@@ -831,7 +835,10 @@ namespace Service.Unity
             // The events it drops are not evaluated either, not even once a reading asked before
             // the Stop answers: Apple is told nothing of what the user's opt-out dropped.
             ForgetAwaitingConversion();
-            DropQueued(ServiceDropReason.Stopped, "the app stopped the SDK");
+            // A batch on its way is left to its answer: what the service accepts of it is
+            // delivered, not reported dropped; the rest is dropped once the answer is in.
+            drops.Drop(ServiceDropReason.Stopped, delivery.ClearForStop(), "the app stopped the SDK");
+            sessionDrops.Drop(ServiceDropReason.Stopped, sessionDelivery.ClearForStop(), "the app stopped the SDK");
             // On the disk at once: the user's opt-out must hold in a launch after a crash.
             SaveNow();
         }

@@ -150,12 +150,15 @@ namespace Service.Unity
             lock (gate) return items.Take(max).ToList();
         }
 
-        public void Remove(IEnumerable<string> ids)
+        /// <summary>Removes the items of these ids; how many it found (one dropped meanwhile is not counted again).</summary>
+        public int Remove(IEnumerable<string> ids)
         {
             lock (gate)
             {
                 var gone = new HashSet<string>(ids);
-                if (items.RemoveAll(item => gone.Contains(idOf(item))) > 0) Save();
+                var removed = items.RemoveAll(item => gone.Contains(idOf(item)));
+                if (removed > 0) Save();
+                return removed;
             }
         }
 
@@ -170,13 +173,15 @@ namespace Service.Unity
             }
         }
 
-        /// <summary>Empties the queue; how many it held.</summary>
-        public int Clear()
+        /// <summary>
+        /// Empties the queue but for the items of the <paramref name="kept"/> ids (a batch on its
+        /// way to the service, which its answer settles); how many it took out.
+        /// </summary>
+        public int Clear(ICollection<string> kept = null)
         {
             lock (gate)
             {
-                var count = items.Count;
-                items.Clear();
+                var count = items.RemoveAll(item => kept == null || !kept.Contains(idOf(item)));
                 Save();
                 return count;
             }
