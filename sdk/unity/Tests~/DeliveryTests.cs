@@ -1381,6 +1381,30 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ABatchThatFailsAfterAStopLeavesTheBackoffAsTheStopResetIt()
+        {
+            var rig = new Rig();
+            rig.Configure();
+            rig.QueueOffline(3);
+            var stops = 0;
+            rig.Events = (numbers, body) =>
+            {
+                if (Interlocked.Exchange(ref stops, 1) == 0) rig.Core.Stop();
+                return Error(503);
+            };
+            rig.Settle();
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count);
+            // After a Start, the first failure waits the first step, not one doubled by a request
+            // that failed after the Stop, whose batch was dropped with it.
+            rig.Core.Start();
+            rig.Send(9);
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(2, rig.Backend.To("POST /v1/events").Count, "tried at once");
+            CollectionAssert.Contains(rig.Timers.Delays, rig.RetryDelay);
+            CollectionAssert.DoesNotContain(rig.Timers.Delays, TimeSpan.FromMilliseconds(200));
+        }
+
+        [Test]
         public void ABatchLeftOnItsWayByAStopInAProcessThatEndedIsDroppedAtTheNextLaunchNeverSent()
         {
             // The user opts out while a batch is on its way, and the app is killed before its answer:

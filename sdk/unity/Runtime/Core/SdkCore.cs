@@ -2250,6 +2250,9 @@ namespace Service.Unity
             int generation;
             lock (gate)
             {
+                // A request that failed after a Stop has nothing left to send (its batch was
+                // dropped as the stop's): no retry, and the backoff left as the Stop reset it.
+                if (stopped) return;
                 if (retryScheduled) return;
                 retryScheduled = true;
                 generation = ++retryGeneration;
