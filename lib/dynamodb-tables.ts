@@ -256,10 +256,12 @@ const TABLE_GRANTS: {
     ],
     // The purge: open requests (the sparse `open` index), their status updated, the app's
     // tombstones read (their version: the snapshots made since leave the install out) and a
-    // completed one's install taken out of them; the app's pass that a run stopped read, saved
-    // and forgotten once complete.
+    // completed one's install taken out of them (a full item first making room by the app's
+    // requests listed long enough: the `byApp` index); the app's pass that a run stopped read,
+    // saved and forgotten once complete.
     purge: [
       { actions: QUERY, on: indexes("deletions", "open") },
+      { actions: QUERY, on: indexes("deletions", "byApp") },
       { actions: ["dynamodb:UpdateItem"], on: whole("deletions") },
       { actions: ["dynamodb:GetItem"], on: whole("deletions"), keysStartWith: TOMBSTONES_PREFIX },
       {
@@ -406,8 +408,14 @@ const TABLE_GRANTS: {
   },
   applePostbacks: {
     // Read by its key, then added once (a conditional put): a device's retry is refused, and
-    // Apple's signed copy takes an unverified one's place (and a production copy a test's).
-    receive: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("applePostbacks") }],
+    // Apple's signed copy takes an unverified one's place (and a production copy a test's); a
+    // signed copy whose values differ from the one kept marks it disputed (an update).
+    receive: [
+      {
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
+        on: whole("applePostbacks"),
+      },
+    ],
     read: [{ actions: QUERY, on: indexes("applePostbacks", "byApp") }],
   },
 };

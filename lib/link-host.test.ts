@@ -433,7 +433,7 @@ describe("least privilege for touches and links", () => {
     expect(grants.map((grant) => grant.action)).not.toContain("firehose:PutRecordBatch");
   });
 
-  it("lets Apple's postbacks be read by their key and put, and the apps scanned for their App Store ids", () => {
+  it("lets Apple's postbacks be read by their key, put and marked disputed, and the apps scanned for their App Store ids", () => {
     const fn = stack.linkHost.routeFunctions["apple-postback"];
     if (!fn) throw new Error("no apple-postback function");
     const dynamo = grantsOf(fn.role).filter((grant) => grant.action.startsWith("dynamodb:"));
@@ -442,13 +442,15 @@ describe("least privilege for touches and links", () => {
         .filter(({ statement }) => resourceOf(statement) === table)
         .map((grant) => grant.action)
         .sort();
-    // The receiver reads what a transaction holds before its conditional put.
+    // The receiver reads what a transaction holds before its conditional put, and marks the
+    // copy kept disputed when a signed one disagrees with it.
     expect(on(arn(stack.tables.table.applePostbacks.tableArn))).toEqual([
       "dynamodb:GetItem",
       "dynamodb:PutItem",
+      "dynamodb:UpdateItem",
     ]);
     expect(on(arn(stack.tables.table.apps.tableArn))).toEqual(["dynamodb:Scan"]);
-    expect(dynamo).toHaveLength(3);
+    expect(dynamo).toHaveLength(4);
   });
 
   it("lets the .well-known functions scan apps, and nothing else", () => {

@@ -114,6 +114,12 @@ describe("purge job", () => {
           resolve(`${tables.table.deliveryLog.tableArn}/index/byInstall`),
         ],
       },
+      // A full tombstones item makes room by the app's requests listed long enough.
+      {
+        Effect: "Allow",
+        Action: "dynamodb:Query",
+        Resource: resolve(`${tables.table.deletions.tableArn}/index/byApp`),
+      },
       {
         Effect: "Allow",
         Action: "dynamodb:UpdateItem",
