@@ -76,5 +76,14 @@ export const memorySessionStore = (): MemorySessionStore => {
     async removePending(challengeKey) {
       pending.delete(challengeKey);
     },
+    async reap(now) {
+      let removed = 0;
+      for (const items of [sessions, pending] as Map<string, { expiresAt: string }>[]) {
+        for (const [key, item] of items) {
+          if (!live(item, now)) removed += Number(items.delete(key));
+        }
+      }
+      return removed;
+    },
   };
 };

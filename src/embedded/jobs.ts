@@ -67,6 +67,7 @@ const workOf = (
     },
     "prune-snapshots": deps.pruneSnapshots,
     "compact-lake": deps.compactLake,
+    "reap-sessions": () => tables.sessions.reap(new Date()),
     "reap-snapshot-entries": () =>
       reapSnapshotEntries({ apps: tables.apps, snapshots: tables.snapshots }),
   };

@@ -145,6 +145,12 @@ export const JOBS = [
     aws: { instead: "DynamoDB's TTL on the outbox, delivery log and Apple postbacks tables" },
   },
   {
+    id: "reap-sessions",
+    description: "Forgets the dashboard's expired sessions and pending sign-ins.",
+    embedded: { everyMs: 6 * HOUR_MS, atStart: true },
+    aws: { instead: "DynamoDB's TTL on the sessions table" },
+  },
+  {
     id: "reap-snapshot-entries",
     description: "Forgets export snapshot entries a day past their lifetime.",
     embedded: { everyMs: HOUR_MS, atStart: true },

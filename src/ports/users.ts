@@ -96,6 +96,11 @@ export interface SessionStore {
   /** The pending sign-in, unless it has expired. */
   getPending(challengeKey: string, now?: Date): Promise<PendingSignIn | undefined>;
   removePending(challengeKey: string): Promise<void>;
+  /**
+   * Forgets the sessions and pending sign-ins expired at `now` (DynamoDB's TTL does it on AWS;
+   * reads skip them either way); how many.
+   */
+  reap(now: Date): Promise<number>;
 }
 
 /** What a password check leads to. */

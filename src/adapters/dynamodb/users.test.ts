@@ -4,7 +4,7 @@
  * session or pending sign-in carries back.
  */
 
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { testUser } from "../../dashboard/memory-stores.test-support.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
@@ -164,5 +164,40 @@ describe("the users and sessions tables", () => {
     expect((await sessions.get(key))?.csrfToken).toBe("csrf");
     await sessions.remove(key);
     expect(await sessions.get(key)).toBeUndefined();
+  });
+
+  it("reaps the expired sessions and pending sign-ins, and only those (the embedded runtime has no TTL)", async () => {
+    const { doc } = dynamo();
+    const sessions = createSessionStore(doc, LOCAL_TABLE_NAMES.sessions);
+    const now = new Date("2026-12-01T12:00:00.000Z");
+    const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
+    const session = (sessionKey: string, expiresAt: string) => ({
+      sessionKey,
+      email: "reaped@example.com",
+      csrfToken: "csrf",
+      createdAt: at(-86_400_000),
+      expiresAt,
+      generation: "first",
+    });
+    await sessions.put(session("a".repeat(64), at(-60_000)));
+    await sessions.put(session("b".repeat(64), at(60_000)));
+    await sessions.putPending({
+      challengeKey: "c".repeat(64),
+      email: "reaped@example.com",
+      step: "totp",
+      state: "S",
+      failures: 0,
+      expiresAt: at(-5_000),
+      generation: "first",
+    });
+    // The table holds other tests' items too: what this one made is counted by its keys.
+    expect(await sessions.reap(now)).toBeGreaterThanOrEqual(2);
+    const keys = async () => {
+      const { Items } = await doc.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.sessions }));
+      const mine = new Set(["a".repeat(64), "b".repeat(64), `pending#${"c".repeat(64)}`]);
+      return (Items ?? []).map((item) => String(item.sessionKey)).filter((key) => mine.has(key));
+    };
+    expect(await keys()).toEqual(["b".repeat(64)]);
+    expect(await sessions.reap(now)).toBe(0);
   });
 });

@@ -19,6 +19,7 @@ import * as z from "zod";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import type { SessionStore, User, UserStore } from "../../ports/users.ts";
 import { conditionHolds, putWhen } from "./conditional.ts";
+import { deleteAll, expiredKeys } from "./expiry.ts";
 import { scanAll } from "./query-index.ts";
 
 const userItem = z.object({
@@ -177,5 +178,11 @@ export const createSessionStore = (doc: DynamoDBDocumentClient, table: string): 
         Key: { sessionKey: `${PENDING_PREFIX}${challengeKey}` },
       }),
     );
+  },
+  async reap(now) {
+    // An expired session is never made live again: its key is a new sign-in's hash.
+    const expired = await expiredKeys(doc, table, "sessionKey", now);
+    await deleteAll(doc, table, expired);
+    return expired.length;
   },
 });

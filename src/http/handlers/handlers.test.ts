@@ -295,6 +295,7 @@ describe("the authorizer", () => {
     putPending: async () => undefined,
     getPending: async () => undefined,
     removePending: async () => undefined,
+    reap: async () => 0,
   };
   const users = { get: async () => undefined } as unknown as UserStore;
   const authorizer = createAuthorizerHandler({ apps: appsOf(APP), keys, users, sessions });
