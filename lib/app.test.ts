@@ -159,6 +159,38 @@ describe("cdk synth", () => {
     expect(Object.keys(domainOf(inUsEast1))).toHaveLength(1);
   });
 
+  it("serves the apps' own link hosts beside the link domain: an alias of the distribution and a domain of the API each", () => {
+    const templateOf = (context: Record<string, unknown>) =>
+      Template.fromStack(
+        createApp({ ...NO_EXIT_SYNTH, context: { "aws:cdk:bundling-stacks": [], ...context } })
+          .stack,
+      );
+    const context = {
+      linkDomain: "go.example.com",
+      linkCertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/link-host",
+      linkAppHosts: "Go.Brand.com, go.other.example",
+    };
+    const template = templateOf(context);
+    const domains = Object.values(template.findResources("AWS::ApiGatewayV2::DomainName")).map(
+      (resource) => resource.Properties.DomainName,
+    );
+    expect(domains.sort()).toEqual(["go.brand.com", "go.example.com", "go.other.example"]);
+    expect(Object.keys(template.findResources("AWS::ApiGatewayV2::ApiMapping"))).toHaveLength(3);
+    const [distribution] = Object.values(template.findResources("AWS::CloudFront::Distribution"));
+    expect(distribution?.Properties.DistributionConfig.Aliases).toEqual([
+      "go.example.com",
+      "go.brand.com",
+      "go.other.example",
+    ]);
+    expect(() => templateOf({ linkAppHosts: "go.brand.com" })).toThrow(
+      /linkAppHosts needs linkDomain/,
+    );
+    expect(() => templateOf({ ...context, linkAppHosts: "go.brand.com,go.example.com" })).toThrow(
+      /each host once, and not linkDomain itself/,
+    );
+    expect(() => templateOf({ ...context, linkAppHosts: "not a host" })).toThrow(/host name/);
+  });
+
   it("serves the API on the domain the context names, with its certificate, both or neither", () => {
     const domainOf = (context: Record<string, unknown>) =>
       Template.fromStack(

@@ -48,10 +48,23 @@ const apiDomainOf = (name: unknown, certificateArn: unknown) =>
 
 /**
  * `-c linkDomain=go.example.com -c linkCertificateArn=arn:aws:acm:…`: both, or neither; and
- * `-c linkEdgeCertificateArn=arn:aws:acm:us-east-1:…` for CloudFront, unless the first is there.
+ * `-c linkEdgeCertificateArn=arn:aws:acm:us-east-1:…` for CloudFront, unless the first is there;
+ * `-c linkAppHosts=go.brand.com,go.other.com`, the apps' own link hosts, with the domain only.
  */
-const linkDomainOf = (name: unknown, certificateArn: unknown, edgeCertificateArn: unknown) => {
-  if (name === undefined && certificateArn === undefined) return undefined;
+const linkDomainOf = (
+  name: unknown,
+  certificateArn: unknown,
+  edgeCertificateArn: unknown,
+  appHosts: unknown,
+) => {
+  if (name === undefined && certificateArn === undefined) {
+    if (appHosts !== undefined) {
+      throw new Error(
+        "linkAppHosts needs linkDomain and its certificates: the apps' hosts are served beside it, under the same certificates",
+      );
+    }
+    return undefined;
+  }
   const domain = z
     .object({
       name: hostName("linkDomain", "go.example.com"),
@@ -67,7 +80,24 @@ const linkDomainOf = (name: unknown, certificateArn: unknown, edgeCertificateArn
       `linkEdgeCertificateArn must be the link domain's ACM certificate in ${EDGE_REGION}, where CloudFront takes certificates from`,
     );
   }
-  return { ...domain, edgeCertificateArn: edge };
+  const hosts =
+    appHosts === undefined
+      ? []
+      : z.array(hostName("linkAppHosts", "go.brand.com")).parse(
+          String(appHosts)
+            .split(",")
+            .map((host) => host.trim().toLowerCase())
+            .filter((host) => host !== ""),
+        );
+  const named = new Set([domain.name.toLowerCase(), ...hosts]);
+  if (named.size !== hosts.length + 1) {
+    throw new Error("linkAppHosts must name each host once, and not linkDomain itself");
+  }
+  return {
+    ...domain,
+    edgeCertificateArn: edge,
+    ...(hosts.length > 0 ? { appHosts: hosts } : {}),
+  };
 };
 
 /** A CLOUDFRONT-scope web ACL: global, in us-east-1. */
@@ -141,6 +171,7 @@ export const createApp = (
         context("linkDomain"),
         context("linkCertificateArn"),
         context("linkEdgeCertificateArn"),
+        context("linkAppHosts"),
       ),
       // The API's own domain, with its ACM certificate in the stack's region (both or none).
       apiDomain: apiDomainOf(context("apiDomain"), context("apiCertificateArn")),

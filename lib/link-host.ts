@@ -246,13 +246,25 @@ export class LinkHost extends Construct {
     // The distribution's origin: the API's custom domain, asked for by its own name (the Host
     // forwarded), or without one the API's execute-api host, asked for by that.
     let originHost: string;
+    const appHosts = domain?.appHosts ?? [];
     if (domain) {
+      const regional = Certificate.fromCertificateArn(this, "Certificate", domain.certificateArn);
       const apiDomain = new DomainName(this, "Domain", {
         domainName: domain.name,
-        certificate: Certificate.fromCertificateArn(this, "Certificate", domain.certificateArn),
+        certificate: regional,
       });
       new ApiMapping(this, "Mapping", { api: this.api, domainName: apiDomain });
       originHost = apiDomain.regionalDomainName;
+      // An app's own host reaches the same origin with its own name in Host, which API Gateway
+      // routes by its custom domain: one of each, under the same certificate, named by the host
+      // so that adding or removing one leaves the others in place.
+      for (const host of appHosts) {
+        const appDomain = new DomainName(this, `AppDomain ${host}`, {
+          domainName: host,
+          certificate: regional,
+        });
+        new ApiMapping(this, `AppMapping ${host}`, { api: this.api, domainName: appDomain });
+      }
     } else {
       const stack = Stack.of(this);
       originHost = `${this.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
@@ -312,7 +324,7 @@ export class LinkHost extends Construct {
         ]),
       ),
       ...(domain && {
-        domainNames: [domain.name],
+        domainNames: [domain.name, ...appHosts],
         certificate: Certificate.fromCertificateArn(
           this,
           "EdgeCertificate",
@@ -353,7 +365,7 @@ export class LinkHost extends Construct {
       new CfnOutput(this, "Target", {
         key: "LinkHostTarget",
         value: this.distribution.distributionDomainName,
-        description: `Point ${domain.name} here (CNAME, or a Route 53 alias to the distribution)`,
+        description: `Point ${[domain.name, ...appHosts].join(", ")} here (CNAME, or a Route 53 alias to the distribution)`,
       });
       this.baseUrl = `https://${domain.name}`;
     } else {

@@ -163,6 +163,11 @@ export interface StackSettings {
     readonly name: string;
     readonly certificateArn: string;
     readonly edgeCertificateArn: string;
+    /**
+     * The apps' own link hosts (`apps config --link-hosts go.brand.com`), served beside `name`
+     * by the same distribution and API, under the same certificates (each must name them).
+     */
+    readonly appHosts?: readonly string[];
   } | null;
   /** The link host's request rate (per second) and burst: ad clicks come in bursts. */
   readonly linkThrottle: { readonly rateLimit: number; readonly burstLimit: number };
