@@ -2819,6 +2819,43 @@ checking(
   },
 );
 
+// A configure that finds the SDK stopped keeps its completion, and those of the calls made
+// since, for the initialization that start() runs, as the Kotlin SDK keeps its InitListener:
+// told then, once, so a refusal to start met there (no service address, a blank or rejected
+// key) reaches the app, and the Flutter plugin's error stream, rather than no one.
+checking(
+  "a configure that found the SDK stopped is completed by the initialization start() runs, a refusal included",
+  () => {
+    const configure = codeOf(functionText("Core/SdkCore.swift", /func configure\(\s*platform:/));
+    const finish = codeOf(functionText("Core/SdkCore.swift", /private func finishInit\(/));
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "SdkCoreTests.swift"));
+    return [
+      ...(/if self\.locked\(\{ self\.stopped \}\) \{[^}]*self\.awaitStart\(completion\)/.test(
+        configure,
+      ) && !/finishInit\(nil, completion/.test(configure)
+        ? []
+        : [
+            "configure that finds the SDK stopped completes at once, not with the initialization start() runs",
+          ]),
+      ...(/self\.startCompletions\?\.append\(completion\)/.test(configure)
+        ? []
+        : ["a repeat configure's completion does not wait, with the first's, for start()"]),
+      ...(/\(startCompletions \?\? \[\]\)/.test(finish) && /startCompletions = nil/.test(finish)
+        ? []
+        : [
+            "the initialization does not tell, once, the completions kept while the SDK was stopped",
+          ]),
+      ...(/func testAConfigureThatFoundTheSdkStoppedIsToldOfTheRefusalMetByTheInitializationThatStartRuns\(/.test(
+        tests,
+      )
+        ? []
+        : [
+            "SdkCoreTests.testAConfigureThatFoundTheSdkStoppedIsToldOfTheRefusalMetByTheInitializationThatStartRuns is missing",
+          ]),
+    ];
+  },
+);
+
 // An attribution read refused for its key (401, 403) is not asked again at each flush: it waits
 // for the app's refreshConfig, as on Android and Unity.
 checking("an attribution read refused for its key waits for refreshConfig", () => {

@@ -71,6 +71,10 @@ public enum ServiceAttribution {
     ///     it goes on with the configuration the service gave an earlier launch, kept on the
     ///     device, or, with none, sends the install and sessions while events wait on the device
     ///     for the configuration, asked for again from 2 s doubling to a minute.
+    ///     While the SDK is stopped (``stop()``, in this launch or kept from an earlier one)
+    ///     initialization waits for ``start()``, and so does `completion`: the initialization
+    ///     that `start()` runs calls it, once, with nil or the error it met (a refusal to start
+    ///     included).
     ///     In an app extension (a widget, a notification service extension) `configure` is
     ///     refused: ``ServiceAttributionError/appExtension``, with one warning in the log, and
     ///     nothing opened, stored or sent there.
@@ -404,7 +408,9 @@ extension ServiceAttribution {
     }
 
     /// Undoes ``stop()``: remote configuration is fetched, the install is sent if it never was,
-    /// a session starts, and the events sent from now on are delivered.
+    /// a session starts, and the events sent from now on are delivered. After a `configure`
+    /// that found the SDK stopped, this is its initialization: the `configure` completion is
+    /// called once it is complete.
     public static func start() {
         core.start()
     }

@@ -436,18 +436,77 @@ final class SdkCoreTests: XCTestCase {
         var platform = harness.platform
         platform.lifecycle = lifecycle
         let done = DispatchSemaphore(value: 0)
+        var completions: [Error?] = []
         XCTAssertTrue(harness.core.configure(
             platform: platform, settings: Harness.settings, apiKey: "sdk_test", logLevel: .debug,
-            customerUserId: nil, wrapper: nil, completion: { _ in done.signal() }
+            customerUserId: nil, wrapper: nil, completion: { error in
+                completions.append(error)
+                done.signal()
+            }
         ))
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "configure completes")
         harness.runScheduled()
         XCTAssertTrue(harness.core.isStopped)
         XCTAssertEqual(harness.service.requests.count, 0, "stopped: no request at all")
-        // Started again: the configuration is read then, and the install reported.
+        XCTAssertEqual(completions.count, 0, "the initialization, and with it the completion, waits for start()")
+        // Started again: the configuration is read then, the install reported, and configure
+        // completes.
         harness.core.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "configure completes once started")
         harness.eventually("reported once started") { harness.service.count("POST", "/v1/installs") == 1 }
         XCTAssertEqual(harness.service.count("GET", "/v1/config"), 1)
+        XCTAssertEqual(completions.count, 1)
+        XCTAssertNil(completions.first ?? nil)
+    }
+
+    func testAConfigureThatFoundTheSdkStoppedIsToldOfTheRefusalMetByTheInitializationThatStartRuns() throws {
+        // As the Kotlin SDK keeps its InitListener for the initialization that start() runs: a
+        // refusal to start met then reaches the completion of the configure that found the SDK
+        // stopped, and of a repeat call made since, once.
+        let harness = Harness()
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 401, body: #"{"error":"Unauthorized","detail":"bad key"}"#) : nil
+        }
+        harness.core.stop()
+        var first: [Error?] = []
+        var repeated: [Error?] = []
+        XCTAssertTrue(harness.configureLater { first.append($0) })
+        XCTAssertFalse(harness.configureLater { repeated.append($0) })
+        harness.runScheduled()
+        XCTAssertEqual(harness.service.requests, [], "stopped: nothing read yet")
+        XCTAssertEqual(first.count, 0, "no initialization yet, so no completion")
+        XCTAssertEqual(repeated.count, 0, "a repeat's completion waits for the first call's initialization")
+
+        harness.core.start()
+        harness.eventually("the completion") { !first.isEmpty }
+        XCTAssertEqual(first.map { $0 as? ServiceAttributionError }, [.authentication(statusCode: 401)])
+        XCTAssertEqual(repeated.map { $0 as? ServiceAttributionError }, [.authentication(statusCode: 401)])
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        XCTAssertEqual(harness.core.initError as? ServiceAttributionError, .authentication(statusCode: 401))
+        // Once: a later stop and start reads again, and tells no completion again.
+        harness.core.stop()
+        harness.core.start()
+        harness.runScheduled()
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), 2)
+        XCTAssertEqual(first.count, 1)
+        XCTAssertEqual(repeated.count, 1)
+
+        // Stopped by an earlier launch, with no service address: the refusal comes at start() too.
+        let store = MemoryStore()
+        store.put(SdkCore.Key.stopped, "1")
+        let kept = Harness(store: store)
+        var told: [Error?] = []
+        XCTAssertTrue(kept.core.configure(
+            platform: kept.platform, settings: SdkSettings(baseURL: ""), apiKey: "sdk_test", logLevel: .debug,
+            customerUserId: nil, wrapper: nil, completion: { told.append($0) }
+        ))
+        kept.runScheduled()
+        XCTAssertTrue(kept.core.isStopped)
+        XCTAssertEqual(told.count, 0)
+        kept.core.start()
+        kept.eventually("the refusal") { !told.isEmpty }
+        XCTAssertEqual(told.map { $0 as? ServiceAttributionError }, [.missingBaseURL])
+        XCTAssertTrue(kept.core.isSdkDisabled)
+        XCTAssertEqual(kept.service.requests, [])
     }
 
     func testUnderFlutterAFirstLaunchThatEndsOfflineSendsItsValuesSealedAtTheNextNeverInClear() throws {

@@ -122,6 +122,12 @@ final class SdkCore: @unchecked Sendable {
     private var lastInitError: Error?
     /// Completions of `configure` calls made while the first waited for the unlock.
     private var laterCompletions: [(Error?) -> Void] = []
+    /// Set when `configure` found the SDK stopped: its initialization waits for `start()`, and so
+    /// do the completions of the first call and of any made since, told by the initialization
+    /// that `start()` runs, once, as the Kotlin SDK keeps its InitListener for it. Otherwise a
+    /// refusal met then (no service address, a blank key, a rejected key) would reach no one.
+    /// Nil when no initialization waits for a start.
+    private var startCompletions: [(Error?) -> Void]?
     private var customerUserId: String?
     private var serviceId: String?
     private var openURL: String?
@@ -344,7 +350,15 @@ final class SdkCore: @unchecked Sendable {
             enqueueLock.unlock()
             log.info("configure was already called: this call changes nothing")
             if !waitsForUnlock, let completion = completion {
-                worker.async { self.onMain { completion(self.locked { self.lastInitError }) } }
+                worker.async {
+                    // The first call's initialization waits for start(): this completion too.
+                    let waitsForStart = self.locked { () -> Bool in
+                        guard self.startCompletions != nil else { return false }
+                        self.startCompletions?.append(completion)
+                        return true
+                    }
+                    if !waitsForStart { self.onMain { completion(self.locked { self.lastInitError }) } }
+                }
             }
             return false
         }
@@ -537,8 +551,8 @@ final class SdkCore: @unchecked Sendable {
             // The flag as it is now: a stop() made since configure let go of the lock sends
             // nothing either, not even the configuration's read.
             if self.locked({ self.stopped }) {
-                self.currentLog.info("stopped by the app: nothing is sent until start()")
-                self.finishInit(nil, completion, initialized: false)
+                self.currentLog.info("stopped by the app: nothing is sent until start(), which initializes the SDK and completes configure")
+                self.awaitStart(completion)
                 return
             }
             self.initialize(completion: completion)
@@ -653,10 +667,25 @@ final class SdkCore: @unchecked Sendable {
         if shouldDisable { disable(because: message) }
     }
 
-    private func finishInit(_ error: Error?, _ completion: ((Error?) -> Void)?, initialized: Bool = true) {
+    /// On the worker: `configure` found the SDK stopped. Its completion, and those of the calls
+    /// that waited for the unlock with it, wait for the initialization that `start()` runs.
+    private func awaitStart(_ completion: ((Error?) -> Void)?) {
+        locked {
+            var waiting = startCompletions ?? []
+            if let completion = completion { waiting.append(completion) }
+            waiting += laterCompletions
+            laterCompletions = []
+            startCompletions = waiting
+        }
+    }
+
+    /// The initialization is done: `completion`, and every completion that waited for it (those
+    /// of `configure` calls made meanwhile, and those kept while the SDK was stopped), told once.
+    private func finishInit(_ error: Error?, _ completion: ((Error?) -> Void)?) {
         let later = locked { () -> [(Error?) -> Void] in
-            if initialized { self.initialized = true }
-            let waiting = laterCompletions
+            initialized = true
+            let waiting = (startCompletions ?? []) + laterCompletions
+            startCompletions = nil
             laterCompletions = []
             return waiting
         }
@@ -1901,6 +1930,9 @@ final class SdkCore: @unchecked Sendable {
             // makes any read scheduled before it void).
             guard self.platform.store.isAvailable, !self.locked({ self.stopped }) else { return }
             if self.locked({ self.config == nil }) {
+                // No configuration applied yet (the SDK was stopped at configure, say): the
+                // initialization runs now, and tells the configure completions kept for it
+                // (awaitStart) what it met, a refusal to start included.
                 self.initialize(completion: nil)
             } else {
                 self.refreshQuietly()

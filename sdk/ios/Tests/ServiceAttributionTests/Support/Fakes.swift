@@ -611,7 +611,9 @@ final class Harness {
             result = error
             done.signal()
         }
-        _ = done.wait(timeout: .now() + 10)
+        // Stopped (in this process, or by an earlier launch), the core calls the completion from
+        // the initialization that start() runs: not waited for here.
+        if !core.isStopped { _ = done.wait(timeout: .now() + 10) }
         settle()
         return result
     }
