@@ -119,8 +119,9 @@ fi
 source "$root/sdk/service.sh"
 start_service "$root"
 # One JVM per test class: the SDK is one per process, as in an app, and the configuration
-# errors need an SDK configured with a wrong address, a rejected key or no address from the start.
-for test_class in ServiceAttributionPluginTest ConfigurationErrorTest RejectedKeyTest NoServiceAddressTest LateErrorListenerTest HotRestartTest; do
+# errors need an SDK configured with a wrong address, a rejected key or no address from the start
+# (and NetworkStackErrorTest a network stack of its own for the whole process).
+for test_class in ServiceAttributionPluginTest ConfigurationErrorTest RejectedKeyTest NoServiceAddressTest LateErrorListenerTest HotRestartTest NetworkStackErrorTest; do
   set +e
   output="$(java -Xmx1g "${jvm_flags[@]}" -cp "$test_classes:$classes:$stubs:$here/android/src/test/resources:$test_classpath:$kotlin/lib/kotlin-stdlib.jar:$android_all" \
     -Drepo.root="$root" "${robolectric_flags[@]}" -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented")" \

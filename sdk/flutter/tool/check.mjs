@@ -724,9 +724,12 @@ if (swiftPluginText) {
       /callDart\("onError", error\)/.test(swiftPluginText)
         ? []
         : ["a refusal is not sent on onError, or not kept for a later listener"]),
-      // As on Android: the SDK's error listener set from configure on, what it hears while no
-      // Dart stream listens kept (the 10 most recent) for the first that does.
-      ...(/ServiceAttribution\.onError = Self\.errorRelay/.test(configureCase) &&
+      // As on Android: the SDK's error listener set from the plugin's registration on (the iOS
+      // SDK tells at once, and keeps for no later listener, the events a stop() before configure
+      // drops, which the Android side tells at configure) and again at configure, what it hears
+      // while no Dart stream listens kept (the 10 most recent) for the first that does.
+      ...(/if !configureCalled \{ ServiceAttribution\.onError = errorRelay \}/.test(registerBody) &&
+      /ServiceAttribution\.onError = Self\.errorRelay/.test(configureCase) &&
       /if pendingErrors\.count >= maxPendingErrors \{ pendingErrors\.removeFirst\(\) \}/.test(
         swiftPluginText,
       ) &&
@@ -734,7 +737,7 @@ if (swiftPluginText) {
       !/ServiceAttribution\.onError = nil/.test(swiftPluginText)
         ? []
         : [
-            "an error told before the Dart error stream listens is lost (the relay is not set from configure on, or cleared when no stream listens)",
+            "an error told before the Dart error stream listens is lost (the relay is not set from the plugin's registration and configure on, or cleared when no stream listens)",
           ]),
     ],
   );

@@ -14,9 +14,10 @@ import UIKit
 /// for the process, and an app may run several engines: it calls the engine whose stream began
 /// listening last, and when that one stops (its engine going away included), the one before it
 /// that still listens, as the Android side does. The SDK's refusal to start, which it tells the
-/// `configure` completion alone, reaches `onError` too. The SDK's error listener is set from
-/// `configure` on: what it hears while no Dart error stream listens (a drop as `configure`
-/// runs) waits for the first that does, as on the Android side.
+/// `configure` completion alone, reaches `onError` too. The SDK's error listener is set from the
+/// plugin's registration on: what it hears while no Dart error stream listens (the events a
+/// `stop()` before `configure` drops, a drop as `configure` runs) waits for the first that does,
+/// as on the Android side.
 ///
 /// Everything here runs on the main thread: the channel's calls, the engine's detach, the
 /// `configure` completion and UIKit's application and scene calls.
@@ -42,6 +43,8 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
     static let maxPendingErrors = 10
     /// Set by the first `configure`, the only one whose completion the SDK tells of its start
     /// (a later call changes nothing, and its completion would tell the same refusal again).
+    /// From then on, a plugin registered later (another engine's) leaves the SDK's error
+    /// listener as it is.
     private static var configureCalled = false
 
     public static func register(with registrar: FlutterPluginRegistrar) {
@@ -59,6 +62,12 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
         // the scene's delegate alone: the plugin takes both.
         registrar.addApplicationDelegate(instance)
         registrar.addSceneDelegate(instance)
+        // Before configure: the SDK tells at once what it drops then (the events a stop() before
+        // configure drops), and keeps nothing for a listener set later, where the Android side
+        // tells it at configure. The relay keeps it for the first Dart error stream. Not once
+        // configure was called (another engine registering later): configure set the relay then,
+        // and a listener the app set natively since stays.
+        if !configureCalled { ServiceAttribution.onError = errorRelay }
     }
 
     /// The engine goes away; the SDK outlives it, and must not call a channel that is gone.
@@ -84,8 +93,9 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
                 started = { error in
                     if let error = error, let refusal = Self.refusalMap(error) { Self.tellError(refusal) }
                 }
-                // From the start: an error told before the Dart side's error stream listens (a
-                // drop as configure runs, say) waits for its first listener.
+                // From configure on, whatever the app set natively since the registration: an
+                // error told before the Dart side's error stream listens (a drop as configure
+                // runs, say) waits for its first listener.
                 ServiceAttribution.onError = Self.errorRelay
             }
             ServiceAttribution.configure(

@@ -309,11 +309,13 @@ class ServiceAttributionPlugin :
     /** Runs [work] off the platform thread; answers on it, as a channel result must be. */
     private fun answerLater(result: MethodChannel.Result, work: suspend () -> Any?) {
         scope.launch {
+            // As the call is made: what decides whether a failure is `not_configured`.
+            val configured = ServiceAttributionSdk.isConfigured()
             val outcome = runCatching { work() }
             main.post {
                 outcome.fold(
                     onSuccess = { result.success(it) },
-                    onFailure = { result.error(errorCode(it), it.message, errorDetails(it)) },
+                    onFailure = { result.error(errorCode(it, configured), it.message, errorDetails(it)) },
                 )
             }
         }
@@ -325,13 +327,21 @@ class ServiceAttributionPlugin :
         /**
          * The `PlatformException` code of a failure, the same on both platforms (the Dart
          * side's `deleteUserData` documents them): the SDK not configured, a rejected key, the
-         * service's refusal, no answer, or anything else.
+         * service's refusal, no answer, or anything else. [configured]: whether the SDK was
+         * configured when the call was made.
          */
-        fun errorCode(error: Throwable): String = when (error) {
-            is AuthenticationException -> "authentication"
-            is HttpException -> "http"
-            is IOException -> "network"
-            is IllegalStateException -> "not_configured"
+        fun errorCode(error: Throwable, configured: Boolean): String = when {
+            error is AuthenticationException -> "authentication"
+            error is HttpException -> "http"
+            error is IOException -> "network"
+            // The SDK refuses a call before configure with an IllegalStateException, but an
+            // IllegalStateException is no proof of that: some network stacks throw one (or
+            // another RuntimeException, a SecurityException say) for a request that got no
+            // answer, which the SDK's HTTP client passes on as it is. Once configured, such a
+            // failure is the network's, as the SDK's own deliveries take it.
+            !configured && error is IllegalStateException -> "not_configured"
+            error is IllegalArgumentException -> "native"
+            configured && error is RuntimeException -> "network"
             else -> "native"
         }
 

@@ -279,13 +279,20 @@ class ServiceAttributionPluginTest {
             AuthenticationException(401, "refused") to ("authentication" to mapOf("httpCode" to 401)),
             HttpException(500, "failed") to ("http" to mapOf("httpCode" to 500)),
             java.net.SocketTimeoutException("slow") to ("network" to null),
-            IllegalStateException("configure first") to ("not_configured" to null),
             IllegalArgumentException("other") to ("native" to null),
         )
         for ((error, expected) in codes) {
-            assertEquals("$error", expected.first, ServiceAttributionPlugin.errorCode(error))
+            for (configured in listOf(false, true)) {
+                assertEquals("$error", expected.first, ServiceAttributionPlugin.errorCode(error, configured))
+            }
             assertEquals("$error", expected.second, ServiceAttributionPlugin.errorDetails(error))
         }
+        // An IllegalStateException is the SDK's refusal before configure; once it is configured,
+        // a network stack's failure, as is a SecurityException (NetworkStackErrorTest drives one).
+        assertEquals("not_configured", ServiceAttributionPlugin.errorCode(IllegalStateException("configure first"), false))
+        assertEquals("network", ServiceAttributionPlugin.errorCode(IllegalStateException("connection closed"), true))
+        assertEquals("network", ServiceAttributionPlugin.errorCode(SecurityException("no route"), true))
+        assertNull(ServiceAttributionPlugin.errorDetails(IllegalStateException("connection closed")))
     }
 
     @Test
