@@ -141,6 +141,8 @@ describe("the landing page", () => {
       "apple-itunes-app",
     );
     expect(await page({ platform: "android" })).not.toContain("apple-itunes-app");
+    const disabled = testLink({ url: link.url, disabled: true });
+    expect(await page({ platform: "ios", link: disabled })).not.toContain("apple-itunes-app");
     expect(await page()).not.toContain("apple-itunes-app");
   });
 

@@ -242,7 +242,8 @@ export const renderLandingPage = async (page: LandingPage): Promise<string> => {
     link,
     previewOf(app, link).title,
     parts.filter(Boolean).join("\n"),
-    platform === "ios" ? smartAppBanner(app, page.openUrl ?? link.url) : "",
+    // A disabled link opens nothing in the app, as its Android page has no Open button.
+    platform === "ios" && !link.disabled ? smartAppBanner(app, page.openUrl ?? link.url) : "",
   );
 };
 

@@ -105,7 +105,12 @@ describe("a touch's lake row", () => {
   it("keeps no parameter that names a device or an address: no deletion request reaches a click's row", () => {
     const row = touchRow(
       contractTouch("com.example.game", Date.parse("2026-11-24T12:00:00.000Z"), {
-        params: { promo: "WINTER", deep_link_path: "/levels/7" },
+        // The link's own, its marketer's: kept whatever their shape.
+        params: {
+          promo: "WINTER",
+          deep_link_path: "/levels/7",
+          offer: "1b4e28ba-2fa1-11d2-883f-0016d3cca427",
+        },
         urlParams: {
           // A network's macros, by their names and by the shape of their values.
           idfa: "AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE",
@@ -117,8 +122,19 @@ describe("a touch's lake row", () => {
           Advertising_ID: "x",
           android_id: "9774d56d682e549c",
           ua: "Dalvik/2.1.0",
+          "user-agent": "Mozilla/5.0",
+          device_id: "9774d56d682e549c",
+          udid: "x",
+          imei: "x",
+          mac: "x",
+          sub8: "81.2.69.172:443",
+          sub9: "[2001:db8::2]:443",
+          sub10: "10.0.0.1, 81.2.69.173",
           // What a campaign sends of its own.
           ad_id: "ad-42",
+          AdId: "1234",
+          ip_country: "DE",
+          ua_campaign: "q4",
           adset_id: "7",
           zip: "10115",
           sub1: "creative-b",
@@ -130,7 +146,11 @@ describe("a touch's lake row", () => {
     expect(JSON.parse(String(row.params))).toEqual({
       promo: "WINTER",
       deep_link_path: "/levels/7",
+      offer: "1b4e28ba-2fa1-11d2-883f-0016d3cca427",
       ad_id: "ad-42",
+      AdId: "1234",
+      ip_country: "DE",
+      ua_campaign: "q4",
       adset_id: "7",
       zip: "10115",
       sub1: "creative-b",
@@ -139,6 +159,16 @@ describe("a touch's lake row", () => {
     expect(lakeParams({ gclid: "EAIaIQobChMI", IDFA_MD5: "x", "sub.ip": "x" })).toEqual({
       gclid: "EAIaIQobChMI",
     });
+    // A network's own parameters are a network's: filtered as the tapped URL's are.
+    const network = touchRow(
+      contractTouch("com.example.game", Date.parse("2026-11-24T12:00:00.000Z"), {
+        source: "network",
+        params: { gaid: "38400000-8cf0-11bd-b23e-10b96e40000d", sub1: "a" },
+        urlParams: {},
+      }),
+      fx,
+    );
+    expect(JSON.parse(String(network.params))).toEqual({ sub1: "a" });
   });
 
   it("has a value for every column of the touches table", () => {

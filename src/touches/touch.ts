@@ -19,22 +19,44 @@ const DEVICE_ID_VALUE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 
 /**
  * A parameter named for a device's id or address, or a person's agent, however a network spells
- * it (`idfa`, `gaid_md5`, `sha1_idfa`, `advertising_id`, `android_id`, `device_ip`, `ua`).
+ * it (`idfa`, `gaid_md5`, `sha1_idfa`, `advertising_id`, `android_id`, `device_id`, `udid`,
+ * `imei`, `mac`, `device_ip`, `ip`, `ua`, `user-agent`). A name that only holds a short word of
+ * one (`ip_country`, `ua_campaign`) is a campaign's own.
  */
-const DEVICE_KEY =
-  /(^|[^a-z])(idfa|idfv|gaid|aaid|oaid|maid|adid|advertising_?id|android_?id|ifa|ip|ip_?address|ua|user_?agent)([^a-z]|$)/i;
+const DEVICE_KEY = new RegExp(
+  [
+    "(^|[^a-z])(idfa|idfv|gaid|aaid|oaid|maid|ifa|advertising[-_]?id|android[-_]?id|device[-_]?id|udid|imei|mac([-_]?address)?)([^a-z]|$)",
+    "(^|[^a-z])ip([-_]?address)?$",
+    "^ua$",
+    "(^|[^a-z])user[-_]?agent([^a-z]|$)",
+  ].join("|"),
+  "i",
+);
 
 /**
- * The parameters a touch's lake row keeps: what no deletion request can reach (a click names no
- * install) must name no device, so a value shaped as an advertising id or an IP address, and a
- * parameter named for one (a network's `{idfa}` macro in a click URL), are left out. The touch
- * store keeps them whole until the touch expires, for matching.
+ * Whether a value is an IP address as a network may pass one on: bare, with a port
+ * (`81.2.69.170:443`, `[2001:db8::1]:443`), or a forwarded list of them.
+ */
+const holdsIp = (value: string): boolean =>
+  value.split(",").some((part) => {
+    const text = part.trim();
+    const bracketed = /^\[([^\]]+)\](:\d+)?$/.exec(text)?.[1];
+    const host = bracketed ?? (/^[^:]+:\d+$/.test(text) ? text.slice(0, text.indexOf(":")) : text);
+    return isIP(host) !== 0;
+  });
+
+/**
+ * The tapped URL's or a network's parameters as a touch's lake row keeps them: what no deletion
+ * request can reach (a click names no install) must name no device, so a value shaped as an
+ * advertising id or an IP address, and a parameter named for one (a network's `{idfa}` macro in
+ * a click URL), are left out. The touch store keeps them whole until the touch expires, for
+ * matching.
  */
 export const lakeParams = (params: Readonly<Record<string, string>>): Record<string, string> =>
   Object.fromEntries(
     Object.entries(params).filter(
       ([key, value]) =>
-        !DEVICE_KEY.test(key) && !DEVICE_ID_VALUE.test(value.trim()) && isIP(value.trim()) === 0,
+        !DEVICE_KEY.test(key) && !DEVICE_ID_VALUE.test(value.trim()) && !holdsIp(value),
     ),
   );
 
@@ -64,7 +86,12 @@ export const touchRow = (touch: Touch, fx: Pick<FxRates, "toUsd">): LakeRecord =
     os_version: touch.osVersion,
     device_model: touch.deviceModel,
     language: touch.language,
-    params: JSON.stringify(lakeParams({ ...touch.params, ...touch.urlParams })),
+    // A link's own parameters are its marketer's, the same on every tap; a network's and the
+    // tapped URL's may carry a device's.
+    params: JSON.stringify({
+      ...(touch.source === "link" ? touch.params : lakeParams(touch.params)),
+      ...lakeParams(touch.urlParams),
+    }),
     ...costColumns(touch.cost),
     cost_usd: touchCostUsd(touch.cost, touch.touchType, touch.touchTime.slice(0, 10), fx),
   };
