@@ -199,6 +199,9 @@ class DeliveryEndToEndTest {
         // Limit ad tracking turned on in the Settings app; back well within the session interval.
         launch.advertisingId = null
         launch.core.onBackground()
+        // The time in the Settings app: the worker has done with the app's going away (its
+        // sending in the background) before the app returns and the next event is sent.
+        launch.core.drain()
         launch.core.onForeground()
         launch.core.sendEvent(EventType.SEARCH, null, null)
         assertTrue(eventually { launch.accepted() >= 2 })
