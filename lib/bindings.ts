@@ -50,6 +50,8 @@ export interface StackParts {
   readonly queue?: (worker: string) => Queue;
   /** Known once the link host is built. */
   readonly linkBaseUrl?: () => string;
+  /** The apps' own link hosts the link host serves beside its domain. */
+  readonly linkAppHosts?: readonly string[];
   readonly settings?: { readonly [S in FunctionSetting]?: string };
 }
 
@@ -158,7 +160,10 @@ const environmentOf = (uses: Uses, parts: StackParts): Record<string, string> =>
     env.LAKE_BUCKET = lake().bucket.bucketName;
     env.RESULTS_BUCKET = lake().resultsBucket.bucketName;
   }
-  if (uses.linkHost) env.LINK_BASE_URL = need(parts.linkBaseUrl, "the link host's URL")();
+  if (uses.linkHost) {
+    env.LINK_BASE_URL = need(parts.linkBaseUrl, "the link host's URL")();
+    env.LINK_APP_HOSTS = (parts.linkAppHosts ?? []).join(",");
+  }
   if (uses.appleAds) env.APPLE_ADS_URL = APPLE_ADSERVICES_URL;
   if (uses.credentials) {
     const users = need(parts.users, "the user pool");

@@ -27,7 +27,12 @@ describe("envFor", () => {
   it("accepts a token where the variable's rule is a URL's, which its placeholder is not", () => {
     const stack = new Stack();
     const url = `https://${stack.stackName}.example.com`;
-    const vars = { APPS_TABLE: "apps", LINKS_TABLE: "links", LINK_BASE_URL: url };
+    const vars = {
+      APPS_TABLE: "apps",
+      LINKS_TABLE: "links",
+      LINK_BASE_URL: url,
+      LINK_APP_HOSTS: "",
+    };
     expect(envFor(linksEnv, vars)).toEqual(vars);
     expect(() => envFor(linksEnv, { ...vars, LINK_BASE_URL: "not a url" })).toThrow(
       /LINK_BASE_URL/,

@@ -85,6 +85,21 @@ describe("the link host", () => {
     );
     const custom = withDomain();
     expect(variables(custom.stack, custom.template).LINK_BASE_URL).toBe("https://go.example.com");
+    // The apps' own hosts it serves, which a settings change may name; none without them.
+    expect(variables(stack, template).LINK_APP_HOSTS).toBe("");
+    const apps = synthServiceStack({
+      settings: {
+        linkDomain: {
+          name: "go.example.com",
+          certificateArn: "arn:aws:acm:eu-west-1:123456789012:certificate/abc",
+          edgeCertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/edge",
+          appHosts: ["go.brand.com", "go.other.example"],
+        },
+      },
+    });
+    expect(variables(apps.stack, apps.template).LINK_APP_HOSTS).toBe(
+      "go.brand.com,go.other.example",
+    );
     custom.template.hasResourceProperties("AWS::ApiGatewayV2::DomainName", {
       DomainName: "go.example.com",
     });

@@ -172,6 +172,7 @@ export class ServiceStack extends Stack {
       users: this.#dashboardUsers,
       queue: (worker) => this.workers.queueOf(worker as WorkerId),
       linkBaseUrl: () => this.#linkHost?.baseUrl ?? NO_LINK_HOST_URL,
+      linkAppHosts: settings.linkDomain?.appHosts ?? [],
       settings: {
         snapshotTtl: String(settings.snapshotTtl.toSeconds()),
         trustViewerCountry: settings.trustViewerCountry ? "true" : "false",

@@ -96,13 +96,18 @@ export const awsAdapters = async <R extends ComposedRow>(
     Object.values<Provider>(others).map((provide) => provide(env, row.uses)),
   );
   const linkBaseUrl = env.LINK_BASE_URL;
+  const appHosts = String(env.LINK_APP_HOSTS ?? "")
+    .split(",")
+    .filter((host) => host !== "");
   return Object.assign(
     {
       tables,
       streams: {},
       queues: {},
       settings: settingsOf(env),
-      ...(typeof linkBaseUrl === "string" ? { linkBaseUrl: () => linkBaseUrl } : {}),
+      ...(typeof linkBaseUrl === "string"
+        ? { linkBaseUrl: () => linkBaseUrl, servedLinkHosts: () => appHosts }
+        : {}),
       ...(row.uses.linkHost ? { dns: createTxtRecords() } : {}),
     },
     ...parts,

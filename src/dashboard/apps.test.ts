@@ -66,6 +66,38 @@ describe("an app's settings changed at once", () => {
     return { apps, dashboard };
   };
 
+  it("refuses a link host the deployment does not serve, saying how it comes to be served", async () => {
+    const apps = createAppStore(dynamo().doc, LOCAL_TABLE_NAMES.apps);
+    const dashboard = createDashboardApps({
+      apps,
+      keys: {} as KeyStore,
+      users: memoryUserStore([
+        {
+          email: OWNER,
+          admin: false,
+          appIds: ["com.example.served"],
+          createdAt: "t",
+          sessionGeneration: "g",
+        },
+      ]),
+      keyWrapper: heldWrapper(Promise.resolve()),
+      servedLinkHosts: () => ["go.served.example"],
+    });
+    await dashboard.create(OWNER, {
+      app_id: "com.example.served",
+      name: "Served",
+      platform: "android",
+    });
+    await expect(
+      dashboard.update(OWNER, "com.example.served", { links: { hosts: ["go.unserved.example"] } }),
+    ).rejects.toThrow(/go\.unserved\.example is not served by this deployment yet/);
+    expect((await apps.get("com.example.served"))?.links?.hosts).toBeUndefined();
+    await dashboard.update(OWNER, "com.example.served", {
+      links: { hosts: ["go.served.example"] },
+    });
+    expect((await apps.get("com.example.served"))?.links?.hosts).toEqual(["go.served.example"]);
+  });
+
   it("keeps a click window changed while sealing went on (sealing read the app first)", async () => {
     const saved = gate();
     const wrapper = heldWrapper(saved.opened);

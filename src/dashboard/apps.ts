@@ -248,6 +248,8 @@ export interface DashboardAppsDeps {
   readonly onChange?: () => Promise<void> | void;
   /** The service's link host's URL, which no app may name as a host of its own. */
   readonly linkBaseUrl?: () => string;
+  /** The apps' own link hosts the deployment serves; null or unset: any (`checkLinkHostsFree`). */
+  readonly servedLinkHosts?: () => readonly string[] | null;
   /** The DNS, whose TXT records prove a link host an app's (../links/host-proof.ts). */
   readonly dns?: TxtRecords;
 }
@@ -377,6 +379,7 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
           if (hosts) {
             checkLinkHostsFree(app, await deps.apps.list(), {
               serviceLinkBase: deps.linkBaseUrl?.(),
+              served: deps.servedLinkHosts?.() ?? null,
               kept: linkHostsOf(stored),
               ...hosts,
             });

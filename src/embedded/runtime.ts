@@ -409,6 +409,8 @@ const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRunt
     },
     // The service's own link host, once its listener is up.
     linkBaseUrl: () => linkBaseUrl ?? "",
+    // Its link listener answers whatever host a request names.
+    servedLinkHosts: () => null,
     dns: createTxtRecords({ servers: config.dnsServers }),
     searchAds: createAdServicesClient({ url: config.appleAdsUrl }),
     settings: {

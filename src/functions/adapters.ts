@@ -73,6 +73,11 @@ export interface AllAdapters {
   readonly flushLake: () => Promise<void>;
   /** linkHost: the base URL new links name. */
   readonly linkBaseUrl: () => string;
+  /**
+   * linkHost: the apps' own link hosts the deployment serves (on AWS, the stack's
+   * `linkAppHosts`); null where it serves any host it is asked for (the embedded runtime).
+   */
+  readonly servedLinkHosts: () => readonly string[] | null;
   /** linkHost: the DNS, whose TXT records prove a link host an app's. */
   readonly dns: TxtRecords;
   /** appleAds: Apple's AdServices API. */
@@ -106,7 +111,7 @@ export type Adapters<U extends Uses> = {
   (U extends { readonly queries: "export" } ? Pick<AllAdapters, "engine"> : unknown) &
   (U extends { readonly queries: "reports" } ? Pick<AllAdapters, "reports"> : unknown) &
   When<Has<U, "lake">, Pick<AllAdapters, "lakePurger" | "flushLake">> &
-  When<Has<U, "linkHost">, Pick<AllAdapters, "linkBaseUrl" | "dns">> &
+  When<Has<U, "linkHost">, Pick<AllAdapters, "linkBaseUrl" | "servedLinkHosts" | "dns">> &
   When<Has<U, "appleAds">, Pick<AllAdapters, "searchAds">> &
   (U extends { readonly rates: "read" } ? Pick<AllAdapters, "fx"> : unknown) &
   (U extends { readonly rates: "write" }

@@ -80,6 +80,8 @@ const VARIABLES = {
   linkHost: {
     /** The link host as new links name it: its custom domain, else its API's URL. */
     LINK_BASE_URL: z.url({ protocol: /^https?$/ }),
+    /** The apps' own link hosts the deployment serves beside it (comma-separated; may be empty). */
+    LINK_APP_HOSTS: z.string(),
   },
   appleAds: {
     /** Apple's AdServices attribution API (the default is Apple's own). */

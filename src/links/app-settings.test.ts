@@ -151,6 +151,21 @@ describe("checkAppStoreIdFree", () => {
 
 describe("checkLinkHostsFree", () => {
   const brand = { appId: "com.brand.game", links: { hosts: ["go.brand.com"] } };
+  it("refuses a new host the deployment does not serve, and keeps one the app named already", () => {
+    const own = withLinkSettings(app, { hosts: ["go.example.com", "go.other.example"] });
+    const served = { served: ["go.example.com"] };
+    expect(() => checkLinkHostsFree(own, [own], served)).toThrow(ConflictError);
+    expect(() => checkLinkHostsFree(own, [own], served)).toThrow(
+      "Link host go.other.example is not served by this deployment yet: its operator adds it to the stack (-c linkAppHosts",
+    );
+    expect(() =>
+      checkLinkHostsFree(own, [own], { ...served, kept: ["go.other.example"] }),
+    ).not.toThrow();
+    // Where any host is served (the embedded runtime), any.
+    expect(() => checkLinkHostsFree(own, [own], { served: null })).not.toThrow();
+    expect(() => checkLinkHostsFree(own, [own])).not.toThrow();
+  });
+
   it("refuses a host another app names, and the service's own link host, with or without its port", () => {
     const taking = withLinkSettings(app, { hosts: ["Go.Brand.com"] });
     expect(() => checkLinkHostsFree(taking, [brand, taking])).toThrow(ConflictError);

@@ -207,6 +207,11 @@ export const checkLinkHostsFree = (
      * operator's choice), they stay its whatever the DNS says now.
      */
     readonly kept?: readonly string[];
+    /**
+     * The apps' own hosts the deployment serves (on AWS, its stack's `linkAppHosts`); null or
+     * unset: any host it is asked for (the embedded runtime's listener).
+     */
+    readonly served?: readonly string[] | null;
   } = {},
 ): void => {
   const own = options.serviceLinkBase ? new URL(options.serviceLinkBase) : undefined;
@@ -215,6 +220,12 @@ export const checkLinkHostsFree = (
     if (own && (host === own.host.toLowerCase() || name === own.hostname.toLowerCase())) {
       throw new ConflictError(
         `Link host ${host} is the service's own link host, which serves every app's links: name a host of your own.`,
+      );
+    }
+    // A link made on a host the deployment does not answer would fail every tap.
+    if (options.served && !options.served.includes(host) && !options.kept?.includes(host)) {
+      throw new ConflictError(
+        `Link host ${host} is not served by this deployment yet: its operator adds it to the stack (-c linkAppHosts, docs/deploy.md) and points its DNS at the link host; then save again.`,
       );
     }
     if (options.kept?.includes(host) || provenFor(options.proofs, host, app.appId)) continue;

@@ -57,6 +57,7 @@ const appHandlers = /* @__PURE__ */ sharedBy(
       users: adapters.tables.users,
       keyWrapper: adapters.keyWrapper,
       linkBaseUrl: adapters.linkBaseUrl,
+      servedLinkHosts: adapters.servedLinkHosts,
       dns: adapters.dns,
       ...(runtime.onAdminChange ? { onChange: runtime.onAdminChange } : {}),
     }),
