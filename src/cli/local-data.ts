@@ -8,7 +8,7 @@
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import type { LocalDeliveryLog } from "../adapters/local-delivery-log/delivery-log.ts";
 import { markAdminChange } from "../embedded/admin-changes.ts";
-import { dataPaths, runningService } from "../embedded/data-dir.ts";
+import { dataPaths, makePrivateDataDir, runningService } from "../embedded/data-dir.ts";
 import { heldStoresAt } from "../embedded/held-stores.ts";
 import {
   connectDynamoDb,
@@ -44,6 +44,7 @@ export const withLocalStores = async <T>(
   work: (stores: ReturnType<typeof createDynamoStores>) => Promise<T>,
 ): Promise<T> => {
   const running = await runningService(dataDir);
+  if (!running) await makePrivateDataDir(dataDir);
   const connection = running
     ? connectDynamoDb(running.dynamodbEndpoint, running.dynamodbToken)
     : await startLocalDynamoDb(dataPaths(dataDir).dynamodb);

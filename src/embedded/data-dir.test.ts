@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   clearStarting,
   dataPaths,
+  makePrivateDataDir,
   markStarting,
   type RuntimeInfo,
   readRuntimeInfo,
@@ -78,6 +79,21 @@ describe("the data folder's running and starting service", () => {
     await markStarting(dataDir);
     expect(await startingService(dataDir)).toBeUndefined();
     expect(await runningService(dataDir, 10_000)).toBeUndefined();
+  });
+
+  it("makes the data folder, and the folders to it, for this user alone, and says when one kept is open to others", async () => {
+    const made = join(dataDir, "new", "data");
+    expect(await makePrivateDataDir(made)).toEqual({ openToOthers: false });
+    expect((await stat(made)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(dataDir, "new"))).mode & 0o777).toBe(0o700);
+    const kept = join(dataDir, "kept");
+    await mkdir(kept);
+    await chmod(kept, 0o755);
+    expect(await makePrivateDataDir(kept)).toEqual({ openToOthers: true });
+    // The owner's choice stands: it is said, not changed.
+    expect((await stat(kept)).mode & 0o777).toBe(0o755);
+    await chmod(kept, 0o700);
+    expect(await makePrivateDataDir(kept)).toEqual({ openToOthers: false });
   });
 
   it("writes the runtime file, which holds the stores' tokens, for this user alone", async () => {

@@ -10,11 +10,25 @@
  * `runtime.json`, which tells other processes (the CLI) where a running service listens, and
  * `admin-changes`, which tells the service that the CLI changed an app or a key.
  */
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as z from "zod";
 import { isProcessAlive } from "./process-alive.ts";
+
+/**
+ * Makes the data folder, for its owner alone (0700): its stores hold password hashes, TOTP
+ * secrets, keys and every app's data, and a file's own mode, which each store sets as it will,
+ * guards nothing in a folder another user cannot enter. A folder that was there already keeps
+ * its mode, which the owner chose: the answer says when other users may enter it, for a warning.
+ */
+export const makePrivateDataDir = async (dataDir: string): Promise<{ openToOthers: boolean }> => {
+  const made = await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  if (made !== undefined) return { openToOthers: false };
+  return {
+    openToOthers: process.platform !== "win32" && ((await stat(dataDir)).mode & 0o077) !== 0,
+  };
+};
 
 export const dataPaths = (dataDir: string) => ({
   dynamodb: join(dataDir, "dynamodb"),

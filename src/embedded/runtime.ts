@@ -67,6 +67,7 @@ import { dashboardFiles } from "./dashboard.ts";
 import {
   clearStarting,
   dataPaths,
+  makePrivateDataDir,
   markStarting,
   readRuntimeInfo,
   removeRuntimeInfo,
@@ -283,7 +284,12 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       `A service is starting on ${config.dataDir} (process ${starting}): stop it first, or give this one another --data-dir.`,
     );
   }
-  await mkdir(config.dataDir, { recursive: true });
+  const { openToOthers } = await makePrivateDataDir(config.dataDir);
+  if (openToOthers) {
+    logger.warn(
+      `The data folder ${config.dataDir} may be read by other users of this machine (it holds password hashes, keys and every app's data): chmod 700 it.`,
+    );
+  }
   // Commands wait for this service to listen rather than meet its stores half open.
   await markStarting(config.dataDir);
   try {
