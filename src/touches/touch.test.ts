@@ -54,6 +54,17 @@ describe("a touch's lake row", () => {
       fx,
     );
 
+  /** The `params` column of a touch's row. */
+  const paramsOf = (touch: Partial<Touch>) =>
+    JSON.parse(
+      String(
+        touchRow(
+          contractTouch("com.example.game", Date.parse("2026-11-24T12:00:00.000Z"), touch),
+          fx,
+        ).params,
+      ),
+    );
+
   it("carries its cost as said, and what the touch itself cost in USD: a CPC click's price", () => {
     expect(at({ model: "CPC", value: 0.5, currency: "EUR" })).toMatchObject({
       cost_model: "CPC",
@@ -92,19 +103,14 @@ describe("a touch's lake row", () => {
   });
 
   it("keeps the link's parameters and the tap's own, the tap's over the link's", () => {
-    const row = touchRow(
-      contractTouch("com.example.game", Date.parse("2026-11-24T12:00:00.000Z"), {
-        params: { promo: "WINTER", sub1: "link" },
-        urlParams: { sub1: "tap" },
-      }),
-      fx,
-    );
-    expect(JSON.parse(String(row.params))).toEqual({ promo: "WINTER", sub1: "tap" });
+    expect(
+      paramsOf({ params: { promo: "WINTER", sub1: "link" }, urlParams: { sub1: "tap" } }),
+    ).toEqual({ promo: "WINTER", sub1: "tap" });
   });
 
   it("keeps no parameter that names a device or an address: no deletion request reaches a click's row", () => {
-    const row = touchRow(
-      contractTouch("com.example.game", Date.parse("2026-11-24T12:00:00.000Z"), {
+    expect(
+      paramsOf({
         // The link's own, its marketer's: kept whatever their shape.
         params: {
           promo: "WINTER",
@@ -141,9 +147,7 @@ describe("a touch's lake row", () => {
           version: "1.2.3.4.5",
         },
       }),
-      fx,
-    );
-    expect(JSON.parse(String(row.params))).toEqual({
+    ).toEqual({
       promo: "WINTER",
       deep_link_path: "/levels/7",
       offer: "1b4e28ba-2fa1-11d2-883f-0016d3cca427",
@@ -160,15 +164,13 @@ describe("a touch's lake row", () => {
       gclid: "EAIaIQobChMI",
     });
     // A network's own parameters are a network's: filtered as the tapped URL's are.
-    const network = touchRow(
-      contractTouch("com.example.game", Date.parse("2026-11-24T12:00:00.000Z"), {
+    expect(
+      paramsOf({
         source: "network",
         params: { gaid: "38400000-8cf0-11bd-b23e-10b96e40000d", sub1: "a" },
         urlParams: {},
       }),
-      fx,
-    );
-    expect(JSON.parse(String(network.params))).toEqual({ sub1: "a" });
+    ).toEqual({ sub1: "a" });
   });
 
   it("has a value for every column of the touches table", () => {

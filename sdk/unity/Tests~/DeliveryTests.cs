@@ -1356,12 +1356,12 @@ namespace Service.Unity.Tests
             Assert.AreEqual(0, rig.Core.Queued);
         }
 
-        [Test]
-        public void AStopWhileABatchIsOnItsWayThatFailsDropsItOnceItsAnswerIsIn()
+        /// <summary>A rig whose <paramref name="queued"/> events' first batch fails after the app stopped the SDK while it was on its way.</summary>
+        private static Rig StoppedWhileAFailingBatchWasOnItsWay(int queued)
         {
             var rig = new Rig();
             rig.Configure();
-            rig.QueueOffline(150);
+            rig.QueueOffline(queued);
             var stops = 0;
             rig.Events = (numbers, body) =>
             {
@@ -1369,6 +1369,13 @@ namespace Service.Unity.Tests
                 return Error(503);
             };
             rig.Settle();
+            return rig;
+        }
+
+        [Test]
+        public void AStopWhileABatchIsOnItsWayThatFailsDropsItOnceItsAnswerIsIn()
+        {
+            var rig = StoppedWhileAFailingBatchWasOnItsWay(150);
 
             Assert.IsEmpty(rig.AcceptedNow);
             Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count, "not sent again after the stop");
@@ -1383,16 +1390,7 @@ namespace Service.Unity.Tests
         [Test]
         public void ABatchThatFailsAfterAStopLeavesTheBackoffAsTheStopResetIt()
         {
-            var rig = new Rig();
-            rig.Configure();
-            rig.QueueOffline(3);
-            var stops = 0;
-            rig.Events = (numbers, body) =>
-            {
-                if (Interlocked.Exchange(ref stops, 1) == 0) rig.Core.Stop();
-                return Error(503);
-            };
-            rig.Settle();
+            var rig = StoppedWhileAFailingBatchWasOnItsWay(3);
             Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count);
             // After a Start, the first failure waits the first step, not one doubled by a request
             // that failed after the Stop, whose batch was dropped with it.
