@@ -3590,6 +3590,31 @@ describe("the dashboard in a browser", () => {
     await taken.fill("");
     expect(await taken.getAttribute("aria-invalid")).toBeNull();
     expect((await rt.stores.apps.get(APP_ID))?.links?.appStoreId).toBeUndefined();
+
+    // The Android app's iOS build: its bundle id, which an iOS app's settings do not offer.
+    await open(page, `/apps/${both}/settings`);
+    await heading(page, "Settings").waitFor();
+    const bundle = page.getByLabel("iOS bundle id");
+    await expect
+      .poll(() => page.getByLabel("App Store id").inputValue(), WITHIN)
+      .toBe("1234567891");
+    expect(await page.getByLabel("Google Play package").count()).toBe(0);
+    await bundle.fill("not a bundle id");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await refusedBeside(
+      bundle,
+      "iOS bundle id must be an iOS bundle id, like com.example.app",
+      page.locator("#settings-error"),
+    );
+    await bundle.fill("com.example.browser.both.ios");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await expect
+      .poll(async () => (await rt.stores.apps.get(both))?.links?.iosBundleId, WITHIN)
+      .toBe("com.example.browser.both.ios");
+    await open(page, `/apps/${IOS_APP_ID}/settings`);
+    await heading(page, "Settings").waitFor();
+    await page.getByLabel("Google Play package").waitFor(WITHIN);
+    expect(await page.getByLabel("iOS bundle id").count()).toBe(0);
   });
 
   it("9e. shows a viewer the reports, settings, links and partners of the apps granted, and no control that would change them", async () => {
