@@ -1110,6 +1110,13 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     const requestId = /request_id: +(\S+)/.exec(said)?.[1] ?? "";
     expect(said).toContain(`service_id:   ${serviceId}`);
     expect(said).toMatch(/status: +(pending|in_progress|completed)/);
+    // Not completed yet: the command that says when, as it runs (the key named, never printed).
+    expect(said.includes("next purge")).toBe(!/status: +completed/.test(said));
+    if (said.includes("next purge")) {
+      expect(said).toContain(
+        `\`npx attribution deletions status ${requestId} --key <server key>\``,
+      );
+    }
     // The purge runs right after a request: the request completes, and the install is gone.
     await expect
       .poll(async () => (await stateOf(requestId)).status, { timeout: 30_000 })

@@ -64,8 +64,10 @@ export const requestDeletionCommand = async (
   });
   print(answer, options);
   if (!options.json && answer.status !== "completed") {
+    // The command as it runs: the key from the environment, else named (never printed).
+    const key = process.env.ATTRIBUTION_API_KEY ? "" : " --key <server key>";
     console.log(
-      `The install's data goes at the next purge; \`attribution deletions status ${answer.request_id}\` says when it is done.`,
+      `The install's data goes at the next purge; \`npx attribution deletions status ${answer.request_id}${key}\` says when it is done.`,
     );
   }
 };
