@@ -44,16 +44,20 @@ android {
     publishing {
         singleVariant("release") {
             withSourcesJar()
+            // Maven Central takes a library with its sources and its documentation (AGP's Dokka).
+            withJavadocJar()
         }
     }
 }
 
 kotlin {
-    jvmToolchain(libs.versions.jvmTarget.get().toInt())
+    // The JVM target alone, as compileOptions sets Java's, rather than a toolchain: a toolchain
+    // of that version would have to be installed (Android Studio bundles a newer JDK only).
     // Apps still on Kotlin 2.0 read the library's classes: compiled for language and API 2.0,
     // against the standard library 2.0.21, which the POM then names.
     coreLibrariesVersion = libs.versions.kotlinStdlib.get()
     compilerOptions {
+        jvmTarget.set(org.jetbrains.kotlin.gradle.dsl.JvmTarget.fromTarget(libs.versions.jvmTarget.get()))
         languageVersion.set(org.jetbrains.kotlin.gradle.dsl.KotlinVersion.KOTLIN_2_0)
         apiVersion.set(org.jetbrains.kotlin.gradle.dsl.KotlinVersion.KOTLIN_2_0)
         // Members with a body are Java default methods: Java passes a lambda for InitListener.

@@ -67,11 +67,12 @@ test_classes="$build/test-classes"
 # For Kotlin 2.0 (language and API version, the standard library 2.0.21 rather than the
 # compiler's own), as build.gradle.kts sets it: an app still on Kotlin 2.0 reads the classes.
 # An interface's members with a body are Java default methods (-jvm-default), so that Java
-# passes a lambda where the interface has one abstract member (InitListener).
+# passes a lambda where the interface has one abstract member (InitListener). The module is
+# named as Gradle names the release variant's (its META-INF/*.kotlin_module in the AAR).
 compile "src/main for Kotlin $(catalog_version kotlinLanguage) against android-all $(catalog_version compileSdk), kotlin-stdlib $(catalog_version kotlinStdlib) and the declared dependencies" "$main_classes" \
   "$here/src/main/kotlin" "$catalog" "$here/build.gradle.kts" -- \
   -language-version "$(catalog_version kotlinLanguage)" -api-version "$(catalog_version kotlinLanguage)" -Xsuppress-version-warnings \
-  -jvm-default=no-compatibility -no-stdlib -no-reflect -cp "$kotlin_stdlib_jar:$main_classpath" "$here/src/main/kotlin" || finish
+  -jvm-default=no-compatibility -module-name attribution-sdk_release -no-stdlib -no-reflect -cp "$kotlin_stdlib_jar:$main_classpath" "$here/src/main/kotlin" || finish
 compile "src/test" "$test_classes" "$here/src/test/kotlin" "$main_classes.stamp" -- -Xfriend-paths="$main_classes" \
   -cp "$main_classes:$main_classpath:$test_classpath:$kotlin_runtime" "$here/src/test/kotlin" || finish
 

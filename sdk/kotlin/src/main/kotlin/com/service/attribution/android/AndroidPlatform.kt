@@ -11,6 +11,7 @@ import android.content.SharedPreferences
 import android.content.pm.PackageManager
 import android.os.Build
 import android.provider.Settings
+import android.security.NetworkSecurityPolicy
 import android.os.Bundle
 import android.os.Handler
 import android.os.Looper
@@ -347,6 +348,9 @@ internal class AndroidDevice(
         listOf("android.permission.INTERNET").filter {
             context.checkCallingOrSelfPermission(it) != PackageManager.PERMISSION_GRANTED
         }
+
+    override fun cleartextPermitted(host: String): Boolean =
+        NetworkSecurityPolicy.getInstance().isCleartextTrafficPermitted(host)
 }
 
 /**

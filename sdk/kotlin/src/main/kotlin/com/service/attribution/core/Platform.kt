@@ -32,6 +32,12 @@ internal interface DeviceSignals {
 
     /** Install-time permissions the SDK needs and the app lacks (INTERNET): the SDK then disables itself. */
     fun missingPermissions(): List<String> = emptyList()
+
+    /**
+     * Whether the app's network security configuration lets plain http reach [host]: Android 9
+     * and later refuse it by default, and a refused request looks like no network at all.
+     */
+    fun cleartextPermitted(host: String): Boolean = true
 }
 
 /** What the Play install referrer API gave; timestamps in Unix seconds, 0 when unknown. */

@@ -416,6 +416,14 @@ internal class SdkCore(
                 // offline, retried for ever and never said.
                 !isHttpAddress(settings.baseUrl) ->
                     IllegalStateException("the backend address (baseUrl) \"${settings.baseUrl}\" is not an http or https URL")
+                // Refused by the app's own network security, every request would fail as though
+                // the device were offline, retried for ever and never said.
+                cleartextRefused(settings.baseUrl) ->
+                    IllegalStateException(
+                        "the backend address (baseUrl) \"${settings.baseUrl}\" is plain http, which this app's network security " +
+                            "configuration does not permit (Android 9 and later refuse it by default): use https, or permit " +
+                            "cleartext to its host (android:usesCleartextTraffic, or a network security configuration)",
+                    )
                 missing.isNotEmpty() -> SecurityException("missing permission: ${missing.joinToString()}")
                 else -> null
             }
@@ -1724,6 +1732,12 @@ internal class SdkCore(
     internal fun close() {
         worker.shutdownNow()
         poller.shutdownNow()
+    }
+
+    /** A plain http address whose host the app's network security refuses cleartext to. */
+    private fun cleartextRefused(address: String): Boolean {
+        val uri = runCatching { java.net.URI(address) }.getOrNull() ?: return false
+        return uri.scheme.equals("http", ignoreCase = true) && !platform.device.cleartextPermitted(uri.host)
     }
 
     companion object {

@@ -54,4 +54,25 @@ class AndroidDeviceTest {
         assertEquals(gaid, device().advertisingId())
         assertNull(device(limited = true).advertisingId())
     }
+
+    @Test
+    fun `plain http to a host is permitted as the app's network security configuration says`() {
+        val kept = libcore.net.NetworkSecurityPolicy.getInstance()
+        try {
+            // The policy an app's network security configuration installs: no cleartext but to one host.
+            libcore.net.NetworkSecurityPolicy.setInstance(
+                object : libcore.net.NetworkSecurityPolicy() {
+                    override fun isCleartextTrafficPermitted() = false
+
+                    override fun isCleartextTrafficPermitted(hostname: String) = hostname == "10.0.2.2"
+
+                    override fun isCertificateTransparencyVerificationRequired(hostname: String) = false
+                },
+            )
+            assertEquals(true, device().cleartextPermitted("10.0.2.2"))
+            assertEquals(false, device().cleartextPermitted("attribution.example.com"))
+        } finally {
+            libcore.net.NetworkSecurityPolicy.setInstance(kept)
+        }
+    }
 }

@@ -354,6 +354,26 @@ class SdkCoreTest {
     }
 
     @Test
+    fun `a plain http address the app's network security refuses disables the SDK and says how to permit it, rather than fail as offline`() {
+        val device = FakeDevice(cleartextRefusedTo = setOf("10.0.2.2"))
+        for ((address, refused) in listOf("http://10.0.2.2:8787" to true, "https://10.0.2.2:8787" to false, "http://192.168.1.20:8787" to false)) {
+            val errors = CopyOnWriteArrayList<Throwable>()
+            val backend = Backend()
+            val core = core()
+            core.configure(platform(http = backend.transport, device = device), SdkSettings(baseUrl = address), "k", LogLevel.INFO, { errors.add(it) }, null)
+            core.drain()
+            assertEquals(address, refused, core.isSdkDisabled())
+            if (refused) {
+                val error = errors.single()
+                assertTrue("$error", error is IllegalStateException && "plain http, which this app's network security configuration does not permit" in error.message!!)
+                assertEquals(0, synchronized(backend.transport.requests) { backend.transport.requests.size })
+            } else {
+                assertEquals(address, emptyList<Throwable>(), errors.filter { it is IllegalStateException })
+            }
+        }
+    }
+
+    @Test
     fun `failed is retried until the match resolves, and the status key is not in Kotlin's map`() {
         val backend = Backend()
         val answers = ArrayDeque(listOf("{}", """{"service_match_status":"failed"}""", """{"service_match_status":"matched","media_source":"kotlin_ads","deep_link_path":"/levels/7"}"""))

@@ -53,10 +53,14 @@ internal class FakeDevice(
     override val timezone: String? = "Europe/Berlin",
     private val advertisingId: String? = null,
     private val missing: List<String> = emptyList(),
+    /** The hosts the app's network security refuses plain http to. */
+    private val cleartextRefusedTo: Set<String> = emptySet(),
 ) : DeviceSignals {
     override fun advertisingId() = advertisingId
 
     override fun missingPermissions() = missing
+
+    override fun cleartextPermitted(host: String) = host !in cleartextRefusedTo
 }
 
 /** Runs main-thread work at once, on the calling thread, remembering that it did. */
