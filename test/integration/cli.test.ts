@@ -569,23 +569,13 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
       /--play-package: must not be set: an Android app's Play package is its app id/,
     );
     // An iOS app's bundle id is its id; an Android app may name its iOS build's.
-    expect(
-      await cli(
-        dataDir,
-        "apps",
-        "config",
-        "--app-id",
-        "com.example.game",
-        "--ios-bundle-id",
-        "com.example.game.ios",
-      ),
-    ).toMatch(/iOS bundle id com\.example\.game\.ios/);
-    await expect(
-      cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--ios-bundle-id", "game ios"),
-    ).rejects.toThrow(/--ios-bundle-id: must be an iOS bundle id, like com\.example\.app/);
-    expect(
-      await cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--ios-bundle-id", ""),
-    ).not.toMatch(/iOS bundle id/);
+    const bundleId = (id: string) =>
+      cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--ios-bundle-id", id);
+    expect(await bundleId("com.example.game.ios")).toMatch(/iOS bundle id com\.example\.game\.ios/);
+    await expect(bundleId("game ios")).rejects.toThrow(
+      /--ios-bundle-id: must be an iOS bundle id, like com\.example\.app/,
+    );
+    expect(await bundleId("")).not.toMatch(/iOS bundle id/);
     expect(
       await cli(
         dataDir,
