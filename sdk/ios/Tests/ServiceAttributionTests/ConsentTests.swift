@@ -199,6 +199,35 @@ final class ConsentTests: XCTestCase {
         XCTAssertEqual(harness.queuedIndexes, [])
     }
 
+    func testAStopAndAStartMadeWhileTheConsentUpdateBeforeABatchIsOnItsWayNeverSendTheBatchTheStopDropped() throws {
+        let harness = Harness(store: try Harness.given(queued: 2))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var changed = false
+        var toggled = false
+        harness.service.answer = { request in
+            let path = FakeService.path(request)
+            if path == "/v1/events" && !changed {
+                changed = true
+                harness.core.setConsent(ServiceConsent(adUserData: false))
+                _ = try harness.core.sendEvent(.levelComplete, name: nil, parameters: ["n": 2])
+            } else if path.hasSuffix("/consent") && !toggled {
+                // The user opts out and in again, as a consent screen's switch does, while the
+                // update goes: the batch the stop dropped is dropped, never sent.
+                toggled = true
+                harness.core.stop()
+                harness.core.start()
+            }
+            return nil
+        }
+        XCTAssertNil(harness.configure())
+        harness.runScheduled()
+        harness.settle()
+        XCTAssertFalse(posts(harness).contains("events 2"), "\(posts(harness))")
+        XCTAssertEqual(heard.dropped, ["stopped": 1])
+        XCTAssertEqual(harness.queuedIndexes, [])
+    }
+
     func testAConsentUpdateAnswered404IsAConfigurationErrorThatHoldsBackNoEvent() throws {
         let harness = Harness()
         XCTAssertNil(harness.configure())

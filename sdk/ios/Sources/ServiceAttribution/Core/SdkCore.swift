@@ -108,6 +108,9 @@ final class SdkCore: @unchecked Sendable {
     /// `stop` meanwhile leaves its items in the queue for the answer to settle, so that an item
     /// the service accepts is never reported dropped.
     private var inFlight: InFlight?
+    /// How many times `stop` has run, under `lock`: a batch taken before a stop is no batch to
+    /// send after it, even once a `start` follows (the stop dropped its items).
+    private var stops = 0
     private var initialized = false
     private var config: RemoteConfig?
     /// How parameters are protected when queued, as the last configuration of the service's
@@ -1391,12 +1394,14 @@ final class SdkCore: @unchecked Sendable {
             if let until = lane.splitUntil, !lane.queue.peek(Int.max).contains(where: { lane.id(of: $0) == until }) {
                 lane.endSplitting()
             }
+            let stopsBefore = locked { stops }
             let batch = lane.queue.peek(lane.batchLimit)
             if batch.isEmpty { break }
             let expired = batch.filter { isExpired($0, in: lane) }
             if !expired.isEmpty {
-                lane.queue.remove(ids: Set(expired.compactMap { lane.id(of: $0) }))
-                reportDrop(expired.count, of: lane, .expired, "older than the service keeps (\(Int(settings.maxEventAge / 86_400)) days)")
+                // What is still there to remove: a stop meanwhile dropped the rest as its own.
+                let removed = lane.queue.remove(ids: Set(expired.compactMap { lane.id(of: $0) }))
+                reportDrop(removed, of: lane, .expired, "older than the service keeps (\(Int(settings.maxEventAge / 86_400)) days)")
                 continue
             }
             // Once the batch is taken, a consent the app set meanwhile goes first: an event sent
@@ -1404,7 +1409,7 @@ final class SdkCore: @unchecked Sendable {
             // service ahead of the update (the flush setConsent asked for runs after this one).
             if !sendConsentIfChanged() { return false }
             // A lane held by its route's refusal lets the flush go on with the next one.
-            if !send(batch, in: lane) { return lane.held }
+            if !send(batch, in: lane, takenBefore: stopsBefore) { return lane.held }
         }
         return true
     }
@@ -1426,14 +1431,16 @@ final class SdkCore: @unchecked Sendable {
         }
     }
 
-    /// On the worker: one batch of the lane; true to go on with its next batch. Not sent once
-    /// sending stopped (a `stop` during the consent update before it, say).
-    private func send(_ batch: [JSONValue], in lane: Lane) -> Bool {
+    /// On the worker: one batch of the lane, taken when `stops` was `takenBefore`; true to go on
+    /// with its next batch. Not sent once sending stopped, nor after a stop since it was taken
+    /// (a `stop` and a `start` during the consent update before it, say), whose items that stop
+    /// dropped.
+    private func send(_ batch: [JSONValue], in lane: Lane, takenBefore: Int) -> Bool {
         let ids = batch.compactMap { lane.id(of: $0) }
         // Marked on its way under the lock `stop` is marked under: a stop either comes first, and
         // the batch stays, or leaves its items to the answer.
         let leaves = locked { () -> Bool in
-            guard configured && config != nil && !disabled && !stopped && !deleted else { return false }
+            guard configured && config != nil && !disabled && !stopped && !deleted && stops == takenBefore else { return false }
             inFlight = InFlight(queue: lane.queue, ids: Set(ids))
             return true
         }
@@ -1862,6 +1869,7 @@ final class SdkCore: @unchecked Sendable {
             let was = stopped
             stopped = true
             inFlight?.stopped = true
+            stops += 1
             if reengagementWaiting { lastReengagementOpen = nil }
             reengagementWaiting = false
             sessionTracker.stop()
@@ -2064,6 +2072,8 @@ final class SdkCore: @unchecked Sendable {
     /// service. False when the events must wait (a retry is scheduled).
     private func sendConsentIfChanged() -> Bool {
         if consentHeld { return true }
+        // A stop (an opt-out) since the flush began: nothing more leaves, this update neither.
+        guard isSending else { return false }
         let current = consentObject()
         let text = current?.text ?? ""
         let device = trackingObject()
