@@ -641,6 +641,32 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AStopAndAStartMadeWhileTheConsentUpdateBeforeABatchIsOnItsWayNeverSendTheBatchTheStopDropped()
+        {
+            // The user opts out and in again, as a consent screen's switch does, while the update
+            // goes: the batch taken before it was dropped by the stop, and never leaves.
+            var rig = new Rig();
+            rig.Configure();
+            var events = Held.First(rig, "POST /v1/events");
+            var consent = Held.First(rig, "POST /v1/installs/", "/consent");
+            rig.Send(0);
+            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way");
+            rig.Core.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: false, adPersonalization: false));
+            rig.Send(1);
+            events.Answer.Set();
+            Assert.IsTrue(consent.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the consent update is on its way");
+            rig.Core.Stop();
+            rig.Core.Start();
+            consent.Answer.Set();
+            rig.Settle();
+
+            Assert.IsFalse(rig.Backend.Requests.Any(r => r.Key.StartsWith("POST /v1/events") && r.Value["events"].Any(e => (int)e["parameters"]["n"] == 1)),
+                "event 1, dropped by the stop, is never sent");
+            CollectionAssert.AreEqual(new long[] { 1 }, rig.Heard.Dropped(ServiceDropReason.Stopped).Select(e => e.Count));
+            Assert.AreEqual(0, rig.Core.Queued);
+        }
+
+        [Test]
         public void AConsentUpdateAnswered409SendsTheInstallAgainHoldingTheConsentThenTheEvents()
         {
             // The service holds no install of this id (lost since it was recorded): every consent update is a 409.

@@ -51,6 +51,8 @@ namespace Service.Unity
         private HashSet<string> onItsWay;
         /// <summary>Stop was called while that batch was on its way: what its answer leaves queued is dropped then.</summary>
         private bool stoppedOnItsWay;
+        /// <summary>How many times Stop emptied the queue, under <see cref="flight"/>: a batch taken before a Stop is no batch to send after it, even once a Start follows (the Stop dropped its items).</summary>
+        private int stops;
 
         /// <param name="write">The core's log, at the level the app set.</param>
         /// <param name="installMissing">The service has no install for items it refused as retryable (`Conflict`): the core sends it again.</param>
@@ -92,19 +94,21 @@ namespace Service.Unity
             {
                 drops.Drop(ServiceDropReason.Expired, queue.RemoveOlderThan(clock.UtcNow.ToUniversalTime() - Delivery.MaxAge),
                     "older than the " + Delivery.MaxAge.TotalDays + " days the service keeps, by the device's clock");
+                int stopsBefore;
+                lock (flight) stopsBefore = stops;
                 var batch = queue.Peek(suspect > 0 ? (suspect + 1) / 2 : Delivery.Batch);
                 if (batch.Count == 0) break;
                 // Once the batch is taken: what changed before holds for every item of it, and an
                 // item taken after that change is either in it or left for the next batch.
                 if (beforeBatch != null) await beforeBatch();
                 // The consent update may have taken a round trip: a Stop or a deletion made
-                // meanwhile dropped this batch's items, which must not leave after it. Checked
-                // under the lock Stop empties the queue under: a Stop either came first, and the
-                // batch stays unsent, or leaves it to its answer.
+                // meanwhile dropped this batch's items, which must not leave after it, not even
+                // once a Start followed. Checked under the lock Stop empties the queue under: a
+                // Stop either came first, and the batch stays unsent, or leaves it to its answer.
                 var ids = new HashSet<string>(batch.Select(queue.IdOf));
                 lock (flight)
                 {
-                    if (!sending()) break;
+                    if (!sending() || stops != stopsBefore) break;
                     onItsWay = ids;
                     stoppedOnItsWay = false;
                 }
@@ -154,6 +158,7 @@ namespace Service.Unity
         {
             lock (flight)
             {
+                stops++;
                 if (onItsWay != null) stoppedOnItsWay = true;
                 return queue.Clear(onItsWay);
             }
