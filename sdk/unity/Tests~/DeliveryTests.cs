@@ -612,11 +612,12 @@ namespace Service.Unity.Tests
             Assert.AreEqual(false, (bool?)update["consent"]["ad_user_data"]);
         }
 
-        [Test]
-        public void AStopMadeWhileTheConsentUpdateBeforeABatchIsOnItsWaySendsNothingOfThatBatch()
+        /// <summary>
+        /// Event 0 on its way, a consent withdrawn and event 1 sent meanwhile; then, while the consent
+        /// update that goes before event 1's batch is on its way, <paramref name="meanwhile"/> (a stop).
+        /// </summary>
+        private static Rig WhileTheConsentUpdateBeforeABatchIsOnItsWay(Action<Rig> meanwhile)
         {
-            // The user withdraws consent, then opts out, while the update goes: the batch taken
-            // before the update was dropped by the stop, and does not leave after it.
             var rig = new Rig();
             rig.Configure();
             var events = Held.First(rig, "POST /v1/events");
@@ -627,9 +628,18 @@ namespace Service.Unity.Tests
             rig.Send(1);
             events.Answer.Set();
             Assert.IsTrue(consent.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the consent update is on its way");
-            rig.Core.Stop();
+            meanwhile(rig);
             consent.Answer.Set();
             rig.Settle();
+            return rig;
+        }
+
+        [Test]
+        public void AStopMadeWhileTheConsentUpdateBeforeABatchIsOnItsWaySendsNothingOfThatBatch()
+        {
+            // The user withdraws consent, then opts out, while the update goes: the batch taken
+            // before the update was dropped by the stop, and does not leave after it.
+            var rig = WhileTheConsentUpdateBeforeABatchIsOnItsWay(r => r.Core.Stop());
 
             var posts = rig.Backend.Requests.Where(r => r.Key.StartsWith("POST"))
                 .Select(r => r.Key.EndsWith("/consent") ? "consent"
@@ -645,20 +655,11 @@ namespace Service.Unity.Tests
         {
             // The user opts out and in again, as a consent screen's switch does, while the update
             // goes: the batch taken before it was dropped by the stop, and never leaves.
-            var rig = new Rig();
-            rig.Configure();
-            var events = Held.First(rig, "POST /v1/events");
-            var consent = Held.First(rig, "POST /v1/installs/", "/consent");
-            rig.Send(0);
-            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way");
-            rig.Core.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: false, adPersonalization: false));
-            rig.Send(1);
-            events.Answer.Set();
-            Assert.IsTrue(consent.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the consent update is on its way");
-            rig.Core.Stop();
-            rig.Core.Start();
-            consent.Answer.Set();
-            rig.Settle();
+            var rig = WhileTheConsentUpdateBeforeABatchIsOnItsWay(r =>
+            {
+                r.Core.Stop();
+                r.Core.Start();
+            });
 
             Assert.IsFalse(rig.Backend.Requests.Any(r => r.Key.StartsWith("POST /v1/events") && r.Value["events"].Any(e => (int)e["parameters"]["n"] == 1)),
                 "event 1, dropped by the stop, is never sent");

@@ -175,54 +175,48 @@ final class ConsentTests: XCTestCase {
         XCTAssertEqual(consentUpdates(harness).first?["consent"]?.objectValue?["ad_user_data"], .bool(false))
     }
 
-    func testAStopMadeWhileTheConsentUpdateBeforeABatchIsOnItsWaySendsNothingOfThatBatch() throws {
+    /// Events 0 and 1 queued, the first batch on its way when a consent is withdrawn and event 2
+    /// sent; then, while the consent update that goes before event 2's batch is on its way,
+    /// `meanwhile` (a stop), once.
+    private func whileTheConsentUpdateBeforeABatchIsOnItsWay(_ meanwhile: @escaping (Harness) -> Void) throws -> (Harness, Heard) {
         let harness = Harness(store: try Harness.given(queued: 2))
         let heard = Heard()
         heard.listen(to: harness.core)
         var changed = false
+        var done = false
         harness.service.answer = { request in
             let path = FakeService.path(request)
             if path == "/v1/events" && !changed {
                 changed = true
                 harness.core.setConsent(ServiceConsent(adUserData: false))
                 _ = try harness.core.sendEvent(.levelComplete, name: nil, parameters: ["n": 2])
-            } else if path.hasSuffix("/consent") {
-                // The user opts out too, while the update goes.
-                harness.core.stop()
-            }
-            return nil
-        }
-        XCTAssertNil(harness.configure())
-        harness.runScheduled()
-        XCTAssertEqual(posts(harness), ["/v1/sessions", "events 0,1", "consent"], "nothing of the batch the stop dropped leaves after it")
-        XCTAssertEqual(heard.dropped, ["stopped": 1])
-        XCTAssertEqual(harness.queuedIndexes, [])
-    }
-
-    func testAStopAndAStartMadeWhileTheConsentUpdateBeforeABatchIsOnItsWayNeverSendTheBatchTheStopDropped() throws {
-        let harness = Harness(store: try Harness.given(queued: 2))
-        let heard = Heard()
-        heard.listen(to: harness.core)
-        var changed = false
-        var toggled = false
-        harness.service.answer = { request in
-            let path = FakeService.path(request)
-            if path == "/v1/events" && !changed {
-                changed = true
-                harness.core.setConsent(ServiceConsent(adUserData: false))
-                _ = try harness.core.sendEvent(.levelComplete, name: nil, parameters: ["n": 2])
-            } else if path.hasSuffix("/consent") && !toggled {
-                // The user opts out and in again, as a consent screen's switch does, while the
-                // update goes: the batch the stop dropped is dropped, never sent.
-                toggled = true
-                harness.core.stop()
-                harness.core.start()
+            } else if path.hasSuffix("/consent") && !done {
+                done = true
+                meanwhile(harness)
             }
             return nil
         }
         XCTAssertNil(harness.configure())
         harness.runScheduled()
         harness.settle()
+        return (harness, heard)
+    }
+
+    func testAStopMadeWhileTheConsentUpdateBeforeABatchIsOnItsWaySendsNothingOfThatBatch() throws {
+        // The user opts out too, while the update goes.
+        let (harness, heard) = try whileTheConsentUpdateBeforeABatchIsOnItsWay { $0.core.stop() }
+        XCTAssertEqual(posts(harness), ["/v1/sessions", "events 0,1", "consent"], "nothing of the batch the stop dropped leaves after it")
+        XCTAssertEqual(heard.dropped, ["stopped": 1])
+        XCTAssertEqual(harness.queuedIndexes, [])
+    }
+
+    func testAStopAndAStartMadeWhileTheConsentUpdateBeforeABatchIsOnItsWayNeverSendTheBatchTheStopDropped() throws {
+        // The user opts out and in again, as a consent screen's switch does, while the update
+        // goes: the batch the stop dropped is dropped, never sent.
+        let (harness, heard) = try whileTheConsentUpdateBeforeABatchIsOnItsWay { harness in
+            harness.core.stop()
+            harness.core.start()
+        }
         XCTAssertFalse(posts(harness).contains("events 2"), "\(posts(harness))")
         XCTAssertEqual(heard.dropped, ["stopped": 1])
         XCTAssertEqual(harness.queuedIndexes, [])
