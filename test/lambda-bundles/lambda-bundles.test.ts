@@ -89,6 +89,8 @@ import {
 } from "../local-aws/moto.ts";
 import { installRequest } from "../support/installs.ts";
 import { clearOfMidnight } from "../support/midnight.ts";
+import { authorizationsOf, type DynamoRecorder, startDynamoRecorder } from "./dynamodb-recorder.ts";
+import { isAllowedBy } from "./iam-policy.ts";
 import { type StackOnLocalServers, stackOnLocalServers } from "./stack-on-local-servers.ts";
 
 const run = promisify(execFile);
@@ -96,6 +98,8 @@ const run = promisify(execFile);
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
 const APP = "com.example.bundles";
+/** The access key a function signs with here: its own, so its requests can be told apart. */
+const accessKeyOf = (id: string) => `bundle-${id}`;
 const API_ARN = `arn:aws:execute-api:${TEST_ENV.region}:${TEST_ENV.account}:api/prod`;
 
 /** What is not invoked here, and why; every other row of the manifest is. */
@@ -139,6 +143,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
   const invoked = new Set<string>();
   let moto: MotoServer;
   let closeDynamo: () => Promise<void>;
+  let recorder: DynamoRecorder;
   let stack: StackOnLocalServers;
   let dynamodb: DynamoDBClient;
   let sqs: SQSClient;
@@ -174,7 +179,9 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     const dynamoServer = await startMoto({ serial: true });
     const dynamoEndpoint = dynamoServer.endpoint;
     closeDynamo = () => dynamoServer.stop();
-    const shared = awsEnv(dynamoEndpoint);
+    // The functions reach it through a recorder, which notes who made each request.
+    recorder = await startDynamoRecorder(dynamoEndpoint);
+    const shared = awsEnv(recorder.endpoint);
     Object.assign(process.env, shared);
     dynamodb = new DynamoDBClient({ ...motoClientConfig(moto), endpoint: dynamoEndpoint });
     stack = await stackOnLocalServers({ dynamodb, moto });
@@ -191,7 +198,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       for (const name of Object.keys(process.env)) {
         if (!(name in savedEnv) && !(name in shared)) delete process.env[name];
       }
-      Object.assign(process.env, env);
+      Object.assign(process.env, env, { AWS_ACCESS_KEY_ID: accessKeyOf(row.id) });
       if (row.streaming) {
         // The runtime's global for response streaming, which the export's entry wraps itself in.
         (globalThis as Record<string, unknown>).awslambda = {
@@ -204,7 +211,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
         if (typeof entry.handler !== "function") throw new Error(`${row.id}: no handler export`);
         handlers.set(row.id, entry.handler);
       } finally {
-        for (const name of Object.keys(env)) {
+        for (const name of [...Object.keys(env), "AWS_ACCESS_KEY_ID"]) {
           if (before[name] === undefined) delete process.env[name];
           else process.env[name] = before[name];
         }
@@ -250,16 +257,29 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     sqs?.destroy();
     s3?.destroy();
     dynamodb?.destroy();
+    await recorder?.close();
     await closeDynamo?.();
     await moto?.stop();
     await rm(outDir, { recursive: true, force: true });
   });
 
+  /**
+   * A function's handler, run signed with the function's own access key, which its AWS SDK
+   * clients read on their first request: the recorder then knows whose each request is.
+   */
   const handlerOf = (id: string): Handler => {
     const handler = handlers.get(id);
     if (!handler) throw new Error(`No bundle for ${id}`);
     invoked.add(id);
-    return handler;
+    return async (...args: Parameters<Handler>) => {
+      const shared = process.env.AWS_ACCESS_KEY_ID;
+      process.env.AWS_ACCESS_KEY_ID = accessKeyOf(id);
+      try {
+        return await handler(...args);
+      } finally {
+        process.env.AWS_ACCESS_KEY_ID = shared;
+      }
+    };
   };
 
   const rowOf = (id: string): FunctionRow => {
@@ -1095,6 +1115,31 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     });
     expect(record.requestPayload).toEqual(event);
     expect(record.responsePayload.errorMessage).toMatch(/resource|table/i);
+  });
+
+  it("every DynamoDB request a function made, its role's policy on AWS allows", () => {
+    const functionOfKey = new Map(FUNCTIONS.map((row) => [accessKeyOf(row.id), row.id]));
+    const refused = new Set<string>();
+    const requesters = new Set<string>();
+    for (const request of recorder.requests) {
+      // The rest are the operator's (the CLI's `apps create`).
+      const id = functionOfKey.get(request.accessKey);
+      if (id === undefined) continue;
+      requesters.add(id);
+      const statements = stack.dynamoStatementsOf(id);
+      for (const needed of authorizationsOf(request, stack.tableArnOf, stack.tableKeysOf)) {
+        if (!isAllowedBy(statements, needed)) {
+          const keys = needed.leadingKeys.map((key) => key.replace(/#.*/, "#…")).join(", ");
+          refused.add(`${id}: ${needed.action} on ${needed.resource} (keys: ${keys || "none"})`);
+        }
+      }
+    }
+    expect([...refused].sort()).toEqual([]);
+    // Every function that keeps its state in tables was heard from, under its own key.
+    const tableUsers = FUNCTIONS.filter(
+      (row) => invoked.has(row.id) && Object.keys(row.uses.tables ?? {}).length > 0,
+    ).map((row) => row.id);
+    expect([...requesters].sort()).toEqual(tableUsers.sort());
   });
 
   it("invokes every bundle but those with no faithful local server", () => {

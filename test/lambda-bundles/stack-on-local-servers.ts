@@ -34,6 +34,8 @@ import { PROJECT_ROOT, TASK_ROOT } from "../../lib/service-function.ts";
 import { sharedServiceStack, TEST_ENV } from "../../lib/stack.test-support.ts";
 import { waitUntilActive } from "../../src/adapters/dynamodb/table-definitions.ts";
 import { type MotoServer, motoClientConfig } from "../local-aws/moto.ts";
+import type { TableKeys } from "./dynamodb-recorder.ts";
+import type { Statement } from "./iam-policy.ts";
 
 type Json = Record<string, unknown>;
 interface Resource {
@@ -55,6 +57,15 @@ export interface StackOnLocalServers {
   environmentOf(id: string, bundleDir: string): Promise<Record<string, string>>;
   /** Where each delivery stream's records land, by the stream's name. */
   readonly streams: ReadonlyMap<string, LocalStream>;
+  /**
+   * The DynamoDB statements of the policies on a function's role, their values resolved to the
+   * local resources (a value naming anything not made here stays unmatched).
+   */
+  dynamoStatementsOf(id: string): Statement[];
+  /** A local table's ARN, by its name. */
+  tableArnOf(name: string): string;
+  /** A local table's partition key, and its indexes', by the table's name. */
+  tableKeysOf(name: string): TableKeys;
   /**
    * An asynchronous invocation (an EventBridge rule's), as Lambda makes it under the function's
    * `EventInvokeConfig`: `run` tried once and again up to its retries while it rejects, then, if
@@ -355,5 +366,74 @@ export const stackOnLocalServers = async (servers: {
     return env;
   };
 
-  return { environmentOf, streams, invokeAsync };
+  /** A policy value as a string, naming only what is made here (else one that matches no ARN). */
+  const resolveMade = (value: unknown): string => {
+    if (typeof value === "string") return value;
+    if (isJson(value)) {
+      if (typeof value.Ref === "string") {
+        return PSEUDO[value.Ref] ?? made.get(value.Ref)?.ref ?? "(not made here)";
+      }
+      const getAtt = value["Fn::GetAtt"];
+      if (Array.isArray(getAtt) && typeof getAtt[0] === "string") {
+        return made.get(getAtt[0])?.attributes[String(getAtt[1])] ?? "(not made here)";
+      }
+      const join = value["Fn::Join"];
+      if (Array.isArray(join) && typeof join[0] === "string" && Array.isArray(join[1])) {
+        return join[1].map(resolveMade).join(join[0]);
+      }
+    }
+    throw new Error(`Cannot resolve ${JSON.stringify(value)} from the template`);
+  };
+
+  const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+  const dynamoStatementsOf = (id: string): Statement[] => {
+    const role = Object.entries(resources).find(
+      ([, r]) =>
+        r.Type === "AWS::IAM::Role" && r.Properties?.Description === `Runs the ${id} function`,
+    )?.[0];
+    if (!role) throw new Error(`The stack has no role for ${id}`);
+    return Object.values(resources)
+      .filter(
+        (r) =>
+          r.Type === "AWS::IAM::Policy" &&
+          asList(r.Properties?.Roles).some((named) => isJson(named) && named.Ref === role),
+      )
+      .flatMap((policy) => {
+        const document = policy.Properties?.PolicyDocument;
+        return asList(isJson(document) ? document.Statement : []).filter(isJson);
+      })
+      .filter((statement) =>
+        asList(statement.Action).some((a) => typeof a === "string" && a.startsWith("dynamodb:")),
+      )
+      .map((statement) => ({
+        Effect: statement.Effect === "Deny" ? "Deny" : "Allow",
+        Action: asList(statement.Action).map(String),
+        Resource: asList(statement.Resource).map(resolveMade),
+        ...(isJson(statement.Condition) && {
+          Condition: statement.Condition as NonNullable<Statement["Condition"]>,
+        }),
+      }));
+  };
+
+  const tableArnOf = (name: string) => `arn:aws:dynamodb:${region}:${account}:table/${name}`;
+
+  const tableKeysOf = (name: string): TableKeys => {
+    const hashOf = (schema: unknown): string => {
+      const hash = asList(schema).find((key) => isJson(key) && key.KeyType === "HASH");
+      if (!isJson(hash)) throw new Error(`${name}: a key schema without a partition key`);
+      return String(hash.AttributeName);
+    };
+    const properties = resourceOf(name).Properties ?? {};
+    return {
+      partitionKey: hashOf(properties.KeySchema),
+      indexes: Object.fromEntries(
+        asList(properties.GlobalSecondaryIndexes ?? [])
+          .filter(isJson)
+          .map((index) => [String(index.IndexName), hashOf(index.KeySchema)]),
+      ),
+    };
+  };
+
+  return { environmentOf, streams, invokeAsync, dynamoStatementsOf, tableArnOf, tableKeysOf };
 };
