@@ -775,7 +775,7 @@ describe("partner configurations", () => {
     });
     expect(sent).toHaveLength(1);
     expect(sent[0]?.url).toBe("https://partner.example/i?c=");
-    expect(sent[0]?.headers["X-Key"]).toBe("");
+    expect(sent[0]?.headers).not.toHaveProperty("X-Key");
     expect(result).toMatchObject({ response: { status: 200 } });
   });
 

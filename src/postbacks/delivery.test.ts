@@ -254,14 +254,46 @@ describe("what a send tells of its touch and its device", () => {
       },
     };
     const query = "c={campaign_name}&s={adset_name}&a={ad_name}&n={network_click_id}";
-    expect(told(won, `${query}&l={locale}&z={timezone}`)).toEqual({
+    expect(told(won, `${query}&l={locale}&lp={locale_posix}&z={timezone}`)).toEqual({
       c: "Spring",
       s: "Set A",
       a: "Banner 1",
       n: "net-click-9",
-      l: "en_US",
+      l: "en-US",
+      lp: "en_US",
       z: "UTC",
     });
+  });
+
+  it("names the gclid the install's Play referrer carries, whichever touch won, but not in anonymous mode", () => {
+    const facts = factsOf("unityads_int", "android");
+    const install = {
+      ...facts.install,
+      // As Play hands it over, or as a client passed the Play URL's query on.
+      installReferrer: {
+        referrer: "utm_source=google-play&utm_medium=cpc&gclid=Cj0KCQ-abc_1",
+        clickTimestamp: null,
+        installBeginTimestamp: null,
+        clickServerTimestamp: null,
+        installBeginServerTimestamp: null,
+        installVersion: null,
+      },
+    };
+    expect(told({ ...facts, install }, "g={referrer_gclid}")).toEqual({ g: "Cj0KCQ-abc_1" });
+    const wrapped = {
+      ...install,
+      installReferrer: { ...install.installReferrer, referrer: "id=com.app&referrer=gclid%3DX-2" },
+    };
+    expect(told({ ...facts, install: wrapped }, "g={referrer_gclid}")).toEqual({ g: "X-2" });
+    const event = { ...PURCHASE, revenue: null, ip: null, userAgent: null, customerUserId: null };
+    expect(
+      told(
+        { ...facts, install, subject: { ...event, anonymous: true } },
+        "g={referrer_gclid}",
+        "event",
+      ),
+    ).toEqual({ g: "" });
+    expect(told(facts, "g={referrer_gclid}")).toEqual({ g: "" });
   });
 
   it("names no device of an event sent in the SDK's anonymous mode", () => {
@@ -306,7 +338,7 @@ describe("a webhook's body", () => {
         device_model: "Pixel 9",
         sdk_version: "kotlin 1.0.0",
         country: "US",
-        locale: "en_US",
+        locale: "en-US",
         customer_user_id: null,
       },
       attribution: expect.objectContaining({

@@ -16,6 +16,7 @@ import type {
   PostbackSettings,
   StoredPartnerConfig,
 } from "../ports/postbacks.ts";
+import { referrerParamOf } from "../touches/destination.ts";
 import { type CustomTemplate, type PartnerConfig, partnerTemplateOf } from "./config.ts";
 import { requestFor } from "./partners.ts";
 import type { AcceptedEvent, ResolvedAttribution } from "./rules.ts";
@@ -124,6 +125,7 @@ export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
     ip: subject.ip,
     userAgent: subject.userAgent,
     consent: install.consent,
+    referrerGclid: anonymous ? null : referrerParamOf(install.installReferrer?.referrer, "gclid"),
     touch: won && {
       mediaSource: won.mediaSource,
       campaignId: won.campaignId,

@@ -27,6 +27,10 @@ const VALUES: Record<string, Record<string, string>> = {
   "unity-ads": { game_id: "500009999" },
 };
 
+const fail = (): never => {
+  throw new Error("no template");
+};
+
 const build = (partner: PartnerTemplate, kind: "install" | "event", install = ANDROID_INSTALL) => {
   const template = requestFor(partner, kind, install.platform);
   if (!template) throw new Error(`${partner.id} has no ${kind} template`);
@@ -153,17 +157,34 @@ describe("each partner's request", () => {
       sdk_version: "kotlin 1.4.0",
       id_type: "advertisingid",
       timestamp: "1793527200",
+      market_referrer_gclid: "Cj0KCQiA-gclid_1",
     });
     const ios = new URL(build(partner("google-ads"), "install", IOS_INSTALL).url);
     expect(ios.searchParams.get("id_type")).toBe("idfa");
     expect(ios.searchParams.get("rdid")).toBe(IOS_INSTALL.advertisingId);
+    // iOS has no Play referrer to name.
+    expect(ios.searchParams.has("market_referrer_gclid")).toBe(false);
     const event = new URL(build(partner("google-ads"), "event").url);
     expect(event.searchParams.get("app_event_type")).toBe("in_app_purchase");
     expect(event.searchParams.get("value")).toBe("9.99");
     expect(event.searchParams.get("currency_code")).toBe("EUR");
-    expect(build(partner("google-ads"), "install").headers["User-Agent"]).toBe(
-      "com.example.game 2.3.1 (Android 14; en_US; Pixel 8; Proxy)",
+    // The device's locale in Google's form (`en_US`), and its address, which Google requires.
+    expect(build(partner("google-ads"), "install").headers).toEqual({
+      "User-Agent": "com.example.game 2.3.1 (Android 14; en_US; Pixel 8; Proxy)",
+      "X-Forwarded-For": "81.2.69.160",
+    });
+    expect(build(partner("google-ads"), "event", IOS_INSTALL).headers["X-Forwarded-For"]).toBe(
+      "81.2.69.160",
     );
+    // An address consent withholds sends no X-Forwarded-For, rather than an empty one.
+    const unshared = { ...ANDROID_INSTALL, consent: null };
+    const withheld = buildRequest(
+      requestFor(partner("google-ads"), "install", "android") ?? fail(),
+      contextOf({ install: unshared, values: VALUES["google-ads"] }),
+    );
+    if (!withheld.ok) throw new Error(withheld.problem);
+    expect(withheld.request.headers).not.toHaveProperty("X-Forwarded-For");
+    expect(new URL(withheld.request.url).searchParams.get("market_referrer_gclid")).toBe("");
   });
 
   it("Snapchat: an APP_INSTALL event with Meta's extinfo, typed per platform", () => {
@@ -237,7 +258,8 @@ describe("each partner's request", () => {
             idfv: IOS_INSTALL.idfv,
             ip: "81.2.69.160",
             user_agent: IOS_INSTALL.userAgent,
-            locale: "en_US",
+            locale: "en-US",
+            att_status: "AUTHORIZED",
           },
           app: { app_id: "1234567890", app_version: "2.3.1" },
         },
@@ -246,6 +268,15 @@ describe("each partner's request", () => {
     const purchase = JSON.parse(build(partner("tiktok"), "event").body ?? "{}").data[0];
     expect(purchase.properties).toEqual({ currency: "EUR", value: 9.99 });
     expect(purchase.user.gaid).toBe(ANDROID_INSTALL.advertisingId);
+    expect(purchase.user.att_status).toBe("NOT_APPLICABLE");
+    expect(purchase.app.app_id).toBe("com.example.game");
+    // TikTok requires the app's store id: an iOS app that set no App Store id sends nothing.
+    const unlisted = buildRequest(
+      requestFor(partner("tiktok"), "install", "ios") ?? fail(),
+      contextOf({ install: { ...IOS_INSTALL, appStoreId: null }, values: VALUES.tiktok }),
+      partner("tiktok").requires,
+    );
+    expect(unlisted).toMatchObject({ ok: false, missing: ["store_app_id"] });
   });
 
   it("Unity Ads: the network's gamer id passed back from the tapped link", () => {

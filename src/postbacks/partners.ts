@@ -113,13 +113,20 @@ const GOOGLE_COMMON =
   "dev_token={partner.dev_token}&link_id={partner.link_id}&rdid={advertising_id}" +
   "&lat={limit_ad_tracking}&app_version={app_version}&os_version={os_version}" +
   "&sdk_version={sdk_version}";
+// Android's carries the Play referrer's gclid, which Google asks for with the first open and
+// every event after it (its privacy-compliant attribution); iOS has no Play referrer.
 const googleUrl = (event: string, timestamp: string, extra = "") => ({
-  android: `${GOOGLE_ACT}?${event}&${GOOGLE_COMMON}&id_type=advertisingid&timestamp=${timestamp}${extra}`,
+  android: `${GOOGLE_ACT}?${event}&${GOOGLE_COMMON}&id_type=advertisingid&timestamp=${timestamp}${extra}&market_referrer_gclid={referrer_gclid}`,
   ios: `${GOOGLE_ACT}?${event}&${GOOGLE_COMMON}&id_type=idfa&timestamp=${timestamp}${extra}`,
 });
 /** Google's app User-Agent: `name version (os_and_version; locale; device; build; Proxy)`. */
 const GOOGLE_USER_AGENT =
-  "{app_id} {app_version} ({os_name} {os_version}; {locale}; {device_model}; Proxy)";
+  "{app_id} {app_version} ({os_name} {os_version}; {locale_posix}; {device_model}; Proxy)";
+/**
+ * Google's required headers: the app's User-Agent, and the device's address (the API takes the
+ * request's sender for the device otherwise); the address only where consent lets it go.
+ */
+const GOOGLE_HEADERS = { "User-Agent": GOOGLE_USER_AGENT, "X-Forwarded-For": "{ip}" };
 
 /**
  * Meta's `extinfo`, which Snap's app events take too: 16 strings in a fixed order, an empty
@@ -134,7 +141,7 @@ const extinfo = (version: "a2" | "i2") =>
     "{app_version}",
     "{os_version}",
     "{device_model}",
-    "{locale}",
+    "{locale_posix}",
     "",
     "",
     "",
@@ -194,6 +201,7 @@ const tiktokJson = (event: "install" | "event"): string =>
           ip: "{ip}",
           user_agent: "{user_agent}",
           locale: "{locale}",
+          att_status: "{att_status_upper}",
         },
         app: { app_id: "{store_app_id}", app_version: "{app_version}" },
         ...(event === "event"
@@ -247,7 +255,7 @@ export const PARTNERS = [
     method: "POST",
     install: {
       url: googleUrl("app_event_type=first_open", "{install_unix_ts}"),
-      headers: { "User-Agent": GOOGLE_USER_AGENT },
+      headers: GOOGLE_HEADERS,
     },
     event: {
       url: googleUrl(
@@ -255,7 +263,7 @@ export const PARTNERS = [
         "{event_unix_ts}",
         "&value={revenue}&currency_code={currency}",
       ),
-      headers: { "User-Agent": GOOGLE_USER_AGENT },
+      headers: GOOGLE_HEADERS,
     },
     values: [
       {
@@ -291,11 +299,15 @@ export const PARTNERS = [
     sources: [
       "https://developers.google.com/app-conversion-tracking/api",
       "https://developers.google.com/app-conversion-tracking/api/request-response-specs",
+      "https://developers.google.com/app-conversion-tracking/api/privacy-compliant-guide",
       "https://vendor-list.consensu.org/v3/vendor-list.json",
     ],
     notes:
       "Google attributes from every first_open it is told of, so all installs go. It needs a " +
-      "device id (rdid): an install without a shared advertising id is not sent. Google's " +
+      "device id (rdid): an install without a shared advertising id is not sent. Each request " +
+      "carries the device's address in `X-Forwarded-For` (where consent allows) and, on " +
+      "Android, the Play referrer's gclid (`market_referrer_gclid`, empty when Play named " +
+      "none). Google's " +
       "`custom` event type needs an app_event_name the template does not carry, so events map " +
       "to the standard types only.",
   },
@@ -374,7 +386,8 @@ export const PARTNERS = [
     mediaSources: ["tiktokglobal_int", "tiktok"],
     installs: "all",
     eventNames: null,
-    requires: [],
+    // `app.app_id` is required: on iOS the App Store id, which an app may not have set.
+    requires: ["store_app_id"],
     tcfVendorId: null,
     sources: [
       "https://business-api.tiktok.com/portal/docs?id=1771101186666498",
@@ -382,8 +395,9 @@ export const PARTNERS = [
     ],
     notes:
       "TikTok attributes app events itself; events map to TikTok's names (Purchase, " +
-      "Registration, AchieveLevel, …). TikTok asks for `att_status` in its own spelling on " +
-      "iOS 14.5 and later; the service has no such macro, so the template leaves it out. " +
+      "Registration, AchieveLevel, …). `att_status` goes in TikTok's own spelling " +
+      "(`AUTHORIZED`, …, `NOT_APPLICABLE` on Android). An iOS app needs its App Store id set: " +
+      "TikTok requires the store's id of the app, so its installs are not sent without one. " +
       "TikTok answers 200 to a request it refuses (a wrong token, a bad field) and names the " +
       "error in the body's `code`: a code other than 0 is a failure, tried again for its rate " +
       "limit (40100) and its own errors (50000, 50002).",

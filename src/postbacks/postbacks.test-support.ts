@@ -41,12 +41,14 @@ export const ANDROID_INSTALL: PostbackInstall = {
   osVersion: "14",
   deviceModel: "Pixel 8",
   sdkVersion: "kotlin 1.4.0",
-  locale: "en_US",
+  // As the SDKs send it (BCP 47): the templates that want `en_US` take `locale_posix`.
+  locale: "en-US",
   timezone: "Europe/Berlin",
   country: "DE",
   ip: "81.2.69.160",
   userAgent: "Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8)",
   consent: consentOf({ gdprApplies: true, adUserData: true }),
+  referrerGclid: "Cj0KCQiA-gclid_1",
   touch: TOUCH,
 };
 
@@ -62,6 +64,7 @@ export const IOS_INSTALL: PostbackInstall = {
   osVersion: "17.4.1",
   deviceModel: "iPhone15,2",
   installType: "new_install",
+  referrerGclid: null,
 };
 
 export const contextOf = (overrides: Partial<PostbackContext> = {}): PostbackContext => ({

@@ -80,6 +80,11 @@ export interface PostbackInstall {
   readonly ip: string | null;
   readonly userAgent: string | null;
   readonly consent: Consent | null;
+  /**
+   * The `gclid` of the install's Play referrer: a Google Ads click's id, which Play hands the
+   * app when that click led to the install, whichever touch won it.
+   */
+  readonly referrerGclid: string | null;
   /** The winning touch; null for an organic install. */
   readonly touch: PostbackTouch | null;
 }
@@ -186,6 +191,17 @@ const deviceId = (context: PostbackContext, raw: string | null): string | null =
 const advertisingId = (context: PostbackContext): string | null =>
   deviceId(context, context.install.advertisingId);
 
+/** `de-DE` → `de_DE`, `zh-Hant-TW` → `zh_TW`, `fr` → `fr`; what is no locale tag, none. */
+const posixLocaleOf = (tag: string | null): string | null => {
+  if (!tag) return null;
+  try {
+    const locale = new Intl.Locale(tag.replace(/_/g, "-"));
+    return locale.region ? `${locale.language}_${locale.region}` : locale.language;
+  } catch {
+    return null;
+  }
+};
+
 const unixSeconds = (iso: string | null | undefined): number | null => {
   if (!iso) return null;
   const ms = Date.parse(iso);
@@ -252,7 +268,20 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "The SDK's platform and version.",
     (c) => c.install.sdkVersion,
   ),
-  row("locale", "text", "install", "The device's locale.", (c) => c.install.locale),
+  row(
+    "locale",
+    "text",
+    "install",
+    "The device's locale, as the SDK sent it (`de-DE`).",
+    (c) => c.install.locale,
+  ),
+  row(
+    "locale_posix",
+    "text",
+    "install",
+    "The device's language and region joined by an underscore (`de_DE`), the form Google's app User-Agent and Meta's `extinfo` take; the language alone when the locale names no region.",
+    (c) => posixLocaleOf(c.install.locale),
+  ),
   row("timezone", "text", "install", "The device's time zone.", (c) => c.install.timezone),
   row(
     "country",
@@ -315,6 +344,16 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "install",
     "iOS App Tracking Transparency as the SDK reported it (`authorized`, `denied`, `restricted`, `not_determined`); empty on Android.",
     (c) => (c.install.platform === "ios" ? c.install.attStatus : null),
+  ),
+  row(
+    "att_status_upper",
+    "text",
+    "install",
+    "`att_status` in capitals (`AUTHORIZED`, `DENIED`, `RESTRICTED`, `NOT_DETERMINED`), `NOT_APPLICABLE` on Android: the form TikTok's app events take; empty on an iPhone whose SDK reported none.",
+    (c) =>
+      c.install.platform === "ios"
+        ? (c.install.attStatus?.toUpperCase() ?? null)
+        : "NOT_APPLICABLE",
   ),
   row(
     "ip",
@@ -398,6 +437,13 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "install",
     "The network's own click id, when the network reported the click.",
     (c) => wonTouch(c)?.networkClickId,
+  ),
+  row(
+    "referrer_gclid",
+    "text",
+    "install",
+    "The `gclid` of the install's Play referrer (Android): the id of the Google Ads click Play says led to the install, whichever touch won it, which Google's privacy-compliant attribution asks for with every first open and event; only where consent allows, and never for an event sent in the SDK's anonymous mode.",
+    (c) => (shareable(c) ? c.install.referrerGclid : null),
   ),
   row("click_unix_ts", "number", "install", "The winning touch's time, Unix seconds.", (c) =>
     unixSeconds(wonTouch(c)?.touchTime),
@@ -765,7 +811,10 @@ export const buildRequest = (
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(template.headers)) {
-    headers[name] = fillHeaderValue(value, lookup);
+    const filled = fillHeaderValue(value, lookup);
+    // A header whose macros filled nothing says nothing (an address consent withholds): an
+    // empty value would tell the partner there is one, and it is empty.
+    if (filled.trim() !== "") headers[name] = filled;
   }
   if (headerBoundPassed(headers, template.body !== null)) {
     return { ok: false, problem: "the headers are over their bounds" };

@@ -98,7 +98,7 @@ export const sampleFacts = (input: {
       tcfString: null,
       updatedAt: firstOpenTime,
     },
-    locale: "en_US",
+    locale: "en-US",
     timezone: "UTC",
     country: "US",
     receivedAt: firstOpenTime,

@@ -69,11 +69,23 @@ const decodedOnce = (text: string): string | null => {
  * click id of the link host's shape is none.
  */
 export const clickIdOfReferrer = (referrer: string | null | undefined): string | null => {
+  const found = referrerParamOf(referrer, REFERRER_CLICK_ID);
+  return found !== null && CLICK_ID_PATTERN.test(found) ? found : null;
+};
+
+/**
+ * One parameter of an install referrer (a Google Ads click's `gclid`, the link host's click
+ * id), read through the same encodings `clickIdOfReferrer` names; null when absent or empty.
+ */
+export const referrerParamOf = (
+  referrer: string | null | undefined,
+  name: string,
+): string | null => {
   if (!referrer) return null;
   const read = (text: string, depth: number): string | null => {
     const params = new URLSearchParams(text);
-    const found = params.get(REFERRER_CLICK_ID);
-    if (found !== null) return CLICK_ID_PATTERN.test(found) ? found : null;
+    const found = params.get(name);
+    if (found !== null) return found === "" ? null : found;
     if (depth === 0) return null;
     const inner = params.get("referrer");
     if (inner) return read(inner, depth - 1);
