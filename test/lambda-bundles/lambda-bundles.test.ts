@@ -554,6 +554,58 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     ]);
   });
 
+  it("the attribution worker matches a later install to a network's click by its IDFA, and claims the click", async () => {
+    const idfa = "6D92078A-8246-4BA4-AE5B-76104861E7DC";
+    conforming(
+      "touches",
+      await call("touches", {
+        key: keys.server,
+        body: {
+          touches: [
+            {
+              touch_type: "click",
+              touch_time: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+              media_source: "bundlesnet_int",
+              campaign_name: "By IDFA",
+              click_id: "bundles-idfa-click",
+              maid: idfa,
+            },
+          ],
+        },
+      }),
+    );
+    const matched = randomUUID();
+    conforming(
+      "installs",
+      await call("installs", {
+        key: keys.sdk,
+        body: installRequest(matched, { maid: idfa, att_status: "authorized" }),
+      }),
+    );
+    const event = await queuedEvent("attribute");
+    expect(event.Records.map((record) => JSON.parse(record.body))).toEqual([
+      expect.objectContaining({ serviceId: matched }),
+    ]);
+    const answer = (await handlerOf("attribute")(
+      event,
+      lambdaContext(rowOf("attribute")),
+    )) as SQSBatchResponse;
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(await delivered(streamVariable("attributions"), "attribute")).toContainEqual(
+      expect.objectContaining({
+        service_id: matched,
+        media_source: "bundlesnet_int",
+        campaign_name: "By IDFA",
+      }),
+    );
+    // The install's webhook send, taken by the postback worker (refused: a loopback address).
+    const sent = (await handlerOf("postback")(
+      await queuedEvent("postback"),
+      lambdaContext(rowOf("postback")),
+    )) as SQSBatchResponse;
+    expect(sent.batchItemFailures).toEqual([]);
+  });
+
   it("one bundle serves the postbacks group's routes: the catalog, a webhook saved with its secret sealed, the settings, the configurations and the delivery log", async () => {
     // Every route of the group reaches the same function, which routes by method and resource.
     expect(new Set(routesOf("postbacks").map(functionIdOf))).toEqual(new Set(["postbacks"]));
@@ -586,9 +638,11 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       "bundles-hook",
     ]);
     expect(listed.settings).toEqual({ share_device_data_without_consent: true });
-    // The attempt the postback worker's bundle logged above.
+    // The attempts the postback worker's bundle logged above, one per install.
     const log = conforming("postback-log", await call("postback-log", { key: keys.server }));
-    expect(log).toMatchObject({ data: [expect.objectContaining({ attempt: 1 })] });
+    expect(log).toMatchObject({
+      data: [expect.objectContaining({ attempt: 1 }), expect.objectContaining({ attempt: 1 })],
+    });
     const removed = await call("delete-webhook", {
       key: keys.server,
       path: { config_id: "bundles-hook" },
