@@ -15,6 +15,7 @@ import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import { AccountRecovery, Mfa, UserPool, type UserPoolClient } from "aws-cdk-lib/aws-cognito";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
+import { COGNITO_PASSWORD_POLICY } from "../src/adapters/cognito/password-policy.ts";
 import { PENDING_SIGN_IN_LIFETIME_MS } from "../src/dashboard/totp.ts";
 import { acknowledge } from "./nag.ts";
 
@@ -35,14 +36,7 @@ export class DashboardUsers extends Construct {
       selfSignUpEnabled: false,
       signInAliases: { email: true },
       signInCaseSensitive: false,
-      passwordPolicy: {
-        minLength: 12,
-        requireLowercase: true,
-        requireUppercase: true,
-        requireDigits: true,
-        requireSymbols: true,
-        tempPasswordValidity: Duration.days(3),
-      },
+      passwordPolicy: { ...COGNITO_PASSWORD_POLICY, tempPasswordValidity: Duration.days(3) },
       mfa: Mfa.OPTIONAL,
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.EMAIL_ONLY,

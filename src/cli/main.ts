@@ -374,7 +374,10 @@ users
   .command("add")
   .description("add a person (a password not given is made and shown once)")
   .argument("<email>", "their email, which they sign in with")
-  .option("--password <password>", "their password (at least 8 characters)")
+  .option(
+    "--password <password>",
+    "their password (at least 8 characters; on AWS, 12 with a lowercase and an uppercase letter, a digit and a symbol)",
+  )
   .option("--admin", "an admin sees every app")
   .option("--viewer", "a viewer sees reports and exports and changes nothing")
   .option(
@@ -429,7 +432,10 @@ users
   .command("password")
   .description("set a person's password (made and shown once when not given)")
   .argument("<email>", "the person")
-  .option("--password <password>", "the new password (at least 8 characters)")
+  .option(
+    "--password <password>",
+    "the new password (at least 8 characters; on AWS, 12 with a lowercase and an uppercase letter, a digit and a symbol)",
+  )
   .addOption(dataDirOption())
   .action(async (email: string, options: { password?: string; dataDir?: string }) =>
     userPasswordCommand({

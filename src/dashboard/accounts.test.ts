@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
+import { ValidationError } from "../domain/errors.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../domain/passwords.ts";
 import type { UserStore } from "../ports/users.ts";
 import { addUser, ensureOwner, OWNER_EMAIL, removeUser, setPassword } from "./accounts.ts";
@@ -70,6 +71,25 @@ describe("the dashboard's accounts", () => {
       addUser(deps, { email: "di@example.com", admin: true, viewer: true }),
     ).rejects.toThrow("An admin changes every app: a viewer cannot be one.");
     expect(await deps.users.get("di@example.com")).toBeUndefined();
+  });
+
+  it("leave no account behind when the credentials refuse its password, so that adding it again works", async () => {
+    const deps = setUp();
+    const strict = {
+      ...deps,
+      credentials: {
+        ...deps.credentials,
+        set: async () => {
+          throw new ValidationError("password: the user pool asks for more");
+        },
+      },
+    };
+    await expect(
+      addUser(strict, { email: "ed@example.com", password: "short but 8" }),
+    ).rejects.toThrow("password: the user pool asks for more");
+    expect(await deps.users.get("ed@example.com")).toBeUndefined();
+    await addUser(deps, { email: "ed@example.com", password: "a better password" });
+    expect(await signsIn(deps, "ed@example.com", "a better password")).toBe(true);
   });
 
   it("set a password of the same lengths, ending the person's sessions", async () => {

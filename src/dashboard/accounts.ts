@@ -57,7 +57,14 @@ export const addUser = async (
     throw new ValidationError("An admin changes every app: a viewer cannot be one.");
   }
   await deps.users.create(user);
-  await deps.credentials.set(email, password);
+  try {
+    await deps.credentials.set(email, password);
+  } catch (error) {
+    // A password the credentials refuse (Cognito's policy on AWS) leaves no account without
+    // one behind, which the same command given a better password would find already there.
+    await deps.users.remove(email);
+    throw error;
+  }
   return { user: (await deps.users.get(email)) ?? user, password };
 };
 

@@ -35,9 +35,15 @@ describe("password hashes", () => {
     }
   });
 
-  it("make a printed password of 120 random bits, 20 characters to copy", () => {
+  it("make a printed password of 20 characters to copy, with every class a pool's policy asks for", () => {
     const printed = generatePassword();
     expect(printed).toMatch(/^[\w-]{20}$/);
     expect(generatePassword()).not.toBe(printed);
+    // Cognito's policy on AWS (lib/dashboard-users.ts): a lowercase and an uppercase letter, a
+    // digit and a symbol, every time (a random base64url string lacks a symbol most times).
+    for (let n = 0; n < 2_000; n++) {
+      const password = generatePassword();
+      expect(password).toMatch(/^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[-_])[\w-]{20}$/);
+    }
   });
 });

@@ -2,7 +2,7 @@
  * Passwords of the embedded runtime's dashboard users, stored as scrypt hashes with their own
  * salt and cost (on AWS, Cognito keeps them instead). `scrypt$N$r$p$salt$hash`, base64url.
  */
-import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { randomBytes, randomInt, scrypt, timingSafeEqual } from "node:crypto";
 
 const COST = { N: 16_384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
@@ -43,5 +43,28 @@ export const verifyPassword = async (password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 };
 
-/** A password to print once for a new account: 120 random bits, easy to copy. */
-export const generatePassword = (): string => randomBytes(15).toString("base64url");
+/** A lowercase letter, an uppercase one, a digit and a symbol: each printed password has one. */
+const PASSWORD_CLASSES = [
+  "abcdefghijklmnopqrstuvwxyz",
+  "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+  "0123456789",
+  "-_",
+] as const;
+
+/**
+ * A password to print once for a new account: 20 characters easy to copy (base64url's), 16 of
+ * them random (96 bits) and one of each class at a random place, so that a policy asking for
+ * every class (Cognito's user pool on AWS) takes it every time, not only when chance put a
+ * symbol in.
+ */
+export const generatePassword = (): string => {
+  const chars = [
+    ...randomBytes(12).toString("base64url"),
+    ...PASSWORD_CLASSES.map((set) => set[randomInt(set.length)] ?? ""),
+  ];
+  for (let i = chars.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [chars[i], chars[j]] = [chars[j] ?? "", chars[i] ?? ""];
+  }
+  return chars.join("");
+};

@@ -18,6 +18,7 @@ import {
   EnableSoftwareTokenMFAException,
   ExpiredCodeException,
   InternalErrorException,
+  InvalidPasswordException,
   ListUsersCommand,
   NotAuthorizedException,
   UserNotFoundException,
@@ -34,7 +35,7 @@ import {
 } from "../../dashboard/memory-stores.test-support.ts";
 import { answerChallenge, currentSession, signIn } from "../../dashboard/sessions.ts";
 import { createSignInGuard, LOCKED_OUT } from "../../dashboard/sign-in-guard.ts";
-import { UnauthorizedError } from "../../domain/errors.ts";
+import { UnauthorizedError, ValidationError } from "../../domain/errors.ts";
 import type { User } from "../../ports/users.ts";
 import { COGNITO_LOCKED_OUT, createCognitoCredentials } from "./cognito-credentials.ts";
 
@@ -461,6 +462,18 @@ describe("Cognito credentials: people", () => {
     cognito.on(AdminCreateUserCommand).rejects(down);
     await expect(credentials().set(EMAIL, "a new password")).rejects.toBe(down);
     expect(inputsOf(AdminSetUserPasswordCommand)).toEqual([]);
+  });
+
+  it("says a password the pool's policy refuses as the password's fault, with the policy", async () => {
+    cognito.on(AdminCreateUserCommand).resolves({});
+    cognito
+      .on(AdminSetUserPasswordCommand)
+      .rejects(failure(InvalidPasswordException, "Password does not conform to policy"));
+    const refused = credentials().set(EMAIL, "onlylowercase1");
+    await expect(refused).rejects.toBeInstanceOf(ValidationError);
+    await expect(refused).rejects.toThrow(
+      /^password: the user pool asks for at least 12 characters/,
+    );
   });
 
   it("removes a person, one who is gone already too, and passes on other failures", async () => {

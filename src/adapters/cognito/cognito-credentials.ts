@@ -28,6 +28,7 @@ import {
   type CognitoIdentityProviderClient,
   EnableSoftwareTokenMFAException,
   ExpiredCodeException,
+  InvalidPasswordException,
   ListUsersCommand,
   NotAuthorizedException,
   UserNotFoundException,
@@ -37,8 +38,9 @@ import {
 import { normalEmail } from "../../dashboard/sessions.ts";
 import { LOCKED_OUT } from "../../dashboard/sign-in-guard.ts";
 import { TOTP_ISSUER } from "../../dashboard/totp.ts";
-import { UnauthorizedError } from "../../domain/errors.ts";
+import { UnauthorizedError, ValidationError } from "../../domain/errors.ts";
 import type { CodeCheck, Credentials, DisabledAccount } from "../../ports/users.ts";
+import { COGNITO_PASSWORD_RULE } from "./password-policy.ts";
 
 export interface CognitoCredentialsOptions {
   readonly client: CognitoIdentityProviderClient;
@@ -73,6 +75,7 @@ const stateOf = (text: string): State => {
  * password too, with a NotAuthorizedException of this message. Said as a wrong password, the
  * person would keep trying passwords that are right, each lengthening the lockout.
  */
+
 const isLockout = (error: NotAuthorizedException): boolean =>
   /password attempts exceeded/i.test(error.message);
 
@@ -230,14 +233,23 @@ export const createCognitoCredentials = (options: CognitoCredentialsOptions): Cr
       } catch (error) {
         if (!(error instanceof UsernameExistsException)) throw error;
       }
-      await client.send(
-        new AdminSetUserPasswordCommand({
-          UserPoolId: userPoolId,
-          Username: email,
-          Password: password,
-          Permanent: true,
-        }),
-      );
+      try {
+        await client.send(
+          new AdminSetUserPasswordCommand({
+            UserPoolId: userPoolId,
+            Username: email,
+            Password: password,
+            Permanent: true,
+          }),
+        );
+      } catch (error) {
+        // The pool's policy (lib/dashboard-users.ts) is stricter than the embedded runtime's
+        // length rule: said as the password's fault, with the policy, not as a failure.
+        if (error instanceof InvalidPasswordException) {
+          throw new ValidationError(`password: ${COGNITO_PASSWORD_RULE}`);
+        }
+        throw error;
+      }
     },
     async remove(email) {
       try {
