@@ -108,6 +108,22 @@ describe("a link's preview and landing page", () => {
     expect(problems({ media_source: "x", preview_description: "a\nb" })).toBe(
       "preview_description: must not contain control characters",
     );
+    // As a touch's: every click carries them into the lake, where a NUL fails a report.
+    expect(problems({ media_source: "fb\u0000ads" })).toBe(
+      "media_source: must not contain control characters",
+    );
+    for (const name of [
+      "campaign_name",
+      "campaign_id",
+      "adset_name",
+      "adset_id",
+      "ad_name",
+      "ad_id",
+    ]) {
+      expect(problems({ media_source: "x", [name]: "Win\nter" }), name).toBe(
+        `${name}: must not contain control characters`,
+      );
+    }
     for (const url of [
       "http://cdn.example.com/a.png",
       "javascript:alert(1)",

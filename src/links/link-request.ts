@@ -31,12 +31,16 @@ export const LINK_LIMITS = {
 /** Keys a link's query carries itself; a custom parameter may not take one. */
 export const RESERVED_PARAM_KEYS = ["deep_link_path"] as const;
 
+// Names and ids every click of the link carries into the lake, the reports and the postbacks,
+// where a control character (a NUL ends a string in the engines' SQL) has no place.
 const field = (description: string, example: string) =>
-  text()
-    .min(1, { error: "must not be empty" })
-    .max(LINK_LIMITS.maxFieldLength, {
-      error: `must be at most ${LINK_LIMITS.maxFieldLength} characters`,
-    })
+  withoutControlCharacters(
+    text()
+      .min(1, { error: "must not be empty" })
+      .max(LINK_LIMITS.maxFieldLength, {
+        error: `must be at most ${LINK_LIMITS.maxFieldLength} characters`,
+      }),
+  )
     .nullish()
     .meta({ description, example });
 
@@ -154,15 +158,16 @@ const LINK_PAGE_FIELDS = {
 
 const linkFields = z.object(
   {
-    media_source: text()
-      .min(1, { error: "is required" })
-      .max(LINK_LIMITS.maxFieldLength, {
-        error: `must be at most ${LINK_LIMITS.maxFieldLength} characters`,
-      })
-      .meta({
-        description: "The ad network or source every touch of the link is credited to.",
-        example: "facebook_ads",
-      }),
+    media_source: withoutControlCharacters(
+      text()
+        .min(1, { error: "is required" })
+        .max(LINK_LIMITS.maxFieldLength, {
+          error: `must be at most ${LINK_LIMITS.maxFieldLength} characters`,
+        }),
+    ).meta({
+      description: "The ad network or source every touch of the link is credited to.",
+      example: "facebook_ads",
+    }),
     campaign_id: field("Campaign identifier.", "123"),
     campaign_name: field("Campaign name.", "Winter"),
     adset_id: field("Ad set identifier.", "456"),
