@@ -640,7 +640,7 @@ partners
   .description("create or change a webhook of the app's backend (a new one's secret shown once)")
   .argument("<config-id>", "the webhook's id: 1 to 64 of A-Z, a-z, 0-9, _, -")
   .requiredOption("--app-id <id>", "bundle identifier or package name")
-  .requiredOption("--url <url>", "the https URL that receives the deliveries")
+  .option("--url <url>", "the https URL that receives the deliveries (required for a new webhook)")
   .option("--rotate-secret", "make a new signing secret, shown once")
   .addOption(new Option("--enabled <state>", "on or off").choices(["on", "off"]))
   .option("--json", "print JSON")
@@ -650,7 +650,7 @@ partners
       configId: string,
       options: {
         appId: string;
-        url: string;
+        url?: string;
         rotateSecret?: boolean;
         enabled?: "on" | "off";
         json?: boolean;

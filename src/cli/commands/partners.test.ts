@@ -13,7 +13,14 @@ import { ValidationError } from "../../domain/errors.ts";
 import { withAdminStores } from "../admin-stores.ts";
 import { createAppCommand } from "./apps.ts";
 import { printedBy, useDataDir } from "./commands.test-support.ts";
-import { partnerBodyOf, postbackLogCommand, type SetPartnerOptions } from "./partners.ts";
+import {
+  listPostbacksCommand,
+  partnerBodyOf,
+  postbackLogCommand,
+  type SetPartnerOptions,
+  setPartnerCommand,
+  setWebhookCommand,
+} from "./partners.ts";
 
 describe("attribution partners set: the body of its flags", () => {
   let dir: string;
@@ -140,6 +147,90 @@ describe("attribution partners set: the body of its flags", () => {
     );
     const notTheApis = await file("other.json", JSON.stringify({ partner: "generic", url: "x" }));
     expect(await refusal({ fromFile: notTheApis })).toMatch(/url/);
+  });
+});
+
+describe("attribution partners set and webhook: a stored configuration changed by its flags", () => {
+  const APP = "com.example.partner-set";
+  const folder = useDataDir("partners-set-", (dataDir) =>
+    createAppCommand({ appId: APP, name: "Set", platform: "android", dataDir }),
+  );
+  const stored = () =>
+    withAdminStores(folder.dataDir, async (stores) => {
+      const { configs } = stores.postbacks();
+      return configs.listByApp(APP);
+    });
+  const set = (options: Partial<SetPartnerOptions>) =>
+    printedBy(() =>
+      setPartnerCommand({ appId: APP, configId: "net", dataDir: folder.dataDir, ...options }),
+    );
+
+  it("keeps what no flag gives: a partner switched off stays off, its events stay", async () => {
+    await set({
+      partner: "unity-ads",
+      value: { game_id: "500001" },
+      event: ["service_purchase=purchase:revenue"],
+      eventWindowDays: 7,
+      enabled: "off",
+    });
+    await set({ value: { game_id: "500002" } });
+    const [config] = (await stored()).partners;
+    expect(config).toMatchObject({
+      partner: "unity-ads",
+      values: { game_id: "500002" },
+      events: { service_purchase: { name: "purchase", revenue: true } },
+      eventWindowDays: 7,
+      enabled: false,
+    });
+    // Another partner under the same id starts from its catalog's defaults, not the old one's.
+    // (Switched off: saving it on would resolve Snap's host, which tests never reach.)
+    await set({
+      partner: "snapchat",
+      value: { snap_app_id: "snap-1" },
+      secretValue: { access_token: "t" },
+      enabled: "off",
+    });
+    expect((await stored()).partners[0]).toMatchObject({
+      partner: "snapchat",
+      events: {},
+      eventWindowDays: 180,
+    });
+  });
+
+  it("saves `partners list --json`'s answer of a configuration back as it is, from a file", async () => {
+    const listed = JSON.parse(
+      (
+        await printedBy(() =>
+          listPostbacksCommand({ appId: APP, json: true, dataDir: folder.dataDir }),
+        )
+      ).join("\n"),
+    );
+    const path = join(folder.dataDir, "net.json");
+    await writeFile(path, JSON.stringify(listed.partners[0]));
+    const before = (await stored()).partners[0];
+    await set({ fromFile: path, enabled: "off" });
+    expect((await stored()).partners[0]).toMatchObject({
+      partner: before?.partner,
+      values: before?.values,
+      enabled: false,
+    });
+  });
+
+  it("keeps a paused webhook paused when its secret is rotated, its URL given or not", async () => {
+    const hook = (options: { url?: string; rotateSecret?: boolean; enabled?: "on" | "off" }) =>
+      printedBy(() =>
+        setWebhookCommand({ appId: APP, configId: "backend", dataDir: folder.dataDir, ...options }),
+      );
+    await expect(hook({ rotateSecret: true })).rejects.toThrow(
+      "--url is required: the app has no webhook backend.",
+    );
+    await hook({ url: "https://backend.example.com/hooks", enabled: "off" });
+    const printed = await hook({ rotateSecret: true });
+    expect(printed.join("\n")).toMatch(/Signing secret \(shown once/);
+    expect((await stored()).webhooks[0]).toMatchObject({
+      url: "https://backend.example.com/hooks",
+      enabled: false,
+    });
   });
 });
 

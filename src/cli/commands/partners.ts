@@ -11,7 +11,11 @@ import { createHttpSender } from "../../adapters/postback-sender/http-sender.ts"
 import { ValidationError } from "../../domain/errors.ts";
 import type { Os } from "../../domain/install-facts.ts";
 import { logQuery } from "../../http/handlers/postbacks.ts";
-import { DELIVERY_LOG_DAYS, type SendTarget } from "../../ports/postbacks.ts";
+import {
+  DELIVERY_LOG_DAYS,
+  type SendTarget,
+  type StoredPartnerConfig,
+} from "../../ports/postbacks.ts";
 import { createPostbackConfigurations } from "../../postbacks/configurations.ts";
 import { PARTNERS } from "../../postbacks/partners.ts";
 import {
@@ -91,11 +95,42 @@ const readJson = async (path: string, what: string): Promise<unknown> => {
   }
 };
 
-/** The body the flags describe, over the file's when one is given. */
-export const partnerBodyOf = async (options: SetPartnerOptions): Promise<PartnerRequest> => {
+/**
+ * A configuration as `partners list --json` or the API answers it, as a body that saves it
+ * unchanged: the answer's own fields (its id, which values are sealed, when it changed) left out,
+ * its masked secrets kept (the service restores them from the stored configuration).
+ */
+const bodyOfAnswer = (answer: unknown): unknown => {
+  if (typeof answer !== "object" || answer === null || Array.isArray(answer)) return answer;
+  const {
+    id: _id,
+    sealed_values: _sealed,
+    updated_at: _updated,
+    ...body
+  } = answer as Record<string, unknown>;
+  return body;
+};
+
+/**
+ * The body the flags describe, over the file's when one is given, else over the stored
+ * configuration of the same partner: a flag left out keeps what is stored (switched off stays
+ * off, mapped events stay mapped), as the dashboard's form does.
+ */
+export const partnerBodyOf = async (
+  options: SetPartnerOptions,
+  stored?: StoredPartnerConfig,
+): Promise<PartnerRequest> => {
+  const kept =
+    stored && (options.partner === undefined || options.partner === stored.partner)
+      ? checked(partnerRequestSchema, bodyOfAnswer(partnerAnswer(stored)), "stored")
+      : undefined;
   const base = options.fromFile
-    ? checked(partnerRequestSchema, await readJson(options.fromFile, "--from-file"), "file")
-    : undefined;
+    ? checked(
+        partnerRequestSchema,
+        bodyOfAnswer(await readJson(options.fromFile, "--from-file")),
+        "file",
+      )
+    : kept;
   const partner = options.partner ?? base?.partner;
   if (!partner) throw new ValidationError("--partner is required (or a --from-file naming one).");
   const events = { ...base?.events };
@@ -129,10 +164,13 @@ export const partnerBodyOf = async (options: SetPartnerOptions): Promise<Partner
 };
 
 export const setPartnerCommand = async (options: SetPartnerOptions) => {
-  const body = await partnerBodyOf(options);
   const { stored } = await withAdminStores(options.dataDir, async (stores) => {
     await appMustExist(stores, options.appId);
-    return configurationsOf(stores).putPartner(options.appId, options.configId, body);
+    const configurations = configurationsOf(stores);
+    const { partners } = await configurations.list(options.appId);
+    const existing = partners.find((config) => config.id === options.configId);
+    const body = await partnerBodyOf(options, existing);
+    return configurations.putPartner(options.appId, options.configId, body);
   });
   if (options.json) {
     print(partnerAnswer(stored));
@@ -149,7 +187,8 @@ export const setPartnerCommand = async (options: SetPartnerOptions) => {
 export const setWebhookCommand = async (options: {
   appId: string;
   configId: string;
-  url: string;
+  /** Required for a new webhook; a stored one keeps its own without it. */
+  url?: string;
   rotateSecret?: boolean;
   enabled?: "on" | "off";
   json?: boolean;
@@ -157,9 +196,18 @@ export const setWebhookCommand = async (options: {
 }) => {
   const { stored, secret } = await withAdminStores(options.dataDir, async (stores) => {
     await appMustExist(stores, options.appId);
-    return configurationsOf(stores).putWebhook(options.appId, options.configId, {
-      url: options.url,
-      ...(options.enabled ? { enabled: options.enabled === "on" } : {}),
+    const configurations = configurationsOf(stores);
+    const { webhooks } = await configurations.list(options.appId);
+    const existing = webhooks.find((config) => config.id === options.configId);
+    const url = options.url ?? existing?.url;
+    if (url === undefined) {
+      throw new ValidationError(`--url is required: the app has no webhook ${options.configId}.`);
+    }
+    // A flag left out keeps what is stored: rotating a paused webhook's secret leaves it paused.
+    const enabled = options.enabled ? options.enabled === "on" : existing?.enabled;
+    return configurations.putWebhook(options.appId, options.configId, {
+      url,
+      ...(enabled === undefined ? {} : { enabled }),
       ...(options.rotateSecret ? { rotate_secret: true } : {}),
     });
   });
