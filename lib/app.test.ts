@@ -182,6 +182,9 @@ describe("cdk synth", () => {
       "go.brand.com",
       "go.other.example",
     ]);
+    // The admin commands read them from this output (ATTRIBUTION_AWS_LINK_APP_HOSTS).
+    expect(template.toJSON().Outputs.LinkAppHosts.Value).toBe("go.brand.com,go.other.example");
+    expect(templateOf({}).toJSON().Outputs.LinkAppHosts).toBeUndefined();
     expect(() => templateOf({ linkAppHosts: "go.brand.com" })).toThrow(
       /linkAppHosts needs linkDomain/,
     );

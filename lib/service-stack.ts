@@ -333,6 +333,14 @@ export class ServiceStack extends Stack {
           "Base URL of the link host: links are tapped here",
         ] as [string, string],
       }),
+      // Only with hosts to name: an output takes no empty value.
+      ...(this.#linkHost &&
+        (parts.linkAppHosts ?? []).length > 0 && {
+          LinkAppHosts: [
+            (parts.linkAppHosts ?? []).join(","),
+            "The apps' own link hosts the link host serves (-c linkAppHosts): an app may name only these",
+          ] as [string, string],
+        }),
       ...Object.fromEntries(
         TABLE_IDS.map((id) => [
           `${pascal(id)}TableName`,

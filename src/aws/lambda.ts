@@ -22,6 +22,7 @@ import type {
   TableAdapters,
 } from "../functions/adapters.ts";
 import { functionEnv, tableVariable } from "../functions/env.ts";
+import { servedLinkHostsOf } from "../links/app-settings.ts";
 import { dynamoDocument } from "./clients.ts";
 import { logged } from "./logged.ts";
 import { type ParsedEnv, type ProvidedKind, type Provider, variable } from "./provider.ts";
@@ -96,9 +97,7 @@ export const awsAdapters = async <R extends ComposedRow>(
     Object.values<Provider>(others).map((provide) => provide(env, row.uses)),
   );
   const linkBaseUrl = env.LINK_BASE_URL;
-  const appHosts = String(env.LINK_APP_HOSTS ?? "")
-    .split(",")
-    .filter((host) => host !== "");
+  const appHosts = servedLinkHostsOf(String(env.LINK_APP_HOSTS ?? ""));
   return Object.assign(
     {
       tables,

@@ -54,6 +54,7 @@ export const withAdminStores = async <T>(
       wrapper: createKeyFileWrapper(dataPaths(dataDir).masterKey),
       links: () => stores.links,
       linkBaseUrl: () => linkBaseUrl,
+      servedLinkHosts: () => null,
       // DuckDB loaded only to count.
       clickCounts: async (appId) =>
         (await import("../adapters/duckdb/link-clicks.ts")).countLinkClicks(

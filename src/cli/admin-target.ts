@@ -21,6 +21,11 @@ export interface AdminStores {
   readonly links: () => LinkStore;
   /** The service's link host, which links of an app without a host of its own name. */
   readonly linkBaseUrl: () => string;
+  /**
+   * The apps' own link hosts the deployment serves (on AWS, the stack's `-c linkAppHosts`, its
+   * output LinkAppHosts); null where any host is served (the embedded runtime).
+   */
+  readonly servedLinkHosts: () => readonly string[] | null;
   /** Counted clicks per link of an app, from the lake; undefined where the CLI cannot count. */
   readonly clickCounts?: (appId: string) => Promise<Map<string, number>>;
   /** The dashboard's people; a ValidationError on AWS when the users table is not named. */
@@ -48,6 +53,8 @@ export const AWS_TARGET = z.object({
   ATTRIBUTION_AWS_SEALING_KEY_ARN: z.string().min(1).optional(),
   ATTRIBUTION_AWS_LINKS_TABLE: z.string().min(3).optional(),
   ATTRIBUTION_AWS_LINK_HOST_URL: z.url().optional(),
+  /** The stack output LinkAppHosts: comma-separated, empty (or unset) for none. */
+  ATTRIBUTION_AWS_LINK_APP_HOSTS: z.string().optional(),
   ATTRIBUTION_AWS_ATHENA_WORKGROUP: z.string().min(1).optional(),
   ATTRIBUTION_AWS_GLUE_DATABASE: z.string().min(1).optional(),
   ATTRIBUTION_AWS_USERS_TABLE: z.string().min(3).optional(),

@@ -20,6 +20,7 @@ import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
 import { createUserStore } from "../adapters/dynamodb/users.ts";
 import { createKmsKeyWrapper } from "../adapters/kms/kms-key-wrapper.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import { servedLinkHostsOf } from "../links/app-settings.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { AdminStores, AwsTarget } from "./admin-target.ts";
 
@@ -90,6 +91,8 @@ export const withAwsAdminStores = async <T>(
       linkBaseUrl: linkHostUrl
         ? () => linkHostUrl
         : unset("ATTRIBUTION_AWS_LINK_HOST_URL", "LinkHostUrl"),
+      // As the API's functions read LINK_APP_HOSTS: a host not in it would fail every tap.
+      servedLinkHosts: () => servedLinkHostsOf(aws.ATTRIBUTION_AWS_LINK_APP_HOSTS),
       clickCounts:
         query && workGroup && database
           ? athenaLinkClicks({ ...query, workGroup, database })

@@ -287,6 +287,16 @@ export const hostsTakenBy = (
 export const linkHostsOf = (app: Pick<App, "links">): readonly string[] => app.links?.hosts ?? [];
 
 /**
+ * The apps' own link hosts a deployment serves, from the list the stack gives (its functions'
+ * LINK_APP_HOSTS, its output LinkAppHosts): comma-separated, empty for none.
+ */
+export const servedLinkHostsOf = (list: string | undefined): string[] =>
+  (list ?? "")
+    .split(",")
+    .map((host) => host.trim().toLowerCase())
+    .filter((host) => host !== "");
+
+/**
  * A request's `Host` as apps name hosts: in lower case, and without the dot that ends a fully
  * qualified name (`go.brand.com.` is go.brand.com to DNS and to browsers).
  */

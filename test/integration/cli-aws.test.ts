@@ -149,4 +149,38 @@ describe("admin commands on the AWS target", () => {
     expect(listed).toMatch(new RegExp(`${created.deeplink_id}\\s+-\\s+active`));
     expect(listed).toContain("ATTRIBUTION_AWS_ATHENA_WORKGROUP");
   });
+
+  it("takes an app's own link host only when the stack serves it, as the API does", async () => {
+    const dataDir = join(dir, "unused-data");
+    const linkEnv = {
+      ...env,
+      ATTRIBUTION_AWS_LINKS_TABLE: LOCAL_TABLE_NAMES.links,
+      ATTRIBUTION_AWS_LINK_HOST_URL: "https://go.example.com",
+    };
+    const configure = (extra: Record<string, string>) =>
+      cliWithEnv(
+        { ...linkEnv, ...extra },
+        dataDir,
+        "apps",
+        "config",
+        "--app-id",
+        "com.example.cloud",
+        "--link-hosts",
+        "go.cloud.example",
+      );
+    // Taps on a host the link host does not answer would all fail.
+    await expect(configure({})).rejects.toThrow(
+      /Link host go\.cloud\.example is not served by this deployment yet/,
+    );
+    await expect(configure({ ATTRIBUTION_AWS_LINK_APP_HOSTS: "go.brand.example" })).rejects.toThrow(
+      /not served by this deployment/,
+    );
+    await configure({ ATTRIBUTION_AWS_LINK_APP_HOSTS: "go.brand.example, Go.Cloud.example" });
+    const stores = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    expect((await stores.apps.get("com.example.cloud"))?.links?.hosts).toEqual([
+      "go.cloud.example",
+    ]);
+    // A host the app names already stays its own, whatever the list says now.
+    await configure({});
+  });
 });

@@ -198,6 +198,8 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
         checkLinkHostsFree(updated, await stores.apps.list(), {
           serviceLinkBase: stores.linkBaseUrl(),
           mayShareWith: () => true,
+          served: stores.servedLinkHosts(),
+          kept: found.links?.hosts ?? [],
         });
       }
       const probabilistic = {
