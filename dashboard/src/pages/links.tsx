@@ -8,7 +8,6 @@ import {
   errorMessage,
   getLinkClicks,
   type Link,
-  type LinkPatch,
   type LinkRequest,
   listLinks,
   setLinkDisabled,
@@ -44,6 +43,13 @@ import {
   NO_LINKS,
   nextPageRead,
 } from "../link-list.ts";
+import {
+  hasOwnPreview,
+  NO_PREVIEW,
+  type PreviewValues,
+  previewPatch,
+  previewValuesOf,
+} from "../link-preview.ts";
 import { useViewOnly } from "../session.tsx";
 
 const PAGE_SIZE = 200;
@@ -115,40 +121,6 @@ export const parseParams = (
     params[key] = line.slice(equals + 1).trim();
   }
   return { params };
-};
-
-/** A link's preview as its form holds it: an empty field is no preview of the link's own. */
-interface PreviewValues {
-  readonly title: string;
-  readonly description: string;
-  readonly imageUrl: string;
-}
-
-const previewValuesOf = (link: Link): PreviewValues => ({
-  title: link.preview_title ?? "",
-  description: link.preview_description ?? "",
-  imageUrl: link.preview_image_url ?? "",
-});
-
-const hasOwnPreview = (link: Link) =>
-  link.preview_title !== null ||
-  link.preview_description !== null ||
-  link.preview_image_url !== null;
-
-/**
- * The preview fields the form changed: an emptied one cleared (null), so that the app's default
- * shows again; the rest left out, so they stay.
- */
-export const previewPatch = (link: Link, values: PreviewValues): LinkPatch => {
-  const patch: LinkPatch = {};
-  const given = (value: string) => (value.trim() === "" ? null : value.trim());
-  const title = given(values.title);
-  const description = given(values.description);
-  const imageUrl = given(values.imageUrl);
-  if (title !== link.preview_title) patch.preview_title = title;
-  if (description !== link.preview_description) patch.preview_description = description;
-  if (imageUrl !== link.preview_image_url) patch.preview_image_url = imageUrl;
-  return patch;
 };
 
 export function LinksPage(props: { appId: string }) {
@@ -570,6 +542,7 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
       setText((current) => ({ ...NO_TEXT, media_source: current.media_source }));
       setParamsText("");
       setLandingPage(false);
+      setForwardParams(true);
       setPreview(NO_PREVIEW);
       setCost(NO_COST);
     } catch (caught) {
@@ -763,8 +736,6 @@ function CostFields(props: {
     </div>
   );
 }
-
-const NO_PREVIEW: PreviewValues = { title: "", description: "", imageUrl: "" };
 
 /** The three preview fields, for a new link and for changing an existing one's. */
 function PreviewFields(props: {
