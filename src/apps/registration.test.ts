@@ -19,6 +19,11 @@ describe("registering an app", () => {
     expect((refused as Error).message).toBe(
       "app id must be a bundle identifier or package name (letters, digits, '.', '_', '-'). name must not be empty.",
     );
+    const long = await createApp(
+      { appId: "com.example.long", name: "n".repeat(201), platform: "android" },
+      stores,
+    ).catch((error: unknown) => error);
+    expect((long as Error).message).toBe("name must be at most 200 characters.");
     expect(created).toEqual([]);
   });
 

@@ -11,7 +11,11 @@ export const newAppSchema = z.object({
   appId: z.string().regex(APP_ID_PATTERN, {
     error: "app id must be a bundle identifier or package name (letters, digits, '.', '_', '-').",
   }),
-  name: z.string().trim().min(1, { error: "name must not be empty." }).max(200),
+  name: z
+    .string()
+    .trim()
+    .min(1, { error: "name must not be empty." })
+    .max(200, { error: "name must be at most 200 characters." }),
   platform: z.enum(PLATFORMS, { error: `platform must be one of ${PLATFORMS.join(", ")}.` }),
 });
 export type NewApp = z.infer<typeof newAppSchema>;
