@@ -3420,12 +3420,31 @@ describe("the dashboard in a browser", () => {
       .poll(() => page.locator("#network-problems").innerText(), WITHIN)
       .toMatch(/^Not saved\. Ad network id must be an id as the network publishes it/);
     expect(await networkId.getAttribute("aria-invalid")).toBe("true");
+    // A name saved elsewhere since the page read its list (the API, the CLI, another person):
+    // the form's save, which replaces the app's whole list, keeps it.
+    const { csrf_token: csrfToken } = (await apiGet(owner, "/v1/session")).body as {
+      csrf_token: string;
+    };
+    const elsewhere = await owner.request.put(
+      `${rt.url}/v1/skadnetwork/networks?app_id=${IOS_APP_ID}`,
+      {
+        headers: { "X-CSRF-Token": csrfToken },
+        data: { networks: { "elsewhere.skadnetwork": "elsewhere_network" } },
+      },
+    );
+    expect(elsewhere.status()).toBe(200);
     await networkId.fill("com.example");
     await names.getByRole("button", { name: "Save name" }).click();
     await page
       .getByRole("status")
       .filter({ hasText: "com.example is reported as example_network." })
       .waitFor(WITHIN);
+    expect(
+      await page
+        .getByRole("table", { name: "Ad network names" })
+        .locator('tr[data-network-id="elsewhere.skadnetwork"] td')
+        .allInnerTexts(),
+    ).toEqual(expect.arrayContaining(["elsewhere_network", "This app"]));
     const named = page
       .getByRole("table", { name: "Ad network names" })
       .locator('tr[data-network-id="com.example"]');

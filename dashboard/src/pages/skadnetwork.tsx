@@ -421,13 +421,22 @@ function NetworkNames(props: { appId: string }) {
   const own = (list: readonly AdNetworkName[]): Record<string, string> =>
     Object.fromEntries(list.filter((n) => n.own).map((n) => [n.ad_network_id, n.media_source]));
 
-  /** Saves the app's own names as `names`; a refusal is the form's when `fromForm`. */
-  const save = async (names: Record<string, string>, done: string, fromForm: boolean) => {
+  /**
+   * Saves the app's own names as `change` makes them; a refusal is the form's when `fromForm`.
+   * The save replaces the app's whole list, so the change is made to the list as it is now,
+   * read again: a name saved since the page opened (by someone else, or the CLI) stays.
+   */
+  const save = async (
+    change: (names: Record<string, string>) => Record<string, string>,
+    done: string,
+    fromForm: boolean,
+  ) => {
     setBusy(true);
     setProblems([]);
     setStatus(null);
     try {
-      setNetworks(await saveAdNetworks(appId, names));
+      const current = own(await getAdNetworks(appId));
+      setNetworks(await saveAdNetworks(appId, change(current)));
       setStatus(done);
       return true;
     } catch (caught) {
@@ -455,7 +464,7 @@ function NetworkNames(props: { appId: string }) {
       return;
     }
     const saved = await save(
-      { ...own(networks), [networkId]: mediaSource },
+      (names) => ({ ...names, [networkId]: mediaSource }),
       `${networkId} is reported as ${mediaSource}.`,
       true,
     );
@@ -467,9 +476,12 @@ function NetworkNames(props: { appId: string }) {
 
   const remove = (networkId: string) => {
     if (!networks) return;
-    const { [networkId]: _, ...rest } = own(networks);
     // An id the catalog names shows the catalog's name again.
-    save(rest, `The app's own name of ${networkId} removed.`, false).then((saved) => {
+    const without = (names: Record<string, string>) => {
+      const { [networkId]: _, ...rest } = names;
+      return rest;
+    };
+    save(without, `The app's own name of ${networkId} removed.`, false).then((saved) => {
       // The row and its button are gone: focus goes to the form's first input.
       if (saved) document.getElementById(idOf("id"))?.focus();
     });
