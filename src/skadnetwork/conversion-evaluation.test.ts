@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { exportEventName } from "../domain/event-types.ts";
+import { readRevenue } from "../ingest/revenue.ts";
 import { type ConversionCall, evaluate, initialState } from "./conversion-evaluation.ts";
 import { describeRule, meaningOf, parseConversionSchema } from "./conversion-schema.ts";
 
@@ -21,7 +22,10 @@ const vectors = z
           z.object({
             name: z.string(),
             hours_after_install: z.number(),
-            revenue: z.object({ amount: z.number(), currency: z.string() }).optional(),
+            // The `revenue` parameter as the app passes it: a number, or a string the service reads.
+            revenue: z
+              .object({ amount: z.union([z.number(), z.string()]), currency: z.string() })
+              .optional(),
             parameters: z.record(z.string(), z.unknown()).optional(),
           }),
         ),
@@ -53,13 +57,25 @@ describe("the conversion value schema on a device", () => {
     let state = initialState();
     const calls: (ConversionCall | null)[] = [];
     for (const event of vector.events) {
+      // Revenue as the service reads it: an event it refuses for its revenue is refused whole,
+      // so the device counts nothing of it either.
+      const read = event.revenue
+        ? readRevenue(
+            { revenue: event.revenue.amount, currency: event.revenue.currency },
+            () => undefined,
+          )
+        : null;
+      if (read !== null && !read.ok) {
+        calls.push(null);
+        continue;
+      }
       const step = evaluate(
         schema,
         state,
         {
           name: event.name,
           hoursAfterInstall: event.hours_after_install,
-          revenue: event.revenue ?? null,
+          revenue: read?.revenue ?? null,
           parameters: event.parameters ?? {},
         },
         vectors.rates,
@@ -73,6 +89,24 @@ describe("the conversion value schema on a device", () => {
 
 describe("the conversion value schema", () => {
   const game = parseConversionSchema(vectors.schemas.game);
+
+  it("reads a currency's code as the service records it, the spaces around it trimmed", () => {
+    const ranges = parseConversionSchema(vectors.schemas.ranges);
+    for (const currency of ["USD", "usd", " usd ", "\tUSD\n", "\ufeffUSD\u00a0"]) {
+      const step = evaluate(
+        ranges,
+        initialState(),
+        { name: "service_purchase", hoursAfterInstall: 1, revenue: { amount: 2, currency } },
+        vectors.rates,
+      );
+      expect(step.call, JSON.stringify(currency)).toEqual({
+        window: 0,
+        fine: 10,
+        coarse: "low",
+        lock: false,
+      });
+    }
+  });
 
   it("is refused without a fine value in the first window, or with one later, or out of range", () => {
     const rule = { event: "service_purchase", coarse: "high" };

@@ -26,6 +26,11 @@ export interface DeviceEvent {
   readonly name: string;
   /** Hours since the install's first open. */
   readonly hoursAfterInstall: number;
+  /**
+   * The revenue as the service reads the `revenue` and `currency` parameters (readRevenue in
+   * src/ingest/revenue.ts). An event the service refuses for its revenue ("1,000", past a
+   * trillion) is refused whole: the device does not evaluate it at all.
+   */
   readonly revenue?: { readonly amount: number; readonly currency: string } | null;
   readonly parameters?: Readonly<Record<string, unknown>>;
 }
@@ -104,7 +109,8 @@ export const evaluate = (
   const before = state[index];
   if (before.locked) return { state, call: null };
 
-  const rate = event.revenue ? rates[event.revenue.currency.toUpperCase()] : undefined;
+  // The code as the service records it (readRevenue): " usd " is USD.
+  const rate = event.revenue ? rates[event.revenue.currency.trim().toUpperCase()] : undefined;
   const usd = event.revenue && rate !== undefined ? event.revenue.amount * rate : 0;
   const parameters = { ...before.parameters };
   for (const [name, value] of Object.entries(event.parameters ?? {})) {

@@ -2053,6 +2053,85 @@ checking(
 /** A function's text with its line comments cut off. */
 const codeOf = (text) => text.replace(/\/\/.*$/gm, "");
 
+// Apple makes no postback for an install that never registered its first launch: the
+// registration waits for no configuration the launch reads. And the service refuses the whole
+// event for a revenue it cannot read, or one past its bound: the device counts nothing of it.
+checking(
+  "the first launch registered whether or not a configuration is read; an event the service refuses for its revenue counts for nothing",
+  () => {
+    const initialize = codeOf(functionText("Core/SdkCore.swift", /func initialize\(/));
+    const apply = codeOf(functionText("Core/SdkCore.swift", /func apply\(/));
+    const evaluate = codeOf(functionText("Core/ConversionValues.swift", /static func evaluate\(/));
+    const values = read(join(sdk, core("Core/ConversionValues.swift")));
+    const limits = read(join(root, "src", "ingest", "limits.ts"));
+    const bound = (text, pattern) => Number(pattern.exec(text)?.[1]?.replaceAll("_", ""));
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"));
+    return [
+      ...(/fetched = cached \?\? \.placeholder/.test(initialize) &&
+      /^ {8}registerConversion\(\)$/m.test(apply)
+        ? []
+        : [
+            "a launch that reads no configuration does not register its first launch (apply registers only under a condition, or initialize applies no placeholder)",
+          ]),
+      ...(before(evaluate, "if event.refused { return (state, nil) }", "counts[")
+        ? []
+        : ["ConversionEvaluation.evaluate counts an event the service refuses for its revenue"]),
+      ...(bound(values, /static let maxRevenueAmount: Double = ([\d_]+)/) ===
+      bound(limits, /maxRevenueAmount:\s*([\d_]+)/)
+        ? []
+        : ["ConversionEvent.maxRevenueAmount is not src/ingest/limits.ts's maxRevenueAmount"]),
+      ...[
+        "testAFirstLaunchThatReadsNoConfigurationIsRegisteredOnce",
+        "testAnEventWhoseRevenueTheServiceRefusesIsRefusedWholeAsTheServiceRefusesIt",
+        "testAnEventWhoseRevenueTheServiceRefusesCountsForNothing",
+        "testACurrencyIsTrimmedAsTheServiceTrimsIt",
+      ]
+        .filter((name) => !new RegExp(`func ${name}\\(`).test(tests))
+        .map((name) => `ConversionValueTests.${name} is missing`),
+    ];
+  },
+);
+
+// The windows' state is written before Apple answers: a refusal that left it as written would
+// have the device take a value Apple refused for one it holds, and never ask for it again.
+checking(
+  "a refused update is asked for again by its window's next event, a refused registration at the next launch",
+  () => {
+    const evaluate = codeOf(functionText("Core/SdkCore.swift", /func evaluateConversion\(/));
+    const register = codeOf(functionText("Core/SdkCore.swift", /func registerConversion\(/));
+    const updateRefused = codeOf(functionText("Core/SdkCore.swift", /func updateRefused\(/));
+    const registrationRefused = codeOf(
+      functionText("Core/SdkCore.swift", /func registrationRefused\(/),
+    );
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"));
+    return [
+      ...(/platform\.conversionValues\.update\(update\) \{ \[weak self\] message in self\?\.updateRefused\(update, held: held, message\) \}/.test(
+        evaluate,
+      ) &&
+      /window\.locked = held\.locked/.test(updateRefused) &&
+      /worker\.async/.test(updateRefused)
+        ? []
+        : ["a refused update leaves the device holding its values (updateRefused)"]),
+      ...(/platform\.conversionValues\.register \{ \[weak self\] message in self\?\.registrationRefused\(message\) \}/.test(
+        register,
+      ) &&
+      /state\.registered = false/.test(registrationRefused) &&
+      /!refusedRegistration/.test(register)
+        ? []
+        : [
+            "a refused registration is taken for one Apple holds, or asked again at each configuration (registrationRefused)",
+          ]),
+      ...[
+        "testARefusedUpdateIsAskedForAgainByTheWindowsNextEventOnce",
+        "testARefusedLockLeavesTheWindowOpenWithTheValuesAppleTook",
+        "testARefusedRegistrationIsMadeAgainAtTheNextLaunchUnlessAnUpdateWasMadeSince",
+      ]
+        .filter((name) => !new RegExp(`func ${name}\\(`).test(tests))
+        .map((name) => `ConversionValueTests.${name} is missing`),
+    ];
+  },
+);
+
 // Apple's update acts on the postback window the install is in now, whatever the event's time:
 // an event evaluated outside its own window (one that waited on the device for a
 // configuration, evaluated at a later launch) would give that window another's values, and a

@@ -159,9 +159,18 @@ namespace Service.Unity.Tests
                 {
                     Name = (string)json["name"],
                     HoursAfterInstall = (double)json["hours_after_install"],
-                    RevenueAmount = revenue == null ? (double?)null : (double)revenue["amount"],
-                    RevenueCurrency = revenue == null ? null : (string)revenue["currency"],
                 };
+                if (revenue != null)
+                {
+                    // The amount as the app passes it (a number or a string), read as the service reads it.
+                    double? amount;
+                    string currency;
+                    conversion.Refused = !ConversionEvent.ReadRevenue(
+                        new Dictionary<string, object> { { "revenue", ((JValue)revenue["amount"]).Value }, { "currency", (string)revenue["currency"] } },
+                        out amount, out currency);
+                    conversion.RevenueAmount = amount;
+                    conversion.RevenueCurrency = currency;
+                }
                 var parameters = json["parameters"] as JObject;
                 if (parameters != null)
                 {
@@ -251,6 +260,83 @@ namespace Service.Unity.Tests
             Func<Dictionary<string, object>, ConversionEvent> read = parameters => ConversionEvent.Of(EventType.PURCHASE, null, parameters, at, at);
             Assert.IsNull(read(new Dictionary<string, object> { { "revenue", 9.99 }, { "currency", 978 } }).RevenueAmount);
             Assert.IsNull(read(new Dictionary<string, object> { { "revenue", new string('9', 400) }, { "currency", "USD" } }).RevenueAmount);
+        }
+
+        [Test]
+        public void AnEventWhoseRevenueTheServiceRefusesIsRefusedWholeAsTheServiceRefusesIt()
+        {
+            // readRevenue in src/ingest/revenue.ts: the service refuses the whole event for a
+            // revenue that is no finite number or plain decimal string, or past a trillion either
+            // way, with a currency or without; a revenue it reads needs a currency to count.
+            var at = DateTime.UtcNow;
+            Func<object, object, ConversionEvent> read = (revenue, currency) =>
+            {
+                var parameters = new Dictionary<string, object> { { "revenue", revenue } };
+                if (currency != null) parameters["currency"] = currency;
+                return ConversionEvent.Of(EventType.PURCHASE, null, parameters, at, at);
+            };
+            foreach (var refused in new object[]
+            {
+                "1,000", "$4.99", "4,99", "1e3", "", " ", "0x10", "Infinity", "NaN", "\u0661", new string('9', 400), true,
+                new List<object> { 1 }, new Dictionary<string, object> { { "amount", 1 } },
+                1000000000000.001, -2000000000000L, "1000000000001", 2e12m,
+            })
+            {
+                Assert.IsTrue(read(refused, "USD").Refused, "revenue " + refused);
+                Assert.IsTrue(read(refused, null).Refused, "revenue " + refused + " without a currency");
+                Assert.IsTrue(read(refused, 978).Refused, "revenue " + refused + " with a currency that is no text");
+            }
+            foreach (var taken in new object[]
+            {
+                9.99, 3, "4.50", " 4.50 ", "\uFEFF4.50\u00A0", "+1.", ".5", "-1", 1000000000000L, -1e12, "1000000000000", 9.99f, 9.99m,
+            })
+            {
+                var conversion = read(taken, "USD");
+                Assert.IsFalse(conversion.Refused, "revenue " + taken);
+                Assert.IsNotNull(conversion.RevenueAmount, "revenue " + taken);
+                Assert.IsFalse(read(taken, null).Refused, "revenue " + taken + " without a currency");
+                Assert.IsNull(read(taken, null).RevenueAmount, "revenue " + taken + " without a currency");
+            }
+            Assert.IsFalse(ConversionEvent.Of(EventType.PURCHASE, null, new Dictionary<string, object> { { "currency", "USD" } }, at, at).Refused);
+
+            // A refused event counts nothing, though it alone would meet the rules.
+            var windows = ConversionSchema.ParseWindows(File()["schemas"]["game"]["windows"]);
+            var rates = new Dictionary<string, double> { { "USD", 1 } };
+            var state = new ConversionState();
+            for (var i = 0; i < 3; i++)
+            {
+                ConversionState next;
+                Assert.IsNull(ConversionEvaluation.Evaluate(windows, state, read("1,000", "USD"), rates, out next));
+                Assert.AreSame(state, next);
+            }
+            Assert.IsEmpty(state.Windows[0].Counts);
+        }
+
+        [Test]
+        public void TheLargestRevenueIsTheServices()
+        {
+            var limits = System.IO.File.ReadAllText(System.IO.Path.Combine(Repo.Root, "src", "ingest", "limits.ts"));
+            var bound = System.Text.RegularExpressions.Regex.Match(limits, @"maxRevenueAmount:\s*([0-9_]+)");
+            Assert.IsTrue(bound.Success, "src/ingest/limits.ts names no maxRevenueAmount");
+            Assert.AreEqual(double.Parse(bound.Groups[1].Value.Replace("_", ""), System.Globalization.CultureInfo.InvariantCulture), ConversionEvent.MaxRevenueAmount);
+        }
+
+        [Test]
+        public void ACurrencyIsTrimmedAsTheServiceTrimsIt()
+        {
+            var windows = ConversionSchema.ParseWindows(File()["schemas"]["ranges"]["windows"]);
+            var rates = new Dictionary<string, double> { { "USD", 1 } };
+            var at = DateTime.UtcNow;
+            // JavaScript's trim(): the byte order mark is a space to it, U+0085 is not.
+            foreach (var currency in new[] { "USD", "usd", " usd ", "\tUSD\n", "\uFEFFUSD\u00A0", "\u3000usd\u2029" })
+            {
+                var purchase = ConversionEvent.Of(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 2 }, { "currency", currency } }, at, at);
+                ConversionState next;
+                Assert.AreEqual(new ConversionCall(0, 10, CoarseValue.Low, false), ConversionEvaluation.Evaluate(windows, new ConversionState(), purchase, rates, out next), currency);
+            }
+            var unknown = ConversionEvent.Of(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 2 }, { "currency", "\u0085USD" } }, at, at);
+            ConversionState after;
+            Assert.IsNull(ConversionEvaluation.Evaluate(windows, new ConversionState(), unknown, rates, out after));
         }
 
         [Test]
@@ -612,6 +698,87 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ARefusedUpdateIsAskedForAgainByTheWindowsNextEventOnce()
+        {
+            var rig = new ConversionRig(Config(1));
+            rig.Start();
+            var tutorial = new ConversionCall(0, 1, CoarseValue.Low, false);
+            rig.Apple.Refusal = "SKAdNetwork: the operation couldn't be completed";
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            Assert.IsNull(ConversionState.Parse(rig.Setup.Store.Get("service_sdk.conversion_values")).Windows[0].Fine,
+                "the device holds no value Apple refused");
+            // Apple still refuses: the next event asks once, and no more.
+            rig.Core.SendEvent(EventType.LOGIN, null, None);
+            CollectionAssert.AreEqual(new[] { tutorial, tutorial }, rig.Apple.Calls);
+            // Apple takes it now: asked again by the window's next event, whatever it is, then held.
+            rig.Apple.Refusal = null;
+            rig.Core.SendEvent(EventType.LOGIN, null, None);
+            rig.Core.SendEvent(EventType.LOGIN, null, None);
+            CollectionAssert.AreEqual(new[] { tutorial, tutorial, tutorial }, rig.Apple.Calls);
+            Assert.AreEqual(1, ConversionState.Parse(rig.Setup.Store.Get("service_sdk.conversion_values")).Windows[0].Fine);
+        }
+
+        [Test]
+        public void ARefusedLockLeavesTheWindowOpenWithTheValuesAppleTook()
+        {
+            var rig = new ConversionRig(Config(1));
+            rig.Start();
+            Action<double> purchase = revenue => rig.Core.SendEvent(EventType.PURCHASE, null,
+                new Dictionary<string, object> { { "revenue", revenue }, { "currency", "USD" } });
+            purchase(1);
+            var medium = new ConversionCall(0, 20, CoarseValue.Medium, false);
+            var locked = new ConversionCall(0, 63, CoarseValue.High, true);
+            CollectionAssert.AreEqual(new[] { medium }, rig.Apple.Calls);
+            // The third purchase locks the first window: refused, the window stays open, and
+            // Apple's value stays the one it took.
+            rig.Apple.Refusal = "SKAdNetwork: the window is locked";
+            purchase(0.5);
+            purchase(0.5);
+            var state = ConversionState.Parse(rig.Setup.Store.Get("service_sdk.conversion_values"));
+            Assert.IsFalse(state.Windows[0].Locked);
+            Assert.AreEqual(20, state.Windows[0].Fine);
+            Assert.AreEqual(3L, state.Windows[0].Counts["service_purchase"]);
+            rig.Apple.Refusal = null;
+            rig.Core.SendEvent(EventType.LOGIN, null, None);
+            rig.Core.SendEvent(EventType.LOGIN, null, None);
+            CollectionAssert.AreEqual(new[] { medium, locked, locked }, rig.Apple.Calls);
+            Assert.IsTrue(ConversionState.Parse(rig.Setup.Store.Get("service_sdk.conversion_values")).Windows[0].Locked);
+        }
+
+        [Test]
+        public void ARefusedRegistrationIsMadeAgainAtTheNextLaunchUnlessAnUpdateWasMadeSince()
+        {
+            var store = new MemoryStore();
+            var timers = new ManualTimers();
+            var first = new ConversionRig(Config(1), store, scheduler: timers);
+            first.Apple.Refusal = "SKAdNetwork: the operation couldn't be completed";
+            first.Start();
+            Assert.AreEqual(1, first.Apple.Registrations);
+            Assert.IsFalse(ConversionState.Parse(store.Get("service_sdk.conversion_values")).Registered);
+            // Not at each reading of the launch: at the next launch.
+            Assert.AreEqual(1, timers.Fire(first.Core.RefreshInterval));
+            first.Core.Idle().Wait();
+            Assert.AreEqual(1, first.Apple.Registrations);
+
+            var next = new ConversionRig(Config(1), store);
+            next.Start();
+            Assert.AreEqual(1, next.Apple.Registrations);
+            Assert.AreEqual(1, first.Heard.Errors.Count(e => e.Kind == ServiceErrorKind.ConversionValue));
+
+            // An update Apple takes registers the install too: no registration after it.
+            var other = new MemoryStore();
+            var refused = new ConversionRig(Config(1), other);
+            refused.Apple.Refusal = "SKAdNetwork: the operation couldn't be completed";
+            refused.Start();
+            refused.Apple.Refusal = null;
+            refused.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, refused.Apple.Calls);
+            var later = new ConversionRig(Config(1), other);
+            later.Start();
+            Assert.AreEqual(0, later.Apple.Registrations);
+        }
+
+        [Test]
         public void WithoutASchemaTheFirstLaunchIsRegisteredAndNothingMore()
         {
             var rig = new ConversionRig(JObject.Parse("{\"enabled\":true,\"skadnetwork\":null}"));
@@ -624,6 +791,107 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, rig.Apple.Registrations);
             Assert.AreEqual("null", rig.Setup.Store.Get("service_sdk.skadnetwork"));
             Assert.IsTrue(ConversionState.Parse(rig.Setup.Store.Get("service_sdk.conversion_values")).Registered);
+        }
+
+        [Test]
+        public void AFirstLaunchThatReadsNoConfigurationIsRegisteredAllTheSame()
+        {
+            // Apple makes no postback for an install that never registered: a game whose first two
+            // days pass with no reading (offline, the service out of reach) is registered at its
+            // first launch all the same, as the iOS SDK registers it.
+            var store = new MemoryStore();
+            var timers = new ManualTimers();
+            var rig = new ConversionRig(Config(1), store, scheduler: timers);
+            rig.Backend.Offline = true;
+            rig.Start();
+            Assert.AreEqual(1, rig.Apple.Registrations);
+            CollectionAssert.IsEmpty(rig.Apple.Calls);
+            Assert.IsNull(store.Get("service_sdk.skadnetwork"), "no configuration was read");
+            Assert.IsTrue(ConversionState.Parse(store.Get("service_sdk.conversion_values")).Registered);
+
+            // Online again: the next reading registers nothing more, and an event makes its update.
+            rig.Backend.Offline = false;
+            Assert.AreEqual(1, timers.Fire(rig.Core.RefreshInterval));
+            rig.Core.Idle().Wait();
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            Assert.AreEqual(1, rig.Apple.Registrations);
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, rig.Apple.Calls);
+
+            // Nor does a later launch, online or not.
+            var next = new ConversionRig(Config(1), store);
+            next.Start();
+            var offline = new ConversionRig(Config(1), store);
+            offline.Backend.Offline = true;
+            offline.Start();
+            Assert.AreEqual(0, next.Apple.Registrations + offline.Apple.Registrations);
+        }
+
+        [Test]
+        public void AFirstLaunchThatReadsNoConfigurationRegistersNothingStoppedDeletedOrPastTheFirstWindow()
+        {
+            // Stopped: nothing, not even the reading; a Start in the first window registers.
+            var rig = new ConversionRig(Config(1));
+            rig.Backend.Offline = true;
+            rig.Core.Stop();
+            rig.Start();
+            Assert.AreEqual(0, rig.Apple.Registrations);
+            rig.Core.Start();
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(1, rig.Apple.Registrations);
+
+            // The install's data deleted: Apple is told nothing of it.
+            var deleted = new ConversionRig(Config(1));
+            deleted.Core.Stop();
+            deleted.Start();
+            deleted.Core.DeleteUserData().Wait();
+            deleted.Backend.Offline = true;
+            deleted.Core.Start();
+            deleted.Core.Idle().Wait();
+            Assert.AreEqual(0, deleted.Apple.Registrations);
+
+            // Three days on, the first window is over: the registration is for it alone.
+            var clock = new SettableClock();
+            var late = new ConversionRig(Config(1), clock: clock);
+            late.Backend.Offline = true;
+            late.Core.Stop();
+            late.Start();
+            clock.Offset = TimeSpan.FromHours(72);
+            late.Core.Start();
+            late.Core.Idle().Wait();
+            Assert.AreEqual(0, late.Apple.Registrations);
+        }
+
+        [Test]
+        public void AnEventWhoseRevenueTheServiceRefusesCountsForNothing()
+        {
+            // Three purchases would lock the first window (fine 63); the service refuses each of
+            // these for its revenue, so Apple is told nothing of them.
+            var rig = new ConversionRig(Config(1));
+            rig.Start();
+            foreach (var revenue in new object[] { "1,000", "$4.99", 2e12 })
+            {
+                rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", revenue }, { "currency", "USD" } });
+            }
+            CollectionAssert.IsEmpty(rig.Apple.Calls);
+            Assert.AreEqual(3, rig.Log.At(LogLevel.Info, "its revenue is one the service refuses").Count);
+            rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", "1.50" }, { "currency", "USD" } });
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 20, CoarseValue.Medium, false) }, rig.Apple.Calls);
+
+            // Events that wait on the device for the first configuration, read back at the next
+            // launch: a revenue of another kind (a boolean, a list) is refused as well.
+            var store = new MemoryStore();
+            var first = new ConversionRig(Config(1), store);
+            first.Backend.Offline = true;
+            first.Core.Configure("sdk_key", 0, null);
+            foreach (var revenue in new object[] { true, new List<object> { 1 }, "1e3" })
+            {
+                first.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", revenue }, { "currency", "USD" } });
+            }
+            first.Core.Idle().Wait();
+            var next = new ConversionRig(Config(1), store);
+            next.Start();
+            CollectionAssert.IsEmpty(next.Apple.Calls);
+            Assert.IsFalse(ConversionState.Parse(store.Get("service_sdk.conversion_values")).Windows[0].Counts.ContainsKey("service_purchase"));
         }
 
         [Test]

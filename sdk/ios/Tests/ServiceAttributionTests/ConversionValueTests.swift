@@ -24,11 +24,18 @@ final class ConversionValueTests: XCTestCase {
     private static func event(_ value: JSONValue) throws -> ConversionEvent {
         let object = try XCTUnwrap(value.objectValue)
         var revenue: ConversionEvent.Revenue?
+        var refused = false
         if let members = object["revenue"]?.objectValue {
-            revenue = ConversionEvent.Revenue(
-                amount: try XCTUnwrap(members["amount"]?.numberValue),
-                currency: try XCTUnwrap(members["currency"]?.stringValue)
-            )
+            // The amount as the app passes it (a number or a string), read as the service reads it.
+            let given: [String: JSONValue] = [
+                "revenue": try XCTUnwrap(members["amount"]),
+                "currency": try XCTUnwrap(members["currency"]),
+            ]
+            switch ConversionEvent.readRevenue(given) {
+            case let .revenue(read): revenue = read
+            case .noRevenue: revenue = nil
+            case .refused: refused = true
+            }
         }
         var parameters: [String: Double] = [:]
         for (key, member) in object["parameters"]?.objectValue ?? [:] {
@@ -38,7 +45,8 @@ final class ConversionValueTests: XCTestCase {
             name: try XCTUnwrap(object["name"]?.stringValue),
             hoursAfterInstall: try XCTUnwrap(object["hours_after_install"]?.numberValue),
             revenue: revenue,
-            parameters: parameters
+            parameters: parameters,
+            refused: refused
         )
     }
 
@@ -165,6 +173,64 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertNil(try revenue(["revenue": 9.99]))
         XCTAssertNil(try revenue(["revenue": "1,000", "currency": "USD"]))
         XCTAssertNil(try revenue(["revenue": "1e3", "currency": "USD"]))
+    }
+
+    func testAnEventWhoseRevenueTheServiceRefusesIsRefusedWholeAsTheServiceRefusesIt() throws {
+        // readRevenue in src/ingest/revenue.ts: the service refuses the whole event for a revenue
+        // that is no finite number or plain decimal string, or past a trillion either way, with a
+        // currency or without; a revenue it reads needs a currency to count.
+        let log = Logger(sink: nil, level: .none)
+        func event(_ revenue: Any, _ currency: Any?) throws -> ConversionEvent {
+            var parameters: [String: Any] = ["revenue": revenue]
+            if let currency = currency { parameters["currency"] = currency }
+            let draft = try XCTUnwrap(try Drafts.create(.purchase, name: nil, parameters: parameters, time: Harness.epoch, customerUserId: nil, log: log))
+            return ConversionEvent(draft, firstOpen: Harness.epoch)
+        }
+        let refused: [Any] = [
+            "1,000", "$4.99", "4,99", "1e3", "", " ", "0x10", "Infinity", "NaN", "\u{0661}", String(repeating: "9", count: 400),
+            true, [1], ["amount": 1], 1_000_000_000_000.001, Int64(-2_000_000_000_000), "1000000000001",
+        ]
+        for value in refused {
+            XCTAssertTrue(try event(value, "USD").refused, "revenue \(value)")
+            XCTAssertTrue(try event(value, nil).refused, "revenue \(value) without a currency")
+            XCTAssertTrue(try event(value, 978).refused, "revenue \(value) with a currency that is no text")
+        }
+        let taken: [Any] = [9.99, 3, "4.50", " 4.50 ", "\u{FEFF}4.50\u{00A0}", "+1.", ".5", "-1", Int64(1_000_000_000_000), -1e12, "1000000000000"]
+        for value in taken {
+            let read = try event(value, "USD")
+            XCTAssertFalse(read.refused, "revenue \(value)")
+            XCTAssertNotNil(read.revenue, "revenue \(value)")
+            XCTAssertFalse(try event(value, nil).refused, "revenue \(value) without a currency")
+            XCTAssertNil(try event(value, nil).revenue, "revenue \(value) without a currency")
+        }
+        XCTAssertEqual(ConversionEvent.readRevenue(["currency": .string("USD")]), .noRevenue)
+
+        // A refused event counts nothing, though it alone would meet the rules.
+        let rules = try XCTUnwrap(ConversionSchema.windows(from: try ConversionValueTests.windows("game")))
+        var state = ConversionState()
+        for _ in 0..<3 {
+            let step = ConversionEvaluation.evaluate(rules, state, try event("1,000", "USD"), rates: ["USD": 1])
+            XCTAssertNil(step.call)
+            XCTAssertEqual(step.state, state)
+            state = step.state
+        }
+        XCTAssertEqual(state, ConversionState())
+    }
+
+    func testACurrencyIsTrimmedAsTheServiceTrimsIt() throws {
+        let rules = try XCTUnwrap(ConversionSchema.windows(from: try ConversionValueTests.windows("ranges")))
+        func call(_ currency: String) -> ConversionCall? {
+            let event = ConversionEvent(
+                name: "service_purchase", hoursAfterInstall: 1,
+                revenue: ConversionEvent.Revenue(amount: 2, currency: currency), parameters: [:]
+            )
+            return ConversionEvaluation.evaluate(rules, ConversionState(), event, rates: ["USD": 1]).call
+        }
+        // JavaScript's trim(): the byte order mark is a space to it, U+0085 is not.
+        for currency in ["USD", "usd", " usd ", "\tUSD\n", "\u{FEFF}USD\u{00A0}", "\u{3000}usd\u{2029}"] {
+            XCTAssertEqual(call(currency), ConversionCall(window: 0, fine: 10, coarse: .low, lock: false), currency)
+        }
+        XCTAssertNil(call("\u{0085}USD"))
     }
 
     // MARK: - event-types.json
@@ -403,6 +469,94 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertEqual(harness.core.droppedEventCount, 0)
     }
 
+    func testARefusedUpdateIsAskedForAgainByTheWindowsNextEventOnce() throws {
+        let harness = Harness()
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(harness.configure())
+        let tutorial = ConversionCall(window: 0, fine: 1, coarse: .low, lock: false)
+        harness.conversionValues.refusal = "SKAdNetwork: the operation couldn't be completed"
+        XCTAssertTrue(try harness.core.sendEvent(.custom, name: "tutorial completion", parameters: nil))
+        harness.settle()
+        let refused = try XCTUnwrap(harness.store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse))
+        XCTAssertNil(refused.windows[0].fine, "the device holds no value Apple refused")
+        // Apple still refuses: the next event asks once, and no more.
+        XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.calls, [tutorial, tutorial])
+        // Apple takes it now: asked again by the window's next event, whatever it is, then held.
+        harness.conversionValues.refusal = nil
+        XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        harness.settle()
+        XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.calls, [tutorial, tutorial, tutorial])
+        let held = try XCTUnwrap(harness.store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse))
+        XCTAssertEqual(held.windows[0].fine, 1)
+    }
+
+    func testARefusedLockLeavesTheWindowOpenWithTheValuesAppleTook() throws {
+        let harness = Harness()
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(harness.configure())
+        func purchase(_ revenue: Double) throws {
+            XCTAssertTrue(try harness.core.sendEvent(.purchase, name: nil, parameters: ["revenue": revenue, "currency": "USD"]))
+            harness.settle()
+        }
+        let medium = ConversionCall(window: 0, fine: 20, coarse: .medium, lock: false)
+        let locked = ConversionCall(window: 0, fine: 63, coarse: .high, lock: true)
+        try purchase(1)
+        XCTAssertEqual(harness.conversionValues.calls, [medium])
+        // The third purchase locks the first window: refused, the window stays open, and Apple's
+        // value stays the one it took.
+        harness.conversionValues.refusal = "SKAdNetwork: the window is locked"
+        try purchase(0.5)
+        try purchase(0.5)
+        let state = try XCTUnwrap(harness.store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse))
+        XCTAssertFalse(state.windows[0].locked)
+        XCTAssertEqual(state.windows[0].fine, 20)
+        XCTAssertEqual(state.windows[0].counts["service_purchase"], 3)
+        harness.conversionValues.refusal = nil
+        XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        harness.settle()
+        XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.calls, [medium, locked, locked])
+    }
+
+    func testARefusedRegistrationIsMadeAgainAtTheNextLaunchUnlessAnUpdateWasMadeSince() throws {
+        let first = Harness()
+        first.service.config = try ConversionValueTests.config(version: 1)
+        first.conversionValues.refusal = "SKAdNetwork: the operation couldn't be completed"
+        XCTAssertNil(first.configure())
+        first.settle()
+        XCTAssertEqual(first.conversionValues.registrations, 1)
+        let state = try XCTUnwrap(first.store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse))
+        XCTAssertFalse(state.registered)
+        // Not at each configuration of the launch: at the next launch.
+        let refreshed = expectation(description: "refreshed")
+        first.core.refreshConfig { _ in refreshed.fulfill() }
+        wait(for: [refreshed], timeout: 10)
+        first.settle()
+        XCTAssertEqual(first.conversionValues.registrations, 1)
+        let next = Harness(store: first.store, service: first.service)
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(next.conversionValues.registrations, 1)
+
+        // An update Apple takes registers the install too: no registration after it.
+        let refused = Harness()
+        refused.service.config = try ConversionValueTests.config(version: 1)
+        refused.conversionValues.refusal = "SKAdNetwork: the operation couldn't be completed"
+        XCTAssertNil(refused.configure())
+        refused.settle()
+        refused.conversionValues.refusal = nil
+        XCTAssertTrue(try refused.core.sendEvent(.custom, name: "tutorial completion", parameters: nil))
+        refused.settle()
+        XCTAssertEqual(refused.conversionValues.calls, [ConversionCall(window: 0, fine: 1, coarse: .low, lock: false)])
+        let later = Harness(store: refused.store, service: refused.service)
+        XCTAssertNil(later.configure())
+        XCTAssertEqual(later.conversionValues.registrations, 0)
+    }
+
     func testWithoutASchemaTheFirstLaunchIsRegisteredAndNothingMore() throws {
         let harness = Harness()
         XCTAssertNil(harness.configure())
@@ -417,6 +571,52 @@ final class ConversionValueTests: XCTestCase {
         let next = Harness(store: harness.store, service: harness.service)
         XCTAssertNil(next.configure())
         XCTAssertEqual(next.conversionValues.registrations, 0, "registered once per install")
+    }
+
+    func testAFirstLaunchThatReadsNoConfigurationIsRegisteredOnce() throws {
+        // Apple makes no postback for an install that never registered: a first launch offline
+        // (or with the service out of reach) is registered all the same, once.
+        let harness = Harness()
+        harness.service.offline = true
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        harness.configure()
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.registrations, 1)
+        XCTAssertEqual(harness.conversionValues.calls, [])
+        XCTAssertNil(harness.store.get(SdkCore.Key.config), "no configuration was read")
+        let state = try XCTUnwrap(harness.store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse))
+        XCTAssertTrue(state.registered)
+
+        // Online again: the reading registers nothing more, and an event makes its update.
+        harness.service.offline = false
+        harness.eventually("the configuration is read") { harness.store.get(SdkCore.Key.config) != nil }
+        XCTAssertTrue(try harness.core.sendEvent(.custom, name: "tutorial completion", parameters: nil))
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.registrations, 1)
+        XCTAssertEqual(harness.conversionValues.calls, [ConversionCall(window: 0, fine: 1, coarse: .low, lock: false)])
+
+        // Nor does a later launch.
+        let next = Harness(store: harness.store, service: harness.service)
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(next.conversionValues.registrations, 0, "registered once per install")
+    }
+
+    func testAnEventWhoseRevenueTheServiceRefusesCountsForNothing() throws {
+        // Three purchases would lock the first window (fine 63); the service refuses each of these
+        // for its revenue, so Apple is told nothing of them.
+        let harness = Harness()
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(harness.configure())
+        let refused: [Any] = ["1,000", "$4.99", 2e12]
+        for revenue in refused {
+            XCTAssertTrue(try harness.core.sendEvent(.purchase, name: nil, parameters: ["revenue": revenue, "currency": "USD"]))
+        }
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.calls, [])
+        XCTAssertEqual(harness.log.messages(.info).filter { $0.contains("its revenue is one the service refuses") }.count, 3)
+        XCTAssertTrue(try harness.core.sendEvent(.purchase, name: nil, parameters: ["revenue": "1.50", "currency": "USD"]))
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.calls, [ConversionCall(window: 0, fine: 20, coarse: .medium, lock: false)])
     }
 
     func testAnAppTheServiceSwitchesOffStillRegistersItsFirstLaunchWithApple() throws {

@@ -199,20 +199,27 @@ namespace Service.Unity
     {
         private static readonly Regex Decimal = new Regex(@"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$");
 
+        /// <summary>The largest revenue the service takes, either way (src/ingest/limits.ts, maxRevenueAmount).</summary>
+        internal const double MaxRevenueAmount = 1000000000000;
+
         /// <summary>The export's `event_name` (`service_purchase`).</summary>
         public string Name { get; set; }
         /// <summary>Hours since the install's first open.</summary>
         public double HoursAfterInstall { get; set; }
         public double? RevenueAmount { get; set; }
         public string RevenueCurrency { get; set; }
+        /// <summary>
+        /// The service refuses the whole event for its revenue: it never counts there, so it
+        /// counts for nothing here either.
+        /// </summary>
+        public bool Refused { get; set; }
         /// <summary>The event's numeric parameters (booleans, strings and nested values are none).</summary>
         public Dictionary<string, double> Parameters { get; set; } = new Dictionary<string, double>();
 
         /// <summary>
         /// An event the app sent, as the service will read it: named as the export names it, its
-        /// revenue read as the service reads it (`revenue`, a number or a decimal string, with its
-        /// `currency`; no currency, no revenue). An event timed before the first open (sent before
-        /// Configure on the first launch) counts at the first open.
+        /// revenue read as the service reads it (<see cref="ReadRevenue"/>). An event timed before
+        /// the first open (sent before Configure on the first launch) counts at the first open.
         /// </summary>
         public static ConversionEvent Of(EventType type, string name, IDictionary<string, object> parameters, DateTime time, DateTime firstOpen)
         {
@@ -227,21 +234,43 @@ namespace Service.Unity
                 double number;
                 if (Number(parameter.Value, out number)) conversion.Parameters[parameter.Key] = number;
             }
-            object revenue, currency;
-            double amount;
-            if (parameters.TryGetValue("revenue", out revenue) && parameters.TryGetValue("currency", out currency) && currency is string)
+            double? amount;
+            string currency;
+            conversion.Refused = !ReadRevenue(parameters, out amount, out currency);
+            conversion.RevenueAmount = amount;
+            conversion.RevenueCurrency = currency;
+            return conversion;
+        }
+
+        /// <summary>
+        /// `revenue` and `currency` as the service reads them (readRevenue in
+        /// src/ingest/revenue.ts). False when the service refuses the whole event for its revenue:
+        /// a value that is no finite number or plain decimal string ("1,000", "$4.99", a boolean),
+        /// or one past a trillion either way. Otherwise the amount and the currency as given, or
+        /// nulls for no revenue: none, or no currency named as text (a guessed one would be a
+        /// wrong figure).
+        /// </summary>
+        internal static bool ReadRevenue(IDictionary<string, object> parameters, out double? amount, out string currency)
+        {
+            amount = null;
+            currency = null;
+            object revenue, code;
+            // A null value is never sent: no revenue.
+            if (parameters == null || !parameters.TryGetValue("revenue", out revenue) || revenue == null) return true;
+            double value;
+            if (!Number(revenue, out value))
             {
                 var text = revenue as string;
-                if (Number(revenue, out amount)
-                    || (text != null && Decimal.IsMatch(text.Trim())
-                        && double.TryParse(text.Trim(), NumberStyles.Float, CultureInfo.InvariantCulture, out amount)
-                        && !double.IsInfinity(amount)))
-                {
-                    conversion.RevenueAmount = amount;
-                    conversion.RevenueCurrency = (string)currency;
-                }
+                if (text == null) return false;
+                text = ServiceCase.Trim(text);
+                if (!Decimal.IsMatch(text) || !double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out value)
+                    || double.IsInfinity(value)) return false;
             }
-            return conversion;
+            if (Math.Abs(value) > MaxRevenueAmount) return false;
+            if (!parameters.TryGetValue("currency", out code) || !(code is string)) return true;
+            amount = value;
+            currency = (string)code;
+            return true;
         }
 
         /// <summary>
@@ -444,6 +473,7 @@ namespace Service.Unity
             IDictionary<string, double> rates, out ConversionState next)
         {
             next = state;
+            if (conversion.Refused) return null;
             var index = WindowOf(conversion.HoursAfterInstall);
             if (index == null) return null;
             var before = state.Windows[index.Value];
@@ -455,8 +485,9 @@ namespace Service.Unity
             current.Counts.TryGetValue(conversion.Name, out count);
             current.Counts[conversion.Name] = count + 1;
             double usd = 0, rate, revenue;
+            // The code as the service records it, trimmed and in upper case: " usd " is USD.
             if (conversion.RevenueAmount.HasValue && conversion.RevenueCurrency != null
-                && rates.TryGetValue(conversion.RevenueCurrency.ToUpperInvariant(), out rate))
+                && rates.TryGetValue(ServiceCase.Trim(conversion.RevenueCurrency).ToUpperInvariant(), out rate))
             {
                 usd = conversion.RevenueAmount.Value * rate;
             }

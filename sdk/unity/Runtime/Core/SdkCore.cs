@@ -271,6 +271,11 @@ namespace Service.Unity
         /// <summary>Events taken before the first open or the first configuration is known, evaluated in order once both are.</summary>
         private readonly List<AwaitingConversion> awaitingConversion = new List<AwaitingConversion>();
         /// <summary>
+        /// Apple refused this launch's registration: asked again at the next launch, not at each
+        /// reading of this one. Under <see cref="conversionGate"/>.
+        /// </summary>
+        private bool refusedRegistration;
+        /// <summary>
         /// The launch's first remote configuration is applied (read, or its read failed and the
         /// one kept holds): a re-engagement open is told to Apple at once from then on. Under
         /// <see cref="gate"/>, as the two below.
@@ -1362,6 +1367,9 @@ namespace Service.Unity
                 // Offline or the service down: go on with the last configuration kept.
                 Write(LogLevel.Warn, "remote configuration not fetched: " + error.Message);
                 if (offUntilRead) SwitchOff("the app is switched off in the remote configuration last read");
+                // Apple is told of the first launch all the same, as the iOS SDK tells it: a
+                // game whose first two days pass with no reading would otherwise never be.
+                RegisterConversion();
             }
             int generation;
             lock (gate) generation = ++refreshGeneration;
@@ -1462,8 +1470,9 @@ namespace Service.Unity
         /// <param name="readOn">A reading that says the app is on is being applied: what waited for it is evaluated, though the launch is still off as kept until it is.</param>
         private void EvaluateConversion(AwaitingConversion taken, bool readOn = false)
         {
-            var calls = new List<KeyValuePair<string, ConversionCall>>();
-            var outOfWindow = new List<string>();
+            // Each update with the event that made it and its window's values before it.
+            var calls = new List<Tuple<string, ConversionCall, ConversionWindowState>>();
+            var notes = new List<string>();
             lock (conversionGate)
             {
                 if (taken != null)
@@ -1497,6 +1506,8 @@ namespace Service.Unity
                 foreach (var item in awaitingConversion)
                 {
                     var conversion = ConversionEvent.Of(item.Type, item.Name, item.Parameters, item.Time, opened);
+                    // The service refuses it whole, for its revenue: nothing of it may count here.
+                    if (conversion.Refused) notes.Add(conversion.Name + ": its revenue is one the service refuses with the event (no finite number or plain decimal, or past a trillion either way): not evaluated for the conversion values");
                     ConversionState next;
                     var call = ConversionEvaluation.Evaluate(schema.Windows, state, conversion, schema.UsdRates, out next);
                     var own = ConversionEvaluation.WindowOf(conversion.HoursAfterInstall);
@@ -1512,12 +1523,12 @@ namespace Service.Unity
                         next.Windows[own.Value].Coarse = kept.Coarse;
                         next.Windows[own.Value].Locked = kept.Locked;
                         next.Registered = state.Registered;
-                        if (call != null) outOfWindow.Add(conversion.Name + " is counted in conversion window " + own.Value + ", not the one the install is in now: no conversion value update");
+                        if (call != null) notes.Add(conversion.Name + " is counted in conversion window " + own.Value + ", not the one the install is in now: no conversion value update");
                         call = null;
                     }
                     changed |= !ReferenceEquals(next, state);
+                    if (call != null) calls.Add(Tuple.Create(conversion.Name, call, state.Windows[call.Window]));
                     state = next;
-                    if (call != null) calls.Add(new KeyValuePair<string, ConversionCall>(conversion.Name, call));
                 }
                 awaitingConversion.Clear();
                 // The state and the list emptied in one step: no event is evaluated twice.
@@ -1528,27 +1539,29 @@ namespace Service.Unity
                 // worked out on the configuration's thread must not reach it after a higher one
                 // the game's thread worked out since. The calls return at once.
                 var port = setup.ConversionValues;
-                foreach (var call in calls)
+                foreach (var made in calls)
                 {
-                    Write(LogLevel.Info, "conversion value after " + call.Key + ": " + call.Value);
-                    if (port != null) port.Update(call.Value, ConversionRefused);
+                    var call = made.Item2;
+                    var held = made.Item3;
+                    Write(LogLevel.Info, "conversion value after " + made.Item1 + ": " + call);
+                    if (port != null) port.Update(call, message => UpdateRefused(call, held, message));
                 }
             }
-            foreach (var line in outOfWindow) Write(LogLevel.Info, line);
+            foreach (var line in notes) Write(LogLevel.Info, line);
             // On the disk now, not at the next save a second later: after a crash, a state that
             // forgot what Apple holds would give Apple a lower value that replaces it.
             if (calls.Count > 0) SaveNow();
         }
 
         /// <summary>
-        /// Once a configuration is read: Apple told of the install's first launch, once, in the
-        /// first window, unless an update already told it. Apple makes no postback at all for an
-        /// install that never made that call, so it is made with a schema or without, and whether
-        /// or not the user ever meets a rule: without it the ad networks' SKAdNetwork campaigns
-        /// would count none of the app's installs. For the same reason it is made while the
-        /// service has the SDK off (its remote configuration, a rejected key): Apple is told, and
-        /// the service nothing. The app's own Stop and a deletion of the install's data do keep
-        /// it back.
+        /// Once the launch's reading of the configuration is done, read or not (offline, the
+        /// service down): Apple told of the install's first launch, once, in the first window,
+        /// unless an update already told it. Apple makes no postback at all for an install that
+        /// never made that call, so it is made with a schema or without, and whether or not the
+        /// user ever meets a rule: without it the ad networks' SKAdNetwork campaigns would count
+        /// none of the app's installs. For the same reason it is made while the service has the
+        /// SDK off (its remote configuration, a rejected key): Apple is told, and the service
+        /// nothing. The app's own Stop and a deletion of the install's data do keep it back.
         /// </summary>
         private void RegisterConversion()
         {
@@ -1559,16 +1572,69 @@ namespace Service.Unity
                 var opened = firstOpen.Value;
                 if (ConversionEvaluation.WindowOf(Math.Max(0, (setup.Clock.UtcNow.ToUniversalTime() - opened).TotalHours)) != 0) return;
                 var state = ConversionState.Parse(store.Get(ConversionKey));
-                if (state.Registered) return;
+                if (state.Registered || refusedRegistration) return;
                 state.Registered = true;
                 store.Set(ConversionKey, state.ToJson());
                 // Under the lock, as the updates are: no event's value reaches Apple before the
                 // registration's 0, which would then lower it.
                 Write(LogLevel.Info, "the install's first launch is registered with SKAdNetwork and AdAttributionKit");
                 var port = setup.ConversionValues;
-                if (port != null) port.Register(ConversionRefused);
+                if (port != null) port.Register(RegistrationRefused);
             }
             SaveNow();
+        }
+
+        /// <summary>
+        /// Apple refused an update: told as any refusal, and, unless a later update set the
+        /// window's values since, they go back to those Apple held before it (its lock too), so
+        /// that the window's next event asks for them again. The evaluation makes one call an
+        /// event at most: a refusal Apple keeps making costs one call an event, never a loop.
+        /// The state is written before Apple answers, so without this the device would take a
+        /// refused value for one Apple holds and never ask for it again.
+        /// </summary>
+        private void UpdateRefused(ConversionCall call, ConversionWindowState held, string message)
+        {
+            ConversionRefused(message);
+            var forgot = false;
+            lock (conversionGate)
+            {
+                var state = ConversionState.Parse(store.Get(ConversionKey));
+                var window = state.Windows[call.Window];
+                if (window.Fine == call.Fine && window.Coarse == call.Coarse && window.Locked == call.Lock)
+                {
+                    window.Fine = held.Fine;
+                    window.Coarse = held.Coarse;
+                    window.Locked = held.Locked;
+                    store.Set(ConversionKey, state.ToJson());
+                    forgot = true;
+                }
+            }
+            if (!forgot) return;
+            Write(LogLevel.Info, "conversion window " + call.Window + " is back to the values Apple held before the refused update: its next event asks for them again");
+            SaveNow();
+        }
+
+        /// <summary>
+        /// Apple refused the registration: told as any refusal, and, unless an update was made
+        /// since (which registers too), the install is unregistered on the device, so that the
+        /// next launch in the first window registers it again.
+        /// </summary>
+        private void RegistrationRefused(string message)
+        {
+            ConversionRefused(message);
+            var forgot = false;
+            lock (conversionGate)
+            {
+                refusedRegistration = true;
+                var state = ConversionState.Parse(store.Get(ConversionKey));
+                if (state.Registered && state.Windows.All(window => !window.Fine.HasValue && !window.Coarse.HasValue))
+                {
+                    state.Registered = false;
+                    store.Set(ConversionKey, state.ToJson());
+                    forgot = true;
+                }
+            }
+            if (forgot) SaveNow();
         }
 
         /// <summary>
@@ -1737,6 +1803,9 @@ namespace Service.Unity
                     double number;
                     if (ConversionEvent.Number(parameter.Value, out number)) kept[parameter.Key] = number;
                     else if ((parameter.Key == "revenue" || parameter.Key == "currency") && parameter.Value is string) kept[parameter.Key] = parameter.Value;
+                    // A revenue of another kind (a boolean, a list, a dictionary) has the service
+                    // refuse the event: kept as a boolean, which reads the same.
+                    else if (parameter.Key == "revenue") kept[parameter.Key] = true;
                 }
                 return kept;
             }

@@ -186,6 +186,18 @@ struct ConversionEvent: Equatable {
         let currency: String
     }
 
+    /// An event's `revenue` and `currency` as the service reads them.
+    enum RevenueReading: Equatable {
+        /// No revenue: none sent, or no currency named as text (a guessed one would be a wrong figure).
+        case noRevenue
+        case revenue(Revenue)
+        /// The service refuses the whole event for its revenue.
+        case refused
+    }
+
+    /// The largest revenue the service takes, either way (src/ingest/limits.ts, maxRevenueAmount).
+    static let maxRevenueAmount: Double = 1_000_000_000_000
+
     /// The export's `event_name` (`service_purchase`).
     let name: String
     /// Hours since the install's first open.
@@ -193,11 +205,13 @@ struct ConversionEvent: Equatable {
     let revenue: Revenue?
     /// The event's numeric parameters (booleans, strings and nested values are none).
     let parameters: [String: Double]
+    /// The service refuses the whole event for its revenue: it never counts there, so it counts
+    /// for nothing here either.
+    let refused: Bool
 
     /// An event the app sent, as the service will read it: named as the export names it, its
-    /// revenue read as the service reads it (`revenue`, a number or a decimal string, with
-    /// its `currency`; no currency, no revenue). An event timed before the first open (sent
-    /// before `configure` on the first launch) counts at the first open.
+    /// revenue read as the service reads it (``readRevenue(_:)``). An event timed before the
+    /// first open (sent before `configure` on the first launch) counts at the first open.
     init(_ draft: Draft, firstOpen: Date) {
         name = EventNames.exportName(draft.type, name: draft.name)
         hoursAfterInstall = max(0, draft.time.timeIntervalSince(firstOpen) / 3600)
@@ -206,27 +220,45 @@ struct ConversionEvent: Equatable {
             if let number = value.numberValue, number.isFinite { numbers[key] = number }
         }
         parameters = numbers
-        if let amount = draft.parameters["revenue"].flatMap(ConversionEvent.amount),
-           let currency = draft.parameters["currency"]?.stringValue {
-            revenue = Revenue(amount: amount, currency: currency)
-        } else {
+        switch ConversionEvent.readRevenue(draft.parameters) {
+        case let .revenue(read):
+            revenue = read
+            refused = false
+        case .noRevenue:
             revenue = nil
+            refused = false
+        case .refused:
+            revenue = nil
+            refused = true
         }
     }
 
-    init(name: String, hoursAfterInstall: Double, revenue: Revenue?, parameters: [String: Double]) {
+    init(name: String, hoursAfterInstall: Double, revenue: Revenue?, parameters: [String: Double], refused: Bool = false) {
         self.name = name
         self.hoursAfterInstall = hoursAfterInstall
         self.revenue = revenue
         self.parameters = parameters
+        self.refused = refused
     }
 
     private static let decimal = try! NSRegularExpression(pattern: "^[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)$")
 
-    /// A finite number, or a plain decimal string (`"9.99"`), as the service takes revenue.
+    /// `revenue` and `currency` as the service reads them (readRevenue in src/ingest/revenue.ts):
+    /// refused for a value that is no finite number or plain decimal string (`"1,000"`,
+    /// `"$4.99"`, a boolean) or one past a trillion either way, with a currency or without;
+    /// otherwise the amount with the currency as given, or none without a currency as text.
+    static func readRevenue(_ parameters: [String: JSONValue]) -> RevenueReading {
+        // A null value is never sent: no revenue.
+        guard let value = parameters["revenue"], value != .null else { return .noRevenue }
+        guard let amount = amount(value), abs(amount) <= maxRevenueAmount else { return .refused }
+        guard let currency = parameters["currency"]?.stringValue else { return .noRevenue }
+        return .revenue(Revenue(amount: amount, currency: currency))
+    }
+
+    /// A finite number, or a plain decimal string (`"9.99"`) trimmed as the service trims it.
     private static func amount(_ value: JSONValue) -> Double? {
         if let number = value.numberValue { return number.isFinite ? number : nil }
-        guard let text = value.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines),
+        guard let text = value.stringValue?.trimmedAsService,
               decimal.firstMatch(in: text, options: [], range: NSRange(text.startIndex..<text.endIndex, in: text)) != nil,
               let number = Double(text), number.isFinite else { return nil }
         return number
@@ -330,6 +362,7 @@ enum ConversionEvaluation {
         _ event: ConversionEvent,
         rates: [String: Double]
     ) -> (state: ConversionState, call: ConversionCall?) {
+        if event.refused { return (state, nil) }
         guard let index = window(ofHours: event.hoursAfterInstall), index < state.windows.count else { return (state, nil) }
         let before = state.windows[index]
         // A locked window takes nothing more: its postback is on its way.
@@ -338,7 +371,8 @@ enum ConversionEvaluation {
         var current = before
         current.counts[event.name, default: 0] += 1
         var usd = 0.0
-        if let revenue = event.revenue, let rate = rates[revenue.currency.uppercased()] {
+        // The code as the service records it, trimmed and in upper case: " usd " is USD.
+        if let revenue = event.revenue, let rate = rates[revenue.currency.trimmedAsService.uppercased()] {
             usd = revenue.amount * rate
         }
         current.revenueUsd[event.name, default: 0] += usd

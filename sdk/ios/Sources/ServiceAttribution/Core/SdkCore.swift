@@ -159,6 +159,9 @@ final class SdkCore: @unchecked Sendable {
     /// The attribution route refused the key (401, 403): not read again until the app's
     /// refreshConfig, rather than asked, refused and logged again at every flush.
     private var attributionRefused = false
+    /// Apple refused this launch's registration: asked again at the next launch, not at each
+    /// configuration this one applies.
+    private var refusedRegistration = false
     private var stopped = false
     private var stoppedSetEarly = false
     private var anonymous = false
@@ -1236,6 +1239,11 @@ final class SdkCore: @unchecked Sendable {
         guard let firstOpen = firstOpenDate() else { return }
         let state = conversionState()
         let event = ConversionEvent(draft, firstOpen: firstOpen)
+        // The service refuses it whole, for its revenue: nothing of it may count here.
+        if event.refused {
+            currentLog.info("\(event.name): its revenue is one the service refuses with the event (no finite number or plain decimal, or past a trillion either way): not evaluated for the conversion values")
+            return
+        }
         var (next, call) = ConversionEvaluation.evaluate(rules.windows, state, event, rates: rules.usdRates)
         // The event falls in the window of its own time, but Apple's update acts on the
         // postback window the install is in now: a first day's event evaluated on the fourth
@@ -1259,19 +1267,67 @@ final class SdkCore: @unchecked Sendable {
         guard let update = call else { return }
         let fine = update.fine.map { String($0) } ?? "none"
         currentLog.info("conversion value after \(event.name): window \(update.window), fine \(fine), coarse \(update.coarse.rawValue)\(update.lock ? ", window locked" : "")")
-        platform.conversionValues.update(update) { [weak self] message in self?.conversionRefused(message) }
+        let held = state.windows[update.window]
+        platform.conversionValues.update(update) { [weak self] message in self?.updateRefused(update, held: held, message) }
     }
 
-    /// On the worker, once a configuration is applied: Apple told of the install's first
-    /// launch, once, in the first window, unless a value already told it. Apple makes no
-    /// postback at all for an install that never made that call, so it is made whether or not
-    /// the app has a schema, and whether or not the user ever meets a rule: without one the ad
-    /// networks' SKAdNetwork campaigns would count none of the app's installs. For the same
+    /// Apple refused an update: told as any refusal, and, unless a later update set the
+    /// window's values since, they go back to those Apple held before it (its lock too), so that
+    /// the window's next event asks for them again. The evaluation makes one call an event at
+    /// most: a refusal Apple keeps making costs one call an event, never a loop. The state is
+    /// written before Apple answers, so without this the device would take a refused value for
+    /// one Apple holds and never ask for it again. On the worker: Apple may answer under
+    /// `enqueueLock`, which the update was asked under.
+    private func updateRefused(_ call: ConversionCall, held: ConversionWindowState, _ message: String) {
+        conversionRefused(message)
+        worker.async { [weak self] in
+            guard let self = self else { return }
+            self.enqueueLock.lock()
+            var state = self.conversionState()
+            var window = state.windows[call.window]
+            let forgot = window.fine == call.fine && window.coarse == call.coarse && window.locked == call.lock
+            if forgot {
+                window.fine = held.fine
+                window.coarse = held.coarse
+                window.locked = held.locked
+                state.windows[call.window] = window
+                self.platform.store.put(Key.conversionValues, state.json.text)
+            }
+            self.enqueueLock.unlock()
+            guard forgot else { return }
+            self.currentLog.info("conversion window \(call.window) is back to the values Apple held before the refused update: its next event asks for them again")
+        }
+    }
+
+    /// Apple refused the registration: told as any refusal, and, unless an update was made
+    /// since (which registers too), the install is unregistered on the device, so that the next
+    /// launch in the first window registers it again. On the worker, as `updateRefused`.
+    private func registrationRefused(_ message: String) {
+        conversionRefused(message)
+        locked { refusedRegistration = true }
+        worker.async { [weak self] in
+            guard let self = self else { return }
+            self.enqueueLock.lock()
+            var state = self.conversionState()
+            if state.registered, state.windows.allSatisfy({ $0.fine == nil && $0.coarse == nil }) {
+                state.registered = false
+                self.platform.store.put(Key.conversionValues, state.json.text)
+            }
+            self.enqueueLock.unlock()
+        }
+    }
+
+    /// On the worker, once a configuration is applied, the placeholder of a launch that read none
+    /// (offline, the service down) included: Apple told of the install's first launch, once, in
+    /// the first window, unless a value already told it. Apple makes no postback at all for an
+    /// install that never made that call, so it is made whether or not the app has a schema or
+    /// a configuration was read, and whether or not the user ever meets a rule: without one the
+    /// ad networks' SKAdNetwork campaigns would count none of the app's installs. For the same
     /// reason it is made while the service has the SDK off (its remote configuration, a rejected
     /// key): Apple is told, and the service nothing. The app's own `stop()` and a deletion of
     /// the install's data do keep it back.
     private func registerConversion() {
-        guard locked({ !stopped && !deleted }), let firstOpen = firstOpenDate() else { return }
+        guard locked({ !stopped && !deleted && !refusedRegistration }), let firstOpen = firstOpenDate() else { return }
         let hours = max(0, platform.clock().timeIntervalSince(firstOpen) / 3600)
         guard ConversionEvaluation.window(ofHours: hours) == 0 else { return }
         enqueueLock.lock()
@@ -1282,7 +1338,7 @@ final class SdkCore: @unchecked Sendable {
             platform.store.put(Key.conversionValues, state.json.text)
             // Asked under the lock every update is asked under: no event's value goes to Apple
             // before the registration's 0, which would then lower it.
-            platform.conversionValues.register { [weak self] message in self?.conversionRefused(message) }
+            platform.conversionValues.register { [weak self] message in self?.registrationRefused(message) }
         }
         enqueueLock.unlock()
         guard first else { return }
