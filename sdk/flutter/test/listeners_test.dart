@@ -210,6 +210,22 @@ void main() {
       expect(received.map((link) => link.url), urls.sublist(3));
     });
 
+    test('an http link whose bytes are no UTF-8 reaches the listener through handleDeepLink, '
+        'each such byte as U+FFFD', () async {
+      final received = await listen(ServicePlugin.onDeepLink);
+      final url = Uri.parse('https://go.example.com/caf%E9?deep_link_path=%2Fcaf%E9&q=a+b%FF');
+      final given = await ServicePlugin.handleDeepLink(url);
+      await Future<void>.delayed(Duration.zero);
+      expect(given?.deeplinkId, 'caf\uFFFD');
+      expect(received.map((link) => [link.deeplinkId, link.path, link.params]), [
+        [
+          'caf\uFFFD',
+          '/caf\uFFFD',
+          {'deep_link_path': '/caf\uFFFD', 'q': 'a b\uFFFD'},
+        ],
+      ]);
+    });
+
     test('a host outside allowedHosts gives nothing to the listener nor to the native SDK',
         () async {
       final received = await listen(ServicePlugin.onDeepLink);

@@ -116,6 +116,19 @@ void main() {
     expect(calls, isEmpty);
   });
 
+  test('handleUniversalLink takes a link whose bytes are no UTF-8, each such byte as U+FFFD',
+      () async {
+    // A Latin-1 system's link: Dart's own decoding (pathSegments, decodeQueryComponent) throws
+    // for it, where the native SDKs decode it.
+    final url = Uri.parse('https://go.example.com/caf%E9?q=a+b%FF&r=%E9t%C3%A9');
+    final result = await ServicePlugin.handleUniversalLink(url);
+    expect(result?.deeplinkId, 'caf\uFFFD');
+    expect(result?.queryParams, {'q': 'a b\uFFFD', 'r': '\uFFFDt\u00E9'});
+    expect(calls.map((call) => [call.method, call.arguments]), [
+      ['handleDeepLink', {'url': url.toString()}],
+    ]);
+  });
+
   test('isSdkDisabled is true when the native side cannot say', () async {
     expect(await ServicePlugin.isSdkDisabled(), isTrue);
   });

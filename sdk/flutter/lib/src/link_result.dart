@@ -1,3 +1,5 @@
+import 'dart:convert';
+
 /// A tapped Universal Link or App Link of the service, parsed from its URL alone.
 final class ServiceLinkResult {
   const ServiceLinkResult._({
@@ -53,9 +55,11 @@ ServiceLinkResult? parseServiceLink(Uri url, Set<String>? allowedHosts) {
   final scheme = url.scheme.toLowerCase();
   if ((scheme != 'http' && scheme != 'https') || url.host.isEmpty) return null;
   if (allowed != null && !allowed.contains(url.host.toLowerCase())) return null;
-  final segments = url.pathSegments.where((segment) => segment.isNotEmpty).toList();
+  // Split by hand rather than read from `url.pathSegments`, which decodes each segment as
+  // strict UTF-8 and throws for a byte that is none (`/caf%E9`, from a Latin-1 system).
+  final segments = url.path.split('/').where((segment) => segment.isNotEmpty).toList();
   return ServiceLinkResult._(
-    deeplinkId: segments.length == 1 ? segments.single : null,
+    deeplinkId: segments.length == 1 ? _decode(segments.single, plusIsSpace: false) : null,
     queryParams: queryParamsOf(url.query),
     url: url,
   );
@@ -70,19 +74,47 @@ Map<String, String> queryParamsOf(String query) {
     final equals = pair.indexOf('=');
     final name = equals < 0 ? pair : pair.substring(0, equals);
     final value = equals < 0 ? '' : pair.substring(equals + 1);
-    params[_decode(name)] = _decode(value);
+    params[_decode(name, plusIsSpace: true)] = _decode(value, plusIsSpace: true);
   }
   return params;
 }
 
-/// Percent-decoding as UTF-8 with `+` as a space. A `Uri` built from parts may hold a
-/// malformed escape that `Uri.parse` would have refused: it is kept as written.
-String _decode(String text) {
-  try {
-    return Uri.decodeQueryComponent(text);
-  } on ArgumentError {
-    return text;
-  } on FormatException {
-    return text;
+/// Percent-decoding as UTF-8 (`+` as a space in a query, [plusIsSpace]), as the native SDKs
+/// decode: each value once, a byte that is no UTF-8 as U+FFFD and the rest still decoded,
+/// where `Uri.decodeQueryComponent` throws for the whole value. A `%` not followed by two hex
+/// digits (a `Uri` built from parts may hold one) is kept as written.
+String _decode(String text, {required bool plusIsSpace}) {
+  if (!text.contains('%') && !(plusIsSpace && text.contains('+'))) return text;
+  final bytes = <int>[];
+  var i = 0;
+  while (i < text.length) {
+    final char = text.codeUnitAt(i);
+    if (char == 0x25 && i + 2 < text.length) {
+      final high = _hexDigit(text.codeUnitAt(i + 1));
+      final low = _hexDigit(text.codeUnitAt(i + 2));
+      if (high >= 0 && low >= 0) {
+        bytes.add(high * 16 + low);
+        i += 3;
+        continue;
+      }
+    }
+    if (char == 0x2B && plusIsSpace) {
+      bytes.add(0x20);
+      i++;
+      continue;
+    }
+    // Any other character as its UTF-8 bytes, a surrogate pair as the one character it is.
+    final end = (char & 0xFC00) == 0xD800 && i + 1 < text.length ? i + 2 : i + 1;
+    bytes.addAll(utf8.encode(text.substring(i, end)));
+    i = end;
   }
+  return utf8.decode(bytes, allowMalformed: true);
+}
+
+/// The value of an ASCII hex digit, or -1.
+int _hexDigit(int char) {
+  if (char >= 0x30 && char <= 0x39) return char - 0x30;
+  if (char >= 0x41 && char <= 0x46) return char - 0x41 + 10;
+  if (char >= 0x61 && char <= 0x66) return char - 0x61 + 10;
+  return -1;
 }

@@ -174,11 +174,15 @@ object ServiceAttributionSdk {
     @JvmStatic
     fun getLastInitError(): Throwable? = otherProcess ?: core.getLastInitError()
 
-    /** Parses the link in [intent]'s data, locally; null when it is not a recognised link. */
+    /**
+     * Parses the link in [intent]'s data, locally; null when it is not a recognised link. Null
+     * too, with nothing delivered, for an intent that is not `ACTION_VIEW` or that the recent
+     * apps relaunched (`FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY`): see [handleDeepLink].
+     */
     @JvmStatic
     @JvmOverloads
     fun handleAppLink(intent: Intent, options: LinkOptions = LinkOptions()): AppLinkResult? =
-        intent.data?.let { handleAppLink(it, options) }
+        linkOf(intent)?.let { handleAppLink(it, options) }
 
     /**
      * Parses [uri] locally, with no network call; callable before configure. A recognised link
@@ -202,9 +206,22 @@ object ServiceAttributionSdk {
     @JvmStatic
     fun handleDeepLink(uri: Uri): DeepLink? = core.handleDeepLink(uri.toString())
 
-    /** [handleDeepLink] for the link in [intent]'s data; null without one. */
+    /**
+     * [handleDeepLink] for the link in [intent]'s data; null without one. Null too, with nothing
+     * delivered, for an intent that is not `ACTION_VIEW` (the launcher's, an app's own: hand
+     * such a link over as a Uri) or that the recent apps relaunched
+     * (`FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY`), which carries again the link of the launch that
+     * first made the task, handed over then: the app would navigate to it once more.
+     */
     @JvmStatic
-    fun handleDeepLink(intent: Intent): DeepLink? = intent.data?.let { handleDeepLink(it) }
+    fun handleDeepLink(intent: Intent): DeepLink? = linkOf(intent)?.let { handleDeepLink(it) }
+
+    /** The link a tap opened an activity with, as the Intent overloads take it (above). */
+    private fun linkOf(intent: Intent): Uri? {
+        if (intent.action != Intent.ACTION_VIEW) return null
+        if (intent.flags and Intent.FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY != 0) return null
+        return intent.data
+    }
 
     /**
      * Told the install's attribution once resolved (with `service_match_status`), and at every

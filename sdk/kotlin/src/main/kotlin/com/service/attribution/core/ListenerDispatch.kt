@@ -2,6 +2,7 @@ package com.service.attribution.core
 
 import com.service.attribution.AttributionListener
 import com.service.attribution.DeepLink
+import com.service.attribution.DeepLinkKind
 import com.service.attribution.DeepLinkListener
 import com.service.attribution.DropReason
 import com.service.attribution.ErrorListener
@@ -26,7 +27,11 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
 
     @Volatile var error: ErrorListener? = null
 
-    /** Deep links found while no listener was set, delivered when one is. Under [deepLinkLock]. */
+    /**
+     * Direct deep links handled while no listener was set, delivered when one is. Under
+     * [deepLinkLock]. The deferred one never waits here: it waits on the device, which a
+     * process ending does not lose ([tryDeliverDeepLink]).
+     */
     private val pendingDeepLinks = ArrayList<DeepLink>()
 
     /**
@@ -81,18 +86,33 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
         pending.forEach { link -> post { listener.onDeepLink(link) } }
     }
 
-    fun hasDeepLinkListener(): Boolean = deepLink != null
-
+    /** A direct deep link, to the listener; with none set, it waits for one among the most recent. */
     fun deliverDeepLink(link: DeepLink) {
         val listener =
             synchronized(deepLinkLock) {
                 deepLink ?: run {
                     pendingDeepLinks.add(link)
-                    while (pendingDeepLinks.size > MAX_PENDING_DEEP_LINKS) pendingDeepLinks.removeAt(0)
+                    // The bound (listeners.json's maxPendingDirectLinks) is on direct links, as
+                    // in every SDK: only they make room, so that taps never push out another kind.
+                    while (pendingDeepLinks.count { it.kind == DeepLinkKind.DIRECT } > MAX_PENDING_DIRECT_LINKS) {
+                        pendingDeepLinks.removeAt(pendingDeepLinks.indexOfFirst { it.kind == DeepLinkKind.DIRECT })
+                    }
                     return
                 }
             }
         post { listener.onDeepLink(link) }
+    }
+
+    /**
+     * [link] to the listener set now, or false, with nothing kept, when none is: for the deferred
+     * deep link, which its caller marks delivered only on true. The listener is read once, under
+     * [deepLinkLock], and the link goes to that one: a look for a listener apart from the
+     * handing over would let one cleared in between leave the link marked delivered, with no one.
+     */
+    fun tryDeliverDeepLink(link: DeepLink): Boolean {
+        val listener = synchronized(deepLinkLock) { deepLink } ?: return false
+        post { listener.onDeepLink(link) }
+        return true
     }
 
     /**
@@ -168,8 +188,8 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
     }
 
     companion object {
-        /** The most recent deep links kept for a listener: listeners.json's `maxPendingDirectLinks`, every SDK's bound. */
-        private const val MAX_PENDING_DEEP_LINKS = 10
+        /** The most recent direct deep links kept for a listener: listeners.json's `maxPendingDirectLinks`, every SDK's bound. */
+        private const val MAX_PENDING_DIRECT_LINKS = 10
 
         /** Where the count of events dropped is kept on the device. */
         const val KEY_DROPPED = "dropped_event_count"

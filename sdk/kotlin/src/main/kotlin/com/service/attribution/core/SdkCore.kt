@@ -1318,20 +1318,21 @@ internal class SdkCore(
 
     /**
      * On the worker: the deferred deep link of the stored attribution, to the deep-link listener,
-     * once per install. Marked delivered only as it is handed to a listener: with none set, it
-     * stays on the device (the attribution holds it) for one set later, in this process or a later one.
+     * once per install. Marked delivered only once a listener took it: with none set, it stays on
+     * the device (the attribution holds it) for one set later, in this process or a later one,
+     * rather than wait in memory among the direct links, which a process ending loses.
      */
     private fun offerDeferredDeepLink() {
         if (disabled || deleted || stopped) return
         val answer = storedAttribution() ?: return
         val path = answer[DEEP_LINK_PATH]
         if (path.isNullOrEmpty() || platform.store.get(KEY_DEFERRED_DELIVERED) != null) return
-        if (!listeners.hasDeepLinkListener()) {
+        val link = DeepLink(DeepLinkKind.DEFERRED, null, path, answer.filterKeys { it !in ATTRIBUTION_KEYS }, null)
+        if (!listeners.tryDeliverDeepLink(link)) {
             log.debug("deferred deep link $path: kept until a deep-link listener is set")
             return
         }
         platform.store.put(KEY_DEFERRED_DELIVERED, "1")
-        deliverDeepLink(DeepLink(DeepLinkKind.DEFERRED, null, path, answer.filterKeys { it !in ATTRIBUTION_KEYS }, null))
     }
 
     /** The attribution kept on the device: only a settled one (matched, matched_no_params, organic, skipped). */
@@ -1722,6 +1723,9 @@ internal class SdkCore(
 
     /** Sessions dropped on this device so far (logged, never told to the app). */
     internal fun droppedSessionCount(): Long = if (::sessionDrops.isInitialized) sessionDrops.count() else 0L
+
+    /** Held while a deep link is handed to the listener or left waiting ([ListenerDispatch.deepLinkLock]). */
+    internal val deepLinkLock: Any get() = listeners.deepLinkLock
 
     /** Waits until the worker has done what was handed to it so far. */
     internal fun drain() {

@@ -6,6 +6,7 @@ import android.os.Looper
 import android.os.UserManager
 import com.service.attribution.AppLinkResult
 import com.service.attribution.Consent
+import com.service.attribution.DeepLink
 import com.service.attribution.EventType
 import com.service.attribution.InitListener
 import com.service.attribution.LinkOptions
@@ -173,5 +174,38 @@ class ServiceAttributionSdkTest {
         ServiceAttributionSdk.configure(app, "sdk_other", LogLevel.NONE, null, "other-user")
         assertEquals(serviceId, ServiceAttributionSdk.getServiceId())
         assertTrue(sdkLogs(android.util.Log.INFO).any { "already called" in it })
+    }
+
+    @Test
+    fun `an intent the recent apps relaunched, or of another action than VIEW, hands no link over, and a tapped link's intent does`() {
+        val got = CopyOnWriteArrayList<DeepLink>()
+        ServiceAttributionSdk.setDeepLinkListener { got.add(it) }
+        try {
+            // Links handed over before this listener (by the other test) are not this test's.
+            shadowOf(Looper.getMainLooper()).idle()
+            got.clear()
+            val tapped = Uri.parse("myapp://open?deep_link_path=%2Flevels%2F7")
+            val appLink = Uri.parse("https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7")
+
+            // The app reopened from the recent apps (after its process ended): Android gives the
+            // activity the intent that first made the task, whose link was handed over then.
+            val fromHistory = { uri: Uri -> Intent(Intent.ACTION_VIEW, uri).addFlags(Intent.FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY) }
+            assertNull(ServiceAttributionSdk.handleDeepLink(fromHistory(tapped)))
+            assertNull(ServiceAttributionSdk.handleAppLink(fromHistory(appLink)))
+            // An intent of another action that carries a Uri is no tapped link.
+            assertNull(ServiceAttributionSdk.handleDeepLink(Intent(Intent.ACTION_SEND, tapped)))
+            assertNull(ServiceAttributionSdk.handleAppLink(Intent(Intent.ACTION_SEND, appLink)))
+            assertNull(ServiceAttributionSdk.handleDeepLink(Intent().setData(tapped)))
+            shadowOf(Looper.getMainLooper()).idle()
+            assertEquals(emptyList<DeepLink>(), got.toList())
+
+            // The tap itself: delivered once.
+            val link = ServiceAttributionSdk.handleDeepLink(Intent(Intent.ACTION_VIEW, tapped))
+            assertEquals("/levels/7", link?.path)
+            shadowOf(Looper.getMainLooper()).idle()
+            assertEquals(listOf(link), got.toList())
+        } finally {
+            ServiceAttributionSdk.setDeepLinkListener(null)
+        }
     }
 }

@@ -118,6 +118,11 @@ class DirectDeepLinkVectorsTest(private val name: String, private val case: Map<
 
 /** Deep links reach a listener set after they arrived; a listener that throws does not stop the SDK. */
 class DeepLinkListenerTest {
+    private companion object {
+        /** Where the SDK marks the deferred deep link delivered. */
+        const val DEFERRED_DELIVERED = "deferred_deep_link_delivered"
+    }
+
     private val device = ScriptedDevice()
 
     @After
@@ -201,6 +206,79 @@ class DeepLinkListenerTest {
         assertEquals(DeepLinkKind.DEFERRED, device.deepLinks.single().kind)
         device.configure(device.launch())
         assertEquals(1, device.deepLinks.size)
+    }
+
+    /**
+     * A configured launch whose attribution carries a deferred deep link, kept on the device for
+     * want of a listener; then a listener is set, and its offer of the link runs on the worker
+     * (another thread here) as the app clears the listener again. Held at the lock by hand, the
+     * worker has not looked for a listener yet, or waits to hand the link to the one it found.
+     */
+    private fun deferredLinkOfferedAsTheListenerIsCleared(): SdkCore {
+        device.backend.attribution = {
+            HttpResponse(200, """{"service_match_status":"matched","media_source":"x","deep_link_path":"/levels/7","promo":"W"}""")
+        }
+        val core = device.launch()
+        core.setDeepLinkListener(null)
+        device.configure(core)
+        assertTrue(device.deepLinks.isEmpty())
+        core.setDeepLinkListener { device.deepLinks.add(it) }
+        val worker = Thread { device.scheduler.runDue() }
+        synchronized(core.deepLinkLock) {
+            worker.start()
+            while (worker.state != Thread.State.BLOCKED && worker.state != Thread.State.TERMINATED) Thread.yield()
+            core.setDeepLinkListener(null)
+        }
+        worker.join()
+        device.assertNoFailures()
+        return core
+    }
+
+    @Test
+    fun `the deferred deep link offered as the listener is cleared is not marked delivered, and the next listener gets it once`() {
+        val core = deferredLinkOfferedAsTheListenerIsCleared()
+        assertTrue(device.deepLinks.isEmpty())
+        assertNull("marked delivered with no listener", device.store.get(DEFERRED_DELIVERED))
+
+        core.setDeepLinkListener { device.deepLinks.add(it) }
+        device.scheduler.runDue()
+        assertEquals(listOf(DeepLinkKind.DEFERRED to "/levels/7"), device.deepLinks.map { it.kind to it.path })
+        assertEquals("1", device.store.get(DEFERRED_DELIVERED))
+        device.configure(device.launch())
+        assertEquals(1, device.deepLinks.size)
+    }
+
+    @Test
+    fun `the deferred deep link offered as the listener is cleared reaches a later launch's listener, the process having ended`() {
+        deferredLinkOfferedAsTheListenerIsCleared()
+        device.configure(device.launch())
+        assertEquals(listOf(DeepLinkKind.DEFERRED to "/levels/7"), device.deepLinks.map { it.kind to it.path })
+    }
+
+    @Test
+    fun `a deferred deep link waiting for a listener is not pushed out by more direct links than are kept`() {
+        val kept = (Vectors.conformance("listeners.json")["maxPendingDirectLinks"] as Number).toInt()
+        val core = deferredLinkOfferedAsTheListenerIsCleared()
+        val paths = (0..kept).map { "/direct/$it" }
+        for (path in paths) core.handleDeepLink("myapp://open?deep_link_path=${path.replace("/", "%2F")}")
+        core.setDeepLinkListener { device.deepLinks.add(it) }
+        device.scheduler.runDue()
+        // The most recent direct links in order, then the deferred one.
+        assertEquals(paths.drop(1) + "/levels/7", device.deepLinks.map { it.path })
+        assertEquals(DeepLinkKind.DEFERRED, device.deepLinks.last().kind)
+    }
+
+    @Test
+    fun `direct links past the bound push out only older direct links, never a link of another kind waiting with them`() {
+        val kept = (Vectors.conformance("listeners.json")["maxPendingDirectLinks"] as Number).toInt()
+        val dispatch = ListenerDispatch(MainThread { it.run() })
+        val deferred = DeepLink(DeepLinkKind.DEFERRED, null, "/levels/7", mapOf("deep_link_path" to "/levels/7"), null)
+        dispatch.deliverDeepLink(deferred)
+        val direct = (0..kept).map { DeepLink(DeepLinkKind.DIRECT, null, "/direct/$it", mapOf("deep_link_path" to "/direct/$it"), "myapp://open") }
+        direct.forEach { dispatch.deliverDeepLink(it) }
+        val got = ArrayList<DeepLink>()
+        dispatch.setDeepLinkListener { got.add(it) }
+        assertEquals(listOf(deferred) + direct.drop(1), got)
     }
 
     @Test
