@@ -232,6 +232,7 @@ apps
     "an app's remote configuration (on or off for its SDKs, sealing on or off) and link settings",
   )
   .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option("--name <name>", "a new name for the app (1 to 200 characters)")
   .option("--enable", "SDKs of the app report (the default for a new app)")
   .option("--disable", "SDKs of the app switch themselves off")
   .addOption(

@@ -57,6 +57,16 @@ describe("attribution apps config", () => {
     );
   });
 
+  it("renames the app, as the dashboard's settings do, and refuses a name of none or too long", async () => {
+    await configured({ name: "  One, renamed " });
+    expect((await stored()).name).toBe("One, renamed");
+    await expect(configured({ name: " " })).rejects.toThrow("name must not be empty.");
+    await expect(configured({ name: "n".repeat(201) })).rejects.toThrow(
+      "name must be at most 200 characters.",
+    );
+    expect((await stored()).name).toBe("One, renamed");
+  });
+
   it("names the flag, not the field, of a setting given wrong", async () => {
     await expect(configured({ appleTeamId: "nope" })).rejects.toThrow(/^--apple-team-id: /);
     await expect(configured({ languages: "xx-not-one" })).rejects.toThrow(/--languages\[0\]/);

@@ -1,5 +1,5 @@
 import { withEncryption } from "../../apps/app-config.ts";
-import { createApp } from "../../apps/registration.ts";
+import { createApp, newAppSchema } from "../../apps/registration.ts";
 import {
   type AttributionChange,
   attributionSettingsOf,
@@ -110,6 +110,8 @@ const applySettings = <T>(apply: () => T): T => {
 
 export interface ConfigureAppOptions {
   appId: string;
+  /** A new name, as the dashboard's settings rename it. */
+  name?: string;
   enable?: boolean;
   disable?: boolean;
   encryption?: "on" | "off";
@@ -166,11 +168,17 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
       `--time-zone ${options.timeZone}: must be an IANA time zone of a place, such as America/Los_Angeles, or UTC`,
     );
   }
+  const name =
+    options.name === undefined ? undefined : newAppSchema.shape.name.safeParse(options.name);
+  if (name && !name.success) {
+    throw new ValidationError(name.error.issues.map((issue) => issue.message).join(" "));
+  }
   const app = await withAdminStores(options.dataDir, (stores) =>
     // Applied to the app as stored, again if another change came in between, so both hold.
     stores.apps.update(options.appId, async (found) => {
       let updated = {
         ...found,
+        ...(name?.success ? { name: name.data } : {}),
         enabled: options.disable ? false : options.enable ? true : found.enabled,
         ...(options.timeZone === undefined ? {} : { timeZone: options.timeZone }),
       };
