@@ -37,6 +37,12 @@ describe("withLinkSettings", () => {
     expect(second.name).toBe("Game");
   });
 
+  it("takes an Apple team id in any case, kept in Apple's capitals", () => {
+    expect(withLinkSettings(app, { appleTeamId: "9ja89qqlnq" }).links?.appleTeamId).toBe(
+      "9JA89QQLNQ",
+    );
+  });
+
   it("clears a setting given as empty, and the settings once none is left", () => {
     const set = withLinkSettings(app, { appStoreId: "1234567890", hosts: ["go.example.com"] });
     expect(withLinkSettings(set, { hosts: [] }).links?.hosts).toBeUndefined();
@@ -49,7 +55,8 @@ describe("withLinkSettings", () => {
     [{ appStoreId: "id123" }, "appStoreId: must be the App Store's numeric app id"],
     // Apple writes the id as a number: one set with a leading zero would match no postback.
     [{ appStoreId: "0123456789" }, "appStoreId: must be the App Store's numeric app id"],
-    [{ appleTeamId: "9ja89qqlnq" }, "appleTeamId: must be 10 capital letters or digits"],
+    [{ appleTeamId: "9ja89qqln" }, "appleTeamId: must be 10 capital letters or digits"],
+    [{ appleTeamId: "9JA89QQLN-" }, "appleTeamId: must be 10 capital letters or digits"],
     [{ webUrl: "ftp://example.com" }, "webUrl: must be an http or https URL"],
     [{ hosts: ["https://go.example.com"] }, "hosts[0]: must be a host name"],
     [{ androidSha256Fingerprints: [FINGERPRINT.slice(3)] }, "must be a SHA-256 fingerprint"],

@@ -67,8 +67,15 @@ export const linkSettingsChangeSchema = z.object({
     )
     .max(10, { error: "must name at most 10 hosts" })
     .optional(),
+  // Apple writes it in capitals (ABCDE12345), as apple-app-site-association must name it; one
+  // typed in small letters is the same id, as a fingerprint is.
   appleTeamId: clearable(
-    z.string().regex(APPLE_TEAM_ID_PATTERN, { error: "must be 10 capital letters or digits" }),
+    z
+      .string()
+      .transform((id) => id.toUpperCase())
+      .pipe(
+        z.string().regex(APPLE_TEAM_ID_PATTERN, { error: "must be 10 capital letters or digits" }),
+      ),
   ).optional(),
   androidSha256Fingerprints: z
     .array(
