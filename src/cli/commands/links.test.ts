@@ -203,6 +203,15 @@ describe("attribution links", () => {
     await expect(updated(id, { costModel: "", costValue: "1" })).rejects.toThrow(/cost/);
   });
 
+  it("names the flag of any field the service refuses, not the API's field", async () => {
+    await expect(created({ previewImageUrl: "http://cdn.example.com/a.png" })).rejects.toThrow(
+      /^--preview-image-url: /,
+    );
+    await expect(created({ campaignName: "Win\nter" })).rejects.toThrow(
+      "--campaign-name: must not contain control characters",
+    );
+  });
+
   it("takes --cost-value as costs import takes an amount, and names the flag when it is none", async () => {
     for (const [text, value] of [
       [".5", 0.5],

@@ -51,16 +51,43 @@ const price = (value: string | undefined): number | undefined => {
   );
 };
 
-/** The API's refusal of a link's cost fields, naming the flags the command was given. */
-const namingCostFlags = async <T>(work: () => Promise<T>): Promise<T> => {
+/** The API's fields of a link the commands give by a flag: `preview_image_url` is `--preview-image-url`. */
+const LINK_FIELD_FLAGS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(
+    [
+      "media_source",
+      "campaign_id",
+      "campaign_name",
+      "adset_id",
+      "adset_name",
+      "ad_id",
+      "ad_name",
+      "deep_link_path",
+      "android_url",
+      "ios_url",
+      "web_url",
+      "landing_page",
+      "forward_params",
+      "preview_title",
+      "preview_description",
+      "preview_image_url",
+      "cost_model",
+      "cost_value",
+      "cost_currency",
+    ].map((field) => [field, `--${field.replace(/_/g, "-")}`]),
+  ),
+  params: "--param",
+};
+
+const LINK_FIELD = new RegExp(`\\b(${Object.keys(LINK_FIELD_FLAGS).join("|")})\\b`, "g");
+
+/** The API's refusal of a link's fields, naming the flags the command was given instead. */
+const namingLinkFlags = async <T>(work: () => Promise<T>): Promise<T> => {
   try {
     return await work();
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    const named = error.message.replace(
-      /\bcost_(model|value|currency)\b/g,
-      (_field, name: string) => `--cost-${name}`,
-    );
+    const named = error.message.replace(LINK_FIELD, (field) => LINK_FIELD_FLAGS[field] ?? field);
     throw named === error.message ? error : new ValidationError(named);
   }
 };
@@ -96,7 +123,7 @@ export const createLinkCommand = async (options: CreateLinkOptions) => {
   const costFields = costFieldsOf(options);
   const link = await withAdminStores(options.dataDir, async (stores) => {
     await appMustExist(stores, options.appId);
-    return namingCostFlags(() =>
+    return namingLinkFlags(() =>
       linksOf(stores).create(options.appId, {
         media_source: options.mediaSource,
         campaign_id: options.campaignId,
@@ -235,7 +262,7 @@ export const updateLinkCommand = async (options: UpdateLinkOptions) => {
   const costFields = costChangeOf(options);
   const link = await withAdminStores(options.dataDir, async (stores) => {
     await appMustExist(stores, options.appId);
-    return namingCostFlags(() =>
+    return namingLinkFlags(() =>
       linksOf(stores).update(options.appId, options.deeplinkId, {
         landing_page: options.landingPage === undefined ? undefined : options.landingPage === "on",
         forward_params:
