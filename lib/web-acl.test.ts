@@ -2,7 +2,7 @@ import { Template } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { GATEWAY_ERRORS } from "../src/http/gateway-errors.ts";
 import { INGEST_LIMITS } from "../src/ingest/limits.ts";
-import { LINK_LIMITS } from "../src/links/link-request.ts";
+import { LINK_LIMITS } from "../src/links/link-limits.ts";
 import { propertiesOf, testApp } from "./stack.test-support.ts";
 import {
   COUNTED_EDGE_RULES,

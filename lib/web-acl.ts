@@ -13,7 +13,7 @@ import { Construct } from "constructs";
 import { statusName } from "../src/http/errors.ts";
 import { GATEWAY_ERRORS } from "../src/http/gateway-errors.ts";
 import { INGEST_LIMITS } from "../src/ingest/limits.ts";
-import { LINK_LIMITS } from "../src/links/link-request.ts";
+import { LINK_LIMITS } from "../src/links/link-limits.ts";
 
 const BODIES_ARE_DATA =
   "A body is an app's events, touches, links or settings: free-form values the service stores as data and never renders as a page, opens as a path or fetches as a URL. A match would refuse a whole batch of real events.";
@@ -29,7 +29,7 @@ export const COUNTED_RULES: Readonly<Record<string, string>> = {
 
 /** Rules that also only count on the CloudFront ACL, which the link host's taps pass. */
 export const COUNTED_EDGE_RULES: Readonly<Record<string, string>> = {
-  SizeRestrictions_QUERYSTRING: `A tapped link carries its ad network's parameters, up to ${LINK_LIMITS.maxParams} of up to ${LINK_LIMITS.maxParamValueLength} characters that the tap records (src/links/link-request.ts): often over the rule's 2 KB.`,
+  SizeRestrictions_QUERYSTRING: `A tapped link carries its ad network's parameters, up to ${LINK_LIMITS.maxParams} of up to ${LINK_LIMITS.maxParamValueLength} characters that the tap records (src/links/link-limits.ts): often over the rule's 2 KB.`,
 };
 
 export type WebAclScope = "REGIONAL" | "CLOUDFRONT";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { TOUCH_COST_LIMITS } from "../costs/touch-cost.ts";
 import { formatIssues } from "../validation/issues.ts";
-import { LINK_LIMITS, linkRequestSchema, linkUpdateSchema } from "./link-request.ts";
+import { LINK_LIMITS } from "./link-limits.ts";
+import { linkRequestSchema, linkUpdateSchema } from "./link-request.ts";
 
 const problems = (body: unknown) => {
   const parsed = linkRequestSchema.safeParse(body);

@@ -9,24 +9,7 @@ import * as z from "zod";
 import { costFields, refineCostFields } from "../costs/touch-cost.ts";
 import { text, withoutProtoKey } from "../ingest/fields.ts";
 import { withoutControlCharacters } from "../validation/text.ts";
-
-export const LINK_LIMITS = {
-  maxFieldLength: 200,
-  maxPathLength: 1_000,
-  maxUrlLength: 2_048,
-  /**
-   * A link's own URL, as it is shared: half the 8,192 bytes CloudFront takes in front of the
-   * link host on AWS (and a quarter of the 16 KiB the embedded listener takes), so a tap on it
-   * is always taken, Chrome's repeat of it with its hints included.
-   */
-  maxLinkUrlLength: 4_096,
-  maxParams: 50,
-  maxParamKeyLength: 64,
-  maxParamValueLength: 500,
-  // What the cards of chats and feeds show whole; longer, they cut it.
-  maxPreviewTitleLength: 100,
-  maxPreviewDescriptionLength: 300,
-} as const;
+import { LINK_LIMITS } from "./link-limits.ts";
 
 /** Keys a link's query carries itself; a custom parameter may not take one. */
 export const RESERVED_PARAM_KEYS = ["deep_link_path"] as const;

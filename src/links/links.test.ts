@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { App } from "../ports/apps.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
 import { testLink } from "./link.test-support.ts";
-import { LINK_LIMITS } from "./link-request.ts";
+import { LINK_LIMITS } from "./link-limits.ts";
 import { createLinks, linkAnswer, linkUrl } from "./links.ts";
 
 const app: App = {

@@ -12,12 +12,8 @@ import type { Link, LinkChange, LinkStore } from "../ports/links.ts";
 import { newDeeplinkId } from "../touches/ids.ts";
 import { checked } from "../validation/issues.ts";
 import { linkHostsOf } from "./app-settings.ts";
-import {
-  LINK_LIMITS,
-  type LinkRequest,
-  linkRequestSchema,
-  linkUpdateSchema,
-} from "./link-request.ts";
+import { LINK_LIMITS } from "./link-limits.ts";
+import { type LinkRequest, linkRequestSchema, linkUpdateSchema } from "./link-request.ts";
 
 /** A link as the API answers it. */
 export interface LinkAnswer {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LINK_LIMITS } from "../links/link-request.ts";
+import { LINK_LIMITS } from "../links/link-limits.ts";
 import type { CostRow } from "../ports/costs.ts";
 import type { RenamedCampaign } from "../ports/reports.ts";
 import {

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { testLink } from "../links/link.test-support.ts";
+import { LINK_LIMITS } from "../links/link-limits.ts";
 import { QR_TAP_PARAM } from "../links/link-qr.ts";
-import { LINK_LIMITS } from "../links/link-request.ts";
 import type { App } from "../ports/apps.ts";
 import type { Touch } from "../ports/touches.ts";
 import { createClickRecorder, HINTS_ASKED_PARAM, type Tap } from "./clicks.ts";

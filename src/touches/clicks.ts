@@ -19,8 +19,8 @@
 
 import type { DevicePlatform } from "../domain/touch.ts";
 import { hostServesApp } from "../links/app-settings.ts";
+import { LINK_LIMITS } from "../links/link-limits.ts";
 import { QR_TAP_PARAM } from "../links/link-qr.ts";
-import { LINK_LIMITS } from "../links/link-request.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { ClickSink } from "../ports/clicks.ts";
 import type { CountryResolver } from "../ports/geo.ts";

@@ -17,7 +17,7 @@ import {
   text,
   withoutProtoKey,
 } from "../ingest/fields.ts";
-import { LINK_LIMITS } from "../links/link-request.ts";
+import { LINK_LIMITS } from "../links/link-limits.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
 import { withoutControlCharacters } from "../validation/text.ts";
 import { deeplinkIdField } from "./ids.ts";

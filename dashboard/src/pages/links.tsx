@@ -1,6 +1,7 @@
 import { Fragment } from "preact";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { toDataURL } from "qrcode";
+import { LINK_LIMITS } from "../../../src/links/link-limits.ts";
 import { LINK_QR_CORRECTION, LINK_QR_MODULE_PX, linkQr } from "../../../src/links/link-qr.ts";
 import {
   ApiError,
@@ -54,13 +55,13 @@ import { useViewOnly } from "../session.tsx";
 
 const PAGE_SIZE = 200;
 
-/** The service's bounds of a link's fields (src/links/link-request.ts, LINK_LIMITS). */
+/** The service's bounds of a link's fields. */
 const MAX = {
-  field: 200,
-  path: 1_000,
-  url: 2_048,
-  previewTitle: 100,
-  previewDescription: 300,
+  field: LINK_LIMITS.maxFieldLength,
+  path: LINK_LIMITS.maxPathLength,
+  url: LINK_LIMITS.maxUrlLength,
+  previewTitle: LINK_LIMITS.maxPreviewTitleLength,
+  previewDescription: LINK_LIMITS.maxPreviewDescriptionLength,
 } as const;
 
 /** The forwarding checkbox of both forms. */

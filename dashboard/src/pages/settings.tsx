@@ -1,5 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { LINK_LIMITS } from "../../../src/links/link-limits.ts";
 import {
   ApiError,
   type AppSettings,
@@ -499,7 +500,12 @@ export function SettingsPage(props: { appId: string }) {
                 label="Default preview title"
                 error={fieldErrors.preview_title}
               >
-                <input autocomplete="off" {...control("preview_title")} {...text("previewTitle")} />
+                <input
+                  autocomplete="off"
+                  maxLength={LINK_LIMITS.maxPreviewTitleLength}
+                  {...control("preview_title")}
+                  {...text("previewTitle")}
+                />
               </Field>
               <Field
                 name="preview_image_url"
@@ -521,6 +527,7 @@ export function SettingsPage(props: { appId: string }) {
             >
               <textarea
                 rows={2}
+                maxLength={LINK_LIMITS.maxPreviewDescriptionLength}
                 {...control("preview_description")}
                 {...text("previewDescription")}
                 onInput={(event) => {

@@ -1,7 +1,8 @@
 /** The link routes' contracts: make a link, list them, read one, disable or enable it. */
 import * as z from "zod";
 import { COST_MODELS } from "../../domain/touch.ts";
-import { LINK_LIMITS, linkRequestSchema, linkUpdateSchema } from "../../links/link-request.ts";
+import { LINK_LIMITS } from "../../links/link-limits.ts";
+import { linkRequestSchema, linkUpdateSchema } from "../../links/link-request.ts";
 import { LINK_PAGE_LIMITS, type LinkAnswer } from "../../links/links.ts";
 import { deeplinkIdParam, linkListQuery } from "../handlers/links.ts";
 import {
