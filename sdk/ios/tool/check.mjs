@@ -17,7 +17,8 @@
 // conversion values with them, each queued and evaluated once, none asking Apple outside its
 // window), the configuration read in one chain, only a 4xx taken for a refusal, sessions before
 // events, a sealing key that cannot seal refused, AdAttributionKit linked as every Xcode taken
-// can, the install held for the app's tracking answer. Prints one line per check and a closing
+// can, the install held for the app's tracking answer, the deferred deep link marked delivered
+// only in the step that reads the listener it goes to. Prints one line per check and a closing
 // `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -495,23 +496,28 @@ checking("the attribution route's own keys and the delivery limits are the vecto
 });
 
 checking(
-  "direct links wait for a deep-link listener: listeners.json's maxPendingDirectLinks, oldest dropped",
+  "direct links wait for a deep-link listener: listeners.json's maxPendingDirectLinks, the oldest direct one dropped",
   () => {
     const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
     const kept = Number(propertyValue(sdkCore, "maxPendingLinks").text.replace(/_/g, ""));
-    const deliver =
+    const deliver = (
       descendants(sdkCore, "function_declaration").find(
         (fn) =>
           nameOf(fn) === "deliver" && fn.text.split("{")[0].includes("_ link: ServiceDeepLink"),
-      )?.text ?? "";
+      )?.text ?? ""
+    ).replace(/\/\/.*$/gm, "");
     const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ListenerTests.swift"));
     return [
       ...same(kept, listeners.maxPendingDirectLinks, "SdkCore.maxPendingLinks"),
-      ...(/pendingLinks\.count >= SdkCore\.maxPendingLinks \{ pendingLinks\.removeFirst\(\) \}\s*pendingLinks\.append\(link\)/.test(
+      // The bound counts direct links alone, and only a direct link makes room: a link of
+      // another kind waiting with them is never pushed out by taps.
+      ...(/pendingLinks\.append\(link\)\s*while pendingLinks\.filter\(\{ \$0\.kind == \.direct \}\)\.count > SdkCore\.maxPendingLinks,\s*let oldest = pendingLinks\.firstIndex\(where: \{ \$0\.kind == \.direct \}\) \{\s*pendingLinks\.remove\(at: oldest\)/.test(
         deliver,
-      )
+      ) && !/removeFirst|removeLast|dropFirst/.test(deliver)
         ? []
-        : ["deliver does not drop the oldest waiting link for the newest"]),
+        : [
+            "deliver does not drop the oldest waiting direct link, and only a direct one, for the newest",
+          ]),
       ...(/func testTheMostRecentDirectLinksWaitForAListenerTheOldestDroppedTheRestInOrder\(/.test(
         tests,
       ) && tests.includes('["maxPendingDirectLinks"]')
@@ -2875,6 +2881,71 @@ checking("a listener set while switched off hears the kept attribution once swit
         ]),
   ];
 });
+
+// The deferred deep link is marked delivered on the device only once a listener took it: the
+// listener and the delegate are read once, in the same step under the lock that claims it, and
+// the link goes to those. A look apart from the claim would let the app clear them in between,
+// and the link claimed for no one would then wait in memory (lost with the process, pushed out
+// by taps) or nowhere. It never goes through deliver(), whose waiting list is the direct links'.
+checking(
+  "the deferred deep link is claimed in the step that reads the listeners it goes to, and never waits among the direct links",
+  () => {
+    const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
+    const offer = functionNamed(sdkCore, "deliverKeptDeferredLink");
+    const code = codeOf(offer.text);
+    const claims = descendants(offer, "lambda_literal").filter((lambda) =>
+      lambda.text.includes("Key.deferredDelivered"),
+    );
+    const claim = claims.length === 1 ? codeOf(claims[0].text) : "";
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ListenerTests.swift"));
+    const whole = codeOf(tree(core("Core/SdkCore.swift")).text);
+    return [
+      ...(claims.length === 1 &&
+      /locked \{ \(\) -> \(DeepLinkListener\?, ServiceAttributionDelegate\?\)\? in/.test(code)
+        ? []
+        : [
+            "deliverKeptDeferredLink claims the link in no single locked step, or in more than one",
+          ]),
+      ...(before(
+        claim,
+        "configured && !disabled && !stopped && !deleted",
+        "let taken = deepLinkListeners()",
+      ) &&
+      before(
+        claim,
+        "let taken = deepLinkListeners()",
+        "platform.store.get(Key.deferredDelivered) == nil",
+      ) &&
+      before(
+        claim,
+        "platform.store.get(Key.deferredDelivered) == nil",
+        'platform.store.put(Key.deferredDelivered, "1")',
+      ) &&
+      before(claim, 'platform.store.put(Key.deferredDelivered, "1")', "return taken")
+        ? []
+        : [
+            "the claim does not read the state and the listeners, and mark the link delivered only when one is set, in one step",
+          ]),
+      ...(/guard let pair = listeners else \{ return \}\s*hand\(link, to: pair\.0, pair\.1\)\s*\}\s*$/.test(
+        code,
+      )
+        ? []
+        : ["deliverKeptDeferredLink does not hand the link to the listeners its claim read"]),
+      ...(/\bdeliver\(/.test(code) || /pendingLinks/.test(code)
+        ? ["deliverKeptDeferredLink puts the deferred deep link among the waiting direct links"]
+        : []),
+      ...((whole.match(/store\.put\(Key\.deferredDelivered/g) ?? []).length === 1
+        ? []
+        : ["the deferred deep link is marked delivered outside deliverKeptDeferredLink's claim"]),
+      ...missingTests(tests, "ListenerTests", [
+        "testTheDeferredDeepLinkOfferedAsTheListenerIsClearedIsNotMarkedDeliveredAndTheNextListenerGetsItOnce",
+        "testTheDeferredDeepLinkOfferedAsTheListenerIsClearedReachesALaterLaunchsListenerTheProcessHavingEnded",
+        "testADeferredDeepLinkWaitingForAListenerIsNotPushedOutByMoreDirectLinksThanAreKept",
+        "testDirectLinksPastTheBoundPushOutOnlyOlderDirectLinksNeverALinkOfAnotherKindWaitingWithThem",
+      ]),
+    ];
+  },
+);
 
 // A stop() made as configure returns, before its worker begins, sends nothing: the worker reads
 // the flag as it is then, not as configure found it.

@@ -96,6 +96,76 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(later.deepLinks, [], "once per install")
     }
 
+    /// A configured launch whose attribution carries a deferred deep link, kept on the device for
+    /// want of a listener; then a listener is set, and the app clears it again just as the
+    /// worker, having found it set, reads the attribution to offer the link.
+    private func deferredLinkOfferedAsTheListenerIsCleared(file: StaticString = #filePath, line: UInt = #line) -> Harness {
+        let harness = Harness()
+        harness.service.attribution = #"{"service_match_status":"matched","media_source":"facebook_ads","deep_link_path":"/levels/7","promo":"W"}"#
+        XCTAssertNil(harness.configure(), file: file, line: line)
+        harness.eventually("attribution", file: file, line: line) { harness.core.attributionParams()[SdkCore.matchStatus] == "matched" }
+        XCTAssertNil(harness.store.get(SdkCore.Key.deferredDelivered), file: file, line: line)
+        harness.store.beforeRead = { [unowned harness] key in
+            guard key == SdkCore.Key.attribution else { return }
+            harness.store.beforeRead = nil
+            harness.core.deepLinkListener = nil
+        }
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.settle()
+        XCTAssertNil(harness.store.beforeRead, "the link was offered without a read of the attribution", file: file, line: line)
+        XCTAssertNil(harness.core.deepLinkListener, file: file, line: line)
+        XCTAssertEqual(heard.deepLinks, [], "the listener cleared before the link was handed over", file: file, line: line)
+        return harness
+    }
+
+    func testTheDeferredDeepLinkOfferedAsTheListenerIsClearedIsNotMarkedDeliveredAndTheNextListenerGetsItOnce() throws {
+        let harness = deferredLinkOfferedAsTheListenerIsCleared()
+        XCTAssertNil(harness.store.get(SdkCore.Key.deferredDelivered), "marked delivered with no listener")
+
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.settle()
+        XCTAssertEqual(heard.deepLinks.map { $0.kind }, [.deferred])
+        XCTAssertEqual(heard.deepLinks.first?.path, "/levels/7")
+        XCTAssertEqual(heard.deepLinks.first?.params, ["deep_link_path": "/levels/7", "promo": "W"])
+        XCTAssertEqual(harness.store.get(SdkCore.Key.deferredDelivered), "1")
+
+        let next = Harness(store: harness.store, service: harness.service)
+        XCTAssertNil(next.configure())
+        let later = Heard()
+        later.listen(to: next.core)
+        next.runScheduled(3)
+        XCTAssertEqual(later.deepLinks, [], "once per install")
+    }
+
+    func testTheDeferredDeepLinkOfferedAsTheListenerIsClearedReachesALaterLaunchsListenerTheProcessHavingEnded() throws {
+        let first = deferredLinkOfferedAsTheListenerIsCleared()
+        // The process ends before the app sets a listener again.
+        let second = Harness(store: first.store, service: first.service)
+        XCTAssertNil(second.configure())
+        let heard = Heard()
+        heard.listen(to: second.core)
+        second.settle()
+        XCTAssertEqual(heard.deepLinks.map { $0.kind }, [.deferred])
+        XCTAssertEqual(heard.deepLinks.first?.path, "/levels/7")
+    }
+
+    func testADeferredDeepLinkWaitingForAListenerIsNotPushedOutByMoreDirectLinksThanAreKept() throws {
+        let kept = try XCTUnwrap(try Vectors.conformance("listeners.json")["maxPendingDirectLinks"] as? Int)
+        let harness = deferredLinkOfferedAsTheListenerIsCleared()
+        let paths = (0...kept).map { "/direct/\($0)" }
+        for path in paths {
+            harness.core.handleDeepLink("myapp://open?deep_link_path=" + path.replacingOccurrences(of: "/", with: "%2F"))
+        }
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.settle()
+        // The most recent direct links in order, then the deferred one.
+        XCTAssertEqual(heard.deepLinks.map { $0.path ?? "" }, Array(paths.dropFirst()) + ["/levels/7"])
+        XCTAssertEqual(heard.deepLinks.last?.kind, .deferred)
+    }
+
     func testAFailedMatchIsNotGivenToTheListener() throws {
         let harness = Harness()
         harness.service.attribution = #"{"service_match_status":"failed"}"#
@@ -277,6 +347,20 @@ final class ListenerTests: XCTestCase {
         more.settle()
         XCTAssertEqual(late.deepLinks.map { $0.url?.absoluteString }, Array(urls.suffix(kept)))
         XCTAssertEqual(late.deepLinks.map { $0.path }, (3..<(kept + 3)).map { "/levels/\($0)" })
+    }
+
+    func testDirectLinksPastTheBoundPushOutOnlyOlderDirectLinksNeverALinkOfAnotherKindWaitingWithThem() throws {
+        let kept = try XCTUnwrap(try Vectors.conformance("listeners.json")["maxPendingDirectLinks"] as? Int)
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        let deferred = try XCTUnwrap(SdkCore.deferredDeepLink(["service_match_status": "matched", "deep_link_path": "/levels/7"]))
+        harness.core.deliver(deferred)
+        let direct = try (0...kept).map { try XCTUnwrap(SdkCore.directDeepLink("myapp://open?deep_link_path=%2Fdirect%2F\($0)")) }
+        for link in direct { harness.core.deliver(link) }
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.settle()
+        XCTAssertEqual(heard.deepLinks, [deferred] + Array(direct.dropFirst()))
     }
 
     func testHandleUniversalLinkDeliversTheDirectDeepLink() throws {

@@ -1805,18 +1805,36 @@ final class SdkCore: @unchecked Sendable {
         return ServiceDeepLink(kind: .direct, deeplinkId: link.deeplinkId, path: path, params: link.queryParams, url: URL(string: text))
     }
 
-    /// To the deep-link listeners, or kept until one is set.
+    /// A direct deep link, to the deep-link listeners; with none set, it waits for one among
+    /// the most recent.
     func deliver(_ link: ServiceDeepLink) {
         let listeners = locked { () -> (DeepLinkListener?, ServiceAttributionDelegate?)? in
-            if onDeepLink == nil && delegate == nil {
-                if pendingLinks.count >= SdkCore.maxPendingLinks { pendingLinks.removeFirst() }
+            let taken = deepLinkListeners()
+            if taken == nil {
                 pendingLinks.append(link)
-                return nil
+                // The bound (listeners.json's maxPendingDirectLinks) is on direct links, as in
+                // every SDK: only they make room, so that taps never push out another kind.
+                while pendingLinks.filter({ $0.kind == .direct }).count > SdkCore.maxPendingLinks,
+                      let oldest = pendingLinks.firstIndex(where: { $0.kind == .direct }) {
+                    pendingLinks.remove(at: oldest)
+                }
             }
-            return (onDeepLink, delegate)
+            return taken
         }
         guard let pair = listeners else { return }
-        let (listener, delegate) = pair
+        hand(link, to: pair.0, pair.1)
+    }
+
+    /// Under `lock`: the deep-link listener and the delegate as they are now, each read once
+    /// (the delegate is weak: a second read may find it gone); nil when neither is set.
+    private func deepLinkListeners() -> (DeepLinkListener?, ServiceAttributionDelegate?)? {
+        let listener = onDeepLink
+        let delegate = self.delegate
+        return listener == nil && delegate == nil ? nil : (listener, delegate)
+    }
+
+    /// `link` to the listeners read under `lock`, later on the main thread.
+    private func hand(_ link: ServiceDeepLink, to listener: DeepLinkListener?, _ delegate: ServiceAttributionDelegate?) {
         onMain {
             MainActorCall.run {
                 listener?(link)
@@ -2535,19 +2553,24 @@ final class SdkCore: @unchecked Sendable {
     }
 
     /// The deferred deep link of the attribution kept on the device, once per install, to the
-    /// deep-link listener or the delegate. Marked delivered only when one is there to have it:
-    /// with none set yet it stays on the device, not in memory (which the process's end would
-    /// lose), for the first one set, in this launch or a later one.
+    /// deep-link listener or the delegate. Marked delivered only once one took it: with none set
+    /// it stays on the device, not in memory among the direct links (which the process's end
+    /// loses, and later taps push out), for the first one set, in this launch or a later one.
     private func deliverKeptDeferredLink() {
         let ready = locked { configured && !disabled && !stopped && !deleted && (onDeepLink != nil || delegate != nil) }
         guard ready, platform.store.isAvailable, let attribution = storedAttribution(),
               let link = SdkCore.deferredDeepLink(attribution) else { return }
-        let claimed = locked { () -> Bool in
-            guard platform.store.get(Key.deferredDelivered) == nil else { return false }
+        // The listeners are read again, once, in the step that claims the link, and the link goes
+        // to those: the app may have cleared them since the look above, and a link claimed for
+        // none would be lost for good. The state too, which a stop meanwhile changes.
+        let listeners = locked { () -> (DeepLinkListener?, ServiceAttributionDelegate?)? in
+            guard configured && !disabled && !stopped && !deleted, let taken = deepLinkListeners(),
+                  platform.store.get(Key.deferredDelivered) == nil else { return nil }
             platform.store.put(Key.deferredDelivered, "1")
-            return true
+            return taken
         }
-        if claimed { deliver(link) }
+        guard let pair = listeners else { return }
+        hand(link, to: pair.0, pair.1)
     }
 
     /// The attribution known now, always with `service_match_status` (docs/attribution.md#results;

@@ -6,13 +6,30 @@ import XCTest
 final class MemoryStore: KeyValueStore {
     private let lock = NSLock()
     private var values: [String: String] = [:]
+    private var readHook: ((String) -> Void)?
     var available = true
 
     var isAvailable: Bool {
         return available
     }
 
+    /// Runs with the key before each read, on the thread that reads and outside the store's
+    /// lock: what the app does on its own thread just as the SDK reads a value.
+    var beforeRead: ((String) -> Void)? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return readHook
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            readHook = newValue
+        }
+    }
+
     func get(_ key: String) -> String? {
+        beforeRead?(key)
         lock.lock()
         defer { lock.unlock() }
         return values[key]
