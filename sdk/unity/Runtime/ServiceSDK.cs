@@ -119,6 +119,25 @@ namespace Service.Unity
         }
 
         /// <summary>
+        /// The link the app was opened with at this launch (Unity's Application.absoluteURL as the
+        /// app loaded), for the app to hand to HandleDeepLink or HandleUniversalLink as it starts;
+        /// later ones come through Application.deepLinkActivated. Null when there is none, and on
+        /// Android when the activity's intent is no tapped link's: one the recent apps relaunched
+        /// after the process ended (FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY), which carries again the
+        /// link of the launch that first made the task, handed over then, or one of another
+        /// action than VIEW.
+        /// </summary>
+        public static string LaunchUrl
+        {
+            get
+            {
+                SdkSetup current;
+                lock (Gate) current = setup;
+                return current == null ? null : DeepLinks.LaunchLink(current.LaunchUrl, current.LaunchIntent);
+            }
+        }
+
+        /// <summary>
         /// The install's attribution once it is resolved (any status but `failed`), with
         /// `service_match_status`; at every later start again with the map kept on the device; a
         /// handler added later hears the kept map at once. On the main thread. Never while the

@@ -68,7 +68,9 @@ namespace ReadmeUsage
             // Any scheme (myapp://… too); a link of the service also through HandleUniversalLink, which
             // hands it to DeepLinkReceived as well: give each URL to one of the two.
             Application.deepLinkActivated += url => ServiceSDK.HandleDeepLink(url);
-            if (!string.IsNullOrEmpty(Application.absoluteURL)) ServiceSDK.HandleDeepLink(Application.absoluteURL);
+            // The link the app was opened with: Application.absoluteURL, but none when Android's recent apps
+            // relaunched the app, whose intent carries again the link that first opened it.
+            if (ServiceSDK.LaunchUrl != null) ServiceSDK.HandleDeepLink(ServiceSDK.LaunchUrl);
 
             ServiceSDK.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: true, adPersonalization: false));
             ServiceSDK.SetAnonymous(true);         // no advertising id, IDFV or customer user id leaves the device

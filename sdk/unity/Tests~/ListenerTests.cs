@@ -754,6 +754,88 @@ namespace Service.Unity.Tests
             }
         }
 
+        // Android's values, as its Intent class has them.
+        private const string ActionView = "android.intent.action.VIEW";
+        private const int NewTask = 0x10000000;
+        private const int BroughtToFront = 0x00400000;
+        private const int LaunchedFromHistory = 0x00100000;
+
+        [Test]
+        public void TheLaunchLinkIsNoneForAnIntentTheRecentAppsRelaunchedOrOfAnotherActionThanView()
+        {
+            const string url = "myapp://open?deep_link_path=%2Flevels%2F7";
+            // A tap: the link, whatever else the intent's flags say.
+            Assert.AreEqual(url, DeepLinks.LaunchLink(url, new LaunchIntent { Action = ActionView }));
+            Assert.AreEqual(url, DeepLinks.LaunchLink(url, new LaunchIntent { Action = ActionView, Flags = NewTask | BroughtToFront }));
+            // The recent apps starting the task that link made again, after its process ended: the
+            // same intent, flagged.
+            Assert.IsNull(DeepLinks.LaunchLink(url, new LaunchIntent { Action = ActionView, Flags = LaunchedFromHistory }));
+            Assert.IsNull(DeepLinks.LaunchLink(url, new LaunchIntent { Action = ActionView, Flags = NewTask | LaunchedFromHistory }));
+            // Another action (the launcher's, an app's own) or none: no tap.
+            Assert.IsNull(DeepLinks.LaunchLink(url, new LaunchIntent { Action = "android.intent.action.MAIN" }));
+            Assert.IsNull(DeepLinks.LaunchLink(url, new LaunchIntent { Action = "android.intent.action.SEND" }));
+            Assert.IsNull(DeepLinks.LaunchLink(url, new LaunchIntent { Action = null }));
+            Assert.IsNull(DeepLinks.LaunchLink(url, new LaunchIntent { Action = "android.intent.action.view" }), "Android compares actions with their case");
+            // No intent to read (iOS, or Java that could not say): the link as Unity gives it.
+            Assert.AreEqual(url, DeepLinks.LaunchLink(url, null));
+            // No link (Unity's absoluteURL is empty then): none.
+            Assert.IsNull(DeepLinks.LaunchLink("", new LaunchIntent { Action = ActionView }));
+            Assert.IsNull(DeepLinks.LaunchLink(null, null));
+            Assert.IsNull(DeepLinks.LaunchLink("  ", null));
+        }
+
+        /// <summary>What the README has an app do as it starts: the launch link, if any, to HandleDeepLink.</summary>
+        private static void HandOverTheLaunchLink()
+        {
+            if (ServiceSDK.LaunchUrl != null) ServiceSDK.HandleDeepLink(ServiceSDK.LaunchUrl);
+        }
+
+        /// <summary>A launch of the facade whose engine gave this link and, on Android, this intent.</summary>
+        private static List<ServiceDeepLink> LaunchedWith(string absoluteUrl, LaunchIntent intent)
+        {
+            var main = new QueuedMainThread();
+            var setup = Setups.For("http://service.test", new ScriptedBackend { Answer = ScriptedBackend.Usual }, mainThread: main);
+            setup.LaunchUrl = absoluteUrl;
+            setup.LaunchIntent = intent;
+            ServiceSDK.UsePlatform(setup);
+            var heard = new List<ServiceDeepLink>();
+            Action<ServiceDeepLink> listener = heard.Add;
+            ServiceSDK.DeepLinkReceived += listener;
+            try
+            {
+                HandOverTheLaunchLink();
+                main.Drain();
+            }
+            finally
+            {
+                ServiceSDK.DeepLinkReceived -= listener;
+                ServiceSDK.UsePlatform(null);
+            }
+            return heard;
+        }
+
+        [Test]
+        public void TheLinkThatOpenedTheAppIsDeliveredOnceNotAgainWhenTheRecentAppsRelaunchIt()
+        {
+            const string url = "https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7";
+            // The tap's launch: Android's VIEW intent with the link.
+            var tapped = LaunchedWith(url, new LaunchIntent { Action = ActionView, Flags = NewTask });
+            Assert.AreEqual(1, tapped.Count);
+            Assert.AreEqual(ServiceDeepLinkKind.Direct, tapped[0].Kind);
+            Assert.AreEqual("/levels/7", tapped[0].Path);
+
+            // The process ended; the user reopens the app from the recent apps. Android starts the
+            // activity with the intent that first made the task, flagged, and Unity's absoluteURL
+            // holds its link again: the app hands nothing over, so nothing is delivered.
+            Assert.IsEmpty(LaunchedWith(url, new LaunchIntent { Action = ActionView, Flags = NewTask | LaunchedFromHistory }));
+            // The launcher's intent, or iOS, which has no intent: as before.
+            Assert.IsEmpty(LaunchedWith("", new LaunchIntent { Action = "android.intent.action.MAIN", Flags = NewTask }));
+            Assert.AreEqual(new[] { "/levels/7" }, LaunchedWith(url, null).Select(link => link.Path).ToArray());
+            // No platform: no link.
+            ServiceSDK.UsePlatform(null);
+            Assert.IsNull(ServiceSDK.LaunchUrl);
+        }
+
         [Test]
         public void TheFacadesListenersAreCSharpEventsWithTheDocumentedTypes()
         {
@@ -763,6 +845,9 @@ namespace Service.Unity.Tests
             Assert.AreEqual(typeof(long), typeof(ServiceSDK).GetMethod("GetDroppedEventCount").ReturnType);
             Assert.IsNotNull(typeof(ServiceSDK).GetMethod("SetConsent", new[] { typeof(ServiceConsent) }));
             Assert.IsNotNull(typeof(ServiceSDK).GetMethod("HandleDeepLink", new[] { typeof(string) }));
+            var launchUrl = typeof(ServiceSDK).GetProperty("LaunchUrl");
+            Assert.AreEqual(typeof(string), launchUrl.PropertyType);
+            Assert.IsNull(launchUrl.SetMethod, "read-only: the engine gives it");
             Assert.IsNotNull(typeof(ServiceSDK).GetMethod("SetAnonymous", new[] { typeof(bool) }));
             foreach (var name in new[] { "Stop", "Start", "IsStopped", "IsAnonymous" }) Assert.IsNotNull(typeof(ServiceSDK).GetMethod(name, Type.EmptyTypes), name);
         }

@@ -72,6 +72,18 @@ namespace Service.Unity
         public string InstallVersion { get; set; }
     }
 
+    /// <summary>
+    /// The Android intent the app's activity was started with, as much of it as says whether the
+    /// launch link was tapped for this launch (<see cref="SdkSetup.LaunchIntent"/>).
+    /// </summary>
+    public sealed class LaunchIntent
+    {
+        /// <summary>Intent.getAction(): `android.intent.action.VIEW` for a tapped link; null for none.</summary>
+        public string Action { get; set; }
+        /// <summary>Intent.getFlags().</summary>
+        public int Flags { get; set; }
+    }
+
     /// <summary>The device's own signals, read once when the SDK starts.</summary>
     public interface IDevice
     {

@@ -36,6 +36,18 @@ namespace Service.Unity
         /// installs from Android and iOS); null where it sends.
         /// </summary>
         public string Unsupported { get; set; }
+        /// <summary>
+        /// The link the app was opened with at this launch, as the engine gives it at load (Unity's
+        /// Application.absoluteURL); null or empty: none. The app reads it through
+        /// <see cref="ServiceSDK.LaunchUrl"/>, which <see cref="LaunchIntent"/> may withhold it from.
+        /// </summary>
+        public string LaunchUrl { get; set; }
+        /// <summary>
+        /// On Android, the intent the app's activity was started with, read at load: whether
+        /// <see cref="LaunchUrl"/> comes from a link tapped for this launch. Null where there is
+        /// none to read (iOS) or it could not be read: the link is taken as it is.
+        /// </summary>
+        public LaunchIntent LaunchIntent { get; set; }
         /// <summary>How requests reach the service; null: HttpClient.</summary>
         public IHttpTransport Transport { get; set; }
         /// <summary>Where the SDK's work runs; null: the thread pool.</summary>

@@ -227,6 +227,29 @@ namespace Service.Unity
             }
         }
 
+        /// <summary>
+        /// The action and flags of the intent the app's activity was started with
+        /// (Activity.getIntent()), or null when Java cannot say; on the main thread, at load,
+        /// before a later link (onNewIntent) may replace it.
+        /// </summary>
+        public static LaunchIntent ActivityIntent()
+        {
+            try
+            {
+                using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
+                using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
+                using (var intent = activity.Call<AndroidJavaObject>("getIntent"))
+                {
+                    if (intent == null) return null;
+                    return new LaunchIntent { Action = intent.Call<string>("getAction"), Flags = intent.Call<int>("getFlags") };
+                }
+            }
+            catch (Exception)
+            {
+                return null;
+            }
+        }
+
         /// <summary>The device's model as Android names it (Build.MODEL, "Pixel 8"), or null; on the main thread.</summary>
         public static string Model()
         {

@@ -64,10 +64,16 @@ namespace Service.Unity
                 Clock = new SystemClock(),
                 // Read now, before the core reads any key, to forget what a backup brought from another install.
                 InstallFingerprint = UnityDevice.InstallFingerprint(),
+                // The link the app was opened with, which the app reads through ServiceSDK.LaunchUrl.
+                LaunchUrl = Application.absoluteURL,
             };
 #if UNITY_ANDROID && !UNITY_EDITOR
             // The Play install referrer: its first connection to the Play Store starts now, on the main thread.
             setup.InstallReferrer = new PlayInstallReferrer();
+            // The intent that started the activity, whose data Unity gives in absoluteURL: a
+            // relaunch from the recent apps gives the activity the intent that first made the
+            // task again, link included, which LaunchUrl then withholds.
+            setup.LaunchIntent = AndroidSignals.ActivityIntent();
 #endif
 #if UNITY_IOS && !UNITY_EDITOR
             // The conversion values the core evaluates go to SKAdNetwork and AdAttributionKit.
@@ -94,6 +100,9 @@ namespace Service.Unity
             // in absoluteURL alone, and raises deepLinkActivated for those that come later (an
             // iOS Universal Link may come just after load). The core keeps the first http(s) one
             // before the install is sent. Not on WebGL, whose absoluteURL is the page's address.
+            // Taken here even from an intent the recent apps relaunched, which LaunchUrl withholds
+            // from the app: it is the link that first opened the task, whose click an install not
+            // yet sent should carry, and noting it delivers nothing.
             ServiceSDK.NoteOpenUrl(Application.absoluteURL);
             Application.deepLinkActivated += ServiceSDK.NoteOpenUrl;
 #endif

@@ -67,8 +67,10 @@ namespace Service.Unity.Samples
             ServiceSDK.Configure(sdkKey, (int)logLevel);
 
             // The link the app was launched with, if one was: deepLinkActivated tells only of
-            // those that come while it runs.
-            if (!string.IsNullOrEmpty(Application.absoluteURL)) OnLinkOpened(Application.absoluteURL);
+            // those that come while it runs. LaunchUrl rather than Application.absoluteURL: after
+            // a relaunch from Android's recent apps, it gives none, where absoluteURL holds again
+            // the link that first opened the app.
+            if (ServiceSDK.LaunchUrl != null) OnLinkOpened(ServiceSDK.LaunchUrl);
         }
 
         private void OnDestroy()
