@@ -478,6 +478,9 @@ export interface LinkPage {
 }
 export interface LinkUpdate {
   disabled?: boolean;
+  android_url?: string | null;
+  ios_url?: string | null;
+  web_url?: string | null;
   landing_page?: boolean | null;
   forward_params?: boolean | null;
   preview_title?: string | null;

@@ -501,9 +501,12 @@ links
   );
 links
   .command("update")
-  .description("change a link's landing page, parameter forwarding, preview or cost")
+  .description("change a link's destinations, landing page, parameter forwarding, preview or cost")
   .argument("<deeplink-id>", "the link's deeplink_id")
   .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option("--android-url <url>", 'where Android taps go instead of the Play Store ("" clears)')
+  .option("--ios-url <url>", 'where iOS taps go instead of the App Store ("" clears)')
+  .option("--web-url <url>", 'where other taps go instead of the app\'s web site ("" clears)')
   .addOption(
     new Option("--landing-page <state>", "every tap gets the link's landing page").choices([
       "on",

@@ -239,3 +239,20 @@ describe("a link's cost", () => {
     );
   });
 });
+
+describe("a link's destinations changed", () => {
+  const updateProblems = (body: unknown) => {
+    const parsed = linkUpdateSchema.safeParse(body);
+    return parsed.success ? "" : formatIssues(parsed.error.issues, "body");
+  };
+
+  it("takes a new URL, or null to clear one, each checked as a new link's", () => {
+    expect(updateProblems({ ios_url: "https://apps.apple.com/app/id1" })).toBe("");
+    expect(updateProblems({ android_url: null })).toBe("");
+    expect(updateProblems({ web_url: "ftp://game.example.com/" })).toBe(
+      "web_url: must be an http or https URL",
+    );
+    // Its deep link path and parameters are in the URL already shared: not changed.
+    expect(updateProblems({ deep_link_path: "/other" })).toMatch(/^body: must be a JSON object of/);
+  });
+});

@@ -139,6 +139,19 @@ const LINK_PAGE_FIELDS = {
   ...costFields("each click of the link"),
 };
 
+/**
+ * Where a tap goes instead of the app's defaults. Not in the link's URL, so a link already
+ * shared may be sent elsewhere (`PATCH`; null there clears one).
+ */
+const LINK_DESTINATION_FIELDS = {
+  android_url: destination(
+    "Android",
+    "https://play.google.com/store/apps/details?id=com.example.game",
+  ),
+  ios_url: destination("iOS", "https://apps.apple.com/app/id1234567890"),
+  web_url: destination("anything else", "https://game.example.com/winter"),
+};
+
 const linkFields = z.object(
   {
     media_source: withoutControlCharacters(
@@ -200,12 +213,7 @@ const linkFields = z.object(
           "SDKs return them with the link's `deep_link_path`.",
         example: { promo: "WINTER" },
       }),
-    android_url: destination(
-      "Android",
-      "https://play.google.com/store/apps/details?id=com.example.game",
-    ),
-    ios_url: destination("iOS", "https://apps.apple.com/app/id1234567890"),
-    web_url: destination("anything else", "https://game.example.com/winter"),
+    ...LINK_DESTINATION_FIELDS,
     ...LINK_PAGE_FIELDS,
   },
   { error: "must be a JSON object" },
@@ -222,14 +230,18 @@ export type LinkRequest = z.output<typeof linkRequestSchema>;
  */
 export const linkUpdateSchema = z
   .strictObject(
-    { disabled: z.boolean({ error: "must be true or false" }).optional(), ...LINK_PAGE_FIELDS },
+    {
+      disabled: z.boolean({ error: "must be true or false" }).optional(),
+      ...LINK_DESTINATION_FIELDS,
+      ...LINK_PAGE_FIELDS,
+    },
     {
       error:
-        "must be a JSON object of `disabled`, `landing_page`, `forward_params`, `preview_title`, `preview_description`, `preview_image_url`, `cost_model`, `cost_value` or `cost_currency`",
+        "must be a JSON object of `disabled`, `android_url`, `ios_url`, `web_url`, `landing_page`, `forward_params`, `preview_title`, `preview_description`, `preview_image_url`, `cost_model`, `cost_value` or `cost_currency`",
     },
   )
-  // A null `landing_page` or `forward_params` is absent, as in a new link's body; a null preview
-  // or cost clears it.
+  // A null `landing_page` or `forward_params` is absent, as in a new link's body; a null
+  // destination, preview or cost clears it.
   .refine(
     (change) =>
       Object.entries(change).some(

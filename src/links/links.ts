@@ -144,6 +144,10 @@ export const createLinks = (deps: LinksDeps) => {
       // null clears a preview field (the app's default shows again); absent leaves it.
       const change: LinkChange = {
         disabled: update.disabled,
+        // null clears a destination (the app's store page or web URL again); absent leaves it.
+        androidUrl: update.android_url,
+        iosUrl: update.ios_url,
+        webUrl: update.web_url,
         landingPage: update.landing_page ?? undefined,
         forwardParams: update.forward_params ?? undefined,
         previewTitle: update.preview_title,

@@ -47,6 +47,9 @@ export type LinkChange = Partial<
   Pick<
     Link,
     | "disabled"
+    | "androidUrl"
+    | "iosUrl"
+    | "webUrl"
     | "landingPage"
     | "forwardParams"
     | "previewTitle"

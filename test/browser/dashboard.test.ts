@@ -854,6 +854,22 @@ describe("the dashboard in a browser", () => {
     expect(await stored()).toMatchObject({ cost_value: null, cost_currency: null });
     expect(await row.innerText()).not.toContain("€");
 
+    // Its destinations: a link already shared sent elsewhere, and back to the app's again.
+    await edit.click();
+    expect(await form.getByLabel("Web URL").inputValue()).toBe((await stored()).web_url ?? "");
+    await form.getByLabel("Web URL").fill("https://game.example.com/summer");
+    await form.getByRole("button", { name: "Save link" }).click();
+    await saved.waitFor(WITHIN);
+    await expect
+      .poll(async () => (await stored()).web_url, WITHIN)
+      .toBe("https://game.example.com/summer");
+    await edit.click();
+    expect(await form.getByLabel("Web URL").inputValue()).toBe("https://game.example.com/summer");
+    await form.getByLabel("Web URL").fill("");
+    await form.getByRole("button", { name: "Save link" }).click();
+    await saved.waitFor(WITHIN);
+    await expect.poll(async () => (await stored()).web_url, WITHIN).toBeNull();
+
     // Disabled and enabled again from the keyboard: the button keeps the focus under each name.
     await disable.click();
     await page

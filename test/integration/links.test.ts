@@ -198,6 +198,48 @@ describe("links and the link host", () => {
     expect(await touchesOfLink(link.deeplink_id)).toHaveLength(1);
   });
 
+  it("sends a shared link's later taps where its destinations are changed to, and back to the store once cleared", async () => {
+    const link = await makeLink({ media_source: "moved" });
+    const patch = async (change: Record<string, unknown>) => {
+      const response = await rt.fetch(
+        `/v1/links/${link.deeplink_id}`,
+        {
+          method: "PATCH",
+          body: JSON.stringify(change),
+          headers: { "content-type": "application/json" },
+        },
+        android.serverKey,
+      );
+      expect(response.status).toBe(200);
+      return (await response.json()) as LinkAnswer;
+    };
+    const moved = await patch({
+      android_url: "https://shop.example.com/android",
+      web_url: "https://shop.example.com/winter",
+    });
+    expect(moved).toMatchObject({
+      android_url: "https://shop.example.com/android",
+      ios_url: null,
+      web_url: "https://shop.example.com/winter",
+      // The link's own URL, already shared, stays as it is.
+      url: link.url,
+    });
+    expect((await tap(`/${link.deeplink_id}`, AGENTS.android)).headers.get("location")).toBe(
+      "https://shop.example.com/android",
+    );
+    expect((await tap(`/${link.deeplink_id}`, AGENTS.desktop)).headers.get("location")).toBe(
+      "https://shop.example.com/winter",
+    );
+    // Cleared, Android goes to its store page again; the web URL left alone stays.
+    expect(await patch({ android_url: null })).toMatchObject({
+      android_url: null,
+      web_url: "https://shop.example.com/winter",
+    });
+    expect((await tap(`/${link.deeplink_id}`, AGENTS.android)).headers.get("location")).toMatch(
+      /^https:\/\/play\.google\.com\/store\/apps\/details\?id=/,
+    );
+  });
+
   it("redirects taps on a link whose destinations hold non-ASCII characters, encoded as browsers do", async () => {
     const link = await makeLink({
       media_source: "unicode",

@@ -36,6 +36,12 @@ import {
   NO_COST,
 } from "../link-cost.ts";
 import {
+  DESTINATION_FIELDS,
+  type DestinationValues,
+  destinationPatch,
+  destinationValuesOf,
+} from "../link-destinations.ts";
+import {
   clicksRead,
   clicksText,
   firstPageRead,
@@ -808,10 +814,11 @@ function PreviewFields(props: {
 }
 
 /**
- * An existing link's landing page, forwarding, cost and preview, changed in place: the fields
- * start from the link's own; an emptied preview field is cleared, so the app's default shows
- * again, and an emptied cost clears it. `onSaved` gets the link as stored, or null when nothing
- * changed.
+ * An existing link's destinations, landing page, forwarding, cost and preview, changed in place:
+ * the fields start from the link's own; an emptied destination or preview field is cleared, so
+ * the app's default shows again, and an emptied cost clears it. Its URL, already shared, does
+ * not change (its deep link path and parameters are in it). `onSaved` gets the link as stored,
+ * or null when nothing changed.
  */
 function LinkEditForm(props: {
   appId: string;
@@ -821,6 +828,9 @@ function LinkEditForm(props: {
 }) {
   const { appId, link, onSaved, onCancel } = props;
   const [values, setValues] = useState<PreviewValues>(() => previewValuesOf(link));
+  const [destinations, setDestinations] = useState<DestinationValues>(() =>
+    destinationValuesOf(link),
+  );
   const [cost, setCost] = useState<CostValues>(() => costValuesOf(link));
   const [landingPage, setLandingPage] = useState(link.landing_page);
   const [forwardParams, setForwardParams] = useState(link.forward_params);
@@ -840,7 +850,11 @@ function LinkEditForm(props: {
   const submit = async (event: Event) => {
     event.preventDefault();
     setProblems([]);
-    const patch = { ...previewPatch(link, values), ...costPatch(link, cost) };
+    const patch = {
+      ...destinationPatch(link, destinations),
+      ...previewPatch(link, values),
+      ...costPatch(link, cost),
+    };
     if (landingPage !== link.landing_page) patch.landing_page = landingPage;
     if (forwardParams !== link.forward_params) patch.forward_params = forwardParams;
     if (Object.keys(patch).length === 0) {
@@ -893,6 +907,35 @@ function LinkEditForm(props: {
           />
           <span>{FORWARD_PARAMS_LABEL}</span>
         </label>
+        <fieldset class="stack">
+          <legend>Destinations (empty: the app's store page and web URL)</legend>
+          <div class="form-grid">
+            {DESTINATION_FIELDS.map((name) => (
+              <Field
+                key={name}
+                id={fields.idOf(name)}
+                label={LINK_LABELS[name] ?? name}
+                error={errors[name]}
+              >
+                <input
+                  name={name}
+                  type="url"
+                  autocomplete="off"
+                  spellcheck={false}
+                  placeholder="https://"
+                  maxLength={MAX.url}
+                  {...fields.control(name)}
+                  value={destinations[name]}
+                  onInput={(event) => {
+                    const value = event.currentTarget.value;
+                    setDestinations((current) => ({ ...current, [name]: value }));
+                    changed(name);
+                  }}
+                />
+              </Field>
+            ))}
+          </div>
+        </fieldset>
         <fieldset class="stack">
           <legend>Cost (empty: none; a change counts from the next click)</legend>
           <CostFields

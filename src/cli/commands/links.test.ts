@@ -203,6 +203,27 @@ describe("attribution links", () => {
     await expect(updated(id, { costModel: "", costValue: "1" })).rejects.toThrow(/cost/);
   });
 
+  it("sends a made link elsewhere with --android-url, --ios-url and --web-url, and back with an empty one", async () => {
+    const id = String((await created({})).deeplink_id);
+    expect(
+      await updated(id, {
+        webUrl: "https://game.example.com/spring",
+        iosUrl: "https://apps.apple.com/app/id42",
+      }),
+    ).toMatchObject({
+      web_url: "https://game.example.com/spring",
+      ios_url: "https://apps.apple.com/app/id42",
+      android_url: null,
+    });
+    expect(await updated(id, { iosUrl: "" })).toMatchObject({
+      web_url: "https://game.example.com/spring",
+      ios_url: null,
+    });
+    await expect(updated(id, { androidUrl: "ftp://x.example/" })).rejects.toThrow(
+      "--android-url: must be an http or https URL",
+    );
+  });
+
   it("names the flag of any field the service refuses, not the API's field", async () => {
     await expect(created({ previewImageUrl: "http://cdn.example.com/a.png" })).rejects.toThrow(
       /^--preview-image-url: /,

@@ -229,6 +229,10 @@ export const setLinkDisabledCommand = async (options: {
 export interface UpdateLinkOptions {
   appId: string;
   deeplinkId: string;
+  /** Where a tap goes instead of the app's default; "" clears. */
+  androidUrl?: string;
+  iosUrl?: string;
+  webUrl?: string;
   landingPage?: "on" | "off";
   forwardParams?: "on" | "off";
   previewTitle?: string;
@@ -264,6 +268,9 @@ export const updateLinkCommand = async (options: UpdateLinkOptions) => {
     await appMustExist(stores, options.appId);
     return namingLinkFlags(() =>
       linksOf(stores).update(options.appId, options.deeplinkId, {
+        android_url: cleared(options.androidUrl),
+        ios_url: cleared(options.iosUrl),
+        web_url: cleared(options.webUrl),
         landing_page: options.landingPage === undefined ? undefined : options.landingPage === "on",
         forward_params:
           options.forwardParams === undefined ? undefined : options.forwardParams === "on",
