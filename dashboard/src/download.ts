@@ -38,8 +38,8 @@ export const csvText = (rows: readonly (readonly string[])[]): string =>
   rows.map((row) => `${row.map(csvField).join(",")}\r\n`).join("");
 
 /**
- * Saves rows as a UTF-8 CSV file; a byte order mark first, as the export's CSV has, so that a
- * spreadsheet reads "—" and names in any script as UTF-8.
+ * Saves rows as a UTF-8 CSV file; a byte order mark first (the export's CSV, which programs
+ * read, has none), so that a spreadsheet reads "—" and names in any script as UTF-8.
  */
 export const saveCsv = (rows: readonly (readonly string[])[], fileName: string): void =>
   saveFile(new Blob([`\uFEFF${csvText(rows)}`], { type: "text/csv;charset=utf-8" }), fileName);

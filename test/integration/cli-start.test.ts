@@ -71,9 +71,15 @@ describe("attribution start straight after a command", () => {
       void held.close();
     }, 6_000);
     try {
-      const service = await startService(dataDir);
+      // A phone's way to this machine, as docs/cli.md has a device reach the local service.
+      const service = await startService(dataDir, {
+        ATTRIBUTION_LINK_BASE_URL: "http://192.0.2.2:8788",
+      });
       expect(released).toBe(true);
       expect((await fetch(`${service.url}/v1/openapi.json`)).status).toBe(200);
+      // The banner names the link host as new links name it, not the port it listens on.
+      await expect.poll(service.output).toMatch(/Rates: /);
+      expect(service.output()).toContain("Link host:   http://192.0.2.2:8788/<deeplink_id>");
       expect(await stopService(service.child)).toBe(0);
     } finally {
       clearTimeout(release);

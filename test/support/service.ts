@@ -28,6 +28,8 @@ export const START_FLAGS = (() => {
 export interface Service {
   readonly child: ChildProcess;
   readonly url: string;
+  /** What it printed so far (its banner goes on after the line that names its URL). */
+  readonly output: () => string;
 }
 
 /** A Node script in its own process; resolves once it prints "listening on <url>". */
@@ -50,7 +52,7 @@ export const spawnListening = async (
       reject(new Error(`${args.join(" ")} exited with ${code}: ${output}`)),
     );
   });
-  return { child, url };
+  return { child, url, output: () => output };
 };
 
 /** `npm start` on free ports; `env` adds settings (ATTRIBUTION_TRUST_PROXY and the like). */

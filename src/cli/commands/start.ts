@@ -1,3 +1,4 @@
+import { networkInterfaces } from "node:os";
 import { embeddedConfig } from "../../config/embedded.ts";
 import { startEmbeddedRuntime } from "../../embedded/runtime.ts";
 
@@ -34,9 +35,18 @@ export const start = async (options: {
   console.log(`Data folder: ${config.dataDir}`);
   console.log(`SDK API:     ${runtime.url}/v1/… (contract: ${runtime.url}/v1/openapi.json)`);
   console.log(`Export:      GET ${runtime.url}/api/v1/export (Authorization: <server key>)`);
+  // As new links name it: the base URL set (a phone's way to this machine), else the listener.
+  const linkBase = config.linkBaseUrl ?? runtime.linkUrl;
   console.log(
-    `Link host:   ${runtime.linkUrl}/<deeplink_id> (make links with \`attribution links create\`)`,
+    `Link host:   ${linkBase}/<deeplink_id> (make links with \`attribution links create\`)`,
   );
+  const reachable = machineAddresses(config.host);
+  if (reachable.length > 0) {
+    // 0.0.0.0 is no address a phone or an SDK's base URL can use: this machine's are.
+    console.log(
+      `Reachable:   ${reachable.map((address) => `http://${address}:${new URL(runtime.url).port}`).join(", ")} (this machine's addresses)`,
+    );
+  }
   console.log(
     `Rates:       ECB reference rates up to ${runtime.fx.lastDate}${
       config.fxFeedUrl ? `; refreshing from ${config.fxFeedUrl}` : " (refresh off)"
@@ -44,6 +54,15 @@ export const start = async (options: {
   );
   console.log("Press Ctrl-C to stop.");
 };
+
+/** This machine's own addresses, when the service listens on all of them (0.0.0.0, ::). */
+const machineAddresses = (host: string): string[] =>
+  host === "0.0.0.0" || host === "::"
+    ? Object.values(networkInterfaces())
+        .flat()
+        .filter((info) => info !== undefined && !info.internal && info.family === "IPv4")
+        .map((info) => info?.address ?? "")
+    : [];
 
 /**
  * The owner account a first start made, with its password, shown this once: by `start`, or by
