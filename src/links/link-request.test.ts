@@ -252,7 +252,13 @@ describe("a link's destinations changed", () => {
     expect(updateProblems({ web_url: "ftp://game.example.com/" })).toBe(
       "web_url: must be an http or https URL",
     );
-    // Its deep link path and parameters are in the URL already shared: not changed.
-    expect(updateProblems({ deep_link_path: "/other" })).toMatch(/^body: must be a JSON object of/);
+    // Its deep link path and parameters are in the URL already shared: not changed. The field
+    // it does not take is named, and nothing else said of a body that named only that.
+    expect(updateProblems({ deep_link_path: "/other" })).toMatch(
+      /^body: takes no "deep_link_path": must be a JSON object of `disabled`, `android_url`/,
+    );
+    expect(updateProblems({ landing_page: false, campaign_nmae: "x" })).not.toMatch(
+      /must change something/,
+    );
   });
 });

@@ -8,6 +8,7 @@
 import * as z from "zod";
 import { costFields, refineCostFields } from "../costs/touch-cost.ts";
 import { text, withoutProtoKey } from "../ingest/fields.ts";
+import { namedKeys } from "../validation/issues.ts";
 import { withoutControlCharacters } from "../validation/text.ts";
 import { LINK_LIMITS } from "./link-limits.ts";
 
@@ -236,8 +237,9 @@ export const linkUpdateSchema = z
       ...LINK_PAGE_FIELDS,
     },
     {
-      error:
-        "must be a JSON object of `disabled`, `android_url`, `ios_url`, `web_url`, `landing_page`, `forward_params`, `preview_title`, `preview_description`, `preview_image_url`, `cost_model`, `cost_value` or `cost_currency`",
+      // A field it does not change named (a typo, or one in the link's URL already shared).
+      error: (issue) =>
+        `${issue.code === "unrecognized_keys" ? `takes no ${namedKeys(issue.keys)}: ` : ""}must be a JSON object of \`disabled\`, \`android_url\`, \`ios_url\`, \`web_url\`, \`landing_page\`, \`forward_params\`, \`preview_title\`, \`preview_description\`, \`preview_image_url\`, \`cost_model\`, \`cost_value\` or \`cost_currency\``,
     },
   )
   // A null `landing_page` or `forward_params` is absent, as in a new link's body; a null
@@ -249,7 +251,8 @@ export const linkUpdateSchema = z
           value !== undefined &&
           !((name === "landing_page" || name === "forward_params") && value === null),
       ),
-    { error: "must change something" },
+    // Only of a body it took: one refused for a field it does not take changes nothing anyway.
+    { error: "must change something", when: (payload) => payload.issues.length === 0 },
   )
   .superRefine(refineCostFields({ clearing: true }));
 
