@@ -22,7 +22,7 @@ export class BadRequestError extends ServiceError {
 export class UnauthorizedError extends ServiceError {
   // The gateway's one answer (API Gateway tells none of these apart), so it names each cause.
   constructor(
-    message = "A valid API key with access to this endpoint is required in the Authorization header (or a dashboard session granted this app, with its X-CSRF-Token header on a change).",
+    message = "A valid API key with access to this endpoint is required in the Authorization header (or a dashboard session granted this app, with its X-CSRF-Token header on a change; a viewer's session changes nothing).",
   ) {
     super(401, message);
   }
