@@ -216,6 +216,31 @@ describe("attribution partners set and webhook: a stored configuration changed b
     });
   });
 
+  it("says how to send to this machine when a URL on it is refused, naming --url", async () => {
+    const refusal = await setWebhookCommand({
+      appId: APP,
+      configId: "local",
+      url: "http://127.0.0.1:9000/hooks",
+      dataDir: folder.dataDir,
+    }).then(
+      () => "",
+      (error: unknown) => (error as Error).message,
+    );
+    expect(refusal).toMatch(/^--url: http:\/\/127\.0\.0\.1:9000\/hooks must be https/);
+    expect(refusal).toContain("start it with ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK=true");
+    // A URL elsewhere is refused without the hint.
+    const elsewhere = await setWebhookCommand({
+      appId: APP,
+      configId: "local",
+      url: "http://backend.example.com/hooks",
+      dataDir: folder.dataDir,
+    }).then(
+      () => "",
+      (error: unknown) => (error as Error).message,
+    );
+    expect(elsewhere).toBe("--url: http://backend.example.com/hooks must be https");
+  });
+
   it("keeps a paused webhook paused when its secret is rotated, its URL given or not", async () => {
     const hook = (options: { url?: string; rotateSecret?: boolean; enabled?: "on" | "off" }) =>
       printedBy(() =>

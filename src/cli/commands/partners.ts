@@ -48,6 +48,31 @@ const configurationsOf = (stores: AdminStores) => {
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
+/** A URL whose host is this machine: what postbacks may reach only when the service allows it. */
+const LOOPBACK_URL = /^https?:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:[/?]|$)/i;
+
+/**
+ * A refusal of a URL on this machine, with how to allow it while trying postbacks (docs/cli.md)
+ * and, for the webhook's URL, its flag's name rather than the API's field.
+ */
+const sayingHowToTry = async <T>(
+  allowLoopback: boolean,
+  urls: readonly string[],
+  work: () => Promise<T>,
+): Promise<T> => {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const message = error.message.replace(/^body\.url: /, "--url: ");
+    const hint =
+      !allowLoopback && urls.some((url) => LOOPBACK_URL.test(url))
+        ? " Postbacks reach this machine only while the service allows it, to try them: start it with ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK=true (docs/cli.md)."
+        : "";
+    throw message === error.message && hint === "" ? error : new ValidationError(message + hint);
+  }
+};
+
 export const partnerCatalogCommand = (options: { json?: boolean }) => {
   const page = catalogPage();
   if (options.json) {
@@ -170,7 +195,9 @@ export const setPartnerCommand = async (options: SetPartnerOptions) => {
     const { partners } = await configurations.list(options.appId);
     const existing = partners.find((config) => config.id === options.configId);
     const body = await partnerBodyOf(options, existing);
-    return configurations.putPartner(options.appId, options.configId, body);
+    return sayingHowToTry(stores.postbacks().allowLoopback, Object.values(body.values ?? {}), () =>
+      configurations.putPartner(options.appId, options.configId, body),
+    );
   });
   if (options.json) {
     print(partnerAnswer(stored));
@@ -205,11 +232,13 @@ export const setWebhookCommand = async (options: {
     }
     // A flag left out keeps what is stored: rotating a paused webhook's secret leaves it paused.
     const enabled = options.enabled ? options.enabled === "on" : existing?.enabled;
-    return configurations.putWebhook(options.appId, options.configId, {
-      url,
-      ...(enabled === undefined ? {} : { enabled }),
-      ...(options.rotateSecret ? { rotate_secret: true } : {}),
-    });
+    return sayingHowToTry(stores.postbacks().allowLoopback, [url], () =>
+      configurations.putWebhook(options.appId, options.configId, {
+        url,
+        ...(enabled === undefined ? {} : { enabled }),
+        ...(options.rotateSecret ? { rotate_secret: true } : {}),
+      }),
+    );
   });
   if (options.json) {
     print(webhookAnswer(stored, secret));
