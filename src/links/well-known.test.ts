@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appleAppSiteAssociation, assetLinks } from "./well-known.ts";
+import { appleAppSiteAssociation, assetLinks, crowdedHostsOf } from "./well-known.ts";
 
 const FINGERPRINT =
   "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5";
@@ -147,5 +147,27 @@ describe("an app in both stores", () => {
     expect(appleAppSiteAssociation([{ ...android, links }, iosGame]).applinks.details).toHaveLength(
       1,
     );
+  });
+});
+
+describe("the hosts whose files leave an app out", () => {
+  const shop = { appId: "com.example.shop", platform: "ios" as const };
+
+  it("names the other builds of the platform on the app's host, for a file that would list it", () => {
+    // The service's own host: every app without a host of its own.
+    expect(crowdedHostsOf(iosGame, [iosGame, androidGame, shop])).toEqual([
+      { host: null, platform: "ios", others: ["com.example.shop"] },
+    ]);
+    // Android has one build there: listed, nothing to say.
+    expect(crowdedHostsOf(androidGame, [iosGame, androidGame, shop])).toEqual([]);
+  });
+
+  it("says nothing of an app the file would not list anyway, or one on a host of its own", () => {
+    expect(crowdedHostsOf(shop, [iosGame, shop])).toEqual([]);
+    const own = { ...iosGame, links: { ...iosGame.links, hosts: ["go.game.example"] } };
+    expect(crowdedHostsOf(own, [own, shop])).toEqual([]);
+    // An Android app naming the same iOS build is that build: one build, listed.
+    const both = { ...androidGame, links: { ...androidGame.links, iosBundleId: iosGame.appId } };
+    expect(crowdedHostsOf(iosGame, [iosGame, both])).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@
  * for the build of the other store.
  */
 import type { App } from "../ports/apps.ts";
+import { appsOfHost } from "./app-settings.ts";
 
 type LinkedApp = Pick<App, "appId" | "platform" | "links">;
 
@@ -80,4 +81,44 @@ export const assetLinks = (apps: readonly LinkedApp[]) => {
       },
     },
   ];
+};
+
+/** A platform whose file on one of an app's hosts leaves the app out, for the other builds there. */
+export interface CrowdedHost {
+  /** The host; null for the service's own link host. */
+  readonly host: string | null;
+  readonly platform: "ios" | "android";
+  /** The host's other apps with a build of that platform of another id. */
+  readonly others: readonly string[];
+}
+
+/**
+ * Where `app` has what a file needs to list it (an Apple team id for its iOS build, certificates
+ * for its Android build) but a host of its carries another build of that platform, so the file
+ * lists neither: a tap there opens no app. What `apps` holds is every app, `app` as it is now.
+ */
+export const crowdedHostsOf = (app: LinkedApp, apps: readonly LinkedApp[]): CrowdedHost[] => {
+  const all = [app, ...apps.filter((other) => other.appId !== app.appId)];
+  const platforms = [
+    { platform: "ios", idOf: iosBundleIdOf, listable: Boolean(app.links?.appleTeamId) },
+    {
+      platform: "android",
+      idOf: playPackageOf,
+      listable: (app.links?.androidSha256Fingerprints ?? []).length > 0,
+    },
+  ] as const;
+  const hosts = app.links?.hosts?.length ? app.links.hosts : [null];
+  return hosts.flatMap((host) => {
+    const onHost = appsOfHost(all, host ?? undefined);
+    return platforms.flatMap(({ platform, idOf, listable }) => {
+      const own = idOf(app);
+      if (!listable || own === undefined) return [];
+      const others = onHost
+        .filter(
+          (other) => other.appId !== app.appId && idOf(other) !== undefined && idOf(other) !== own,
+        )
+        .map((other) => other.appId);
+      return others.length > 0 ? [{ host, platform, others }] : [];
+    });
+  });
 };

@@ -85,7 +85,11 @@ describe("attribution apps config", () => {
     await expect(configured({ appStoreId: "987654321" })).rejects.toThrow(/987654321/);
     expect((await stored()).links?.appStoreId).toBe("123456789");
     await configured({ linkHosts: "go.shared.example.com" }, "com.example.two");
-    await configured({ linkHosts: "go.shared.example.com" });
+    // Two iOS builds on one host: the file lists neither, which the command says.
+    const shared = await configured({ linkHosts: "go.shared.example.com" });
+    expect(shared).toContain(
+      "Note: go.shared.example.com also carries com.example.two, of another iOS build: its apple-app-site-association lists neither, so a tap there opens no app. Give each app a host of its own (--link-hosts).",
+    );
     expect((await stored()).links?.hosts).toEqual(["go.shared.example.com"]);
     const own = new URL(
       await withAdminStores(folder.dataDir, async (stores) => stores.linkBaseUrl()),
@@ -93,6 +97,8 @@ describe("attribution apps config", () => {
     await expect(configured({ linkHosts: own.host })).rejects.toThrow(
       /is the service's own link host/,
     );
+    // Alone on the service's host again: nothing to note.
+    expect((await configured({ linkHosts: "" })).join("\n")).not.toContain("Note:");
   });
 
   it("switches the app, its sealing and its attribution, and prints each", async () => {

@@ -13,6 +13,7 @@ import {
   type LinkSettingsChange,
   withLinkSettings,
 } from "../../links/app-settings.ts";
+import { crowdedHostsOf } from "../../links/well-known.ts";
 import type { Platform } from "../../ports/apps.ts";
 import { withAdminStores } from "../admin-stores.ts";
 
@@ -173,9 +174,9 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
   if (name && !name.success) {
     throw new ValidationError(name.error.issues.map((issue) => issue.message).join(" "));
   }
-  const app = await withAdminStores(options.dataDir, (stores) =>
+  const { app, all } = await withAdminStores(options.dataDir, async (stores) => ({
     // Applied to the app as stored, again if another change came in between, so both hold.
-    stores.apps.update(options.appId, async (found) => {
+    app: await stores.apps.update(options.appId, async (found) => {
       let updated = {
         ...found,
         ...(name?.success ? { name: name.data } : {}),
@@ -234,12 +235,21 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
       }
       return updated;
     }),
-  );
+    all: await stores.apps.list(),
+  }));
   const sealing = app.encryptionEnabled ? `on (key ${app.encryptionKeys?.[0]?.keyId})` : "off";
   console.log(
     `${app.appId}: ${app.enabled ? "enabled" : "disabled"} for its SDKs; sealing ${sealing}; reports in ${app.timeZone ?? DEFAULT_TIME_ZONE}.`,
   );
   console.log(`Links: ${describeLinks(app.links)}.`);
+  // Said here, where the setting is made: the file itself just lists nothing.
+  for (const crowded of crowdedHostsOf(app, all)) {
+    const file = crowded.platform === "ios" ? "apple-app-site-association" : "assetlinks.json";
+    const build = crowded.platform === "ios" ? "iOS" : "Android";
+    console.log(
+      `Note: ${crowded.host ?? "the service's link host"} also carries ${crowded.others.join(", ")}, of another ${build} build: its ${file} lists neither, so a tap there opens no app. Give each app a host of its own (--link-hosts).`,
+    );
+  }
   const settings = attributionSettingsOf(app);
   console.log(
     settings.enabled
