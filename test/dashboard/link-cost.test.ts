@@ -8,31 +8,10 @@ import {
   costValuesOf,
   NO_COST,
 } from "../../dashboard/src/link-cost.ts";
+import { linkOf } from "./link.test-support.ts";
 
-const link = (cost: Pick<Link, "cost_model" | "cost_value" | "cost_currency">): Link => ({
-  deeplink_id: "Kx3v9QpZ2aQ",
-  url: "https://go.example.com/Kx3v9QpZ2aQ",
-  media_source: "instagram",
-  campaign_id: null,
-  campaign_name: null,
-  adset_id: null,
-  adset_name: null,
-  ad_id: null,
-  ad_name: null,
-  deep_link_path: null,
-  params: {},
-  android_url: null,
-  ios_url: null,
-  web_url: null,
-  disabled: false,
-  landing_page: false,
-  forward_params: true,
-  preview_title: null,
-  preview_description: null,
-  preview_image_url: null,
-  created_at: "2026-12-01T00:00:00.000Z",
-  ...cost,
-});
+const link = (cost: Pick<Link, "cost_model" | "cost_value" | "cost_currency">): Link =>
+  linkOf(cost);
 
 const NONE = link({ cost_model: null, cost_value: null, cost_currency: null });
 const CPC = link({ cost_model: "CPC", cost_value: 0.4, cost_currency: "USD" });

@@ -2,33 +2,11 @@
 import { describe, expect, it } from "vitest";
 import type { Link } from "../../dashboard/src/api.ts";
 import { previewPatch, previewValuesOf } from "../../dashboard/src/link-preview.ts";
+import { linkOf } from "./link.test-support.ts";
 
 const link = (
   preview: Pick<Link, "preview_title" | "preview_description" | "preview_image_url">,
-): Link => ({
-  deeplink_id: "Kx3v9QpZ2aQ",
-  url: "https://go.example.com/Kx3v9QpZ2aQ",
-  media_source: "instagram",
-  campaign_id: null,
-  campaign_name: null,
-  adset_id: null,
-  adset_name: null,
-  ad_id: null,
-  ad_name: null,
-  deep_link_path: null,
-  params: {},
-  android_url: null,
-  ios_url: null,
-  web_url: null,
-  disabled: false,
-  landing_page: false,
-  forward_params: true,
-  cost_model: null,
-  cost_value: null,
-  cost_currency: null,
-  created_at: "2026-12-01T00:00:00.000Z",
-  ...preview,
-});
+): Link => linkOf(preview);
 
 describe("a link's preview changed", () => {
   const stored = link({

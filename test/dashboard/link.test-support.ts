@@ -1,0 +1,30 @@
+/** A link as the API answers it, for the Links page's form logic: none of its own settings. */
+import type { Link } from "../../dashboard/src/api.ts";
+
+export const linkOf = (own: Partial<Link> = {}): Link => ({
+  deeplink_id: "Kx3v9QpZ2aQ",
+  url: "https://go.example.com/Kx3v9QpZ2aQ",
+  media_source: "instagram",
+  campaign_id: null,
+  campaign_name: null,
+  adset_id: null,
+  adset_name: null,
+  ad_id: null,
+  ad_name: null,
+  deep_link_path: null,
+  params: {},
+  android_url: null,
+  ios_url: null,
+  web_url: null,
+  disabled: false,
+  landing_page: false,
+  forward_params: true,
+  preview_title: null,
+  preview_description: null,
+  preview_image_url: null,
+  cost_model: null,
+  cost_value: null,
+  cost_currency: null,
+  created_at: "2026-12-01T00:00:00.000Z",
+  ...own,
+});
