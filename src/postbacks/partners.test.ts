@@ -62,7 +62,9 @@ describe("the catalog", () => {
       for (const name of texts.flatMap(macrosIn)) expect(isKnownMacro(name)).toBe(true);
       const used = new Set(texts.flatMap(partnerValuesIn));
       expect([...used].sort()).toEqual(partner.values.map((value) => value.name).sort());
-      for (const name of partner.requires) expect(isKnownMacro(name)).toBe(true);
+      for (const name of partner.requires.flatMap((entry) => entry.split("|"))) {
+        expect(isKnownMacro(name)).toBe(true);
+      }
       // The install's own id, with the app's public SDK key, reaches its consent and deletion
       // routes: no catalog template hands it to a partner.
       expect(texts.flatMap(macrosIn)).not.toContain("service_id");
@@ -303,6 +305,27 @@ describe("each partner's request", () => {
     });
     const ios = new URL(build(partner("unity-ads"), "event", IOS_INSTALL).url);
     expect(ios.searchParams.get("ifa")).toBe(IOS_INSTALL.advertisingId);
+  });
+
+  it("Unity Ads: sent with the advertising id or the gamer id, and skipped with neither", () => {
+    const template = requestFor(partner("unity-ads"), "install", "ios") ?? fail();
+    const denied = { ...IOS_INSTALL, attStatus: "denied" as const };
+    const sent = (install: typeof IOS_INSTALL) =>
+      buildRequest(
+        template,
+        contextOf({ install, values: VALUES["unity-ads"] }),
+        partner("unity-ads").requires,
+      );
+    // Tracking denied: no IDFA, but the click's gamer id is Unity's own match.
+    const byGamer = sent(denied);
+    if (!byGamer.ok) throw new Error(byGamer.problem);
+    expect(new URL(byGamer.request.url).searchParams.get("gamerId")).toBe("gamer-77");
+    const touch = IOS_INSTALL.touch && { ...IOS_INSTALL.touch, urlParams: {} };
+    expect(sent({ ...denied, touch })).toEqual({
+      ok: false,
+      problem: "the partner needs advertising_id or click.gamer_id, which is empty",
+      missing: ["advertising_id|click.gamer_id"],
+    });
   });
 
   it("Google Ads: no request for an install without a shared advertising id", () => {

@@ -80,7 +80,10 @@ export interface PartnerTemplate {
   readonly installs: InstallScope;
   /** The partner's event names an event may be mapped to; null: any name. */
   readonly eventNames: readonly string[] | null;
-  /** Macros without which a send is pointless (the partner matches on them); it is skipped. */
+  /**
+   * Macros without which a send is pointless (the partner matches on them); it is skipped. An
+   * entry of names joined by `|` asks for any one of them.
+   */
   readonly requires: readonly string[];
   /**
    * The partner's id on the IAB's Global Vendor List, where it is one of its vendors: an install
@@ -432,7 +435,9 @@ export const PARTNERS = [
     mediaSources: ["unityads_int", "unity_ads"],
     installs: "won",
     eventNames: null,
-    requires: [],
+    // Unity matches on the device's advertising id or its own gamer id from the click: with
+    // neither, its API refuses the request as missing input.
+    requires: ["advertising_id|click.gamer_id"],
     tcfVendorId: null,
     sources: [
       "https://docs.unity.com/grow/en-us/acquire/partner-integration/custom/postback-request",

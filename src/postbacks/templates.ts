@@ -786,13 +786,11 @@ export const buildRequest = (
   requires: readonly string[] = [],
 ): BuiltRequest => {
   const lookup = macroLookup(context);
-  const missing = requires.filter((name) => lookup(name) === "");
+  // An entry of names joined by `|` is met by any one of them filled.
+  const missing = requires.filter((entry) => entry.split("|").every((name) => lookup(name) === ""));
   if (missing.length > 0) {
-    return {
-      ok: false,
-      problem: `the partner needs ${missing.join(", ")}, which is empty`,
-      missing,
-    };
+    const named = missing.map((entry) => entry.split("|").join(" or ")).join(", ");
+    return { ok: false, problem: `the partner needs ${named}, which is empty`, missing };
   }
   const url = fillUrl(template.url, lookup);
   let filled: URL;
