@@ -55,8 +55,8 @@ describe("withLinkSettings", () => {
     [{ appStoreId: "id123" }, "appStoreId: must be the App Store's numeric app id"],
     // Apple writes the id as a number: one set with a leading zero would match no postback.
     [{ appStoreId: "0123456789" }, "appStoreId: must be the App Store's numeric app id"],
-    [{ appleTeamId: "9ja89qqln" }, "appleTeamId: must be 10 capital letters or digits"],
-    [{ appleTeamId: "9JA89QQLN-" }, "appleTeamId: must be 10 capital letters or digits"],
+    [{ appleTeamId: "9ja89qqln" }, "appleTeamId: must be 10 letters or digits"],
+    [{ appleTeamId: "9JA89QQLN-" }, "appleTeamId: must be 10 letters or digits"],
     [{ webUrl: "ftp://example.com" }, "webUrl: must be an http or https URL"],
     [{ hosts: ["https://go.example.com"] }, "hosts[0]: must be a host name"],
     [{ androidSha256Fingerprints: [FINGERPRINT.slice(3)] }, "must be a SHA-256 fingerprint"],

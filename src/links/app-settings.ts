@@ -74,7 +74,7 @@ export const linkSettingsChangeSchema = z.object({
       .string()
       .transform((id) => id.toUpperCase())
       .pipe(
-        z.string().regex(APPLE_TEAM_ID_PATTERN, { error: "must be 10 capital letters or digits" }),
+        z.string().regex(APPLE_TEAM_ID_PATTERN, { error: "must be 10 letters or digits" }),
       ),
   ).optional(),
   androidSha256Fingerprints: z

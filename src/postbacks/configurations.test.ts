@@ -168,7 +168,9 @@ describe("partner configurations", () => {
     const test = () =>
       configurations.test(APP, "partner", "google", { kind: "install", platform: "android" });
     const [off] = (await test()).warnings;
-    expect(off).toMatch(/^The partner matches on the advertising id, and a real install/);
+    expect(off).toMatch(
+      /^The partner matches on the advertising id, and a real send without it is skipped \(missing:advertising_id\)/,
+    );
     expect(off).toContain("share_device_data_without_consent is off");
     await configurations.saveSettings(APP, { shareDeviceDataWithoutConsent: true });
     const [on] = (await test()).warnings;
@@ -188,6 +190,25 @@ describe("partner configurations", () => {
       (await configurations.test(APP, "partner", "custom", { kind: "install", platform: "ios" }))
         .warnings,
     ).toEqual([]);
+    // Every other entry of what a partner requires is said too: TikTok's store id, Unity's ids.
+    await configurations.putPartner(APP, "tiktok", {
+      partner: "tiktok",
+      values: { tiktok_app_id: "7000000000000000001", access_token: "TT" },
+    });
+    const [tiktok] = (
+      await configurations.test(APP, "partner", "tiktok", { kind: "install", platform: "ios" })
+    ).warnings;
+    expect(tiktok).toMatch(/App Store id .* \(missing:store_app_id\)/);
+    await configurations.putPartner(APP, "unity", {
+      partner: "unity-ads",
+      values: { game_id: "500001" },
+    });
+    const [unity] = (
+      await configurations.test(APP, "partner", "unity", { kind: "install", platform: "ios" })
+    ).warnings;
+    expect(unity).toMatch(
+      /^The partner matches on the advertising id or the gamer id its click carries/,
+    );
   });
 
   it("fails a test postback whose partner answered 200 with an error in its body, as a real send would", async () => {

@@ -258,25 +258,34 @@ export interface TestResult {
   readonly warnings: string[];
 }
 
-/**
- * What a partner's real sends would meet that its test does not show: a partner that matches on
- * the advertising id (Google Ads) gets none from an install whose app reports no consent unless
- * the app's `share_device_data_without_consent` is on, and on iOS none without tracking allowed.
- */
-export const partnerTestWarnings = (
-  config: PartnerConfig,
-  settings: PostbackSettings,
-): string[] => {
-  const partner = partnerTemplateOf(config);
-  if (!partner?.requires.includes("advertising_id")) return [];
-  return [
-    `The partner matches on the advertising id, and a real install that has none to share is skipped (missing:advertising_id), where this test's is sent, all zero. ` +
-      (settings.shareDeviceDataWithoutConsent
-        ? "An install shares it unless its consent refuses ad_user_data, or GDPR applies to it and it gave no answer"
-        : "An install shares it only with ad_user_data consent (the SDKs' setConsent): one whose app reports no consent keeps it, as share_device_data_without_consent is off (PUT /v1/postbacks/settings; turn it on where no consent is needed)") +
-      "; on iOS, only when the user allowed tracking (App Tracking Transparency).",
-  ];
+/** What the partner's `requires` entries are, in words; an entry not here is said by its names. */
+const REQUIRED_WORDS: Readonly<Record<string, string>> = {
+  advertising_id: "matches on the advertising id",
+  "advertising_id|click.gamer_id":
+    "matches on the advertising id or the gamer id its click carries",
+  store_app_id:
+    "needs the app's id in its store (on iOS, the App Store id of the app's settings; an app without one has every send skipped)",
 };
+
+/**
+ * What a partner's real sends would meet that its test does not show: the test sends whatever
+ * its `requires` entries ask for, where a real send without them is skipped. One that matches
+ * on the advertising id (Google Ads, Unity without a gamer id) gets none from an install whose
+ * app reports no consent unless the app's `share_device_data_without_consent` is on, and on
+ * iOS none without tracking allowed.
+ */
+export const partnerTestWarnings = (config: PartnerConfig, settings: PostbackSettings): string[] =>
+  (partnerTemplateOf(config)?.requires ?? []).map((entry) => {
+    const skipped = `The partner ${REQUIRED_WORDS[entry] ?? `needs ${entry.split("|").join(" or ")}`}, and a real send without it is skipped (missing:${entry}), where this test's is sent.`;
+    if (!entry.split("|").includes("advertising_id")) return skipped;
+    return (
+      `${skipped} An install's advertising id goes ` +
+      (settings.shareDeviceDataWithoutConsent
+        ? "unless its consent refuses ad_user_data, or GDPR applies to it and it gave no answer"
+        : "only with ad_user_data consent (the SDKs' setConsent): one whose app reports no consent keeps it, as share_device_data_without_consent is off (PUT /v1/postbacks/settings; turn it on where no consent is needed)") +
+      "; on iOS, only when the user allowed tracking (App Tracking Transparency)."
+    );
+  });
 
 /** The test's request and outcome, as the owner sees them: every secret masked. */
 export const testResultOf = (input: {

@@ -554,7 +554,7 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     );
     await expect(
       cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--apple-team-id", "nope"),
-    ).rejects.toThrow(/--apple-team-id: must be 10 capital letters or digits/);
+    ).rejects.toThrow(/--apple-team-id: must be 10 letters or digits/);
     const zone = (name: string) =>
       cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--time-zone", name);
     expect(await zone("Asia/Tokyo")).toMatch(/reports in Asia\/Tokyo\./);
