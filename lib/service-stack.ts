@@ -13,6 +13,7 @@ import type { Uses } from "../src/functions/uses.ts";
 import { AUTHORIZER, LINK_HOST_ROUTES, type LinkHostRouteId, ROUTES } from "../src/http/routes.ts";
 import { AWS_JOBS } from "../src/jobs/jobs.ts";
 import { LAKE_TABLES } from "../src/lake/lake-tables.ts";
+import { LINK_APP_HOSTS_NONE } from "../src/links/app-settings.ts";
 import { TABLE_STREAM_WORKERS } from "../src/workers/table-stream-workers.ts";
 import { ATTRIBUTION_WORKER, WORKERS, type WorkerId } from "../src/workers/workers.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
@@ -333,14 +334,13 @@ export class ServiceStack extends Stack {
           "Base URL of the link host: links are tapped here",
         ] as [string, string],
       }),
-      // Only with hosts to name: an output takes no empty value.
-      ...(this.#linkHost &&
-        (parts.linkAppHosts ?? []).length > 0 && {
-          LinkAppHosts: [
-            (parts.linkAppHosts ?? []).join(","),
-            "The apps' own link hosts the link host serves (-c linkAppHosts): an app may name only these",
-          ] as [string, string],
-        }),
+      // `none` for none: an output takes no empty value, and an empty setting is an unset one.
+      ...(this.#linkHost && {
+        LinkAppHosts: [
+          (parts.linkAppHosts ?? []).join(",") || LINK_APP_HOSTS_NONE,
+          "The apps' own link hosts the link host serves (-c linkAppHosts), or none: an app may name only these",
+        ] as [string, string],
+      }),
       ...Object.fromEntries(
         TABLE_IDS.map((id) => [
           `${pascal(id)}TableName`,

@@ -53,7 +53,7 @@ export const AWS_TARGET = z.object({
   ATTRIBUTION_AWS_SEALING_KEY_ARN: z.string().min(1).optional(),
   ATTRIBUTION_AWS_LINKS_TABLE: z.string().min(3).optional(),
   ATTRIBUTION_AWS_LINK_HOST_URL: z.url().optional(),
-  /** The stack output LinkAppHosts: comma-separated, empty (or unset) for none. */
+  /** The stack output LinkAppHosts: comma-separated, or `none`. */
   ATTRIBUTION_AWS_LINK_APP_HOSTS: z.string().optional(),
   ATTRIBUTION_AWS_ATHENA_WORKGROUP: z.string().min(1).optional(),
   ATTRIBUTION_AWS_GLUE_DATABASE: z.string().min(1).optional(),

@@ -91,8 +91,12 @@ export const withAwsAdminStores = async <T>(
       linkBaseUrl: linkHostUrl
         ? () => linkHostUrl
         : unset("ATTRIBUTION_AWS_LINK_HOST_URL", "LinkHostUrl"),
-      // As the API's functions read LINK_APP_HOSTS: a host not in it would fail every tap.
-      servedLinkHosts: () => servedLinkHostsOf(aws.ATTRIBUTION_AWS_LINK_APP_HOSTS),
+      // As the API's functions read LINK_APP_HOSTS: a host not in it would fail every tap. Unset
+      // is not none (the output says `none`): the operator is told to name them.
+      servedLinkHosts:
+        aws.ATTRIBUTION_AWS_LINK_APP_HOSTS === undefined
+          ? unset("ATTRIBUTION_AWS_LINK_APP_HOSTS", "LinkAppHosts", "apps' link hosts")
+          : () => servedLinkHostsOf(aws.ATTRIBUTION_AWS_LINK_APP_HOSTS),
       clickCounts:
         query && workGroup && database
           ? athenaLinkClicks({ ...query, workGroup, database })

@@ -73,9 +73,7 @@ export const linkSettingsChangeSchema = z.object({
     z
       .string()
       .transform((id) => id.toUpperCase())
-      .pipe(
-        z.string().regex(APPLE_TEAM_ID_PATTERN, { error: "must be 10 letters or digits" }),
-      ),
+      .pipe(z.string().regex(APPLE_TEAM_ID_PATTERN, { error: "must be 10 letters or digits" })),
   ).optional(),
   androidSha256Fingerprints: z
     .array(
@@ -301,7 +299,10 @@ export const servedLinkHostsOf = (list: string | undefined): string[] =>
   (list ?? "")
     .split(",")
     .map((host) => host.trim().toLowerCase())
-    .filter((host) => host !== "");
+    .filter((host) => host !== "" && host !== LINK_APP_HOSTS_NONE);
+
+/** The stack output LinkAppHosts when it serves no app's own host (an output is never empty). */
+export const LINK_APP_HOSTS_NONE = "none";
 
 /**
  * A request's `Host` as apps name hosts: in lower case, and without the dot that ends a fully

@@ -168,8 +168,10 @@ describe("admin commands on the AWS target", () => {
         "--link-hosts",
         "go.cloud.example",
       );
+    // Unset: named, rather than read as "none served".
+    await expect(configure({})).rejects.toThrow(/Set ATTRIBUTION_AWS_LINK_APP_HOSTS/);
     // Taps on a host the link host does not answer would all fail.
-    await expect(configure({})).rejects.toThrow(
+    await expect(configure({ ATTRIBUTION_AWS_LINK_APP_HOSTS: "none" })).rejects.toThrow(
       /Link host go\.cloud\.example is not served by this deployment yet/,
     );
     await expect(configure({ ATTRIBUTION_AWS_LINK_APP_HOSTS: "go.brand.example" })).rejects.toThrow(
@@ -181,6 +183,6 @@ describe("admin commands on the AWS target", () => {
       "go.cloud.example",
     ]);
     // A host the app names already stays its own, whatever the list says now.
-    await configure({});
+    await configure({ ATTRIBUTION_AWS_LINK_APP_HOSTS: "none" });
   });
 });
