@@ -36,6 +36,7 @@ describe("ServiceStack", () => {
       "InstallsTableName",
       "KeysTableName",
       "LakeBucketName",
+      "LinkAppHosts",
       "LinkHostUrl",
       "LinksTableName",
       "OperationsDashboardUrl",
