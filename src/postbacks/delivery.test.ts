@@ -221,12 +221,17 @@ describe("what a send tells of its install", () => {
 });
 
 describe("what a send tells of its touch and its device", () => {
-  const told = (facts: SendFacts, query: string, kind: "install" | "event" = "install") => {
+  const told = (
+    facts: SendFacts,
+    query: string,
+    kind: "install" | "event" = "install",
+    mediaSources = ["unityads_int"],
+  ) => {
     const config = parsePartnerConfig({
       id: "custom",
       appId: APP_ID,
       partner: "custom",
-      mediaSources: ["unityads_int"],
+      mediaSources,
       ...(kind === "event" ? { events: { service_purchase: { name: "purchase" } } } : {}),
       template: { method: "GET", [kind]: { url: `https://pb.example.com/x?${query}` } },
     });
@@ -265,7 +270,7 @@ describe("what a send tells of its touch and its device", () => {
     });
   });
 
-  it("names the gclid the install's Play referrer carries, whichever touch won, but not in anonymous mode", () => {
+  it("names the gclid the install's Play referrer carries to Google's configurations, whichever touch won, but not in anonymous mode", () => {
     const facts = factsOf("unityads_int", "android");
     const install = {
       ...facts.install,
@@ -279,21 +284,22 @@ describe("what a send tells of its touch and its device", () => {
         installVersion: null,
       },
     };
-    expect(told({ ...facts, install }, "g={referrer_gclid}")).toEqual({ g: "Cj0KCQ-abc_1" });
+    const google = ["googleadwords_int"];
+    const gclid = (sent: SendFacts, kind: "install" | "event" = "install") =>
+      told(sent, "g={referrer_gclid}", kind, google);
+    expect(gclid({ ...facts, install })).toEqual({ g: "Cj0KCQ-abc_1" });
+    // Another network's configuration learns nothing of Google's click, its own install or not.
+    expect(told({ ...facts, install }, "g={referrer_gclid}")).toEqual({ g: "" });
     const wrapped = {
       ...install,
       installReferrer: { ...install.installReferrer, referrer: "id=com.app&referrer=gclid%3DX-2" },
     };
-    expect(told({ ...facts, install: wrapped }, "g={referrer_gclid}")).toEqual({ g: "X-2" });
+    expect(gclid({ ...facts, install: wrapped })).toEqual({ g: "X-2" });
     const event = { ...PURCHASE, revenue: null, ip: null, userAgent: null, customerUserId: null };
-    expect(
-      told(
-        { ...facts, install, subject: { ...event, anonymous: true } },
-        "g={referrer_gclid}",
-        "event",
-      ),
-    ).toEqual({ g: "" });
-    expect(told(facts, "g={referrer_gclid}")).toEqual({ g: "" });
+    expect(gclid({ ...facts, install, subject: { ...event, anonymous: true } }, "event")).toEqual({
+      g: "",
+    });
+    expect(gclid(facts)).toEqual({ g: "" });
   });
 
   it("names no device of an event sent in the SDK's anonymous mode", () => {

@@ -18,7 +18,7 @@ import type {
 } from "../ports/postbacks.ts";
 import { referrerParamOf } from "../touches/destination.ts";
 import { type CustomTemplate, type PartnerConfig, partnerTemplateOf } from "./config.ts";
-import { requestFor } from "./partners.ts";
+import { partnerById, requestFor } from "./partners.ts";
 import type { AcceptedEvent, ResolvedAttribution } from "./rules.ts";
 import { webhookHeaders } from "./signing.ts";
 import {
@@ -163,11 +163,14 @@ export const partnerRequestOf = (input: {
   if (!partner || !template) {
     return { ok: false, problem: `the partner takes no ${kind} postbacks` };
   }
+  const install = postbackInstallOf(input.facts);
+  // Google's click id, told to Google only: another network learns nothing of its campaigns.
+  const google = input.config.mediaSources.some((source) => GOOGLE_SOURCES.has(source));
   return buildRequest(
     template,
     {
       configId: input.config.id,
-      install: postbackInstallOf(input.facts),
+      install: google ? install : { ...install, referrerGclid: null },
       event: input.event,
       won: input.won,
       attempt: input.attempt,
@@ -177,6 +180,9 @@ export const partnerRequestOf = (input: {
     input.enforceRequires === false ? [] : partner.requires,
   );
 };
+
+/** Google's media sources: a configuration of one is told the gclid of the Play referrer. */
+const GOOGLE_SOURCES: ReadonlySet<string> = new Set(partnerById("google-ads")?.mediaSources);
 
 /** The template's URL as it stands, for the log of a request that could not be made. */
 export const templateUrlOf = (config: PartnerConfig, facts: SendFacts): string => {

@@ -442,7 +442,7 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "referrer_gclid",
     "text",
     "install",
-    "The `gclid` of the install's Play referrer (Android): the id of the Google Ads click Play says led to the install, whichever touch won it, which Google's privacy-compliant attribution asks for with every first open and event; only where consent allows, and never for an event sent in the SDK's anonymous mode.",
+    "The `gclid` of the install's Play referrer (Android): the id of the Google Ads click Play says led to the install, whichever touch won it, which Google's privacy-compliant attribution asks for with every first open and event; only to a configuration of Google's media sources (`googleadwords_int`, `google_ads`), only where consent allows, and never for an event sent in the SDK's anonymous mode.",
     (c) => (shareable(c) ? c.install.referrerGclid : null),
   ),
   row("click_unix_ts", "number", "install", "The winning touch's time, Unix seconds.", (c) =>
