@@ -69,6 +69,8 @@ export const withAdminStores = async <T>(
         deletions: stores.deletions,
         // The running service's setting too: a URL it sends to, its `partners test` reaches.
         allowLoopback: config.postbacksAllowLoopback || running?.postbacksAllowLoopback === true,
+        allowLoopbackBy:
+          "start the service with ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK=true (docs/cli.md)",
       }),
       applePostbacks: () => stores.applePostbacks,
       target: dataDir,

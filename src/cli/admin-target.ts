@@ -40,6 +40,8 @@ export interface AdminStores {
     readonly deletions: Pick<DeletionStore, "tombstones" | "listByApp">;
     /** The operator's setting: postbacks may go to this machine (tests' mock partners). */
     readonly allowLoopback: boolean;
+    /** How the operator allows it, where the target can (the embedded runtime's setting). */
+    readonly allowLoopbackBy?: string;
   };
   /** Apple's postbacks; a ValidationError on AWS when their table is not named. */
   readonly applePostbacks: () => ApplePostbackStore;

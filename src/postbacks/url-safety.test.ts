@@ -8,6 +8,7 @@ import {
   addressRefusal,
   checkConfiguredUrl,
   checkUrlSyntax,
+  isLoopbackUrl,
   isUnsafeAddressError,
   type LookupAll,
   REQUEST_LIMITS,
@@ -15,6 +16,24 @@ import {
   safeAgentOptions,
   UNSAFE_ADDRESS_CODE,
 } from "./url-safety.ts";
+
+describe("isLoopbackUrl", () => {
+  it("tells this machine's URLs, in every spelling of its addresses, from the rest", () => {
+    for (const url of [
+      "http://localhost:9000/in",
+      "http://localhost.:9000/in",
+      "https://127.0.0.1/x",
+      "http://127.8.9.10/x",
+      "http://[::1]:9/x",
+      "http://[0:0:0:0:0:0:0:1]/x",
+    ]) {
+      expect(isLoopbackUrl(url), url).toBe(true);
+    }
+    for (const url of ["https://example.com/", "http://10.0.0.1/", "not a url", "http://[::2]/"]) {
+      expect(isLoopbackUrl(url), url).toBe(false);
+    }
+  });
+});
 
 describe("addressRefusal", () => {
   it.each([

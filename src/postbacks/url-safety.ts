@@ -126,6 +126,17 @@ export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, "
 /** A name is a literal address when ipaddr.js reads it as one (the URL parser normalised it). */
 const isLiteralAddress = (host: string): boolean => ipaddr.isValid(host);
 
+/** Whether a URL's host is this machine: `localhost`, or a loopback address (127.0.0.0/8, ::1). */
+export const isLoopbackUrl = (text: string): boolean => {
+  let host: string;
+  try {
+    host = hostOf(new URL(text)).replace(/\.$/, "");
+  } catch {
+    return false;
+  }
+  return host === "localhost" || (isLiteralAddress(host) && addressRefusal(host) === "loopback");
+};
+
 /**
  * What can be told of a URL without resolving it: https (http only to loopback when the
  * operator allows loopback), no credentials in it, no fragment, within the size bound, and a

@@ -227,7 +227,7 @@ describe("attribution partners set and webhook: a stored configuration changed b
       (error: unknown) => (error as Error).message,
     );
     expect(refusal).toMatch(/^--url: http:\/\/127\.0\.0\.1:9000\/hooks must be https/);
-    expect(refusal).toContain("start it with ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK=true");
+    expect(refusal).toContain("start the service with ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK=true");
     // A URL elsewhere is refused without the hint.
     const elsewhere = await setWebhookCommand({
       appId: APP,
@@ -239,6 +239,22 @@ describe("attribution partners set and webhook: a stored configuration changed b
       (error: unknown) => (error as Error).message,
     );
     expect(elsewhere).toBe("--url: http://backend.example.com/hooks must be https");
+    // A custom partner's own template on this machine: the usual mock partner.
+    const mock = join(folder.dataDir, "mock.json");
+    await writeFile(
+      mock,
+      JSON.stringify({ method: "GET", install: { url: "http://127.0.0.1:9/in?id={service_id}" } }),
+    );
+    await expect(
+      setPartnerCommand({
+        appId: APP,
+        configId: "mock",
+        partner: "custom",
+        templateFile: mock,
+        mediaSource: ["mock_int"],
+        dataDir: folder.dataDir,
+      }),
+    ).rejects.toThrow(/ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK=true/);
   });
 
   it("keeps a paused webhook paused when its secret is rotated, its URL given or not", async () => {

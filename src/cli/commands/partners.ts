@@ -18,6 +18,7 @@ import {
 } from "../../ports/postbacks.ts";
 import { createPostbackConfigurations } from "../../postbacks/configurations.ts";
 import { PARTNERS } from "../../postbacks/partners.ts";
+import { isLoopbackUrl } from "../../postbacks/url-safety.ts";
 import {
   catalogPage,
   logEntryAnswer,
@@ -48,16 +49,14 @@ const configurationsOf = (stores: AdminStores) => {
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
-/** A URL whose host is this machine: what postbacks may reach only when the service allows it. */
-const LOOPBACK_URL = /^https?:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:[/?]|$)/i;
-
 /**
- * A refusal of a URL on this machine, with how to allow it while trying postbacks (docs/cli.md)
- * and, for the webhook's URL, its flag's name rather than the API's field.
+ * A refusal of a URL on this machine (one it names), with how to allow it while trying
+ * postbacks where the target can, and, for the webhook's URL, its flag's name rather than the
+ * API's field.
  */
 const sayingHowToTry = async <T>(
-  allowLoopback: boolean,
-  urls: readonly string[],
+  loopback: { readonly allowLoopback: boolean; readonly allowLoopbackBy?: string },
+  urls: readonly (string | undefined)[],
   work: () => Promise<T>,
 ): Promise<T> => {
   try {
@@ -65,9 +64,13 @@ const sayingHowToTry = async <T>(
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     const message = error.message.replace(/^body\.url: /, "--url: ");
+    // Named by its origin: a template's URL is said as filled, its macros gone.
+    const refusedHere = urls.some(
+      (url) => url !== undefined && isLoopbackUrl(url) && message.includes(new URL(url).origin),
+    );
     const hint =
-      !allowLoopback && urls.some((url) => LOOPBACK_URL.test(url))
-        ? " Postbacks reach this machine only while the service allows it, to try them: start it with ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK=true (docs/cli.md)."
+      !loopback.allowLoopback && loopback.allowLoopbackBy && refusedHere
+        ? ` Postbacks reach this machine only while the service allows it, to try them: ${loopback.allowLoopbackBy}.`
         : "";
     throw message === error.message && hint === "" ? error : new ValidationError(message + hint);
   }
@@ -195,7 +198,12 @@ export const setPartnerCommand = async (options: SetPartnerOptions) => {
     const { partners } = await configurations.list(options.appId);
     const existing = partners.find((config) => config.id === options.configId);
     const body = await partnerBodyOf(options, existing);
-    return sayingHowToTry(stores.postbacks().allowLoopback, Object.values(body.values ?? {}), () =>
+    const urls = [
+      ...Object.values(body.values ?? {}),
+      body.template?.install?.url,
+      body.template?.event?.url,
+    ];
+    return sayingHowToTry(stores.postbacks(), urls, () =>
       configurations.putPartner(options.appId, options.configId, body),
     );
   });
@@ -232,7 +240,7 @@ export const setWebhookCommand = async (options: {
     }
     // A flag left out keeps what is stored: rotating a paused webhook's secret leaves it paused.
     const enabled = options.enabled ? options.enabled === "on" : existing?.enabled;
-    return sayingHowToTry(stores.postbacks().allowLoopback, [url], () =>
+    return sayingHowToTry(stores.postbacks(), [url], () =>
       configurations.putWebhook(options.appId, options.configId, {
         url,
         ...(enabled === undefined ? {} : { enabled }),
