@@ -464,8 +464,9 @@ describe("Cognito credentials: people", () => {
     expect(inputsOf(AdminSetUserPasswordCommand)).toEqual([]);
   });
 
-  it("says a password the pool's policy refuses as the password's fault, with the policy", async () => {
+  it("says a password the pool's policy refuses as the password's fault, with the policy, and leaves no person it made", async () => {
     cognito.on(AdminCreateUserCommand).resolves({});
+    cognito.on(AdminDeleteUserCommand).resolves({});
     cognito
       .on(AdminSetUserPasswordCommand)
       .rejects(failure(InvalidPasswordException, "Password does not conform to policy"));
@@ -474,6 +475,17 @@ describe("Cognito credentials: people", () => {
     await expect(refused).rejects.toThrow(
       /^password: the user pool asks for at least 12 characters/,
     );
+    expect(inputsOf(AdminDeleteUserCommand)).toEqual([{ UserPoolId: POOL, Username: EMAIL }]);
+    // A person there already keeps their account (and their old password).
+    cognito.reset();
+    cognito.on(AdminCreateUserCommand).rejects(failure(UsernameExistsException, "exists"));
+    cognito
+      .on(AdminSetUserPasswordCommand)
+      .rejects(failure(InvalidPasswordException, "Password does not conform to policy"));
+    await expect(credentials().set(EMAIL, "onlylowercase1")).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    expect(inputsOf(AdminDeleteUserCommand)).toEqual([]);
   });
 
   it("removes a person, one who is gone already too, and passes on other failures", async () => {

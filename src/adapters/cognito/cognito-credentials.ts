@@ -218,6 +218,7 @@ export const createCognitoCredentials = (options: CognitoCredentialsOptions): Cr
       }
     },
     async set(email, password) {
+      let created = false;
       try {
         await client.send(
           new AdminCreateUserCommand({
@@ -230,6 +231,7 @@ export const createCognitoCredentials = (options: CognitoCredentialsOptions): Cr
             MessageAction: "SUPPRESS",
           }),
         );
+        created = true;
       } catch (error) {
         if (!(error instanceof UsernameExistsException)) throw error;
       }
@@ -246,6 +248,13 @@ export const createCognitoCredentials = (options: CognitoCredentialsOptions): Cr
         // The pool's policy (lib/dashboard-users.ts) is stricter than the embedded runtime's
         // length rule: said as the password's fault, with the policy, not as a failure.
         if (error instanceof InvalidPasswordException) {
+          // A person this call made, without the password they were to have, is not left in
+          // the pool: added again with a better one, they start afresh.
+          if (created) {
+            await client.send(
+              new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: email }),
+            );
+          }
           throw new ValidationError(`password: ${COGNITO_PASSWORD_RULE}`);
         }
         throw error;
