@@ -73,7 +73,8 @@ describe("attribution start straight after a command", () => {
     try {
       // A phone's way to this machine, as docs/cli.md has a device reach the local service.
       const service = await startService(dataDir, {
-        ATTRIBUTION_LINK_BASE_URL: "http://192.0.2.2:8788",
+        // With the slash a URL is often written with: the banner names no double one.
+        ATTRIBUTION_LINK_BASE_URL: "http://192.0.2.2:8788/",
       });
       expect(released).toBe(true);
       expect((await fetch(`${service.url}/v1/openapi.json`)).status).toBe(200);

@@ -36,7 +36,7 @@ export const start = async (options: {
   console.log(`SDK API:     ${runtime.url}/v1/… (contract: ${runtime.url}/v1/openapi.json)`);
   console.log(`Export:      GET ${runtime.url}/api/v1/export (Authorization: <server key>)`);
   // As new links name it: the base URL set (a phone's way to this machine), else the listener.
-  const linkBase = config.linkBaseUrl ?? runtime.linkUrl;
+  const linkBase = (config.linkBaseUrl ?? runtime.linkUrl).replace(/\/+$/, "");
   console.log(
     `Link host:   ${linkBase}/<deeplink_id> (make links with \`attribution links create\`)`,
   );
