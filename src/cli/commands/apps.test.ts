@@ -88,7 +88,7 @@ describe("attribution apps config", () => {
     // Two iOS builds on one host: the file lists neither, which the command says.
     const shared = await configured({ linkHosts: "go.shared.example.com" });
     expect(shared).toContain(
-      "Note: go.shared.example.com also carries com.example.two, of another iOS build: its apple-app-site-association lists neither, so a tap there opens no app. Give each app a host of its own (--link-hosts).",
+      "Note: go.shared.example.com also carries com.example.two, of another iOS build: its apple-app-site-association lists none of them, so a tap there opens no app. Give each app a host of its own (--link-hosts).",
     );
     expect((await stored()).links?.hosts).toEqual(["go.shared.example.com"]);
     const own = new URL(

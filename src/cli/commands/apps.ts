@@ -247,7 +247,7 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
     const file = crowded.platform === "ios" ? "apple-app-site-association" : "assetlinks.json";
     const build = crowded.platform === "ios" ? "iOS" : "Android";
     console.log(
-      `Note: ${crowded.host ?? "the service's link host"} also carries ${crowded.others.join(", ")}, of another ${build} build: its ${file} lists neither, so a tap there opens no app. Give each app a host of its own (--link-hosts).`,
+      `Note: ${crowded.host ?? "the service's link host"} also carries ${crowded.others.join(", ")}, of ${crowded.others.length > 1 ? `other ${build} builds` : `another ${build} build`}: its ${file} lists none of them, so a tap there opens no app. Give each app a host of its own (--link-hosts).`,
     );
   }
   const settings = attributionSettingsOf(app);

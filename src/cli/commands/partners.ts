@@ -195,8 +195,7 @@ export const setPartnerCommand = async (options: SetPartnerOptions) => {
   const { stored } = await withAdminStores(options.dataDir, async (stores) => {
     await appMustExist(stores, options.appId);
     const configurations = configurationsOf(stores);
-    const { partners } = await configurations.list(options.appId);
-    const existing = partners.find((config) => config.id === options.configId);
+    const existing = await stores.postbacks().configs.getPartner(options.appId, options.configId);
     const body = await partnerBodyOf(options, existing);
     const urls = [
       ...Object.values(body.values ?? {}),
@@ -232,8 +231,7 @@ export const setWebhookCommand = async (options: {
   const { stored, secret } = await withAdminStores(options.dataDir, async (stores) => {
     await appMustExist(stores, options.appId);
     const configurations = configurationsOf(stores);
-    const { webhooks } = await configurations.list(options.appId);
-    const existing = webhooks.find((config) => config.id === options.configId);
+    const existing = await stores.postbacks().configs.getWebhook(options.appId, options.configId);
     const url = options.url ?? existing?.url;
     if (url === undefined) {
       throw new ValidationError(`--url is required: the app has no webhook ${options.configId}.`);
