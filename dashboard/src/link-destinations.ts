@@ -1,5 +1,6 @@
 /** A link's own destinations as the Links page's edit form holds them and sends them. */
 import type { Link, LinkPatch } from "./api.ts";
+import { textChange } from "./link-preview.ts";
 
 /** The three destinations by the API's names; an empty one is the app's default. */
 export type DestinationField = "android_url" | "ios_url" | "web_url";
@@ -24,9 +25,8 @@ export const destinationValuesOf = (link: Link): DestinationValues => ({
 export const destinationPatch = (link: Link, values: DestinationValues): LinkPatch => {
   const patch: LinkPatch = {};
   for (const field of DESTINATION_FIELDS) {
-    if (values[field] === (link[field] ?? "")) continue;
-    const value = values[field].trim();
-    patch[field] = value === "" ? null : value;
+    const change = textChange(values[field], link[field]);
+    if (change !== undefined) patch[field] = change;
   }
   return patch;
 };

@@ -28,14 +28,20 @@ export const hasOwnPreview = (link: Link) =>
  */
 export const previewPatch = (link: Link, values: PreviewValues): LinkPatch => {
   const patch: LinkPatch = {};
-  const given = (value: string) => (value.trim() === "" ? null : value.trim());
-  const changed = (value: string, stored: string | null) => value !== (stored ?? "");
-  if (changed(values.title, link.preview_title)) patch.preview_title = given(values.title);
-  if (changed(values.description, link.preview_description)) {
-    patch.preview_description = given(values.description);
-  }
-  if (changed(values.imageUrl, link.preview_image_url)) {
-    patch.preview_image_url = given(values.imageUrl);
-  }
+  const title = textChange(values.title, link.preview_title);
+  const description = textChange(values.description, link.preview_description);
+  const imageUrl = textChange(values.imageUrl, link.preview_image_url);
+  if (title !== undefined) patch.preview_title = title;
+  if (description !== undefined) patch.preview_description = description;
+  if (imageUrl !== undefined) patch.preview_image_url = imageUrl;
   return patch;
+};
+
+/**
+ * A text field of a link's form against the link's own value: undefined when the form holds it
+ * as stored (left out of the patch), else the new value trimmed, or null for an emptied one.
+ */
+export const textChange = (value: string, stored: string | null): string | null | undefined => {
+  if (value === (stored ?? "")) return undefined;
+  return value.trim() === "" ? null : value.trim();
 };
