@@ -763,6 +763,53 @@ checking(
   },
 );
 
+// A configuration's interval the contract refuses (0, a fraction, ...) is taken as none given,
+// as in every SDK (remote-config.json): never the nearest value, which for 0 would read the
+// configuration every second and end a session at every return.
+checking(
+  "remote configuration: both intervals taken through contractSeconds, its bounds the contract's, the defaults remote-config.json's and the service's, every case run",
+  () => {
+    const remoteConfig = typeNamed(core("Core/RemoteConfig.swift"), "RemoteConfig");
+    const parse = functionNamed(remoteConfig, "parse").text;
+    const number = (name) => Number(propertyValue(remoteConfig, name).text.replace(/_/g, ""));
+    const appConfig = read(join(root, "src", "apps", "app-config.ts"));
+    const serviceRefresh = Number(
+      (/CONFIG_REFRESH_SECONDS\s*=\s*([\d_]+)/.exec(appConfig)?.[1] ?? "").replace(/_/g, ""),
+    );
+    const remoteConfigVectors = vectors("remote-config.json");
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConformanceTests.swift"));
+    return [
+      ...["refresh_interval_seconds", "session_interval_seconds"]
+        .filter((field) => !parse.includes(`contractSeconds(json["${field}"])`))
+        .map((field) => `RemoteConfig.parse does not take ${field} through contractSeconds`),
+      ...same(number("maxContractInteger"), Number.MAX_SAFE_INTEGER, "maxContractInteger"),
+      ...(/seconds >= 1, seconds <= maxContractInteger/.test(
+        functionNamed(remoteConfig, "contractSeconds").text,
+      )
+        ? []
+        : ["contractSeconds does not keep to 1 ... maxContractInteger"]),
+      ...same(
+        number("defaultRefreshIntervalSeconds"),
+        remoteConfigVectors.defaults.refresh_interval_seconds,
+        "RemoteConfig.defaultRefreshIntervalSeconds",
+      ),
+      ...same(
+        number("defaultRefreshIntervalSeconds"),
+        serviceRefresh,
+        "the service's CONFIG_REFRESH_SECONDS",
+      ),
+      ...(tests.includes('"remote-config.json"')
+        ? []
+        : ["ConformanceTests does not read remote-config.json"]),
+      ...missingTests(tests, "ConformanceTests", [
+        "testTheRemoteConfigurationsIntervalsAreTakenAsTheVectorsSay",
+        "testTheCoreReadsTheConfigurationAgainAfterTheRefreshIntervalTaken",
+        "testTheRemoteConfigurationsDefaultsAreTheSdks",
+      ]),
+    ];
+  },
+);
+
 checking("SessionTests runs every case of sessions.json, every step of its lifecycle cases", () => {
   const file = join("ios", "Tests", "ServiceAttributionTests", "SessionTests.swift");
   const tests = typeNamed(file, "SessionTests");

@@ -98,7 +98,7 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// A link that opened the app, from any scheme (the app's own `myapp://…` too), to
+        /// A link that opened the app, from any scheme (the app's own `myapp://…` or `myapp:…` too), to
         /// <see cref="DeepLinkReceived"/> as a direct deep link; also returned. Callable before
         /// Configure. The first http(s) one before the install is sent goes with the install as
         /// its `open_url`. Text that is no URL gives null and nothing is delivered. On iOS, an

@@ -65,7 +65,7 @@ namespace ReadmeUsage
                     Debug.LogWarning(error.Count + " events dropped: " + (error.ReasonName ?? "damaged queue"));
                 else Debug.LogWarning("conversion value refused: " + error.Message);   // ConversionValue, iOS
             };
-            // Any scheme (myapp://… too); a link of the service also through HandleUniversalLink, which
+            // Any scheme (myapp://… and myapp:… too); a link of the service also through HandleUniversalLink, which
             // hands it to DeepLinkReceived as well: give each URL to one of the two.
             Application.deepLinkActivated += url => ServiceSDK.HandleDeepLink(url);
             // The link the app was opened with: Application.absoluteURL, but none when Android's recent apps

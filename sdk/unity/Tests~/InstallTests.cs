@@ -724,13 +724,16 @@ namespace Service.Unity.Tests
 
         [TestCase("600", 600)]
         [TestCase("5000000", 86400)]
-        [TestCase("100000000000000000000", 86400)]
-        [TestCase("1e300", 86400)]
-        [TestCase("0", 1)]
-        [TestCase("-60", 1)]
-        public void AnIntervalOutOfRangeIsKeptWithinASecondAndADayAndItsConfigurationTaken(string named, int seconds)
+        [TestCase("9007199254740991", 86400)]
+        [TestCase("100000000000000000000", 3600)]
+        [TestCase("1e300", 3600)]
+        [TestCase("0", 3600)]
+        [TestCase("-60", 3600)]
+        public void AnIntervalIsKeptWithinADayOrIsTheDefaultWhenTheContractRefusesItAndItsConfigurationTaken(string named, int seconds)
         {
-            // 5,000,000 s is past a timer's 49.7 days, 1e20 past a long, 1e300 past a TimeSpan.
+            // 5,000,000 s is past a timer's 49.7 days, and 2^53 - 1, the contract's largest, past
+            // a TimeSpan: a day. 1e20 (past a long), 1e300, 0 and -60 are no integer the contract
+            // allows: the default, as when none is named (remote-config.json).
             var backend = new ScriptedBackend
             {
                 Answer = (key, body) => key.StartsWith("GET /v1/config")

@@ -3,7 +3,8 @@
 // - every asset Unity imports has its .meta (Unity's own format, the right importer, a GUID of
 //   32 lowercase hex digits, unique), and no .meta is left without its asset;
 // - the External Dependency Manager's Editor/*Dependencies.xml is well-formed and declares
-//   exactly the Android libraries the Unity layer calls;
+//   exactly the Android libraries the Unity layer calls, and that layer waits for the Play
+//   install referrer as long as the Kotlin SDK's does;
 // - the iOS plugins parse (tree-sitter's Objective-C and Swift grammars) and between them define
 //   every function the Unity layer imports; the Objective-C one reads ATT and AdServices only
 //   behind @available and the IDFA only when ATT authorizes it, and its IDFV is the install's
@@ -891,6 +892,28 @@ for (const path of dependencyFiles) {
     version[0] >= 2 ? [] : [`${referrer}`],
   );
 }
+
+// An Android app waits as long for the Play Store's referrer whichever SDK it embeds: a read
+// with no answer in time is one of the install's three, after which the install goes without
+// the click id the referrer carries.
+const KOTLIN_ANDROID_PLATFORM =
+  "../kotlin/src/main/kotlin/com/service/attribution/android/AndroidPlatform.kt";
+const unityReferrerWait = /\bReferrerWait = TimeSpan\.FromSeconds\((\d+)\)/.exec(
+  read("Runtime/Unity/AndroidSignals.cs"),
+)?.[1];
+const kotlinReferrerWait = /\bconst val WAIT_SECONDS = (\d+)L\b/.exec(
+  read(KOTLIN_ANDROID_PLATFORM),
+)?.[1];
+check(
+  `AndroidSignals.cs waits for the Play install referrer as long as the Kotlin SDK's PlayInstallReferrer (${kotlinReferrerWait} s)`,
+  unityReferrerWait === undefined || kotlinReferrerWait === undefined
+    ? [
+        `the wait is not found: AndroidSignals.cs ${unityReferrerWait}, the Kotlin SDK ${kotlinReferrerWait}`,
+      ]
+    : unityReferrerWait === kotlinReferrerWait
+      ? []
+      : [`AndroidSignals.cs waits ${unityReferrerWait} s, the Kotlin SDK ${kotlinReferrerWait} s`],
+);
 
 // ---- code stripping -----------------------------------------------------------------------
 

@@ -166,8 +166,9 @@ final class ServiceDeepLink {
 
 /// The direct deep link of a URL that opened the app, parsed from the URL alone: an http or
 /// https link as [ServicePlugin.handleUniversalLink] parses it (with its `deeplinkId`), a custom
-/// scheme's link (`myapp://open?deep_link_path=…`) with its query parameters and no
-/// `deeplinkId`. Null for a URL with no scheme, or an http or https URL with no host.
+/// scheme's link (`myapp://open?deep_link_path=…`, or `myapp:open?…` without `//`, which Android
+/// delivers and the native SDKs take too) with its query parameters and no `deeplinkId`. Null
+/// for a URL with no scheme, or an http or https URL with no host.
 ServiceDeepLink? directDeepLink(Uri url) {
   if (!url.hasScheme) return null;
   final scheme = url.scheme.toLowerCase();

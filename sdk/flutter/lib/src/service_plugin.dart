@@ -188,11 +188,11 @@ final class ServicePlugin {
   }
 
   /// Hands a link that opened the app, of any scheme (an App Link, a Universal Link, the app's
-  /// own `myapp://…`), to [onDeepLink] as a [ServiceDeepLinkKind.direct] deep link, and gives
-  /// it; null, with nothing delivered, for a URL with no scheme. A link handed over before
-  /// [onDeepLink] has a listener is delivered when it gets one. The native SDK is told of the
-  /// link too (the link that opened a new install goes with the install's report); nothing is
-  /// sent for it on its own. Works before [configure].
+  /// own `myapp://…` or `myapp:…`), to [onDeepLink] as a [ServiceDeepLinkKind.direct] deep
+  /// link, and gives it; null, with nothing delivered, for a URL with no scheme. A link handed
+  /// over before [onDeepLink] has a listener is delivered when it gets one. The native SDK is
+  /// told of the link too (the link that opened a new install goes with the install's report);
+  /// nothing is sent for it on its own. Works before [configure].
   static Future<ServiceDeepLink?> handleDeepLink(Uri url) async {
     final link = directDeepLink(url);
     if (link == null) return null;

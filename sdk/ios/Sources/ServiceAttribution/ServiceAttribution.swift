@@ -377,12 +377,13 @@ extension ServiceAttribution {
     }
 
     /// Delivers a link that opened the app, of any scheme (a Universal Link, or your own
-    /// `myapp://open?deep_link_path=…`), to ``onDeepLink`` and the ``delegate`` as a direct
-    /// ``ServiceDeepLink``: its `deep_link_path` parameter is its `path`; only a link of the
-    /// link host (`https://<link host>/<deeplinkId>`) has a `deeplinkId`. Parsed from the URL
-    /// alone, callable before `configure`. A URL an AdAttributionKit re-engagement opened the app
-    /// with (iOS 18: its query has `AdAttributionKitReengagementOpen`) also makes the one
-    /// conversion value update Apple needs to send the re-engagement's postback.
+    /// `myapp://open?deep_link_path=…` or `myapp:open?…`), to ``onDeepLink`` and the
+    /// ``delegate`` as a direct ``ServiceDeepLink``: its `deep_link_path` parameter is its
+    /// `path`; only a link of the link host (`https://<link host>/<deeplinkId>`) has a
+    /// `deeplinkId`. Parsed from the URL alone, callable before `configure`. A URL an
+    /// AdAttributionKit re-engagement opened the app with (iOS 18: its query has
+    /// `AdAttributionKitReengagementOpen`) also makes the one conversion value update Apple needs
+    /// to send the re-engagement's postback.
     /// - Returns: The deep link delivered; nil for a URL with no scheme, of which nothing is
     ///   delivered.
     @discardableResult

@@ -463,4 +463,52 @@ final class ConformanceTests: XCTestCase {
             }
         }
     }
+
+    // MARK: remote-config.json
+
+    /// A case's answer of GET /v1/config: on, with its field as the case writes it (left out
+    /// when its `json` is null).
+    private func remoteConfigAnswer(_ testCase: [String: Any]) throws -> String {
+        let field = try XCTUnwrap(testCase["field"] as? String)
+        let value = (testCase["json"] as? String).map { ",\"\(field)\":\($0)" } ?? ""
+        return "{\"enabled\":true\(value)}"
+    }
+
+    func testTheRemoteConfigurationsIntervalsAreTakenAsTheVectorsSay() throws {
+        for testCase in try cases("remote-config.json") {
+            let name = testCase["name"] as? String ?? "?"
+            let seconds = try XCTUnwrap(testCase["seconds"] as? NSNumber, name).int64Value
+            let config = try RemoteConfig.parse(try remoteConfigAnswer(testCase))
+            switch testCase["field"] as? String {
+            case "refresh_interval_seconds":
+                XCTAssertEqual(config.refreshIntervalSeconds, seconds, name)
+            case "session_interval_seconds":
+                XCTAssertEqual(config.sessionIntervalSeconds, seconds, name)
+            default:
+                XCTFail("\(name): a field this test does not know")
+            }
+            XCTAssertEqual(try RemoteConfig.parse(config.json.text), config, "\(name): kept on the device as taken")
+        }
+    }
+
+    /// Configured with each `refresh_interval_seconds` case's answer, the core reads the
+    /// configuration again after the interval taken.
+    func testTheCoreReadsTheConfigurationAgainAfterTheRefreshIntervalTaken() throws {
+        for testCase in try cases("remote-config.json") where testCase["field"] as? String == "refresh_interval_seconds" {
+            let name = testCase["name"] as? String ?? "?"
+            let seconds = try XCTUnwrap(testCase["seconds"] as? NSNumber, name).doubleValue
+            let harness = Harness()
+            harness.service.config = try remoteConfigAnswer(testCase)
+            XCTAssertNil(harness.configure(), name)
+            XCTAssertFalse(harness.core.isSdkDisabled, "\(name): the rest of the configuration is taken")
+            XCTAssertTrue(harness.scheduler.pending.contains(seconds), "\(name): \(harness.scheduler.pending)")
+        }
+    }
+
+    func testTheRemoteConfigurationsDefaultsAreTheSdks() throws {
+        let defaults = try XCTUnwrap(try Vectors.conformance("remote-config.json")["defaults"] as? [String: Int])
+        XCTAssertEqual(defaults["refresh_interval_seconds"], Int(RemoteConfig.defaultRefreshIntervalSeconds))
+        XCTAssertEqual(defaults["session_interval_seconds"], Int(SessionTracker.defaultIntervalSeconds))
+        XCTAssertEqual(RemoteConfig.placeholder.refreshIntervalSeconds, RemoteConfig.defaultRefreshIntervalSeconds)
+    }
 }

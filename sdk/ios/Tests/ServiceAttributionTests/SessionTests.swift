@@ -11,8 +11,9 @@ import XCTest
 final class SessionTests: XCTestCase {
     private struct LifecycleCase {
         let name: String
-        /// The configuration's `session_interval_seconds`; nil when it gives none.
-        let interval: Int64?
+        /// The configuration's `session_interval_seconds` as the case gives it, whatever its
+        /// type (one the contract refuses too); nil when it gives none.
+        let interval: JSONValue?
         let steps: [(at: TimeInterval, step: String)]
         let sessions: [TimeInterval]
     }
@@ -27,18 +28,19 @@ final class SessionTests: XCTestCase {
                 return (at, kind)
             }
             let sessions = try XCTUnwrap(testCase["sessions"] as? [NSNumber], name).map { $0.doubleValue }
-            return LifecycleCase(name: name, interval: (testCase["config"] as? NSNumber)?.int64Value, steps: steps, sessions: sessions)
+            let interval = testCase["config"].flatMap { JSONValue(foundation: $0) }.flatMap { $0 == .null ? nil : $0 }
+            return LifecycleCase(name: name, interval: interval, steps: steps, sessions: sessions)
         }
     }
 
     /// A remote configuration, with `session_interval_seconds` when `interval` is given.
-    static func config(enabled: Bool = true, interval: Int64? = nil) -> String {
+    static func config(enabled: Bool = true, interval: JSONValue? = nil) -> String {
         var config: [String: JSONValue] = [
             "enabled": .bool(enabled),
             "refresh_interval_seconds": .int(3600),
             "encryption": .object(["enabled": .bool(false)]),
         ]
-        if let interval = interval { config["session_interval_seconds"] = .int(interval) }
+        if let interval = interval { config["session_interval_seconds"] = interval }
         return JSONValue.object(config).text
     }
 
@@ -74,7 +76,10 @@ final class SessionTests: XCTestCase {
         let cases = try lifecycleCases()
         XCTAssertGreaterThanOrEqual(cases.count, 8)
         for testCase in cases {
-            var tracker = SessionTracker(intervalSeconds: testCase.interval ?? SessionTracker.defaultIntervalSeconds)
+            // The interval as the configuration's parsing takes it (remote-config.json: one the
+            // contract refuses is the default).
+            let interval = try RemoteConfig.parse(SessionTests.config(interval: testCase.interval)).sessionIntervalSeconds
+            var tracker = SessionTracker(intervalSeconds: interval)
             var started: [TimeInterval] = []
             for (at, step) in testCase.steps {
                 let time = Harness.epoch.addingTimeInterval(at)
@@ -238,7 +243,7 @@ final class SessionTests: XCTestCase {
 
     func testTheIntervalIsKeptWithTheConfigurationForALaunchOffline() throws {
         let harness = Harness()
-        harness.service.config = SessionTests.config(interval: 60)
+        harness.service.config = SessionTests.config(interval: .int(60))
         XCTAssertNil(harness.configure())
         let next = Harness(store: harness.store)
         next.service.offline = true

@@ -59,8 +59,9 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// The scheme of a URL of any scheme (`myapp://open?…`), lower-cased, and its query's
-        /// parameters; false for text that is no URL.
+        /// The scheme of a URL of any scheme (`myapp://open?…`, or `myapp:open?…` without `//`,
+        /// which Android delivers too), lower-cased, and its query's parameters; false for text
+        /// that is no URL.
         /// </summary>
         public static bool TryAnyScheme(string url, out string scheme, out Dictionary<string, string> parameters)
         {

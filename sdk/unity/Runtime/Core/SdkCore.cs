@@ -133,10 +133,13 @@ namespace Service.Unity
         internal static readonly TimeSpan TrackingCheckInterval = TimeSpan.FromSeconds(1);
         /// <summary>A change reaches the disk (PlayerPrefs.Save) at most this long after it is made.</summary>
         public static readonly TimeSpan SaveDelay = TimeSpan.FromSeconds(1);
-        /// <summary>Remote configuration is read again this often when it names no interval.</summary>
+        /// <summary>
+        /// Remote configuration is read again this often when it names no interval, or one its
+        /// contract refuses (sdk/conformance/remote-config.json).
+        /// </summary>
         public static readonly TimeSpan DefaultRefreshInterval = TimeSpan.FromHours(1);
-        /// <summary>The shortest interval taken: the service's own minimum (its contract says 1).</summary>
-        public static readonly TimeSpan MinRefreshInterval = TimeSpan.FromSeconds(1);
+        /// <summary>The contract's largest integer, JSON's exact ones: 2^53 - 1.</summary>
+        private const long MaxContractInteger = 9007199254740991L;
         /// <summary>
         /// The longest interval taken: a day. A longer one would leave an app the owner switched
         /// off sending for days after; and beyond about 49.7 days (2^32 - 2 ms) the timer, beyond
@@ -1024,13 +1027,42 @@ namespace Service.Unity
             sessionDrops.Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + SessionQueue.Capacity + " sessions; the oldest made room");
         }
 
-        /// <summary>Remote configuration's `session_interval_seconds` (the default when it names none), kept for the next launches.</summary>
+        /// <summary>
+        /// Remote configuration's `session_interval_seconds`, kept for the next launches: the
+        /// default when it names none, or one its contract refuses (<see cref="ContractSeconds"/>).
+        /// </summary>
         private void UseSessionInterval(JToken seconds)
         {
-            var text = seconds != null && seconds.Type == JTokenType.Integer ? seconds.ToString() : null;
+            var taken = ContractSeconds(seconds);
+            var text = taken.HasValue ? taken.Value.ToString(System.Globalization.CultureInfo.InvariantCulture) : null;
             if (text == null) store.Remove(SessionIntervalKey);
             else store.Set(SessionIntervalKey, text);
             sessionTracker.Interval = IntervalOf(text);
+        }
+
+        /// <summary>
+        /// An interval of remote configuration as its contract gives it, a whole number of seconds
+        /// from 1 to 2^53 - 1 (`900.0` is 900); null for any other value, which is then taken as
+        /// none named: the default. Never the nearest value allowed, as though it were the owner's
+        /// setting: a damaged 0 taken as 1 s would read the configuration every second, and start a
+        /// session at every return to the foreground (sdk/conformance/remote-config.json).
+        /// </summary>
+        private static long? ContractSeconds(JToken value)
+        {
+            if (value == null) return null;
+            if (value.Type == JTokenType.Integer)
+            {
+                // Past a long, Json.NET holds a BigInteger, which no long parses: far past the contract too.
+                long whole;
+                var text = Convert.ToString(((JValue)value).Value, System.Globalization.CultureInfo.InvariantCulture);
+                if (!long.TryParse(text, System.Globalization.NumberStyles.Integer, System.Globalization.CultureInfo.InvariantCulture, out whole)) return null;
+                return whole >= 1 && whole <= MaxContractInteger ? whole : (long?)null;
+            }
+            if (value.Type != JTokenType.Float) return null;
+            // A double holds any JSON number without throwing.
+            var seconds = (double)value;
+            if (double.IsNaN(seconds) || Math.Floor(seconds) != seconds || seconds < 1 || seconds > MaxContractInteger) return null;
+            return (long)seconds;
         }
 
         private static TimeSpan IntervalOf(string seconds)
@@ -1394,17 +1426,15 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// Remote configuration's `refresh_interval_seconds`, kept between
-        /// <see cref="MinRefreshInterval"/> and <see cref="MaxRefreshInterval"/>, so that no number
-        /// costs the configuration it came with; the default when it names none.
+        /// Remote configuration's `refresh_interval_seconds`, at most <see cref="MaxRefreshInterval"/>,
+        /// so that no number costs the configuration it came with; the default when it names none,
+        /// or one its contract refuses (<see cref="ContractSeconds"/>).
         /// </summary>
         private static TimeSpan RefreshIntervalOf(JToken seconds)
         {
-            if (seconds == null || (seconds.Type != JTokenType.Integer && seconds.Type != JTokenType.Float)) return DefaultRefreshInterval;
-            // A double holds any JSON number (one past a long, too) without throwing.
-            var value = (double)seconds;
-            if (double.IsNaN(value)) return DefaultRefreshInterval;
-            return TimeSpan.FromSeconds(Math.Min(Math.Max(value, MinRefreshInterval.TotalSeconds), MaxRefreshInterval.TotalSeconds));
+            var taken = ContractSeconds(seconds);
+            if (!taken.HasValue) return DefaultRefreshInterval;
+            return TimeSpan.FromSeconds(Math.Min(taken.Value, MaxRefreshInterval.TotalSeconds));
         }
 
         /// <summary>

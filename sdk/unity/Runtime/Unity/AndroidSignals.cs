@@ -28,7 +28,8 @@ namespace Service.Unity
     /// What only Android's own APIs know: Google Play's install referrer (the link host put the
     /// tap's click id there) and the advertising id. One instance is one connection to the
     /// Play Store's referrer service, whose listener it is: the first answer counts, and comes on
-    /// Android's UI thread; the reader, on the SDK's thread, waits for it a few seconds at most.
+    /// Android's UI thread; the reader, on the SDK's thread, waits for it
+    /// <see cref="ReferrerWait"/> at most.
     /// </summary>
     [UnityEngine.Scripting.Preserve]
     internal sealed class AndroidSignals : AndroidJavaProxy
@@ -37,7 +38,14 @@ namespace Service.Unity
         private const int Ok = 0;
         private const int ServiceUnavailable = 1;
         private const int ServiceDisconnected = -1;
-        private static readonly TimeSpan ReferrerWait = TimeSpan.FromSeconds(5);
+        /// <summary>
+        /// How long a read waits for the Play Store's answer: as long as the Kotlin SDK's
+        /// (PlayInstallReferrer.WAIT_SECONDS; Tools~/check-package.mjs compares the two). A read
+        /// with no answer in time is one of the install's three, after which the install goes
+        /// without the referrer and the click id it carries; a longer wait only delays the install
+        /// (and what waits for it), on the SDK's thread, never the app's.
+        /// </summary>
+        private static readonly TimeSpan ReferrerWait = TimeSpan.FromSeconds(10);
 
         /// <summary>
         /// Where the SDK's own calls into Java run, but for the main thread's: one thread,
@@ -96,7 +104,8 @@ namespace Service.Unity
         /// The referrer once the Play Store answered, null when it has none to give (a final
         /// answer: FEATURE_NOT_SUPPORTED, DEVELOPER_ERROR, PERMISSION_ERROR); a
         /// <see cref="ReferrerUnavailableException"/> when it could not answer now
-        /// (SERVICE_UNAVAILABLE, disconnected, no answer within 5 s), for the core to ask again.
+        /// (SERVICE_UNAVAILABLE, disconnected, no answer within <see cref="ReferrerWait"/>), for
+        /// the core to ask again.
         /// </summary>
         public InstallReferrer Referrer()
         {

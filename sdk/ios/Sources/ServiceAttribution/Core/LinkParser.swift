@@ -44,8 +44,9 @@ enum LinkParser {
     )
 
     /// A link of any scheme, for a direct deep link: an http(s) link as ``parse(_:allowedHosts:)``
-    /// reads it; the app's own scheme (`myapp://open?deep_link_path=…`) with its query's
-    /// parameters and no `deeplinkId`. Nil for text that is no URL (no scheme).
+    /// reads it; the app's own scheme (`myapp://open?deep_link_path=…`, or `myapp:open?…`
+    /// without `//`, as Android delivers it too) with its query's parameters and no `deeplinkId`.
+    /// Nil for text that is no URL (no scheme).
     static func parseAnyScheme(_ url: String) -> ParsedLink? {
         let text = url.trimmingCharacters(in: .whitespacesAndNewlines)
         let range = NSRange(text.startIndex..<text.endIndex, in: text)

@@ -23,7 +23,24 @@ struct RemoteConfig: Equatable {
     /// of how events are protected (they wait on the device for a configuration of the
     /// service's), and GET /v1/config is asked again as a delivery is retried, from 2 s doubling
     /// to a minute. Its interval is the one a failed refresh waits once a configuration is known.
-    static let placeholder = RemoteConfig(enabled: true, refreshIntervalSeconds: 3600, encryption: .off)
+    static let placeholder = RemoteConfig(enabled: true, refreshIntervalSeconds: defaultRefreshIntervalSeconds, encryption: .off)
+
+    /// How often the configuration is read again when it gives no interval
+    /// (sdk/conformance/remote-config.json).
+    static let defaultRefreshIntervalSeconds: Int64 = 3600
+
+    /// The contract's largest integer: JSON's exact ones, 2^53 - 1.
+    private static let maxContractInteger: Int64 = 9_007_199_254_740_991
+
+    /// An interval as the contract gives it, a whole number of seconds from 1 to 2^53 - 1
+    /// (`900.0` is 900); nil for any other value, which is then taken as none given: the default.
+    /// Never the nearest value allowed, as though it were the owner's setting: a damaged 0 taken
+    /// as 1 s would read the configuration every second, and start a session at every return to
+    /// the foreground (sdk/conformance/remote-config.json).
+    static func contractSeconds(_ value: JSONValue?) -> Int64? {
+        guard let seconds = value?.int64Value, seconds >= 1, seconds <= maxContractInteger else { return nil }
+        return seconds
+    }
 
     enum ParseError: Error {
         case invalid(String)
@@ -32,7 +49,7 @@ struct RemoteConfig: Equatable {
     static func parse(_ text: String) throws -> RemoteConfig {
         guard let json = try JSONValue.parse(text).objectValue else { throw ParseError.invalid("not an object") }
         guard let enabled = json["enabled"]?.boolValue else { throw ParseError.invalid("enabled") }
-        let interval = max(json["refresh_interval_seconds"]?.int64Value ?? 3600, 1)
+        let interval = contractSeconds(json["refresh_interval_seconds"]) ?? defaultRefreshIntervalSeconds
         var encryption = Encryption.off
         if let sealing = json["encryption"]?.objectValue, sealing["enabled"]?.boolValue == true {
             guard let keyId = sealing["key_id"]?.stringValue, let publicKey = sealing["public_key"]?.stringValue else {
@@ -51,7 +68,7 @@ struct RemoteConfig: Equatable {
         }
         var config = RemoteConfig(enabled: enabled, refreshIntervalSeconds: interval, encryption: encryption)
         config.skadnetwork = ConversionSchema.parse(json["skadnetwork"])
-        config.sessionIntervalSeconds = max(json["session_interval_seconds"]?.int64Value ?? SessionTracker.defaultIntervalSeconds, 1)
+        config.sessionIntervalSeconds = contractSeconds(json["session_interval_seconds"]) ?? SessionTracker.defaultIntervalSeconds
         return config
     }
 

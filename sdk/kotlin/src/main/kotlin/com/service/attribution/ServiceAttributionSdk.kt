@@ -199,9 +199,9 @@ object ServiceAttributionSdk {
     }
 
     /**
-     * A link that opened the app, from any scheme (an App Link, or the app's own `myapp://…`):
-     * delivered to the deep-link listener as a direct deep link, and returned. Null when [uri]
-     * is no link (nothing is delivered).
+     * A link that opened the app, from any scheme (an App Link, or the app's own `myapp://…`,
+     * or `myapp:…` without `//`): delivered to the deep-link listener as a direct deep link,
+     * and returned. Null when [uri] is no link (nothing is delivered).
      */
     @JvmStatic
     fun handleDeepLink(uri: Uri): DeepLink? = core.handleDeepLink(uri.toString())

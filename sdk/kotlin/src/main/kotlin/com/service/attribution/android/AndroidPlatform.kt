@@ -354,10 +354,11 @@ internal class AndroidDevice(
 }
 
 /**
- * The Play install referrer client, waited for at most 10 seconds on the core's worker. Without
- * the library, [client] throws NoClassDefFoundError, which the core catches. A Play Store that
- * cannot answer now (busy, disconnected, too slow) is a [ReferrerUnavailableException], asked
- * again; one that has no referrer to give (no Play Store, not supported) is null.
+ * The Play install referrer client, waited for at most [WAIT_SECONDS] seconds on the core's
+ * worker. Without the library, [client] throws NoClassDefFoundError, which the core catches. A
+ * Play Store that cannot answer now (busy, disconnected, too slow) is a
+ * [ReferrerUnavailableException], asked again; one that has no referrer to give (no Play Store,
+ * not supported) is null.
  */
 internal class PlayInstallReferrer(
     private val context: Context,
@@ -381,17 +382,28 @@ internal class PlayInstallReferrer(
                 }
             },
         )
-        done.await(10, TimeUnit.SECONDS)
+        done.await(WAIT_SECONDS, TimeUnit.SECONDS)
         // Read here, on the SDK's worker, not in the callback, which runs on the app's main
         // thread: reading the referrer is a call into the Play Store's process.
         val answer =
             when (val finished = setup.get()) {
-                null -> Answer(unavailable = "the Play Store did not answer in 10 seconds")
+                null -> Answer(unavailable = "the Play Store did not answer in $WAIT_SECONDS seconds")
                 else -> finished.responseCode?.let { answerOf(client, it) } ?: Answer(unavailable = "the Play Store disconnected")
             }
         runCatching { client.endConnection() }
         answer.unavailable?.let { throw ReferrerUnavailableException(it) }
         return answer.details
+    }
+
+    internal companion object {
+        /**
+         * How long a read waits for the Play Store's answer; the Unity SDK waits as long (its
+         * Tools~/check-package.mjs compares the two). A read with no answer in time is one of
+         * the install's three, after which the install goes without the referrer and the click
+         * id it carries: a short wait loses attributions on a slow device, where a longer one
+         * only delays the install (and what waits for it), on the worker, never the app's thread.
+         */
+        const val WAIT_SECONDS = 10L
     }
 
     /** How the connection's setup ended: the Play Store's response code, or null when it disconnected first. */

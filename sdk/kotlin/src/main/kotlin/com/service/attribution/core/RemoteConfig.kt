@@ -39,6 +39,12 @@ internal data class RemoteConfig(
         /** The session interval until a configuration gives one (sdk/conformance/sessions.json). */
         const val DEFAULT_SESSION_INTERVAL_SECONDS = 1_800L
 
+        /** How often the configuration is read again when it gives no interval (sdk/conformance/remote-config.json). */
+        const val DEFAULT_REFRESH_INTERVAL_SECONDS = 3_600L
+
+        /** The contract's largest integer: JSON's exact ones, 2^53 - 1. */
+        private const val MAX_CONTRACT_INTEGER = 9_007_199_254_740_991L
+
         /**
          * What the SDK runs with when the fetch fails for a reason other than the key and none
          * is kept on the device: on, so that the install and sessions go. It says nothing of
@@ -46,7 +52,25 @@ internal data class RemoteConfig(
          * protect their parameters, and it is read again with the retries' backoff, not after
          * this interval.
          */
-        val PLACEHOLDER = RemoteConfig(enabled = true, refreshIntervalSeconds = 3600, encryption = Encryption.Off)
+        val PLACEHOLDER = RemoteConfig(enabled = true, refreshIntervalSeconds = DEFAULT_REFRESH_INTERVAL_SECONDS, encryption = Encryption.Off)
+
+        /**
+         * An interval as the contract gives it, a whole number of seconds from 1 to 2^53 - 1
+         * (`900.0` is 900); null for any other value, which is then taken as none given: the
+         * default. Never the nearest value allowed, as though it were the owner's setting: a
+         * damaged 0 taken as 1 s would read the configuration every second, and start a session
+         * at every return to the foreground (sdk/conformance/remote-config.json).
+         */
+        private fun contractSeconds(value: Any?): Long? {
+            val seconds =
+                when (value) {
+                    is Long -> value
+                    // A whole number written with a fraction part, as the JSON reader gives it.
+                    is Double -> value.takeIf { it == Math.rint(it) && Math.abs(it) <= MAX_CONTRACT_INTEGER }?.toLong()
+                    else -> null
+                }
+            return seconds?.takeIf { it in 1..MAX_CONTRACT_INTEGER }
+        }
 
         /**
          * A key that cannot seal would fail every event: such an answer is refused whole (the
@@ -65,9 +89,8 @@ internal data class RemoteConfig(
             val encryption = json["encryption"] as? Map<*, *>
             return RemoteConfig(
                 enabled = json["enabled"] as? Boolean ?: throw IllegalArgumentException("config: enabled"),
-                refreshIntervalSeconds = (json["refresh_interval_seconds"] as? Number)?.toLong()?.coerceAtLeast(1) ?: 3600,
-                sessionIntervalSeconds =
-                    (json["session_interval_seconds"] as? Number)?.toLong()?.coerceAtLeast(1) ?: DEFAULT_SESSION_INTERVAL_SECONDS,
+                refreshIntervalSeconds = contractSeconds(json["refresh_interval_seconds"]) ?: DEFAULT_REFRESH_INTERVAL_SECONDS,
+                sessionIntervalSeconds = contractSeconds(json["session_interval_seconds"]) ?: DEFAULT_SESSION_INTERVAL_SECONDS,
                 encryption =
                     if (encryption?.get("enabled") == true) {
                         Encryption.On(

@@ -1369,8 +1369,8 @@ internal class SdkCore(
     /**
      * A link that opened the app, from any scheme: delivered to the deep-link listener as a
      * direct deep link. An http(s) link of the link host gives its deeplinkId and is the
-     * install's `open_url`; a custom scheme's (`myapp://…`) has none. Null for text that is no
-     * link (nothing delivered).
+     * install's `open_url`; a custom scheme's (`myapp://…`, or `myapp:…` without `//`) has none.
+     * Null for text that is no link (nothing delivered).
      */
     fun handleDeepLink(url: String): DeepLink? {
         val text = url.trim()
@@ -1783,7 +1783,12 @@ internal class SdkCore(
                 "service_match_status", "media_source", "campaign_id", "campaign_name", "adset_id", "adset_name",
                 "ad_id", "ad_name", "click_id", "click_to_first_open_hours", "matching_type", "confidence_score",
             )
-        private val ANY_LINK = Regex("^([A-Za-z][A-Za-z0-9+.-]*)://[^?#]*(?:\\?([^#]*))?(?:#.*)?$")
+        /**
+         * A link of any scheme: its scheme, then its query. `//` is not asked for: Android
+         * delivers an intent whose data is an opaque `myapp:open?deep_link_path=…` to an
+         * activity that declares the scheme alone, and Apple's URL reads it too (listeners.json).
+         */
+        private val ANY_LINK = Regex("^([A-Za-z][A-Za-z0-9+.-]*):[^?#]*(?:\\?([^#]*))?(?:#.*)?$")
         private const val MAX_DRAFTS = 1_000
         private const val KEY_APP_INSTALLED_AT = "app_installed_at"
         private const val KEY_SERVICE_ID = "service_id"

@@ -7,6 +7,7 @@ import android.os.UserManager
 import com.service.attribution.AppLinkResult
 import com.service.attribution.Consent
 import com.service.attribution.DeepLink
+import com.service.attribution.DeepLinkKind
 import com.service.attribution.EventType
 import com.service.attribution.InitListener
 import com.service.attribution.LinkOptions
@@ -202,6 +203,27 @@ class ServiceAttributionSdkTest {
             // The tap itself: delivered once.
             val link = ServiceAttributionSdk.handleDeepLink(Intent(Intent.ACTION_VIEW, tapped))
             assertEquals("/levels/7", link?.path)
+            shadowOf(Looper.getMainLooper()).idle()
+            assertEquals(listOf(link), got.toList())
+        } finally {
+            ServiceAttributionSdk.setDeepLinkListener(null)
+        }
+    }
+
+    @Test
+    fun `a link of the app's own scheme without slashes, the opaque Uri of its intent, is a direct deep link`() {
+        val got = CopyOnWriteArrayList<DeepLink>()
+        ServiceAttributionSdk.setDeepLinkListener { got.add(it) }
+        try {
+            shadowOf(Looper.getMainLooper()).idle()
+            got.clear()
+            // What Android hands an activity whose intent filter names the scheme alone, for a
+            // link written without `//` (listeners.json's "a custom scheme without //").
+            val tapped = Uri.parse("myapp:open?deep_link_path=%2Flevels%2F7&promo=WINTER")
+            assertTrue(tapped.isOpaque)
+            val link = ServiceAttributionSdk.handleDeepLink(Intent(Intent.ACTION_VIEW, tapped))
+            val params = mapOf("deep_link_path" to "/levels/7", "promo" to "WINTER")
+            assertEquals(DeepLink(DeepLinkKind.DIRECT, null, "/levels/7", params, "myapp:open?deep_link_path=%2Flevels%2F7&promo=WINTER"), link)
             shadowOf(Looper.getMainLooper()).idle()
             assertEquals(listOf(link), got.toList())
         } finally {
