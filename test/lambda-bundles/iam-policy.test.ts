@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { authorizationsOf } from "./dynamodb-recorder.ts";
+import {
+  dynamoAuthorizationsOf as authorizationsOf,
+  authorizationsOf as authorizationsOfRequest,
+} from "./authorizations.ts";
 import { isAllowedBy, type Statement } from "./iam-policy.ts";
 
 const TABLE = "arn:aws:dynamodb:eu-west-1:123456789012:table/Touches";
@@ -39,7 +42,7 @@ describe("IAM's verdict on a request", () => {
   });
 
   it("refuses to guess at a condition it does not read", () => {
-    const other = { ...claims, Condition: { StringEquals: { "aws:SourceIp": ["10.0.0.1"] } } };
+    const other = { ...claims, Condition: { IpAddress: { "aws:SourceIp": ["10.0.0.1"] } } };
     expect(() => isAllowedBy([other], get(["claim#1"]))).toThrow(/does not read/);
   });
 });
@@ -48,7 +51,7 @@ describe("what IAM checks for a DynamoDB request", () => {
   const arn = (table: string) => `arn:t/${table}`;
   const keys = () => ({ partitionKey: "clickId", indexes: { byIp: "ipKey" } });
   const of = (operation: string, body: Record<string, unknown>) =>
-    authorizationsOf({ accessKey: "k", operation, body }, arn, keys);
+    authorizationsOf({ accessKey: "k", service: "DynamoDB_20120810", operation, body }, arn, keys);
 
   it("names the item's partition key, or the index's fixed by a query", () => {
     expect(of("PutItem", { TableName: "T", Item: { clickId: { S: "claim#1" } } })).toEqual([
@@ -91,5 +94,43 @@ describe("what IAM checks for a DynamoDB request", () => {
     ).toEqual([
       { action: "dynamodb:BatchWriteItem", resource: "arn:t/T", leadingKeys: ["seen#1", "seen#2"] },
     ]);
+  });
+});
+
+describe("what IAM checks of SQS, Firehose and KMS requests", () => {
+  const local = {
+    tableArnOf: (name: string) => `arn:t/${name}`,
+    tableKeysOf: () => ({ partitionKey: "k", indexes: {} }),
+    arnOf: (ref: string) => (ref.endsWith("/Queue") ? "arn:sqs/Queue" : undefined),
+    soleKeyArn: () => "arn:kms/key",
+  };
+  const of = (service: string, operation: string, body: Record<string, unknown>) =>
+    authorizationsOfRequest({ accessKey: "k", service, operation, body }, local);
+
+  it("reads a batch as its one-message action, and a key's encryption context for its conditions", () => {
+    expect(of("AmazonSQS", "SendMessageBatch", { QueueUrl: "http://127.0.0.1:1/1/Queue" })).toEqual(
+      [{ action: "sqs:SendMessage", resource: "arn:sqs/Queue", leadingKeys: [] }],
+    );
+    const [decrypt] = of("TrentService", "Decrypt", { EncryptionContext: { purpose: "p" } });
+    expect(decrypt).toMatchObject({
+      action: "kms:Decrypt",
+      resource: "arn:kms/key",
+      conditionValues: { "kms:EncryptionContext:purpose": "p" },
+    });
+    const purpose = (value: string): Statement => ({
+      Effect: "Allow",
+      Action: ["kms:Decrypt"],
+      Resource: ["arn:kms/key"],
+      Condition: { StringEquals: { "kms:EncryptionContext:purpose": [value] } },
+    });
+    if (!decrypt) throw new Error("no authorization");
+    expect(isAllowedBy([purpose("p")], decrypt)).toBe(true);
+    expect(isAllowedBy([purpose("other")], decrypt)).toBe(false);
+    // A context that names no purpose fails a condition on it.
+    expect(isAllowedBy([purpose("p")], { ...decrypt, conditionValues: {} })).toBe(false);
+    // A resource no made one answers to matches no statement.
+    expect(
+      of("Firehose_20150804", "PutRecordBatch", { DeliveryStreamName: "Gone" })[0]?.resource,
+    ).toBe("(no local resource Gone)");
   });
 });

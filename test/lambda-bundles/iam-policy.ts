@@ -1,9 +1,10 @@
 /**
  * IAM's verdict on one request, from a role's policy statements as the template holds them
  * (their values already resolved to strings): allowed when an Allow statement names the action
- * and the resource and its conditions hold, and no Deny statement does. Only the condition the
- * stack's statements use is read (`ForAllValues:StringLike` on `dynamodb:LeadingKeys`); a
- * statement with any other condition fails the check loudly rather than be guessed at.
+ * and the resource and its conditions hold, and no Deny statement does. Only the conditions the
+ * stack's statements use are read (`ForAllValues:StringLike` on `dynamodb:LeadingKeys`,
+ * `StringEquals` on a single-valued key such as KMS's encryption context); a statement with any
+ * other condition fails the check loudly rather than be guessed at.
  */
 
 export interface Statement {
@@ -21,6 +22,8 @@ export interface Authorization {
   readonly resource: string;
   /** The partition key values the request names (`dynamodb:LeadingKeys`); none for a scan. */
   readonly leadingKeys: readonly string[];
+  /** The single values other condition keys read (`kms:EncryptionContext:purpose`). */
+  readonly conditionValues?: Readonly<Record<string, string>>;
 }
 
 /** IAM's wildcards: `*` any run of characters, `?` one; matching is case-sensitive. */
@@ -40,6 +43,12 @@ const actionMatches = (pattern: string, action: string) =>
 const conditionHolds = (condition: Statement["Condition"], request: Authorization): boolean => {
   for (const [operator, keys] of Object.entries(condition ?? {})) {
     for (const [key, patterns] of Object.entries(keys)) {
+      if (operator === "StringEquals") {
+        // A key the request does not carry fails it, as IAM has it.
+        const value = request.conditionValues?.[key];
+        if (value === undefined || ![patterns].flat().includes(value)) return false;
+        continue;
+      }
       if (operator !== "ForAllValues:StringLike" || key !== "dynamodb:LeadingKeys") {
         throw new Error(`The check does not read the condition ${operator} ${key}`);
       }

@@ -89,8 +89,9 @@ import {
 } from "../local-aws/moto.ts";
 import { installRequest } from "../support/installs.ts";
 import { clearOfMidnight } from "../support/midnight.ts";
-import { authorizationsOf, type DynamoRecorder, startDynamoRecorder } from "./dynamodb-recorder.ts";
+import { authorizationsOf } from "./authorizations.ts";
 import { isAllowedBy } from "./iam-policy.ts";
+import { type Recorder, startRecorder } from "./recorder.ts";
 import { type StackOnLocalServers, stackOnLocalServers } from "./stack-on-local-servers.ts";
 
 const run = promisify(execFile);
@@ -145,7 +146,9 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
   const invoked = new Set<string>();
   let moto: MotoServer;
   let closeDynamo: () => Promise<void>;
-  let recorder: DynamoRecorder;
+  /** In front of the DynamoDB server, and of moto's SQS, Firehose and KMS. */
+  let recorders: Recorder[] = [];
+  let motoRecorder: Recorder;
   let stack: StackOnLocalServers;
   let dynamodb: DynamoDBClient;
   let sqs: SQSClient;
@@ -154,15 +157,15 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
   const savedEnv = { ...process.env };
 
   /** The environment every function shares: the region, credentials and local endpoints. */
-  const awsEnv = (dynamoEndpoint: string): Record<string, string> => ({
+  const awsEnv = (dynamoEndpoint: string, recorded: string): Record<string, string> => ({
     AWS_REGION: TEST_ENV.region,
     AWS_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
     AWS_ENDPOINT_URL_S3: moto.endpoint,
-    AWS_ENDPOINT_URL_SQS: moto.endpoint,
-    AWS_ENDPOINT_URL_FIREHOSE: moto.endpoint,
-    AWS_ENDPOINT_URL_KMS: moto.endpoint,
+    AWS_ENDPOINT_URL_SQS: recorded,
+    AWS_ENDPOINT_URL_FIREHOSE: recorded,
+    AWS_ENDPOINT_URL_KMS: recorded,
     AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: moto.endpoint,
     // Info lines of two dozen functions would bury the test's own output.
     POWERTOOLS_LOG_LEVEL: "ERROR",
@@ -181,9 +184,12 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     const dynamoServer = await startMoto({ serial: true });
     const dynamoEndpoint = dynamoServer.endpoint;
     closeDynamo = () => dynamoServer.stop();
-    // The functions reach it through a recorder, which notes who made each request.
-    recorder = await startDynamoRecorder(dynamoEndpoint);
-    const shared = awsEnv(recorder.endpoint);
+    // The functions reach it, and moto's JSON APIs, through recorders, which note who made
+    // each request (S3's and Cognito's, not JSON, go to moto directly).
+    const dynamoRecorder = await startRecorder(dynamoEndpoint);
+    motoRecorder = await startRecorder(moto.endpoint);
+    recorders = [dynamoRecorder, motoRecorder];
+    const shared = awsEnv(dynamoRecorder.endpoint, motoRecorder.endpoint);
     Object.assign(process.env, shared);
     dynamodb = new DynamoDBClient({ ...motoClientConfig(moto), endpoint: dynamoEndpoint });
     stack = await stackOnLocalServers({ dynamodb, moto });
@@ -200,7 +206,15 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       for (const name of Object.keys(process.env)) {
         if (!(name in savedEnv) && !(name in shared)) delete process.env[name];
       }
-      Object.assign(process.env, env, { AWS_ACCESS_KEY_ID: accessKeyOf(row.id) });
+      // SQS's client sends to the host of the queue's URL, whatever its endpoint: a function's
+      // queues are named at the recorder, so that its messages pass it too.
+      const queuesRecorded = Object.fromEntries(
+        Object.entries(env).map(([name, value]) => [
+          name,
+          name.endsWith("_QUEUE_URL") ? value.replace(moto.endpoint, motoRecorder.endpoint) : value,
+        ]),
+      );
+      Object.assign(process.env, queuesRecorded, { AWS_ACCESS_KEY_ID: accessKeyOf(row.id) });
       if (row.streaming) {
         // The runtime's global for response streaming, which the export's entry wraps itself in.
         (globalThis as Record<string, unknown>).awslambda = {
@@ -260,7 +274,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     sqs?.destroy();
     s3?.destroy();
     dynamodb?.destroy();
-    await recorder?.close();
+    for (const recorder of recorders) await recorder.close();
     await closeDynamo?.();
     await moto?.stop();
     await rm(outDir, { recursive: true, force: true });
@@ -1176,37 +1190,49 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     expect(record.responsePayload.errorMessage).toMatch(/resource|table/i);
   });
 
-  it("every DynamoDB request a function made, its role's policy on AWS allows", () => {
+  it("every DynamoDB, SQS, Firehose and KMS request a function made, its role's policy on AWS allows", () => {
     const functionOfKey = new Map(FUNCTIONS.map((row) => [accessKeyOf(row.id), row.id]));
     const refused = new Set<string>();
-    const requesters = new Set<string>();
+    const requesters = new Map<string, Set<string>>();
     const unknown = new Set<string>();
-    for (const request of recorder.requests) {
+    for (const request of recorders.flatMap((recorder) => recorder.requests)) {
       // The operator's (the CLI's `apps create`, `users add`) are under the operator's grants.
       if (request.accessKey === OPERATOR_KEY) continue;
       const id = functionOfKey.get(request.accessKey);
       // A function's client that signed outside its invocation (with the shared key) would
       // escape the check: none may.
       if (id === undefined) {
-        unknown.add(`${request.accessKey}: ${request.operation}`);
+        unknown.add(`${request.accessKey}: ${request.service}.${request.operation}`);
         continue;
       }
-      requesters.add(id);
-      const statements = stack.dynamoStatementsOf(id);
-      for (const needed of authorizationsOf(request, stack.tableArnOf, stack.tableKeysOf)) {
+      const services = requesters.get(id) ?? new Set<string>();
+      services.add(request.service);
+      requesters.set(id, services);
+      const statements = stack.statementsOf(id);
+      for (const needed of authorizationsOf(request, stack.local)) {
         if (!isAllowedBy(statements, needed)) {
           const keys = needed.leadingKeys.map((key) => key.replace(/#.*/, "#…")).join(", ");
-          refused.add(`${id}: ${needed.action} on ${needed.resource} (keys: ${keys || "none"})`);
+          const context = JSON.stringify(needed.conditionValues ?? {});
+          refused.add(
+            `${id}: ${needed.action} on ${needed.resource} (keys: ${keys || "none"}; context ${context})`,
+          );
         }
       }
     }
     expect([...refused].sort()).toEqual([]);
     expect([...unknown]).toEqual([]);
-    // Every function that keeps its state in tables was heard from, under its own key.
-    const tableUsers = FUNCTIONS.filter(
-      (row) => invoked.has(row.id) && Object.keys(row.uses.tables ?? {}).length > 0,
-    ).map((row) => row.id);
-    expect([...requesters].sort()).toEqual(tableUsers.sort());
+    // Heard from under its own key: every function that keeps its state in tables, each that
+    // puts on a stream, and each that seals or opens with the sealing key.
+    const heard = (service: string) =>
+      [...requesters].filter(([, services]) => services.has(service)).map(([id]) => id);
+    const using = (uses: (row: FunctionRow) => boolean) =>
+      FUNCTIONS.filter((row) => invoked.has(row.id) && uses(row)).map((row) => row.id);
+    expect(heard("DynamoDB_20120810").sort()).toEqual(
+      using((row) => Object.keys(row.uses.tables ?? {}).length > 0).sort(),
+    );
+    expect(heard("Firehose_20150804").length).toBeGreaterThan(0);
+    expect(heard("TrentService").length).toBeGreaterThan(0);
+    expect(heard("AmazonSQS").length).toBeGreaterThan(0);
   });
 
   it("invokes every bundle but those with no faithful local server", () => {

@@ -34,7 +34,7 @@ import { PROJECT_ROOT, TASK_ROOT } from "../../lib/service-function.ts";
 import { sharedServiceStack, TEST_ENV } from "../../lib/stack.test-support.ts";
 import { waitUntilActive } from "../../src/adapters/dynamodb/table-definitions.ts";
 import { type MotoServer, motoClientConfig } from "../local-aws/moto.ts";
-import type { TableKeys } from "./dynamodb-recorder.ts";
+import type { LocalResources, TableKeys } from "./authorizations.ts";
 import type { Statement } from "./iam-policy.ts";
 
 type Json = Record<string, unknown>;
@@ -58,14 +58,13 @@ export interface StackOnLocalServers {
   /** Where each delivery stream's records land, by the stream's name. */
   readonly streams: ReadonlyMap<string, LocalStream>;
   /**
-   * The DynamoDB statements of the policies on a function's role, their values resolved to the
-   * local resources (a value naming anything not made here stays unmatched).
+   * The statements of the policies on a function's role of the services the recorder sees
+   * (DynamoDB, SQS, Firehose, KMS), their values resolved to the local resources (a value
+   * naming anything not made here stays unmatched).
    */
-  dynamoStatementsOf(id: string): Statement[];
-  /** A local table's ARN, by its name. */
-  tableArnOf(name: string): string;
-  /** A local table's partition key, and its indexes', by the table's name. */
-  tableKeysOf(name: string): TableKeys;
+  statementsOf(id: string): Statement[];
+  /** The resources made here, as a request names them (./authorizations.ts). */
+  readonly local: LocalResources;
   /**
    * An asynchronous invocation (an EventBridge rule's), as Lambda makes it under the function's
    * `EventInvokeConfig`: `run` tried once and again up to its retries while it rejects, then, if
@@ -387,7 +386,10 @@ export const stackOnLocalServers = async (servers: {
 
   const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
-  const dynamoStatementsOf = (id: string): Statement[] => {
+  /** The services whose requests go through the recorder, by their actions' prefix. */
+  const RECORDED = ["dynamodb:", "sqs:", "firehose:", "kms:"];
+
+  const statementsOf = (id: string): Statement[] => {
     const role = Object.entries(resources).find(
       ([, r]) =>
         r.Type === "AWS::IAM::Role" && r.Properties?.Description === `Runs the ${id} function`,
@@ -404,7 +406,9 @@ export const stackOnLocalServers = async (servers: {
         return asList(isJson(document) ? document.Statement : []).filter(isJson);
       })
       .filter((statement) =>
-        asList(statement.Action).some((a) => typeof a === "string" && a.startsWith("dynamodb:")),
+        asList(statement.Action).some(
+          (a) => typeof a === "string" && RECORDED.some((prefix) => a.startsWith(prefix)),
+        ),
       )
       .map((statement) => ({
         Effect: statement.Effect === "Deny" ? "Deny" : "Allow",
@@ -435,5 +439,24 @@ export const stackOnLocalServers = async (servers: {
     };
   };
 
-  return { environmentOf, streams, invokeAsync, dynamoStatementsOf, tableArnOf, tableKeysOf };
+  const local: LocalResources = {
+    tableArnOf,
+    tableKeysOf,
+    // A queue by its URL (at whatever host) or name, a stream by its name, a key by its id or ARN.
+    arnOf: (ref) => {
+      const name = ref.split("/").at(-1) ?? ref;
+      return [...made.values()].find(
+        (entry) =>
+          entry.ref === ref || entry.attributes.Arn === ref || entry.ref.endsWith(`/${name}`),
+      )?.attributes.Arn;
+    },
+    soleKeyArn: () => {
+      const keys = [...made.entries()].filter(([id]) => resourceOf(id).Type === "AWS::KMS::Key");
+      const [only] = keys;
+      if (keys.length !== 1 || !only) throw new Error(`${keys.length} KMS keys made here, not one`);
+      return only[1].attributes.Arn ?? "";
+    },
+  };
+
+  return { environmentOf, streams, invokeAsync, statementsOf, local };
 };

@@ -1,82 +1,10 @@
 /**
- * A recording proxy in front of a local DynamoDB: each request passed on as it came, and noted
- * with the access key that signed it, so that a test can hold what each function did to the
- * IAM policy its role has on AWS (each function signs with a key of its own).
+ * What IAM checks for one recorded request (./recorder.ts), service by service: the action on
+ * the resource it names, with the values its conditions read (a DynamoDB request's partition
+ * keys, a KMS request's encryption context).
  */
-import { once } from "node:events";
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Authorization } from "./iam-policy.ts";
-
-/** One request: the key that signed it, the operation, and its body. */
-export interface RecordedRequest {
-  readonly accessKey: string;
-  /** `GetItem`, from the `X-Amz-Target` header. */
-  readonly operation: string;
-  readonly body: Record<string, unknown>;
-}
-
-export interface DynamoRecorder {
-  readonly endpoint: string;
-  readonly requests: readonly RecordedRequest[];
-  close(): Promise<void>;
-}
-
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "host"]);
-
-const accessKeyOf = (request: IncomingMessage): string =>
-  /Credential=([^/]+)\//.exec(String(request.headers.authorization ?? ""))?.[1] ?? "";
-
-export const startDynamoRecorder = async (target: string): Promise<DynamoRecorder> => {
-  const requests: RecordedRequest[] = [];
-  const server = createServer(async (request, response) => {
-    try {
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks);
-      const operation = String(request.headers["x-amz-target"] ?? "").split(".")[1] ?? "";
-      requests.push({
-        accessKey: accessKeyOf(request),
-        operation,
-        body: body.length > 0 ? (JSON.parse(body.toString("utf8")) as Record<string, unknown>) : {},
-      });
-      const headers = Object.fromEntries(
-        Object.entries(request.headers)
-          .filter(([name]) => !HOP_BY_HOP.has(name))
-          .map(([name, value]) => [name, String(value)]),
-      );
-      const answer = await fetch(`${target}${request.url ?? "/"}`, {
-        method: request.method ?? "POST",
-        headers,
-        ...(body.length > 0 && { body }),
-      });
-      const passed = Buffer.from(await answer.arrayBuffer());
-      response.writeHead(
-        answer.status,
-        Object.fromEntries(
-          [...answer.headers].filter(
-            ([name]) => !HOP_BY_HOP.has(name) && name !== "content-length",
-          ),
-        ),
-      );
-      response.end(passed);
-    } catch (error) {
-      response.writeHead(502).end(String(error));
-    }
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    requests,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, "close");
-    },
-  };
-};
+import type { RecordedRequest } from "./recorder.ts";
 
 /** A table's partition key attribute, and each of its indexes' partition key attribute. */
 export interface TableKeys {
@@ -111,7 +39,7 @@ const partitionValueOf = (body: Record<string, unknown>, attribute: string): str
  * with the partition key values it names. The authorizations of a transaction are its items'
  * own (PutItem, UpdateItem, DeleteItem, ConditionCheckItem, GetItem), as IAM evaluates them.
  */
-export const authorizationsOf = (
+export const dynamoAuthorizationsOf = (
   request: RecordedRequest,
   tableArn: (table: string) => string,
   keysOf: (table: string) => TableKeys,
@@ -191,5 +119,68 @@ export const authorizationsOf = (
     }
     default:
       return table === "" ? [] : [one(operation, table, [])];
+  }
+};
+
+/** The local resources a request names, by the ARNs the template's statements resolve to. */
+export interface LocalResources {
+  tableArnOf(name: string): string;
+  tableKeysOf(name: string): TableKeys;
+  /** The ARN of the made resource a reference is: a queue's URL or name, a stream's name, a key's id or ARN. */
+  arnOf(ref: string): string | undefined;
+  /** The one KMS key made: what a Decrypt that names no key decrypts with. */
+  soleKeyArn(): string;
+}
+
+/** A reference no made resource answers to: an ARN no statement names. */
+const unknownArn = (ref: string) => `(no local resource ${ref})`;
+
+/**
+ * What IAM checks for one request of the services the functions reach through the recorder:
+ * DynamoDB (./authorizations.ts's tables), SQS and Firehose (the action on the queue or
+ * stream), KMS (the action on the key, with the encryption context its conditions read, as
+ * `kms:EncryptionContext:<key>`).
+ */
+export const authorizationsOf = (
+  request: RecordedRequest,
+  local: LocalResources,
+): Authorization[] => {
+  const { service, operation, body } = request;
+  const arnOf = (ref: unknown) => local.arnOf(String(ref ?? "")) ?? unknownArn(String(ref));
+  switch (service) {
+    case "DynamoDB_20120810":
+      return dynamoAuthorizationsOf(request, local.tableArnOf, local.tableKeysOf);
+    case "AmazonSQS":
+      return [
+        {
+          // A batch is authorized as its one-message action (SendMessageBatch as SendMessage).
+          action: `sqs:${operation.replace(/Batch$/, "")}`,
+          resource: arnOf(body.QueueUrl ?? body.QueueName),
+          leadingKeys: [],
+        },
+      ];
+    case "Firehose_20150804":
+      return [
+        {
+          action: `firehose:${operation}`,
+          resource: arnOf(body.DeliveryStreamName),
+          leadingKeys: [],
+        },
+      ];
+    case "TrentService": {
+      const context = (body.EncryptionContext ?? {}) as Record<string, string>;
+      return [
+        {
+          action: `kms:${operation}`,
+          resource: body.KeyId === undefined ? local.soleKeyArn() : arnOf(body.KeyId),
+          leadingKeys: [],
+          conditionValues: Object.fromEntries(
+            Object.entries(context).map(([key, value]) => [`kms:EncryptionContext:${key}`, value]),
+          ),
+        },
+      ];
+    }
+    default:
+      throw new Error(`No IAM reading of ${service}.${operation}`);
   }
 };
