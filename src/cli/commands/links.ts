@@ -7,6 +7,7 @@
 import { costCellValue } from "../../costs/cost-requests.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import type { CostModel } from "../../domain/touch.ts";
+import { linkRequestSchema, linkUpdateSchema } from "../../links/link-request.ts";
 import { createLinks, linkAnswer } from "../../links/links.ts";
 import type { Link } from "../../ports/links.ts";
 import { type AdminStores, appMustExist, withAdminStores } from "../admin-stores.ts";
@@ -51,33 +52,15 @@ const price = (value: string | undefined): number | undefined => {
   );
 };
 
-/** The API's fields of a link the commands give by a flag: `preview_image_url` is `--preview-image-url`. */
-const LINK_FIELD_FLAGS: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(
-    [
-      "media_source",
-      "campaign_id",
-      "campaign_name",
-      "adset_id",
-      "adset_name",
-      "ad_id",
-      "ad_name",
-      "deep_link_path",
-      "android_url",
-      "ios_url",
-      "web_url",
-      "landing_page",
-      "forward_params",
-      "preview_title",
-      "preview_description",
-      "preview_image_url",
-      "cost_model",
-      "cost_value",
-      "cost_currency",
-    ].map((field) => [field, `--${field.replace(/_/g, "-")}`]),
-  ),
-  params: "--param",
-};
+/**
+ * The API's fields of a link as the commands' flags name them (`preview_image_url` is
+ * `--preview-image-url`), every field of a new link's body and of a change's.
+ */
+const LINK_FIELD_FLAGS: Readonly<Record<string, string>> = Object.fromEntries(
+  [
+    ...new Set([...Object.keys(linkRequestSchema.shape), ...Object.keys(linkUpdateSchema.shape)]),
+  ].map((field) => [field, field === "params" ? "--param" : `--${field.replace(/_/g, "-")}`]),
+);
 
 const LINK_FIELD = new RegExp(`\\b(${Object.keys(LINK_FIELD_FLAGS).join("|")})\\b`, "g");
 
