@@ -105,13 +105,22 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
 
     /**
      * [link] to the listener set now, or false, with nothing kept, when none is: for the deferred
-     * deep link, which its caller marks delivered only on true. The listener is read once, under
+     * deep link, kept on the device until a listener had it. The listener is read once, under
      * [deepLinkLock], and the link goes to that one: a look for a listener apart from the
-     * handing over would let one cleared in between leave the link marked delivered, with no one.
+     * handing over would let one cleared in between take the link, with no one to have it.
+     * [ran] runs on the main thread once the listener's call returned (or threw: it had the link
+     * either way), never before: a process that ends with the call still posted has not
+     * delivered the link, so its caller marks it delivered only then.
      */
-    fun tryDeliverDeepLink(link: DeepLink): Boolean {
+    fun tryDeliverDeepLink(link: DeepLink, ran: () -> Unit): Boolean {
         val listener = synchronized(deepLinkLock) { deepLink } ?: return false
-        post { listener.onDeepLink(link) }
+        post {
+            try {
+                listener.onDeepLink(link)
+            } finally {
+                ran()
+            }
+        }
         return true
     }
 

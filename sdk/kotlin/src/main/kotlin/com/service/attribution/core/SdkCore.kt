@@ -22,6 +22,7 @@ import java.io.IOException
 import java.util.UUID
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.Executors
+import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.ScheduledExecutorService
 import java.util.concurrent.ScheduledFuture
 import java.util.concurrent.TimeUnit
@@ -188,6 +189,15 @@ internal class SdkCore(
 
     // Worker-thread state.
     private var initialized = false
+
+    /**
+     * The deferred deep link was handed to a listener in this process: never offered again in it.
+     * Set from the hand-over, while the listener's call is posted to the main thread and the
+     * device does not say delivered yet (nor will, if the process ends first), so that an offer
+     * meanwhile (a listener set, start(), a switch-on) does not hand it over twice.
+     */
+    private var deferredHandedOver = false
+
     private var retryDelayMs = 0L
     private var retry: ScheduledFuture<*>? = null
     private var refresh: ScheduledFuture<*>? = null
@@ -1318,21 +1328,41 @@ internal class SdkCore(
 
     /**
      * On the worker: the deferred deep link of the stored attribution, to the deep-link listener,
-     * once per install. Marked delivered only once a listener took it: with none set, it stays on
-     * the device (the attribution holds it) for one set later, in this process or a later one,
-     * rather than wait in memory among the direct links, which a process ending loses.
+     * once per install. With no listener set, it stays on the device (the attribution holds it)
+     * for one set later, in this process or a later one, rather than wait in memory among the
+     * direct links, which a process ending loses. Marked delivered on the device only once the
+     * listener's call ran on the main thread ([deferredDeepLinkRan]): a process killed with the
+     * call still posted offers it again at the next launch. [deferredHandedOver] keeps it from a
+     * second hand-over in this process meanwhile.
      */
     private fun offerDeferredDeepLink() {
-        if (disabled || deleted || stopped) return
+        if (disabled || deleted || stopped || deferredHandedOver) return
         val answer = storedAttribution() ?: return
         val path = answer[DEEP_LINK_PATH]
         if (path.isNullOrEmpty() || platform.store.get(KEY_DEFERRED_DELIVERED) != null) return
         val link = DeepLink(DeepLinkKind.DEFERRED, null, path, answer.filterKeys { it !in ATTRIBUTION_KEYS }, null)
-        if (!listeners.tryDeliverDeepLink(link)) {
+        // Set before the hand-over: the listener may have the link (on the main thread) before
+        // tryDeliverDeepLink returns.
+        deferredHandedOver = true
+        if (!listeners.tryDeliverDeepLink(link, ::deferredDeepLinkRan)) {
+            deferredHandedOver = false
             log.debug("deferred deep link $path: kept until a deep-link listener is set")
-            return
         }
-        platform.store.put(KEY_DEFERRED_DELIVERED, "1")
+    }
+
+    /**
+     * On the main thread, once the deep-link listener's call with the deferred deep link returned:
+     * the link is marked delivered on the device, by the worker, where the SDK's writes are made
+     * (commit() blocks). Marked even if the SDK was stopped or switched off since: the app has it.
+     */
+    private fun deferredDeepLinkRan() {
+        try {
+            worker.execute { platform.store.put(KEY_DEFERRED_DELIVERED, "1") }
+        } catch (e: RejectedExecutionException) {
+            // The SDK's threads have ended (the instance closed): nothing marks it, and the next
+            // launch offers the link again.
+            log.debug("deferred deep link: not marked delivered, the SDK's worker has ended")
+        }
     }
 
     /** The attribution kept on the device: only a settled one (matched, matched_no_params, organic, skipped). */

@@ -255,6 +255,67 @@ class DeepLinkListenerTest {
         assertEquals(listOf(DeepLinkKind.DEFERRED to "/levels/7"), device.deepLinks.map { it.kind to it.path })
     }
 
+    /**
+     * A first launch matched with a deferred deep link and a listener set, whose main thread is
+     * busy: the link is handed over, the listener's call (and the attribution listener's) posted
+     * and not run yet.
+     */
+    private fun deferredLinkHandedToABusyMainThread(): SdkCore {
+        device.backend.attribution = {
+            HttpResponse(200, """{"service_match_status":"matched","media_source":"x","deep_link_path":"/levels/7","promo":"W"}""")
+        }
+        device.mainThread.holding = true
+        val core = device.configure(device.launch())
+        assertTrue(device.mainThread.held.isNotEmpty())
+        assertTrue(device.deepLinks.isEmpty())
+        assertNull("marked delivered before the listener ran", device.store.get(DEFERRED_DELIVERED))
+        return core
+    }
+
+    @Test
+    fun `a deferred deep link whose listener call has not run is not marked delivered, and the next launch offers it again`() {
+        deferredLinkHandedToABusyMainThread()
+        // The process is killed before the main thread ran the listener's call: its work goes too.
+        device.mainThread.held.clear()
+        device.mainThread.holding = false
+        device.configure(device.launch())
+        assertEquals(listOf(DeepLinkKind.DEFERRED to "/levels/7"), device.deepLinks.map { it.kind to it.path })
+        assertEquals(mapOf("deep_link_path" to "/levels/7", "promo" to "W"), device.deepLinks.single().params)
+        assertEquals("1", device.store.get(DEFERRED_DELIVERED))
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a deferred deep link handed over whose listener call has not run is not handed over again by a listener set or start()`() {
+        val core = deferredLinkHandedToABusyMainThread()
+        // Offers while the listener's call waits: a listener set again, a start after a stop.
+        core.setDeepLinkListener { device.deepLinks.add(it) }
+        device.scheduler.runDue()
+        core.stop()
+        device.scheduler.runDue()
+        core.start()
+        device.scheduler.advance(10_000)
+        assertNull(device.store.get(DEFERRED_DELIVERED))
+        device.mainThread.runHeld()
+        device.scheduler.runDue()
+        assertEquals(listOf(DeepLinkKind.DEFERRED to "/levels/7"), device.deepLinks.map { it.kind to it.path })
+        assertEquals("1", device.store.get(DEFERRED_DELIVERED))
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a deferred deep link is marked delivered once the listener's call ran, and not offered at the next launch`() {
+        deferredLinkHandedToABusyMainThread()
+        device.mainThread.runHeld()
+        assertEquals(listOf(DeepLinkKind.DEFERRED to "/levels/7"), device.deepLinks.map { it.kind to it.path })
+        // Marked by the worker, where the SDK writes to the device.
+        device.scheduler.runDue()
+        assertEquals("1", device.store.get(DEFERRED_DELIVERED))
+        device.configure(device.launch())
+        assertEquals(1, device.deepLinks.size)
+        device.assertNoFailures()
+    }
+
     @Test
     fun `a deferred deep link waiting for a listener is not pushed out by more direct links than are kept`() {
         val kept = (Vectors.conformance("listeners.json")["maxPendingDirectLinks"] as Number).toInt()

@@ -63,13 +63,27 @@ internal class FakeDevice(
     override fun cleartextPermitted(host: String) = host !in cleartextRefusedTo
 }
 
-/** Runs main-thread work at once, on the calling thread, remembering that it did. */
+/**
+ * Runs main-thread work at once, on the calling thread, remembering that it did; while [holding],
+ * keeps it in [held] instead, as a busy main thread does, until [runHeld] (or never: a process
+ * killed first).
+ */
 internal class RecordingMainThread : MainThread {
     val posted = CopyOnWriteArrayList<String>()
 
+    @Volatile var holding = false
+
+    val held = CopyOnWriteArrayList<Runnable>()
+
     override fun post(work: Runnable) {
         posted.add(Thread.currentThread().name)
-        work.run()
+        if (holding) held.add(work) else work.run()
+    }
+
+    /** Runs the work held so far, in order, and runs work at once from now on. */
+    fun runHeld() {
+        holding = false
+        while (held.isNotEmpty()) held.removeAt(0).run()
     }
 }
 
