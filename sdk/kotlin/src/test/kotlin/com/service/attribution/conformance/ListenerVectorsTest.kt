@@ -193,6 +193,17 @@ class DeepLinkListenerTest {
 
     @Test
     fun `the deferred deep link found while no listener is set waits for one, and is delivered once`() {
+        val core = deferredLinkKeptForAListener()
+        core.setDeepLinkListener { device.deepLinks.add(it) }
+        device.scheduler.runDue()
+        assertEquals(listOf("/levels/7"), device.deepLinks.map { it.path })
+        assertEquals(DeepLinkKind.DEFERRED, device.deepLinks.single().kind)
+        device.configure(device.launch())
+        assertEquals(1, device.deepLinks.size)
+    }
+
+    /** A configured launch whose attribution carries a deferred deep link, kept for want of a listener. */
+    private fun deferredLinkKeptForAListener(): SdkCore {
         device.backend.attribution = {
             HttpResponse(200, """{"service_match_status":"matched","media_source":"x","deep_link_path":"/levels/7","promo":"W"}""")
         }
@@ -200,12 +211,7 @@ class DeepLinkListenerTest {
         core.setDeepLinkListener(null)
         device.configure(core)
         assertTrue(device.deepLinks.isEmpty())
-        core.setDeepLinkListener { device.deepLinks.add(it) }
-        device.scheduler.runDue()
-        assertEquals(listOf("/levels/7"), device.deepLinks.map { it.path })
-        assertEquals(DeepLinkKind.DEFERRED, device.deepLinks.single().kind)
-        device.configure(device.launch())
-        assertEquals(1, device.deepLinks.size)
+        return core
     }
 
     /**
@@ -215,13 +221,7 @@ class DeepLinkListenerTest {
      * worker has not looked for a listener yet, or waits to hand the link to the one it found.
      */
     private fun deferredLinkOfferedAsTheListenerIsCleared(): SdkCore {
-        device.backend.attribution = {
-            HttpResponse(200, """{"service_match_status":"matched","media_source":"x","deep_link_path":"/levels/7","promo":"W"}""")
-        }
-        val core = device.launch()
-        core.setDeepLinkListener(null)
-        device.configure(core)
-        assertTrue(device.deepLinks.isEmpty())
+        val core = deferredLinkKeptForAListener()
         core.setDeepLinkListener { device.deepLinks.add(it) }
         val worker = Thread { device.scheduler.runDue() }
         synchronized(core.deepLinkLock) {
