@@ -27,6 +27,12 @@ const APP = "com.example.latest";
  * v2), beside a Google campaign of the same id.
  */
 const RENAMED = "com.example.renamed";
+/**
+ * An app with installs of 2026-09-01: one taken that day, one taken 70 days later (a phone
+ * offline since its first open), lying in the partition of the day before it arrived, and one
+ * of 2026-08-20 taken that late too.
+ */
+const LATE = "com.example.late";
 
 describe("the overview on DuckDB", () => {
   let dir = "";
@@ -195,6 +201,35 @@ describe("the overview on DuckDB", () => {
       won("r-late", "2026-11-10T13:00:01.000Z", "meta_ads", "Summer v1"),
       won("r-g", "2026-11-10T10:00:01.000Z", "google_ads", "Other"),
     ]);
+
+    const lateInstall = (serviceId: string, at: string, receivedAt: string) =>
+      lakeEvent({
+        app_id: LATE,
+        event_id: `i-${serviceId}`,
+        service_id: serviceId,
+        event_name: "service_install",
+        event_time: at,
+        received_at: receivedAt,
+      });
+    await lay(EVENTS_TABLE, [
+      lateInstall("l-0", "2026-09-01T10:00:00.000Z", "2026-09-01T10:00:01.000Z"),
+    ]);
+    await lay(EVENTS_TABLE, [
+      lateInstall("l-late", "2026-09-01T11:00:00.000Z", "2026-11-10T11:00:00.000Z"),
+      lateInstall("l-older", "2026-08-20T11:00:00.000Z", "2026-11-10T11:00:01.000Z"),
+      // Its session the day it arrived: an event of that day's partition, not of the window.
+      lakeEvent({
+        app_id: LATE,
+        service_id: "l-late",
+        event_name: "service_level_up",
+        event_time: "2026-11-10T11:00:02.000Z",
+      }),
+    ]);
+    await lay(ATTRIBUTIONS_TABLE, [
+      { ...won("l-0", "2026-09-01T10:00:02.000Z", "meta_ads", "Autumn"), app_id: LATE },
+      { ...won("l-late", "2026-11-10T11:00:03.000Z", "meta_ads", "Autumn"), app_id: LATE },
+      { ...won("l-older", "2026-11-10T11:00:04.000Z", "meta_ads", "Autumn"), app_id: LATE },
+    ]);
   });
   afterAll(async () => {
     duckdb?.closeSync();
@@ -318,5 +353,33 @@ describe("the overview on DuckDB", () => {
     expect(latest.totals).toMatchObject({ installs: 3, revenue_usd: 4 });
     const old = await overview({ campaign: "Summer v1" }, RENAMED);
     expect(old.totals).toMatchObject({ installs: 0, revenue_usd: 0 });
+  });
+
+  it("counts an install on its first open's day however late it was taken, as the export has it", async () => {
+    const day = { appId: LATE, from: "2026-09-01", to: "2026-09-01" };
+    const report = await engine().overview({ ...day, filters: {}, excludeServiceIds: [] });
+    expect(report.totals).toMatchObject({ installs: 2, paid_installs: 2, events: 2 });
+    expect(report.installs_by_day).toEqual([
+      { date: "2026-09-01", media_source: "meta_ads", installs: 2 },
+    ]);
+    const cohorts = await engine().cohorts({
+      ...day,
+      groupBy: "campaign",
+      filters: {},
+      costKeys: [],
+      excludeServiceIds: [],
+    });
+    expect(
+      cohorts.filter((row) => row.part === "installs").map((row) => [row.cohort_day, row.installs]),
+    ).toEqual([["2026-09-01", 2]]);
+    // The later days' partitions hold no other row of the window.
+    const after = await engine().overview({
+      appId: LATE,
+      from: "2026-08-20",
+      to: "2026-08-20",
+      filters: {},
+      excludeServiceIds: [],
+    });
+    expect(after.totals).toMatchObject({ installs: 1, events: 1 });
   });
 });
