@@ -47,13 +47,15 @@ namespace Service.Unity.Tests
         private sealed class Launch
         {
             public readonly SdkCore Core;
+            public readonly SdkSetup Setup;
             public readonly Heard Heard;
             public readonly QueuedMainThread Main = new QueuedMainThread();
             public readonly ManualTimers Timers = new ManualTimers();
 
             public Launch(ScriptedBackend backend, IKeyValueStore store, bool listen = true)
             {
-                Core = new SdkCore(Setups.For("http://service.test", backend, store, scheduler: Timers, mainThread: Main));
+                Setup = Setups.For("http://service.test", backend, store, scheduler: Timers, mainThread: Main);
+                Core = new SdkCore(Setup);
                 if (listen) Heard = new Heard(Core.Listeners);
             }
 
@@ -455,6 +457,129 @@ namespace Service.Unity.Tests
             var third = new Launch(backend, store).Configured();
             third.Main.Drain();
             Assert.IsEmpty(third.Heard.DeepLinks, "once an install");
+        }
+
+        private const string DeferredDeliveredKey = "service_sdk.deferred_deep_link";
+
+        /// <summary>
+        /// A first launch matched with a deferred deep link and a deep-link listener set (the
+        /// launch's own, or <paramref name="listener"/>), whose main thread is busy: the link is
+        /// handed over, the listener's call posted and not run yet, and nothing marked delivered.
+        /// </summary>
+        private static Launch DeferredLinkHandedToABusyMainThread(
+            ScriptedBackend backend, MemoryStore store, Action<ServiceDeepLink> listener = null)
+        {
+            var launch = new Launch(backend, store, listen: listener == null);
+            if (listener != null) launch.Core.Listeners.AddDeepLink(listener);
+            launch.Configured();
+            Assert.AreEqual(1, Reads(backend), "the attribution, and its link, were read");
+            if (launch.Heard != null) Assert.IsEmpty(launch.Heard.DeepLinks, "the main thread has not run the call");
+            Assert.IsNull(store.Get(DeferredDeliveredKey), "marked delivered before the listener ran");
+            return launch;
+        }
+
+        [Test]
+        public void ADeferredDeepLinkIsMarkedDeliveredOnlyOnceTheListenersCallRan()
+        {
+            var store = new MemoryStore();
+            var backend = SwitchedAndAttributed(() => true, MatchedWithPath);
+            var first = DeferredLinkHandedToABusyMainThread(backend, store);
+            first.Main.Drain();
+            Assert.AreEqual("/levels/7", first.Heard.DeepLinks.Single().Path);
+            Assert.AreEqual("true", store.Get(DeferredDeliveredKey), "marked once the listener had it");
+
+            var next = new Launch(backend, store).Configured();
+            next.Main.Drain();
+            Assert.AreEqual(1, next.Heard.Attributions.Count);
+            Assert.IsEmpty(next.Heard.DeepLinks, "once an install");
+        }
+
+        [Test]
+        public void ADeferredDeepLinkWhoseListenersCallHadNotRunWhenTheProcessEndedIsOfferedAgainAtTheNextLaunch()
+        {
+            var store = new MemoryStore();
+            var backend = SwitchedAndAttributed(() => true, MatchedWithPath);
+            // The process is killed with the listener's call still posted: that launch's main
+            // thread never runs it.
+            DeferredLinkHandedToABusyMainThread(backend, store);
+
+            var next = new Launch(backend, store).Configured();
+            next.Main.Drain();
+            var link = next.Heard.DeepLinks.Single();
+            Assert.AreEqual(ServiceDeepLinkKind.Deferred, link.Kind);
+            Assert.AreEqual("/levels/7", link.Path);
+            Assert.AreEqual(1, Reads(backend), "from the attribution kept on the device");
+            Assert.AreEqual("true", store.Get(DeferredDeliveredKey));
+        }
+
+        [Test]
+        public void ADeferredDeepLinkWhoseListenersCallWaitsIsNotHandedOverAgainByTheOffersMeanwhile()
+        {
+            var on = true;
+            var store = new MemoryStore();
+            var backend = SwitchedAndAttributed(() => Volatile.Read(ref on), MatchedWithPath);
+            var launch = DeferredLinkHandedToABusyMainThread(backend, store);
+            // Every offer of the link while the call waits: a listener set again, the app
+            // switched off and on again by refreshes, a stop and a start.
+            var second = new List<ServiceDeepLink>();
+            launch.Core.Listeners.AddDeepLink(second.Add);
+            launch.Core.Idle().Wait();
+            Volatile.Write(ref on, false);
+            Assert.AreEqual(1, launch.Timers.Fire(SdkCore.DefaultRefreshInterval));
+            launch.Core.Idle().Wait();
+            Assert.IsTrue(launch.Core.IsSdkDisabled);
+            Volatile.Write(ref on, true);
+            Assert.AreEqual(1, launch.Timers.Fire(SdkCore.DefaultRefreshInterval));
+            launch.Core.Idle().Wait();
+            Assert.IsFalse(launch.Core.IsSdkDisabled);
+            launch.Core.Stop();
+            launch.Core.Start();
+            launch.Core.Idle().Wait();
+            Assert.IsNull(store.Get(DeferredDeliveredKey), "the call has not run yet");
+
+            launch.Main.Drain();
+            Assert.AreEqual(1, launch.Heard.DeepLinks.Count, "handed over once");
+            Assert.IsEmpty(second, "a listener set after the hand-over does not have it again");
+            Assert.AreEqual("true", store.Get(DeferredDeliveredKey));
+        }
+
+        [Test]
+        public void ADeferredDeepLinkWhoseListenerThrowsIsMarkedDelivered()
+        {
+            var store = new MemoryStore();
+            var backend = SwitchedAndAttributed(() => true, MatchedWithPath);
+            var heard = new List<ServiceDeepLink>();
+            var first = DeferredLinkHandedToABusyMainThread(backend, store, link =>
+            {
+                heard.Add(link);
+                throw new InvalidOperationException("the app's listener fails");
+            });
+            first.Main.Drain();
+            Assert.AreEqual(1, heard.Count);
+            Assert.AreEqual(1, ((ListLog)first.Setup.Log).At(LogLevel.Error, "a ServiceSDK listener threw").Count);
+            Assert.AreEqual("true", store.Get(DeferredDeliveredKey), "the listener had the link");
+
+            var next = new Launch(backend, store).Configured();
+            next.Main.Drain();
+            Assert.IsEmpty(next.Heard.DeepLinks, "not handed over again");
+        }
+
+        [Test]
+        public void ADeferredDeepLinkHandedOverBeforeAStopIsMarkedDeliveredOnceItsCallRuns()
+        {
+            var store = new MemoryStore();
+            var backend = SwitchedAndAttributed(() => true, MatchedWithPath);
+            var first = DeferredLinkHandedToABusyMainThread(backend, store);
+            first.Core.Stop();
+            first.Main.Drain();
+            Assert.AreEqual(1, first.Heard.DeepLinks.Count, "posted before the stop");
+            Assert.AreEqual("true", store.Get(DeferredDeliveredKey), "the app had it, stopped or not");
+
+            var next = new Launch(backend, store).Configured();
+            next.Core.Start();
+            next.Core.Idle().Wait();
+            next.Main.Drain();
+            Assert.IsEmpty(next.Heard.DeepLinks);
         }
 
         [Test]

@@ -179,9 +179,12 @@ namespace Service.Unity
 
         /// <summary>
         /// To every deep-link listener; false, and nothing kept, when there is none yet (or no
-        /// main thread): the caller keeps the link until one is set.
+        /// main thread): the caller keeps the link until one is set. <paramref name="ran"/> runs
+        /// on the main thread once the listeners' call returned (a listener that threw had the
+        /// link too), never before: a process that ends with the call still posted has not
+        /// delivered the link, so the caller marks it delivered only then.
         /// </summary>
-        public bool TryRaiseDeepLink(ServiceDeepLink link)
+        public bool TryRaiseDeepLink(ServiceDeepLink link, Action ran = null)
         {
             Action<ServiceDeepLink> handlers;
             lock (gate)
@@ -189,8 +192,7 @@ namespace Service.Unity
                 handlers = deepLink;
                 if (handlers == null || mainThread == null) return false;
             }
-            Post(handlers, link);
-            return true;
+            return Post(handlers, link, ran);
         }
 
         public void RaiseError(ServiceError problem)
@@ -200,8 +202,11 @@ namespace Service.Unity
             if (handlers != null) Post(handlers, problem);
         }
 
-        /// <summary>Each handler on the main thread, one's exception logged and the next still called.</summary>
-        private void Post<T>(Action<T> handlers, T value)
+        /// <summary>
+        /// Each handler on the main thread, one's exception logged and the next still called; then
+        /// <paramref name="ran"/>, if given. False when there is no main thread to post to.
+        /// </summary>
+        private bool Post<T>(Action<T> handlers, T value, Action ran = null)
         {
             IMainThread thread;
             ILog errors;
@@ -210,7 +215,7 @@ namespace Service.Unity
                 thread = mainThread;
                 errors = log;
             }
-            if (thread == null) return;
+            if (thread == null) return false;
             thread.Post(() =>
             {
                 foreach (Action<T> handler in handlers.GetInvocationList())
@@ -224,7 +229,9 @@ namespace Service.Unity
                         if (errors != null) errors.Write(LogLevel.Error, "a ServiceSDK listener threw: " + failure);
                     }
                 }
+                if (ran != null) ran();
             });
+            return true;
         }
     }
 }

@@ -191,6 +191,14 @@ namespace Service.Unity
         /// <summary>How long after a read that did not settle the attribution is read again: doubles up to a minute.</summary>
         private TimeSpan attributionDelay;
         private bool attributionRaised;
+        /// <summary>
+        /// The deferred deep link was handed to a listener in this process, under
+        /// <see cref="gate"/>: never offered again in it. Set at the hand-over, while the
+        /// listener's call waits for the main thread and the device does not say delivered yet
+        /// (nor will, if the process ends first), so that an offer meanwhile (a listener set,
+        /// Start(), a switch-on, the attribution read) does not hand it over twice.
+        /// </summary>
+        private bool deferredHandedOver;
 
         /// <summary>The losses of the queues read back at the SDK's making, to tell at Configure.</summary>
         private readonly Action unreadableToTell;
@@ -2612,9 +2620,12 @@ namespace Service.Unity
 
         /// <summary>
         /// The deferred deep link of the attribution kept on the device, once an install, to a
-        /// deep-link listener. Marked delivered only once one has it: with none set yet it stays
-        /// on the device (not parked in memory, which a process ending would lose), for the
-        /// first listener set, in this launch or a later one.
+        /// deep-link listener. With none set yet it stays on the device (not parked in memory,
+        /// which a process ending would lose), for the first listener set, in this launch or a
+        /// later one. Marked delivered on the device only once the listener's call ran on the
+        /// main thread (<see cref="DeferredDeepLinkRan"/>): a process killed with the call still
+        /// posted offers it again at the next launch. <see cref="deferredHandedOver"/> keeps it
+        /// from a second hand-over in this process meanwhile.
         /// </summary>
         private void DeliverDeferredDeepLink()
         {
@@ -2625,10 +2636,27 @@ namespace Service.Unity
             if (link == null) return;
             lock (gate)
             {
-                if (store.Get(DeferredKey) == "true" || !listeners.TryRaiseDeepLink(link)) return;
-                store.Set(DeferredKey, "true");
+                if (deferredHandedOver || store.Get(DeferredKey) == "true") return;
+                // Set before the hand-over: a main thread that runs the listener's call at once,
+                // on this thread, runs it before TryRaiseDeepLink returns, and a listener that
+                // sets another offers the link again from within it.
+                deferredHandedOver = true;
+                if (listeners.TryRaiseDeepLink(link, DeferredDeepLinkRan)) return;
+                deferredHandedOver = false;
             }
-            // On the disk at once: a link handed to the app is not handed again after a crash.
+            Write(LogLevel.Debug, "deferred deep link " + link.Path + ": kept on the device until a deep-link listener is set");
+        }
+
+        /// <summary>
+        /// On the main thread, once the deep-link listeners' call with the deferred deep link
+        /// returned: the link is marked delivered, under <see cref="gate"/> as the core's other
+        /// writes, and saved at once, so that a launch after a crash does not hand it over again.
+        /// Marked even if the SDK was stopped, switched off or its install's data deleted since
+        /// the hand-over: the app has the link.
+        /// </summary>
+        private void DeferredDeepLinkRan()
+        {
+            lock (gate) store.Set(DeferredKey, "true");
             SaveNow();
         }
 
