@@ -17,9 +17,9 @@
 // conversion values with them, each queued and evaluated once, none asking Apple outside its
 // window), the configuration read in one chain, only a 4xx taken for a refusal, sessions before
 // events, a sealing key that cannot seal refused, AdAttributionKit linked as every Xcode taken
-// can, the install held for the app's tracking answer, the deferred deep link marked delivered
-// only in the step that reads the listener it goes to. Prints one line per check and a closing
-// `N passed, N failed`.
+// can, the install held for the app's tracking answer, the deferred deep link claimed in the
+// step that reads the listener it goes to and marked delivered once that listener's call ran.
+// Prints one line per check and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -2929,13 +2929,17 @@ checking("a listener set while switched off hears the kept attribution once swit
   ];
 });
 
-// The deferred deep link is marked delivered on the device only once a listener took it: the
-// listener and the delegate are read once, in the same step under the lock that claims it, and
-// the link goes to those. A look apart from the claim would let the app clear them in between,
-// and the link claimed for no one would then wait in memory (lost with the process, pushed out
-// by taps) or nowhere. It never goes through deliver(), whose waiting list is the direct links'.
+// The deferred deep link is claimed in memory, in one step under the lock that reads the
+// listener and the delegate it goes to, and goes to those: a look apart from the claim would let
+// the app clear them in between, and the link claimed for no one would then wait in memory (lost
+// with the process, pushed out by taps) or nowhere. The claim is a flag of the process, never
+// cleared, so that an offer while the call waits on the main thread hands it over no second
+// time. The device says delivered only once the call ran there (a process killed before offers
+// it again at the next launch): `hand` runs what it is given after the listener's and the
+// delegate's calls, and that is the one write of the mark, made on the worker while the files
+// can be written. It never goes through deliver(), whose waiting list is the direct links'.
 checking(
-  "the deferred deep link is claimed in the step that reads the listeners it goes to, and never waits among the direct links",
+  "the deferred deep link is claimed in the step that reads the listeners it goes to, marked delivered once their call ran, and never waits among the direct links",
   () => {
     const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
     const offer = functionNamed(sdkCore, "deliverKeptDeferredLink");
@@ -2944,6 +2948,8 @@ checking(
       lambda.text.includes("Key.deferredDelivered"),
     );
     const claim = claims.length === 1 ? codeOf(claims[0].text) : "";
+    const hand = codeOf(functionNamed(sdkCore, "hand").text);
+    const ran = codeOf(functionNamed(sdkCore, "deferredDeepLinkRan").text);
     const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ListenerTests.swift"));
     const whole = codeOf(tree(core("Core/SdkCore.swift")).text);
     return [
@@ -2955,7 +2961,7 @@ checking(
           ]),
       ...(before(
         claim,
-        "configured && !disabled && !stopped && !deleted",
+        "configured && !disabled && !stopped && !deleted && !deferredHandedOver",
         "let taken = deepLinkListeners()",
       ) &&
       before(
@@ -2963,32 +2969,47 @@ checking(
         "let taken = deepLinkListeners()",
         "platform.store.get(Key.deferredDelivered) == nil",
       ) &&
-      before(
-        claim,
-        "platform.store.get(Key.deferredDelivered) == nil",
-        'platform.store.put(Key.deferredDelivered, "1")',
-      ) &&
-      before(claim, 'platform.store.put(Key.deferredDelivered, "1")', "return taken")
+      before(claim, "platform.store.get(Key.deferredDelivered) == nil", "deferredHandedOver = true") &&
+      before(claim, "deferredHandedOver = true", "return taken") &&
+      !/store\.put\(Key\.deferredDelivered/.test(claim)
         ? []
         : [
-            "the claim does not read the state and the listeners, and mark the link delivered only when one is set, in one step",
+            "the claim does not read the state, the flag and the listeners, and take the link in memory only when one is set, in one step",
           ]),
-      ...(/guard let pair = listeners else \{ return \}\s*hand\(link, to: pair\.0, pair\.1\)\s*\}\s*$/.test(
+      ...((whole.match(/^\s*(self\.)?deferredHandedOver = false/gm) ?? []).length === 0
+        ? []
+        : ["the deferred deep link's hand-over is forgotten in the process: a second offer may hand it over again"]),
+      ...(/guard let pair = listeners else \{ return \}\s*hand\(link, to: pair\.0, pair\.1\) \{ self\.deferredDeepLinkRan\(\) \}\s*\}\s*$/.test(
         code,
       )
         ? []
-        : ["deliverKeptDeferredLink does not hand the link to the listeners its claim read"]),
+        : [
+            "deliverKeptDeferredLink does not hand the link to the listeners its claim read, with the mark to write once their call ran",
+          ]),
+      ...(before(hand, "delegate?.serviceAttribution(didReceive: link)", "ran?()")
+        ? []
+        : ["hand does not run what follows the calls after the listener's and the delegate's calls"]),
+      ...(before(ran, "worker.async", "self.platform.store.isAvailable") &&
+      before(ran, "self.platform.store.isAvailable", 'self.platform.store.put(Key.deferredDelivered, "1")') &&
+      !/stopped|disabled|deleted/.test(ran.replace(/currentLog\.\w+\([^)]*\)/g, ""))
+        ? []
+        : [
+            "deferredDeepLinkRan does not mark the link delivered on the worker, whatever the SDK's state, while the files can be written",
+          ]),
       ...(/\bdeliver\(/.test(code) || /pendingLinks/.test(code)
         ? ["deliverKeptDeferredLink puts the deferred deep link among the waiting direct links"]
         : []),
       ...((whole.match(/store\.put\(Key\.deferredDelivered/g) ?? []).length === 1
         ? []
-        : ["the deferred deep link is marked delivered outside deliverKeptDeferredLink's claim"]),
+        : ["the deferred deep link is marked delivered outside deferredDeepLinkRan"]),
       ...missingTests(tests, "ListenerTests", [
         "testTheDeferredDeepLinkOfferedAsTheListenerIsClearedIsNotMarkedDeliveredAndTheNextListenerGetsItOnce",
         "testTheDeferredDeepLinkOfferedAsTheListenerIsClearedReachesALaterLaunchsListenerTheProcessHavingEnded",
         "testADeferredDeepLinkWaitingForAListenerIsNotPushedOutByMoreDirectLinksThanAreKept",
         "testDirectLinksPastTheBoundPushOutOnlyOlderDirectLinksNeverALinkOfAnotherKindWaitingWithThem",
+        "testADeferredDeepLinkWhoseListenerCallHasNotRunIsNotMarkedDeliveredAndTheNextLaunchOffersItAgain",
+        "testADeferredDeepLinkHandedOverIsNotHandedOverAgainWhileItsListenerCallWaits",
+        "testADeferredDeepLinkIsMarkedDeliveredOnceItsListenerCallRanEvenIfTheSdkWasStoppedMeanwhile",
       ]),
     ];
   },

@@ -166,6 +166,97 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(heard.deepLinks.last?.kind, .deferred)
     }
 
+    /// A first launch matched with a deferred deep link and a deep-link listener set, whose main
+    /// thread is busy: the link is handed over, the listener's call (and the attribution
+    /// listener's, and configure's completion) posted and not run yet.
+    private func deferredLinkHandedToABusyMainThread(file: StaticString = #filePath, line: UInt = #line) -> (Harness, Heard) {
+        let harness = Harness()
+        harness.service.attribution = #"{"service_match_status":"matched","media_source":"facebook_ads","deep_link_path":"/levels/7","promo":"W"}"#
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.main.hold()
+        XCTAssertTrue(harness.configureLater { _ in }, file: file, line: line)
+        harness.eventually("attribution", file: file, line: line) { harness.core.attributionParams()[SdkCore.matchStatus] == "matched" }
+        // The read that kept the attribution has handed the link over by the time the queues settle.
+        harness.settle()
+        XCTAssertGreaterThan(harness.main.heldCount, 0, file: file, line: line)
+        XCTAssertEqual(heard.deepLinks, [], "the listener's call waits on the busy main thread", file: file, line: line)
+        XCTAssertNil(harness.store.get(SdkCore.Key.deferredDelivered), "marked delivered before the listener ran", file: file, line: line)
+        return (harness, heard)
+    }
+
+    func testADeferredDeepLinkWhoseListenerCallHasNotRunIsNotMarkedDeliveredAndTheNextLaunchOffersItAgain() throws {
+        let (first, _) = deferredLinkHandedToABusyMainThread()
+        // The process is killed before its main thread ran the listener's call: that work goes too.
+        first.main.dropHeld()
+        XCTAssertNil(first.store.get(SdkCore.Key.deferredDelivered))
+
+        let second = Harness(store: first.store, service: first.service)
+        XCTAssertNil(second.configure())
+        let heard = Heard()
+        heard.listen(to: second.core)
+        second.settle()
+        XCTAssertEqual(heard.deepLinks.map { $0.kind }, [.deferred])
+        XCTAssertEqual(heard.deepLinks.first?.path, "/levels/7")
+        XCTAssertEqual(heard.deepLinks.first?.params, ["deep_link_path": "/levels/7", "promo": "W"])
+        XCTAssertEqual(second.store.get(SdkCore.Key.deferredDelivered), "1")
+
+        let third = Harness(store: first.store, service: first.service)
+        let later = Heard()
+        later.listen(to: third.core)
+        XCTAssertNil(third.configure())
+        third.runScheduled(3)
+        XCTAssertEqual(later.deepLinks, [], "once its call ran, never again")
+    }
+
+    func testADeferredDeepLinkHandedOverIsNotHandedOverAgainWhileItsListenerCallWaits() throws {
+        let (harness, heard) = deferredLinkHandedToABusyMainThread()
+        // Offers while the listener's call waits: the listener set again, a delegate set, a
+        // start after a stop, and a switch-off and on by remote configuration.
+        heard.listen(to: harness.core)
+        let delegate = Heard()
+        harness.core.listenerDelegate = delegate
+        harness.settle()
+        harness.core.stop()
+        harness.core.start()
+        harness.settle()
+        for enabled in [false, true] {
+            harness.service.config = #"{"enabled":\#(enabled),"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"#
+            let done = DispatchSemaphore(value: 0)
+            harness.core.refreshConfig { _ in done.signal() }
+            _ = done.wait(timeout: .now() + 10)
+            harness.settle()
+        }
+        XCTAssertFalse(harness.core.isSdkDisabled)
+        XCTAssertNil(harness.store.get(SdkCore.Key.deferredDelivered), "marked delivered before the listener ran")
+
+        harness.main.runHeld()
+        harness.settle()
+        XCTAssertEqual(heard.deepLinks.map { $0.kind }, [.deferred], "handed over once")
+        XCTAssertEqual(delegate.deepLinks, [], "the link went to the listener set when it was handed over")
+        XCTAssertEqual(harness.store.get(SdkCore.Key.deferredDelivered), "1")
+    }
+
+    func testADeferredDeepLinkIsMarkedDeliveredOnceItsListenerCallRanEvenIfTheSdkWasStoppedMeanwhile() throws {
+        let (harness, heard) = deferredLinkHandedToABusyMainThread()
+        harness.core.stop()
+        harness.settle()
+        harness.main.runHeld()
+        harness.settle()
+        XCTAssertEqual(heard.deepLinks.map { $0.kind }, [.deferred])
+        // The app had the link: marked, by the worker, stopped or not.
+        XCTAssertEqual(harness.store.get(SdkCore.Key.deferredDelivered), "1")
+
+        let next = Harness(store: harness.store, service: harness.service)
+        next.core.start()
+        let later = Heard()
+        later.listen(to: next.core)
+        XCTAssertNil(next.configure())
+        next.runScheduled(3)
+        XCTAssertEqual(later.attributions.count, 1)
+        XCTAssertEqual(later.deepLinks, [], "once per install")
+    }
+
     func testAFailedMatchIsNotGivenToTheListener() throws {
         let harness = Harness()
         harness.service.attribution = #"{"service_match_status":"failed"}"#
@@ -288,6 +379,50 @@ final class ListenerTests: XCTestCase {
                 XCTAssertEqual(link.queryParams, expected["params"] as? [String: String], name)
             }
         }
+    }
+
+    /// A link whose text holds a raw space, or another character a URL may not hold, is a link,
+    /// as the Kotlin and Unity SDKs read it (and browsers open it): its parameters as written,
+    /// the space kept, and its URL with those characters percent-encoded, on every iOS.
+    func testADirectDeepLinkWhoseTextHoldsASpaceIsALinkWithTheParamsKotlinGives() throws {
+        let custom = try XCTUnwrap(SdkCore.directDeepLink("myapp://open?deep_link_path=%2Flevels%2F7&promo=WINTER SALE"))
+        XCTAssertEqual(custom.kind, .direct)
+        XCTAssertNil(custom.deeplinkId)
+        XCTAssertEqual(custom.path, "/levels/7")
+        XCTAssertEqual(custom.params, ["deep_link_path": "/levels/7", "promo": "WINTER SALE"])
+        XCTAssertEqual(custom.url?.absoluteString, "myapp://open?deep_link_path=%2Flevels%2F7&promo=WINTER%20SALE")
+
+        let bare = try XCTUnwrap(SdkCore.directDeepLink("myapp:open?deep_link_path=/levels/7 b&tag=a|b"))
+        XCTAssertEqual(bare.path, "/levels/7 b")
+        XCTAssertEqual(bare.params, ["deep_link_path": "/levels/7 b", "tag": "a|b"])
+        XCTAssertEqual(bare.url?.absoluteString, "myapp:open?deep_link_path=/levels/7%20b&tag=a%7Cb")
+
+        // The link host's: its deeplinkId, and a malformed escape kept as written, as in links.json.
+        let web = try XCTUnwrap(SdkCore.directDeepLink("https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7&promo=50% off"))
+        XCTAssertEqual(web.deeplinkId, "Kx3v9QpZ2aQ")
+        XCTAssertEqual(web.path, "/levels/7")
+        XCTAssertEqual(web.params, ["deep_link_path": "/levels/7", "promo": "50% off"])
+        XCTAssertEqual(web.url?.absoluteString, "https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7&promo=50%25%20off")
+        XCTAssertEqual(
+            LinkParser.parse("https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7&promo=50% off", allowedHosts: nil),
+            ParsedLink(deeplinkId: "Kx3v9QpZ2aQ", queryParams: web.params)
+        )
+
+        // Text with no scheme is still no link, spaces or not.
+        XCTAssertNil(SdkCore.directDeepLink("not a link"))
+        XCTAssertNil(SdkCore.directDeepLink("/levels/7 b?deep_link_path=%2Flevels%2F7"))
+
+        // Through handleDeepLink: delivered, and an http(s) one is the install's open_url.
+        let harness = Harness()
+        let text = "https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7&promo=WINTER SALE"
+        XCTAssertEqual(harness.core.handleDeepLink(text)?.params["promo"], "WINTER SALE")
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNil(harness.configure())
+        harness.eventually("install") { harness.service.count("POST", "/v1/installs") == 1 }
+        XCTAssertEqual(heard.deepLinks.map { $0.path }, ["/levels/7"])
+        let install = try XCTUnwrap(harness.service.sent("POST", "/v1/installs").first)
+        XCTAssertEqual(try JSONValue.parse(try XCTUnwrap(install.body)).objectValue?["open_url"], .string(text))
     }
 
     /// Each direct case through the entry it names, to the listeners: handleDeepLink, or the

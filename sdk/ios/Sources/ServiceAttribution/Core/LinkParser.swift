@@ -46,14 +46,72 @@ enum LinkParser {
     /// A link of any scheme, for a direct deep link: an http(s) link as ``parse(_:allowedHosts:)``
     /// reads it; the app's own scheme (`myapp://open?deep_link_path=…`, or `myapp:open?…`
     /// without `//`, as Android delivers it too) with its query's parameters and no `deeplinkId`.
-    /// Nil for text that is no URL (no scheme).
+    /// Nil for text that is no URL (no scheme). A character a URL may not hold (a raw space, `|`)
+    /// is read as written, as the Kotlin and Unity SDKs read it, and browsers open such a link.
     static func parseAnyScheme(_ url: String) -> ParsedLink? {
         let text = url.trimmingCharacters(in: .whitespacesAndNewlines)
         let range = NSRange(text.startIndex..<text.endIndex, in: text)
-        guard !text.contains(" "), let match = anyScheme.firstMatch(in: text, options: [], range: range) else { return nil }
-        let scheme = text.prefix { $0 != ":" }.lowercased()
+        guard let match = anyScheme.firstMatch(in: text, options: [], range: range) else { return nil }
+        let scheme = self.scheme(of: text)
         if scheme == "http" || scheme == "https" { return parse(text, allowedHosts: nil) }
         return ParsedLink(deeplinkId: nil, queryParams: query(group(match, 1, in: text)))
+    }
+
+    /// The scheme of a link ``parseAnyScheme(_:)`` reads, lower-cased: what comes before its
+    /// first `:`, the spaces around the link aside.
+    static func scheme(of url: String) -> String {
+        return url.trimmingCharacters(in: .whitespacesAndNewlines).prefix { $0 != ":" }.lowercased()
+    }
+
+    /// The link as a `URL`, each character a URL may not hold (a raw space, `|`) percent-encoded
+    /// as UTF-8 first, the rest as written: so a link ``parseAnyScheme(_:)`` reads has the same
+    /// URL on every iOS. `URL(string:)` alone refuses such text before iOS 17, and from iOS 17 on
+    /// encodes the whole part that holds one, its escapes too (`%2F` would become `%252F`). Text
+    /// with nothing to encode is read as written; the spaces around the link are no part of it.
+    static func url(_ text: String) -> URL? {
+        return URL(string: encodingInvalidCharacters(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    /// What a URL holds as written anywhere: RFC 3986's unreserved and reserved characters, but
+    /// `#`, `[` and `]`, legal in their own places only (and `%`, only as an escape's start).
+    private static let urlBytes = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:/?@".utf8)
+
+    /// `text` with each byte that may not stand where it is percent-encoded: those outside
+    /// ``urlBytes``, a `%` that starts no escape, a `#` after the one that starts the fragment,
+    /// and `[` or `]` outside the authority of a `scheme://` link (where an IPv6 host has them).
+    /// An escape already written is left as it is, never encoded twice.
+    private static func encodingInvalidCharacters(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var authority = 0..<0
+        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[(colon + 1)...].starts(with: "//".utf8) {
+            let start = colon + 3
+            let end = bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            authority = start..<(end ?? bytes.count)
+        }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(bytes.count)
+        var inFragment = false
+        for (index, byte) in bytes.enumerated() {
+            let legal: Bool
+            switch byte {
+            case UInt8(ascii: "%"):
+                legal = index + 2 < bytes.count && hexDigit(bytes[index + 1]) != nil && hexDigit(bytes[index + 2]) != nil
+            case UInt8(ascii: "#"):
+                legal = !inFragment
+                inFragment = true
+            case UInt8(ascii: "["), UInt8(ascii: "]"):
+                legal = authority.contains(index)
+            default:
+                legal = urlBytes.contains(byte)
+            }
+            if legal {
+                encoded.append(byte)
+            } else {
+                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
     }
 
     private static func group(_ match: NSTextCheckingResult, _ index: Int, in text: String) -> String {

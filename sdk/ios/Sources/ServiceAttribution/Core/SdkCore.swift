@@ -200,6 +200,12 @@ final class SdkCore: @unchecked Sendable {
     private var announced: [String: String]?
     /// Deep links parsed while no deep-link listener was set, delivered when one is.
     private var pendingLinks: [ServiceDeepLink] = []
+    /// The deferred deep link was handed to a deep-link listener or the delegate in this
+    /// process: never offered again in it. Set in the step that claims the link, while the call
+    /// is posted to the main thread and the device does not say delivered yet (nor will, if the
+    /// process ends first), so that an offer meanwhile (a listener or delegate set, `start()`, a
+    /// switch-on, the attribution resolving) does not hand it over twice. Never cleared.
+    private var deferredHandedOver = false
     private var mainThread: (@escaping () -> Void) -> Void
     /// Where `stop`, `start`, `setAnonymous` and `setConsent` called before `configure` are
     /// written at once (the platform's store to be, `FileStore.standard()` on iOS), so that an
@@ -1802,7 +1808,7 @@ final class SdkCore: @unchecked Sendable {
     static func directDeepLink(_ text: String) -> ServiceDeepLink? {
         guard let link = LinkParser.parseAnyScheme(text) else { return nil }
         let path = link.queryParams[deepLinkPathKey].flatMap { $0.isEmpty ? nil : $0 }
-        return ServiceDeepLink(kind: .direct, deeplinkId: link.deeplinkId, path: path, params: link.queryParams, url: URL(string: text))
+        return ServiceDeepLink(kind: .direct, deeplinkId: link.deeplinkId, path: path, params: link.queryParams, url: LinkParser.url(text))
     }
 
     /// A direct deep link, to the deep-link listeners; with none set, it waits for one among
@@ -1833,13 +1839,21 @@ final class SdkCore: @unchecked Sendable {
         return listener == nil && delegate == nil ? nil : (listener, delegate)
     }
 
-    /// `link` to the listeners read under `lock`, later on the main thread.
-    private func hand(_ link: ServiceDeepLink, to listener: DeepLinkListener?, _ delegate: ServiceAttributionDelegate?) {
+    /// `link` to the listeners read under `lock`, later on the main thread; `ran`, there too,
+    /// once their calls returned, never before: a process that ends with the calls still posted
+    /// has not delivered the link.
+    private func hand(
+        _ link: ServiceDeepLink,
+        to listener: DeepLinkListener?,
+        _ delegate: ServiceAttributionDelegate?,
+        ran: (() -> Void)? = nil
+    ) {
         onMain {
             MainActorCall.run {
                 listener?(link)
                 delegate?.serviceAttribution(didReceive: link)
             }
+            ran?()
         }
     }
 
@@ -1851,8 +1865,10 @@ final class SdkCore: @unchecked Sendable {
             currentLog.debug("not a link: nothing delivered")
             return nil
         }
-        // An http(s) link that opened the app may carry the click that brought the install.
-        if let scheme = link.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" { noteOpenURL(text) }
+        // An http(s) link that opened the app may carry the click that brought the install. Its
+        // scheme as the parser read it: the text, whatever a URL makes of it.
+        let scheme = LinkParser.scheme(of: text)
+        if scheme == "http" || scheme == "https" { noteOpenURL(text) }
         deliver(link)
         return link
     }
@@ -2553,24 +2569,48 @@ final class SdkCore: @unchecked Sendable {
     }
 
     /// The deferred deep link of the attribution kept on the device, once per install, to the
-    /// deep-link listener or the delegate. Marked delivered only once one took it: with none set
-    /// it stays on the device, not in memory among the direct links (which the process's end
-    /// loses, and later taps push out), for the first one set, in this launch or a later one.
+    /// deep-link listener or the delegate. With none set it stays on the device, not in memory
+    /// among the direct links (which the process's end loses, and later taps push out), for the
+    /// first one set, in this launch or a later one. Marked delivered on the device only once
+    /// their calls ran on the main thread (``deferredDeepLinkRan()``): a process killed with the
+    /// calls still posted offers it again at the next launch. ``deferredHandedOver`` keeps it
+    /// from a second hand-over in this process meanwhile.
     private func deliverKeptDeferredLink() {
-        let ready = locked { configured && !disabled && !stopped && !deleted && (onDeepLink != nil || delegate != nil) }
+        let ready = locked {
+            configured && !disabled && !stopped && !deleted && !deferredHandedOver && (onDeepLink != nil || delegate != nil)
+        }
         guard ready, platform.store.isAvailable, let attribution = storedAttribution(),
               let link = SdkCore.deferredDeepLink(attribution) else { return }
         // The listeners are read again, once, in the step that claims the link, and the link goes
         // to those: the app may have cleared them since the look above, and a link claimed for
-        // none would be lost for good. The state too, which a stop meanwhile changes.
+        // none would reach no one in this process. The state too, which a stop meanwhile changes.
+        // The claim is in memory: the device says delivered once the calls ran.
         let listeners = locked { () -> (DeepLinkListener?, ServiceAttributionDelegate?)? in
-            guard configured && !disabled && !stopped && !deleted, let taken = deepLinkListeners(),
+            guard configured && !disabled && !stopped && !deleted && !deferredHandedOver, let taken = deepLinkListeners(),
                   platform.store.get(Key.deferredDelivered) == nil else { return nil }
-            platform.store.put(Key.deferredDelivered, "1")
+            deferredHandedOver = true
             return taken
         }
         guard let pair = listeners else { return }
-        hand(link, to: pair.0, pair.1)
+        hand(link, to: pair.0, pair.1) { self.deferredDeepLinkRan() }
+    }
+
+    /// On the main thread, once the deep-link listener's and the delegate's calls with the
+    /// deferred deep link returned: the link is marked delivered on the device, on the worker,
+    /// off the app's thread. Marked even if the SDK was stopped or switched off since, or the
+    /// install's data deleted: the app has the link.
+    private func deferredDeepLinkRan() {
+        worker.async {
+            // `configure` waited for the files to be readable, and they stay so until the device
+            // restarts, which ends the process: unreadable here only in theory. A write then
+            // would not reach the disk; unmarked, the link is offered again at the next launch,
+            // as after a process that ended before the calls ran, and never again in this one.
+            guard self.platform.store.isAvailable else {
+                self.currentLog.debug("deferred deep link: not marked delivered, the SDK's files cannot be written now")
+                return
+            }
+            self.platform.store.put(Key.deferredDelivered, "1")
+        }
     }
 
     /// The attribution known now, always with `service_match_status` (docs/attribution.md#results;

@@ -546,6 +546,58 @@ final class FakeService: HTTPTransport {
     }
 }
 
+/// The main thread's stand-in: a serial queue of its own. From `hold()` on, the work handed to
+/// it is kept instead, as a busy main thread keeps it, until `runHeld()`, or never
+/// (`dropHeld()`: the process killed first).
+final class MainThreadStandIn {
+    let queue = DispatchQueue(label: "test.main-thread")
+    private let lock = NSLock()
+    private var isHolding = false
+    private var kept: [() -> Void] = []
+
+    func post(_ work: @escaping () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        // Queued under the lock: work handed over as `runHeld()` lets go runs after what was held.
+        if isHolding {
+            kept.append(work)
+        } else {
+            queue.async(execute: work)
+        }
+    }
+
+    /// From now on, the work handed over is kept until `runHeld()` or `dropHeld()`.
+    func hold() {
+        lock.lock()
+        defer { lock.unlock() }
+        isHolding = true
+    }
+
+    /// How many pieces of work are kept now.
+    var heldCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return kept.count
+    }
+
+    /// Runs the work kept so far, in order, on the queue, and runs work as it comes from now on.
+    func runHeld() {
+        lock.lock()
+        defer { lock.unlock() }
+        isHolding = false
+        kept.forEach { queue.async(execute: $0) }
+        kept.removeAll()
+    }
+
+    /// Forgets the work kept so far, never run, and runs work as it comes from now on.
+    func dropHeld() {
+        lock.lock()
+        defer { lock.unlock() }
+        isHolding = false
+        kept.removeAll()
+    }
+}
+
 /// One app process over a store: a core with fakes, the scheduler's clock, and listeners run
 /// on a queue of their own (the main thread's stand-in) that `settle()` waits for.
 final class Harness {
@@ -560,6 +612,8 @@ final class Harness {
     let log = RecordingLog()
     let service: FakeService
     let scheduler = ManualScheduler()
+    /// Where the listeners and completions run; a test may hold their calls there.
+    let main: MainThreadStandIn
     let callbacks: DispatchQueue
     let core: SdkCore
     /// Added to the device clock (a device clock that is wrong, an event sent long ago).
@@ -571,9 +625,10 @@ final class Harness {
     init(store: MemoryStore = MemoryStore(), service: FakeService = FakeService(), refusal: ServiceAttributionError? = nil) {
         self.store = store
         self.service = service
-        let callbacks = DispatchQueue(label: "test.main-thread")
-        self.callbacks = callbacks
-        core = SdkCore(store: store, refusal: refusal, mainThread: { work in callbacks.async(execute: work) })
+        let main = MainThreadStandIn()
+        self.main = main
+        callbacks = main.queue
+        core = SdkCore(store: store, refusal: refusal, mainThread: { work in main.post(work) })
     }
 
     /// The device clock now.
@@ -594,7 +649,7 @@ final class Harness {
         platform.protectedData = protectedData
         platform.scheduler = scheduler
         platform.clock = { [unowned self] in self.now }
-        platform.mainThread = { [callbacks] work in callbacks.async(execute: work) }
+        platform.mainThread = { [main] work in main.post(work) }
         return platform
     }
 
