@@ -78,14 +78,15 @@ namespace Service.Unity.Tests
             rig.Core.Idle().Wait();
             rig.Backend.Offline = false;
             var installs = rig.Backend.To("POST /v1/installs").Count;
-            Assert.AreEqual(1, rig.Timers.Delays.Count(delay => delay == rig.RetryDelay), "a retry waits");
+            // The install's retry, and the read of a configuration none of which is known yet.
+            Assert.AreEqual(2, rig.Timers.Delays.Count(delay => delay == rig.RetryDelay), "a retry waits");
 
             rig.Core.EnteredBackground();
             rig.Core.Idle().Wait();
             Assert.AreEqual(installs, rig.Backend.To("POST /v1/installs").Count, "not sent as the app goes");
             Assert.AreEqual(0, time.Begun, "no time asked for");
 
-            Assert.AreEqual(1, rig.Timers.Fire(rig.RetryDelay), "the retry still waits");
+            Assert.AreEqual(2, rig.Timers.Fire(rig.RetryDelay), "the retry still waits");
             rig.Core.Idle().Wait();
             Assert.AreEqual(installs + 1, rig.Backend.To("POST /v1/installs").Count, "sent at its retry");
             Assert.AreEqual(1, rig.Backend.To("POST /v1/sessions").Count, "the launch's session after it");

@@ -809,9 +809,10 @@ namespace Service.Unity.Tests
             Assert.IsNull(store.Get("service_sdk.skadnetwork"), "no configuration was read");
             Assert.IsTrue(ConversionState.Parse(store.Get("service_sdk.conversion_values")).Registered);
 
-            // Online again: the next reading registers nothing more, and an event makes its update.
+            // Online again: the next reading (asked again at the retries' first step, as none was
+            // read) registers nothing more, and an event makes its update.
             rig.Backend.Offline = false;
-            Assert.AreEqual(1, timers.Fire(rig.Core.RefreshInterval));
+            Assert.AreEqual(2, timers.Fire(rig.Setup.RetryDelay), "the configuration's read and the install's retry");
             rig.Core.Idle().Wait();
             rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
             Assert.AreEqual(1, rig.Apple.Registrations);

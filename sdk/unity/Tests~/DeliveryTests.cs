@@ -1635,7 +1635,8 @@ namespace Service.Unity.Tests
             // The service rejects a key with 401; a web firewall in front answers 403 for a
             // phone's address on its block list.
             var rig = new Rig();
-            rig.Other = (key, body) => key.StartsWith("GET /v1/config") ? Error(403) : ScriptedBackend.Usual(key, body);
+            var blocked = true;
+            rig.Other = (key, body) => key.StartsWith("GET /v1/config") && blocked ? Error(403) : ScriptedBackend.Usual(key, body);
             rig.Send(0);
             rig.Send(1);
             rig.Configure();
@@ -1643,7 +1644,14 @@ namespace Service.Unity.Tests
             Assert.IsFalse(rig.Core.IsSdkDisabled);
             Assert.IsEmpty(rig.Heard.Errors.Where(e => e.KindName == "events_dropped"));
             Assert.AreEqual(0, rig.Core.DroppedEventCount);
-            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow, "sent under the configuration in force");
+            // A first launch has no configuration in force: the events wait on the device for one.
+            CollectionAssert.IsEmpty(rig.AcceptedNow, "no configuration known yet");
+            Assert.AreEqual(2, rig.Core.Queued);
+            // Off the block list: the next read takes it, and the events go.
+            blocked = false;
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow);
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
         }
 
         [Test]

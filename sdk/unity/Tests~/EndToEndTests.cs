@@ -273,8 +273,9 @@ namespace Service.Unity.Tests
             StringAssert.Contains("the install is not recorded", offline.Task.Result);
 
             network.Off = false;
-            // The retry that was waiting sends the install now.
-            Assert.AreEqual(1, timers.Fire(Setups.For(null, null).RetryDelay));
+            // The retry that was waiting sends the install now; the configuration, none of which
+            // was read, is asked for again at the same first step.
+            Assert.AreEqual(2, timers.Fire(Setups.For(null, null).RetryDelay));
             core.Idle().Wait();
             Dictionary<string, object> answer = null;
             // Each read waits on the service for the match; a read may still find it pending.

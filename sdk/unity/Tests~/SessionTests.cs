@@ -491,12 +491,20 @@ namespace Service.Unity.Tests
         [Test]
         public void AConfigurationThatNamesNoEnabledLeavesTheSdkOn()
         {
+            // `enabled` is required: an answer without it is no configuration of the service's,
+            // so a first launch's events wait for one, as for a read that failed.
             var rig = new Rig();
+            var named = false;
             rig.Other = (key, body) => key.StartsWith("GET /v1/config")
-                ? Tuple.Create(200, (JToken)new JObject { { "session_interval_seconds", 60 } })
+                ? Tuple.Create(200, (JToken)(named ? new JObject { { "enabled", true } } : new JObject { { "session_interval_seconds", 60 } }))
                 : ScriptedBackend.Usual(key, body);
             rig.Configure();
             rig.Send(0);
+            rig.Settle();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/sessions").Count, "the launch's session goes");
+            CollectionAssert.IsEmpty(rig.AcceptedNow, "the event waits for a configuration");
+            named = true;
             rig.Settle();
             Assert.IsFalse(rig.Core.IsSdkDisabled);
             CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);

@@ -255,6 +255,21 @@ namespace Service.Unity
         private bool saveScheduled;
         private int refreshGeneration;
         private TimeSpan refreshInterval = DefaultRefreshInterval;
+        /// <summary>
+        /// A configuration of the service's is known: read in this launch, or kept from an earlier
+        /// one (<see cref="EnabledKey"/>, written at each reading). Until one is (an install's
+        /// first launch offline, or its GET /v1/config failing), the events wait on the device:
+        /// whether the owner switched the app off is not known, and they are sent, or dropped as
+        /// `disabled`, as the first reading says, as the Kotlin and iOS SDKs hold them. The install,
+        /// the consent and the sessions go meanwhile, as there.
+        /// </summary>
+        private volatile bool configurationKnown;
+        /// <summary>
+        /// The backoff of the next read of remote configuration while none is known: the send
+        /// retries' (2 s doubling to a minute), not the hour of the periodic reading, since the
+        /// events wait for it. Zero before the first failed read, and once a read succeeds.
+        /// </summary>
+        private TimeSpan configRetryDelay;
         private DeviceSignals deviceSignals;
         /// <summary>
         /// The device's tracking (advertising id, ATT status) as last read for the consent route,
@@ -534,7 +549,9 @@ namespace Service.Unity
                     // Kept across launches: a launch that names none goes on with the last one set.
                     if (Blank(userId)) customerUserId = store.Get(CustomerUserIdKey);
                     else KeepCustomerUserId(userId);
-                    disabled = store.Get(EnabledKey) == "false";
+                    var keptEnabled = store.Get(EnabledKey);
+                    configurationKnown = keptEnabled != null;
+                    disabled = keptEnabled == "false";
                     offUntilRead = disabled;
                     launchedAt = setup.Clock.UtcNow;
                     configured = true;
@@ -1362,18 +1379,24 @@ namespace Service.Unity
         /// GET /v1/config: on or off as it says. Read at Configure and again every
         /// `refresh_interval_seconds` it names (an hour when it names none) while the app runs,
         /// so that an app switched off, or on again, follows without a restart. A rejected key
-        /// ends the reading; offline, the last configuration kept holds until the next one.
+        /// ends the reading; offline, the last configuration kept holds until the next one, and
+        /// while none was ever read the read is tried again from 2 s, doubling to a minute
+        /// (<see cref="configurationKnown"/>).
         /// </summary>
         private async Task ReadConfig()
         {
             if (stopped) return;
+            var next = refreshInterval;
             try
             {
                 var config = await api.Send("GET", "/v1/config", null, ApiClient.AConfiguration);
                 var settings = (JObject)config;
                 var enabled = (bool)settings["enabled"];
                 refreshInterval = RefreshIntervalOf(settings["refresh_interval_seconds"]);
+                next = refreshInterval;
                 store.Set(EnabledKey, enabled ? "true" : "false");
+                configurationKnown = true;
+                configRetryDelay = TimeSpan.Zero;
                 UseSessionInterval(settings["session_interval_seconds"]);
                 UseSchema(ConversionSchema.Parse(settings["skadnetwork"]), enabled);
                 if (enabled)
@@ -1417,7 +1440,18 @@ namespace Service.Unity
             catch (Exception error)
             {
                 // Offline or the service down: go on with the last configuration kept.
-                Write(LogLevel.Warn, "remote configuration not fetched: " + error.Message);
+                if (configurationKnown)
+                {
+                    Write(LogLevel.Warn, "remote configuration not fetched: " + error.Message);
+                }
+                else
+                {
+                    // None was ever read: the events wait for one, so it is asked for again as a
+                    // send is retried, not after the hour a kept configuration may wait.
+                    next = NextConfigRetry();
+                    Write(LogLevel.Warn, "remote configuration not fetched: " + error.Message
+                        + ": none was ever read, so events wait on the device; read again in " + next.TotalSeconds + " s");
+                }
                 if (offUntilRead) SwitchOff("the app is switched off in the remote configuration last read");
                 // Apple is told of the first launch all the same, as the iOS SDK tells it: a
                 // game whose first two days pass with no reading would otherwise never be.
@@ -1425,12 +1459,26 @@ namespace Service.Unity
             }
             int generation;
             lock (gate) generation = ++refreshGeneration;
+            var retrying = !configurationKnown;
             // Only the last timer set reads again: a Start while one waits makes no second reader.
-            After(refreshInterval, () =>
+            After(next, () =>
             {
                 lock (gate) if (generation != refreshGeneration) return;
-                RefreshConfig();
+                RefreshConfig(retrying);
             });
+        }
+
+        /// <summary>
+        /// The wait before the next read of remote configuration while none is known: the send
+        /// retries' backoff (<see cref="SdkSetup.RetryDelay"/>, doubling to
+        /// <see cref="MaxRetryDelay"/>), jittered, and never shorter than a Retry-After.
+        /// </summary>
+        private TimeSpan NextConfigRetry()
+        {
+            configRetryDelay = configRetryDelay == TimeSpan.Zero
+                ? setup.RetryDelay
+                : TimeSpan.FromTicks(Math.Min(configRetryDelay.Ticks * 2, MaxRetryDelay.Ticks));
+            return WaitBefore(configRetryDelay);
         }
 
         /// <summary>
@@ -1449,7 +1497,8 @@ namespace Service.Unity
         /// Reads the configuration again in turn with the sending, then sends what waits, unless a
         /// retry waits: what is queued goes with that retry, as in <see cref="Flush"/>.
         /// </summary>
-        private void RefreshConfig()
+        /// <param name="retrying">A read asked again because none was ever read: a route refused for its address or key stays held.</param>
+        private void RefreshConfig(bool retrying = false)
         {
             lock (gate)
             {
@@ -1458,8 +1507,9 @@ namespace Service.Unity
                 flushing = StartWork(async () =>
                 {
                     await Finished(before);
-                    // A route refused for its address or key is tried again with each reading.
-                    lock (gate) eventRoute.Held = sessionRoute.Held = false;
+                    // A route refused for its address or key is tried again with each reading, but
+                    // not every few seconds while a first read is retried.
+                    if (!retrying) lock (gate) eventRoute.Held = sessionRoute.Held = false;
                     await ReadConfig();
                     // Offline or the service unwell, the retry's delay grows from 2 s to a minute:
                     // a read every few seconds must not send the queue at its own pace meanwhile.
@@ -2032,7 +2082,8 @@ namespace Service.Unity
                 }
                 // Deleted meanwhile (the sessions' answer said so, or DeleteUserData): the run ends here.
                 if (deleted) return;
-                if (!EventsHeld)
+                // No configuration known yet: the events wait for the first reading (configurationKnown).
+                if (!EventsHeld && configurationKnown)
                 {
                     try
                     {
