@@ -63,6 +63,23 @@ describe("cost rows", () => {
     expect(() => costRowsOf("com.a", { rows: [row({ currency: "EURO" })] }, FX, NOW)).toThrow(
       "body.rows[0].currency: must be an ISO 4217 currency code",
     );
+    // A day beside another row's (or its own) other field at fault: each named, in row order.
+    expect(() =>
+      costRowsOf(
+        "com.a",
+        {
+          rows: [
+            row({ day: "2026-08-01" }),
+            row({ amount: -5 }),
+            row({ day: "2026-12-01", currency: "EURO" }),
+          ],
+        },
+        FX,
+        NOW,
+      ),
+    ).toThrow(
+      /^body\.rows\[0\]\.day: must be within 90 days \(from 2026-08-31\); body\.rows\[1\]\.amount: [^;]+; body\.rows\[2\]\.currency: must be an ISO 4217 currency code; body\.rows\[2\]\.day: must not be after tomorrow/,
+    );
     // Five rows at fault are named at most: the message stays readable.
     const late = Array.from({ length: 7 }, (_, i) =>
       row({ day: "2026-12-01", campaign_id: `c${i}` }),

@@ -43,6 +43,30 @@ const nullable = <T>(value: T | null | undefined): T | null => value ?? null;
 const nameOrNull = (value: string | null | undefined): string | null =>
   value === undefined || value === null || value === "" ? null : value;
 
+/** The row an issue's path (`body.rows.3.day`) names; the body's own issues come after the rows'. */
+const rowIndexOf = (path: readonly PropertyKey[]): number => {
+  const at = path.indexOf("rows");
+  const index = at === -1 ? undefined : path[at + 1];
+  return typeof index === "number" ? index : Number.MAX_SAFE_INTEGER;
+};
+
+/**
+ * Of a body the schema refused, the days it would take that are outside those taken, as issues
+ * of their rows: the refusal names each row at fault, a day's beside another field's, not the
+ * day's only once the rest was mended.
+ */
+const dayIssuesOf = (body: unknown, now: Date): z.core.$ZodIssue[] => {
+  const rows = (body as { rows?: unknown } | null)?.rows;
+  if (!Array.isArray(rows) || rows.length > COST_LIMITS.maxRows) return [];
+  return rows.flatMap((row: unknown, index): z.core.$ZodIssue[] => {
+    const day = costRowSchema.shape.day.safeParse((row as { day?: unknown } | null)?.day);
+    const problem = day.success ? costDayProblem(day.data, now) : undefined;
+    return problem === undefined
+      ? []
+      : [{ code: "custom", path: ["rows", index, "day"], message: problem, input: day.data }];
+  });
+};
+
 /**
  * The body's rows as stored: checked, within the days taken, converted to USD. A ValidationError
  * (a 422) names each row and field at fault; nothing is stored of a body with one.
@@ -50,10 +74,9 @@ const nameOrNull = (value: string | null | undefined): string | null =>
 export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date): CostRow[] => {
   const parsed = costRequestSchema.safeParse(body, { error: plainWords });
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({
-      ...issue,
-      path: ["body", ...issue.path],
-    }));
+    const issues = [...parsed.error.issues, ...dayIssuesOf(body, now)]
+      .map((issue) => ({ ...issue, path: ["body", ...issue.path] }))
+      .sort((a, b) => rowIndexOf(a.path) - rowIndexOf(b.path));
     throw new ValidationError(formatIssues(issues, "body"));
   }
   const problems: string[] = [];
