@@ -1,8 +1,6 @@
 /**
- * A CSV file of cost rows as the Cost page uploads it: the columns of `attribution costs import`
- * (src/cli/commands/costs.ts), read by the same parser (csv-parse, its browser build) with the
- * same options, each row as POST /v1/costs takes it (numbers as numbers by the CLI's own rule,
- * empty cells left out);
+ * A CSV file of cost rows as the Cost page uploads it: read as `attribution costs import` reads
+ * it (src/costs/cost-csv.ts, csv-parse's browser build here), each row as POST /v1/costs takes it;
  * the requests' pages; and the service's refusal (`body.rows[3].day: …`) as each row's problem.
  * The rows' rules are the service's (src/costs/cost-requests.ts), and the page checks every row
  * by them before it sends the first request, as the command line does: the service stores each
@@ -10,7 +8,16 @@
  */
 import { parse } from "csv-parse/browser/esm/sync";
 import {
-  costCellValue,
+  COST_COLUMNS,
+  COST_CSV_OPTIONS,
+  type CostColumn,
+  type CostCsvRecord,
+  type CostCsvRow,
+  costCsvFault,
+  costCsvRows,
+  REQUIRED_COLUMNS,
+} from "../../src/costs/cost-csv.ts";
+import {
   costDayProblem,
   costMatchKeyOf,
   costRowSchema,
@@ -21,43 +28,14 @@ import type { CostRowInput } from "./api.ts";
 import { formatCount } from "./format.ts";
 import { problemsOf } from "./messages.ts";
 
-/** Every column a cost row may have, in the order the page shows them. */
-export const COST_COLUMNS = [
-  "day",
-  "media_source",
-  "campaign_id",
-  "campaign_name",
-  "adset_id",
-  "adset_name",
-  "ad_id",
-  "ad_name",
-  "country",
-  "amount",
-  "currency",
-  "impressions",
-  "clicks",
-] as const;
-export type CostColumn = (typeof COST_COLUMNS)[number];
-
-/** The columns every row must fill. */
-export const REQUIRED_COLUMNS: readonly CostColumn[] = [
-  "day",
-  "media_source",
-  "campaign_id",
-  "amount",
-  "currency",
-];
+export { COST_COLUMNS, type CostColumn, REQUIRED_COLUMNS };
 
 /** The largest file the page reads: bigger ones are for the CLI. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
-export interface CostFileRow {
+export interface CostFileRow extends CostCsvRow {
   /** 1 for the first row under the header. */
   readonly number: number;
-  /** Its line in the file (the header is line 1). */
-  readonly line: number;
-  /** The cells as the file has them, trimmed. */
-  readonly cells: Readonly<Partial<Record<CostColumn, string>>>;
   /** What POST /v1/costs is sent. */
   readonly row: CostRowInput;
 }
@@ -71,19 +49,6 @@ export interface CostFile {
 export type CostFileReading =
   | { readonly ok: true; readonly file: CostFile }
   | { readonly ok: false; readonly problem: string };
-
-const quoted = (names: readonly string[]) => names.map((name) => `“${name}”`).join(", ");
-
-/** The parser's reason, in words for its two usual ones. */
-const csvFault = (caught: unknown): string => {
-  const message = caught instanceof Error ? caught.message : String(caught);
-  const length = /^Invalid Record Length: expect (\d+), got (\d+) on line (\d+)/.exec(message);
-  if (length)
-    return `Line ${length[3]} has ${length[2]} cells, and the first line names ${length[1]} columns.`;
-  const quote = /^Quote Not Closed.* at line (\d+)/.exec(message);
-  if (quote) return `A quoted cell is not closed by the end of the file (line ${quote[1]}).`;
-  return message;
-};
 
 /** The text a cell holds, as the service keys it (trimmed; an empty one is none). */
 const keyText = (value: string | number | undefined): string | null =>
@@ -116,54 +81,18 @@ const sameKeyRows = (rows: readonly CostFileRow[]): { line: number; of: number }
 
 /** The file's rows, or why the page cannot read them, in words. */
 export const readCostCsv = (text: string): CostFileReading => {
-  let records: { record: string[]; info: { lines: number } }[];
+  let records: CostCsvRecord[];
   try {
-    records = parse(text, {
-      bom: true,
-      trim: true,
-      skip_empty_lines: true,
-      info: true,
-    }) as unknown as { record: string[]; info: { lines: number } }[];
+    records = parse(text, COST_CSV_OPTIONS) as unknown as CostCsvRecord[];
   } catch (caught) {
-    return { ok: false, problem: `This file is not CSV the page can read. ${csvFault(caught)}` };
-  }
-  const [head, ...body] = records;
-  if (!head) return { ok: false, problem: "This file is empty: it has no header and no rows." };
-  const header = head.record;
-  const known = new Set<string>(COST_COLUMNS);
-  const unknown = header.filter((name) => !known.has(name));
-  if (unknown.length > 0) {
     return {
       ok: false,
-      problem: `The first line names ${unknown.length === 1 ? "a column" : "columns"} a cost row does not have: ${quoted(unknown)}. The columns are ${quoted(COST_COLUMNS)}.`,
+      problem: `This file is not CSV the page can read. ${costCsvFault(caught)}`,
     };
   }
-  const twice = header.filter((name, index) => header.indexOf(name) !== index);
-  if (twice.length > 0) {
-    return { ok: false, problem: `The first line names ${quoted([...new Set(twice)])} twice.` };
-  }
-  const missing = REQUIRED_COLUMNS.filter((name) => !header.includes(name));
-  if (missing.length > 0) {
-    return {
-      ok: false,
-      problem: `The first line lacks ${missing.length === 1 ? "the column" : "the columns"} ${quoted(missing)}: every row needs ${quoted(REQUIRED_COLUMNS)}.`,
-    };
-  }
-  const rows: CostFileRow[] = [];
-  for (const { record, info } of body) {
-    // A spreadsheet's line of empty cells (",,,,") is no row.
-    if (record.every((cell) => cell === "")) continue;
-    const cells: Partial<Record<CostColumn, string>> = {};
-    const row: CostRowInput = {};
-    header.forEach((name, index) => {
-      const cell = record[index] ?? "";
-      cells[name as CostColumn] = cell;
-      if (cell !== "") row[name] = costCellValue(name, cell);
-    });
-    // The line the row starts on: its parser counts the line it ends on.
-    const breaks = record.reduce((sum, cell) => sum + (cell.match(/\n/g)?.length ?? 0), 0);
-    rows.push({ number: rows.length + 1, line: info.lines - breaks, cells, row });
-  }
+  const reading = costCsvRows(records);
+  if (!reading.ok) return reading;
+  const rows = reading.rows.map((row, index) => ({ ...row, number: index + 1 }));
   if (rows.length === 0) return { ok: false, problem: "This file has a header and no rows." };
   // The service refuses two rows of one day and keys in one request; in two of the file's
   // requests, the later would replace the earlier. The command line refuses such a file whole,
@@ -178,10 +107,7 @@ export const readCostCsv = (text: string): CostFileReading => {
       problem: `Line ${formatCount(first.line)} has the day, media source, campaign, ad set, ad and country of line ${formatCount(first.of)}: one row for them, in one currency.${more}`,
     };
   }
-  return {
-    ok: true,
-    file: { columns: COST_COLUMNS.filter((name) => header.includes(name)), rows },
-  };
+  return { ok: true, file: { columns: reading.columns, rows } };
 };
 
 /** A required cell left empty, as the page says it rather than in the validation's words. */

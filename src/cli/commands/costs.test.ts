@@ -99,6 +99,41 @@ describe("costs import's CSV", () => {
     );
   });
 
+  it("refuses a header the Cost page refuses, in its words: a column named twice, one unknown, one required missing", () => {
+    const refusal = (header: string) => {
+      try {
+        costRowsOfCsv(`${header}\n2026-11-27,net,c1,1,EUR,2\n`, "costs.csv");
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "read";
+    };
+    expect(refusal("day,media_source,campaign_id,amount,currency,amount")).toBe(
+      "costs.csv: The first line names “amount” twice.",
+    );
+    expect(refusal("day,media_source,campaign_id,amount,currency,spend")).toMatch(
+      /^costs\.csv: The first line names a column a cost row does not have: “spend”\. The columns are “day”, “media_source”, “campaign_id”, “campaign_name”/,
+    );
+    expect(refusal("Day,Media source,campaign_id,amount,currency,clicks")).toMatch(
+      /^costs\.csv: The first line names columns a cost row does not have: “Day”, “Media source”\./,
+    );
+    expect(refusal("day,media_source,campaign_name,amount,currency,clicks")).toBe(
+      "costs.csv: The first line lacks the column “campaign_id”: every row needs “day”, “media_source”, “campaign_id”, “amount”, “currency”.",
+    );
+    expect(() => costRowsOfCsv("day,media_source\n2026-11-27\n", "costs.csv")).toThrow(
+      "costs.csv is not CSV: Line 2 has 1 cells, and the first line names 2 columns.",
+    );
+  });
+
+  it("trims a quoted cell as an unquoted one", () => {
+    const { rows } = costRowsOfCsv(
+      'day,media_source,campaign_id,amount,currency\n"2026-11-27"," net "," c1 "," 5 ", "EUR"\n',
+    );
+    expect(rows).toEqual([
+      { day: "2026-11-27", media_source: "net", campaign_id: "c1", amount: 5, currency: "EUR" },
+    ]);
+  });
+
   it("reads a spreadsheet's file: its byte order mark, and no row of a line of empty cells; a row named by its line", () => {
     const { rows, lines } = costRowsOfCsv(
       "\uFEFFday,media_source,campaign_id,amount,currency\r\n" +

@@ -10,7 +10,13 @@
  */
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
-import { costCellValue, costDayProblem, costPages } from "../../costs/cost-requests.ts";
+import {
+  COST_CSV_OPTIONS,
+  type CostCsvRecord,
+  costCsvFault,
+  costCsvRows,
+} from "../../costs/cost-csv.ts";
+import { costDayProblem, costPages } from "../../costs/cost-requests.ts";
 import {
   type CostRequestRow,
   costRowSchema,
@@ -24,31 +30,23 @@ import { serviceUrl } from "../service-url.ts";
 import { unreachable } from "../unreachable.ts";
 
 /**
- * A CSV's rows as the API's, each with the line of the file it ends on: numbers as numbers,
- * empty cells left out. A number column's cell that is no plain decimal number stays text
- * (costCellValue, the Cost page's rule too), so the API's rules name it rather than it going as
- * null or as another number. A spreadsheet's byte order mark and its lines of empty
- * cells (`,,,,`) are no part of the rows, as the dashboard's Cost page reads them.
+ * A CSV's rows as the API's, each with the line of the file it starts on, read as the Cost page
+ * reads them (src/costs/cost-csv.ts): a header that names a column the rows do not have, one
+ * twice, or lacks a required one is refused, naming `source`, as is text that is no CSV.
  */
 export const costRowsOfCsv = (
   text: string,
-): { rows: Record<string, unknown>[]; lines: number[] } => {
-  const records = (
-    parse(text, { bom: true, columns: true, info: true, skip_empty_lines: true, trim: true }) as {
-      record: Record<string, string>;
-      info: { lines: number };
-    }[]
-  ).filter(({ record }) => Object.values(record).some((value) => value !== ""));
-  return {
-    rows: records.map(({ record }) =>
-      Object.fromEntries(
-        Object.entries(record)
-          .filter(([, value]) => value !== "")
-          .map(([name, value]) => [name, costCellValue(name, value)]),
-      ),
-    ),
-    lines: records.map(({ info }) => info.lines),
-  };
+  source = "the file",
+): { rows: Record<string, string | number>[]; lines: number[] } => {
+  let records: CostCsvRecord[];
+  try {
+    records = parse(text, COST_CSV_OPTIONS) as unknown as CostCsvRecord[];
+  } catch (caught) {
+    throw new ValidationError(`${source} is not CSV: ${costCsvFault(caught)}`);
+  }
+  const reading = costCsvRows(records);
+  if (!reading.ok) throw new ValidationError(`${source}: ${reading.problem}`);
+  return { rows: reading.rows.map(({ row }) => row), lines: reading.rows.map(({ line }) => line) };
 };
 
 /** What an import that would send its rows says without a key. */
@@ -64,7 +62,7 @@ export const importCostsCommand = async (options: {
   /** The clock the days are checked by. */
   now?: () => Date;
 }) => {
-  const { rows, lines } = costRowsOfCsv(await readFile(options.file, "utf8"));
+  const { rows, lines } = costRowsOfCsv(await readFile(options.file, "utf8"), options.file);
   const lineNumber = (row: number) => lines[row] ?? row + 2;
   const lineOf = (row: number) => `line ${lineNumber(row)}`;
   if (rows.length === 0) throw new ValidationError(`${options.file} holds no rows`);
@@ -156,7 +154,7 @@ export const importCostsCommand = async (options: {
     if (Array.isArray(body.warnings)) warnings.push(...body.warnings.map(String));
   }
   console.log(
-    `Imported ${accepted} cost rows (${replaced} replaced rows of the same day and keys).`,
+    `Imported ${accepted} cost ${accepted === 1 ? "row" : "rows"} (${replaced} replaced ${replaced === 1 ? "a row" : "rows"} of the same day and keys).`,
   );
   // A later page may say again what an earlier one said.
   for (const warning of new Set(warnings)) console.error(`Warning: ${warning}`);
