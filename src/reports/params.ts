@@ -1,5 +1,6 @@
 /** The report routes' query parameters, parsed once with zod: the handlers' and the contract's. */
 import * as z from "zod";
+import { requiredOr } from "../validation/issues.ts";
 import { routeQuery } from "../validation/query.ts";
 import { withoutControlCharacters } from "../validation/text.ts";
 import { addDays, dayOf, daysSpanned, startOfDay } from "./days.ts";
@@ -32,7 +33,7 @@ export const REPORT_DAYS = {
 
 const day = (which: string, example: string) =>
   z.iso
-    .date({ error: "must be a UTC day, YYYY-MM-DD" })
+    .date({ error: requiredOr("must be a UTC day, YYYY-MM-DD") })
     .superRefine((value, context) => {
       if (!isDay(value)) return;
       if (value < REPORT_DAYS.earliest) {
