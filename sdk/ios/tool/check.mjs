@@ -2969,7 +2969,11 @@ checking(
         "let taken = deepLinkListeners()",
         "platform.store.get(Key.deferredDelivered) == nil",
       ) &&
-      before(claim, "platform.store.get(Key.deferredDelivered) == nil", "deferredHandedOver = true") &&
+      before(
+        claim,
+        "platform.store.get(Key.deferredDelivered) == nil",
+        "deferredHandedOver = true",
+      ) &&
       before(claim, "deferredHandedOver = true", "return taken") &&
       !/store\.put\(Key\.deferredDelivered/.test(claim)
         ? []
@@ -2978,7 +2982,9 @@ checking(
           ]),
       ...((whole.match(/^\s*(self\.)?deferredHandedOver = false/gm) ?? []).length === 0
         ? []
-        : ["the deferred deep link's hand-over is forgotten in the process: a second offer may hand it over again"]),
+        : [
+            "the deferred deep link's hand-over is forgotten in the process: a second offer may hand it over again",
+          ]),
       ...(/guard let pair = listeners else \{ return \}\s*hand\(link, to: pair\.0, pair\.1\) \{ self\.deferredDeepLinkRan\(\) \}\s*\}\s*$/.test(
         code,
       )
@@ -2988,9 +2994,15 @@ checking(
           ]),
       ...(before(hand, "delegate?.serviceAttribution(didReceive: link)", "ran?()")
         ? []
-        : ["hand does not run what follows the calls after the listener's and the delegate's calls"]),
+        : [
+            "hand does not run what follows the calls after the listener's and the delegate's calls",
+          ]),
       ...(before(ran, "worker.async", "self.platform.store.isAvailable") &&
-      before(ran, "self.platform.store.isAvailable", 'self.platform.store.put(Key.deferredDelivered, "1")') &&
+      before(
+        ran,
+        "self.platform.store.isAvailable",
+        'self.platform.store.put(Key.deferredDelivered, "1")',
+      ) &&
       !/stopped|disabled|deleted/.test(ran.replace(/currentLog\.\w+\([^)]*\)/g, ""))
         ? []
         : [
