@@ -12,6 +12,7 @@ import type { IBucket } from "aws-cdk-lib/aws-s3";
 import { Construct } from "constructs";
 import { EXCLUSIONS_TABLE } from "../src/adapters/athena/exclusions.ts";
 import {
+  LAKE_FIRST_DAY,
   LAKE_TABLES,
   type LakeColumn,
   type LakeTable,
@@ -45,7 +46,7 @@ const PROJECTION: Record<string, Record<string, string>> = {
     type: "date",
     format: "yyyy-MM-dd",
     // Ingestion accepts event times up to 24 h ahead of the clock, so their day is projected too.
-    range: "2020-01-01,NOW+1DAYS",
+    range: `${LAKE_FIRST_DAY},NOW+1DAYS`,
     interval: "1",
     "interval.unit": "DAYS",
   },

@@ -80,6 +80,18 @@ describe("lakeDay", () => {
     ).toBe("2026-11-02");
   });
 
+  it("is the last day of its own month for an install taken more than 31 days after its first open", () => {
+    const install = (event_time: string, received_at: string) =>
+      lakeDay(EVENTS_TABLE, { ...event(event_time, received_at), event_name: "service_install" });
+    // The day before it was taken 31 days after its own: that day, as any row's.
+    expect(install("2026-09-01T08:00:00.000Z", "2026-10-03T23:59:59.999Z")).toBe("2026-10-02");
+    // Later: the month's last day, within 31 days of its own whatever the month.
+    expect(install("2026-09-01T08:00:00.000Z", "2026-10-04T00:00:00.000Z")).toBe("2026-09-30");
+    expect(install("2026-01-01T00:00:00.000Z", "2026-11-10T00:00:00.000Z")).toBe("2026-01-31");
+    expect(install("2024-02-10T00:00:00.000Z", "2026-11-10T00:00:00.000Z")).toBe("2024-02-29");
+    expect(install("2026-12-31T23:59:59.999Z", "2027-06-01T00:00:00.000Z")).toBe("2026-12-31");
+  });
+
   it("is the day of a table's own time where the service sets it", () => {
     const attribution = lakeAttribution({
       app_id: "com.a",

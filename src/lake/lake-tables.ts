@@ -266,6 +266,20 @@ const dayBefore = (iso: string): string =>
   new Date(Date.parse(iso) - DAY_MS).toISOString().slice(0, 10);
 
 /**
+ * The lake's first day: Athena projects the `dt` partitions from it (lib/lake-catalog.ts), so no
+ * row may lie in a partition before it.
+ */
+export const LAKE_FIRST_DAY = "2020-01-01";
+
+/** The last day of the month of `day` (`YYYY-MM-DD`). */
+const lastDayOfMonth = (day: string): string => {
+  const at = new Date(`${day}T00:00:00.000Z`);
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 0))
+    .toISOString()
+    .slice(0, 10);
+};
+
+/**
  * The `dt` partition of a row: the UTC day of its own time, or the day before the one the
  * service took it if that is later. A row taken today therefore lies in yesterday's, today's or
  * (up to a day ahead of the clock) tomorrow's partition, whatever day it says it is of, so each
@@ -274,15 +288,29 @@ const dayBefore = (iso: string): string =>
  * is never in a partition before its own day, so a window from a day reads the partitions from
  * that day (late rows of earlier days are filtered by their time). Most rows, taken on their
  * day or the next, lie in their own day's partition.
+ *
+ * Every row lies at most LAKE_LATE_DAYS after its own day, so that a query reads no further.
+ * Only an install's row can be taken later (its first open has no bound: a phone offline for
+ * weeks after it, a server reporting an old install): such a row lies in the partition of the
+ * last day of its own month, the nearest day of a grid that a month's late installs share, so
+ * that a server sending a year of them opens twelve partitions, not 365. One older than the
+ * lake's first day (LAKE_FIRST_DAY) keeps the day before it was taken: no report reads its day.
  */
 export const lakeDay = (table: LakeTable, record: LakeRecord): string => {
   const own = String(record[table.dateColumn]).slice(0, 10);
   if (table.receivedColumn === table.dateColumn) return own;
   const floor = dayBefore(String(record[table.receivedColumn]));
-  return own < floor ? floor : own;
+  if (own >= floor) return own;
+  if ((Date.parse(floor) - Date.parse(own)) / DAY_MS <= LAKE_LATE_DAYS) return floor;
+  const monthEnd = lastDayOfMonth(own);
+  return monthEnd < LAKE_FIRST_DAY ? floor : monthEnd;
 };
 
-/** Partitions one app can hold open on a stream at once (`lakeDay`). */
+/**
+ * Partitions one app can hold open on a stream at once (`lakeDay`), but for installs taken more
+ * than LAKE_LATE_DAYS after their first open, which open one more for each month of those
+ * first opens.
+ */
 export const OPEN_PARTITIONS_PER_APP = 4;
 
 /**

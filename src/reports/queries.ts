@@ -194,11 +194,6 @@ export const eventDaysOf = (
 /**
  * The app's events of the days `from` to `to` (partitions and times), and of the day before
  * (`eventDaysOf`), for the export query: UTC days unless `days` counts them in another zone.
- * An install's row is read from every partition after them too: its first open has no bound
- * (a phone offline for weeks after it, a server reporting an old install), so it may have been
- * taken more than LAKE_LATE_DAYS later and lie in the partition of the day before it arrived
- * (`lakeDay`), which the window's partitions do not reach. Those partitions' other rows are
- * all of later days: their files' statistics on `event_time` pass them by.
  */
 export const boundedEvents = (
   dialect: Dialect,
@@ -214,8 +209,7 @@ export const boundedEvents = (
   return `(
   SELECT * FROM ${events} AS bounded
   WHERE bounded.app_id = ${sqlString(appId)}
-    AND bounded.dt >= ${sqlString(partitions.from)}
-    AND (bounded.dt <= ${sqlString(partitions.to)} OR bounded.event_name = ${sqlString(INSTALL_EVENT_NAME)})
+    AND bounded.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
     AND bounded.event_time >= ${days.startLiteral(earliest)}
     AND bounded.event_time < ${days.startLiteral(addDays(to, 1))}
 )`;

@@ -115,8 +115,8 @@ const dayMs = (day: string): number => Date.parse(`${day}T00:00:00.000Z`);
 
 /**
  * The first day of `event_time` whose rows a partition holds as rows taken late (`lakeDay`):
- * `lateDays` before its own. Only an install's row lies before it, at its first open, which
- * has no bound: an SDK added to an existing app reports first opens years old.
+ * `lateDays` before its own. Only an install's row taken later, whose first open lies before
+ * the lake's first day, lies before it (in the partition of the day before it was taken).
  */
 const lateFrom = (dt: string, lateDays: number): number => dayMs(dt) - lateDays * DAY;
 

@@ -6,7 +6,7 @@
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import type { DuckDBInstance } from "@duckdb/node-api";
 import {
   APPLE_POSTBACKS_TABLE,
   ATTRIBUTIONS_TABLE,
@@ -23,7 +23,6 @@ import {
 } from "../../reports/campaign-names-query.ts";
 import { buildCohortQuery, cohortDaysOf } from "../../reports/cohort-query.ts";
 import { cohortRowOf } from "../../reports/cohorts.ts";
-import { addDays, startOfDay } from "../../reports/days.ts";
 import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
 import {
   buildLatestEventsQuery,
@@ -39,7 +38,6 @@ import {
   buildSkadnetworkQuery,
   skadnetworkDaysOf,
 } from "../../skadnetwork/report-query.ts";
-import { fileTimes } from "./day-slices.ts";
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
 import { countLinkClicks } from "./link-clicks.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
@@ -63,23 +61,6 @@ const exportRecordOf = (row: Readonly<Record<string, unknown>>): ExportRecord =>
   return record as ExportRecord;
 };
 
-/** The Parquet files of a table's partitions of the app from the day `from` to `to` (or on). */
-const partitionFiles = async (
-  lakeDir: string,
-  table: LakeTable,
-  appId: string,
-  from: string,
-  to?: string,
-): Promise<string[]> => {
-  const app = appDir(lakeDir, table, appId);
-  const names = (await readdir(app).catch(() => [])).filter(
-    (name) =>
-      name.startsWith("dt=") && name >= `dt=${from}` && (to === undefined || name <= `dt=${to}`),
-  );
-  const files = await Promise.all(names.map((name) => parquetFilesUnder(join(app, name))));
-  return files.flat();
-};
-
 /** A table's Parquet files that may hold the app's rows of the days `from` to `to`, as a relation. */
 export const reportDayFiles = async (
   lakeDir: string,
@@ -88,11 +69,13 @@ export const reportDayFiles = async (
   days: { from: string; to: string },
 ): Promise<string> => {
   const { from, to } = partitionsOfDays(days.from, days.to);
-  return filesRelation(table, await partitionFiles(lakeDir, table, appId, from, to));
+  const app = appDir(lakeDir, table, appId);
+  const names = (await readdir(app).catch(() => [])).filter(
+    (name) => name.startsWith("dt=") && name >= `dt=${from}` && name <= `dt=${to}`,
+  );
+  const files = await Promise.all(names.map((name) => parquetFilesUnder(join(app, name))));
+  return filesRelation(table, files.flat());
 };
-
-/** Footers read at most: past it, the kept ranges are dropped and read again as asked. */
-const MOST_FOOTERS_KEPT = 100_000;
 
 export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEngine => {
   const { duckdb, lakeDir, lakeFiles } = options;
@@ -100,52 +83,12 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
   const dayFiles = (table: LakeTable, appId: string, days: { from: string; to: string }) =>
     reportDayFiles(lakeDir, table, appId, days);
 
-  /**
-   * The range of `event_time` of each lake file whose footer was read, kept: a file is never
-   * changed once written (a purge or a compaction writes new ones), and a report of an old
-   * window reads the footers of every partition after it (`eventFiles`).
-   */
-  const footers = new Map<string, { min?: number }>();
-  const earliestTimes = async (connection: DuckDBConnection, files: readonly string[]) => {
-    const unread = files.filter((file) => !footers.has(file));
-    if (footers.size + unread.length > MOST_FOOTERS_KEPT) footers.clear();
-    const times = await fileTimes(connection, unread);
-    for (const file of unread) footers.set(file, { min: times.get(file)?.min });
-    return footers;
-  };
-
-  /**
-   * The events' files of a report of the days `from` to `to` (`eventDaysOf`'s UTC days): the
-   * partitions that hold their rows (`partitionsOfDays`) and, of every partition after those,
-   * the files holding rows of before the days' end, which only an install's row taken late is
-   * (`boundedEvents`); a file without statistics may be one.
-   */
-  const eventFiles = async (
-    connection: DuckDBConnection,
-    appId: string,
-    days: { from: string; to: string },
-  ): Promise<string> => {
-    const { from, to } = partitionsOfDays(days.from, days.to);
-    const window = await partitionFiles(lakeDir, EVENTS_TABLE, appId, from, to);
-    const after = await partitionFiles(lakeDir, EVENTS_TABLE, appId, addDays(to, 1));
-    const end = startOfDay(addDays(days.to, 1)).getTime();
-    const times = await earliestTimes(connection, after);
-    const late = after.filter((file) => {
-      const min = times.get(file)?.min;
-      return min === undefined || min < end;
-    });
-    return filesRelation(EVENTS_TABLE, [...window, ...late]);
-  };
-
   /** A query's rows, each read as the report's own row (./result-rows.ts). */
-  const rowsOf = <T>(
-    query: (connection: DuckDBConnection) => Promise<string>,
-    rowOf: (values: Record<string, unknown>) => T,
-  ) =>
+  const rowsOf = <T>(query: () => Promise<string>, rowOf: (values: Record<string, unknown>) => T) =>
     lakeFiles.read(async () => {
       const connection = await duckdb.connect();
       try {
-        return await resultRows(connection, await query(connection), rowOf);
+        return await resultRows(connection, await query(), rowOf);
       } finally {
         connection.closeSync();
       }
@@ -175,7 +118,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
     async overview({ appId, from, to, timeZone, filters, excludeServiceIds, renamed }) {
       const days = reportDays("duckdb", timeZone);
       const rows = await rowsOf(
-        async (connection) =>
+        async () =>
           buildOverviewQuery({
             dialect: "duckdb",
             appId,
@@ -184,7 +127,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
             timeZone,
             filters,
             sources: {
-              events: await eventFiles(connection, appId, eventDaysOf(from, to, days)),
+              events: await dayFiles(EVENTS_TABLE, appId, eventDaysOf(from, to, days)),
               attributions: await attributionsOf(appId),
               touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to, days)),
             },
@@ -202,7 +145,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
       const cohortDays = cohortDaysOf(from, to);
       const days = local.utcDays(cohortDays.from, cohortDays.to);
       const rows = await rowsOf(
-        async (connection) =>
+        async () =>
           buildCohortQuery({
             dialect: "duckdb",
             appId,
@@ -213,8 +156,8 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
             filters,
             costKeys,
             sources: {
-              events: await eventFiles(
-                connection,
+              events: await dayFiles(
+                EVENTS_TABLE,
                 appId,
                 eventDaysOf(cohortDays.from, cohortDays.to, local),
               ),
@@ -250,15 +193,15 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
     async latestEvents({ appId, limit, today, excludeServiceIds }) {
       const { from, to } = latestEventDays(today);
       const rows = await rowsOf(
-        async (connection) =>
+        async () =>
           buildLatestEventsQuery({
             dialect: "duckdb",
             appId,
             limit,
             today,
             sources: {
-              events: await eventFiles(
-                connection,
+              events: await dayFiles(
+                EVENTS_TABLE,
                 appId,
                 eventDaysOf(from, to, reportDays("duckdb")),
               ),

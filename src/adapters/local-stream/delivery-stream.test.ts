@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
-import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
+import { EVENTS_TABLE, lakeDay } from "../../lake/lake-tables.ts";
 import { logger } from "../../logging/logger.ts";
 import {
   expectAnsweredAfterSync,
@@ -120,6 +120,52 @@ describe("local delivery stream", () => {
         ["com.a", "2026-11-01", "one-1", null],
         ["com.a", "2026-11-01", "one-2", 1.5],
       ]);
+    } finally {
+      connection.closeSync();
+    }
+  });
+
+  it("lays each row in its lakeDay partition, late installs of any age too, put alone or with others", async () => {
+    const stream = await openStream();
+    const row = (id: string, event_time: string, received_at: string) =>
+      lakeEvent({
+        app_id: "com.a",
+        event_id: id,
+        event_name: "service_install",
+        event_time,
+        received_at,
+      });
+    const rows = [
+      row("own", "2026-11-20T10:00:00.000Z", "2026-11-21T10:00:00.000Z"),
+      row("floor", "2026-10-21T10:00:00.000Z", "2026-11-21T10:00:00.000Z"),
+      row("month", "2026-10-19T10:00:00.000Z", "2026-11-21T10:00:00.000Z"),
+      row("leap", "2024-02-03T10:00:00.000Z", "2026-11-21T10:00:00.000Z"),
+      row("ahead", "2026-11-22T09:00:00.000Z", "2026-11-21T10:00:00.000Z"),
+    ];
+    // Several partitions in one put (DuckDB's SQL lays them), and each alone (the stream's own).
+    await stream.put(rows);
+    for (const one of rows) await stream.put([{ ...one, event_id: `${one.event_id}-alone` }]);
+    await stream.close();
+    const connection = await duckdb.connect();
+    try {
+      const laid = await connection.runAndReadAll(
+        `SELECT event_id, dt::VARCHAR FROM read_parquet('${lakeDir()}/events/*/*/*.parquet',
+         hive_partitioning = true) ORDER BY event_id`,
+      );
+      const expected = rows.flatMap((one) => [
+        [one.event_id, lakeDay(EVENTS_TABLE, one)],
+        [`${one.event_id}-alone`, lakeDay(EVENTS_TABLE, one)],
+      ]);
+      expect(laid.getRowsJS()).toEqual(
+        expected.sort(([a], [b]) => String(a).localeCompare(String(b))),
+      );
+      expect(Object.fromEntries(expected)).toMatchObject({
+        own: "2026-11-20",
+        floor: "2026-11-20",
+        month: "2026-10-31",
+        leap: "2024-02-29",
+        ahead: "2026-11-22",
+      });
     } finally {
       connection.closeSync();
     }

@@ -14,7 +14,13 @@
  */
 import { open } from "node:fs/promises";
 import { sqlString } from "../../lake/export-query.ts";
-import { type LakeRecord, type LakeTable, lakeDay } from "../../lake/lake-tables.ts";
+import {
+  LAKE_FIRST_DAY,
+  LAKE_LATE_DAYS,
+  type LakeRecord,
+  type LakeTable,
+  lakeDay,
+} from "../../lake/lake-tables.ts";
 import { DUCKDB_TYPES } from "../duckdb/lake-sql.ts";
 
 /** Every key a record of the table has: its columns and the partition key `app_id`. */
@@ -117,9 +123,10 @@ export const trimTornTail = async (path: string): Promise<number | undefined> =>
  * two to the same answers).
  */
 export const lakeDaySql = (table: LakeTable): string => {
-  const own = `strftime("${table.dateColumn}", '%Y-%m-%d')`;
-  if (table.receivedColumn === table.dateColumn) return own;
-  return `greatest(${own}, strftime("${table.receivedColumn}" - INTERVAL 1 DAY, '%Y-%m-%d'))`;
+  const own = `CAST("${table.dateColumn}" AS DATE)`;
+  if (table.receivedColumn === table.dateColumn) return `strftime(${own}, '%Y-%m-%d')`;
+  const floor = `CAST("${table.receivedColumn}" - INTERVAL 1 DAY AS DATE)`;
+  return `strftime(CASE WHEN ${own} >= ${floor} THEN ${own} WHEN ${floor} - ${own} <= ${LAKE_LATE_DAYS} OR last_day(${own}) < DATE '${LAKE_FIRST_DAY}' THEN ${floor} ELSE last_day(${own}) END, '%Y-%m-%d')`;
 };
 
 /**
