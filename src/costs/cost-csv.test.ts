@@ -50,4 +50,19 @@ describe("a cost file", () => {
       "currency",
     ]);
   });
+
+  it("takes a column the first line leaves unnamed (a trailing comma) while no row fills it", () => {
+    const reading = read(
+      "day,media_source,campaign_id,amount,currency,\n2026-11-27,net,c1,1,EUR,\n",
+    );
+    expect(reading.ok && reading.rows.map(({ row }) => row)).toEqual([
+      { day: "2026-11-27", media_source: "net", campaign_id: "c1", amount: 1, currency: "EUR" },
+    ]);
+    expect(
+      read("day,media_source,campaign_id,amount,currency,\n2026-11-27,net,c1,1,EUR,5\n"),
+    ).toEqual({
+      ok: false,
+      problem: "Line 2 has “5” in column 6, which the first line does not name.",
+    });
+  });
 });

@@ -69,14 +69,17 @@ export const costCsvFault = (caught: unknown): string => {
   return message;
 };
 
-/** Why the first line is no header of cost rows, or null. */
+/**
+ * Why the first line is no header of cost rows, or null. A column it leaves unnamed (a
+ * spreadsheet's trailing comma) is none, so long as no row fills it.
+ */
 const headerProblem = (header: readonly string[]): string | null => {
   const known = new Set<string>(COST_COLUMNS);
-  const unknown = header.filter((name) => !known.has(name));
+  const unknown = header.filter((name) => name !== "" && !known.has(name));
   if (unknown.length > 0) {
     return `The first line names ${unknown.length === 1 ? "a column" : "columns"} a cost row does not have: ${quoted(unknown)}. The columns are ${quoted(COST_COLUMNS)}.`;
   }
-  const twice = header.filter((name, index) => header.indexOf(name) !== index);
+  const twice = header.filter((name, index) => name !== "" && header.indexOf(name) !== index);
   if (twice.length > 0) return `The first line names ${quoted([...new Set(twice)])} twice.`;
   const missing = REQUIRED_COLUMNS.filter((name) => !header.includes(name));
   if (missing.length > 0) {
@@ -98,16 +101,24 @@ export const costCsvRows = (records: readonly CostCsvRecord[]): CostCsvReading =
     const trimmed = record.map((cell) => cell.trim());
     // A spreadsheet's line of empty cells (",,,,") is no row.
     if (trimmed.every((cell) => cell === "")) continue;
-    const cells: Partial<Record<CostColumn, string>> = {};
-    const row: Record<string, string | number> = {};
-    header.forEach((name, index) => {
-      const cell = trimmed[index] ?? "";
-      cells[name as CostColumn] = cell;
-      if (cell !== "") row[name] = costCellValue(name, cell);
-    });
     // The line the row starts on: the parser counts the line it ends on.
     const breaks = record.reduce((sum, cell) => sum + (cell.match(/\n/g)?.length ?? 0), 0);
-    rows.push({ line: info.lines - breaks, cells, row });
+    const line = info.lines - breaks;
+    const cells: Partial<Record<CostColumn, string>> = {};
+    const row: Record<string, string | number> = {};
+    for (const [index, name] of header.entries()) {
+      const cell = trimmed[index] ?? "";
+      if (name === "") {
+        if (cell === "") continue;
+        return {
+          ok: false,
+          problem: `Line ${line} has “${cell}” in column ${index + 1}, which the first line does not name.`,
+        };
+      }
+      cells[name as CostColumn] = cell;
+      if (cell !== "") row[name] = costCellValue(name, cell);
+    }
+    rows.push({ line, cells, row });
   }
   return { ok: true, columns: COST_COLUMNS.filter((name) => header.includes(name)), rows };
 };
