@@ -28,6 +28,11 @@ export const memoryUserStore = (initial: readonly User[] = []): UserStore => {
       const user = users.get(email);
       if (user) users.set(email, { ...user, appIds: [...user.appIds, appId] });
     },
+    async revokeApp(email, appId) {
+      const user = users.get(email);
+      if (!user) throw new NotFoundError(`No user ${email}.`);
+      users.set(email, { ...user, appIds: user.appIds.filter((id) => id !== appId) });
+    },
     async save(user) {
       const stored = users.get(user.email);
       if (!stored) throw new NotFoundError(`No user ${user.email}.`);

@@ -40,6 +40,11 @@ export interface UserStore {
   /** Adds an app to the user's apps (once). */
   grantApp(email: string, appId: string): Promise<void>;
   /**
+   * Takes an app from the user's apps (none left when they had it: a no-op when they did not);
+   * rejects with NotFoundError when there is no such user.
+   */
+  revokeApp(email: string, appId: string): Promise<void>;
+  /**
    * Replaces an existing user's record but for its `sessionGeneration`, which only
    * `renewSessionGeneration` changes: a record read before a renewal and saved after it (a TOTP
    * kept, a password hashed) must not bring the ended sessions back. Rejects with NotFoundError

@@ -94,6 +94,27 @@ describe("the users and sessions tables", () => {
     expect(await users.get("nobody@grants.example")).toBeUndefined();
   });
 
+  it("revokes one app of a user's, leaving the others in order, and only of a user that exists", async () => {
+    const users = createUserStore(dynamo().doc, LOCAL_TABLE_NAMES.users);
+    await users.create(testUser("ann@revokes.example", { appIds: ["com.a", "com.b", "com.c"] }));
+    await users.revokeApp("ann@revokes.example", "com.b");
+    expect((await users.get("ann@revokes.example"))?.appIds).toEqual(["com.a", "com.c"]);
+    // An app they do not have: nothing changes.
+    await users.revokeApp("ann@revokes.example", "com.b");
+    await users.revokeApp("ann@revokes.example", "com.a");
+    expect((await users.get("ann@revokes.example"))?.appIds).toEqual(["com.c"]);
+    // Two revokes at once each take their own app, neither the other's neighbour.
+    await users.grantApp("ann@revokes.example", "com.d");
+    await users.grantApp("ann@revokes.example", "com.e");
+    await Promise.all([
+      users.revokeApp("ann@revokes.example", "com.c"),
+      users.revokeApp("ann@revokes.example", "com.d"),
+    ]);
+    expect((await users.get("ann@revokes.example"))?.appIds).toEqual(["com.e"]);
+    await expect(users.revokeApp("nobody@revokes.example", "com.a")).rejects.toThrow(NotFoundError);
+    expect(await users.get("nobody@revokes.example")).toBeUndefined();
+  });
+
   it("ends a session and a pending sign-in at their expiry, which DynamoDB's TTL reads too", async () => {
     const { doc } = dynamo();
     const sessions = createSessionStore(doc, LOCAL_TABLE_NAMES.sessions);

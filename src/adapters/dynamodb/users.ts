@@ -90,6 +90,30 @@ export const createUserStore = (doc: DynamoDBDocumentClient, table: string): Use
     );
     if (!granted && !(await this.get(email))) throw new NotFoundError(`No user ${email}.`);
   },
+  async revokeApp(email, appId) {
+    // A list's element is removed by its index: the condition that the index still holds this
+    // app keeps a concurrent grant or revoke from shifting another app out in its place, and a
+    // failed condition reads the list again.
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const user = await this.get(email);
+      if (!user) throw new NotFoundError(`No user ${email}.`);
+      const at = user.appIds.indexOf(appId);
+      if (at === -1) return;
+      const removed = await conditionHolds(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { email },
+            UpdateExpression: `REMOVE appIds[${at}]`,
+            ConditionExpression: `appIds[${at}] = :appId`,
+            ExpressionAttributeValues: { ":appId": appId },
+          }),
+        ),
+      );
+      if (removed) return;
+    }
+    throw new ConflictError(`The apps of ${email} kept changing; try again.`);
+  },
   async save(user) {
     const set = SAVED.filter((name) => user[name] !== undefined);
     const removed = SAVED.filter((name) => user[name] === undefined);
