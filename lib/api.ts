@@ -37,7 +37,7 @@ import type { IRole } from "aws-cdk-lib/aws-iam";
 import { CfnPermission } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { SESSION_SCOPES } from "../src/domain/sessions.ts";
+import { SESSION_ROUTE_SCOPES } from "../src/domain/sessions.ts";
 import { API_FUNCTIONS, type ApiFunctionId, apiFunctionIdOf } from "../src/functions/manifest.ts";
 import { methodsOf, ROUTES, type Route } from "../src/http/routes.ts";
 import { addGatewayErrors } from "./gateway-responses.ts";
@@ -245,7 +245,7 @@ export class AttributionApi extends Construct {
           acknowledge(method, "AwsSolutions-COG4", reason);
           continue;
         }
-        const withSession = (SESSION_SCOPES as readonly string[]).includes(route.scope);
+        const withSession = (SESSION_ROUTE_SCOPES as readonly string[]).includes(route.scope);
         const method = resource.addMethod(verb, integration, {
           authorizer: withSession ? sessionAuthorizer : authorizer,
           authorizationType: AuthorizationType.CUSTOM,

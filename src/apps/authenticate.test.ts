@@ -1,11 +1,19 @@
 /**
  * A key resolved to its app and scopes, with the key and app stores in memory: only the whole
- * key of an app that exists, not revoked, is anyone.
+ * key of an app that exists, not revoked, is anyone. A session's scopes: the people's only an
+ * admin's.
  */
 import { describe, expect, it } from "vitest";
+import {
+  memorySessionStore,
+  memoryUserStore,
+  testUser,
+} from "../dashboard/memory-stores.test-support.ts";
 import { generateKey } from "../domain/keys.ts";
+import { SESSION_SCOPES, sessionKeyOf } from "../domain/sessions.ts";
 import type { App, AppStore, KeyStore, StoredKey } from "../ports/apps.ts";
-import { authenticate } from "./authenticate.ts";
+import type { User } from "../ports/users.ts";
+import { authenticate, authenticateSession } from "./authenticate.ts";
 
 const APP: App = {
   appId: "com.example.keys",
@@ -85,6 +93,59 @@ describe("a key", () => {
       undefined,
     ]) {
       expect(await authenticate(presented, stores), String(presented)).toBeUndefined();
+    }
+  });
+});
+
+describe("a dashboard session", () => {
+  const TOKEN = "session-token";
+  const CSRF = "csrf-token";
+  const sessionStores = async (user: User) => {
+    const sessions = memorySessionStore();
+    await sessions.put({
+      sessionKey: sessionKeyOf(TOKEN),
+      email: user.email,
+      csrfToken: CSRF,
+      createdAt: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      generation: user.sessionGeneration,
+    });
+    return { sessions, users: memoryUserStore([user]), apps: storesOf([]).apps };
+  };
+  const scopesOf = async (
+    user: User,
+    request: { method: string; csrfToken?: string; appId?: string },
+  ) =>
+    (
+      await authenticateSession(
+        TOKEN,
+        { method: request.method, csrfToken: request.csrfToken, appId: request.appId },
+        await sessionStores(user),
+      )
+    )?.scopes;
+
+  it("holds the people's scope only for an admin, whatever app the request names", async () => {
+    const admin = testUser("admin@example.com", { admin: true });
+    expect(await scopesOf(admin, { method: "GET" })).toEqual(["apps", "users"]);
+    expect(await scopesOf(admin, { method: "PUT", csrfToken: CSRF, appId: APP.appId })).toEqual([
+      ...SESSION_SCOPES,
+      "users",
+    ]);
+    // A grant's path names the app granted: one that does not exist is the route's to refuse.
+    expect(await scopesOf(admin, { method: "PUT", csrfToken: CSRF, appId: "com.none" })).toEqual([
+      "users",
+    ]);
+    // A change without the session's CSRF token: nothing.
+    expect(await scopesOf(admin, { method: "DELETE" })).toEqual([]);
+  });
+
+  it("never holds it for a member or a viewer", async () => {
+    const member = testUser("member@example.com", { appIds: [APP.appId] });
+    const viewer = testUser("viewer@example.com", { viewer: true, appIds: [APP.appId] });
+    for (const user of [member, viewer]) {
+      expect(await scopesOf(user, { method: "GET" })).not.toContain("users");
+      expect(await scopesOf(user, { method: "GET", appId: APP.appId })).not.toContain("users");
+      expect(await scopesOf(user, { method: "POST", csrfToken: CSRF })).not.toContain("users");
     }
   });
 });

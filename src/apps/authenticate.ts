@@ -6,6 +6,7 @@
 import { holdsFor } from "../dashboard/session-generation.ts";
 import { keyIdOf, keyMatches, type Scope } from "../domain/keys.ts";
 import {
+  ADMIN_SESSION_SCOPES,
   SESSION_SCOPES,
   SESSION_SCOPES_WITHOUT_APP,
   sessionKeyOf,
@@ -68,12 +69,24 @@ export const authenticateSession = async (
   }
   // A viewer reads what it may see (reports, exports, settings) and changes nothing.
   if (user.viewer && !SAFE_METHODS.has(request.method)) return refused;
-  if (request.appId === undefined) return { ...refused, scopes: SESSION_SCOPES_WITHOUT_APP };
+  // An admin manages the people whatever app the request names: a grant's path names the app
+  // granted, which the route itself finds or refuses, so an unknown one is its 404.
+  const people: readonly Scope[] = user.admin && !user.viewer ? ADMIN_SESSION_SCOPES : [];
+  if (request.appId === undefined) {
+    return { ...refused, scopes: [...SESSION_SCOPES_WITHOUT_APP, ...people] };
+  }
   // An id no app can have is no app's: the store is not asked (it refuses an empty key).
-  if (!APP_ID_PATTERN.test(request.appId) || !maySee(user, request.appId)) return refused;
+  if (!APP_ID_PATTERN.test(request.appId) || !maySee(user, request.appId)) {
+    return { ...refused, scopes: people };
+  }
   const app = await stores.apps.get(request.appId);
-  if (!app) return refused;
-  return { ...refused, appId: app.appId, appName: app.name, scopes: SESSION_SCOPES };
+  if (!app) return { ...refused, scopes: people };
+  return {
+    ...refused,
+    appId: app.appId,
+    appName: app.name,
+    scopes: [...SESSION_SCOPES, ...people],
+  };
 };
 
 export const authenticate = async (

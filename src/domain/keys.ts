@@ -19,6 +19,8 @@ export const SCOPES = [
   "costs",
   // The dashboard's apps, settings and keys: a signed-in person's, never a key's.
   "apps",
+  // The dashboard's people: a signed-in admin's who is no viewer, never a key's.
+  "users",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

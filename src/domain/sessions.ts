@@ -29,6 +29,18 @@ export const SESSION_SCOPES = [
 /** What a session may do before it names an app: list and create apps, nothing else. */
 export const SESSION_SCOPES_WITHOUT_APP = ["apps"] as const satisfies readonly Scope[];
 
+/**
+ * What only an admin's session may do, whatever app it names: manage the dashboard's people. A
+ * viewer changes nothing, so no viewer holds it (an admin cannot be one).
+ */
+export const ADMIN_SESSION_SCOPES = ["users"] as const satisfies readonly Scope[];
+
+/** The scopes of the routes a session reaches (a key reaches some of them too). */
+export const SESSION_ROUTE_SCOPES = [
+  ...SESSION_SCOPES,
+  ...ADMIN_SESSION_SCOPES,
+] as const satisfies readonly Scope[];
+
 export interface NewSession {
   /** The cookie's value: returned once, never stored. */
   readonly token: string;

@@ -18,7 +18,7 @@ import type {
 } from "aws-lambda";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import { UnavailableError } from "../domain/errors.ts";
-import { SESSION_SCOPES } from "../domain/sessions.ts";
+import { SESSION_ROUTE_SCOPES } from "../domain/sessions.ts";
 import { type ErrorBody, statusName, toErrorResponse } from "../http/errors.ts";
 import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
@@ -47,7 +47,7 @@ export type Authorizer = (
 
 /** A route the dashboard calls with a session as well as a key calls with its key. */
 export const sessionRoute = (route: Route): boolean =>
-  route.scope !== null && (SESSION_SCOPES as readonly string[]).includes(route.scope);
+  route.scope !== null && (SESSION_ROUTE_SCOPES as readonly string[]).includes(route.scope);
 
 /** The REQUEST authorizer's event, as API Gateway builds it for a route without caching. */
 const requestAuthorizerEvent = (

@@ -16,7 +16,7 @@ import { CLEAR_PARAMETER_KEYS, SEALING_ALGORITHM } from "../apps/app-config.ts";
 import { UnauthorizedError } from "../domain/errors.ts";
 import { EVENT_TYPES, exportEventName } from "../domain/event-types.ts";
 import { KEY_KINDS, type Scope } from "../domain/keys.ts";
-import { CSRF_HEADER, SESSION_COOKIE, SESSION_SCOPES } from "../domain/sessions.ts";
+import { CSRF_HEADER, SESSION_COOKIE, SESSION_ROUTE_SCOPES } from "../domain/sessions.ts";
 import { MAX_LIMIT } from "../export/paging.ts";
 import { ISO_4217_CODES } from "../ingest/currencies.ts";
 import { INGEST_LIMITS } from "../ingest/limits.ts";
@@ -51,7 +51,7 @@ const KEY_SCOPES: ReadonlySet<Scope> = new Set(
 export const securityOf = (route: Route): Record<string, string[]>[] => {
   if (route.scope === null) return [];
   const key = KEY_SCOPES.has(route.scope) ? [{ [API_KEY_SCHEME]: [route.scope] }] : [];
-  const session = (SESSION_SCOPES as readonly Scope[]).includes(route.scope)
+  const session = (SESSION_ROUTE_SCOPES as readonly Scope[]).includes(route.scope)
     ? [{ [SESSION_SCHEME]: [] }]
     : [];
   return [...key, ...session];
@@ -64,7 +64,7 @@ export const TAGS = {
   Links: "The app's links for ads, with the app's server key.",
   Reports: "The dashboard's figures over the lake, with a server key or a dashboard session.",
   Dashboard:
-    "Signing in to the dashboard, and the apps, settings and keys a signed-in person manages (session cookie and CSRF token).",
+    "Signing in to the dashboard, the apps, settings and keys a signed-in person manages, and the people an admin manages (session cookie and CSRF token).",
   Contract: "This document. Public.",
 } as const;
 export type Tag = keyof typeof TAGS;
@@ -72,7 +72,9 @@ export type Tag = keyof typeof TAGS;
 const SDK_SCOPES: readonly Scope[] = KEY_KINDS.sdk.scopes;
 
 export const tagOf = (route: Route): Tag => {
-  if (route.path === "/v1/session" || route.scope === "apps") return "Dashboard";
+  if (route.path === "/v1/session" || route.scope === "apps" || route.scope === "users") {
+    return "Dashboard";
+  }
   if (route.scope === null) return "Contract";
   if (route.scope === "reports") return "Reports";
   if (route.scope === "export") return "Export";

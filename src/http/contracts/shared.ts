@@ -4,7 +4,7 @@
  */
 import * as z from "zod";
 import { KEY_KINDS, type Scope } from "../../domain/keys.ts";
-import { SESSION_SCOPES } from "../../domain/sessions.ts";
+import { SESSION_ROUTE_SCOPES } from "../../domain/sessions.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import type { ErrorBody } from "../errors.ts";
 
@@ -91,7 +91,7 @@ export const unauthorized = (scope: Scope) =>
           "header, or `app_id` names an app the person may not see."
         : ".");
 
-const SESSION_SCOPE_SET: ReadonlySet<Scope> = new Set(SESSION_SCOPES);
+const SESSION_SCOPE_SET: ReadonlySet<Scope> = new Set(SESSION_ROUTE_SCOPES);
 
 /** A route about an app whose \`app_id\` names another (\`appQuery\`, src/http/principal.ts). */
 export const OTHER_APP = "`app_id` names an app other than the caller's.";
