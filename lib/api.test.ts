@@ -516,7 +516,12 @@ describe("least privilege", () => {
     }
   });
 
-  it("grants Scan to no one but the .well-known functions, the tap and the dashboard's app routes (an admin lists every app), and on apps only", () => {
+  it("grants Scan to no one but the .well-known functions, the tap and the dashboard's app routes (an admin lists every app), on apps only, and to the people routes on users only", () => {
+    const people = new Set(
+      ROUTES.filter((route) => route.scope === "users").map((route) =>
+        JSON.stringify(stack.resolve(functionOf(route.id).role.roleName)),
+      ),
+    );
     const wellKnown = new Set(
       [
         // Apple's postbacks name their app by its App Store id, found among every app; a tap
@@ -537,10 +542,13 @@ describe("least privilege", () => {
       );
       if (scans.length === 0) continue;
       const roles = asArray(propertiesOf(policy).Roles).map((role) => JSON.stringify(role));
-      expect(roles.every((role) => wellKnown.has(role))).toBe(true);
+      const ofPeople = roles.every((role) => people.has(role));
+      expect(ofPeople || roles.every((role) => wellKnown.has(role))).toBe(true);
       for (const scan of scans) {
         expect(actionsOf(scan)).toEqual(["dynamodb:Scan"]);
-        expect(scan.Resource).toEqual(stack.resolve(stack.tables.table.apps.tableArn));
+        expect(scan.Resource).toEqual(
+          stack.resolve((ofPeople ? stack.tables.table.users : stack.tables.table.apps).tableArn),
+        );
       }
     }
   });

@@ -188,6 +188,20 @@ const TABLE_GRANTS: {
     // A disabled person's generation read, and set anew where it is not yet the one their
     // disabling gives (a conditional update of that attribute alone).
     renew: [{ actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], on: whole("users") }],
+    // The People page: one made (a conditional put), its apps and generation updated, one
+    // deleted, and every user listed (a scan of a table of a few people).
+    manage: [
+      {
+        actions: [
+          "dynamodb:GetItem",
+          "dynamodb:PutItem",
+          "dynamodb:UpdateItem",
+          "dynamodb:DeleteItem",
+        ],
+        on: whole("users"),
+      },
+      { actions: ["dynamodb:Scan"], on: whole("users") },
+    ],
   },
   sessions: {
     read: [{ actions: ["dynamodb:GetItem"], on: whole("sessions") }],

@@ -60,6 +60,8 @@ export interface ApiSchemas {
   Key: Key;
   NewKey: NewKey;
   NewKeyRequest: NewKeyRequest;
+  Person: Person;
+  NewPerson: NewPerson;
   OverviewReport: OverviewReport;
   CohortReport: CohortReport;
   LinkClicksReport: LinkClicksReport;
@@ -611,6 +613,7 @@ export interface Key {
     | "postbacks"
     | "costs"
     | "apps"
+    | "users"
   )[];
   created_at: string;
   revoked_at: string | null;
@@ -630,6 +633,7 @@ export interface NewKey {
     | "postbacks"
     | "costs"
     | "apps"
+    | "users"
   )[];
   created_at: string;
   revoked_at: string | null;
@@ -637,6 +641,21 @@ export interface NewKey {
 }
 export interface NewKeyRequest {
   kind: "sdk" | "server";
+}
+export interface Person {
+  email: string;
+  role: "admin" | "member" | "viewer";
+  app_ids: string[];
+  created_at: string;
+  totp: boolean;
+}
+export interface NewPerson {
+  email: string;
+  role?: "admin" | "member" | "viewer";
+  /**
+   * @maxItems 100
+   */
+  app_ids?: string[];
 }
 export interface OverviewReport {
   from: string;

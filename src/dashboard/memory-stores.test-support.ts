@@ -1,5 +1,5 @@
 /** The users and sessions stores in memory, for the sign-in's unit tests. */
-import { NotFoundError } from "../domain/errors.ts";
+import { ConflictError, NotFoundError } from "../domain/errors.ts";
 import type { PendingSignIn, Session, SessionStore, User, UserStore } from "../ports/users.ts";
 
 /** A dashboard person as the users' stores keep one: no app, no password, the first generation. */
@@ -16,6 +16,7 @@ export const memoryUserStore = (initial: readonly User[] = []): UserStore => {
   const users = new Map(initial.map((user) => [user.email, user]));
   return {
     async create(user) {
+      if (users.has(user.email)) throw new ConflictError(`A user ${user.email} already exists.`);
       users.set(user.email, user);
     },
     async get(email) {
@@ -26,7 +27,10 @@ export const memoryUserStore = (initial: readonly User[] = []): UserStore => {
     },
     async grantApp(email, appId) {
       const user = users.get(email);
-      if (user) users.set(email, { ...user, appIds: [...user.appIds, appId] });
+      if (!user) throw new NotFoundError(`No user ${email}.`);
+      // Once, as the tables do.
+      if (!user.appIds.includes(appId))
+        users.set(email, { ...user, appIds: [...user.appIds, appId] });
     },
     async revokeApp(email, appId) {
       const user = users.get(email);

@@ -58,9 +58,10 @@ export interface TableAccess {
   readonly attributions: "request" | "work" | "get" | "sweep" | "purge";
   /**
    * read: one user by email (a session's owner); grant: add an app to a user's apps; renew: read
-   * one and renew their session generation (ending their sessions).
+   * one and renew their session generation (ending their sessions); manage: the People page's
+   * (list every user, create, change and remove one).
    */
-  readonly users: "read" | "grant" | "renew";
+  readonly users: "read" | "grant" | "renew" | "manage";
   /** read: one session by key (the authorizer); readWrite: sign in and out. */
   readonly sessions: "read" | "readWrite";
   /** read: an app's configurations (the by-app index) and one by key; manage: and change them. */

@@ -115,6 +115,15 @@ const APPS_USES = {
 } as const satisfies Uses;
 
 /**
+ * What the dashboard's people routes use: the people and their passwords (Cognito on AWS, set
+ * and removed), and the apps, each granted one looked up.
+ */
+const USERS_USES = {
+  tables: { users: "manage", apps: "get" },
+  credentials: "manage",
+} as const satisfies Uses;
+
+/**
  * What the report routes use: the app (its time zone), its deletions to leave out, and the
  * lake's reports.
  */
@@ -469,6 +478,66 @@ export const ROUTES = [
     scope: "apps",
     ...DASHBOARD_SIZING,
     uses: APPS_USES,
+  },
+  {
+    id: "list-users",
+    group: "users",
+    handler: "http/handlers/users.ts#listUsersFunction",
+    method: "GET",
+    path: "/v1/users",
+    scope: "users",
+    ...DASHBOARD_SIZING,
+    uses: USERS_USES,
+  },
+  {
+    id: "create-user",
+    group: "users",
+    handler: "http/handlers/users.ts#createUserFunction",
+    method: "POST",
+    path: "/v1/users",
+    scope: "users",
+    ...DASHBOARD_SIZING,
+    uses: USERS_USES,
+  },
+  {
+    id: "reset-user-password",
+    group: "users",
+    handler: "http/handlers/users.ts#resetUserPasswordFunction",
+    method: "POST",
+    path: "/v1/users/{email}/password",
+    scope: "users",
+    ...DASHBOARD_SIZING,
+    uses: USERS_USES,
+  },
+  {
+    id: "remove-user",
+    group: "users",
+    handler: "http/handlers/users.ts#removeUserFunction",
+    method: "DELETE",
+    path: "/v1/users/{email}",
+    scope: "users",
+    ...DASHBOARD_SIZING,
+    uses: USERS_USES,
+  },
+  {
+    id: "grant-user-app",
+    group: "users",
+    handler: "http/handlers/users.ts#grantUserAppFunction",
+    method: "PUT",
+    path: "/v1/users/{email}/apps/{app_id}",
+    scope: "users",
+    ...DASHBOARD_SIZING,
+    uses: USERS_USES,
+  },
+  {
+    id: "revoke-user-app",
+    group: "users",
+    handler: "http/handlers/users.ts#revokeUserAppFunction",
+    method: "DELETE",
+    path: "/v1/users/{email}/apps/{app_id}",
+    scope: "users",
+    ...DASHBOARD_SIZING,
+    uses: USERS_USES,
   },
   {
     id: "report-overview",

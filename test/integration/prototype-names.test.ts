@@ -242,6 +242,38 @@ describe("Object.prototype's names in requests", () => {
       params: { app_id: APP, key_id: keyId },
       key: "session",
     }),
+    "list-users": () => ({ method: "GET", path: "/v1/users", key: "session" }),
+    "create-user": () => ({
+      method: "POST",
+      path: "/v1/users",
+      key: "session",
+      body: { email: `p${randomUUID().slice(0, 8)}@example.com`, role: "viewer", app_ids: [APP] },
+    }),
+    // Nobody: the owner's session, which the other requests use, must not end.
+    "reset-user-password": () => ({
+      method: "POST",
+      path: "/v1/users/{email}/password",
+      params: { email: "nobody@example.com" },
+      key: "session",
+    }),
+    "remove-user": () => ({
+      method: "DELETE",
+      path: "/v1/users/{email}",
+      params: { email: "nobody@example.com" },
+      key: "session",
+    }),
+    "grant-user-app": () => ({
+      method: "PUT",
+      path: "/v1/users/{email}/apps/{app_id}",
+      params: { email: "nobody@example.com", app_id: APP },
+      key: "session",
+    }),
+    "revoke-user-app": () => ({
+      method: "DELETE",
+      path: "/v1/users/{email}/apps/{app_id}",
+      params: { email: "nobody@example.com", app_id: APP },
+      key: "session",
+    }),
     "report-overview": () => ({
       method: "GET",
       path: "/v1/reports/overview",

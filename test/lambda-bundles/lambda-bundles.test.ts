@@ -1147,6 +1147,106 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     expect(nextRun).toBe(0);
   });
 
+  it("the People routes: an admin's session lists the people, adds one whose password Cognito takes, grants and revokes an app, resets the password and removes them; a member's session is refused", {
+    timeout: 120_000,
+  }, async () => {
+    const email = "people-admin@example.com";
+    const password = "Another long password 2!";
+    const usersTable = envOf("authorizer")[tableVariable("users")];
+    await run(
+      process.execPath,
+      [join(PROJECT_ROOT, "bin", "attribution.js"), "users", "add", email, "--password", password],
+      {
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: OPERATOR_KEY,
+          ATTRIBUTION_AWS_APPS_TABLE: envOf("authorizer")[tableVariable("apps")],
+          ATTRIBUTION_AWS_KEYS_TABLE: envOf("authorizer")[tableVariable("keys")],
+          ATTRIBUTION_AWS_USERS_TABLE: usersTable,
+          ATTRIBUTION_AWS_USER_POOL_ID: envOf(functionIdOf("sign-in")).USER_POOL_ID,
+        },
+      },
+    );
+    const signedIn = async (who: string, secret: string) => {
+      const answer = await call("sign-in", { body: { email: who, password: secret } });
+      expect(answer.statusCode, answer.body).toBe(200);
+      return {
+        cookie: (answer.headers["set-cookie"] ?? "").split(";")[0] ?? "",
+        csrfToken: (JSON.parse(answer.body) as { csrf_token: string }).csrf_token,
+      };
+    };
+    // Signed in as a member (an admin's sign-in asks a TOTP code on AWS): refused the people.
+    const session = await signedIn(email, password);
+    const asMember = (await handlerOf("authorizer")(
+      {
+        type: "REQUEST",
+        methodArn: `${API_ARN}/GET/v1/users`,
+        httpMethod: "GET",
+        headers: { cookie: session.cookie },
+        pathParameters: null,
+      },
+      lambdaContext(rowOf("authorizer")),
+    )) as APIGatewayAuthorizerResult;
+    expect(isAllowed(asMember.policyDocument as PolicyDocument, `${API_ARN}/GET/v1/users`)).toBe(
+      false,
+    );
+    // Made an admin in the users table: the authorizer reads who its person is at each call.
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: usersTable,
+        Key: { email: { S: email } },
+        UpdateExpression: "SET #admin = :admin",
+        ExpressionAttributeNames: { "#admin": "admin" },
+        ExpressionAttributeValues: { ":admin": { BOOL: true } },
+      }),
+    );
+    const listed = conforming("list-users", await call("list-users", { session })) as {
+      users: { email: string; role: string }[];
+    };
+    expect(listed.users).toContainEqual(expect.objectContaining({ email, role: "admin" }));
+
+    const person = "people-viewer@example.com";
+    const added = await call("create-user", {
+      session,
+      body: { email: person, role: "viewer", app_ids: [APP] },
+    });
+    expect(added.headers["cache-control"]).toBe("no-store");
+    const { password: first } = conforming("create-user", added) as { password: string };
+    // Cognito holds the password made: the person signs in with it.
+    const theirs = await signedIn(person, first);
+    conforming("session", await call("session", { session: theirs }));
+
+    const path = { email: person, app_id: APP };
+    expect(
+      conforming("revoke-user-app", await call("revoke-user-app", { session, path })),
+    ).toMatchObject({ user: { email: person, app_ids: [] } });
+    expect(
+      conforming("grant-user-app", await call("grant-user-app", { session, path })),
+    ).toMatchObject({ user: { email: person, app_ids: [APP] } });
+
+    const reset = await call("reset-user-password", { session, path: { email: person } });
+    expect(reset.headers["cache-control"]).toBe("no-store");
+    const { password: second } = conforming("reset-user-password", reset) as { password: string };
+    // Their session ended with the old password, which signs in no more.
+    expect((await call("session", { session: theirs })).statusCode).toBe(401);
+    expect((await call("sign-in", { body: { email: person, password: first } })).statusCode).toBe(
+      401,
+    );
+    await signedIn(person, second);
+
+    const removed = await call("remove-user", { session, path: { email: person } });
+    expect(removed.statusCode, removed.body).toBe(204);
+    expect((await call("sign-in", { body: { email: person, password: second } })).statusCode).toBe(
+      401,
+    );
+    const after = conforming("list-users", await call("list-users", { session })) as {
+      users: { email: string }[];
+    };
+    expect(after.users.map((user) => user.email)).not.toContain(person);
+    // Nor may the admin remove themselves.
+    expect((await call("remove-user", { session, path: { email } })).statusCode).toBe(409);
+  });
+
   it("openapi answers the document without a key", async () => {
     conforming("openapi", await call("openapi"));
   });

@@ -24,6 +24,7 @@ import { SESSION_CONTRACTS } from "./session.ts";
 import type { RouteContract } from "./shared.ts";
 import { SKADNETWORK_CONTRACTS } from "./skadnetwork.ts";
 import { TOUCH_CONTRACTS } from "./touches.ts";
+import { USER_CONTRACTS } from "./users.ts";
 
 export * from "./app-sessions.ts";
 export * from "./apps.ts";
@@ -42,6 +43,7 @@ export * from "./session.ts";
 export * from "./shared.ts";
 export * from "./skadnetwork.ts";
 export * from "./touches.ts";
+export * from "./users.ts";
 
 /** One contract per route of the route table: a route without one fails to compile. */
 export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
@@ -56,6 +58,7 @@ export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   ...TOUCH_CONTRACTS,
   ...SESSION_CONTRACTS,
   ...APP_CONTRACTS,
+  ...USER_CONTRACTS,
   ...REPORT_CONTRACTS,
   ...POSTBACK_CONTRACTS,
   ...SKADNETWORK_CONTRACTS,
