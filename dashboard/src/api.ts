@@ -396,6 +396,34 @@ export const updateApp = async (appId: string, patch: AppSettingsPatch): Promise
     })
   ).app;
 
+// People (an admin's only)
+
+export type Person = Api.Person;
+export type Role = Person["role"];
+export type NewPerson = Api.NewPerson;
+
+const personPath = (email: string) => `/v1/users/${segment(email)}`;
+
+export const listPeople = async (): Promise<Person[]> =>
+  (await call<{ users: Person[] }>("GET", "/v1/users")).users;
+
+/** A new person, and the password made for them: shown this once. */
+export const addPerson = (person: NewPerson): Promise<{ user: Person; password: string }> =>
+  call("POST", "/v1/users", { body: person });
+
+/** A new password made for the person (their sessions end): shown this once. */
+export const resetPassword = async (email: string): Promise<string> =>
+  (await call<{ password: string }>("POST", `${personPath(email)}/password`)).password;
+
+export const removePerson = (email: string): Promise<void> =>
+  call<void>("DELETE", personPath(email));
+
+export const grantApp = async (email: string, appId: string): Promise<Person> =>
+  (await call<{ user: Person }>("PUT", `${personPath(email)}/apps/${segment(appId)}`)).user;
+
+export const revokeApp = async (email: string, appId: string): Promise<Person> =>
+  (await call<{ user: Person }>("DELETE", `${personPath(email)}/apps/${segment(appId)}`)).user;
+
 // Keys
 
 export const listKeys = async (appId: string): Promise<ApiKey[]> =>

@@ -25,6 +25,7 @@ import { LinksPage } from "./pages/links.tsx";
 import { LivePage } from "./pages/live.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
 import { PartnersPage } from "./pages/partners.tsx";
+import { managesPeople, PeoplePage } from "./pages/people.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { SkadnetworkPage } from "./pages/skadnetwork.tsx";
@@ -283,6 +284,7 @@ function Shell() {
             location={location}
             currentAppId={currentAppId}
             onIos={currentAppOnIos === true}
+            people={managesPeople(context.user)}
           />
         ) : null}
       </header>
@@ -400,7 +402,13 @@ function AppPicker(props: {
   );
 }
 
-function MainNav(props: { location: string; currentAppId: string | null; onIos: boolean }) {
+function MainNav(props: {
+  location: string;
+  currentAppId: string | null;
+  onIos: boolean;
+  /** Whether the People page is offered: an admin's alone (the service refuses anyone else). */
+  people: boolean;
+}) {
   const { location, currentAppId, onIos } = props;
   const query = useHashQuery();
   /** The report page shown, if one is: its range (and filters) go with a link to another. */
@@ -424,6 +432,7 @@ function MainNav(props: { location: string; currentAppId: string | null; onIos: 
     <nav aria-label="Main">
       <ul>
         {item("/apps", "Apps")}
+        {props.people ? item("/people", "People") : null}
         {currentAppId
           ? APP_PAGES.filter((page) => onIos || !page.ios).map(({ page, label }) =>
               item(appPath(currentAppId, page), label, page),
@@ -439,6 +448,9 @@ function Routes() {
     <Switch>
       <Route path="/apps">
         <AppsPage />
+      </Route>
+      <Route path="/people">
+        <PeoplePage />
       </Route>
       <Route path="/apps/:appId/overview">
         {(params) => <OverviewPage key={params.appId} appId={decodeSegment(params.appId)} />}
