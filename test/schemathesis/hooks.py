@@ -14,6 +14,10 @@ the keys the rest of the run sends, or switch the app off, after which every ope
 later only ever gets the 401. A call that would change that app or revoke one of its keys is
 sent to a spare app instead (SCHEMATHESIS_SPARE_APP_ID), which the same route changes as well,
 or answers that it has no key with that id.
+
+Likewise the run's own person (SCHEMATHESIS_EMAIL) keeps their password and record: a call that
+would reset it (which ends the session the run sends) or remove them is sent about a person
+who does not exist instead, which the route answers with its 404.
 """
 
 import os
@@ -60,8 +64,12 @@ class Session:
 
 @schemathesis.hook
 def before_call(context, case, kwargs):
+    parameters = case.path_parameters or {}
+    email = parameters.get("email")
+    if isinstance(email, str) and email.strip().lower() == os.environ["SCHEMATHESIS_EMAIL"]:
+        case.path_parameters = {**parameters, "email": "nobody@schemathesis.example"}
+        parameters = case.path_parameters
     if case.method.upper() not in ("PATCH", "DELETE", "PUT"):
         return
-    parameters = case.path_parameters or {}
     if parameters.get("app_id") == os.environ["SCHEMATHESIS_APP_ID"]:
         case.path_parameters = {**parameters, "app_id": os.environ["SCHEMATHESIS_SPARE_APP_ID"]}

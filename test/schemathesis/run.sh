@@ -93,6 +93,7 @@ set +e
     SCHEMATHESIS_APP_ID="$app_id" SCHEMATHESIS_SPARE_APP_ID="$spare_app_id" \
     SCHEMATHESIS_SDK_KEY="$sdk_key" SCHEMATHESIS_SERVER_KEY="$server_key" \
     SCHEMATHESIS_SESSION_COOKIE="$session_cookie" SCHEMATHESIS_CSRF="$csrf" \
+    SCHEMATHESIS_EMAIL=schemathesis@example.com \
     "$venv/bin/schemathesis" --config-file "$here/schemathesis.toml" \
     run "$SERVICE_URL/v1/openapi.json" --url "$SERVICE_URL" --include-path-regex '^/' \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
