@@ -172,6 +172,16 @@ describe("the People page in a browser", () => {
       .click();
     await expect.poll(granted, WITHIN).not.toContain(UNSEEN.id);
     expect(await seen()).toEqual([SEEN.id]);
+    // The Revoke button went with the app: the focus is on the person's choice of an app.
+    await expect
+      .poll(
+        () =>
+          owner.evaluate(
+            "document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id",
+          ),
+        WITHIN,
+      )
+      .toBe("grant-viewer-people-example");
   });
 
   it("5. the owner resets the viewer's password after a confirmation: their session ends, the new password is shown once", async () => {

@@ -108,8 +108,11 @@ function People() {
     if (shown) shownHeading.current?.focus();
   }, [shown]);
 
-  /** Runs one change of a row's, then lists the people again. */
-  const change = async (what: () => Promise<string | null>) => {
+  /**
+   * Runs one change of a row's, then lists the people again; `focusAfter`, where the focus goes
+   * once the list is drawn again (the button pressed may have gone with the change).
+   */
+  const change = async (what: () => Promise<string | null>, focusAfter?: () => void) => {
     setBusy(true);
     setError(null);
     setStatus(null);
@@ -118,6 +121,7 @@ function People() {
       setConfirming(null);
       if (said) setStatus(said);
       await reload();
+      if (focusAfter) requestAnimationFrame(focusAfter);
     } catch (caught) {
       setError(errorMessage(caught));
     } finally {
@@ -140,17 +144,24 @@ function People() {
       return `Removed ${email}; their sessions have ended.`;
     });
 
+  /** After a grant or a revoke: the person's choice of an app to grant, else the list. */
+  const focusApps = (email: string) => () =>
+    (
+      document.querySelector<HTMLElement>(`tr[data-email="${CSS.escape(email)}"] select`) ??
+      document.getElementById("people-list-heading")
+    )?.focus();
+
   const grant = (email: string, appId: string) =>
     change(async () => {
       await grantApp(email, appId);
       return `${email} may now see ${appId}.`;
-    });
+    }, focusApps(email));
 
   const revoke = (email: string, appId: string) =>
     change(async () => {
       await revokeApp(email, appId);
       return `${email} may no longer see ${appId}.`;
-    });
+    }, focusApps(email));
 
   return (
     <Page title="People">
@@ -479,7 +490,10 @@ function AddPersonForm(props: {
           </select>
         </Field>
         {role === "admin" ? null : (
-          <fieldset {...(errors.app_ids ? { "aria-describedby": `${idOf("app_ids")}-error` } : {})}>
+          <fieldset
+            class="people-apps"
+            {...(errors.app_ids ? { "aria-describedby": `${idOf("app_ids")}-error` } : {})}
+          >
             <legend>Apps</legend>
             {apps === null ? (
               <p class="loading">Loading…</p>
