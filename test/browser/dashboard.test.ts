@@ -4025,7 +4025,10 @@ describe("the dashboard in a browser", () => {
       route: string;
       title: string;
       ready: (on: Page) => Locator;
-      /** Apps, then the app's pages: nine, and SKAdNetwork for an app on iOS. */
+      /**
+       * Apps, People (the owner is an admin), then the app's pages: nine, and SKAdNetwork for
+       * an app on iOS.
+       */
       links: number;
       shot?: string;
     }[] = [
@@ -4033,21 +4036,29 @@ describe("the dashboard in a browser", () => {
         route: `/apps/${appId}/overview`,
         title: "Overview",
         ready: (on) => on.getByRole("table", { name: "Campaigns" }),
-        links: 10,
+        links: 11,
         shot: "overview-390",
+      },
+      {
+        route: "/people",
+        title: "People",
+        ready: (on) => on.getByRole("table", { name: "People" }),
+        // The app pages of the app chosen last: the overview's, on Android.
+        links: 11,
+        shot: "people-390",
       },
       {
         route: `/apps/${cohortWorld().appId}/cohorts?from=${cohortWorld().days.first}&to=${cohortWorld().days.today}&view=revenue`,
         title: "Cohorts",
         ready: (on) => on.getByTestId("cohort-table"),
-        links: 10,
+        links: 11,
         shot: "cohorts-390",
       },
       {
         route: `/apps/${appId}/cost?from=${range.from}&to=${range.to}`,
         title: "Cost",
         ready: (on) => on.getByTestId("cost-rows"),
-        links: 10,
+        links: 11,
         shot: "cost-rows-390",
       },
       // After an Android app's page: the Apps page's navigation is that of the app last opened.
@@ -4055,31 +4066,31 @@ describe("the dashboard in a browser", () => {
         route: "/apps",
         title: "Apps",
         ready: (on) => on.getByRole("table", { name: "Apps" }),
-        links: 10,
+        links: 11,
       },
       {
         route: `/apps/${APP_ID}/settings`,
         title: "Settings",
         ready: (on) => on.getByRole("button", { name: "Save settings" }),
-        links: 10,
+        links: 11,
       },
       {
         route: `/apps/${APP_ID}/keys`,
         title: "Keys",
         ready: (on) => on.getByRole("table", { name: "Keys" }),
-        links: 10,
+        links: 11,
       },
       {
         route: `/apps/${APP_ID}/links`,
         title: "Links",
         ready: (on) => on.getByRole("table", { name: "Links" }),
-        links: 10,
+        links: 11,
       },
       {
         route: `/apps/${APP_ID}/partners`,
         title: "Partners",
         ready: (on) => on.getByRole("table", { name: "Delivery log" }),
-        links: 10,
+        links: 11,
         shot: "partners-390",
       },
       {
@@ -4087,27 +4098,27 @@ describe("the dashboard in a browser", () => {
         title: "SKAdNetwork",
         // The saved schema's rules and the names' table.
         ready: (on) => on.getByRole("group", { name: "Window 2, Rule 1", exact: true }),
-        links: 11,
+        links: 12,
         shot: "skadnetwork-390",
       },
       {
         route: `/apps/${IOS_APP_ID}/overview`,
         title: "Overview",
         ready: (on) => on.getByRole("table", { name: "Installs by media source and campaign" }),
-        links: 11,
+        links: 12,
         shot: "overview-skadnetwork-390",
       },
       {
         route: `/apps/${appId}/live`,
         title: "Live",
         ready: (on) => on.getByRole("table", { name: "Latest events" }),
-        links: 10,
+        links: 11,
       },
       {
         route: `/apps/${appId}/export`,
         title: "Export",
         ready: (on) => on.getByRole("button", { name: "Download" }),
-        links: 10,
+        links: 11,
       },
     ];
     const fits = async (on: Page, what: string) => {
