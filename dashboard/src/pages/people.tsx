@@ -490,10 +490,7 @@ function AddPersonForm(props: {
           </select>
         </Field>
         {role === "admin" ? null : (
-          <fieldset
-            class="people-apps"
-            {...(errors.app_ids ? { "aria-describedby": `${idOf("app_ids")}-error` } : {})}
-          >
+          <fieldset {...(errors.app_ids ? { "aria-describedby": `${idOf("app_ids")}-error` } : {})}>
             <legend>Apps</legend>
             {apps === null ? (
               <p class="loading">Loading…</p>
@@ -517,7 +514,7 @@ function AddPersonForm(props: {
                       changed("app_ids");
                     }}
                   />
-                  <span>
+                  <span class="app-choice">
                     {app.name} <span class="mono">({app.app_id})</span>
                   </span>
                 </label>
