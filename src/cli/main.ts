@@ -81,6 +81,7 @@ const postbackSettingsCommand = lazy(partnersModule, "postbackSettingsCommand");
 const testPostbackCommand = lazy(partnersModule, "testPostbackCommand");
 const postbackLogCommand = lazy(partnersModule, "postbackLogCommand");
 const grantUserCommand = lazy(usersModule, "grantUserCommand");
+const revokeUserCommand = lazy(usersModule, "revokeUserCommand");
 const listUsersCommand = lazy(usersModule, "listUsersCommand");
 const removeUserCommand = lazy(usersModule, "removeUserCommand");
 const userPasswordCommand = lazy(usersModule, "userPasswordCommand");
@@ -424,6 +425,19 @@ users
   .addOption(dataDirOption())
   .action(async (email: string, options: { appId: string; dataDir?: string }) =>
     grantUserCommand({
+      email,
+      appId: options.appId,
+      dataDir: await defaultDataDir(options.dataDir),
+    }),
+  );
+users
+  .command("revoke")
+  .description("stop a person seeing an app (their next call about it is refused)")
+  .argument("<email>", "the person")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .addOption(dataDirOption())
+  .action(async (email: string, options: { appId: string; dataDir?: string }) =>
+    revokeUserCommand({
       email,
       appId: options.appId,
       dataDir: await defaultDataDir(options.dataDir),

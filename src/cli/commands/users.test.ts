@@ -1,12 +1,12 @@
 /**
  * `attribution users list`: what it prints of each person, in its table and as JSON. A secret
  * (a password's hash, a TOTP's key) never leaves the store: the list says only whether a TOTP
- * is set.
+ * is set. `users revoke` takes an app back.
  */
 import { describe, expect, it } from "vitest";
 import { withAdminStores } from "../admin-stores.ts";
 import { printedBy, useDataDir } from "./commands.test-support.ts";
-import { addUserCommand, listUsersCommand } from "./users.ts";
+import { addUserCommand, grantUserCommand, listUsersCommand, revokeUserCommand } from "./users.ts";
 
 const SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 
@@ -61,5 +61,48 @@ describe("attribution users list", () => {
     const lines = text.split("\n");
     expect(lines.find((line) => line.startsWith("two-step@example.com"))).toContain("(TOTP)");
     expect(lines.find((line) => line.startsWith("reader@example.com"))).not.toContain("TOTP");
+  });
+});
+
+describe("attribution users revoke", () => {
+  const folder = useDataDir("users-revoke-", async (dataDir) => {
+    await addUserCommand({ email: "Ann@example.com", password: "a long password", dataDir });
+    await withAdminStores(dataDir, async (stores) => {
+      for (const appId of ["com.example.a", "com.example.b"]) {
+        await stores.apps.create({
+          appId,
+          name: appId,
+          platform: "android",
+          enabled: true,
+          createdAt: new Date().toISOString(),
+        });
+      }
+    });
+    for (const appId of ["com.example.a", "com.example.b"]) {
+      await grantUserCommand({ email: "ann@example.com", appId, dataDir });
+    }
+  });
+
+  it("takes one app back from a person, leaving the others", async () => {
+    const said = await printedBy(() =>
+      revokeUserCommand({
+        email: "ANN@example.com",
+        appId: "com.example.a",
+        dataDir: folder.dataDir,
+      }),
+    );
+    expect(said).toEqual(["ann@example.com may no longer see com.example.a."]);
+    const appIds = await withAdminStores(
+      folder.dataDir,
+      async (stores) => (await stores.users().get("ann@example.com"))?.appIds,
+    );
+    expect(appIds).toEqual(["com.example.b"]);
+    await expect(
+      revokeUserCommand({
+        email: "nobody@example.com",
+        appId: "com.example.a",
+        dataDir: folder.dataDir,
+      }),
+    ).rejects.toThrow(/No user nobody@example.com/);
   });
 });

@@ -107,3 +107,16 @@ export const grantUserCommand = async (options: {
   });
   console.log(`${normalEmail(options.email)} may now see ${options.appId}.`);
 };
+
+export const revokeUserCommand = async (options: {
+  email: string;
+  appId: string;
+  dataDir: string;
+}) => {
+  await withAdminStores(options.dataDir, async (stores) => {
+    // An app since deleted may be taken back all the same: no check that it exists.
+    await stores.users().revokeApp(normalEmail(options.email), options.appId);
+    if (!stores.target.startsWith("AWS")) await markAdminChange(options.dataDir);
+  });
+  console.log(`${normalEmail(options.email)} may no longer see ${options.appId}.`);
+};
