@@ -40,8 +40,13 @@ export const memoryUserStore = (initial: readonly User[] = []): UserStore => {
     async save(user) {
       const stored = users.get(user.email);
       if (!stored) throw new NotFoundError(`No user ${user.email}.`);
-      // As the tables do: the generation is the stored one, which only a renewal changes.
-      users.set(user.email, { ...user, sessionGeneration: stored.sessionGeneration });
+      // As the tables do: the secrets alone.
+      const { passwordHash, totpSecret, ...kept } = stored;
+      users.set(user.email, {
+        ...kept,
+        ...(user.passwordHash !== undefined ? { passwordHash: user.passwordHash } : {}),
+        ...(user.totpSecret !== undefined ? { totpSecret: user.totpSecret } : {}),
+      });
     },
     async renewSessionGeneration(email, generation) {
       const stored = users.get(email);

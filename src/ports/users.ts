@@ -45,10 +45,11 @@ export interface UserStore {
    */
   revokeApp(email: string, appId: string): Promise<void>;
   /**
-   * Replaces an existing user's record but for its `sessionGeneration`, which only
-   * `renewSessionGeneration` changes: a record read before a renewal and saved after it (a TOTP
-   * kept, a password hashed) must not bring the ended sessions back. Rejects with NotFoundError
-   * when there is none.
+   * Writes an existing user's secrets (`passwordHash`, `totpSecret`) from the record, and nothing
+   * else of it: a record read before another change and saved after it (a TOTP kept, a password
+   * hashed) must not bring back the apps a revoke took, nor the sessions a renewal ended (who a
+   * user is and what they see are written by `create`, `grantApp` and `revokeApp` alone, the
+   * generation by `renewSessionGeneration`). Rejects with NotFoundError when there is none.
    */
   save(user: User): Promise<void>;
   /** Sets an existing user's `sessionGeneration`; rejects with NotFoundError when there is none. */

@@ -25,17 +25,28 @@ describe("the users and sessions tables", () => {
     expect(read.sessionGeneration).toBe("first");
 
     await users.renewSessionGeneration("kept@example.com", "second");
-    // The stale record saved: its other changes are taken, its generation is not.
+    await users.revokeApp("kept@example.com", "com.a");
+    // The stale record saved: its secret is taken; its generation, role and apps are not.
     const { viewer: _viewer, ...rest } = read;
-    await users.save({ ...rest, totpSecret: "SECRET", appIds: ["com.a", "com.b"] });
+    await users.save({ ...rest, admin: true, totpSecret: "SECRET", appIds: ["com.a", "com.b"] });
     expect(await users.get("kept@example.com")).toEqual({
       email: "kept@example.com",
       admin: false,
-      appIds: ["com.a", "com.b"],
+      viewer: true,
+      appIds: [],
       createdAt: "2026-11-01T00:00:00.000Z",
       totpSecret: "SECRET",
       sessionGeneration: "second",
     });
+  });
+
+  it("revokes every copy of an app a record lists twice", async () => {
+    const users = createUserStore(dynamo().doc, LOCAL_TABLE_NAMES.users);
+    await users.create(
+      testUser("twice@example.com", { appIds: ["com.a", "com.b", "com.a", "com.c"] }),
+    );
+    await users.revokeApp("twice@example.com", "com.a");
+    expect((await users.get("twice@example.com"))?.appIds).toEqual(["com.b", "com.c"]);
   });
 
   it("renews and saves only a user that exists", async () => {

@@ -5,8 +5,9 @@
  * are kept in the sessions table too, under keys no session has.
  *
  * A user's `sessionGeneration` is written only when the user is made and by
- * `renewSessionGeneration`, each a write of that attribute alone: `save` updates every other
- * attribute in place, so a record read before a renewal cannot put the old generation back.
+ * `renewSessionGeneration`, each a write of that attribute alone, and its apps by `grantApp` and
+ * `revokeApp`: `save` updates the secrets alone in place, so a record read before a renewal or a
+ * revoke cannot put the old generation or apps back.
  */
 import {
   DeleteCommand,
@@ -33,10 +34,8 @@ const userItem = z.object({
   sessionGeneration: z.string(),
 });
 
-/** What `save` writes: every attribute but the key and the generation. */
-const SAVED = Object.keys(userItem.shape).filter(
-  (name) => name !== "email" && name !== "sessionGeneration",
-) as (keyof User)[];
+/** What `save` writes: the secrets alone (the port's `save`). */
+const SAVED = ["passwordHash", "totpSecret"] as const satisfies readonly (keyof User)[];
 
 const sessionItem = z.object({
   sessionKey: z.string(),
@@ -97,7 +96,9 @@ export const createUserStore = (doc: DynamoDBDocumentClient, table: string): Use
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const user = await this.get(email);
       if (!user) throw new NotFoundError(`No user ${email}.`);
-      const at = user.appIds.indexOf(appId);
+      // The last copy first: a record that lists the app twice keeps none (another index's
+      // copy is taken at the next turn).
+      const at = user.appIds.lastIndexOf(appId);
       if (at === -1) return;
       const removed = await conditionHolds(() =>
         doc.send(
@@ -110,7 +111,7 @@ export const createUserStore = (doc: DynamoDBDocumentClient, table: string): Use
           }),
         ),
       );
-      if (removed) return;
+      if (removed && !user.appIds.slice(0, at).includes(appId)) return;
     }
     throw new ConflictError(`The apps of ${email} kept changing; try again.`);
   },
@@ -123,16 +124,22 @@ export const createUserStore = (doc: DynamoDBDocumentClient, table: string): Use
           TableName: table,
           Key: { email: user.email },
           UpdateExpression: [
-            `SET ${set.map((name) => `#${name} = :${name}`).join(", ")}`,
+            ...(set.length > 0
+              ? [`SET ${set.map((name) => `#${name} = :${name}`).join(", ")}`]
+              : []),
             ...(removed.length > 0
               ? [`REMOVE ${removed.map((name) => `#${name}`).join(", ")}`]
               : []),
           ].join(" "),
           ConditionExpression: "attribute_exists(email)",
           ExpressionAttributeNames: Object.fromEntries(SAVED.map((name) => [`#${name}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(
-            set.map((name) => [`:${name}`, user[name]]),
-          ),
+          ...(set.length > 0
+            ? {
+                ExpressionAttributeValues: Object.fromEntries(
+                  set.map((name) => [`:${name}`, user[name]]),
+                ),
+              }
+            : {}),
         }),
       ),
     );
