@@ -20,7 +20,12 @@ export interface AccountDeps {
 /** The first start's owner account. */
 export const OWNER_EMAIL = "owner@localhost";
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+/**
+ * An address of one `@`, without spaces or control characters, nor `%`, `/`, `?` or `#`: the
+ * People routes name a person in their path, which those would make another path or another
+ * person once decoded.
+ */
+const EMAIL = /^[^\s@%/?#\p{Cc}]+@[^\s@%/?#\p{Cc}]+$/u;
 
 const checkPassword = (password: string) => {
   if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {

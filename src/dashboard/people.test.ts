@@ -84,12 +84,18 @@ describe("the People page's rules", () => {
     const { people, signsIn, users } = setUp();
     const { password } = await people.add({ email: "ann@example.com" });
     const generation = (await users.get("ann@example.com"))?.sessionGeneration;
-    const next = await people.resetPassword("ANN@example.com");
+    const next = await people.resetPassword("owner@localhost", "ANN@example.com");
     expect(next).not.toBe(password);
     expect(await signsIn("ann@example.com", next)).toBe(true);
     expect(await signsIn("ann@example.com", password)).toBe(false);
     expect((await users.get("ann@example.com"))?.sessionGeneration).not.toBe(generation);
-    await expect(people.resetPassword("nobody@example.com")).rejects.toThrow(NotFoundError);
+    await expect(people.resetPassword("owner@localhost", "nobody@example.com")).rejects.toThrow(
+      NotFoundError,
+    );
+    // Their own would end the session the new password is shown in.
+    await expect(people.resetPassword("owner@localhost", "Owner@localhost")).rejects.toThrow(
+      ConflictError,
+    );
   });
 
   it("removes a person, but not the admin asking, nor the last admin, nor one unknown", async () => {

@@ -1,8 +1,9 @@
 /**
  * The dashboard's people as an admin manages them on the People page (the users routes): the
  * same accounts as `attribution users` makes, with the same rules (./accounts.ts), and guards
- * the page needs because it is used by the people it changes: an admin cannot remove themselves,
- * and no change leaves the service without an admin.
+ * the page needs because it is used by the people it changes: an admin cannot remove themselves
+ * nor reset their own password (which would end the session it is shown in), and no change
+ * leaves the service without an admin.
  *
  * A password is always made here, never chosen, and answered once: the admin hands it to the
  * person, who may change it later only through an admin (or the CLI).
@@ -117,7 +118,13 @@ export const createPeople = (deps: PeopleDeps) => {
     },
 
     /** A new password made for the person, answered once; their sessions end. */
-    async resetPassword(email: string): Promise<string> {
+    async resetPassword(actor: string, email: string): Promise<string> {
+      // Their own would end the session the answer goes to, and the password with it.
+      if (normalEmail(email) === normalEmail(actor)) {
+        throw new ConflictError(
+          "You cannot reset your own password here: another admin may, or `attribution users password`.",
+        );
+      }
       const user = await existing(email);
       const password = generatePassword();
       await setPassword(deps, user.email, password);

@@ -1148,6 +1148,8 @@ describe("the wire contract, over HTTP", () => {
       401: () =>
         owner.fetch("/v1/users/nobody%40example.com/password", { method: "POST", csrf: false }),
       404: () => owner.send("POST", "/v1/users/nobody%40example.com/password"),
+      // The owner is the admin asking.
+      409: () => owner.send("POST", `/v1/users/${encodeURIComponent(owner.email)}/password`),
       422: () => owner.send("POST", "/v1/users/x/password"),
     },
     "remove-user": {

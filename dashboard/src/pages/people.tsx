@@ -285,16 +285,21 @@ function People() {
                         </div>
                       ) : (
                         <div class="row-actions stacked">
-                          <button
-                            type="button"
-                            class="secondary"
-                            data-reset
-                            disabled={busy}
-                            aria-label={`Reset the password of ${person.email}`}
-                            onClick={() => setConfirming({ email: person.email, action: "reset" })}
-                          >
-                            Reset password
-                          </button>
+                          {/* One's own: a reset would end this session before its password shows. */}
+                          {person.email === user.email ? null : (
+                            <button
+                              type="button"
+                              class="secondary"
+                              data-reset
+                              disabled={busy}
+                              aria-label={`Reset the password of ${person.email}`}
+                              onClick={() =>
+                                setConfirming({ email: person.email, action: "reset" })
+                              }
+                            >
+                              Reset password
+                            </button>
+                          )}
                           {person.email === user.email ? null : (
                             <button
                               type="button"

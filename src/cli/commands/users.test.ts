@@ -105,4 +105,35 @@ describe("attribution users revoke", () => {
       }),
     ).rejects.toThrow(/No user nobody@example.com/);
   });
+
+  it("refuses to take an app back from an admin, who sees every app", async () => {
+    await addUserCommand({
+      email: "boss@example.com",
+      password: "a long password",
+      admin: true,
+      dataDir: folder.dataDir,
+    });
+    await expect(
+      revokeUserCommand({
+        email: "boss@example.com",
+        appId: "com.example.a",
+        dataDir: folder.dataDir,
+      }),
+    ).rejects.toThrow(
+      "boss@example.com is an admin and sees every app: there is nothing to revoke.",
+    );
+  });
+
+  it("refuses an email a path could not name: a percent sign, a slash, a question mark", async () => {
+    for (const email of [
+      "a%41@example.com",
+      "a/b@example.com",
+      "a?b@example.com",
+      "a#b@example.com",
+    ]) {
+      await expect(
+        addUserCommand({ email, password: "a long password", dataDir: folder.dataDir }),
+      ).rejects.toThrow("email: must be an email address");
+    }
+  });
 });

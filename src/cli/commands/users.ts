@@ -4,7 +4,7 @@
  */
 import { addUser, removeUser, setPassword } from "../../dashboard/accounts.ts";
 import { normalEmail } from "../../dashboard/sessions.ts";
-import { NotFoundError } from "../../domain/errors.ts";
+import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { generatePassword } from "../../domain/passwords.ts";
 import { markAdminChange } from "../../embedded/admin-changes.ts";
 import type { User } from "../../ports/users.ts";
@@ -114,8 +114,15 @@ export const revokeUserCommand = async (options: {
   dataDir: string;
 }) => {
   await withAdminStores(options.dataDir, async (stores) => {
+    const email = normalEmail(options.email);
+    // As the People page says it: an admin's apps are every app, whatever the record lists.
+    if ((await stores.users().get(email))?.admin) {
+      throw new ConflictError(
+        `${email} is an admin and sees every app: there is nothing to revoke.`,
+      );
+    }
     // An app since deleted may be taken back all the same: no check that it exists.
-    await stores.users().revokeApp(normalEmail(options.email), options.appId);
+    await stores.users().revokeApp(email, options.appId);
     if (!stores.target.startsWith("AWS")) await markAdminChange(options.dataDir);
   });
   console.log(`${normalEmail(options.email)} may no longer see ${options.appId}.`);

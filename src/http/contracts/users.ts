@@ -106,7 +106,8 @@ export const USER_CONTRACTS = {
     summary: "Reset a person's password",
     description:
       "A new password the service makes, answered this once; the person's sessions and " +
-      "sign-ins under way end.",
+      "sign-ins under way end. Not the admin asking's own: it would end the session it is " +
+      "answered to.",
     request: { params: emailParams },
     success: {
       status: 200,
@@ -114,7 +115,13 @@ export const USER_CONTRACTS = {
       content: json(z.strictObject({ password: PASSWORD })),
       headers: noStoreHeaders,
     },
-    errors: { 401: UNAUTHORIZED, 404: NO_PERSON, 422: "`email` is malformed.", 500: INTERNAL },
+    errors: {
+      401: UNAUTHORIZED,
+      404: NO_PERSON,
+      409: "The person is the admin asking.",
+      422: "`email` is malformed.",
+      500: INTERNAL,
+    },
   },
   "remove-user": {
     summary: "Remove a person",

@@ -55,8 +55,8 @@ export const createUserHandlers = (deps: PeopleDeps) => {
       return noStore(jsonResponse(201, await people.add(body)));
     }),
     resetUserPassword: httpRoute(async (event) => {
-      adminOf(event);
-      return noStore(jsonResponse(200, { password: await people.resetPassword(emailOf(event)) }));
+      const password = await people.resetPassword(adminOf(event), emailOf(event));
+      return noStore(jsonResponse(200, { password }));
     }),
     removeUser: httpRoute(async (event) => {
       await people.remove(adminOf(event), emailOf(event));
