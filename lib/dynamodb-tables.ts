@@ -146,7 +146,7 @@ const QUERY = ["dynamodb:Query"];
 /**
  * What each word of a function's table access (src/functions/uses.ts) grants: one entry per
  * word, so a word added there fails to compile until it is granted here. No word grants a scan
- * but the listing of apps, and none a wildcard.
+ * but the listing of apps and the managing of the dashboard's people, and none a wildcard.
  */
 const TABLE_GRANTS: {
   readonly [T in TableId]: { readonly [A in TableAccess[T]]: readonly Piece[] };

@@ -26,7 +26,10 @@ export const SESSION_SCOPES = [
   "costs",
 ] as const satisfies readonly Scope[];
 
-/** What a session may do before it names an app: list and create apps, nothing else. */
+/**
+ * What a session may do before it names an app: list and create apps (and, an admin's, manage
+ * the people: ADMIN_SESSION_SCOPES).
+ */
 export const SESSION_SCOPES_WITHOUT_APP = ["apps"] as const satisfies readonly Scope[];
 
 /**

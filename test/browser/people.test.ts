@@ -182,7 +182,7 @@ describe("the People page in a browser", () => {
           ),
         WITHIN,
       )
-      .toBe("grant-viewer-people-example");
+      .toBe("grant-viewer_40_people_2e_example");
   });
 
   it("5. the owner resets the viewer's password after a confirmation: their session ends, the new password is shown once", async () => {

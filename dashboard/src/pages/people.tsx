@@ -341,7 +341,8 @@ function PersonApps(props: {
   if (person.role === "admin") return <span>Every app</span>;
   const nameOf = (appId: string) => apps?.find((app) => app.app_id === appId)?.name;
   const grantable = (apps ?? []).filter((app) => !person.app_ids.includes(app.app_id));
-  const selectId = `grant-${person.email.replace(/[^A-Za-z0-9_-]/g, "-")}`;
+  // One id per email: each other character by its code, so that two emails never meet.
+  const selectId = `grant-${person.email.replace(/[^A-Za-z0-9]/g, (c) => `_${c.codePointAt(0)?.toString(16)}_`)}`;
   return (
     <div>
       {person.app_ids.length === 0 ? (
