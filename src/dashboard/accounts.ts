@@ -6,7 +6,7 @@
  * ends every session and pending sign-in they had (./session-generation.ts), and an account
  * made again for the same email starts with none of the old one's.
  */
-import { NotFoundError, ValidationError } from "../domain/errors.ts";
+import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.ts";
 import { generatePassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../domain/passwords.ts";
 import type { Credentials, User, UserStore } from "../ports/users.ts";
 import { newSessionGeneration } from "./session-generation.ts";
@@ -92,6 +92,21 @@ export const removeUser = async (deps: AccountDeps, email: string) => {
   });
   await deps.credentials.remove(key);
   await deps.users.remove(key);
+};
+
+/**
+ * Removes a person as an admin asks (the People page): their record, only while `admin` still
+ * is one and no other admin is removing `admin` at that moment (./people.ts: two admins
+ * removing each other leave one), and so their sessions and sign-ins; then their password,
+ * after the record, so that a removal refused leaves it. ConflictError when `admin` is no
+ * admin any more.
+ */
+export const removeUserByAdmin = async (deps: AccountDeps, email: string, admin: string) => {
+  const key = normalEmail(email);
+  if (!(await deps.users.removeByAdmin(key, normalEmail(admin)))) {
+    throw new ConflictError(`${normalEmail(admin)} is no admin any more: nothing was removed.`);
+  }
+  await deps.credentials.remove(key);
 };
 
 /**

@@ -48,6 +48,13 @@ export const memoryUserStore = (initial: readonly User[] = []): UserStore => {
         ...(user.totpSecret !== undefined ? { totpSecret: user.totpSecret } : {}),
       });
     },
+    async removeByAdmin(email, admin) {
+      // One call at a time here: no removal meets another.
+      if (!users.get(admin)?.admin) return false;
+      if (!users.has(email)) throw new NotFoundError(`No user ${email}.`);
+      users.delete(email);
+      return true;
+    },
     async renewSessionGeneration(email, generation) {
       const stored = users.get(email);
       if (!stored) throw new NotFoundError(`No user ${email}.`);

@@ -14,7 +14,7 @@ import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.
 import { generatePassword } from "../domain/passwords.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { User } from "../ports/users.ts";
-import { type AccountDeps, addUser, removeUser, setPassword } from "./accounts.ts";
+import { type AccountDeps, addUser, removeUserByAdmin, setPassword } from "./accounts.ts";
 import { normalEmail } from "./sessions.ts";
 
 /** What a person may do: an admin sees and changes every app, a viewer only sees its own. */
@@ -141,7 +141,7 @@ export const createPeople = (deps: PeopleDeps) => {
       if (user.admin && !(await anotherAdmin(user.email))) {
         throw new ConflictError(`${user.email} is the last admin: the service needs one.`);
       }
-      await removeUser(deps, user.email);
+      await removeUserByAdmin(deps, user.email, actor);
     },
 
     async grant(email: string, appId: string): Promise<PersonAnswer> {

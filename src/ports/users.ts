@@ -55,6 +55,13 @@ export interface UserStore {
   /** Sets an existing user's `sessionGeneration`; rejects with NotFoundError when there is none. */
   renewSessionGeneration(email: string, generation: string): Promise<void>;
   remove(email: string): Promise<void>;
+  /**
+   * Removes `email`'s record as `admin` asks, only while `admin` is an admin and neither is
+   * removing another at the same moment: two admins removing each other at once cannot both
+   * succeed, so they leave one. False, nothing removed, when `admin` is no admin (or no one);
+   * NotFoundError when `email` has no record; ConflictError when the two meet (try again).
+   */
+  removeByAdmin(email: string, admin: string, now?: Date): Promise<boolean>;
 }
 
 export interface Session {

@@ -4,7 +4,7 @@
  * session or pending sign-in carries back.
  */
 
-import { GetCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { testUser } from "../../dashboard/memory-stores.test-support.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
@@ -47,6 +47,59 @@ describe("the users and sessions tables", () => {
     );
     await users.revokeApp("twice@example.com", "com.a");
     expect((await users.get("twice@example.com"))?.appIds).toEqual(["com.b", "com.c"]);
+  });
+
+  it("removes a person only while the admin asking is one: two admins removing each other never both succeed", async () => {
+    const users = createUserStore(dynamo().doc, LOCAL_TABLE_NAMES.users);
+    await users.create(testUser("a@admins.example", { admin: true }));
+    await users.create(testUser("b@admins.example", { admin: true }));
+    await users.create(testUser("m@admins.example"));
+    // A member asking removes no one; nor does an admin asking about no one.
+    expect(await users.removeByAdmin("a@admins.example", "m@admins.example")).toBe(false);
+    expect(await users.get("a@admins.example")).toBeDefined();
+    await expect(users.removeByAdmin("nobody@admins.example", "a@admins.example")).rejects.toThrow(
+      NotFoundError,
+    );
+    // B is removing someone at this moment (their mark): A's removal of B is refused.
+    const now = new Date();
+    await dynamo().doc.send(
+      new UpdateCommand({
+        TableName: LOCAL_TABLE_NAMES.users,
+        Key: { email: "b@admins.example" },
+        UpdateExpression: "SET removingSince = :now",
+        ExpressionAttributeValues: { ":now": now.toISOString() },
+      }),
+    );
+    await expect(users.removeByAdmin("b@admins.example", "a@admins.example", now)).rejects.toThrow(
+      ConflictError,
+    );
+    // The mark of a removal that stopped counts no more after a minute.
+    const later = new Date(now.getTime() + 61_000);
+    expect(await users.removeByAdmin("b@admins.example", "a@admins.example", later)).toBe(true);
+    // A, its mark taken off, is no one's to refuse; B, gone, removes no one.
+    expect(
+      (
+        await dynamo().doc.send(
+          new GetCommand({
+            TableName: LOCAL_TABLE_NAMES.users,
+            Key: { email: "a@admins.example" },
+          }),
+        )
+      ).Item?.removingSince,
+    ).toBeUndefined();
+    expect(await users.removeByAdmin("a@admins.example", "b@admins.example", later)).toBe(false);
+    expect(await users.get("a@admins.example")).toBeDefined();
+    // At once, many times over: never both.
+    for (let round = 0; round < 10; round += 1) {
+      const pair = [`x${round}@admins.example`, `y${round}@admins.example`] as const;
+      for (const email of pair) await users.create(testUser(email, { admin: true }));
+      const both = await Promise.allSettled([
+        users.removeByAdmin(pair[1], pair[0]),
+        users.removeByAdmin(pair[0], pair[1]),
+      ]);
+      const left = await Promise.all(pair.map((email) => users.get(email)));
+      expect(left.filter(Boolean).length, JSON.stringify(both)).toBeGreaterThanOrEqual(1);
+    }
   });
 
   it("renews and saves only a user that exists", async () => {

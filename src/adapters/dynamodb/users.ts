@@ -34,6 +34,11 @@ const userItem = z.object({
   sessionGeneration: z.string(),
 });
 
+/** The attribute an admin's record bears while they remove another (`removeByAdmin`). */
+const REMOVAL_MARK = "removingSince";
+/** How long a removal's mark counts: a removal is a few writes, not a minute. */
+const REMOVAL_MARK_MS = 60_000;
+
 /** What `save` writes: the secrets alone (the port's `save`). */
 const SAVED = ["passwordHash", "totpSecret"] as const satisfies readonly (keyof User)[];
 
@@ -161,6 +166,59 @@ export const createUserStore = (doc: DynamoDBDocumentClient, table: string): Use
   },
   async remove(email) {
     await doc.send(new DeleteCommand({ TableName: table, Key: { email } }));
+  },
+  async removeByAdmin(email, admin, now = new Date()) {
+    // Without a transaction (the embedded tables have none): the admin asking marks their own
+    // record, and the removal holds only while the record removed bears no such mark. Of two
+    // admins removing each other at once, at least one finds the other marked: one removal
+    // stands at most. A mark a stopped process left counts no more after a minute.
+    const stale = new Date(now.getTime() - REMOVAL_MARK_MS).toISOString();
+    const unmarked = "(attribute_not_exists(#removing) OR #removing < :stale)";
+    const names = { "#removing": REMOVAL_MARK };
+    const marked = await conditionHolds(() =>
+      doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { email: admin },
+          UpdateExpression: "SET #removing = :now",
+          ConditionExpression: `#admin = :true AND ${unmarked}`,
+          ExpressionAttributeNames: { ...names, "#admin": "admin" },
+          ExpressionAttributeValues: { ":now": now.toISOString(), ":stale": stale, ":true": true },
+        }),
+      ),
+    );
+    if (!marked) {
+      if (!(await this.get(admin))?.admin) return false;
+      throw new ConflictError(`${admin} is removing another person; try again.`);
+    }
+    try {
+      const removed = await conditionHolds(() =>
+        doc.send(
+          new DeleteCommand({
+            TableName: table,
+            Key: { email },
+            ConditionExpression: `attribute_exists(email) AND ${unmarked}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ":stale": stale },
+          }),
+        ),
+      );
+      if (removed) return true;
+      if (!(await this.get(email))) throw new NotFoundError(`No user ${email}.`);
+      throw new ConflictError(`${email} is removing another person at this moment; try again.`);
+    } finally {
+      await conditionHolds(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { email: admin },
+            UpdateExpression: "REMOVE #removing",
+            ConditionExpression: "attribute_exists(email)",
+            ExpressionAttributeNames: names,
+          }),
+        ),
+      );
+    }
   },
 });
 
