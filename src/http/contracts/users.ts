@@ -133,7 +133,9 @@ export const USER_CONTRACTS = {
     errors: {
       401: UNAUTHORIZED,
       404: NO_PERSON,
-      409: "The person is the admin asking, or the last admin.",
+      409:
+        "The person is the admin asking, or the last admin; or one of the two is removing " +
+        "another at this moment (try again).",
       422: "`email` is malformed.",
       500: INTERNAL,
     },
@@ -169,7 +171,7 @@ export const USER_CONTRACTS = {
     errors: {
       401: UNAUTHORIZED,
       404: NO_PERSON,
-      409: "The person is an admin, who sees every app.",
+      409: "The person is an admin, who sees every app; or their apps kept changing (try again).",
       422: "`email` or `app_id` is malformed.",
       500: INTERNAL,
     },
