@@ -1,23 +1,15 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import {
-  ApiError,
   createApp,
   errorMessage,
   getUnknownPostbacks,
   type Platform,
   type UnknownPostbacks,
 } from "../api.ts";
-import {
-  Field,
-  type FormProblem,
-  fieldProps,
-  focusFirstRefused,
-  formProblemsOf,
-  Problems,
-  problemsByField,
-} from "../components/form-fields.tsx";
+import { Field, fieldProps, focusFirstRefused, Problems } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
+import { type FormProblem, problemsByField, refusalProblems } from "../form-problems.ts";
 import { addDays, formatCount, formatDay, today } from "../format.ts";
 import { appPath, useSession, useViewOnly } from "../session.tsx";
 import { platformWord } from "../words.ts";
@@ -127,11 +119,10 @@ function CreateAppForm(props: { onCreated: () => Promise<void> }) {
       await props.onCreated().catch(() => undefined);
     } catch (caught) {
       setProblems(
-        caught instanceof ApiError && caught.status === 409
-          ? [{ field: "app_id", text: `An app with the id ${appId.trim()} already exists.` }]
-          : caught instanceof ApiError && caught.status === 422
-            ? formProblemsOf(caught.detail || caught.error, APP_LABELS)
-            : [{ field: null, text: errorMessage(caught) }],
+        refusalProblems(caught, APP_LABELS, {
+          field: "app_id",
+          text: `An app with the id ${appId.trim()} already exists.`,
+        }),
       );
       focusFirstRefused(form.current);
     } finally {

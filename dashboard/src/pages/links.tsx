@@ -15,16 +15,9 @@ import {
   updateLink,
 } from "../api.ts";
 import { CopyField } from "../components/copy-field.tsx";
-import {
-  Field,
-  type FormProblem,
-  fieldProps,
-  focusFirstRefused,
-  formProblemsOf,
-  Problems,
-  problemsByField,
-} from "../components/form-fields.tsx";
+import { Field, fieldProps, focusFirstRefused, Problems } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText } from "../components/page.tsx";
+import { type FormProblem, formProblemsOf, problemsByField } from "../form-problems.ts";
 import { formatDay, oneLine, UNKNOWN } from "../format.ts";
 import {
   COST_MODELS,

@@ -6,7 +6,6 @@
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import {
-  ApiError,
   addPerson,
   errorMessage,
   grantApp,
@@ -18,16 +17,9 @@ import {
   revokeApp,
 } from "../api.ts";
 import { CopyField } from "../components/copy-field.tsx";
-import {
-  Field,
-  type FormProblem,
-  fieldProps,
-  focusFirstRefused,
-  formProblemsOf,
-  Problems,
-  problemsByField,
-} from "../components/form-fields.tsx";
+import { Field, fieldProps, focusFirstRefused, Problems } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
+import { type FormProblem, problemsByField, refusalProblems } from "../form-problems.ts";
 import { formatDay } from "../format.ts";
 import { useSession } from "../session.tsx";
 
@@ -434,11 +426,10 @@ function AddPersonForm(props: {
       await props.onAdded(added);
     } catch (caught) {
       setProblems(
-        caught instanceof ApiError && caught.status === 409
-          ? [{ field: "email", text: `A person with the email ${email.trim()} already exists.` }]
-          : caught instanceof ApiError && caught.status === 422
-            ? formProblemsOf(caught.detail || caught.error, PERSON_LABELS)
-            : [{ field: null, text: errorMessage(caught) }],
+        refusalProblems(caught, PERSON_LABELS, {
+          field: "email",
+          text: `A person with the email ${email.trim()} already exists.`,
+        }),
       );
       focusFirstRefused(form.current);
     } finally {
