@@ -64,6 +64,13 @@ const PASSWORD = z.string().meta({
   description: "Made by the service, shown this once: hand it to the person.",
 });
 
+/** What a grant or a revoke answers: the person as they are now. */
+const PERSON_NOW = {
+  status: 200,
+  description: "The person as they are now.",
+  content: json(z.strictObject({ user: personSchema })),
+} as const;
+
 export const USER_CONTRACTS = {
   "list-users": {
     summary: "List the people",
@@ -144,11 +151,7 @@ export const USER_CONTRACTS = {
     summary: "Let a person see an app",
     description: "Adds the app to the person's apps (once). An admin sees every app already.",
     request: { params: grantParams },
-    success: {
-      status: 200,
-      description: "The person as they are now.",
-      content: json(z.strictObject({ user: personSchema })),
-    },
+    success: PERSON_NOW,
     errors: {
       401: UNAUTHORIZED,
       404: "No person has this email, or no app this id.",
@@ -163,11 +166,7 @@ export const USER_CONTRACTS = {
       "Takes the app from the person's apps (nothing changes if it was not one of them); their " +
       "next call about it is refused.",
     request: { params: grantParams },
-    success: {
-      status: 200,
-      description: "The person as they are now.",
-      content: json(z.strictObject({ user: personSchema })),
-    },
+    success: PERSON_NOW,
     errors: {
       401: UNAUTHORIZED,
       404: NO_PERSON,
