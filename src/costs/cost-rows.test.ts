@@ -10,6 +10,7 @@ import {
   isTakenBack,
   mixedLevelWarnings,
   standingCostRows,
+  unconvertedWarnings,
 } from "./cost-rows.ts";
 
 const NOW = new Date("2026-11-29T12:00:00Z");
@@ -244,6 +245,22 @@ describe("cost rows", () => {
     expect(
       mixedLevelWarnings([...total, ...rowsOf({ day: "2026-11-20", country: "DE" })], total),
     ).toEqual([]);
+  });
+
+  it("warns of the rows no rate converts, by currency and reason, and of none that converts or spends nothing", () => {
+    const rows = rowsOf(
+      { day: "2026-09-01" },
+      { day: "2026-09-03", campaign_id: "c2" },
+      { currency: "VND", amount: 2_000_000, campaign_id: "c4" },
+      { currency: "VND", amount: 0, campaign_id: "c3" },
+      { day: "2026-11-20", currency: "USD" },
+      {},
+    );
+    expect(unconvertedWarnings(rows, FX)).toEqual([
+      "2 rows in EUR of 2026-09-01 to 2026-09-03 have no USD amount: the rates known here begin on 2026-11-20. Kept, but their spend is in no cost, eCPI or ROAS figure (the reports count them in cost_rows_unconverted); a row sent again replaces its own, converted at the rates known then.",
+      "1 row in VND of 2026-11-27 has no USD amount: the ECB publishes no rate of VND. Kept, but their spend is in no cost, eCPI or ROAS figure (the reports count them in cost_rows_unconverted); a row sent again replaces its own, converted at the rates known then.",
+    ]);
+    expect(unconvertedWarnings(rowsOf({}, { currency: "USD", campaign_id: "c2" }), FX)).toEqual([]);
   });
 
   it("names each level by what its rows name, by id or by name alike", () => {

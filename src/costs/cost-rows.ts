@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
-import type { FxRates } from "../fx/ecb-rates.ts";
+import { type FxRates, noUsdRateReason } from "../fx/ecb-rates.ts";
 import type { CostRow } from "../ports/costs.ts";
 import { formatIssues, plainWords } from "../validation/issues.ts";
 import {
@@ -226,6 +226,34 @@ export const mixedLevelWarnings = (
     words.push(`And ${mixed.length - MAX_LEVEL_WARNINGS} more campaigns' days likewise.`);
   }
   return words;
+};
+
+/**
+ * The upload's rows no rate converted to USD, one warning a currency and reason: they are kept,
+ * but a report leaves their spend out (it counts them in `cost_rows_unconverted`), and a marketer
+ * who hears of it only there reads a cost, eCPI or ROAS short of it. A row of 0 takes nothing out.
+ */
+export const unconvertedWarnings = (
+  uploaded: readonly CostRow[],
+  fx: Pick<FxRates, "currencies" | "firstDate" | "lastDate">,
+): string[] => {
+  const groups = new Map<string, { currency: string; reason: string; days: string[] }>();
+  for (const row of uploaded) {
+    if (row.amountUsd !== null || row.amount === 0) continue;
+    const reason = noUsdRateReason(fx, row.currency, row.day);
+    const key = JSON.stringify([row.currency, reason]);
+    const group = groups.get(key) ?? { currency: row.currency, reason, days: [] };
+    group.days.push(row.day);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map(({ currency, reason, days }) => {
+    const sorted = days.sort();
+    const first = sorted[0] ?? "";
+    const last = sorted[sorted.length - 1] ?? "";
+    const span = first === last ? `of ${first}` : `of ${first} to ${last}`;
+    const rows = days.length === 1 ? "1 row" : `${days.length} rows`;
+    return `${rows} in ${currency} ${span} ${days.length === 1 ? "has" : "have"} no USD amount: ${reason}. Kept, but their spend is in no cost, eCPI or ROAS figure (the reports count them in cost_rows_unconverted); a row sent again replaces its own, converted at the rates known then.`;
+  });
 };
 
 /** A row as it goes to the lake's costs table (src/lake/lake-tables.ts). */

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ISO_4217_CODES } from "../ingest/currencies.ts";
-import { EUR_PEGS, loadEcbRates, parseEcbRates, roundUsd, USD_PEGS } from "./ecb-rates.ts";
+import {
+  EUR_PEGS,
+  loadEcbRates,
+  noUsdRateReason,
+  parseEcbRates,
+  roundUsd,
+  USD_PEGS,
+} from "./ecb-rates.ts";
 
 // Newest first with a trailing empty column, as the ECB ships it. 2025-01-10 is a Friday.
 // XXX has a rate only on 2025-01-02, to show that an N/A cell is a missing day for that currency.
@@ -173,6 +180,21 @@ describe("toUsd", () => {
   it("rejects a date that is not yyyy-mm-dd", () => {
     expect(() => fx.toUsd(10, "EUR", "2025-01-10T12:00:00Z")).toThrow(RangeError);
     expect(() => fx.toUsd(10, "EUR", "2025-02-30")).toThrow(RangeError);
+  });
+});
+
+describe("noUsdRateReason", () => {
+  it("says why each kind of amount has no USD figure, as toUsd gives none", () => {
+    const cases = [
+      ["VND", "2025-01-10", "the ECB publishes no rate of VND"],
+      ["gbp", "2025-01-20", "the rates known here end on 2025-01-10"],
+      ["GBP", "2024-12-01", "the rates known here begin on 2024-12-20"],
+      ["XXX", "2025-01-10", "no rate of XXX is known on 2025-01-10 or the 7 days before it"],
+    ] as const;
+    for (const [currency, day, reason] of cases) {
+      expect(fx.toUsd(10, currency, day), currency).toBeNull();
+      expect(noUsdRateReason(fx, currency, day)).toBe(reason);
+    }
   });
 });
 

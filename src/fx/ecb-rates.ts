@@ -275,6 +275,23 @@ const parseTable = (csvText: string): FxRates => {
   };
 };
 
+/**
+ * Why `toUsd` gave no amount of `currency` on `day` (yyyy-mm-dd), for a warning to say, and what
+ * the sender can do about it: a currency the ECB does not publish never converts, and a day past
+ * the table's last rate converts only once newer rates are in.
+ */
+export const noUsdRateReason = (
+  fx: Pick<FxRates, "currencies" | "firstDate" | "lastDate">,
+  currency: string,
+  day: string,
+): string => {
+  const code = currency.trim().toUpperCase();
+  if (!fx.currencies.includes(code)) return `the ECB publishes no rate of ${code}`;
+  if (day > fx.lastDate) return `the rates known here end on ${fx.lastDate}`;
+  if (day < fx.firstDate) return `the rates known here begin on ${fx.firstDate}`;
+  return `no rate of ${code} is known on ${day} or the ${DEFAULT_MAX_CARRY_DAYS} days before it`;
+};
+
 export const SHIPPED_ECB_RATES = new URL("../../data/ecb-eurofxref-hist.csv", import.meta.url);
 
 /** Reads and parses the ECB table; by default the snapshot shipped with the service. */

@@ -86,7 +86,7 @@ describe("ingestion over HTTP", () => {
       service_id: serviceId,
       event_type: "PURCHASE",
       event_time: time,
-      parameters: { revenue, currency: "EUR" },
+      parameters: { revenue, currency: "USD" },
     });
     const answer = await post("/v1/events", { events: [purchase(1), purchase(1000)] }, keys.sdkKey);
     expect(answer.body).toEqual({

@@ -15,6 +15,7 @@
  *   verdict carries a warning.
  * - Either may arrive sealed; the injected `open` opens it (keys needed in clear, spec rule 4).
  */
+import { type FxRates, noUsdRateReason } from "../fx/ecb-rates.ts";
 import { ISO_4217_CODES } from "./currencies.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 import type { ParameterMap } from "./parameters.ts";
@@ -106,3 +107,15 @@ export const readRevenue = (parameters: ParameterMap, open: Open): RevenueResult
   }
   return { ok: true, revenue: { amount, currency: code }, warnings: [] };
 };
+
+/**
+ * The warning of revenue kept without its USD amount (`revenue_usd` null): no rate converts it
+ * as it arrives, and it is not converted again later, so the sender hears of it now rather than
+ * from a report that counts it apart.
+ */
+export const unconvertedRevenueWarning = (
+  revenue: Revenue,
+  eventTime: string,
+  fx: Pick<FxRates, "currencies" | "firstDate" | "lastDate">,
+): string =>
+  `parameters.revenue was recorded in ${revenue.currency} without a USD amount (revenue_usd is null): ${noUsdRateReason(fx, revenue.currency, eventTime.slice(0, 10))}; reports count it as unconverted revenue, not in revenue, ARPU or ROAS`;

@@ -28,6 +28,7 @@ import { type IgnoredReason, ignoredAs } from "./ignored.ts";
 import { parseInstallRequest, toInstall } from "./install.ts";
 import { echoedEventId, judgeEvents, type ValidEvent } from "./judge.ts";
 import { toLakeEvent } from "./lake-event.ts";
+import { unconvertedRevenueWarning } from "./revenue.ts";
 import { createSightingHints } from "./sightings.ts";
 
 export interface IngestionDeps {
@@ -267,13 +268,6 @@ export const createIngestion = (deps: IngestionDeps) => {
           continue;
         }
         eventsKept.add(keptAs);
-        if (event.warnings.length > 0) {
-          answer.warnings.push({
-            index,
-            event_id: event.eventId,
-            detail: event.warnings.join("; "),
-          });
-        }
         installsSent.add(target.install.serviceId);
         const record = toLakeEvent(event, {
           app,
@@ -283,6 +277,16 @@ export const createIngestion = (deps: IngestionDeps) => {
           receivedAt: receivedAtIso,
           fx: deps.fx,
         });
+        const warnings =
+          event.revenue && record.revenue_usd === null
+            ? [
+                ...event.warnings,
+                unconvertedRevenueWarning(event.revenue, event.eventTime, deps.fx),
+              ]
+            : event.warnings;
+        if (warnings.length > 0) {
+          answer.warnings.push({ index, event_id: event.eventId, detail: warnings.join("; ") });
+        }
         records.push(record);
         sends.push({
           serviceId: target.install.serviceId,

@@ -899,7 +899,7 @@ describe("the wire contract, over HTTP", () => {
         media_source: "contractnet",
         campaign_id: "c1",
         amount: 100,
-        currency: "EUR",
+        currency: "USD",
       };
       const first = await expectConforming(
         "put-costs",

@@ -380,7 +380,7 @@ describe("ingestion", () => {
       expect(bytes).toMatch(/bytes as JSON; at most 10240 \(10 KiB\)/);
     });
 
-    it("keeps revenue in a currency without a known rate, with no USD value", async () => {
+    it("keeps revenue in a currency without a known rate, with no USD value, and says so", async () => {
       const answer = await sendEvents([
         {
           event_id: "no-rate-1",
@@ -390,7 +390,18 @@ describe("ingestion", () => {
           parameters: { revenue: 5000, currency: "KWD" },
         },
       ]);
-      expect(answer).toMatchObject({ accepted: 1, warnings: [] });
+      // Said in the answer: it is not converted again once a rate comes.
+      expect(answer).toMatchObject({
+        accepted: 1,
+        warnings: [
+          {
+            index: 0,
+            event_id: "no-rate-1",
+            detail:
+              "parameters.revenue was recorded in KWD without a USD amount (revenue_usd is null): the ECB publishes no rate of KWD; reports count it as unconverted revenue, not in revenue, ARPU or ROAS",
+          },
+        ],
+      });
       const row = (await exported()).find((r) => r.event_id === "no-rate-1");
       expect(row).toMatchObject({ revenue: 5000, currency: "KWD", revenue_usd: null });
     });

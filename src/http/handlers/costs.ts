@@ -9,6 +9,7 @@ import {
   costLakeRecord,
   costRowsOf,
   mixedLevelWarnings,
+  unconvertedWarnings,
 } from "../../costs/cost-rows.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
@@ -65,7 +66,7 @@ export const createCostHandlers = (deps: CostHandlerDeps) => {
       return jsonResponse(200, {
         accepted: rows.length,
         replaced,
-        warnings: mixedLevelWarnings(stored, rows),
+        warnings: [...mixedLevelWarnings(stored, rows), ...unconvertedWarnings(rows, deps.fx)],
       });
     }),
     listCosts: httpRoute(async (event) => {
