@@ -274,8 +274,9 @@ final class ServicePlugin {
   static Future<int> getDroppedEventCount() async =>
       await _channel.invokeMethod<int>('getDroppedEventCount') ?? 0;
 
-  /// The install's attribution, once resolved (any `service_match_status` but `failed`): the
-  /// map the service answered, `service_match_status` included. At every later start it comes
+  /// The install's attribution, once resolved (`service_match_status` `matched`,
+  /// `matched_no_params`, `organic` or `skipped`): the map the service answered,
+  /// `service_match_status` included. At every later start it comes
   /// again with the map stored on the device, and a first listener gets the stored map at
   /// once. Nothing comes while the SDK is stopped or disabled, or after [deleteUserData].
   ///

@@ -125,9 +125,10 @@ public struct ServiceConsent: Equatable, Sendable {
 /// controller or any other `@MainActor` type conforms to it from a Swift 6 module too.
 @MainActor
 public protocol ServiceAttributionDelegate: AnyObject {
-    /// The install's attribution, once resolved (any `service_match_status` but `failed`), with
-    /// every key the service answered; again at every later launch with the map kept on the
-    /// device; at once when the delegate is set after that.
+    /// The install's attribution, once resolved (`service_match_status` `matched`,
+    /// `matched_no_params`, `organic` or `skipped`), with every key the service answered; again
+    /// at every later launch with the map kept on the device; at once when the delegate is set
+    /// after that.
     func serviceAttribution(didResolve attribution: [String: String])
 
     /// A deep link to route: direct (a tapped link) or deferred (the install's link).

@@ -351,9 +351,10 @@ extension ServiceAttribution {
     // MARK: - Listeners
 
     /// Called on the main thread (main-actor code) with the install's attribution once it is
-    /// resolved (any `service_match_status` but `failed`), every key the service answered
-    /// included; again at every later launch with the map kept on the device; at once when set
-    /// after that. Never while the SDK is stopped or disabled, nor after ``deleteUserData()``.
+    /// resolved (`service_match_status` `matched`, `matched_no_params`, `organic` or
+    /// `skipped`), every key the service answered included; again at every later launch with
+    /// the map kept on the device; at once when set after that. Never while the SDK is stopped
+    /// or disabled, nor after ``deleteUserData()``.
     public static var onAttribution: (@MainActor ([String: String]) -> Void)? {
         get { return core.attributionListener }
         set { core.attributionListener = newValue }

@@ -1,9 +1,9 @@
 package com.service.attribution
 
 /**
- * Told the install's attribution once it is resolved (any `service_match_status` but
- * `failed`), and again at every later start with the map kept on the device; a listener set
- * later is told at once. Runs on the main thread.
+ * Told the install's attribution once it is resolved (`service_match_status` `matched`,
+ * `matched_no_params`, `organic` or `skipped`), and again at every later start with the map kept
+ * on the device; a listener set later is told at once. Runs on the main thread.
  */
 fun interface AttributionListener {
     /** The attribution route's map, `service_match_status` included. */
