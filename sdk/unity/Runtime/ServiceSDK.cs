@@ -138,8 +138,8 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// The install's attribution once it is resolved (any status but `failed`), with
-        /// `service_match_status`; at every later start again with the map kept on the device; a
+        /// The install's attribution once it is resolved (`matched`, `matched_no_params`,
+        /// `organic` or `skipped`), with `service_match_status`; at every later start again with the map kept on the device; a
         /// handler added later hears the kept map at once. On the main thread. Never while the
         /// SDK is stopped or switched off, nor after DeleteUserData.
         /// </summary>

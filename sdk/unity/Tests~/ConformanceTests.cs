@@ -237,6 +237,24 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AMatchingParameterGivenAsANumberIsKeptInClearNowhereOnTheDevice()
+        {
+            var store = new MemoryStore();
+            var setup = Setups.For("http://service.test", new ScriptedBackend { Answer = ScriptedBackend.Usual }, store: store);
+            var core = new SdkCore(setup);
+            // Before the first Configure: the event waits on the device, queued and for the
+            // conversion values (the first open and the first configuration not known yet).
+            core.SendEvent(EventType.CUSTOM, "sign_up", new Dictionary<string, object>
+            {
+                { "phone_number", 4915112345678L }, { "date_of_birth", 19900131 }, { "level", 3 },
+            });
+            foreach (var clear in new[] { "4915112345678", "19900131" })
+            {
+                Assert.IsFalse(store.Values().Any(stored => stored.Contains(clear)), "kept in clear: " + clear);
+            }
+        }
+
+        [Test]
         public void HashingLeavesTheAppsOwnParametersAsTheyWere()
         {
             var parameters = new Dictionary<string, object> { { "email", "Ada@Example.com" }, { "level", 3 } };

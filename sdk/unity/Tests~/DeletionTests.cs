@@ -235,6 +235,27 @@ namespace Service.Unity.Tests
                 "the event that waited is dropped as deleted");
         }
 
+        [Test]
+        public void EventsOnTheirWayAsDeleteUserDataRunsAreReportedDroppedOnceWhateverTheirAnswerSays()
+        {
+            // Three events queued offline are on their way when the app deletes the user's data;
+            // the service takes the deletion first and ignores the batch as install_deleted.
+            var rig = new Rig();
+            rig.Configure();
+            rig.QueueOffline(3);
+            rig.Events = (numbers, body) => IgnoredAsDeleted(body, "events", "event_id");
+            var events = Held.First(rig, "POST /v1/events");
+            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the batch is on its way");
+            rig.Core.DeleteUserData().Wait();
+            events.Answer.Set();
+            rig.Settle();
+
+            Assert.AreEqual(0, rig.Core.Queued);
+            Assert.AreEqual(3, rig.Heard.Dropped(ServiceDropReason.Deleted).Sum(e => e.Count), "each event reported once");
+            Assert.AreEqual(3, rig.Core.DroppedEventCount);
+        }
+
         /// <summary>Unity's main thread as .Wait() leaves it: blocked, so what is posted to it never runs.</summary>
         private sealed class BlockedContext : SynchronizationContext
         {

@@ -1033,6 +1033,55 @@ namespace Service.Unity.Tests
             Assert.AreEqual(5, rig.Launch().DroppedEventCount);
         }
 
+        /// <summary>
+        /// A full queue whose first batch is on its way when one more event comes: the bound
+        /// takes the oldest, which is in that batch. <paramref name="answer"/> answers the batch.
+        /// </summary>
+        private static Rig FullWhileTheFirstBatchIsOnItsWay(Func<List<int>, JToken, Tuple<int, JToken>> answer)
+        {
+            var rig = new Rig();
+            rig.Configure();
+            rig.QueueOffline(EventQueue.Capacity);
+            var first = 0;
+            rig.Events = (numbers, body) => Interlocked.Exchange(ref first, 1) == 0 ? answer(numbers, body) : ScriptedBackend.Usual("POST /v1/events", body);
+            var events = Held.First(rig, "POST /v1/events");
+            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the batch is on its way");
+            rig.Send(EventQueue.Capacity);
+            events.Answer.Set();
+            rig.Settle();
+            return rig;
+        }
+
+        [Test]
+        public void AnEventTheBoundTakesWhileOnItsWayThatTheServiceStoresIsDeliveredNotReportedDropped()
+        {
+            var rig = FullWhileTheFirstBatchIsOnItsWay((numbers, body) => ScriptedBackend.Usual("POST /v1/events", body));
+
+            CollectionAssert.AreEqual(Enumerable.Range(0, EventQueue.Capacity + 1).ToList(), rig.AcceptedNow, "every event delivered, once");
+            Assert.IsEmpty(rig.Heard.Dropped(ServiceDropReason.QueueFull), "no drop told of an event the service stored");
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+        }
+
+        [Test]
+        public void AnEventTheBoundTakesWhileOnItsWayIsReportedOnceWhenItsAnswerRefusesItOrFails()
+        {
+            // Refused by name: the refusal alone is told, not the bound's drop too.
+            var refused = FullWhileTheFirstBatchIsOnItsWay((numbers, body) => Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", numbers.Count - 1 },
+                { "rejected", new JArray(new JObject { { "index", 0 }, { "error", "Unprocessable" }, { "retryable", false }, { "detail", "scripted" } }) },
+            }));
+            CollectionAssert.AreEqual(new[] { "refused 1" }, refused.Heard.Errors.Select(e => e.ReasonName + " " + e.Count));
+            Assert.AreEqual(1, refused.Core.DroppedEventCount);
+
+            // The request failed: the event is off the queue, so not sent again, and the bound's drop is told then.
+            var failed = FullWhileTheFirstBatchIsOnItsWay((numbers, body) => Error(503));
+            CollectionAssert.AreEqual(Enumerable.Range(1, EventQueue.Capacity).ToList(), failed.AcceptedNow);
+            CollectionAssert.AreEqual(new[] { "queue_full 1" }, failed.Heard.Errors.Select(e => e.ReasonName + " " + e.Count));
+            Assert.AreEqual(1, failed.Core.DroppedEventCount);
+        }
+
         [Test]
         public void AnEventOlderThanTheBackendKeepsIsDroppedBeforeItIsSent()
         {

@@ -45,14 +45,29 @@ namespace Service.Unity
         private readonly Action<LogLevel, string> write;
         private readonly Action installMissing;
         private readonly Action installDeleted;
-        /// <summary>Guards <see cref="onItsWay"/> and <see cref="stoppedOnItsWay"/>: a batch is marked on its way under it, and Stop empties the queue under it.</summary>
+        /// <summary>
+        /// Guards <see cref="onItsWay"/> and what is noted of it below: a batch is marked on its way
+        /// under it, and the queue is emptied (Stop, a deletion, a switch-off) and added to under it.
+        /// </summary>
         private readonly object flight = new object();
         /// <summary>The ids of the batch on its way to the service; null between requests.</summary>
         private HashSet<string> onItsWay;
-        /// <summary>Stop was called while that batch was on its way: what its answer leaves queued is dropped then.</summary>
-        private bool stoppedOnItsWay;
-        /// <summary>How many times Stop emptied the queue, under <see cref="flight"/>: a batch taken before a Stop is no batch to send after it, even once a Start follows (the Stop dropped its items).</summary>
-        private int stops;
+        /// <summary>
+        /// The queue was emptied while that batch was on its way (Stop, a deletion, a switch-off):
+        /// what its answer leaves queued is dropped then, for this reason; null when it was not.
+        /// </summary>
+        private ServiceDropReason? clearedOnItsWay;
+        private string clearedWhy;
+        /// <summary>
+        /// The ids of that batch the queue's bound took off it meanwhile, to make room for newer
+        /// items: its answer settles them. Stored, they are delivered; refused or ignored, that
+        /// verdict is their one report; left to a retry, or the request failed, they are lost, and
+        /// told dropped (`queue_full`) then. Told at once, one the service stored would be a drop
+        /// told of an item delivered, and one it refused a drop told twice.
+        /// </summary>
+        private readonly HashSet<string> takenOnItsWay = new HashSet<string>();
+        /// <summary>How many times the queue was emptied, under <see cref="flight"/>: a batch taken before is no batch to send after it, even once a Start follows (its items were dropped).</summary>
+        private int clears;
 
         /// <param name="write">The core's log, at the level the app set.</param>
         /// <param name="installMissing">The service has no install for items it refused as retryable (`Conflict`): the core sends it again.</param>
@@ -94,8 +109,8 @@ namespace Service.Unity
             {
                 drops.Drop(ServiceDropReason.Expired, queue.RemoveOlderThan(clock.UtcNow.ToUniversalTime() - Delivery.MaxAge),
                     "older than the " + Delivery.MaxAge.TotalDays + " days the service keeps, by the device's clock");
-                int stopsBefore;
-                lock (flight) stopsBefore = stops;
+                int clearsBefore;
+                lock (flight) clearsBefore = clears;
                 var batch = queue.Peek(suspect > 0 ? (suspect + 1) / 2 : Delivery.Batch);
                 if (batch.Count == 0) break;
                 // Once the batch is taken: what changed before holds for every item of it, and an
@@ -108,9 +123,11 @@ namespace Service.Unity
                 var ids = new HashSet<string>(batch.Select(queue.IdOf));
                 lock (flight)
                 {
-                    if (!sending() || stops != stopsBefore) break;
+                    if (!sending() || clears != clearsBefore) break;
                     onItsWay = ids;
-                    stoppedOnItsWay = false;
+                    clearedOnItsWay = null;
+                    clearedWhy = null;
+                    takenOnItsWay.Clear();
                 }
                 try
                 {
@@ -150,36 +167,69 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// Stop: the queue emptied but for the batch on its way, which its answer settles
-        /// (<see cref="Settle"/>): what the service accepts of it is delivered, never counted
-        /// dropped. How many items it took out, for the core to report as `stopped`.
+        /// Adds an item to the queue. How many of the oldest its bound took off to make room, for
+        /// the caller to report as `queue_full`; but for those of the batch on its way, which its
+        /// answer settles (<see cref="takenOnItsWay"/>).
         /// </summary>
-        public int ClearForStop()
+        public int Add(T item)
+        {
+            var gone = new List<string>();
+            lock (flight)
+            {
+                queue.Add(item, gone);
+                if (onItsWay == null) return gone.Count;
+                var taken = gone.Where(onItsWay.Contains).ToList();
+                takenOnItsWay.UnionWith(taken);
+                return gone.Count - taken.Count;
+            }
+        }
+
+        /// <summary>
+        /// The queue emptied (Stop, a deletion, a switch-off) but for the batch on its way, which
+        /// its answer settles (<see cref="Settle"/>): what the service accepts of it is delivered,
+        /// never counted dropped, and the rest is dropped for <paramref name="reason"/> once the
+        /// answer is in. How many items it took out now, for the caller to report for that reason.
+        /// </summary>
+        public int Clear(ServiceDropReason reason, string why)
         {
             lock (flight)
             {
-                stops++;
-                if (onItsWay != null) stoppedOnItsWay = true;
+                clears++;
+                if (onItsWay != null && !clearedOnItsWay.HasValue)
+                {
+                    clearedOnItsWay = reason;
+                    clearedWhy = why;
+                }
                 return queue.Clear(onItsWay);
             }
         }
 
         /// <summary>
         /// The batch of these ids has its answer (or failed), and the queue holds what the answer
-        /// left: no longer on its way. When Stop was called meanwhile, what is left of it (the whole
-        /// batch when the request failed) is dropped as the stop's, so that the queue ends empty and
-        /// nothing of it leaves after the stop.
+        /// left: no longer on its way. When the queue was emptied meanwhile, what is left of it (the
+        /// whole batch when the request failed) is dropped for that reason, so that the queue ends
+        /// empty and nothing of it leaves after; what the bound took off it and the answer did not
+        /// settle is dropped as `queue_full`.
         /// </summary>
         private void Settle(HashSet<string> ids)
         {
             var left = 0;
+            int taken;
+            ServiceDropReason? reason;
+            string why;
             lock (flight)
             {
-                if (stoppedOnItsWay) left = queue.Remove(ids);
+                reason = clearedOnItsWay;
+                why = clearedWhy;
+                if (reason.HasValue) left = queue.Remove(ids);
+                taken = takenOnItsWay.Count;
+                takenOnItsWay.Clear();
                 onItsWay = null;
-                stoppedOnItsWay = false;
+                clearedOnItsWay = null;
+                clearedWhy = null;
             }
-            drops.Drop(ServiceDropReason.Stopped, left, "the app stopped the SDK while they were on their way, and the service did not take them");
+            if (reason.HasValue) drops.Drop(reason.Value, left, why + " while they were on their way, and the service did not take them");
+            drops.Drop(ServiceDropReason.QueueFull, taken, "the queue was full, and the oldest made room while they were on their way; the service did not take them");
         }
 
         /// <summary>
@@ -196,7 +246,13 @@ namespace Service.Unity
             var ids = batch.Select(queue.IdOf).ToList();
             var keep = new HashSet<string>(verdict.Retry.Select(index => ids[index]));
             var removed = ids.Count(id => !keep.Contains(id));
-            queue.Remove(ids.Where(id => !keep.Contains(id)).ToList());
+            var settled = ids.Where(id => !keep.Contains(id)).ToList();
+            lock (flight)
+            {
+                queue.Remove(settled);
+                // Those the bound took off the queue meanwhile: this answer accounts for them.
+                takenOnItsWay.ExceptWith(settled);
+            }
             // Stored, but not quite as sent (a revenue in no currency the service knows, say): the
             // game's developer reads it here, the item being delivered.
             foreach (var warning in verdict.Warnings) write(LogLevel.Warn, kind.Noun + " stored with a change: " + warning);

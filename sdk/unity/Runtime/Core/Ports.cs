@@ -35,7 +35,8 @@ namespace Service.Unity
     /// <summary>
     /// The IAB TCF values the app's consent platform stored on the device, where the platform
     /// keeps them (Android: the default SharedPreferences; iOS: NSUserDefaults); read at each
-    /// start, off the main thread.
+    /// start, off the main thread. A read that fails throws (the values read last then stand);
+    /// null or empty values are "none stored", which the service is told.
     /// </summary>
     public interface ITcfSource
     {

@@ -814,7 +814,7 @@ namespace Service.Unity
                     // Anonymous when taken: the event never carries the customer user id, not on the
                     // device either, and is sent marked anonymous, even once the mode is off when it is sent.
                     var takenAnonymous = anonymous;
-                    overflow = queue.Add(new QueuedEvent
+                    overflow = delivery.Add(new QueuedEvent
                     {
                         EventId = Guid.NewGuid().ToString("N"),
                         EventType = eventType.ToString(),
@@ -833,7 +833,10 @@ namespace Service.Unity
                 return;
             }
             drops.Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + EventQueue.Capacity + " events; the oldest made room");
-            EvaluateConversion(new AwaitingConversion(eventType, eventName, checkedParameters, now));
+            // With the parameters as they are queued, so as the service reads them: a matching
+            // parameter the app gave as a number (a phone number, a date of birth) is a hash by
+            // now, and its clear value is not kept on the device while the event waits there.
+            EvaluateConversion(new AwaitingConversion(eventType, eventName, queuedParameters, now));
             if (configured) Flush();
         }
 
@@ -853,7 +856,7 @@ namespace Service.Unity
 
         /// <summary>
         /// Stops the SDK, as the user asked: what is queued is dropped (reason `stopped`), but for a
-        /// batch on its way, which its answer settles (<see cref="Delivery{T}.ClearForStop"/>), and
+        /// batch on its way, which its answer settles (<see cref="Delivery{T}.Clear"/>), and
         /// from now on, across launches, nothing is queued and no request is made until Start.
         /// </summary>
         public void Stop()
@@ -882,8 +885,7 @@ namespace Service.Unity
             ForgetAwaitingConversion();
             // A batch on its way is left to its answer: what the service accepts of it is
             // delivered, not reported dropped; the rest is dropped once the answer is in.
-            drops.Drop(ServiceDropReason.Stopped, delivery.ClearForStop(), "the app stopped the SDK");
-            sessionDrops.Drop(ServiceDropReason.Stopped, sessionDelivery.ClearForStop(), "the app stopped the SDK");
+            DropQueued(ServiceDropReason.Stopped, "the app stopped the SDK");
             // On the disk at once: the user's opt-out must hold in a launch after a crash.
             SaveNow();
         }
@@ -1047,7 +1049,7 @@ namespace Service.Unity
                 SessionId = Guid.NewGuid().ToString("N"),
                 StartedAt = Requests.Iso(startedAt ?? setup.Clock.UtcNow),
             };
-            var overflow = sessions.Add(session);
+            var overflow = sessionDelivery.Add(session);
             Write(LogLevel.Debug, "a session starts: " + session.SessionId);
             sessionDrops.Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + SessionQueue.Capacity + " sessions; the oldest made room");
         }
@@ -1276,11 +1278,15 @@ namespace Service.Unity
             DropQueued(ServiceDropReason.Deleted, "the install's data was deleted");
         }
 
-        /// <summary>The events and sessions queued, dropped and told for <paramref name="reason"/>.</summary>
+        /// <summary>
+        /// The events and sessions queued, dropped and told for <paramref name="reason"/>; but for
+        /// a batch on its way, which its answer settles: what the service stores of it is
+        /// delivered, and what it names is told by its verdict, not dropped a second time.
+        /// </summary>
         private void DropQueued(ServiceDropReason reason, string why)
         {
-            drops.Drop(reason, queue.Clear(), why);
-            sessionDrops.Drop(reason, sessions.Clear(), why);
+            drops.Drop(reason, delivery.Clear(reason, why), why);
+            sessionDrops.Drop(reason, sessionDelivery.Clear(reason, why), why);
         }
 
         /// <summary>Resolves once initialization, the sending and the attribution read under way are done (for tests).</summary>
@@ -1562,7 +1568,8 @@ namespace Service.Unity
 
         /// <summary>
         /// The app's schema evaluated on an event just queued (null: only on those waiting), with
-        /// the parameters as the app gave them; the windows' state kept in the store; Apple asked
+        /// the parameters as they are queued (the app's, the matching ones hashed); the windows'
+        /// state kept in the store; Apple asked
         /// for each update this makes. Events wait, in order, while the first open or whether the
         /// app has a schema is unknown (the first launch, before Configure or before its first
         /// GET /v1/config answers). Apple answers later: the event never waits on it.

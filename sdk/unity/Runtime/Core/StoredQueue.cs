@@ -132,14 +132,18 @@ namespace Service.Unity
             return idOf(item);
         }
 
-        /// <summary>Adds an item; how many of the oldest went to make room.</summary>
-        public int Add(T item)
+        /// <summary>Adds an item; how many of the oldest went to make room, their ids added to <paramref name="gone"/> when given.</summary>
+        public int Add(T item, List<string> gone = null)
         {
             lock (gate)
             {
                 items.Add(item);
                 var over = Math.Max(0, items.Count - capacity);
-                if (over > 0) items.RemoveRange(0, over);
+                if (over > 0)
+                {
+                    if (gone != null) gone.AddRange(items.Take(over).Select(idOf));
+                    items.RemoveRange(0, over);
+                }
                 Save();
                 return over;
             }

@@ -319,12 +319,17 @@ namespace Service.Unity
             return Java.Run<TcfValues>(TcfAsStored);
         }
 
+        /// <remarks>
+        /// A failed read (no current activity yet, a JNI error) throws rather than answer "nothing
+        /// stored": the core then keeps the values it read last, where a null would send the
+        /// service a consent with no TC string and replace the user's stored choice.
+        /// </remarks>
         private static TcfValues TcfAsStored()
         {
-            try
+            using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
+            using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
             {
-                using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
-                using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
+                if (activity == null) throw new InvalidOperationException("no current activity to read the app's preferences from");
                 using (var preferences = activity.Call<AndroidJavaObject>(
                     "getSharedPreferences", activity.Call<string>("getPackageName") + "_preferences", 0))
                 {
@@ -339,10 +344,6 @@ namespace Service.Unity
                         GdprApplies = applies == 0 || applies == 1 ? applies : (int?)null,
                     };
                 }
-            }
-            catch (Exception)
-            {
-                return null;
             }
         }
 
