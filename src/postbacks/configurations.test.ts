@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import type { App } from "../ports/apps.ts";
 import type {
   DeliveryLogEntry,
   OutgoingRequest,
@@ -199,6 +200,30 @@ describe("partner configurations", () => {
       await configurations.test(APP, "partner", "tiktok", { kind: "install", platform: "ios" })
     ).warnings;
     expect(tiktok).toMatch(/App Store id .* \(missing:store_app_id\)/);
+    // Of a known app, only when its iPhone installs would lack it; the test's request then
+    // carries the app's own store id, as a real send's does.
+    const app = (links: App["links"], platform: App["platform"] = "ios"): App => ({
+      appId: APP,
+      name: "Game",
+      platform,
+      enabled: true,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      ...(links ? { links } : {}),
+    });
+    const tiktokOf = (known: App) =>
+      configurations.test(APP, "partner", "tiktok", {
+        kind: "install",
+        platform: "ios",
+        app: known,
+      });
+    expect((await tiktokOf(app(undefined))).warnings).toEqual([tiktok]);
+    expect((await tiktokOf(app({ iosBundleId: "com.example.ios" }, "android"))).warnings).toEqual([
+      tiktok,
+    ]);
+    expect((await tiktokOf(app(undefined, "android"))).warnings).toEqual([]);
+    const listed = await tiktokOf(app({ appStoreId: "1234567890" }));
+    expect(listed.warnings).toEqual([]);
+    expect(JSON.parse(listed.request.body ?? "{}").data[0].app.app_id).toBe("1234567890");
     await configurations.putPartner(APP, "unity", {
       partner: "unity-ads",
       values: { game_id: "500001" },

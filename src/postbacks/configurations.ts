@@ -10,7 +10,6 @@
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { deletedInstalls } from "../deletion/deletions.ts";
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
-import type { Os } from "../domain/install-facts.ts";
 import { DAY_MS, HOUR_MS } from "../domain/time.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type {
@@ -374,7 +373,7 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
       appId: string,
       target: SendTarget,
       id: string,
-      request: { kind: "install" | "event"; platform: Os; eventName?: string },
+      request: TestRequest,
     ): Promise<TestResult> {
       const at = now();
       const test: TestRequest = request;
@@ -407,7 +406,7 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         outcome,
         secrets: secretsOf(config),
         now: now(),
-        warnings: partnerTestWarnings(config, settings),
+        warnings: partnerTestWarnings(config, settings, request.app),
       });
     },
   };

@@ -14,6 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { installTypeOf } from "../attribution/results.ts";
 import type { Os } from "../domain/install-facts.ts";
+import type { App } from "../ports/apps.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
 import type {
@@ -52,11 +53,17 @@ export interface TestRequest {
   readonly platform: Os;
   /** Our event name (`service_purchase`); the configuration's first mapped event otherwise. */
   readonly eventName?: string;
+  /**
+   * The app as stored: its store ids and other build fill the sample as they fill a real send
+   * (TikTok's `app_id` is the App Store id on iOS). Absent: none of its settings.
+   */
+  readonly app?: App;
 }
 
 /** The facts of the sample install: as a real send reads them from the stores. */
 export const sampleFacts = (input: {
   readonly appId: string;
+  readonly app?: App | undefined;
   readonly platform: Os;
   readonly mediaSource: string;
   readonly subject: OutboxSubject;
@@ -127,7 +134,7 @@ export const sampleFacts = (input: {
     attributedAt: now.toISOString(),
   };
   return {
-    app: undefined,
+    app: input.app,
     install,
     attribution,
     subject: input.subject,
@@ -185,6 +192,7 @@ export const partnerTestRequest = (
   const subject = subjectOf(test, eventName, ids, now);
   const facts = sampleFacts({
     appId: config.appId,
+    app: test.app,
     platform: test.platform,
     mediaSource: config.mediaSources[0] ?? TEST_MEDIA_SOURCE,
     subject,
@@ -224,6 +232,7 @@ export const webhookTestRequest = (
     secrets: signingSecrets(webhook, now),
     facts: sampleFacts({
       appId: webhook.appId,
+      app: test.app,
       platform: test.platform,
       mediaSource: TEST_MEDIA_SOURCE,
       subject: subjectOf(test, test.eventName ?? null, ids, now),
@@ -272,20 +281,31 @@ const REQUIRED_WORDS: Readonly<Record<string, string>> = {
  * its `requires` entries ask for, where a real send without them is skipped. One that matches
  * on the advertising id (Google Ads, Unity without a gamer id) gets none from an install whose
  * app reports no consent unless the app's `share_device_data_without_consent` is on, and on
- * iOS none without tracking allowed.
+ * iOS none without tracking allowed. The store's id is said only of an app whose iPhone installs
+ * would lack it (no App Store id set), when the app is known.
  */
-export const partnerTestWarnings = (config: PartnerConfig, settings: PostbackSettings): string[] =>
-  (partnerTemplateOf(config)?.requires ?? []).map((entry) => {
-    const skipped = `The partner ${REQUIRED_WORDS[entry] ?? `needs ${entry.split("|").join(" or ")}`}, and a real send without it is skipped (missing:${entry}), where this test's is sent.`;
-    if (!entry.split("|").includes("advertising_id")) return skipped;
-    return (
-      `${skipped} An install's advertising id goes ` +
-      (settings.shareDeviceDataWithoutConsent
-        ? "unless its consent refuses ad_user_data, or GDPR applies to it and it gave no answer"
-        : "only with ad_user_data consent (the SDKs' setConsent): one whose app reports no consent keeps it, as share_device_data_without_consent is off (PUT /v1/postbacks/settings; turn it on where no consent is needed)") +
-      "; on iOS, only when the user allowed tracking (App Tracking Transparency)."
-    );
-  });
+export const partnerTestWarnings = (
+  config: PartnerConfig,
+  settings: PostbackSettings,
+  app?: App,
+): string[] =>
+  (partnerTemplateOf(config)?.requires ?? [])
+    .filter((entry) => entry !== "store_app_id" || app === undefined || lacksAppStoreId(app))
+    .map((entry) => {
+      const skipped = `The partner ${REQUIRED_WORDS[entry] ?? `needs ${entry.split("|").join(" or ")}`}, and a real send without it is skipped (missing:${entry}), where this test's is sent.`;
+      if (!entry.split("|").includes("advertising_id")) return skipped;
+      return (
+        `${skipped} An install's advertising id goes ` +
+        (settings.shareDeviceDataWithoutConsent
+          ? "unless its consent refuses ad_user_data, or GDPR applies to it and it gave no answer"
+          : "only with ad_user_data consent (the SDKs' setConsent): one whose app reports no consent keeps it, as share_device_data_without_consent is off (PUT /v1/postbacks/settings; turn it on where no consent is needed)") +
+        "; on iOS, only when the user allowed tracking (App Tracking Transparency)."
+      );
+    });
+
+/** An app with iPhone installs (its own platform's, or its iOS build's) and no App Store id. */
+const lacksAppStoreId = (app: App): boolean =>
+  !app.links?.appStoreId && (app.platform === "ios" || Boolean(app.links?.iosBundleId));
 
 /** The test's request and outcome, as the owner sees them: every secret masked. */
 export const testResultOf = (input: {

@@ -65,6 +65,7 @@ export const createPostbackHandlers = (deps: PostbackHandlerDeps) => {
       const result = await configurations.test(appId, target, id, {
         kind: request.kind,
         platform,
+        ...(app ? { app } : {}),
         ...(request.event_name === undefined ? {} : { eventName: request.event_name }),
       });
       return jsonResponse(200, result);
