@@ -40,6 +40,14 @@ export const replayErrorsCommand = async (options: ReplayErrorsOptions) => {
   const dynamo =
     options.clients?.dynamo ??
     DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: MARSHALL_OPTIONS });
+  // Without a region the SDK says only "Region is missing", after the first request is built.
+  if (!options.clients) {
+    await s3.config.region().catch(() => {
+      throw new Error(
+        "No AWS region: set AWS_REGION (or AWS_PROFILE, a profile with a region) to the stack's, with credentials that may read its bucket.",
+      );
+    });
+  }
   const result = await replayErrors({
     table,
     objects: createS3ErrorObjects({ s3, bucket: options.bucket, prefix: errorPrefix(table.name) }),

@@ -298,7 +298,8 @@ describe("attribution partners log: a page at a time, as the API's", () => {
     expect(first).toHaveLength(3);
     const next = /--cursor (\S+)/.exec(first[2] ?? "")?.[1] ?? "";
     expect(first[2]).toBe(
-      `More attempts: attribution partners log --app-id ${APP} --limit 2 --cursor ${next}`,
+      // The test's folder is not the one the command finds by itself: named.
+      `More attempts: npx attribution partners log --app-id ${APP} --limit 2 --data-dir ${JSON.stringify(folder.dataDir)} --cursor ${next}`,
     );
     const second = await logged({ limit: 2, cursor: next });
     expect(second).toHaveLength(1);

@@ -5,9 +5,11 @@
  * secrets sealed and never printed after they are made, every URL checked, a test postback
  * that shows the request and the answer.
  */
+
 import { lookup } from "node:dns/promises";
 import { readFile } from "node:fs/promises";
 import { createHttpSender } from "../../adapters/postback-sender/http-sender.ts";
+import { embeddedConfig } from "../../config/embedded.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import type { Os } from "../../domain/install-facts.ts";
 import { logQuery } from "../../http/handlers/postbacks.ts";
@@ -457,8 +459,13 @@ export const postbackLogCommand = async (options: {
   }
   if (page.next !== null) {
     const limit = options.limit === undefined ? "" : ` --limit ${options.limit}`;
+    // The command as it runs: a data folder other than the one it would find again is named.
+    const folder =
+      options.dataDir === embeddedConfig(process.env).dataDir
+        ? ""
+        : ` --data-dir ${JSON.stringify(options.dataDir)}`;
     console.log(
-      `More attempts: attribution partners log --app-id ${options.appId}${limit} --cursor ${page.next}`,
+      `More attempts: npx attribution partners log --app-id ${options.appId}${limit}${folder} --cursor ${page.next}`,
     );
   }
 };

@@ -29,7 +29,7 @@ describe("attribution users list", () => {
   const printed = async (json: boolean) =>
     (await printedBy(() => listUsersCommand({ dataDir: folder.dataDir, json }))).join("\n");
 
-  it("prints each person's fields as JSON, whether a TOTP is set, and no secret", async () => {
+  it("prints each person as GET /v1/users answers them: whether a TOTP is set, and no secret", async () => {
     const text = await printed(true);
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain("scrypt");
@@ -37,18 +37,16 @@ describe("attribution users list", () => {
     expect(listed).toEqual([
       {
         email: "reader@example.com",
-        admin: false,
-        viewer: true,
-        appIds: [],
-        createdAt: expect.any(String),
+        role: "viewer",
+        app_ids: [],
+        created_at: expect.any(String),
         totp: false,
       },
       {
         email: "two-step@example.com",
-        admin: false,
-        viewer: false,
-        appIds: [],
-        createdAt: expect.any(String),
+        role: "member",
+        app_ids: [],
+        created_at: expect.any(String),
         totp: true,
       },
     ]);

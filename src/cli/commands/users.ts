@@ -3,11 +3,11 @@
  * they create); an admin sees every app. A password not given is made and shown once.
  */
 import { addUser, removeUser, setPassword } from "../../dashboard/accounts.ts";
+import { personAnswer } from "../../dashboard/people.ts";
 import { normalEmail } from "../../dashboard/sessions.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { generatePassword } from "../../domain/passwords.ts";
 import { markAdminChange } from "../../embedded/admin-changes.ts";
-import type { User } from "../../ports/users.ts";
 import { type AdminStores, appMustExist, withAdminStores } from "../admin-stores.ts";
 
 const accountDeps = (stores: AdminStores) => ({
@@ -38,31 +38,19 @@ export const addUserCommand = async (options: {
   }
 };
 
-/**
- * What the list shows of a person: named fields only, so that a secret kept on the record (a
- * password's hash, a TOTP's key, whatever is added later) is never printed; of a TOTP, only
- * whether one is set.
- */
-const listedUser = (user: User) => ({
-  email: user.email,
-  admin: user.admin,
-  viewer: user.viewer === true,
-  appIds: user.appIds,
-  createdAt: user.createdAt,
-  totp: user.totpSecret !== undefined,
-});
-
 export const listUsersCommand = async (options: { dataDir: string; json?: boolean }) => {
   const users = await withAdminStores(options.dataDir, (stores) => stores.users().list());
-  const listed = users.map(listedUser);
+  // As `GET /v1/users` answers each (named fields only: no password's hash, no TOTP's key).
+  const listed = users.sort((a, b) => a.email.localeCompare(b.email)).map(personAnswer);
   if (options.json) {
     console.log(JSON.stringify(listed, null, 2));
     return;
   }
   for (const user of listed) {
-    const sees = user.admin ? "every app (admin)" : user.appIds.join(", ") || "no app yet";
+    const sees =
+      user.role === "admin" ? "every app (admin)" : user.app_ids.join(", ") || "no app yet";
     console.log(
-      `${user.email.padEnd(40)} ${sees}${user.viewer ? " (viewer)" : ""}${user.totp ? " (TOTP)" : ""}`,
+      `${user.email.padEnd(40)} ${sees}${user.role === "viewer" ? " (viewer)" : ""}${user.totp ? " (TOTP)" : ""}`,
     );
   }
 };
