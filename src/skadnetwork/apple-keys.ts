@@ -27,8 +27,9 @@ export const APPLE_KEYS = [
     curve: "P-192",
     spki: "MEkwEwYHKoZIzj0CAQYIKoZIzj0DAQEDMgAEMyHD625uvsmGq4C43cQ9BnfN2xslVT5V1nOmAMP6qaRRUll3PB1JYmgSm+62sosG",
     environment: "production",
+    // The index of the release notes lists no key: the notes of versions 1 and 2 give this one.
     source:
-      "https://developer.apple.com/documentation/storekit/skadnetwork-release-notes (SKAdNetwork 1 and 2)",
+      "https://developer.apple.com/documentation/storekit/skadnetwork-2-release-notes (and skadnetwork-1-release-notes)",
   },
   {
     id: "skadnetwork-2.1",

@@ -94,6 +94,24 @@ export const SKAN_3_WIN = {
   "did-win": true,
 };
 
+/**
+ * The same page's postback of an ad that did not win: `did-win` false, and neither
+ * `source-app-id` nor a conversion value, so the signed text goes from `redownload` to
+ * `fidelity-type`.
+ */
+export const SKAN_3_LOSS = {
+  version: "3.0",
+  "ad-network-id": "example123.skadnetwork",
+  "campaign-id": 42,
+  "transaction-id": "f9ac267a-a889-44ce-b5f7-0166d11461f0",
+  "app-id": 525463029,
+  "attribution-signature":
+    "MEUCIQDDetUtkyc/MiQvVJ5I6HIO1E7l598572Wljot2Onzd4wIgVJLzVcyAV+TXksGNoa0DTMXEPgNPeHCmD4fw1ABXX0g=",
+  redownload: true,
+  "fidelity-type": 1,
+  "did-win": false,
+};
+
 /** https://developer.apple.com/documentation/storekit/combining-parameters-for-previous-skadnetwork-postback-versions */
 export const SKAN_2_2 = {
   version: "2.2",
@@ -167,6 +185,7 @@ export const VERIFIED_SKAN_SAMPLES = {
   "4.0 fine": SKAN_4_FINE,
   "4.0 coarse": SKAN_4_COARSE,
   "3.0": SKAN_3_WIN,
+  "3.0 not winning": SKAN_3_LOSS,
   "2.2": SKAN_2_2,
   "2.1": SKAN_2_1,
   "2.0": SKAN_2_0,

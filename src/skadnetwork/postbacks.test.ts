@@ -7,6 +7,7 @@ import {
   SKAN_2_0,
   SKAN_2_1,
   SKAN_2_2,
+  SKAN_3_LOSS,
   SKAN_3_WIN,
   SKAN_4_COARSE,
   SKAN_4_FINE,
@@ -48,6 +49,15 @@ describe("Apple's keys", () => {
       expect(curve, key.id).toBe(key.curve === "P-256" ? "prime256v1" : "prime192v1");
       expect(key.source).toMatch(/^https:\/\/developer\.apple\.com\/documentation\//);
     }
+  });
+
+  it("name the page that publishes each SKAdNetwork key", () => {
+    expect(appleKey("skadnetwork", "skadnetwork-1")?.source).toMatch(
+      /^https:\/\/developer\.apple\.com\/documentation\/storekit\/skadnetwork-2-release-notes /,
+    );
+    expect(appleKey("skadnetwork", "skadnetwork-2.1")?.source).toBe(
+      "https://developer.apple.com/documentation/storekit/verifying-an-install-validation-postback",
+    );
   });
 
   it("give AdAttributionKit's production key and its development keys by kid, each a key of its own", () => {
@@ -138,6 +148,14 @@ describe("SKAdNetwork postbacks", () => {
       sourceAppId: "1234567891",
       redownload: true,
       conversionValue: 20,
+    });
+    // One that did not win has no source app and no value: still Apple's, and no install.
+    expect(read(SKAN_3_LOSS)).toMatchObject({
+      version: "3.0",
+      sourceIdentifier: "42",
+      didWin: false,
+      sourceAppId: null,
+      conversionValue: null,
     });
     // Before 3.0 a postback is the winner's.
     expect(read(SKAN_2_0)).toMatchObject({ version: "2.0", didWin: true, fidelityType: null });
