@@ -6,7 +6,7 @@
  * Gateway response templates are not VTL, only variable substitution, so each response type
  * gets its status and name spelled out here; DEFAULT_4XX and DEFAULT_5XX catch the rest.
  */
-import { ResponseType, type RestApi } from "aws-cdk-lib/aws-apigateway";
+import { type GatewayResponse, ResponseType, type RestApi } from "aws-cdk-lib/aws-apigateway";
 import { statusName } from "../src/http/errors.ts";
 import { GATEWAY_ERRORS } from "../src/http/gateway-errors.ts";
 
@@ -57,12 +57,12 @@ export const errorTemplate = (error: GatewayError): string => {
   return `{"error":${JSON.stringify(statusName(error.status))},"detail":${detail}}`;
 };
 
-export const addGatewayErrors = (api: RestApi): void => {
-  for (const error of GATEWAY_RESPONSES) {
+/** The responses, made on the API; its deployment is hashed from them (lib/api.ts). */
+export const addGatewayErrors = (api: RestApi): GatewayResponse[] =>
+  GATEWAY_RESPONSES.map((error) =>
     api.addGatewayResponse(`${error.type.responseType}Response`, {
       type: error.type,
       statusCode: String(error.status),
       templates: { "application/json": errorTemplate(error) },
-    });
-  }
-};
+    }),
+  );
