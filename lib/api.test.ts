@@ -1,9 +1,14 @@
 import { STATUS_CODES } from "node:http";
-import { Match, type Template } from "aws-cdk-lib/assertions";
+import { Duration } from "aws-cdk-lib";
+import { Match, Template } from "aws-cdk-lib/assertions";
+import type { CfnGatewayResponse } from "aws-cdk-lib/aws-apigateway";
 import { beforeAll, describe, expect, it } from "vitest";
 import { authorizerEnv, exportEnv, ingestEnv } from "../src/config/aws-env.ts";
+import { SESSION_ROUTE_SCOPES } from "../src/domain/sessions.ts";
 import { API_FUNCTIONS, apiFunctionIdOf, functionOf as rowOf } from "../src/functions/manifest.ts";
-import { ROUTES } from "../src/http/routes.ts";
+import { methodsOf, ROUTES } from "../src/http/routes.ts";
+import { AttributionApi, type AttributionApiProps } from "./api.ts";
+import type { ApiRoute } from "./api-routes.ts";
 import { GATEWAY_RESPONSES } from "./gateway-responses.ts";
 import { RATES_TABLE_KEY } from "./lake.ts";
 import { INGEST_DATA, type ServiceStack } from "./service-stack.ts";
@@ -12,20 +17,29 @@ import {
   actionsOf,
   asArray,
   isJson,
+  nestedStackIdOf,
   propertiesOf,
+  seenFrom,
   sharedServiceStack,
   statementsOfRole,
   synthServiceStack,
+  testStack,
 } from "./stack.test-support.ts";
 
 let stack: ServiceStack;
 let template: Template;
+/** The nested stack of the API's resources and methods. */
+let routes: Template;
 
 const INGEST_ROUTES = ["installs", "events", "s2s-events"] as const;
 
 beforeAll(() => {
   ({ stack, template } = sharedServiceStack());
+  routes = Template.fromStack(stack.api.routes);
 });
+
+/** A value of the service's stack as the routes' nested stack is given it: a parameter. */
+const inRoutes = (value: unknown) => seenFrom(stack.api.routes, template, value);
 
 const functionOf = (id: string) => {
   const fn = stack.api.routeFunctions[id];
@@ -72,7 +86,9 @@ describe.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("route %
       ? "is a public method, with no authorizer"
       : "is a method behind the API-key authorizer",
     () => {
-      template.hasResourceProperties(
+      const session = (SESSION_ROUTE_SCOPES as readonly (string | null)[]).includes(route.scope);
+      const authorizer = stack.api.authorizers[session ? "session" : "key"];
+      routes.hasResourceProperties(
         "AWS::ApiGateway::Method",
         route.scope === null
           ? {
@@ -84,7 +100,8 @@ describe.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("route %
           : {
               HttpMethod: route.method,
               AuthorizationType: "CUSTOM",
-              AuthorizerId: Match.anyValue(),
+              // The authorizer of the service's stack, by the id it passes as a parameter.
+              AuthorizerId: inRoutes(authorizer.authorizerId),
               OperationName: route.id,
             },
       );
@@ -126,12 +143,14 @@ describe.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("route %
   });
 
   it(`${route.streaming ? "streams" : "buffers"} the Lambda response through the proxy integration`, () => {
-    const method = Object.values(template.findResources("AWS::ApiGateway::Method")).find(
+    const method = Object.values(routes.findResources("AWS::ApiGateway::Method")).find(
       (m) => propertiesOf(m).OperationName === route.id,
     );
     const integration = propertiesOf(method).Integration;
     const uri = JSON.stringify(isJson(integration) ? integration.Uri : undefined);
     expect(integration).toMatchObject({ Type: "AWS_PROXY" });
+    // Its own function's, whose ARN the service's stack passes as a parameter.
+    expect(uri).toContain(JSON.stringify(inRoutes(functionOf(route.id).function.functionArn)));
     if (route.streaming) {
       expect(integration).toMatchObject({
         ResponseTransferMode: "STREAM",
@@ -299,6 +318,196 @@ describe("gateway responses", () => {
         detail: expect.any(String),
       });
     }
+  });
+});
+
+describe("the API's resources and methods, a nested stack of their own", () => {
+  /** Each path a route's resource path is under, itself included: one resource each. */
+  const resourcePaths = new Set(
+    ROUTES.flatMap((route) =>
+      route.path
+        .split("/")
+        .slice(1)
+        .map((_, i, parts) => `/${parts.slice(0, i + 1).join("/")}`),
+    ),
+  );
+
+  it("holds a resource a path and a method a route's verb, and nothing else; the service's stack none", () => {
+    const types = Object.values(routes.toJSON().Resources).map((r) => (r as { Type: string }).Type);
+    expect([...new Set(types)].sort()).toEqual([
+      "AWS::ApiGateway::Method",
+      "AWS::ApiGateway::Resource",
+    ]);
+    routes.resourceCountIs("AWS::ApiGateway::Method", ROUTES.flatMap(methodsOf).length);
+    routes.resourceCountIs("AWS::ApiGateway::Resource", resourcePaths.size);
+    template.resourceCountIs("AWS::ApiGateway::Method", 0);
+    template.resourceCountIs("AWS::ApiGateway::Resource", 0);
+  });
+
+  it("adds them to the service's API, by the ids of the API and its root it is passed", () => {
+    for (const kind of ["AWS::ApiGateway::Method", "AWS::ApiGateway::Resource"]) {
+      for (const resource of Object.values(routes.findResources(kind))) {
+        expect(propertiesOf(resource).RestApiId, kind).toEqual(inRoutes(stack.api.api.restApiId));
+      }
+    }
+    const root = inRoutes(stack.api.api.restApiRootResourceId);
+    const topLevel = Object.values(routes.findResources("AWS::ApiGateway::Resource")).filter(
+      (resource) => JSON.stringify(propertiesOf(resource).ParentId) === JSON.stringify(root),
+    );
+    expect(topLevel.map((resource) => propertiesOf(resource).PathPart).sort()).toEqual([
+      "api",
+      "v1",
+    ]);
+  });
+
+  it("leaves the authorizers, one of each, to the service's stack, which passes their ids", () => {
+    template.resourceCountIs("AWS::ApiGateway::Authorizer", 2);
+    // Of the service's API, by its own reference: the nested stack takes, and gives back, none.
+    template.allResourcesProperties("AWS::ApiGateway::Authorizer", {
+      RestApiId: stack.resolve(stack.api.api.restApiId),
+    });
+    expect(routes.toJSON().Outputs ?? {}).toEqual({});
+    const passed = propertiesOf(template.toJSON().Resources[nestedStackIdOf(stack.api.routes)])
+      .Parameters as Record<string, unknown>;
+    for (const authorizer of Object.values(stack.api.authorizers)) {
+      const { Ref: parameter } = inRoutes(authorizer.authorizerId) as { Ref: string };
+      expect(passed[parameter]).toEqual(stack.resolve(authorizer.authorizerId));
+    }
+  });
+});
+
+describe("the stage's deployment", () => {
+  const deploymentOf = (t: Template) => {
+    const deployments = Object.entries(t.findResources("AWS::ApiGateway::Deployment"));
+    expect(deployments).toHaveLength(1);
+    return deployments[0] as [string, { DependsOn?: unknown }];
+  };
+
+  it("is made once the nested stack's methods and every gateway response are, and the stage serves it", () => {
+    const [id, deployment] = deploymentOf(template);
+    const dependsOn = asArray(deployment.DependsOn);
+    expect(dependsOn).toContain(nestedStackIdOf(stack.api.routes));
+    const responses = Object.keys(template.findResources("AWS::ApiGateway::GatewayResponse"));
+    expect(responses).toHaveLength(GATEWAY_RESPONSES.length);
+    expect(dependsOn).toEqual(expect.arrayContaining(responses));
+    const [stage] = Object.values(template.findResources("AWS::ApiGateway::Stage"));
+    expect(propertiesOf(stage).DeploymentId).toEqual({ Ref: id });
+  });
+
+  it("is hashed from the definitions of the methods the nested stack holds", () => {
+    // Each method of the nested template, read back into the definition it was made from.
+    const resources = routes.toJSON().Resources as Record<string, unknown>;
+    const root = JSON.stringify(inRoutes(stack.api.api.restApiRootResourceId));
+    const pathOf = (ref: unknown): string => {
+      if (JSON.stringify(ref) === root) return "";
+      const resource = propertiesOf(resources[String(isJson(ref) && ref.Ref)]);
+      return `${pathOf(resource.ParentId)}/${resource.PathPart}`;
+    };
+    const passed = propertiesOf(template.toJSON().Resources[nestedStackIdOf(stack.api.routes)])
+      .Parameters as Record<string, unknown>;
+    const functionsIn = (uri: unknown) =>
+      Object.entries(passed)
+        .filter(([name]) => JSON.stringify(uri).includes(JSON.stringify({ Ref: name })))
+        .map(([, value]) => (isJson(value) ? asArray(value["Fn::GetAtt"])[0] : value));
+    const authorizerNamed = (id: unknown) =>
+      Object.entries(stack.api.authorizers).find(
+        ([, authorizer]) =>
+          JSON.stringify(inRoutes(authorizer.authorizerId)) === JSON.stringify(id),
+      )?.[0];
+    const readBack = Object.values(routes.findResources("AWS::ApiGateway::Method")).map((m) => {
+      const method = propertiesOf(m);
+      const integration = isJson(method.Integration) ? method.Integration : {};
+      const [fn, ...others] = functionsIn(integration.Uri);
+      expect(others).toEqual([]);
+      return {
+        path: pathOf(method.ResourceId),
+        httpMethod: method.HttpMethod,
+        operationName: method.OperationName,
+        authorizer: method.AuthorizerId === undefined ? null : authorizerNamed(method.AuthorizerId),
+        apiKeyRequired: method.ApiKeyRequired === true,
+        integration: {
+          type: integration.Type,
+          function: fn,
+          responseTransferMode: integration.ResponseTransferMode,
+          timeoutMillis: integration.TimeoutInMillis,
+        },
+      };
+    });
+    const byOperation = (a: { operationName: unknown }, b: { operationName: unknown }) =>
+      String(a.operationName).localeCompare(String(b.operationName));
+    expect(readBack.sort(byOperation)).toEqual(
+      stack.api.routes.methods.map(({ definition }) => definition).sort(byOperation),
+    );
+  });
+
+  describe("its logical id, for which CloudFormation makes a new deployment", () => {
+    const binding = { environment: {}, grant: () => {} };
+    const deploymentIdOf = (
+      props: Partial<AttributionApiProps> = {},
+      change: (api: AttributionApi) => void = () => {},
+    ) => {
+      const testing = testStack();
+      const api = new AttributionApi(testing, "Api", {
+        functions: Object.fromEntries(
+          API_FUNCTIONS.map((row) => [row.id, binding]),
+        ) as unknown as AttributionApiProps["functions"],
+        authorizer: binding,
+        ...props,
+      });
+      change(api);
+      return deploymentOf(Template.fromStack(testing))[0];
+    };
+    const withRoute = (id: string, change: Partial<ApiRoute>): ApiRoute[] =>
+      ROUTES.map((route) => (route.id === id ? ({ ...route, ...change } as ApiRoute) : route));
+
+    let unchanged: string;
+    beforeAll(() => {
+      unchanged = deploymentIdOf();
+    });
+
+    it("is the same for the same API", () => {
+      expect(deploymentIdOf()).toBe(unchanged);
+      expect(deploymentIdOf({ routes: [...ROUTES] })).toBe(unchanged);
+    });
+
+    it.each([
+      ["timeout", withRoute("config", { timeoutSeconds: 5 })],
+      ["path", withRoute("config", { path: "/v1/configuration" })],
+      ["verb", withRoute("request-deletion", { method: "PUT" })],
+      ["authorizer", withRoute("deletion-status", { scope: "reports" })],
+      ["key", withRoute("openapi", { scope: "config", publicReason: undefined })],
+    ])("changes with a route's %s", (_, changed) => {
+      expect(deploymentIdOf({ routes: changed })).not.toBe(unchanged);
+    });
+
+    it("stays with a route's scope under the same authorizer, whose function checks it", () => {
+      expect(deploymentIdOf({ routes: withRoute("deletion-status", { scope: "s2s" }) })).toBe(
+        unchanged,
+      );
+    });
+
+    it("changes without a route", () => {
+      expect(deploymentIdOf({ routes: ROUTES.filter((route) => route.id !== "config") })).not.toBe(
+        unchanged,
+      );
+    });
+
+    it("changes with the key authorizer's cache", () => {
+      expect(deploymentIdOf({ authorizerCacheTtl: Duration.minutes(1) })).not.toBe(unchanged);
+    });
+
+    it("changes with a gateway response", () => {
+      const changed = deploymentIdOf({}, (api) => {
+        const response = api.api.node.findChild("UNAUTHORIZEDResponse").node.defaultChild;
+        (response as CfnGatewayResponse).statusCode = "403";
+      });
+      expect(changed).not.toBe(unchanged);
+    });
+
+    it("stays with the stage's throttles, which a stage takes without a new deployment", () => {
+      const limits = { ...DEFAULT_SETTINGS, apiPeak: { ...DEFAULT_SETTINGS.apiPeak, sdk: 2_000 } };
+      expect(deploymentIdOf({ limits })).toBe(unchanged);
+    });
   });
 });
 
@@ -612,7 +821,7 @@ describe("limits per route and per app", () => {
   it("takes each request's usage-plan key from the authorizer, and requires it on every keyed method", () => {
     template.hasResourceProperties("AWS::ApiGateway::RestApi", { ApiKeySourceType: "AUTHORIZER" });
     for (const route of ROUTES) {
-      template.hasResourceProperties("AWS::ApiGateway::Method", {
+      routes.hasResourceProperties("AWS::ApiGateway::Method", {
         OperationName: route.id,
         ApiKeyRequired: route.scope === null ? Match.absent() : true,
       });

@@ -7,39 +7,45 @@
  * Streaming routes use Lambda response streaming through the proxy integration
  * (`responseTransferMode: STREAM`), which also lifts API Gateway's 29 s and 10 MB limits.
  *
- * Each method is throttled by its route's kind of traffic, and each app by the usage plan whose
- * key the authorizer names (lib/usage-plans.ts); a regional web ACL guards the stage
- * (lib/web-acl.ts); a custom domain is optional.
+ * The resources and methods are a nested stack of their own (lib/api-routes.ts); the API, its
+ * authorizers and gateway responses, the functions, and the deployment and stage that serve
+ * the methods are here. Each method is throttled by its route's kind of traffic, and each app
+ * by the usage plan whose key the authorizer names (lib/usage-plans.ts); a regional web ACL
+ * guards the stage (lib/web-acl.ts); a custom domain is optional.
  */
-import { CfnOutput, Duration } from "aws-cdk-lib";
+import { CfnOutput, Duration, Lazy, Names } from "aws-cdk-lib";
 import {
   AccessLogField,
   AccessLogFormat,
   ApiKeySourceType,
-  AuthorizationType,
+  type CfnAuthorizer,
+  type CfnGatewayResponse,
+  Deployment,
   type DomainName,
   EndpointType,
+  type GatewayResponse,
   IdentitySource,
-  LambdaIntegration,
-  type LambdaIntegrationOptions,
   LogGroupLogDestination,
-  type Method,
   type MethodDeploymentOptions,
   MethodLoggingLevel,
   RequestAuthorizer,
-  ResponseTransferMode,
   RestApi,
   SecurityPolicy,
+  Stage,
   TokenAuthorizer,
 } from "aws-cdk-lib/aws-apigateway";
 import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
-import type { IRole } from "aws-cdk-lib/aws-iam";
-import { CfnPermission } from "aws-cdk-lib/aws-lambda";
+import { type IRole, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
-import { Construct } from "constructs";
-import { SESSION_ROUTE_SCOPES } from "../src/domain/sessions.ts";
+import { Construct, type IConstruct } from "constructs";
 import { API_FUNCTIONS, type ApiFunctionId, apiFunctionIdOf } from "../src/functions/manifest.ts";
 import { methodsOf, ROUTES, type Route } from "../src/http/routes.ts";
+import {
+  type ApiRoute,
+  ApiRoutes,
+  type AuthorizerName,
+  type MethodDefinition,
+} from "./api-routes.ts";
 import { addGatewayErrors } from "./gateway-responses.ts";
 import { acknowledge } from "./nag.ts";
 import { pascal } from "./naming.ts";
@@ -94,10 +100,6 @@ export const routeFunction = (
   options: { readonly entryFor?: EntryResolver; readonly logRetention: RetentionDays },
 ): ServiceFunction => rowFunction(scope, `${pascal(route.id)}Route`, route, binding, options);
 
-/** API Gateway's limit for buffered integrations; streamed ones may run up to 15 minutes. */
-const BUFFERED_TIMEOUT_LIMIT = Duration.seconds(29);
-const STREAMED_TIMEOUT_LIMIT = Duration.minutes(15);
-
 export interface AttributionApiProps {
   /**
    * One binding per API function (an ungrouped route's, a route group's), from its manifest
@@ -119,6 +121,8 @@ export interface AttributionApiProps {
   readonly domain?: StackSettings["apiDomain"];
   readonly entryFor?: EntryResolver;
   readonly logRetention?: RetentionDays;
+  /** The route table, ROUTES unless a test changes a row of it. */
+  readonly routes?: readonly ApiRoute[];
 }
 
 export class AttributionApi extends Construct {
@@ -126,10 +130,16 @@ export class AttributionApi extends Construct {
   /** The stage's access log: every request, its status and why API Gateway refused it. */
   readonly accessLogs: LogGroup;
   readonly authorizerFunction: ServiceFunction;
+  /** The API-key TOKEN authorizer and the session REQUEST authorizer, both of that function. */
+  readonly authorizers: Readonly<Record<AuthorizerName, TokenAuthorizer | RequestAuthorizer>>;
   /** Each API function, by its id: what there is one of per function (alarms, concurrency). */
   readonly functions: Readonly<Partial<Record<ApiFunctionId, ServiceFunction>>>;
   /** The function serving each route, by the route's id; a group's routes share theirs. */
   readonly routeFunctions: Readonly<Record<string, ServiceFunction>>;
+  /** The API's resources and methods (a nested stack). */
+  readonly routes: ApiRoutes;
+  /** What the stage serves: a new deployment whenever what it is a snapshot of changes. */
+  readonly deployment: Deployment;
   /** The apps' usage plan and its keys (a nested stack). */
   readonly usagePlan: AppUsagePlan;
   readonly webAcl: RegionalWebAcl;
@@ -140,8 +150,9 @@ export class AttributionApi extends Construct {
     super(scope, id);
     const logRetention = props.logRetention ?? DEFAULT_SETTINGS.logRetention;
     const limits = props.limits ?? DEFAULT_SETTINGS;
-    const routes = ROUTES.filter((route) => props.functions[apiFunctionIdOf(route.id)]);
-    const stage = stageThrottle(limits);
+    const routes = (props.routes ?? ROUTES).filter(
+      (route) => props.functions[apiFunctionIdOf(route.id)],
+    );
 
     const accessLogs = new LogGroup(this, "AccessLogs", { retention: logRetention });
     this.accessLogs = accessLogs;
@@ -153,28 +164,11 @@ export class AttributionApi extends Construct {
       cloudWatchRole: true,
       // The usage-plan key of a request is the one its authorizer answer names.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
-      deployOptions: {
-        // The default of any method without its own, which every route has.
-        throttlingRateLimit: stage.rateLimit,
-        throttlingBurstLimit: stage.burstLimit,
-        // A method's own settings replace the stage's, so each repeats them with its throttle.
-        methodOptions: Object.fromEntries(
-          routes.flatMap((route) =>
-            methodsOf(route).map((method) => [
-              `${route.path}/${method}`,
-              { ...METHOD_LOGGING, ...methodThrottle(routeThrottle(route, limits)) },
-            ]),
-          ),
-        ),
-        tracingEnabled: true,
-        ...METHOD_LOGGING,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: accessLogFormat(),
-      },
+      // Its methods are made in a nested stack, where CDK's own deployment would not see them:
+      // the deployment and the stage are made below.
+      deploy: false,
     });
-    // The stack outputs the URL once, as ApiUrl, next to the other names the CLI reads.
-    this.api.node.tryRemoveChild("Endpoint");
-    addGatewayErrors(this.api);
+    const responses = addGatewayErrors(this.api);
 
     this.authorizerFunction = new ServiceFunction(this, "Authorizer", {
       name: "authorizer",
@@ -186,20 +180,25 @@ export class AttributionApi extends Construct {
       logRetention,
     });
     props.authorizer.grant(this.authorizerFunction.role);
-    const authorizer = new TokenAuthorizer(this, "KeyAuthorizer", {
-      handler: this.authorizerFunction.function,
-      // The spec's header: the API key itself, no scheme prefix.
-      identitySource: IdentitySource.header("Authorization"),
-      resultsCacheTtl: props.authorizerCacheTtl ?? DEFAULT_SETTINGS.authorizerCacheTtl,
-    });
-    // The routes the dashboard calls take a key or a session cookie: the same function as a
-    // REQUEST authorizer, which sees the cookie, the method, the app named and the CSRF header.
-    // Uncached (an answer depends on all of those), so with no identity source either.
-    const sessionAuthorizer = new RequestAuthorizer(this, "SessionAuthorizer", {
-      handler: this.authorizerFunction.function,
-      identitySources: [],
-      resultsCacheTtl: Duration.seconds(0),
-    });
+    const authorizers = {
+      key: new TokenAuthorizer(this, "KeyAuthorizer", {
+        handler: this.authorizerFunction.function,
+        // The spec's header: the API key itself, no scheme prefix.
+        identitySource: IdentitySource.header("Authorization"),
+        resultsCacheTtl: props.authorizerCacheTtl ?? DEFAULT_SETTINGS.authorizerCacheTtl,
+      }),
+      // The routes the dashboard calls take a key or a session cookie: the same function as a
+      // REQUEST authorizer, which sees the cookie, the method, the app named and the CSRF
+      // header. Uncached (an answer depends on all of those), so with no identity source either.
+      session: new RequestAuthorizer(this, "SessionAuthorizer", {
+        handler: this.authorizerFunction.function,
+        identitySources: [],
+        resultsCacheTtl: Duration.seconds(0),
+      }),
+    } satisfies Record<AuthorizerName, TokenAuthorizer | RequestAuthorizer>;
+    // An authorizer takes its API's id from the API of the methods that name it: their nested
+    // stack's import of this API, given this API's id, so each is this stack's, made once here.
+    this.authorizers = authorizers;
 
     const functions: Partial<Record<ApiFunctionId, ServiceFunction>> = {};
     for (const row of API_FUNCTIONS) {
@@ -219,54 +218,69 @@ export class AttributionApi extends Construct {
     this.functions = functions;
 
     const routeFunctions: Record<string, ServiceFunction> = {};
-    const keyed: { route: (typeof ROUTES)[number]; method: Method }[] = [];
     for (const route of routes) {
       const fn = functions[apiFunctionIdOf(route.id)];
-      if (!fn) continue;
-      routeFunctions[route.id] = fn;
-
-      // Each method its own integration; the permission to invoke the function is one for all
-      // of its methods (below).
-      const integration = new LambdaIntegration(fn.function, integrationOptions(route));
-      const resource = this.api.root.resourceForPath(route.path);
-      // A GET route answers HEAD too, as its GET with the body left off, as the embedded
-      // gateway does (link checkers and monitors ask so).
-      for (const verb of methodsOf(route)) {
-        const operationName =
-          verb === route.method ? route.id : `${route.id}-${verb.toLowerCase()}`;
-        if (route.scope === null) {
-          // A public route: no key, so no authorizer (the embedded gateway skips it too).
-          const method = resource.addMethod(verb, integration, {
-            authorizationType: AuthorizationType.NONE,
-            operationName,
-          });
-          const reason = `${verb} ${route.path} is public by design. ${route.publicReason}`;
-          acknowledge(method, "AwsSolutions-APIG4", reason);
-          acknowledge(method, "AwsSolutions-COG4", reason);
-          continue;
-        }
-        const withSession = (SESSION_ROUTE_SCOPES as readonly string[]).includes(route.scope);
-        const method = resource.addMethod(verb, integration, {
-          authorizer: withSession ? sessionAuthorizer : authorizer,
-          authorizationType: AuthorizationType.CUSTOM,
-          operationName,
-          // The key is the app's, from the authorizer: its usage plan limits it.
-          apiKeyRequired: true,
-        });
-        keyed.push({ route, method });
-        acknowledge(
-          method,
-          "AwsSolutions-COG4",
-          withSession
-            ? "Callers authenticate with the spec's API keys or a dashboard session cookie, both checked by the Lambda REQUEST authorizer; Cognito checks passwords at sign-in only."
-            : "Callers authenticate with the spec's API keys, checked by the Lambda TOKEN authorizer.",
-        );
-      }
+      if (fn) routeFunctions[route.id] = fn;
     }
     this.routeFunctions = routeFunctions;
-    this.#allowStageOnly();
 
-    this.usagePlan = new AppUsagePlan(this, "UsagePlan", { api: this.api, methods: keyed, limits });
+    this.routes = new ApiRoutes(this, "Routes", {
+      api: this.api,
+      routes: routes.flatMap((route) => {
+        const fn = routeFunctions[route.id];
+        return fn ? [{ route, handler: fn.function }] : [];
+      }),
+      authorizers,
+    });
+    // The API's list of its methods, which CDK refuses to synthesize an API without.
+    const methods = this.routes.methods.map(({ method }) => method);
+    this.api.methods.push(...methods);
+
+    this.deployment = new Deployment(this.api, "Deployment", {
+      api: this.api,
+      description: "Attribution service API",
+    });
+    // Made once every method is, so once the nested stack is: it is a snapshot of the API.
+    this.deployment.node.addDependency(...methods, ...responses);
+    // Read as the template is written, so as to see any later change to these too.
+    this.deployment.addToLogicalId(
+      Lazy.any({
+        produce: () =>
+          deployedDefinition(
+            this.routes.methods.map(({ definition }) => definition),
+            authorizers,
+            responses,
+          ),
+      }),
+    );
+    // The id CDK gives the stage of an API it deploys itself, so it keeps its logical id.
+    const stageLimit = stageThrottle(limits);
+    this.api.deploymentStage = new Stage(this.api, "DeploymentStage.prod", {
+      deployment: this.deployment,
+      // The default of any method without its own, which every route has.
+      throttlingRateLimit: stageLimit.rateLimit,
+      throttlingBurstLimit: stageLimit.burstLimit,
+      // A method's own settings replace the stage's, so each repeats them with its throttle.
+      methodOptions: Object.fromEntries(
+        routes.flatMap((route) =>
+          methodsOf(route).map((method) => [
+            `${route.path}/${method}`,
+            { ...METHOD_LOGGING, ...methodThrottle(routeThrottle(route, limits)) },
+          ]),
+        ),
+      ),
+      tracingEnabled: true,
+      ...METHOD_LOGGING,
+      accessLogDestination: new LogGroupLogDestination(accessLogs),
+      accessLogFormat: accessLogFormat(),
+    });
+    this.#allowStageOnly(Object.values(routeFunctions));
+
+    this.usagePlan = new AppUsagePlan(this, "UsagePlan", {
+      api: this.api,
+      methods: this.routes.methods.filter(({ definition }) => definition.apiKeyRequired),
+      limits,
+    });
     this.webAcl = new RegionalWebAcl(this, "WebAcl", {
       stageArn: this.api.deploymentStage.stageArn,
       addressRateLimit: props.addressRateLimit ?? DEFAULT_SETTINGS.addressRateLimit,
@@ -305,15 +319,21 @@ export class AttributionApi extends Construct {
   }
 
   /**
-   * One permission per function for the whole API, rather than one per method: a route group's
-   * methods would each add a resource to a stack near CloudFormation's 500. CDK's API-wide
-   * permission names every stage, API Gateway's console test calls (`test-invoke-stage`) among
-   * them, so its source is narrowed to the deployed stage: only requests to it invoke a function.
+   * One permission per function for the whole API, rather than a resource for each method (a
+   * route group's function has many). Its source is the deployed stage: only requests to it
+   * invoke a function, and not API Gateway's console test calls (`test-invoke-stage`). Each has
+   * the id of the API-wide permission CDK's LambdaIntegration made here before the methods
+   * moved to their nested stack, so the logical id it had.
    */
-  #allowStageOnly(): void {
+  #allowStageOnly(functions: readonly ServiceFunction[]): void {
     const deployed = this.api.arnForExecuteApi("*", "/*", this.api.deploymentStage.stageName);
-    for (const permission of this.api.node.children) {
-      if (permission instanceof CfnPermission) permission.sourceArn = deployed;
+    for (const fn of new Set(functions)) {
+      const id = `ApiPermission.ApiScoped.${Names.nodeUniqueId(fn.function.node)}.${Names.nodeUniqueId(this.api.node)}`;
+      fn.function.addPermission(id, {
+        principal: new ServicePrincipal("apigateway.amazonaws.com"),
+        scope: this.api,
+        sourceArn: deployed,
+      });
     }
   }
 
@@ -322,6 +342,49 @@ export class AttributionApi extends Construct {
     return this.domain ? `https://${this.domain.domainName}/` : this.api.url;
   }
 }
+
+/**
+ * What the stage's deployment is a snapshot of, hashed into its logical id. API Gateway serves a
+ * change to a method, an authorizer or a gateway response only from a new deployment, and
+ * CloudFormation makes one only when the deployment's logical id changes. CDK hashes each
+ * method into its API's deployment as the method is made, but these are made in their nested
+ * stack on an import of the API, which has no deployment: each is hashed here by its
+ * definition instead, the plain data it is made from. CDK still hashes the API's own
+ * properties; the authorizers and gateway responses, in this stack, by their properties.
+ */
+const deployedDefinition = (
+  methods: readonly MethodDefinition[],
+  authorizers: Readonly<Record<AuthorizerName, IConstruct>>,
+  responses: readonly GatewayResponse[],
+) => ({
+  methods: [...methods].sort((a, b) =>
+    `${a.path} ${a.httpMethod}`.localeCompare(`${b.path} ${b.httpMethod}`),
+  ),
+  authorizers: Object.fromEntries(
+    Object.entries(authorizers).map(([name, authorizer]) => {
+      const cfn = authorizer.node.defaultChild as CfnAuthorizer;
+      return [
+        name,
+        {
+          name: cfn.name,
+          type: cfn.type,
+          authorizerUri: cfn.authorizerUri,
+          identitySource: cfn.identitySource,
+          resultsCacheTtl: cfn.authorizerResultTtlInSeconds,
+        },
+      ];
+    }),
+  ),
+  gatewayResponses: responses.map((response) => {
+    const cfn = response.node.defaultChild as CfnGatewayResponse;
+    return {
+      type: cfn.responseType,
+      statusCode: cfn.statusCode,
+      templates: cfn.responseTemplates,
+      parameters: cfn.responseParameters,
+    };
+  }),
+});
 
 /** Every method's metrics and logging. */
 const METHOD_LOGGING = {
@@ -335,24 +398,6 @@ const methodThrottle = (throttle: Throttle): MethodDeploymentOptions => ({
   throttlingRateLimit: throttle.rateLimit,
   throttlingBurstLimit: throttle.burstLimit,
 });
-
-/**
- * The integration waits as long as the route's own row says (a group's function may be sized
- * for a slower route of its group), within API Gateway's limit.
- */
-const integrationOptions = (route: Route): LambdaIntegrationOptions => {
-  const timeout = Duration.seconds(route.timeoutSeconds);
-  const limit = route.streaming ? STREAMED_TIMEOUT_LIMIT : BUFFERED_TIMEOUT_LIMIT;
-  return {
-    proxy: true,
-    // One permission for the function's methods, made once (AttributionApi narrows it).
-    scopePermissionToMethod: false,
-    responseTransferMode: route.streaming
-      ? ResponseTransferMode.STREAM
-      : ResponseTransferMode.BUFFERED,
-    timeout: timeout.toSeconds() > limit.toSeconds() ? limit : timeout,
-  };
-};
 
 /** JSON access logs: who called what, how it ended, and why API Gateway refused, if it did. */
 const accessLogFormat = (): AccessLogFormat =>
