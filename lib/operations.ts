@@ -8,9 +8,10 @@
  *
  * Those alarms (two a function), their metric filters and the dashboard live in a nested stack
  * of their own, so that the service's stack keeps CloudFormation's 500 resources a stack for
- * functions, tables and routes. The topic stays in the service's stack: the nested stack is
- * passed its ARN as one parameter (and one for each resource it watches), and the alarms made
- * beside their constructs send to it with no reference across stacks.
+ * functions and tables (the API's methods are a nested stack too, lib/api-routes.ts). The topic
+ * stays in the service's stack: the nested stack is passed its ARN as one parameter (and one
+ * for each resource it watches), and the alarms made beside their constructs send to it with
+ * no reference across stacks.
  */
 import { Duration, NestedStack, Stack } from "aws-cdk-lib";
 import type { RestApi } from "aws-cdk-lib/aws-apigateway";

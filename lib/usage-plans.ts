@@ -6,9 +6,9 @@
  * src/http/usage-keys.ts), and this plan holds every slot's key, with a share of each route's
  * limit per key. One app, or one leaked SDK key, so never takes a route's whole capacity.
  *
- * The keys live in a nested stack: two resources each, where the service's own stack is near
- * CloudFormation's 500. They are made a few at a time, as API Gateway allows CreateApiKey 5
- * times a second an account.
+ * The keys live in a nested stack: two resources each, 400 in all, which the service's own stack
+ * has no room for under CloudFormation's 500. They are made a few at a time, as API Gateway
+ * allows CreateApiKey 5 times a second an account.
  */
 import { NestedStack } from "aws-cdk-lib";
 import {
