@@ -87,8 +87,6 @@ describe("ServiceStack", () => {
     // (two for a GET, which answers HEAD too) and perhaps a resource to the API's nested stack
     // of resources and methods (lib/api-routes.ts), and nothing here. Routes of a family that
     // use the same things join its route group (src/http/routes.ts) rather than add a function.
-    // With the API's methods in the service's stack, the People page's group took it to 483,
-    // past the 25 kept here then: their nested stack freed 131 (132 less its own resource).
     const LIMIT = 500;
     const HEADROOM = 100;
     const count = Object.keys(template.toJSON().Resources).length;
