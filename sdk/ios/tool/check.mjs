@@ -3137,6 +3137,53 @@ checking("a repeat is counted as delivered, and an item left unnamed is still a 
   ];
 });
 
+// A batch on its way is settled by its answer, and the queue's bound (which drops on the app's
+// thread while the worker sends) leaves it so: an item the bound takes off it is told dropped
+// (`queue_full`) only once the answer shows the service did not store it, and not when the
+// answer refuses or ignores it, which is its one report. An item the bound took before the
+// batch was marked on its way (during the consent update before it) was told then, and does
+// not leave.
+checking(
+  "an item the queue's bound takes while its batch is on its way is settled by the answer, told once",
+  () => {
+    const file = "Core/SdkCore.swift";
+    const enqueue = functionText(file, /func enqueue\(_ drafts: \[Draft\]\)/);
+    const session = functionText(file, /func enqueueSession\(/);
+    const send = functionText(file, /func send\(_ batch/);
+    const alone = functionText(file, /func refusedAsWhole\(/);
+    const settle = functionText(file, /func settle\(/);
+    const tests = [
+      ["DeliveryTests", "testAnEventTheBoundTakesWhileOnItsWayThatTheServiceStoresIsDeliveredNotReportedDropped"],
+      ["DeliveryTests", "testAnEventTheBoundTakesWhileOnItsWayIsReportedOnceWhenItsAnswerRefusesItOrFails"],
+      ["DeliveryTests", "testAnEventTheBoundTakesWhileTheConsentUpdateBeforeItsBatchIsOnItsWayIsToldOnceAndNeverSent"],
+      ["SessionTests", "testASessionTheBoundTakesWhileOnItsWayThatTheServiceStoresIsNoDrop"],
+    ];
+    return [
+      ...(/outsideTheBatch\(queue\.add\(/.test(enqueue) && /outsideTheBatch\(sessions\.add\(/.test(session)
+        ? []
+        : ["what the bound drops of a batch on its way is told at once (events or sessions)"]),
+      ...(before(send, "enqueueLock.lock()", "lane.queue.stillHeld(batch)") &&
+      before(send, "lane.queue.stillHeld(batch)", "inFlight = InFlight(") &&
+      before(send.slice(send.indexOf("inFlight = InFlight(")), "enqueueLock.unlock()", "try post(batch")
+        ? []
+        : ["a batch is not marked on its way under enqueueLock, with only the items still queued"]),
+      ...(before(send, "lane.queue.remove(ids: removed)", "inFlight?.taken.subtract(removed)") &&
+      /inFlight\?\.taken\.subtract\(id\)/.test(alone)
+        ? []
+        : ["what the answer settles is told again as the bound's drop"]),
+      ...(/reportDrop\(taken, of: lane, \.queueFull/.test(settle)
+        ? []
+        : ["what the bound took and the answer did not settle is lost unsaid"]),
+      ...tests
+        .filter(
+          ([test, name]) =>
+            !read(join(ios, "Tests", "ServiceAttributionTests", `${test}.swift`)).includes(`func ${name}(`),
+        )
+        .map(([test, name]) => `${test}.${name} is missing`),
+    ];
+  },
+);
+
 const passed = results.filter(Boolean).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);
 process.exitCode = passed === results.length ? 0 : 1;

@@ -655,6 +655,82 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.queuedIndexes, [])
     }
 
+    /// A full queue (three places, #0 to #2) whose batch is on its way when the app sends #3:
+    /// the bound takes #0, which is in that batch. `answer` answers that batch (nil: stored).
+    private func fullWhileTheBatchIsOnItsWay(_ answer: @escaping (HTTPRequest) -> HTTPResponse?) throws -> (Harness, Heard) {
+        var settings = Harness.settings
+        settings.maxQueuedEvents = 3
+        let harness = Harness(store: try Harness.given(queued: 3))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var answered = false
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", !answered else { return nil }
+            answered = true
+            try harness.sendIndexed(1, from: 3)
+            return answer(request)
+        }
+        XCTAssertNil(harness.configure(settings: settings))
+        harness.runScheduled()
+        return (harness, heard)
+    }
+
+    func testAnEventTheBoundTakesWhileOnItsWayThatTheServiceStoresIsDeliveredNotReportedDropped() throws {
+        let (harness, heard) = try fullWhileTheBatchIsOnItsWay { _ in nil }
+        XCTAssertEqual(harness.acceptedIndexes, [0, 1, 2, 3], "every event delivered, once")
+        XCTAssertEqual(heard.dropped, [:], "no drop told of an event the service stored")
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+        XCTAssertEqual(harness.queuedIndexes, [])
+    }
+
+    func testAnEventTheBoundTakesWhileOnItsWayIsReportedOnceWhenItsAnswerRefusesItOrFails() throws {
+        // Refused by name: the refusal alone is told, not the bound's drop too.
+        let (refused, refusedHeard) = try fullWhileTheBatchIsOnItsWay { _ in
+            HTTPResponse(statusCode: 202, body: #"{"accepted":2,"ignored":[],"rejected":[{"index":0,"event_id":"a","error":"Unprocessable Entity","detail":"event_time: is required","retryable":false}],"warnings":[]}"#)
+        }
+        XCTAssertEqual(refused.acceptedIndexes, [1, 2, 3])
+        XCTAssertEqual(refusedHeard.errors.map { [$0.reason?.rawValue ?? "", String($0.count)] }, [["refused", "1"]])
+        XCTAssertEqual(refused.core.droppedEventCount, 1)
+
+        // The request failed: #0 is off the queue, so not sent again, and the bound's drop is told then.
+        let (failed, failedHeard) = try fullWhileTheBatchIsOnItsWay { _ in HTTPResponse(statusCode: 503, body: "{}") }
+        failed.eventually("the others delivered") { failed.acceptedIndexes == [1, 2, 3] }
+        XCTAssertEqual(failed.service.deliveredEvents.compactMap(FakeService.index).filter { $0 == 0 }.count, 1, "#0 left once, never again")
+        XCTAssertEqual(failedHeard.errors.map { [$0.reason?.rawValue ?? "", String($0.count)] }, [["queue_full", "1"]])
+        XCTAssertEqual(failed.core.droppedEventCount, 1)
+    }
+
+    func testAnEventTheBoundTakesWhileTheConsentUpdateBeforeItsBatchIsOnItsWayIsToldOnceAndNeverSent() throws {
+        var settings = Harness.settings
+        settings.maxQueuedEvents = 3
+        let harness = Harness(store: try Harness.given(queued: 3))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var consentSet = false
+        var overflowed = false
+        harness.service.answer = { request in
+            let path = FakeService.path(request)
+            if path == "/v1/sessions" && !consentSet {
+                // The app sets a consent as the launch's session is on its way: the events'
+                // batch, #0 to #2 once taken, waits for the update.
+                consentSet = true
+                harness.core.setConsent(ServiceConsent(adUserData: false))
+            } else if path.hasSuffix("/consent") && consentSet && !overflowed {
+                // #3 comes as the update is on its way: the bound takes #0, and tells it.
+                overflowed = true
+                try harness.sendIndexed(1, from: 3)
+            }
+            return nil
+        }
+        XCTAssertNil(harness.configure(settings: settings))
+        harness.runScheduled()
+        XCTAssertTrue(overflowed)
+        XCTAssertEqual(harness.acceptedIndexes, [1, 2, 3])
+        XCTAssertFalse(harness.service.deliveredEvents.compactMap(FakeService.index).contains(0), "#0, told dropped, never leaves")
+        XCTAssertEqual(heard.dropped, ["queue_full": 1])
+        XCTAssertEqual(harness.core.droppedEventCount, 1)
+    }
+
     func testEventsSentBeforeConfigureAreDeliveredOnceItRuns() throws {
         let harness = Harness()
         let heard = Heard()

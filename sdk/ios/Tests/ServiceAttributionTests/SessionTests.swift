@@ -521,6 +521,27 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("dropped (stopped)") }, [])
     }
 
+    func testASessionTheBoundTakesWhileOnItsWayThatTheServiceStoresIsNoDrop() throws {
+        var settings = Harness.settings
+        settings.maxQueuedSessions = 1
+        let harness = Harness()
+        var answered = false
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/sessions", !answered else { return nil }
+            answered = true
+            // The launch's session is on its way when the app comes back after the interval: the
+            // queue holds one session, and its bound takes the launch's to make room.
+            self.leave(harness, at: 2_000, returning: 3_800)
+            return nil
+        }
+        XCTAssertNil(harness.configure(settings: settings))
+        harness.runScheduled()
+        XCTAssertEqual(sessionStarts(harness.service), [0, 3_800])
+        XCTAssertEqual(harness.core.droppedSessionCount, 0, "the session the service stored is no drop")
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("dropped (queue_full)") }, [])
+        XCTAssertEqual(harness.core.queuedSessionCount, 0)
+    }
+
     func testAConfigurationThatSwitchesTheSdkOffDropsTheLaunchsSessionAndTheNextLaunchMakesNone() throws {
         let harness = Harness()
         harness.service.config = SessionTests.config(enabled: false)

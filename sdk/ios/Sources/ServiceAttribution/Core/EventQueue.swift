@@ -101,6 +101,15 @@ final class EventQueue {
         return Array(events.prefix(count))
     }
 
+    /// Of these items, those the queue still holds, in their order: one the bound dropped since
+    /// they were peeked is left out.
+    func stillHeld(_ items: [JSONValue]) -> [JSONValue] {
+        lock.lock()
+        defer { lock.unlock() }
+        let held = Set(events.compactMap { kind.id(of: $0) })
+        return items.filter { item in kind.id(of: item).map { held.contains($0) } ?? true }
+    }
+
     /// Removes the items of these ids (sent, or dropped); the others keep their order. Returns
     /// how many it found: an item dropped meanwhile is not counted twice.
     @discardableResult

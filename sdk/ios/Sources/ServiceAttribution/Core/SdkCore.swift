@@ -104,9 +104,10 @@ final class SdkCore: @unchecked Sendable {
     /// switches the SDK on (as the Kotlin and Unity SDKs do). Forgotten at the first read's
     /// answer or failure, and whenever the SDK is switched off. Under `lock`.
     private var launchOffAsKept: KeptOffLaunch?
-    /// The batch on its way to the service, set by the worker under `lock` as it leaves: a
-    /// `stop` meanwhile leaves its items in the queue for the answer to settle, so that an item
-    /// the service accepts is never reported dropped.
+    /// The batch on its way to the service, set by the worker under `lock` (and `enqueueLock`)
+    /// as it leaves: a `stop` meanwhile leaves its items in the queue, and the queue's bound
+    /// leaves those it takes off it, for the answer to settle, so that an item the service
+    /// accepts is never reported dropped, nor one it refuses reported twice.
     private var inFlight: InFlight?
     /// How many times `stop` has run, under `lock`: a batch taken before a stop is no batch to
     /// send after it, even once a `start` follows (the stop dropped its items).
@@ -299,6 +300,11 @@ final class SdkCore: @unchecked Sendable {
         let ids: Set<String>
         /// `stop` was called while it was on its way: what its answer leaves queued is dropped.
         var stopped = false
+        /// The ids of the batch the queue's bound took off the queue meanwhile, to make room for
+        /// newer items: its answer settles them. Stored, they are delivered; refused or ignored,
+        /// that verdict is their one report; left to a retry, or the request failed, they are
+        /// lost, and told dropped (`queue_full`) then.
+        var taken: Set<String> = []
     }
 
     /// `refusalLog`: where a refused process (an app extension) writes its warnings before any
@@ -1065,9 +1071,23 @@ final class SdkCore: @unchecked Sendable {
             // not say takes the mode as it is now.
             return Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: draft.anonymous ?? isAnonymous)
         }
-        let overflow = queue.add(events)
+        let overflow = outsideTheBatch(queue.add(events), of: queue)
         drafts.forEach { evaluateConversion($0) }
         return overflow
+    }
+
+    /// Under `enqueueLock`, of the items `queue`'s bound just took off to make room: those to
+    /// report now. Those of the batch on its way are its answer's to settle (``InFlight/taken``):
+    /// told now, one the service stores would be a drop told of an item delivered, and one it
+    /// refuses or ignores a drop told twice.
+    private func outsideTheBatch(_ dropped: [JSONValue], of queue: EventQueue) -> [JSONValue] {
+        if dropped.isEmpty { return dropped }
+        return locked { () -> [JSONValue] in
+            guard let sending = inFlight, sending.queue === queue else { return dropped }
+            let onItsWay = { (item: JSONValue) -> Bool in queue.kind.id(of: item).map { sending.ids.contains($0) } ?? false }
+            inFlight?.taken.formUnion(dropped.filter(onItsWay).compactMap { queue.kind.id(of: $0) })
+            return dropped.filter { !onItsWay($0) }
+        }
     }
 
     /// Under `enqueueLock`: drafts written to the device as they were taken (their parameters
@@ -1219,7 +1239,7 @@ final class SdkCore: @unchecked Sendable {
         guard let sessions = sessionQueue, let serviceId = locked({ self.serviceId }) else { return [] }
         let session = Requests.session(id: UUID().uuidString.lowercased(), serviceId: serviceId, startedAt: time)
         currentLog.debug("session started at \(Requests.iso(time))")
-        return sessions.add(session)
+        return outsideTheBatch(sessions.add(session), of: sessions)
     }
 
     // MARK: - conversion values
@@ -1498,14 +1518,24 @@ final class SdkCore: @unchecked Sendable {
     /// (a `stop` and a `start` during the consent update before it, say), whose items that stop
     /// dropped.
     private func send(_ batch: [JSONValue], in lane: Lane, takenBefore: Int) -> Bool {
-        let ids = batch.compactMap { lane.id(of: $0) }
         // Marked on its way under the lock `stop` is marked under: a stop either comes first, and
-        // the batch stays, or leaves its items to the answer.
+        // the batch stays, or leaves its items to the answer. And under `enqueueLock`, which the
+        // queue's bound drops under: an item it took since the batch was taken (the consent
+        // update before it may take a round trip) was told dropped then, and does not leave;
+        // one it takes from now on is left to the answer.
+        enqueueLock.lock()
+        let batch = lane.queue.stillHeld(batch)
+        let ids = batch.compactMap { lane.id(of: $0) }
+        if batch.isEmpty {
+            enqueueLock.unlock()
+            return true
+        }
         let leaves = locked { () -> Bool in
             guard configured && config != nil && !disabled && !stopped && !deleted && stops == takenBefore else { return false }
             inFlight = InFlight(queue: lane.queue, ids: Set(ids))
             return true
         }
+        enqueueLock.unlock()
         guard leaves else { return false }
         defer { settle(Set(ids), in: lane) }
         let verdict: BatchVerdict
@@ -1532,7 +1562,12 @@ final class SdkCore: @unchecked Sendable {
         }
         let kept = Set(verdict.retry.compactMap { $0 < ids.count ? ids[$0] : nil })
         let removed = Set(ids).subtracting(kept)
+        enqueueLock.lock()
         lane.queue.remove(ids: removed)
+        // What the bound took of the batch meanwhile and this answer settles: stored, or told by
+        // its verdict below, and no drop of the bound's.
+        locked { () -> Void in inFlight?.taken.subtract(removed) }
+        enqueueLock.unlock()
         for warning in verdict.warnings {
             currentLog.warn("\(lane.kind == .events ? "event" : "session") stored with a change: \(warning)")
         }
@@ -1572,16 +1607,19 @@ final class SdkCore: @unchecked Sendable {
     /// says): no longer on its way. When `stop` was called meanwhile, what the answer left queued
     /// (the whole batch when the request failed) is dropped as the stop's, so that the queue ends
     /// empty and nothing of it is sent after the stop, while what the service accepted is
-    /// delivered and never counted dropped. Under `enqueueLock`, which `stop` holds as it clears.
+    /// delivered and never counted dropped. What the queue's bound took of it and the answer did
+    /// not settle is dropped as `queue_full`. Under `enqueueLock`, which `stop` holds as it
+    /// clears, and the bound as it drops.
     private func settle(_ ids: Set<String>, in lane: Lane) {
         enqueueLock.lock()
-        let stoppedMeanwhile = locked { () -> Bool in
+        let (stoppedMeanwhile, taken) = locked { () -> (Bool, Int) in
             defer { inFlight = nil }
-            return inFlight?.stopped ?? false
+            return (inFlight?.stopped ?? false, inFlight?.taken.count ?? 0)
         }
         let left = stoppedMeanwhile ? lane.queue.remove(ids: ids) : 0
         enqueueLock.unlock()
         reportDrop(left, of: lane, .stopped, "the app stopped the SDK while they were on their way, and the service did not take them")
+        reportDrop(taken, of: lane, .queueFull, "the queue was full, and the oldest made room while they were on their way; the service did not store them")
     }
 
     /// Every item the answer removed from the queue that it neither accepted, named as a repeat,
@@ -1620,8 +1658,12 @@ final class SdkCore: @unchecked Sendable {
     /// until the one item refused alone is known; only that one is dropped.
     private func refusedAsWhole(_ batch: [JSONValue], in lane: Lane, _ message: String) {
         guard batch.count > 1 else {
-            let id = batch.first.flatMap { lane.id(of: $0) }
-            lane.queue.remove(ids: Set(id.map { [$0] } ?? []))
+            let id = Set(batch.first.flatMap { lane.id(of: $0) }.map { [$0] } ?? [])
+            enqueueLock.lock()
+            lane.queue.remove(ids: id)
+            // Taken by the bound meanwhile or not, the refusal is its one report.
+            locked { () -> Void in inFlight?.taken.subtract(id) }
+            enqueueLock.unlock()
             reportDrop(1, of: lane, .refused, "refused alone by the service (\(message))")
             // The item that failed its batch is known: requests are whole again.
             lane.endSplitting()

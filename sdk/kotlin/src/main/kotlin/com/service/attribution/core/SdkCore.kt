@@ -788,17 +788,31 @@ internal class SdkCore(
         if (taken.isEmpty()) return
         // An event the queue holds already (the write that took it out of the journal failed) is queued once.
         val queuedIds = queue.values("event_id")
-        val overflow = queue.addAll(taken.filter { it.eventId !in queuedIds }.map(::protect))
+        val added = taken.filter { it.eventId !in queuedIds }
+        val overflow = queue.addAll(added.map(::protect))
         if (overflow == null) {
             return queueAgainAtRetry("the events' queue could not be written to the device: ${taken.size} event(s) stay in sendEvent's journal")
         }
         val ids = taken.mapTo(HashSet()) { it.eventId }
-        synchronized(drafts) {
-            // By id: sendEvent may have trimmed the oldest meanwhile.
-            drafts.removeAll { it.eventId in ids }
-            writeDrafts()
+        val gone =
+            synchronized(drafts) {
+                // The app's thread may have taken drafts off the journal while they were written
+                // to the queue: sendEvent's bound (the oldest past it) or stop(). Whoever took one
+                // tells it dropped, so it must not leave from the queue as well.
+                val left = drafts.mapTo(HashSet()) { it.eventId }
+                drafts.removeAll { it.eventId in ids }
+                writeDrafts()
+                ids.filterTo(HashSet()) { it !in left }
+            }
+        var full = overflow
+        if (gone.isNotEmpty()) {
+            // Of those, the ones the queue's bound dropped just now were told by whoever took
+            // them: not told again as the bound's.
+            val queuedNow = queue.values("event_id")
+            full -= added.count { it.eventId in gone && it.eventId !in queuedNow }
+            queue.removeIds(gone)
         }
-        if (overflow > 0) listeners.reportDrop(DropReason.QUEUE_FULL, overflow)
+        if (full > 0) listeners.reportDrop(DropReason.QUEUE_FULL, full)
     }
 
     /** On the worker: the event to queue for [draft], its matching parameters protected as the configuration says. */

@@ -84,6 +84,15 @@ internal class StoredQueue(
         save()
     }
 
+    /** Removes the items whose id is one of [ids], wherever they are; returns how many it found. */
+    fun removeIds(ids: Set<Any?>): Int {
+        val before = items.size
+        items.removeAll { it[idField] in ids }
+        val removed = before - items.size
+        if (removed > 0) save()
+        return removed
+    }
+
     /** Removes the items made before [cutoffMs]; returns how many. */
     fun expire(cutoffMs: Long): Int {
         val before = items.size

@@ -2,9 +2,12 @@ package com.service.attribution.core
 
 import com.service.attribution.DeepLink
 import com.service.attribution.DeepLinkKind
+import com.service.attribution.DropReason
 import com.service.attribution.EventType
+import com.service.attribution.support.MemoryStore
 import com.service.attribution.support.ScriptedDevice
 import java.util.concurrent.CopyOnWriteArrayList
+import java.util.concurrent.atomic.AtomicBoolean
 import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertThrows
@@ -112,6 +115,27 @@ class StartAfterStopTest {
         core.stop()
         device.scheduler.advance(10 * 60_000)
         assertEquals(before, device.backend.transport.requests.size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `events a stop drops as the worker queues them are not sent after a start that follows at once`() {
+        device.queues = MemoryStore()
+        val core = device.configure(device.launch())
+        device.scheduler.runDue()
+        repeat(3) { core.sendEvent(EventType.LOGIN, null, null) }
+        // The user opts out and back in (on the app's thread) while the worker writes the three
+        // events to the queue: the stop drops them and tells it.
+        val once = AtomicBoolean()
+        device.queues!!.beforeGet = { key ->
+            if (key == StoredQueue.EVENTS && once.compareAndSet(false, true)) {
+                core.stop()
+                core.start()
+            }
+        }
+        device.scheduler.advance(60_000)
+        assertEquals(listOf(DropReason.STOPPED to 3), device.errors.map { it.reason to it.count })
+        assertEquals("events told dropped are not sent", 0, device.backend.delivered.size)
         device.assertNoFailures()
     }
 }
