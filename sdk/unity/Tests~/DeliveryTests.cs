@@ -1083,6 +1083,33 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnEventTheBoundTakesWhileTheConsentUpdateBeforeItsBatchIsOnItsWayIsToldOnceAndNeverSent()
+        {
+            // The batch is taken, then the consent update goes first, a round trip: the event the
+            // bound takes meanwhile is told dropped at once, so it must not leave with the batch.
+            var rig = new Rig();
+            rig.Configure();
+            rig.QueueOffline(EventQueue.Capacity);
+            var events = Held.First(rig, "POST /v1/events");
+            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "events 0 to 99 are on their way");
+            // Set while they are: the next batch (100 to 199) is taken, then the update goes.
+            rig.Core.SetConsent(new ServiceConsent(adUserData: true));
+            var consent = Held.First(rig, "POST /v1/installs", "/consent");
+            events.Answer.Set();
+            Assert.IsTrue(consent.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the consent update is on its way, the next batch taken");
+            // 900 queued and 101 more: the bound takes the oldest, event 100.
+            for (var n = EventQueue.Capacity; n <= EventQueue.Capacity + 100; n++) rig.Send(n);
+            consent.Answer.Set();
+            rig.Settle();
+
+            var expected = Enumerable.Range(0, EventQueue.Capacity + 101).Where(n => n != 100).ToList();
+            CollectionAssert.AreEqual(expected, rig.AcceptedNow, "event 100 never sent");
+            CollectionAssert.AreEqual(new[] { "queue_full 1" }, rig.Heard.Errors.Select(e => e.ReasonName + " " + e.Count));
+            Assert.AreEqual(1, rig.Core.DroppedEventCount);
+        }
+
+        [Test]
         public void AnEventOlderThanTheBackendKeepsIsDroppedBeforeItIsSent()
         {
             var scenario = Scenario(Expired);

@@ -120,10 +120,16 @@ namespace Service.Unity
                 // meanwhile dropped this batch's items, which must not leave after it, not even
                 // once a Start followed. Checked under the lock Stop empties the queue under: a
                 // Stop either came first, and the batch stays unsent, or leaves it to its answer.
-                var ids = new HashSet<string>(batch.Select(queue.IdOf));
+                // And under the lock the queue's bound drops under: an item it took since the batch
+                // was taken was told dropped then, and does not leave; one it takes from now on is
+                // left to the answer.
+                HashSet<string> ids;
                 lock (flight)
                 {
                     if (!sending() || clears != clearsBefore) break;
+                    batch = queue.StillHeld(batch);
+                    if (batch.Count == 0) continue;
+                    ids = new HashSet<string>(batch.Select(queue.IdOf));
                     onItsWay = ids;
                     clearedOnItsWay = null;
                     clearedWhy = null;

@@ -154,6 +154,16 @@ namespace Service.Unity
             lock (gate) return items.Take(max).ToList();
         }
 
+        /// <summary>Of these items, those it still holds, in their order: one its bound dropped since they were peeked is left out.</summary>
+        public List<T> StillHeld(List<T> batch)
+        {
+            lock (gate)
+            {
+                var held = new HashSet<string>(items.Select(idOf));
+                return batch.Where(item => held.Contains(idOf(item))).ToList();
+            }
+        }
+
         /// <summary>Removes the items of these ids; how many it found (one dropped meanwhile is not counted again).</summary>
         public int Remove(IEnumerable<string> ids)
         {
