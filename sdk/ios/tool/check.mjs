@@ -3153,18 +3153,32 @@ checking(
     const alone = functionText(file, /func refusedAsWhole\(/);
     const settle = functionText(file, /func settle\(/);
     const tests = [
-      ["DeliveryTests", "testAnEventTheBoundTakesWhileOnItsWayThatTheServiceStoresIsDeliveredNotReportedDropped"],
-      ["DeliveryTests", "testAnEventTheBoundTakesWhileOnItsWayIsReportedOnceWhenItsAnswerRefusesItOrFails"],
-      ["DeliveryTests", "testAnEventTheBoundTakesWhileTheConsentUpdateBeforeItsBatchIsOnItsWayIsToldOnceAndNeverSent"],
+      [
+        "DeliveryTests",
+        "testAnEventTheBoundTakesWhileOnItsWayThatTheServiceStoresIsDeliveredNotReportedDropped",
+      ],
+      [
+        "DeliveryTests",
+        "testAnEventTheBoundTakesWhileOnItsWayIsReportedOnceWhenItsAnswerRefusesItOrFails",
+      ],
+      [
+        "DeliveryTests",
+        "testAnEventTheBoundTakesWhileTheConsentUpdateBeforeItsBatchIsOnItsWayIsToldOnceAndNeverSent",
+      ],
       ["SessionTests", "testASessionTheBoundTakesWhileOnItsWayThatTheServiceStoresIsNoDrop"],
     ];
     return [
-      ...(/outsideTheBatch\(queue\.add\(/.test(enqueue) && /outsideTheBatch\(sessions\.add\(/.test(session)
+      ...(/outsideTheBatch\(queue\.add\(/.test(enqueue) &&
+      /outsideTheBatch\(sessions\.add\(/.test(session)
         ? []
         : ["what the bound drops of a batch on its way is told at once (events or sessions)"]),
       ...(before(send, "enqueueLock.lock()", "lane.queue.stillHeld(batch)") &&
       before(send, "lane.queue.stillHeld(batch)", "inFlight = InFlight(") &&
-      before(send.slice(send.indexOf("inFlight = InFlight(")), "enqueueLock.unlock()", "try post(batch")
+      before(
+        send.slice(send.indexOf("inFlight = InFlight(")),
+        "enqueueLock.unlock()",
+        "try post(batch",
+      )
         ? []
         : ["a batch is not marked on its way under enqueueLock, with only the items still queued"]),
       ...(before(send, "lane.queue.remove(ids: removed)", "inFlight?.taken.subtract(removed)") &&
@@ -3177,7 +3191,9 @@ checking(
       ...tests
         .filter(
           ([test, name]) =>
-            !read(join(ios, "Tests", "ServiceAttributionTests", `${test}.swift`)).includes(`func ${name}(`),
+            !read(join(ios, "Tests", "ServiceAttributionTests", `${test}.swift`)).includes(
+              `func ${name}(`,
+            ),
         )
         .map(([test, name]) => `${test}.${name} is missing`),
     ];
