@@ -260,6 +260,16 @@ describe("an app's settings and keys as the dashboard reads and writes them", ()
         links: { web_url: `https://example.com/${"a".repeat(2_048)}` },
       }),
     ).rejects.toThrow("links.web_url: must be at most 2048 characters");
+    // Every problem of a body at once: the link settings' rules beside the body's own.
+    await expect(
+      dashboard.update(OWNER, "com.example.settings", {
+        name: "n".repeat(250),
+        time_zone: "Mars/Olympus",
+        links: { web_url: "ftp://x.example/", hosts: ["go_example.com"] },
+      }),
+    ).rejects.toThrow(
+      /^name: .*; time_zone: must be an IANA time zone.*; links\.web_url: must be an http or https URL; links\.hosts\[0\]: /,
+    );
     // Renamed and switched off, each a change of its own: the rest stays as set.
     const renamed = await dashboard.update(OWNER, "com.example.settings", { name: " Renamed " });
     expect(renamed).toMatchObject({ name: "Renamed", enabled: true });

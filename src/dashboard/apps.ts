@@ -30,7 +30,7 @@ import { proveHosts } from "../links/host-proof.ts";
 import type { App, AppStore, KeyStore, Platform, StoredKey } from "../ports/apps.ts";
 import type { TxtRecords } from "../ports/dns.ts";
 import type { User, UserStore } from "../ports/users.ts";
-import { checked, formatPath, joinProblems } from "../validation/issues.ts";
+import { checked, formatPath, joinProblems, plainWords } from "../validation/issues.ts";
 
 export interface AppSummary {
   readonly app_id: string;
@@ -220,20 +220,40 @@ const inWords = (issue: z.core.$ZodIssue): string => {
  * request (`links.web_url: must be an http or https URL`) rather than the settings' own names
  * (`webUrl`), which a caller of the API never sees.
  */
-const checkLinkChange = (app: App, change: z.input<typeof linkSettingsChangeSchema>): void => {
+const linkChangeProblems = (
+  app: App,
+  change: z.input<typeof linkSettingsChangeSchema>,
+): string[] => {
   const parsed = linkSettingsChangeSchemaOf(app).safeParse(change);
-  if (parsed.success) return;
-  throw new ValidationError(
-    joinProblems(
-      parsed.error.issues.map((issue) => {
-        const [key, ...rest] = issue.path;
-        const field = typeof key === "string" ? (LINK_FIELDS[key] ?? key) : key;
-        const path = formatPath(field === undefined ? ["links"] : ["links", field, ...rest]);
-        return `${path}: ${inWords(issue)}`;
-      }),
-    ),
-  );
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => {
+    const [key, ...rest] = issue.path;
+    const field = typeof key === "string" ? (LINK_FIELDS[key] ?? key) : key;
+    const path = formatPath(field === undefined ? ["links"] : ["links", field, ...rest]);
+    return `${path}: ${inWords(issue)}`;
+  });
 };
+
+const checkLinkChange = (app: App, change: z.input<typeof linkSettingsChangeSchema>): void => {
+  const problems = linkChangeProblems(app, change);
+  if (problems.length > 0) throw new ValidationError(joinProblems(problems));
+};
+
+/** The request's link settings by the settings' own names (`web_url` as `webUrl`). */
+const linkChangeOf = (l: NonNullable<SettingsChange["links"]>) =>
+  ({
+    appStoreId: nullToClear(l.app_store_id),
+    playPackage: nullToClear(l.play_package),
+    iosBundleId: nullToClear(l.ios_bundle_id),
+    webUrl: nullToClear(l.web_url),
+    hosts: l.hosts,
+    appleTeamId: nullToClear(l.apple_team_id),
+    androidSha256Fingerprints: l.android_sha256_fingerprints,
+    languages: l.languages,
+    previewTitle: nullToClear(l.preview_title),
+    previewDescription: nullToClear(l.preview_description),
+    previewImageUrl: nullToClear(l.preview_image_url),
+  }) satisfies z.input<typeof linkSettingsChangeSchema>;
 
 export const newKeyBody = z.strictObject({
   kind: z.enum(["sdk", "server"], { error: "must be sdk or server" }),
@@ -325,7 +345,24 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
     },
     /** Changes the app's settings, as `email` (who may change it) asks. */
     async update(email: string, appId: string, body: unknown): Promise<AppSettings> {
-      const change = checked(settingsChangeBody, body, "body");
+      const parsed = settingsChangeBody.safeParse(body, { error: plainWords });
+      if (!parsed.success) {
+        // With the link settings' own rules too, where their shape is right: a form with
+        // several problems hears of every one at once, not of the next after each fix.
+        const links = settingsChangeBody.shape.links.safeParse(
+          (body as { links?: unknown } | null)?.links,
+        );
+        const stored = links.success && links.data ? await deps.apps.get(appId) : undefined;
+        throw new ValidationError(
+          joinProblems([
+            ...parsed.error.issues.map(
+              (issue) => `${formatPath(issue.path) || "body"}: ${issue.message}`,
+            ),
+            ...(stored && links.data ? linkChangeProblems(stored, linkChangeOf(links.data)) : []),
+          ]),
+        );
+      }
+      const change = parsed.data;
       const hosts = change.links?.hosts
         ? await hostsChange(email, appId, change.links.hosts)
         : null;
@@ -354,20 +391,7 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
           );
         }
         if (change.links) {
-          const l = change.links;
-          const linkChange = {
-            appStoreId: nullToClear(l.app_store_id),
-            playPackage: nullToClear(l.play_package),
-            iosBundleId: nullToClear(l.ios_bundle_id),
-            webUrl: nullToClear(l.web_url),
-            hosts: l.hosts,
-            appleTeamId: nullToClear(l.apple_team_id),
-            androidSha256Fingerprints: l.android_sha256_fingerprints,
-            languages: l.languages,
-            previewTitle: nullToClear(l.preview_title),
-            previewDescription: nullToClear(l.preview_description),
-            previewImageUrl: nullToClear(l.preview_image_url),
-          } satisfies z.input<typeof linkSettingsChangeSchema>;
+          const linkChange = linkChangeOf(change.links);
           checkLinkChange(app, linkChange);
           app = withLinkSettings(app, linkChange);
           if (linkChange.appStoreId) {

@@ -68,6 +68,10 @@ describe("an app's ad networks", () => {
     expect(await refusal({ networks: { "own123.skadnetwork": "two words" } })).toBe(
       "body.networks.own123.skadnetwork: must be a media source of 1 to 100 letters, digits, _, . or -",
     );
+    // An id and a media source both wrong: both said at once.
+    expect(await refusal({ networks: { "no-dot": "two words" } })).toBe(
+      "body.networks: no-dot is not an ad network id (<id>.skadnetwork); body.networks.no-dot: must be a media source of 1 to 100 letters, digits, _, . or -",
+    );
     const many = Object.fromEntries(
       Array.from({ length: 501 }, (_, n) => [`net${n}.skadnetwork`, "x"]),
     );

@@ -3,10 +3,12 @@
  * conversion value schema (checked, then saved as the next version) and its own names of ad
  * network ids; and its stored postbacks, listed a page at a time.
  */
+
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { ApplePostbackStore, StoredApplePostback } from "../ports/apple-postbacks.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { ReportEngine } from "../ports/reports.ts";
+import { joinProblems } from "../validation/issues.ts";
 import { AD_NETWORKS, mediaSourceOf } from "./ad-networks.ts";
 import { type ConversionSchema, nextSchema, parseConversionSchema } from "./conversion-schema.ts";
 import { counts } from "./postbacks.ts";
@@ -109,18 +111,17 @@ export const createSkadnetworkSettings = (deps: SkadnetworkSettingsDeps) => {
       }
       const entries = Object.entries(networks);
       if (entries.length > 500) throw new ValidationError("body.networks: at most 500 ids");
-      for (const [id, source] of entries) {
-        if (!NETWORK_ID.test(id)) {
-          throw new ValidationError(
-            `body.networks: ${id} is not an ad network id (<id>.skadnetwork)`,
-          );
-        }
-        if (typeof source !== "string" || !MEDIA_SOURCE.test(source)) {
-          throw new ValidationError(
-            `body.networks.${id}: must be a media source of 1 to 100 letters, digits, _, . or -`,
-          );
-        }
-      }
+      // Every entry's problems at once: a form naming one network hears of its id and its
+      // media source together.
+      const problems = entries.flatMap(([id, source]) => [
+        ...(NETWORK_ID.test(id)
+          ? []
+          : [`body.networks: ${id} is not an ad network id (<id>.skadnetwork)`]),
+        ...(typeof source === "string" && MEDIA_SOURCE.test(source)
+          ? []
+          : [`body.networks.${id}: must be a media source of 1 to 100 letters, digits, _, . or -`]),
+      ]);
+      if (problems.length > 0) throw new ValidationError(joinProblems(problems));
       const named = Object.fromEntries(
         entries.map(([id, source]) => [id.toLowerCase(), String(source)]),
       );

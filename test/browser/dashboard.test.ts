@@ -2763,23 +2763,32 @@ describe("the dashboard in a browser", () => {
     expect(answer.status()).toBe(422);
     // The service names the request's own fields, its bounds in words.
     const { detail } = (await answer.json()) as { detail: string };
-    expect(detail).toBe("name: must be at most 200 characters");
+    // Every problem at once, the link settings' beside the body's own.
+    expect(detail).toBe(
+      "name: must be at most 200 characters; " +
+        "links.web_url: must be an http or https URL; " +
+        "links.hosts[1]: must be a host name, like go.example.com",
+    );
     const said = {
       name: "Name must be at most 200 characters",
       webUrl: "Web URL must be an http or https URL",
       hosts: "Link hosts: “go_example” must be a host name, like go.example.com",
     };
     const error = page.locator("#settings-error");
-    await expect.poll(() => error.innerText(), WITHIN).toBe(`Not saved. ${said.name}`);
+    await expect
+      .poll(() => error.locator("li").allInnerTexts(), WITHIN)
+      .toEqual([said.name, said.webUrl, said.hosts]);
     const besideOf = async (input: Locator) => {
       expect(await input.getAttribute("aria-invalid")).toBe("true");
       const id = await input.getAttribute("aria-describedby");
       return page.locator(`[id="${id}"]`).innerText();
     };
     expect(await besideOf(name)).toBe(said.name);
+    expect(await besideOf(webUrl)).toBe(said.webUrl);
+    expect(await besideOf(hosts)).toBe(said.hosts);
     await expect.poll(() => page.evaluate("document.activeElement?.name"), WITHIN).toBe("name");
 
-    // The name right, the link settings' refusals follow, each beside its own field.
+    // The name right, the link settings' refusals stay, each beside its own field.
     await name.fill(APP_NAME);
     expect(await name.getAttribute("aria-invalid")).toBeNull();
     const [links] = await Promise.all([
@@ -3286,6 +3295,12 @@ describe("the dashboard in a browser", () => {
       .locator(`tr[data-app-id="${IOS_APP_ID}"]`);
     await app.getByRole("link", { name: IOS_APP_NAME }).click();
     await heading(page, "Overview").waitFor();
+    // Without its App Store id, which Apple's postbacks name an app by, none can reach it.
+    await navLink(page, "SKAdNetwork").click();
+    await heading(page, "SKAdNetwork").waitFor();
+    await expect
+      .poll(() => page.getByTestId("no-app-store-id").innerText(), WITHIN)
+      .toMatch(/^This app has no App Store id, and Apple's postbacks name an app by it/);
     await navLink(page, "Settings").click();
     await heading(page, "Settings").waitFor();
     await page.getByLabel("App Store id").fill(APP_STORE_ID);
@@ -3327,6 +3342,7 @@ describe("the dashboard in a browser", () => {
     await expect
       .poll(() => page.getByTestId("schema-version").innerText(), WITHIN)
       .toMatch(/^No schema yet/);
+    expect(await page.getByTestId("no-app-store-id").count()).toBe(0);
     const form = page.getByRole("form", { name: "Conversion value schema" });
     await form.getByRole("button", { name: "Add a rule to window 1" }).click();
     const first = form.getByRole("group", { name: "Window 1, Rule 1", exact: true });

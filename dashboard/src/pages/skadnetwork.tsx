@@ -7,6 +7,7 @@ import {
   type ConversionSchema,
   errorMessage,
   getAdNetworks,
+  getApp,
   getConversionSchema,
   saveAdNetworks,
   saveConversionSchema,
@@ -20,7 +21,7 @@ import {
 } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
 import { formatTime } from "../format.ts";
-import { appPath, useSession, useViewOnly } from "../session.tsx";
+import { appPath, useViewOnly } from "../session.tsx";
 import {
   besideByField,
   COARSE_VALUES,
@@ -46,8 +47,28 @@ import {
  */
 export function SkadnetworkPage(props: { appId: string }) {
   const { appId } = props;
-  const { currentAppId, currentAppOnIos } = useSession();
-  const androidOnly = currentAppId === appId && currentAppOnIos === false;
+  // Apple's postbacks name the app by its App Store id, which is how the service finds its
+  // app: without one, none reaches this app, whatever its platform.
+  const [withoutStoreId, setWithoutStoreId] = useState<{
+    appId: string;
+    platform: string;
+  } | null>(null);
+  useEffect(() => {
+    let current = true;
+    setWithoutStoreId(null);
+    getApp(appId).then(
+      (app) => {
+        if (current && app.links.app_store_id === null) {
+          setWithoutStoreId({ appId, platform: app.platform });
+        }
+      },
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [appId]);
+  const missing = withoutStoreId?.appId === appId ? withoutStoreId : null;
   return (
     <Page title="SKAdNetwork" subtitle={appId}>
       <p class="intro hint">
@@ -55,11 +76,13 @@ export function SkadnetworkPage(props: { appId: string }) {
         conversion values the app set on the device. The schema says which values the app sets for
         what its users do, and what each value means in the overview's SKAdNetwork section.
       </p>
-      {androidOnly ? (
-        <p class="warning">
-          This app is registered for Android and has no App Store id, so no postback from Apple
-          reaches it. Give its App Store id on the{" "}
-          <Link href={appPath(appId, "settings")}>Settings page</Link> to measure its iOS installs.
+      {missing ? (
+        <p class="warning" data-testid="no-app-store-id">
+          {missing.platform === "ios"
+            ? "This app has no App Store id, and Apple's postbacks name an app by it, so none reaches this app. "
+            : "This app is registered for Android and has no App Store id, so no postback from Apple reaches it. "}
+          Give its App Store id on the <Link href={appPath(appId, "settings")}>Settings page</Link>{" "}
+          to measure its iOS installs.
         </p>
       ) : null}
       <SchemaEditor appId={appId} />
