@@ -828,6 +828,12 @@ function DeepLinkTable(props: {
           />
         ) : null}
       </div>
+      {props.rows.length > 0 ? (
+        <p class="hint">
+          The paths of the links whose touch won each install, whether or not the app was handed the
+          path: a match not sure enough hands none over, and counts as Matched (no deep link).
+        </p>
+      ) : null}
       {props.rows.length === 0 ? (
         <p class="empty">
           No installs came through a deep link in this range
