@@ -14,6 +14,7 @@ import {
   signOut,
   type User,
 } from "./api.ts";
+import { samePageOf } from "./app-route.ts";
 import { ErrorText, Page } from "./components/page.tsx";
 import { hashRoute, useHashPath, useHashQuery } from "./hash-route.ts";
 import { AppsPage } from "./pages/apps.tsx";
@@ -214,6 +215,16 @@ function Shell() {
     },
     [navigate],
   );
+  // The header's picker opens the other app on the page open now, its range kept: one who
+  // compares two apps keeps their place. Anywhere else (the Apps page), on its overview.
+  const switchApp = useCallback(
+    (appId: string) => {
+      setChosenAppId(appId);
+      storeAppId(appId);
+      navigate(samePageOf(hashRoute(), appId));
+    },
+    [navigate],
+  );
 
   useEffect(() => {
     if (session.status === "signed-in") lastEmail.current = session.user.email;
@@ -268,7 +279,7 @@ function Shell() {
           <span class="brand">Attribution</span>
           {context ? (
             <div class="header-tools">
-              <AppPicker apps={apps} currentAppId={currentAppId} onChoose={chooseApp} />
+              <AppPicker apps={apps} currentAppId={currentAppId} onChoose={switchApp} />
               <span class="user" title={context.user.email}>
                 {context.user.email}
               </span>

@@ -96,6 +96,4 @@ export const useZoneKnown = (): boolean => {
   return apps !== null || appsError !== null;
 };
 
-/** The hash route of one of an app's pages. */
-export const appPath = (appId: string, page: string): string =>
-  `/apps/${encodeURIComponent(appId)}/${page}`;
+export { appPath } from "./app-route.ts";
