@@ -44,9 +44,4 @@ export const csvText = (rows: readonly (readonly string[])[]): string =>
 export const saveCsv = (rows: readonly (readonly string[])[], fileName: string): void =>
   saveFile(new Blob([`\uFEFF${csvText(rows)}`], { type: "text/csv;charset=utf-8" }), fileName);
 
-/**
- * A CSV file's name, by the app, the table and the range
- * (`com.example.game_campaigns_2026-11-01_2026-11-07.csv`): it says what it holds.
- */
-export const csvFileName = (appId: string, what: string, from: string, to: string): string =>
-  `${appId.replace(/[^A-Za-z0-9._-]/g, "_")}_${what}_${from}_${to}.csv`;
+export { csvFileName } from "./csv-file-name.ts";

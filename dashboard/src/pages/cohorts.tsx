@@ -733,7 +733,7 @@ export const groupsTable = (report: CohortReport): TextTable => {
 };
 
 const fileName = (appId: string, report: CohortReport, what: string) =>
-  csvFileName(appId, what, report.from, report.to);
+  csvFileName(appId, what, report.from, report.to, report.filters);
 
 function GroupsTable(props: { appId: string; report: CohortReport }) {
   const { report } = props;

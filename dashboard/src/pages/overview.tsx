@@ -145,7 +145,15 @@ export function OverviewPage(props: { appId: string }) {
             : ""}
       </div>
       <ErrorText message={error} />
-      {data ? <OverviewBody appId={appId} data={data} busy={loading} filtered={filtered} /> : null}
+      {data && shownAnswer ? (
+        <OverviewBody
+          appId={appId}
+          data={data}
+          busy={loading}
+          filtered={filtered}
+          filters={shownAnswer.filters}
+        />
+      ) : null}
       {onIos && valid ? (
         <SkadnetworkSection
           appId={appId}
@@ -189,11 +197,18 @@ const DEFINITIONS = {
     "The campaign's revenue in the range divided by its installs in the range. Revenue from installs of earlier days counts too, so it is not what the range's installs earned each; — when the campaign has no install in the range.",
 } as const;
 
-function OverviewBody(props: { appId: string; data: Overview; busy: boolean; filtered: boolean }) {
+function OverviewBody(props: {
+  appId: string;
+  data: Overview;
+  busy: boolean;
+  filtered: boolean;
+  /** The filters the answer was asked with, which name its files too. */
+  filters: ReportFilters;
+}) {
   const { data, filtered } = props;
-  /** Saves a table's rows as the CSV file of its name, for the range shown. */
+  /** Saves a table's rows as the CSV file of its name, for the range and filters shown. */
   const download = (rows: string[][], what: string) =>
-    saveCsv(rows, csvFileName(props.appId, what, data.from, data.to));
+    saveCsv(rows, csvFileName(props.appId, what, data.from, data.to, props.filters));
   return (
     <div class="overview" aria-busy={props.busy}>
       <Totals data={data} />
