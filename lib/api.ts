@@ -357,9 +357,11 @@ const deployedDefinition = (
   authorizers: Readonly<Record<AuthorizerName, IConstruct>>,
   responses: readonly GatewayResponse[],
 ) => ({
-  methods: [...methods].sort((a, b) =>
-    `${a.path} ${a.httpMethod}`.localeCompare(`${b.path} ${b.httpMethod}`),
-  ),
+  // By code unit, not locale: the same methods hash the same on every machine.
+  methods: [...methods].sort((a, b) => {
+    const [x, y] = [`${a.path} ${a.httpMethod}`, `${b.path} ${b.httpMethod}`];
+    return x < y ? -1 : x > y ? 1 : 0;
+  }),
   authorizers: Object.fromEntries(
     Object.entries(authorizers).map(([name, authorizer]) => {
       const cfn = authorizer.node.defaultChild as CfnAuthorizer;

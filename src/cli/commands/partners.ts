@@ -368,6 +368,8 @@ export const testPostbackCommand = async (options: {
       options.configId,
       {
         kind: options.event ? "event" : "install",
+        // Its store ids and other build fill the sample as a real send's (the API's test too).
+        app,
         platform: options.platform ?? (app.platform === "ios" ? "ios" : "android"),
         ...(options.event ? { eventName: options.event } : {}),
       },

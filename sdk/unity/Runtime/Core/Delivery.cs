@@ -149,7 +149,13 @@ namespace Service.Unity
                         // Refused as a whole, naming no item: sent again it would be refused again.
                         if (batch.Count == 1)
                         {
-                            queue.Remove(new[] { queue.IdOf(batch[0]) });
+                            // Taken by the bound meanwhile or not, the refusal is its one report.
+                            lock (flight)
+                            {
+                                var refused = queue.IdOf(batch[0]);
+                                queue.Remove(new[] { refused });
+                                takenOnItsWay.Remove(refused);
+                            }
                             drops.Drop(ServiceDropReason.Refused, 1, "the service refused " + kind.Describe(batch[0]) + " alone: " + error.Message);
                             suspect = 0;
                         }
