@@ -1110,6 +1110,38 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnEventRefusedAloneThatTheBoundTookWhileOnItsWayIsToldOnce()
+        {
+            // Event 0 is refused in every batch that holds it, down to its own request; the
+            // bound takes it while that request is on its way: the refusal is its one report.
+            var rig = new Rig();
+            var alone = new ManualResetEventSlim();
+            var answer = new ManualResetEventSlim();
+            var held = 0;
+            rig.Events = (numbers, body) =>
+            {
+                if (!numbers.Contains(0)) return ScriptedBackend.Usual("POST /v1/events", body);
+                if (numbers.Count == 1 && Interlocked.Exchange(ref held, 1) == 0)
+                {
+                    alone.Set();
+                    answer.Wait(TimeSpan.FromSeconds(10));
+                }
+                return Error(422);
+            };
+            rig.Configure();
+            rig.QueueOffline(EventQueue.Capacity);
+            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            Assert.IsTrue(alone.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way alone");
+            rig.Send(EventQueue.Capacity);
+            answer.Set();
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { "refused 1" }, rig.Heard.Errors.Select(e => e.ReasonName + " " + e.Count));
+            Assert.AreEqual(1, rig.Core.DroppedEventCount);
+            CollectionAssert.AreEqual(Enumerable.Range(1, EventQueue.Capacity).ToList(), rig.AcceptedNow);
+        }
+
+        [Test]
         public void AnEventOlderThanTheBackendKeepsIsDroppedBeforeItIsSent()
         {
             var scenario = Scenario(Expired);
