@@ -155,5 +155,37 @@ namespace Service.Unity.Tests
             var added = rig.Timers.Delays.Skip(timersBefore).ToList();
             CollectionAssert.AreEqual(new[] { SdkCore.DefaultRefreshInterval }, added, "the kept configuration holds until the periodic read");
         }
+
+        [Test]
+        public void ALaterLaunchWhoseReadFailsWaitsTheKeptConfigurationsInterval()
+        {
+            var answer = Tuple.Create(200, (JToken)new JObject { { "enabled", true }, { "refresh_interval_seconds", 600 } });
+            var rig = FirstLaunch(() => answer);
+            rig.Configure();
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(TimeSpan.FromMinutes(10), rig.Core.RefreshInterval);
+            rig.Core.Retire();
+            // The retired launch's timer goes, doing nothing: what waits next is the new launch's.
+            rig.Timers.FireAll();
+
+            answer = Unavailable();
+            rig.Launch();
+            rig.Configure();
+            rig.Core.Idle().Wait();
+            CollectionAssert.AreEqual(new[] { TimeSpan.FromMinutes(10) }, rig.Timers.Delays, "read again at the interval last read, not the default hour");
+
+            // A reading that names none goes back to the default, kept for the launch after.
+            answer = Config(true);
+            Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromMinutes(10)));
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(SdkCore.DefaultRefreshInterval, rig.Core.RefreshInterval);
+            rig.Core.Retire();
+            rig.Timers.FireAll();
+            answer = Unavailable();
+            rig.Launch();
+            rig.Configure();
+            rig.Core.Idle().Wait();
+            CollectionAssert.AreEqual(new[] { SdkCore.DefaultRefreshInterval }, rig.Timers.Delays);
+        }
     }
 }

@@ -107,6 +107,12 @@ namespace Service.Unity
         private const string AwaitingConversionKey = "service_sdk.conversion_waiting";
         /// <summary>Remote configuration's `session_interval_seconds` as last read; absent until one names it.</summary>
         private const string SessionIntervalKey = "service_sdk.session_interval";
+        /// <summary>
+        /// Remote configuration's `refresh_interval_seconds` as last read; absent until one names
+        /// it. A later launch whose read fails waits this long before reading again, as the Kotlin
+        /// and iOS SDKs wait the kept configuration's interval.
+        /// </summary>
+        private const string RefreshIntervalKey = "service_sdk.refresh_interval";
         /// <summary>The <see cref="SdkSetup.InstallFingerprint"/> of the install that kept these keys.</summary>
         internal const string InstallFingerprintKey = "service_sdk.install_fingerprint";
         /// <summary>Events waiting for the first open or the first configuration, at most.</summary>
@@ -122,7 +128,7 @@ namespace Service.Unity
             ServiceIdKey, FirstOpenKey, InstallTrackedKey, EnabledKey, AttributionKey, EventQueue.Key,
             CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentState.Key, ConsentState.SentKey,
             ConsentState.TrackingSentKey, DeferredKey,
-            SchemaKey, ConversionKey, AwaitingConversionKey, SessionQueue.Key, DropReporter.SessionsKey, SessionIntervalKey, DeletedKey,
+            SchemaKey, ConversionKey, AwaitingConversionKey, SessionQueue.Key, DropReporter.SessionsKey, SessionIntervalKey, RefreshIntervalKey, DeletedKey,
             InstallFingerprintKey,
         };
 
@@ -388,6 +394,7 @@ namespace Service.Unity
             eventRoute = new RouteHold("POST /v1/events", () => queue.Count + " events");
             sessionRoute = new RouteHold("POST /v1/sessions", () => sessions.Count + " sessions");
             sessionTracker.Interval = IntervalOf(store.Get(SessionIntervalKey));
+            refreshInterval = KeptRefreshInterval(store.Get(RefreshIntervalKey));
             var kept = store.Get(SchemaKey);
             if (kept != null) schema = ConversionSchema.Parse(ParseOrNull(kept));
             awaitingConversion.AddRange(AwaitingConversion.ParseAll(store.Get(AwaitingConversionKey)));
@@ -1400,6 +1407,7 @@ namespace Service.Unity
                 var enabled = (bool)settings["enabled"];
                 refreshInterval = RefreshIntervalOf(settings["refresh_interval_seconds"]);
                 next = refreshInterval;
+                store.Set(RefreshIntervalKey, ((long)refreshInterval.TotalSeconds).ToString(System.Globalization.CultureInfo.InvariantCulture));
                 store.Set(EnabledKey, enabled ? "true" : "false");
                 configurationKnown = true;
                 configRetryDelay = TimeSpan.Zero;
@@ -1497,6 +1505,20 @@ namespace Service.Unity
             var taken = ContractSeconds(seconds);
             if (!taken.HasValue) return DefaultRefreshInterval;
             return TimeSpan.FromSeconds(Math.Min(taken.Value, MaxRefreshInterval.TotalSeconds));
+        }
+
+        /// <summary>
+        /// The refresh interval kept by an earlier launch's reading (already within
+        /// <see cref="MaxRefreshInterval"/>); the default when none was kept or the value is damaged.
+        /// </summary>
+        private static TimeSpan KeptRefreshInterval(string seconds)
+        {
+            long value;
+            if (!long.TryParse(seconds, System.Globalization.NumberStyles.Integer, System.Globalization.CultureInfo.InvariantCulture, out value) || value < 1)
+            {
+                return DefaultRefreshInterval;
+            }
+            return TimeSpan.FromSeconds(Math.Min(value, (long)MaxRefreshInterval.TotalSeconds));
         }
 
         /// <summary>
