@@ -546,7 +546,11 @@ describe("the dashboard in a browser", () => {
 
   it("3. creates an SDK key that the API takes, then revokes it in the page: the API refuses it", async () => {
     await open(page, `/apps/${APP_ID}/overview`);
-    await navLink(page, "Keys").click();
+    // An app that has sent nothing is pointed at its keys and the SDK guide, not left with empty charts.
+    const noEvents = page.getByTestId("no-events-hint");
+    await noEvents.waitFor(WITHIN);
+    expect(await noEvents.innerText()).toContain("docs/sdks.md");
+    await noEvents.getByRole("link", { name: "Keys page" }).click();
     await heading(page, "Keys").waitFor();
     // An app made in the dashboard has no key yet.
     await page.getByText("No keys yet.").waitFor();
@@ -1171,6 +1175,7 @@ describe("the dashboard in a browser", () => {
     expect(countOf(await total("events").innerText())).toBe(expected.events);
     expect(await figure("paid")).toBeGreaterThan(0);
     expect(await figure("organic")).toBeGreaterThan(0);
+    expect(await page.getByTestId("no-events-hint").count()).toBe(0);
 
     // Six charts, each drawn on a canvas of some size.
     const charts = page.locator("figure.chart");
@@ -1666,6 +1671,8 @@ describe("the dashboard in a browser", () => {
     expect(await figure("installs").innerText()).toBe("6");
     expect(await figure("cost").innerText()).toBe("—");
     const costCard = page.getByRole("region", { name: "Cost", exact: true });
+    // What the range's installs earned, named apart from the overview's revenue of the range's events.
+    expect(await page.getByRole("region", { name: "Cohort revenue", exact: true }).count()).toBe(1);
     expect(await costCard.locator(".note").innerText()).toBe(
       "Cost rows name no platform, so with any of these installs' media source and campaign in this range one platform's cost is not known; without them, no link or click of these installs carried a cost.",
     );

@@ -473,7 +473,7 @@ function Totals(props: {
       title: "Revenue",
       cards: [
         {
-          label: "Revenue",
+          label: "Cohort revenue",
           testId: "cohort-revenue",
           value: t.revenue_usd,
           text: formatUsd(t.revenue_usd),
@@ -683,7 +683,7 @@ const FIGURE_COLUMNS = [
   "Conversion rate",
   "Cost",
   "eCPI",
-  "Revenue",
+  "Cohort revenue",
   "ARPU to date",
   "ARPU D0",
   "ARPU D7",

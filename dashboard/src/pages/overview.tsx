@@ -145,6 +145,15 @@ export function OverviewPage(props: { appId: string }) {
             : ""}
       </div>
       <ErrorText message={error} />
+      {data && !filtered && data.totals.events === 0 ? (
+        // An app just made has nothing to show on any chart: say what makes the first data come.
+        <p class="hint" data-testid="no-events-hint">
+          No event in this range. An app that has sent none yet needs its SDK set up with an SDK key
+          from the <Link href={appPath(appId, "keys")}>Keys page</Link> (the SDK guide,
+          docs/sdks.md, shows how); its events then show on the{" "}
+          <Link href={appPath(appId, "live")}>Live page</Link> as they arrive.
+        </p>
+      ) : null}
       {data && shownAnswer ? (
         <OverviewBody
           appId={appId}
