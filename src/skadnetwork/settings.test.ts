@@ -45,6 +45,17 @@ describe("an app's ad networks", () => {
     expect(cleared.filter((network) => network.own)).toEqual([]);
   });
 
+  it("takes any media source a link takes, so a link's source can name an ad network id too", async () => {
+    const settings = createSkadnetworkSettings({ apps: memoryApps() });
+    const named = await settings.saveNetworks(APP.appId, {
+      networks: { "own123.skadnetwork": "My Network!", "own456.skadnetwork": "Réseau 東京" },
+    });
+    expect(named.filter((network) => network.own).map((network) => network.media_source)).toEqual([
+      "My Network!",
+      "Réseau 東京",
+    ]);
+  });
+
   it("refuses what is no map of ad network ids to media sources, saving nothing", async () => {
     const settings = createSkadnetworkSettings({ apps: memoryApps() });
     const refusal = (body: unknown) =>
@@ -65,12 +76,16 @@ describe("an app's ad networks", () => {
     expect(await refusal({ networks: { [long]: "x" } })).toBe(
       `body.networks: ${long} is not an ad network id (<id>.skadnetwork)`,
     );
-    expect(await refusal({ networks: { "own123.skadnetwork": "two words" } })).toBe(
-      "body.networks.own123.skadnetwork: must be a media source of 1 to 100 letters, digits, _, . or -",
-    );
+    const rule =
+      "must be a media source of 1 to 200 characters, not blank, without control characters";
+    for (const source of ["", "  ", "tab\there", "x".repeat(201), 7]) {
+      expect(await refusal({ networks: { "own123.skadnetwork": source } })).toBe(
+        `body.networks.own123.skadnetwork: ${rule}`,
+      );
+    }
     // An id and a media source both wrong: both said at once.
-    expect(await refusal({ networks: { "no-dot": "two words" } })).toBe(
-      "body.networks: no-dot is not an ad network id (<id>.skadnetwork); body.networks.no-dot: must be a media source of 1 to 100 letters, digits, _, . or -",
+    expect(await refusal({ networks: { "no-dot": "" } })).toBe(
+      `body.networks: no-dot is not an ad network id (<id>.skadnetwork); body.networks.no-dot: ${rule}`,
     );
     const many = Object.fromEntries(
       Array.from({ length: 501 }, (_, n) => [`net${n}.skadnetwork`, "x"]),

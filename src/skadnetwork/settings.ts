@@ -5,10 +5,12 @@
  */
 
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
+import { LINK_LIMITS } from "../links/link-limits.ts";
 import type { ApplePostbackStore, StoredApplePostback } from "../ports/apple-postbacks.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { ReportEngine } from "../ports/reports.ts";
 import { joinProblems } from "../validation/issues.ts";
+import { hasControlCharacter } from "../validation/text.ts";
 import { AD_NETWORKS, mediaSourceOf } from "./ad-networks.ts";
 import { type ConversionSchema, nextSchema, parseConversionSchema } from "./conversion-schema.ts";
 import { counts } from "./postbacks.ts";
@@ -20,7 +22,17 @@ export const MAX_LISTING_DAYS = 366;
 
 /** `<id>.skadnetwork` as networks register them; Apple's own examples name `com.example`. */
 const NETWORK_ID = /^(?=.{3,100}$)[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+$/;
-const MEDIA_SOURCE = /^[A-Za-z0-9_.-]{1,100}$/;
+/**
+ * A media source as a link or a touch takes one (`My Network!` too): the name of an ad network id
+ * must be able to name whatever source its clicks are credited to.
+ */
+const isMediaSource = (source: unknown): source is string =>
+  typeof source === "string" &&
+  source.trim() !== "" &&
+  source.length <= LINK_LIMITS.maxFieldLength &&
+  source.isWellFormed() &&
+  !hasControlCharacter(source);
+const MEDIA_SOURCE_RULE = `must be a media source of 1 to ${LINK_LIMITS.maxFieldLength} characters, not blank, without control characters`;
 
 export interface SkadnetworkSettingsDeps {
   readonly apps: Pick<AppStore, "get" | "update">;
@@ -117,9 +129,7 @@ export const createSkadnetworkSettings = (deps: SkadnetworkSettingsDeps) => {
         ...(NETWORK_ID.test(id)
           ? []
           : [`body.networks: ${id} is not an ad network id (<id>.skadnetwork)`]),
-        ...(typeof source === "string" && MEDIA_SOURCE.test(source)
-          ? []
-          : [`body.networks.${id}: must be a media source of 1 to 100 letters, digits, _, . or -`]),
+        ...(isMediaSource(source) ? [] : [`body.networks.${id}: ${MEDIA_SOURCE_RULE}`]),
       ]);
       if (problems.length > 0) throw new ValidationError(joinProblems(problems));
       const named = Object.fromEntries(

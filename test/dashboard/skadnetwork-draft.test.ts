@@ -218,7 +218,7 @@ describe("the SKAdNetwork page's forms", () => {
         text: "Ad network id must be an id as the network publishes it, such as abcd1234ef.skadnetwork: letters, digits, ., _ and -",
       },
     ]);
-    const [source] = await saveNetworks({ "abcd1234ef.skadnetwork": "Not A Source!" });
+    const [source] = await saveNetworks({ "abcd1234ef.skadnetwork": " " });
     expect(source?.field).toBe("media_source");
     expect(source?.beside).toMatch(/^Media source must be /);
     expect(source?.beside).not.toContain("body.");
