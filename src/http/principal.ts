@@ -7,6 +7,7 @@ import type { Principal } from "../apps/authenticate.ts";
 import { NotFoundError, UnauthorizedError } from "../domain/errors.ts";
 import { SCOPES, type Scope } from "../domain/keys.ts";
 import { checked } from "../validation/issues.ts";
+import { type QueryEvent, queryOnce } from "./query-once.ts";
 
 const contextSchema = z.object({
   keyId: z.string(),
@@ -53,15 +54,12 @@ export const UNKNOWN_APP = "No such app.";
  * app the caller may not see is (a session's authorizer has checked it already; a key's has not).
  */
 export const appQuery = <T extends { readonly app_id?: string | undefined }>(
-  event: {
-    requestContext?: { authorizer?: unknown } | null;
-    queryStringParameters?: Readonly<Record<string, string | undefined>> | null;
-  },
+  event: { requestContext?: { authorizer?: unknown } | null } & QueryEvent,
   scope: Scope,
   schema: z.ZodType<T>,
 ): { readonly appId: string; readonly query: T } => {
   const { appId } = principalOf(event, scope);
-  const query = checked(schema, event.queryStringParameters ?? {}, "query");
+  const query = checked(schema, queryOnce(event), "query");
   if (query.app_id !== undefined && query.app_id !== appId) throw new NotFoundError(UNKNOWN_APP);
   return { appId, query };
 };

@@ -263,6 +263,29 @@ describe("cost rows in the cohorts report", () => {
     }
   });
 
+  it("refuses a parameter given twice, rather than answering for its last value", async () => {
+    // `campaign=A&campaign=B` answered as B's figures alone would read as both campaigns'.
+    const twice = await cohorts("&campaign=Winter&campaign=Spring");
+    expect(twice.status).toBe(422);
+    expect(await twice.json()).toEqual({
+      error: "Unprocessable Entity",
+      detail: 'query: gives "campaign" more than once: give each parameter once',
+    });
+    for (const path of [
+      `/v1/reports/overview?from=${today}&to=${today}&media_source=a&media_source=b`,
+      `/v1/reports/cohorts?from=${today}&from=${today}&to=${today}`,
+      "/v1/reports/latest-events?limit=0&limit=5",
+      `/v1/costs?from=${today}&to=${today}&to=${today}`,
+      `/v1/reports/link-clicks?app_id=${APP}&app_id=${APP}`,
+    ]) {
+      const answer = await rt.get(path, serverKey);
+      expect(answer.status, path).toBe(422);
+      const body = (await answer.json()) as { error: string; detail: string };
+      expect(body.error, path).toBe("Unprocessable Entity");
+      expect(body.detail, path).toMatch(/^query: gives "[a-z_]+" more than once/);
+    }
+  });
+
   it("refuses two rows of one day and keys in one body, naming both, and stores neither", async () => {
     const row = { day: today, media_source: "dupnet", campaign_id: "d-1", amount: 10 };
     const refused = await rt.post(

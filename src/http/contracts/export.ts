@@ -221,8 +221,9 @@ export const EXPORT_CONTRACTS = {
         "A parameter is missing or out of range: `timestamp` missing or not a whole number of " +
         `seconds, \`format\` not one of ${EXPORT_FORMATS.join(", ")}, \`limit\` not 1 to ` +
         `${MAX_LIMIT}, \`offset\` negative, or \`snapshot\` not a snapshot of this window that ` +
-        "is still good (unknown, expired, or withdrawn by a later deletion request). The detail " +
-        "names it.",
+        "is still good (unknown, expired, or withdrawn by a later deletion request); or one of " +
+        "these given more than once (`limit=0&limit=5`), which is not read as its last value. " +
+        "The detail names it.",
       500: INTERNAL,
       503:
         "A first page's snapshot cannot be made now: the snapshots take their disk budget, or " +

@@ -97,7 +97,8 @@ const SESSION_SCOPE_SET: ReadonlySet<Scope> = new Set(SESSION_ROUTE_SCOPES);
 export const OTHER_APP = "`app_id` names an app other than the caller's.";
 /** The end of a 422's description on a route whose query is strict (src/validation/query.ts). */
 export const UNKNOWN_PARAMETER =
-  "A parameter the route does not take is refused, the detail listing those it does.";
+  "A parameter the route does not take is refused, the detail listing those it does, and so " +
+  "is a parameter given more than once.";
 
 export const INTERNAL = "An unexpected failure; the detail never shows internals. Retry later.";
 export const NOT_JSON = "The body is empty or is not valid JSON.";

@@ -10,6 +10,7 @@ import { composition } from "../../functions/adapters.ts";
 import { checked } from "../../validation/issues.ts";
 import { errorResponses, type HttpResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
+import { queryOnce } from "../query-once.ts";
 import { routeOf } from "../routes.ts";
 
 export const createExportHandler = (
@@ -24,7 +25,8 @@ export const createExportHandler = (
       const principal = principalOf(event, "export");
       const { timestamp, format, limit, offset, snapshot } = checked(
         exportParamsSchema,
-        event.queryStringParameters ?? {},
+        // The export ignores a parameter it does not know, and so a repeat of one.
+        queryOnce(event, Object.keys(exportParamsSchema.shape)),
         "query",
       );
       const page = await pages.open({

@@ -24,6 +24,7 @@ import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { pageParams } from "../page-query.ts";
 import { appQuery, principalOf, sessionOf } from "../principal.ts";
+import { queryOnce } from "../query-once.ts";
 import { routeOf } from "../routes.ts";
 
 // A report's window rules: `to` on or after `from`, at most a year (an unbounded scan else).
@@ -159,7 +160,7 @@ export const createUnknownPostbacksHandler = (deps: {
     if (!user?.admin) {
       throw new UnauthorizedError("Only the service's admins see the postbacks of no app.");
     }
-    const query = checked(unknownPostbacksQuery, event.queryStringParameters ?? {}, "query");
+    const query = checked(unknownPostbacksQuery, queryOnce(event), "query");
     return jsonResponse(200, await unknownPostbacks(deps.postbacks, rangeOf(query)));
   });
 

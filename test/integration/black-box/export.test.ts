@@ -142,6 +142,9 @@ describe("the export", () => {
         [`timestamp=${since}&limit=ten`, /limit/],
         [`timestamp=${since}&offset=-1`, /offset/],
         [`timestamp=${since}&offset=2.5`, /offset/],
+        // A repeat is refused, not read as its last value: one of these limits is out of range.
+        [`timestamp=${since}&limit=0&limit=5`, /^query: gives "limit" more than once/],
+        [`timestamp=1&timestamp=${since}`, /^query: gives "timestamp" more than once/],
       ] as const) {
         const response = await target.get(`/api/v1/export?${query}`, keys.serverKey);
         expect(response.status, query).toBe(422);
@@ -152,6 +155,14 @@ describe("the export", () => {
       }
     },
   );
+
+  itNeeds(["export"], "ignores a parameter it does not know, repeated or not", async () => {
+    const response = await target.get(
+      `/api/v1/export?timestamp=${since}&limit=1&utm_source=a&utm_source=b`,
+      keys.serverKey,
+    );
+    expect(response.status).toBe(200);
+  });
 
   itNeeds(["export"], "answers HEAD with the headers only", async () => {
     const response = await target.fetch(
