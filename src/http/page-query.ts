@@ -4,18 +4,13 @@
  * before's `next_cursor`).
  */
 import * as z from "zod";
+import { wholeNumberParam } from "../validation/query.ts";
 
 export const limitParam = (what: string, bounds: { defaultLimit: number; maxLimit: number }) =>
-  z.coerce
-    .number({ error: "must be a number" })
-    .int({ error: "must be a whole number" })
-    .min(1, { error: `must be from 1 to ${bounds.maxLimit}` })
-    .max(bounds.maxLimit, { error: `must be from 1 to ${bounds.maxLimit}` })
-    .default(bounds.defaultLimit)
-    .meta({
-      description: `${what} per page, 1 to ${bounds.maxLimit}.`,
-      example: bounds.defaultLimit,
-    });
+  wholeNumberParam({ min: 1, max: bounds.maxLimit, fallback: bounds.defaultLimit }).meta({
+    description: `${what} per page, 1 to ${bounds.maxLimit}.`,
+    example: bounds.defaultLimit,
+  });
 
 export const cursorParam = () =>
   z

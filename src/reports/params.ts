@@ -1,7 +1,7 @@
 /** The report routes' query parameters, parsed once with zod: the handlers' and the contract's. */
 import * as z from "zod";
 import { requiredOr } from "../validation/issues.ts";
-import { routeQuery } from "../validation/query.ts";
+import { routeQuery, wholeNumberParam } from "../validation/query.ts";
 import { withoutControlCharacters } from "../validation/text.ts";
 import { addDays, dayOf, daysSpanned, startOfDay } from "./days.ts";
 
@@ -162,11 +162,8 @@ export const linkClicksParamsSchema = routeQuery({});
 const { defaultLimit, maxLimit } = REPORT_LIMITS;
 
 export const latestEventsParamsSchema = routeQuery({
-  limit: z.coerce
-    .number({ error: "must be a number" })
-    .int({ error: "must be a whole number" })
-    .min(1, { error: `must be from 1 to ${maxLimit}` })
-    .max(maxLimit, { error: `must be from 1 to ${maxLimit}` })
-    .default(defaultLimit)
-    .meta({ description: `Events, 1 to ${maxLimit}.`, example: defaultLimit }),
+  limit: wholeNumberParam({ min: 1, max: maxLimit, fallback: defaultLimit }).meta({
+    description: `Events, 1 to ${maxLimit}.`,
+    example: defaultLimit,
+  }),
 });

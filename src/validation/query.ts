@@ -16,6 +16,31 @@ export const appIdParam = z
   .optional()
   .meta({ description: "The app; optional, and when given it must be the caller's app." });
 
+/**
+ * A whole number given in a query, within `min` to `max`, `fallback` when absent: plain decimal
+ * digits only, as the export reads its own. A number's other spellings (`0x5`, `1e1`, ` 5`, `5.0`)
+ * are refused, not read as 5 or 10: a caller who meant something else hears of it.
+ */
+export const wholeNumberParam = (bounds: {
+  readonly min: number;
+  readonly max: number;
+  readonly fallback: number;
+  readonly unit?: string;
+}) => {
+  const unit = bounds.unit ? ` ${bounds.unit}` : "";
+  const rule = `must be a whole number${unit} from ${bounds.min} to ${bounds.max}`;
+  return z.preprocess(
+    // Anything but digits becomes NaN, which the number schema refuses with the rule.
+    (value) => (typeof value === "string" && !/^\d+$/.test(value) ? Number.NaN : value),
+    z.coerce
+      .number({ error: rule })
+      .int({ error: rule })
+      .min(bounds.min, { error: rule })
+      .max(bounds.max, { error: rule })
+      .default(bounds.fallback),
+  );
+};
+
 /** A query of these parameters and no other. */
 export const strictQuery = <S extends z.core.$ZodLooseShape>(shape: S) => {
   const names = Object.keys(shape);

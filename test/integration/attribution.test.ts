@@ -650,6 +650,18 @@ describe("attribution over HTTP", () => {
     expect(
       (await rt.get("/v1/installs/organic-1/attribution?wait_seconds=21", keys.sdkKey)).status,
     ).toBe(422);
+    // Only plain digits: `1e1` is not read as 10 seconds, nor `0x5` as 5.
+    for (const wait of ["1e1", "0x5", "5.0", "%205"]) {
+      const answer = await rt.get(
+        `/v1/installs/organic-1/attribution?wait_seconds=${wait}`,
+        keys.sdkKey,
+      );
+      expect(answer.status, wait).toBe(422);
+      expect(await answer.json(), wait).toEqual({
+        error: "Unprocessable Entity",
+        detail: "wait_seconds: must be a whole number of seconds from 0 to 20",
+      });
+    }
     expect((await rt.get("/v1/installs/organic-1/attribution", keys.serverKey)).status).toBe(401);
   });
 

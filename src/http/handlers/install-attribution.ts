@@ -12,6 +12,7 @@ import type { AppStore } from "../../ports/apps.ts";
 import type { AttributionStore } from "../../ports/attributions.ts";
 import type { DeletionStore } from "../../ports/deletions.ts";
 import { checked } from "../../validation/issues.ts";
+import { wholeNumberParam } from "../../validation/query.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { pathParam } from "../path-param.ts";
 import { principalOf } from "../principal.ts";
@@ -21,18 +22,17 @@ import { serviceIdParam } from "./deletions.ts";
 export const MAX_WAIT_SECONDS = 20;
 
 export const attributionQuery = z.object({
-  wait_seconds: z.coerce
-    .number({ error: `must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}` })
-    .int({ error: `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}` })
-    .min(0, { error: `must be from 0 to ${MAX_WAIT_SECONDS}` })
-    .max(MAX_WAIT_SECONDS, { error: `must be from 0 to ${MAX_WAIT_SECONDS}` })
-    .default(0)
-    .meta({
-      description:
-        `How long to wait, at most, for an unresolved attribution to resolve (0 to ${MAX_WAIT_SECONDS} ` +
-        "seconds): the answer comes as soon as it does.",
-      example: 10,
-    }),
+  wait_seconds: wholeNumberParam({
+    min: 0,
+    max: MAX_WAIT_SECONDS,
+    fallback: 0,
+    unit: "of seconds",
+  }).meta({
+    description:
+      `How long to wait, at most, for an unresolved attribution to resolve (0 to ${MAX_WAIT_SECONDS} ` +
+      "seconds): the answer comes as soon as it does.",
+    example: 10,
+  }),
 });
 
 export interface AttributionRouteDeps {
