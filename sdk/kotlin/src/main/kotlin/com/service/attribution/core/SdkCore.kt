@@ -155,7 +155,8 @@ internal class SdkCore(
     /**
      * Sessions the queue's file could not take (its write failed), kept in the journal as
      * sendEvent's events are until the queue holding them is on the disk: queued at the retry,
-     * or at the next launch. On the worker, once configured.
+     * or at the next launch. One the journal let go (queued, or dropped and counted) while its
+     * own write failed is not taken from its file again ([Handoff]). On the worker, once configured.
      */
     private lateinit var sessionJournal: StoredQueue
     private lateinit var sessionDelivery: BatchDelivery
@@ -179,6 +180,14 @@ internal class SdkCore(
 
     /** Under the drafts lock: the lines in the journal, the drafts trimmed from memory and not from it included. */
     private var journalLines = 0
+
+    /**
+     * Under the drafts lock: stop() calls whose drop the worker has not made yet. Meanwhile the
+     * worker queues no draft: each one now was sent after a start() that followed such a stop
+     * (stop() took every draft before it), and the queue that drop empties must hold only what
+     * was queued before the stop. The drafts wait in the journal, queued once the drop is made.
+     */
+    private var stopsToDrop = 0
 
     /**
      * Set under the drafts lock once configure has read the journal an earlier launch left. No
@@ -294,7 +303,13 @@ internal class SdkCore(
             delivery = BatchDelivery(queue, "event", api::events, platform.clock, settings.maxEventAgeMs, log, listeners::reportDrop)
             sessionQueue = StoredQueue(platform.sessionQueue, settings.maxQueuedSessions, "started_at", "session_id")
             sessionJournal =
-                StoredQueue(LineLog.inStore(platform.journal, KEY_UNQUEUED_SESSIONS), settings.maxQueuedSessions, "started_at", "session_id")
+                StoredQueue(
+                    LineLog.inStore(platform.journal, KEY_UNQUEUED_SESSIONS),
+                    settings.maxQueuedSessions,
+                    "started_at",
+                    "session_id",
+                    Handoff(platform.store, KEY_UNQUEUED_SESSIONS_GONE) { sessionQueue.values("session_id") },
+                )
             sessionDrops = SessionDrops(platform.store, log)
             sessionDelivery = BatchDelivery(sessionQueue, "session", api::sessions, platform.clock, settings.maxEventAgeMs, log, sessionDrops)
             val store = platform.store
@@ -784,7 +799,12 @@ internal class SdkCore(
      */
     private fun queueDrafts() {
         if (!configKnown || disabled || stopped || deleted) return
-        val taken = synchronized(drafts) { drafts.toList() }
+        val taken =
+            synchronized(drafts) {
+                // A stop's drop still to come would take them with the events queued before it.
+                if (stopsToDrop > 0) return
+                drafts.toList()
+            }
         if (taken.isEmpty()) return
         // An event the queue holds already (the write that took it out of the journal failed) is queued once.
         val queuedIds = queue.values("event_id")
@@ -1462,14 +1482,20 @@ internal class SdkCore(
         }
         log.info("stopped: nothing is sent until start()")
         // The drafts now, not on the worker: an event sent after a start() that follows at once
-        // is not the stop's to drop. The queue only takes drafts on the worker, so it waits there.
-        val fromDrafts = clearDrafts()
+        // is not the stop's to drop. The queue only takes drafts on the worker, so it waits there,
+        // and takes no draft until then (see stopsToDrop).
+        val fromDrafts =
+            synchronized(drafts) {
+                stopsToDrop++
+                clearDrafts()
+            }
         worker.execute {
             sessions.stop()
             retry?.cancel(false)
             retry = null
             retryDelayMs = 0
             dropQueued(DropReason.STOPPED, fromDrafts)
+            synchronized(drafts) { stopsToDrop-- }
             initialMatch.complete(Unit)
         }
     }
@@ -1845,6 +1871,9 @@ internal class SdkCore(
         private const val KEY_ANONYMOUS = "anonymous"
         private const val KEY_DEFERRED_DELIVERED = "deferred_deep_link_delivered"
         private const val KEY_UNQUEUED_SESSIONS = "pending_sessions"
+
+        /** The ids of sessions that left the journal while its file still held them. */
+        private const val KEY_UNQUEUED_SESSIONS_GONE = "pending_sessions_gone"
         private const val KEY_DELETED = "deleted"
     }
 }

@@ -10,7 +10,8 @@ import java.time.Instant
  * items leave it, and once for every [max] items the bound drops. Each item keeps its id
  * (`event_id`, `session_id`), so a request that reached the backend but whose answer was lost
  * is sent again and deduplicated there. Every method that drops items returns how many, for
- * the caller to report.
+ * the caller to report. A queue whose items move on to another has a [Handoff], so that an item
+ * it let go is not taken from its file again.
  */
 internal class StoredQueue(
     private val log: LineLog,
@@ -19,6 +20,8 @@ internal class StoredQueue(
     private val timeField: String = "event_time",
     /** The field holding the item's id, without which a kept item is not one the queue made. */
     private val idField: String = "event_id",
+    /** What a load leaves out, for a queue whose items move on to another; null when they leave for the backend alone. */
+    private val handoff: Handoff? = null,
 ) {
     /**
      * What the queue kept on the device lost when read back (a damaged line, one cut short),
@@ -81,53 +84,56 @@ internal class StoredQueue(
         val head = items.take(count)
         repeat(minOf(count, items.size)) { items.removeAt(0) }
         items.addAll(0, head.filterIndexed { i, _ -> i in keep })
-        save()
+        saveWithout(head.filterIndexed { i, _ -> i !in keep })
     }
 
     /** Removes the items whose id is one of [ids], wherever they are; returns how many it found. */
-    fun removeIds(ids: Set<Any?>): Int {
-        val before = items.size
-        items.removeAll { it[idField] in ids }
-        val removed = before - items.size
-        if (removed > 0) save()
-        return removed
-    }
+    fun removeIds(ids: Set<Any?>): Int = removeWhere { it[idField] in ids }
 
     /** Removes the items made before [cutoffMs]; returns how many. */
-    fun expire(cutoffMs: Long): Int {
-        val before = items.size
-        items.removeAll { item ->
+    fun expire(cutoffMs: Long): Int =
+        removeWhere { item ->
             val time = (item[timeField] as? String)?.let { runCatching { Instant.parse(it).toEpochMilli() }.getOrNull() }
             time != null && time < cutoffMs
         }
-        val dropped = before - items.size
-        if (dropped > 0) save()
-        return dropped
-    }
 
     /** Empties the queue; returns how many items it held. */
     fun clear(): Int {
-        val dropped = items.size
+        val left = items.toList()
         items.clear()
-        save()
-        return dropped
+        saveWithout(left)
+        return left.size
+    }
+
+    private fun removeWhere(predicate: (Map<String, Any?>) -> Boolean): Int {
+        val left = items.filter(predicate)
+        if (left.isEmpty()) return 0
+        items.removeAll(predicate)
+        saveWithout(left)
+        return left.size
     }
 
     /**
      * The queue kept on the device, line by line: a line that is no JSON object with an id
      * (damaged, or cut short by a process killed as it wrote it) is lost alone; sent, an item
      * without its id could not be told from its own retry. What was lost is counted in
-     * [lostOnLoad], and the queue written back without it, so that the loss is reported once.
+     * [lostOnLoad], and the queue written back without it, so that the loss is reported once;
+     * so is it without what the [handoff] says was taken already.
      */
     private fun load(): MutableList<Map<String, Any?>> {
         val read = log.read()
+        val taken = handoff?.taken().orEmpty()
         val loaded = ArrayList<Map<String, Any?>>()
+        val skipped = ArrayList<Any?>()
         var lost = 0
         var why: String? = null
         for (line in read) {
             runCatching { Json.parseObject(line) }
                 .onSuccess { item ->
-                    if (item[idField] is String) {
+                    val id = item[idField]
+                    if (id is String && id in taken) {
+                        skipped.add(id)
+                    } else if (id is String) {
                         loaded.add(item)
                     } else {
                         lost++
@@ -141,22 +147,67 @@ internal class StoredQueue(
         lines = read.size
         // More than the bound: the oldest were dropped (and reported) as the newest came.
         while (loaded.size > max) loaded.removeAt(0)
-        if (lost == 0) return loaded
-        lostOnLoad = StoredLoss(lost, why = why ?: "an item of another shape")
-        writeWhole(loaded)
+        if (lost > 0) lostOnLoad = StoredLoss(lost, why = why ?: "an item of another shape")
+        if (lost == 0 && skipped.isEmpty()) return loaded
+        if (!writeWhole(loaded)) handoff?.left(skipped)
         return loaded
     }
 
     /** The queue written whole; false when the write did not reach the disk. */
     private fun save(): Boolean = writeWhole(items)
 
+    /**
+     * The queue written whole, [left] just gone from it: when the write fails, the device still
+     * holds them, and the [handoff] notes them, so that no load takes them again.
+     */
+    private fun saveWithout(left: List<Map<String, Any?>>) {
+        if (!save() && left.isNotEmpty()) handoff?.left(left.map { it[idField] })
+    }
+
     private fun writeWhole(queued: List<Map<String, Any?>>): Boolean =
-        log.write(queued.map { Json.write(it) }).also { if (it) lines = queued.size }
+        log.write(queued.map { Json.write(it) }).also {
+            if (it) {
+                lines = queued.size
+                handoff?.written()
+            }
+        }
 
     companion object {
         /** Where the events' queue is kept (a file of that name on Android). */
         const val EVENTS = "event_queue"
         const val SESSIONS = "session_queue"
+    }
+}
+
+/**
+ * For a queue whose items move on to another (the sessions' journal, whose sessions the sessions'
+ * queue takes once its file can): each item taken from it once, and so sent or counted once,
+ * whichever write fails on the way. The two files are written one after the other, and a write
+ * of this queue's that fails (a full disk) leaves there what it let go: moved, or dropped and
+ * counted. A load would take that again, to send or count it a second time. So a load leaves out
+ * what [movedTo] holds, moved already, and the items whose ids [store] keeps under [key]: those
+ * that left while the queue's file still held them, noted only when such a write fails, in
+ * another file than the queue's, and forgotten once the queue's file is written whole.
+ */
+internal class Handoff(private val store: KeyValueStore, private val key: String, private val movedTo: () -> Set<Any?>) {
+    /** The ids kept under [key], read at the first use. */
+    private val gone: MutableSet<String> by lazy {
+        store.get(key)?.split('\n')?.filterTo(LinkedHashSet()) { it.isNotEmpty() } ?: LinkedHashSet()
+    }
+
+    /** The ids of the items a load of the queue leaves out. */
+    fun taken(): Set<Any?> = HashSet<Any?>(gone).apply { addAll(movedTo()) }
+
+    /** The items of [ids] left the queue, whose file may still hold them: kept with those kept before. */
+    fun left(ids: List<Any?>) {
+        if (ids.isEmpty()) return
+        gone.addAll(ids.filterIsInstance<String>())
+        store.put(key, gone.joinToString("\n"))
+    }
+
+    /** The queue's file holds what the queue does: nothing left out any longer. */
+    fun written() {
+        if (gone.isNotEmpty() && store.remove(key)) gone.clear()
     }
 }
 

@@ -162,6 +162,89 @@ class SessionsTest {
         device.assertNoFailures()
     }
 
+    /**
+     * A return's session [first] cannot queue (the queue's file refused), kept in the journal;
+     * then, at the retry, the queue takes it while the journal's write that lets it go fails
+     * ([alsoFailing] too): the journal's file still holds it, as the queue does. Its id.
+     */
+    private fun SdkCore.movedWhileTheJournalKeepsIt(vararg alsoFailing: String): String {
+        device.store.failingKeys += StoredQueue.SESSIONS
+        returns(1)
+        val id = (Json.parseObject(device.store.get("pending_sessions")!!.trim())["session_id"] as String)
+        device.store.failingKeys.clear()
+        device.store.failingKeys += listOf("pending_sessions", *alsoFailing)
+        device.scheduler.advance(2_000)
+        assertTrue("the journal's file still holds the session", device.store.get("pending_sessions")!!.contains(id))
+        device.store.failingKeys.clear()
+        return id
+    }
+
+    @Test
+    fun `a session both files hold after a failed write of the journal counts once at the next launch`() {
+        interval(1)
+        val first = configured()
+        device.backend.sessions = { null }
+        // The value that notes what left the journal is refused too: the queue alone says it.
+        val id = first.movedWhileTheJournalKeepsIt("pending_sessions_gone")
+        assertTrue("the queue's file holds it", device.store.get(StoredQueue.SESSIONS)!!.contains(id))
+        assertEquals(1, first.queuedSessionCount())
+        // The next launch is stopped: what waits is dropped, and each session counted once.
+        val next = device.launch()
+        next.stop()
+        device.configure(next)
+        assertEquals(0, next.queuedSessionCount())
+        assertEquals(1L, next.droppedSessionCount())
+        assertEquals(listOf("1 session dropped: stopped"), sessionLogs().filter { "dropped" in it })
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a session sent after a failed write of the journal is not sent again at the next launch`() {
+        interval(1)
+        val first = configured()
+        val id = first.movedWhileTheJournalKeepsIt()
+        device.scheduler.advance(60_000)
+        assertEquals(1, device.backend.deliveredSessions.count { it["session_id"] == id })
+        assertEquals(0, first.queuedSessionCount())
+        val next = configured()
+        device.scheduler.advance(60_000)
+        assertEquals(1, device.backend.deliveredSessions.count { it["session_id"] == id })
+        // The two launches' sessions and the return's, each once.
+        assertEquals(3, device.backend.deliveredSessions.map { it["session_id"] }.toSet().size)
+        assertEquals(3, device.backend.deliveredSessions.size)
+        assertNull(device.store.get("pending_sessions"))
+        assertEquals(0L, next.droppedSessionCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a session dropped while the journal's write fails is counted once, not again at the next launch`() {
+        interval(1)
+        val first = configured()
+        device.backend.sessions = { null }
+        // The return's session waits in the journal; the stop drops it as the journal's write fails.
+        device.store.failingKeys += StoredQueue.SESSIONS
+        first.returns(1)
+        device.store.failingKeys += "pending_sessions"
+        first.stop()
+        device.scheduler.runDue()
+        assertEquals(1L, first.droppedSessionCount())
+        assertTrue("the journal's file still holds the session", device.store.get("pending_sessions") != null)
+        device.store.failingKeys.clear()
+        // Still stopped at the next launch, then started: the session dropped is neither counted nor sent again.
+        val next = configured()
+        assertEquals(1L, next.droppedSessionCount())
+        device.backend.sessions = { ScriptedBackend.accepted(it.size) }
+        next.start()
+        device.scheduler.advance(60_000)
+        assertEquals(1L, next.droppedSessionCount())
+        assertEquals(listOf("1 session dropped: stopped"), sessionLogs().filter { "dropped" in it })
+        // The first launch's session and the start's.
+        assertEquals(2, device.backend.deliveredSessions.size)
+        assertNull(device.store.get("pending_sessions"))
+        device.assertNoFailures()
+    }
+
     @Test
     fun `the queue keeps the newest sessions, the oldest dropped with a warning and a count, never told to the app`() {
         val max = (Vectors.conformance("sessions.json")["limits"] as Map<*, *>)["maxQueuedSessions"] as Number

@@ -4,7 +4,9 @@ import com.service.attribution.DeepLink
 import com.service.attribution.DeepLinkKind
 import com.service.attribution.DropReason
 import com.service.attribution.EventType
+import com.service.attribution.LogLevel
 import com.service.attribution.support.MemoryStore
+import com.service.attribution.support.ScriptedBackend
 import com.service.attribution.support.ScriptedDevice
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.atomic.AtomicBoolean
@@ -136,6 +138,50 @@ class StartAfterStopTest {
         device.scheduler.advance(60_000)
         assertEquals(listOf(DropReason.STOPPED to 3), device.errors.map { it.reason to it.count })
         assertEquals("events told dropped are not sent", 0, device.backend.delivered.size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an event sent after a start() that follows a stop() the busy worker has not made yet is delivered, not told dropped as stopped`() {
+        val core = device.configure(device.launch())
+        device.scheduler.runDue()
+        // Offline: what the worker queues stays in the queue.
+        device.backend.events = { null }
+        // The worker is busy: it has not run the first event's task yet when the user opts out
+        // and back in, and the app sends a second event after the start().
+        core.sendEvent(EventType.LOGIN, null, null)
+        core.stop()
+        core.start()
+        core.sendEvent(EventType.PURCHASE, null, null)
+        device.scheduler.runDue()
+        // The event sent before the stop is the stop's, as always; the one after it is not.
+        assertEquals(listOf(DropReason.STOPPED to 1), device.errors.map { it.reason to it.count })
+        assertEquals(1, core.queuedCount())
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(listOf("PURCHASE"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(listOf(DropReason.STOPPED to 1), device.errors.map { it.reason to it.count })
+        assertEquals(1L, core.getDroppedEventCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an event sent after a start() while configure's first run waits behind a stop() is delivered, not told dropped as stopped`() {
+        device.backend.installs = { null }
+        val core = device.launch()
+        // Configured, the worker not yet run: the stop, the start and the event all come before
+        // its first task, which finds the SDK started again.
+        core.configure(device.platform, SdkSettings(baseUrl = "https://backend.test", jitter = { it }), "sdk_key", LogLevel.DEBUG, null, null)
+        core.stop()
+        core.start()
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(emptyList<Any>(), device.errors.map { it.reason to it.count })
+        device.backend.installs = { HttpResponse(202, """{"service_id":"x"}""") }
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(emptyList<Any>(), device.errors.map { it.reason to it.count })
+        assertEquals(0L, core.getDroppedEventCount())
         device.assertNoFailures()
     }
 }

@@ -144,4 +144,26 @@ class StoredQueueTest {
         assertEquals(1, sessions.expire(2_000))
         assertEquals(listOf("s2", "s3"), sessions().peek(10).map { it["session_id"] })
     }
+
+    @Test
+    fun `a queue with a handoff loads neither what it let go while its write failed nor what the other queue took`() {
+        val moved = HashSet<Any?>()
+        fun journal() = StoredQueue(LineLog.inStore(store, "journal"), 10, handoff = Handoff(store, "journal_gone") { moved })
+        val first = journal()
+        first.addAll((1..3).map(::event))
+        // The other queue took e1 and the journal's write that let it go failed; so does the one
+        // that lets e2 go now.
+        moved += "e1"
+        store.failingKeys += "journal"
+        assertEquals(1, first.removeIds(setOf("e2")))
+        assertEquals(3, LineLog.inStore(store, "journal").read().size)
+        assertEquals("e2", store.get("journal_gone"))
+        store.failingKeys.clear()
+        assertEquals(listOf("e3"), journal().peek(10).map { it["event_id"] })
+        // Written back whole without them at that load: the note is forgotten, and e1 stays out
+        // once the other queue let it go.
+        assertNull(store.get("journal_gone"))
+        moved.clear()
+        assertEquals(listOf("e3"), journal().peek(10).map { it["event_id"] })
+    }
 }
