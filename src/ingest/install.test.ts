@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HOUR_MS } from "../domain/time.ts";
 import { NOW } from "./ingest.test-support.ts";
-import { type InstallRequest, parseInstallRequest, toInstall } from "./install.ts";
+import { type InstallRequest, parseInstallRequest, repeatChangesOf, toInstall } from "./install.ts";
 
 const minimal = {
   service_id: "svc-1",
@@ -290,5 +290,46 @@ describe("toInstall", () => {
       maid: null,
       idfv: null,
     });
+  });
+});
+
+describe("repeatChangesOf", () => {
+  const stored = toInstall(requestOf(full), ctx);
+  const later = new Date(NOW.getTime() + 60_000);
+  const agreed = { ...full.consent, ad_user_data: true };
+
+  it("is nothing for a repeat that carries the stored consent and tracking, or no consent", () => {
+    expect(repeatChangesOf(stored, requestOf(full), later)).toBeNull();
+    expect(
+      repeatChangesOf(stored, requestOf({ ...full, consent: null, maid: null }), later),
+    ).toBeNull();
+    expect(repeatChangesOf(stored, requestOf(minimal), later)).toBeNull();
+  });
+
+  it("is the repeat's consent and tracking where either differs, received when it was", () => {
+    expect(repeatChangesOf(stored, requestOf({ ...full, consent: agreed }), later)).toEqual({
+      consent: {
+        gdprApplies: true,
+        adUserData: true,
+        adPersonalization: null,
+        tcfString: full.consent.tcf_string,
+        updatedAt: later.toISOString(),
+      },
+      tracking: { maid: full.maid, attStatus: null },
+    });
+    expect(
+      repeatChangesOf(stored, requestOf({ ...full, maid: null, att_status: "denied" }), later)
+        ?.tracking,
+    ).toEqual({ maid: null, attStatus: "denied" });
+  });
+
+  it("names no advertising id for an install reported anonymous, or a repeat that is", () => {
+    const anonymous = toInstall(requestOf({ ...full, anonymous: true }), ctx);
+    expect(
+      repeatChangesOf(anonymous, requestOf({ ...full, consent: agreed }), later)?.tracking,
+    ).toEqual({ maid: null, attStatus: null });
+    expect(
+      repeatChangesOf(stored, requestOf({ ...full, anonymous: true }), later)?.tracking.maid,
+    ).toBeNull();
   });
 });

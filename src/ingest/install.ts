@@ -4,11 +4,12 @@
  * event-schema.ts for why).
  */
 import * as z from "zod";
+import type { Consent } from "../domain/consent.ts";
 import { deviceClockOffsetMs } from "../domain/device-clock.ts";
 import { ATT_STATUSES, OS_VALUES } from "../domain/install-facts.ts";
 import { HOUR_MS } from "../domain/time.ts";
 import { MAX_TIMESTAMP } from "../export/paging.ts";
-import type { Install } from "../ports/installs.ts";
+import type { DeviceTracking, Install } from "../ports/installs.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
 import { consentSchema, toConsent } from "./consent.ts";
 import {
@@ -312,3 +313,40 @@ export function toInstall(
     receivedAt: ctx.receivedAt.toISOString(),
   };
 }
+
+const sameConsent = (a: Consent | null, b: Consent): boolean =>
+  a !== null &&
+  a.gdprApplies === b.gdprApplies &&
+  a.adUserData === b.adUserData &&
+  a.adPersonalization === b.adPersonalization &&
+  a.tcfString === b.tcfString;
+
+/**
+ * What a repeat report of a stored install changes: its consent and the device's tracking, as
+ * the report gives them, where they differ from what is stored; null when nothing changes.
+ * An SDK that got no answer to its install (a timeout after the service had stored it) sends
+ * it again with the consent and tracking as they stand at that launch, and once answered takes
+ * them as what the service holds: it sends no consent update for them. A withdrawal made in
+ * between would otherwise be lost for good, the partners still hearing of the user, with
+ * device ids, as consented. Only a report carrying a consent says so: the bare install an SDK
+ * falls back on holds neither (null is absent there), and says nothing of them.
+ */
+export const repeatChangesOf = (
+  stored: Install,
+  request: InstallRequest,
+  receivedAt: Date,
+): { readonly consent: Consent; readonly tracking: DeviceTracking } | null => {
+  if (!request.consent) return null;
+  const consent = toConsent(request.consent, receivedAt);
+  const tracking: DeviceTracking = {
+    // An install reported anonymous keeps naming no device.
+    maid:
+      request.anonymous === true || stored.anonymous === true ? null : deviceIdOrNull(request.maid),
+    attStatus: request.att_status ?? null,
+  };
+  const unchanged =
+    sameConsent(stored.consent, consent) &&
+    stored.maid === tracking.maid &&
+    stored.attStatus === tracking.attStatus;
+  return unchanged ? null : { consent, tracking };
+};

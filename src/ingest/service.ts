@@ -25,7 +25,7 @@ import type { AttributionJob } from "../workers/attribution-worker.ts";
 import { parseEventsEnvelope } from "./event-schema.ts";
 import type { BatchLookups, EventSource } from "./event-sources.ts";
 import { type IgnoredReason, ignoredAs } from "./ignored.ts";
-import { parseInstallRequest, toInstall } from "./install.ts";
+import { parseInstallRequest, repeatChangesOf, toInstall } from "./install.ts";
 import { echoedEventId, judgeEvents, type ValidEvent } from "./judge.ts";
 import { toLakeEvent } from "./lake-event.ts";
 import { unconvertedRevenueWarning } from "./revenue.ts";
@@ -115,7 +115,10 @@ export const createIngestion = (deps: IngestionDeps) => {
   };
 
   return {
-    /** `POST /v1/installs`: idempotent on service_id; a repeat changes nothing. */
+    /**
+     * `POST /v1/installs`: idempotent on service_id; a repeat changes nothing but the consent
+     * and device tracking it carries (repeatChangesOf).
+     */
     async recordInstall(caller: Caller, body: unknown): Promise<{ service_id: string }> {
       const app = await appOf(caller);
       const receivedAt = now();
@@ -132,10 +135,21 @@ export const createIngestion = (deps: IngestionDeps) => {
         receivedAt,
       });
       // Recorded before the job is queued, so that matching counts this install at its address.
-      const [{ install: stored }] = await Promise.all([
+      const [{ install: stored, created }] = await Promise.all([
         deps.installs.putIfAbsent(install),
         sighted(caller, app.appId, [install.serviceId], receivedAt),
       ]);
+      // A repeat keeps the first report's facts, but not its consent: the SDK sends the install
+      // again holding the consent as it now stands, and sends no update for it once answered.
+      const changes = created ? null : repeatChangesOf(stored, parsed.value, receivedAt);
+      if (changes) {
+        await deps.installs.setConsent(
+          app.appId,
+          stored.serviceId,
+          changes.consent,
+          changes.tracking,
+        );
+      }
       // On every report, so a retry after a failure part-way still queues the job; a repeat
       // finds the pending attribution made and queues nothing (a job lost in between is the
       // sweeper's). The facts are the stored install's: the first report wins, its time too

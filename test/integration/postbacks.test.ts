@@ -468,6 +468,51 @@ describe("postbacks and webhooks over HTTP", () => {
     expect([maidOf("before-reset"), maidOf("after-reset")]).toEqual([GAID, null]);
   });
 
+  it("takes the consent and tracking an install sent again carries: a refusal made before the first report's answer holds its events back", async () => {
+    await putPartner("net-e-ids", {
+      partner: "custom",
+      template: {
+        method: "GET",
+        event: { url: `${mock.url}/e/event?sid={service_id}&eid={event_id}&gaid={advertising_id}` },
+      },
+      media_sources: ["network_e"],
+      installs: "all",
+      events: { service_purchase: { name: "purchase", revenue: false } },
+      // Out of the way of the other tests' older events.
+      event_window_days: 1,
+    });
+    const agreed = { gdpr_applies: true, ad_user_data: true };
+    const first = androidInstall("pb-reported-again", { maid: GAID, consent: agreed });
+    await install(first);
+    expect(await attributionOf("pb-reported-again")).toMatchObject({ media_source: "organic" });
+    // The answer to the first report was lost; the user refused before the SDK sent it again,
+    // and once answered the SDK holds the refusal as sent: it sends no consent update for it.
+    await install({ ...first, consent: { gdpr_applies: true, ad_user_data: false } });
+    const purchase = (eventId: string) => ({
+      event_id: eventId,
+      service_id: "pb-reported-again",
+      event_type: "PURCHASE",
+      event_time: new Date().toISOString(),
+    });
+    await sendEvents([purchase("after-refusal")]);
+    await settle();
+    expect(sendsOf("/e/event", "pb-reported-again")).toEqual([]);
+    expect(await logOf("net-e-ids", "pb-reported-again")).toEqual([
+      expect.objectContaining({ verdict: "skipped", reason: "no_consent", final: true }),
+    ]);
+    // Sent again once more, agreeing, the advertising id reset: its events go, with no id.
+    await install({ ...first, maid: null, consent: agreed });
+    await sendEvents([purchase("after-agreeing")]);
+    await mock.waitFor((r) => r.path === "/e/event" && r.query.get("eid") === "after-agreeing");
+    expect(sendsOf("/e/event", "pb-reported-again").map((r) => r.query.get("gaid"))).toEqual([""]);
+    // A repeat without a consent (the bare install an SDK falls back on) changes nothing.
+    await install({ ...first, consent: null });
+    expect(await rt.stores.installs.get(APP, "pb-reported-again")).toMatchObject({
+      maid: null,
+      consent: expect.objectContaining({ adUserData: true }),
+    });
+  });
+
   it("sends an event within the partner's window, not one past it", async () => {
     const firstOpen = Date.now() - 3 * 24 * 60 * MINUTE;
     await install(androidInstall("pb-old", { first_open_time: new Date(firstOpen).toISOString() }));

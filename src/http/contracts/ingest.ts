@@ -28,7 +28,8 @@ export const installAnswerSchema = tiedTo<InstallAnswer>()(
     .meta({
       id: "InstallAnswer",
       description:
-        "The install is recorded (or was already: a repeat changes nothing), also while the " +
+        "The install is recorded (or was already: a repeat changes nothing but the consent " +
+        "and device tracking it carries), also while the " +
         "app is switched off in its remote configuration, whose events are then not stored. " +
         "The same answer for an install whose data was deleted on request, which is not " +
         "stored again.",
@@ -188,7 +189,11 @@ export const INGEST_CONTRACTS = {
     summary: "Record an install's first open",
     description:
       "Sent once by the SDK, on the app's first open on the device. Idempotent on " +
-      "`service_id`: a repeat answers the same and changes nothing (the first report wins). " +
+      "`service_id`: a repeat answers the same and changes nothing (the first report wins), " +
+      "but for the consent it carries, which replaces the install's with the device's " +
+      "tracking (`maid`, `att_status`) when either differs, as POST " +
+      "/v1/installs/{service_id}/consent would: an SDK whose first report went unanswered " +
+      "sends it again holding the consent as it now stands. " +
       "Send it before the install's events: an event of an install not recorded yet is " +
       "rejected as retryable. Unknown keys are ignored; null is the same as absent.",
     request: {
