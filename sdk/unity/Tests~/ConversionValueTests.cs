@@ -40,6 +40,61 @@ namespace Service.Unity.Tests
     }
 
     /// <summary>
+    /// Apple's side with a gate where a call reaches it: the first call (made on the thread that
+    /// applies the configuration) is held there until a second call comes, or for
+    /// <see cref="Hold"/>, and Apple takes each call as it gets past the gate. A second call made
+    /// while the first is held overtakes it, as a call made outside the core's lock can overtake
+    /// one still on its way to Apple; one the lock holds back comes once the first returns, so the
+    /// hold runs out.
+    /// </summary>
+    internal sealed class GatedConversionValues : IConversionValues
+    {
+        /// <summary>Short: with the calls made under the lock, every run waits it out once.</summary>
+        public static readonly TimeSpan Hold = TimeSpan.FromSeconds(1);
+        /// <summary>What Apple took, in order: a registration as <see cref="Registration"/>, an update as its call.</summary>
+        public readonly List<object> Taken = new List<object>();
+        public const string Registration = "registration";
+        /// <summary>Set once the first call is held at the gate.</summary>
+        public readonly ManualResetEventSlim FirstHeld = new ManualResetEventSlim(false);
+        /// <summary>The thread the first call was made on.</summary>
+        public volatile int FirstThread;
+        private readonly ManualResetEventSlim secondCame = new ManualResetEventSlim(false);
+        private int calls;
+
+        private void Reach(object call)
+        {
+            if (Interlocked.Increment(ref calls) == 1)
+            {
+                FirstThread = Thread.CurrentThread.ManagedThreadId;
+                FirstHeld.Set();
+                secondCame.Wait(Hold);
+                lock (Taken) Taken.Add(call);
+            }
+            else
+            {
+                // Taken before the first is let go: one that overtook it is always ahead of it.
+                lock (Taken) Taken.Add(call);
+                secondCame.Set();
+            }
+        }
+
+        public void Register(Action<string> failed)
+        {
+            Reach(Registration);
+        }
+
+        public void Update(ConversionCall call, Action<string> failed)
+        {
+            Reach(call);
+        }
+
+        public void Reengage(Action<string> failed)
+        {
+            Reach("reengagement");
+        }
+    }
+
+    /// <summary>
     /// A core whose conversion values go to a recording port, its GET /v1/config answered with
     /// the configuration given, and held back while <see cref="ConfigAnswers"/> is reset.
     /// </summary>
@@ -641,6 +696,64 @@ namespace Service.Unity.Tests
             Assert.IsEmpty(after.Apple.Calls, "the value Apple holds is known: it is not given again, nor a lower one");
             rig.Core.Idle().Wait();
             after.Core.Idle().Wait();
+        }
+
+        /// <summary>
+        /// Configure with the first reading held back, <paramref name="before"/> run meanwhile;
+        /// then the reading answers, and this returns once the thread applying it made its first
+        /// call to Apple, which the port holds.
+        /// </summary>
+        private static GatedConversionValues FirstCallHeld(ConversionRig rig, Action before)
+        {
+            var apple = new GatedConversionValues();
+            rig.Setup.ConversionValues = apple;
+            rig.ConfigAnswers.Reset();
+            rig.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            before();
+            rig.ConfigAnswers.Set();
+            Assert.IsTrue(apple.FirstHeld.Wait(10000), "the reading made no call to Apple");
+            // Apple's call came from the reading's thread: the game's thread is free to race it.
+            Assert.AreNotEqual(Thread.CurrentThread.ManagedThreadId, apple.FirstThread);
+            return apple;
+        }
+
+        [Test]
+        public void AnUpdateTheConfigurationsThreadWorkedOutReachesAppleBeforeAHigherOneTheGamesThreadWorkedOutSince()
+        {
+            // The tutorial waits for the first configuration; the thread that reads it works out
+            // fine 1 and calls Apple, and the call is held on its way. The game's thread sends a
+            // purchase meanwhile, worth fine 20. Apple keeps the last value it is given, so the
+            // purchase's update must not reach it first: made under the lock, it waits for the
+            // tutorial's to return.
+            var rig = new ConversionRig(Config(1), scheduler: new ManualTimers());
+            var apple = FirstCallHeld(rig, () => rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None));
+            rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 3 }, { "currency", "EUR" } });
+            rig.Core.Idle().Wait();
+            lock (apple.Taken)
+            {
+                CollectionAssert.AreEqual(new object[] { new ConversionCall(0, 1, CoarseValue.Low, false), new ConversionCall(0, 20, CoarseValue.Medium, false) }, apple.Taken,
+                    "Apple holds the last value it took: fine 1 after fine 20 leaves it the lower one");
+            }
+            Assert.AreEqual(20, ConversionState.Parse(rig.Setup.Store.Get("service_sdk.conversion_values")).Windows[0].Fine);
+        }
+
+        [Test]
+        public void NoEventsValueReachesAppleBeforeTheFirstLaunchsRegistration()
+        {
+            // Nothing waited for the first configuration: the thread that reads it registers the
+            // first launch, and the call is held on its way. The game's thread sends the tutorial
+            // meanwhile (the install is registered on the device by then), worth fine 1. The
+            // registration gives Apple 0, so it must not reach Apple after the tutorial's update.
+            var rig = new ConversionRig(Config(1), scheduler: new ManualTimers());
+            var apple = FirstCallHeld(rig, () => { });
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            rig.Core.Idle().Wait();
+            lock (apple.Taken)
+            {
+                CollectionAssert.AreEqual(new object[] { GatedConversionValues.Registration, new ConversionCall(0, 1, CoarseValue.Low, false) }, apple.Taken,
+                    "a registration after the update gives Apple 0 in place of fine 1");
+            }
         }
 
         [Test]
