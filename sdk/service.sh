@@ -7,6 +7,8 @@ start_service() {
   service_data="$(mktemp -d)"
   service_log="$service_data/service.log"
   service_pid=""
+  # Made now, not by the background start's redirection, which the first read may come before.
+  : >"$service_log"
   trap stop_service EXIT
   (
     cd "$root"
