@@ -133,6 +133,91 @@ void main() {
     expect(await ServicePlugin.isSdkDisabled(), isTrue);
   });
 
+  group('with no native side (web, desktop: the plugin has Android and iOS sides only)', () {
+    final printed = <String>[];
+    final original = debugPrint;
+    setUp(() {
+      printed.clear();
+      // No handler: every call ends in a MissingPluginException, as where no plugin registered.
+      TestDefaultBinaryMessengerBinding.instance.defaultBinaryMessenger
+          .setMockMethodCallHandler(channel, null);
+      debugPrint = (String? message, {int? wrapWidth}) => printed.add(message ?? '');
+    });
+    tearDown(() => debugPrint = original);
+
+    test('configure, awaited in main, completes, and every call answers as an SDK that is off, '
+        'each method saying so once', () async {
+      await ServicePlugin.configure(apiKey: 'sdk_key');
+      await ServicePlugin.waitForTrackingAuthorization(const Duration(seconds: 5));
+      await ServicePlugin.setCustomerUserId('user-8812');
+      expect(await ServicePlugin.sendEvent(eventType: EventType.login), isFalse);
+      expect(
+        await ServicePlugin.sendEvent(
+          eventType: EventType.purchase,
+          parameters: {'revenue': 9.99, 'currency': 'EUR'},
+        ),
+        isFalse,
+      );
+      expect(await ServicePlugin.getServiceId(), isNull);
+      expect(await ServicePlugin.isSdkDisabled(), isTrue);
+      expect(await ServicePlugin.getAttributionParams(), isNull);
+      expect(await ServicePlugin.getAttributionParamsWithCallback().toList(), [null]);
+      expect(await ServicePlugin.enablePlatformAdsAttribution(), isFalse);
+      await ServicePlugin.stop();
+      await ServicePlugin.start();
+      expect(await ServicePlugin.isStopped(), isFalse);
+      await ServicePlugin.setAnonymous(true);
+      expect(await ServicePlugin.isAnonymous(), isFalse);
+      await ServicePlugin.setConsent(gdprApplies: true, adUserData: false);
+      expect(await ServicePlugin.getDroppedEventCount(), 0);
+      // A word for each method, once: the second event adds none.
+      for (final method in [
+        'configure',
+        'waitForTrackingAuthorization',
+        'setCustomerUserId',
+        'sendEvent',
+        'getServiceId',
+        'isSdkDisabled',
+        'getAttributionParams',
+        'awaitAttributionParams',
+        'enablePlatformAdsAttribution',
+        'stop',
+        'start',
+        'isStopped',
+        'setAnonymous',
+        'isAnonymous',
+        'setConsent',
+        'getDroppedEventCount',
+      ]) {
+        expect(
+          printed.where((line) => line.contains('warning: $method: no native side')),
+          hasLength(1),
+          reason: method,
+        );
+      }
+    });
+
+    test('deleteUserData throws a PlatformException coded unsupported: nothing was deleted',
+        () async {
+      await expectLater(
+        ServicePlugin.deleteUserData(),
+        throwsA(isA<PlatformException>().having((error) => error.code, 'code', 'unsupported')),
+      );
+    });
+  });
+
+  test('getAttributionParamsWithCallback gives null, then closes, when the native side fails',
+      () async {
+    final printed = <String>[];
+    final original = debugPrint;
+    debugPrint = (String? message, {int? wrapWidth}) => printed.add(message ?? '');
+    addTearDown(() => debugPrint = original);
+    answer = (call) => throw PlatformException(code: 'native', message: 'no answer');
+    // One value, never an error event, which a listen without onError would leave uncaught.
+    expect(await ServicePlugin.getAttributionParamsWithCallback().toList(), [null]);
+    expect(printed.where((line) => line.contains('no answer')), hasLength(1));
+  });
+
   group('sendEvent', () {
     /// A configured, enabled SDK: the native side takes every event.
     Object? enabled(MethodCall call) => switch (call.method) {
@@ -263,6 +348,16 @@ void main() {
       );
       expect((calls.single.arguments as Map)['parameters'], {'kept': true});
       expect(printed.where((line) => line.contains('parameters[loop]')), hasLength(1));
+    });
+
+    test('a native failure answers false, with a warning naming the event, and throws nothing',
+        () async {
+      answer = (call) => throw PlatformException(code: 'native', message: 'the SDK failed');
+      expect(await ServicePlugin.sendEvent(eventType: EventType.levelComplete), isFalse);
+      expect(
+        printed.where((line) => line.contains('LEVEL_COMPLETE') && line.contains('the SDK failed')),
+        hasLength(1),
+      );
     });
 
     test('a value of a type the service cannot take throws for an install or a nameless custom event too',

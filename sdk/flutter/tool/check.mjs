@@ -15,8 +15,10 @@
 // whose sources and R8 rules are where android/build.gradle finds them, and android/build.gradle
 // applies the Kotlin Gradle plugin only where AGP's built-in Kotlin does not compile;
 // waitForTrackingAuthorization's bounds are the iOS SDK's, checked in Dart before the channel,
-// its timeout handed to the iOS SDK and nothing held on Android. Prints one line per check and a
-// closing `N passed, N failed`.
+// its timeout handed to the iOS SDK and nothing held on Android; no channel call lets a
+// MissingPluginException (web, desktop) reach the app; every public member of ServicePlugin has
+// its own doc comment; the README's quick start is a whole Dart file. Prints one line per check
+// and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -129,6 +131,27 @@ check(
     ),
   ],
 );
+// The README's quick start (the first Dart snippet under "## Use") is a whole Dart file, as an
+// app developer pastes it into lib/main.dart: it parses with no statement outside a function,
+// and its main binds Flutter before configure, which a channel call needs.
+{
+  const readme = read(join(root, "README.md"));
+  const use = readme.slice(readme.indexOf("\n## Use\n"));
+  const quickStart = /```dart\n([\s\S]*?)```/.exec(use)?.[1] ?? "";
+  const mainBody = /Future<void> main\(\) async \{([\s\S]*?)\n\}/.exec(quickStart)?.[1] ?? "";
+  check("the README's quick start is a whole Dart file whose main binds Flutter, then configures", [
+    ...(quickStart ? [] : ["README.md has no Dart snippet under ## Use"]),
+    ...syntaxErrors(parser.parse(quickStart), "README.md quick start"),
+    ...(/^import 'package:service_attribution\/service_attribution\.dart';$/m.test(quickStart)
+      ? []
+      : ["it does not import package:service_attribution/service_attribution.dart"]),
+    ...(mainBody.indexOf("WidgetsFlutterBinding.ensureInitialized()") >= 0 &&
+    mainBody.indexOf("WidgetsFlutterBinding.ensureInitialized()") <
+      mainBody.indexOf("await ServicePlugin.configure(")
+      ? []
+      : ["its main does not call WidgetsFlutterBinding.ensureInitialized() before configure"]),
+  ]);
+}
 const readmeCalls = calledMembers(readmeDart);
 check(
   `the README's Dart snippets call only ServicePlugin members the plugin declares (${readmeCalls.length})`,
@@ -358,6 +381,77 @@ check(
   "the Dart side names each channel method with a string literal",
   invocations.length === 0 ? ["no invokeMethod call found"] : unnamed,
 );
+
+// Where no native side answers (web, desktop: the plugin has Android and iOS sides only) every
+// channel call ends in a MissingPluginException, which must not stop the app (configure is
+// awaited in main) nor leave an event lost without a word: each call goes through `_native`
+// under its own method's name (null, with a warning), or is made in a function that catches
+// MissingPluginException itself; the Dart tests run each call with no native side.
+{
+  /** The text of the static member that holds `index`: from its declaration to the next one's. */
+  const memberAt = (index) => {
+    const starts = [...plugin.matchAll(/\n {2}(?:\/\/\/[^\n]*\n {2})*static /g)].map(
+      (m) => m.index,
+    );
+    const from = starts.filter((start) => start < index).at(-1) ?? 0;
+    const to = starts.find((start) => start > index) ?? plugin.length;
+    return plugin.slice(from, to);
+  };
+  const unguarded = [];
+  for (const match of plugin.matchAll(/_channel\s*\.invokeMethod(?:<[^(]*?>)?\(\s*'(\w+)'/g)) {
+    const before = plugin.slice(0, match.index);
+    const wrapped = /_native\(\s*'(\w+)',\s*$/.exec(before);
+    if (wrapped) {
+      if (wrapped[1] !== match[1]) {
+        unguarded.push(`${match[1]}: goes through _native as '${wrapped[1]}'`);
+      }
+      continue;
+    }
+    if (!/\bon MissingPluginException\b/.test(memberAt(match.index))) {
+      unguarded.push(`${match[1]}: neither through _native nor in a function that catches it`);
+    }
+  }
+  const dartTest = read(join(root, "test", "service_plugin_test.dart"));
+  check("no channel call lets a MissingPluginException (web, desktop) reach the app", [
+    ...unguarded,
+    ...(/static Future<T\?> _native<T>\(String method, Future<T\?> call\) async \{\s*try \{\s*return await call;\s*\} on MissingPluginException \{/.test(
+      plugin,
+    )
+      ? []
+      : ["_native does not answer null for a MissingPluginException"]),
+    ...(/group\('with no native side/.test(dartTest) &&
+    /setMockMethodCallHandler\(channel, null\)/.test(dartTest)
+      ? []
+      : ["service_plugin_test.dart does not run the calls with no native side"]),
+  ]);
+}
+
+// Every public member of ServicePlugin carries its own doc comment, directly above it: a
+// comment that ends above a private helper documents the helper, and the public member under
+// it shows none in the app's editor (as sendEvent's once did, above _isBlank).
+{
+  const lines = plugin.split("\n");
+  const undocumented = [];
+  let publicMembers = 0;
+  lines.forEach((line, index) => {
+    if (!/^ {2}static /.test(line)) return;
+    const ends = ["(", " =>", " ="].map((end) => line.indexOf(end)).filter((at) => at >= 0);
+    const head = ends.length ? line.slice(0, Math.min(...ends)) : line;
+    const name = /(\w+)\s*$/.exec(head)?.[1];
+    if (!name || name.startsWith("_")) return;
+    publicMembers++;
+    let above = index - 1;
+    while (above >= 0 && /^\s*@/.test(lines[above])) above--;
+    if (!/^\s*\/\/\//.test(lines[above] ?? "")) undocumented.push(`${name} (line ${index + 1})`);
+  });
+  check(
+    `every public member of ServicePlugin (${publicMembers}) has its own doc comment directly above it`,
+    [
+      ...(publicMembers < 10 ? [`only ${publicMembers} public static members found`] : []),
+      ...undocumented.map((name) => `${name} has none`),
+    ],
+  );
+}
 
 /** The text of a call's remaining arguments, from `start` to its closing parenthesis. */
 function argumentsText(text, start) {

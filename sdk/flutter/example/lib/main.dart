@@ -79,7 +79,11 @@ class _ExamplePageState extends State<ExamplePage> {
 
   Future<void> _send(EventType type, {String? name, Map<String, dynamic>? parameters}) async {
     final taken = await ServicePlugin.sendEvent(eventType: type, eventName: name, parameters: parameters);
-    _note(taken ? 'Sent ${type.name}${name == null ? '' : ' ($name)'}' : 'Not taken: the SDK is off or stopped');
+    // False also where the native side failed or this platform has none, a warning in the log
+    // saying so.
+    _note(taken
+        ? 'Sent ${type.name}${name == null ? '' : ' ($name)'}'
+        : 'Not taken: the SDK is off or stopped, or not on this platform (see the log)');
   }
 
   Future<void> _setStopped(bool stopped) async {
@@ -88,6 +92,8 @@ class _ExamplePageState extends State<ExamplePage> {
     } else {
       await ServicePlugin.start();
     }
+    // The page may have gone while the native side answered.
+    if (!mounted) return;
     setState(() => _stopped = stopped);
   }
 

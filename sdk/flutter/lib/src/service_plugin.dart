@@ -11,6 +11,13 @@ import 'parameters.dart';
 /// The attribution service's SDK for Flutter. Every member is static and calls the platform's
 /// native SDK over a method channel; the rules that need no device (arguments, parameters,
 /// links) are checked here first, so a mistake fails the same way on every platform.
+///
+/// Where no native side answers (web, desktop: the plugin has Android and iOS sides only), a
+/// call does not throw: it says so once per method in the log and answers as an SDK that is
+/// off would (nothing sent, `false`, `null`, `true` for [isSdkDisabled]); [deleteUserData]
+/// alone throws, a [PlatformException] with the code `unsupported`, as a deletion that was not
+/// made must not pass for one. So an app built for those platforms too still starts, with
+/// [configure] awaited in `main`.
 final class ServicePlugin {
   ServicePlugin._();
 
@@ -50,11 +57,14 @@ final class ServicePlugin {
     if (endpointBaseUrl != null) {
       _warn('configure: endpointBaseUrl is deprecated and has no effect');
     }
-    await _channel.invokeMethod<void>('configure', <String, Object?>{
-      'apiKey': apiKey,
-      'logLevel': logLevel,
-      'customerUserId': customerUserId,
-    });
+    await _native(
+      'configure',
+      _channel.invokeMethod<void>('configure', <String, Object?>{
+        'apiKey': apiKey,
+        'logLevel': logLevel,
+        'customerUserId': customerUserId,
+      }),
+    );
   }
 
   /// The bounds of [waitForTrackingAuthorization]'s timeout: the iOS SDK's.
@@ -82,17 +92,22 @@ final class ServicePlugin {
     if (timeout < _minTrackingWait || timeout > _maxTrackingWait) {
       throw ArgumentError.value(timeout, 'timeout', 'must be 1 to 360 seconds');
     }
-    await _channel.invokeMethod<void>('waitForTrackingAuthorization', <String, Object?>{
-      'timeoutSeconds': timeout.inMicroseconds / Duration.microsecondsPerSecond,
-    });
+    await _native(
+      'waitForTrackingAuthorization',
+      _channel.invokeMethod<void>('waitForTrackingAuthorization', <String, Object?>{
+        'timeoutSeconds': timeout.inMicroseconds / Duration.microsecondsPerSecond,
+      }),
+    );
   }
 
   /// Sets the app's own identifier of the user, or clears it with null; the last write wins.
   /// It applies from the next event sent on.
-  static Future<void> setCustomerUserId(String? customerUserId) =>
-      _channel.invokeMethod<void>('setCustomerUserId', <String, Object?>{
-        'customerUserId': customerUserId,
-      });
+  static Future<void> setCustomerUserId(String? customerUserId) => _native(
+        'setCustomerUserId',
+        _channel.invokeMethod<void>('setCustomerUserId', <String, Object?>{
+          'customerUserId': customerUserId,
+        }),
+      );
 
   /// Sends an event; true when the native SDK took it to send. [eventName] names an
   /// [EventType.custom] event, which is not sent without one.
@@ -106,12 +121,11 @@ final class ServicePlugin {
   /// (NaN, a typed-data list) or nested past five levels loses its key, with a warning in the
   /// log. False, with nothing sent, for an [EventType.custom] event whose [eventName] is null or
   /// blank (with a warning in the log), while the SDK is disabled or stopped ([stop]), and for
-  /// [EventType.install], which the SDK tracks itself.
-  /// Blank as both platforms' SDKs read a name: Dart's whitespace, and the four separator
-  /// controls U+001C to U+001F, which Android's counts as whitespace (and would refuse there).
-  static bool _isBlank(String name) =>
-      name.replaceAll(RegExp('[\u001C-\u001F]'), '').trim().isEmpty;
-
+  /// [EventType.install], which the SDK tracks itself. False too when the native side fails to
+  /// take the event (a [PlatformException]), with a warning in the log naming it, and where
+  /// there is no native side (web, desktop), with a warning at the first call that nothing is
+  /// sent there: an event handed over is never lost without a word, and a call left unawaited
+  /// (a button's handler) never ends in an uncaught error.
   static Future<bool> sendEvent({
     required EventType eventType,
     String? eventName,
@@ -132,21 +146,36 @@ final class ServicePlugin {
     }
     // The native side answers: it alone knows whether it is configured, disabled or stopped
     // at the moment it takes the event.
-    final sent = await _channel.invokeMethod<bool>('sendEvent', <String, Object?>{
-      'eventType': eventType.name,
-      'eventName': eventName,
-      'parameters': checked,
-    });
-    return sent ?? false;
+    try {
+      final sent = await _native(
+        'sendEvent',
+        _channel.invokeMethod<bool>('sendEvent', <String, Object?>{
+          'eventType': eventType.name,
+          'eventName': eventName,
+          'parameters': checked,
+        }),
+      );
+      return sent ?? false;
+    } on PlatformException catch (error) {
+      _warn('sendEvent: ${eventType.name} was not sent: the native SDK failed '
+          '(${error.code}): ${error.message}');
+      return false;
+    }
   }
 
+  /// Blank as both platforms' SDKs read a name: Dart's whitespace, and the four separator
+  /// controls U+001C to U+001F, which Android's counts as whitespace (and would refuse there).
+  static bool _isBlank(String name) =>
+      name.replaceAll(RegExp('[\u001C-\u001F]'), '').trim().isEmpty;
+
   /// The install's stable local identity, or null when there is none yet.
-  static Future<String?> getServiceId() => _channel.invokeMethod<String>('getServiceId');
+  static Future<String?> getServiceId() =>
+      _native('getServiceId', _channel.invokeMethod<String>('getServiceId'));
 
   /// True when the SDK is off: not configured yet, a rejected key, or the app switched off
   /// remotely.
   static Future<bool> isSdkDisabled() async =>
-      await _channel.invokeMethod<bool>('isSdkDisabled') ?? true;
+      await _native('isSdkDisabled', _channel.invokeMethod<bool>('isSdkDisabled')) ?? true;
 
   /// The attribution parameters known now, without waiting; null when none are.
   ///
@@ -155,17 +184,37 @@ final class ServicePlugin {
   /// read again later, it is not organic) or `not_configured`. Android leaves the key out:
   /// null there means nothing is known yet. The map is the one kept on the device, the same at
   /// every launch; the deferred deep link comes once per install on [onDeepLink].
-  static Future<Map<String, dynamic>?> getAttributionParams() async =>
-      _stringKeyed(await _channel.invokeMethod<Map<Object?, Object?>>('getAttributionParams'));
+  static Future<Map<String, dynamic>?> getAttributionParams() async => _stringKeyed(
+        await _native(
+          'getAttributionParams',
+          _channel.invokeMethod<Map<Object?, Object?>>('getAttributionParams'),
+        ),
+      );
 
   /// The attribution parameters once the install's match is resolved: one value, then the
   /// stream closes. The native side waits on a background thread. The value is read as
   /// [getAttributionParams]'s is: a `failed` status is worth reading again later.
-  static Stream<Map<String, dynamic>?> getAttributionParamsWithCallback() => Stream.fromFuture(
-        _channel
-            .invokeMethod<Map<Object?, Object?>>('awaitAttributionParams')
-            .then(_stringKeyed),
+  ///
+  /// Exactly one value whatever happens: a native side that fails (a [PlatformException]) or
+  /// is missing (web, desktop) gives null, with a warning in the log, never an error event,
+  /// which a `listen` without `onError` would raise as an uncaught error.
+  static Stream<Map<String, dynamic>?> getAttributionParamsWithCallback() =>
+      Stream.fromFuture(_awaitAttributionParams());
+
+  static Future<Map<String, dynamic>?> _awaitAttributionParams() async {
+    try {
+      return _stringKeyed(
+        await _native(
+          'awaitAttributionParams',
+          _channel.invokeMethod<Map<Object?, Object?>>('awaitAttributionParams'),
+        ),
       );
+    } on PlatformException catch (error) {
+      _warn('getAttributionParamsWithCallback: the native SDK failed (${error.code}): '
+          '${error.message}; null is given');
+      return null;
+    }
+  }
 
   /// Parses a Universal Link or App Link of the service from its URL alone, before or after
   /// [configure], with no network call. Null for a link that is none of the service's, or whose
@@ -220,7 +269,11 @@ final class ServicePlugin {
 
   /// Starts Apple Ads attribution (iOS 14.3 and later); a no-op on Android. True when on.
   static Future<bool> enablePlatformAdsAttribution() async =>
-      await _channel.invokeMethod<bool>('enablePlatformAdsAttribution') ?? false;
+      await _native(
+        'enablePlatformAdsAttribution',
+        _channel.invokeMethod<bool>('enablePlatformAdsAttribution'),
+      ) ??
+      false;
 
   /// Deletes the install's data at the service, for a user's privacy request.
   ///
@@ -228,31 +281,44 @@ final class ServicePlugin {
   /// platforms: `not_configured` (before [configure]), `authentication` (the key was refused)
   /// or `http` (the service refused the request), both with the HTTP status in
   /// `details['httpCode']`, `network` (no answer: offline, a timeout), or `native` (anything
-  /// else; the `message` says what).
-  static Future<void> deleteUserData() => _channel.invokeMethod<void>('deleteUserData');
+  /// else; the `message` says what); and where no native side answers (web, desktop),
+  /// `unsupported`: nothing was deleted, which must not pass for a deletion made.
+  static Future<void> deleteUserData() async {
+    try {
+      await _channel.invokeMethod<void>('deleteUserData');
+    } on MissingPluginException catch (error) {
+      throw PlatformException(
+        code: 'unsupported',
+        message: 'deleteUserData: no native side on this platform; nothing was deleted',
+        details: error.message,
+      );
+    }
+  }
 
   /// Stops the SDK, for a user who opted out: nothing is sent from now on, not even the
   /// install, and nothing is queued; the events queued so far are dropped (reported on
   /// [onError] with [ServiceDropReason.stopped]). Kept across launches until [start].
-  static Future<void> stop() => _channel.invokeMethod<void>('stop');
+  static Future<void> stop() => _native('stop', _channel.invokeMethod<void>('stop'));
 
   /// Starts the SDK again after [stop]: the install goes out if it never did, then the events
   /// sent from now on.
-  static Future<void> start() => _channel.invokeMethod<void>('start');
+  static Future<void> start() => _native('start', _channel.invokeMethod<void>('start'));
 
   /// True while the SDK is stopped ([stop]), in this launch or an earlier one. A stop of an
   /// earlier launch is read by [configure]: before it, only a stop of this launch counts.
   static Future<bool> isStopped() async =>
-      await _channel.invokeMethod<bool>('isStopped') ?? false;
+      await _native('isStopped', _channel.invokeMethod<bool>('isStopped')) ?? false;
 
   /// Turns anonymous mode on or off, kept across launches: while on, no advertising id, IDFV
   /// or customer user id leaves the device (on the install and on events).
-  static Future<void> setAnonymous(bool anonymous) =>
-      _channel.invokeMethod<void>('setAnonymous', <String, Object?>{'anonymous': anonymous});
+  static Future<void> setAnonymous(bool anonymous) => _native(
+        'setAnonymous',
+        _channel.invokeMethod<void>('setAnonymous', <String, Object?>{'anonymous': anonymous}),
+      );
 
   /// True while anonymous mode is on.
   static Future<bool> isAnonymous() async =>
-      await _channel.invokeMethod<bool>('isAnonymous') ?? false;
+      await _native('isAnonymous', _channel.invokeMethod<bool>('isAnonymous')) ?? false;
 
   /// The user's consent, kept across launches: sent with the install, and sent again to the
   /// service whenever it changes after the install is recorded. Null leaves a value unknown.
@@ -263,16 +329,20 @@ final class ServicePlugin {
     bool? adUserData,
     bool? adPersonalization,
   }) =>
-      _channel.invokeMethod<void>('setConsent', <String, Object?>{
-        'gdprApplies': gdprApplies,
-        'adUserData': adUserData,
-        'adPersonalization': adPersonalization,
-      });
+      _native(
+        'setConsent',
+        _channel.invokeMethod<void>('setConsent', <String, Object?>{
+          'gdprApplies': gdprApplies,
+          'adUserData': adUserData,
+          'adPersonalization': adPersonalization,
+        }),
+      );
 
   /// How many events the SDK has dropped on this device, over every launch (each drop is also
   /// reported on [onError]).
   static Future<int> getDroppedEventCount() async =>
-      await _channel.invokeMethod<int>('getDroppedEventCount') ?? 0;
+      await _native('getDroppedEventCount', _channel.invokeMethod<int>('getDroppedEventCount')) ??
+      0;
 
   /// The install's attribution, once resolved (`service_match_status` `matched`,
   /// `matched_no_params`, `organic` or `skipped`): the map the service answered,
@@ -392,6 +462,25 @@ final class ServicePlugin {
         throw MissingPluginException('${call.method} is not a method of the Dart side');
     }
     return true;
+  }
+
+  /// The methods already said to have no native side, each said once per run.
+  static final Set<String> _saidMissing = <String>{};
+
+  /// The native side's answer to [call], a call of the channel's [method]; null where no native
+  /// side answers ([MissingPluginException]: web, desktop, or the plugin not registered in this
+  /// engine), with a warning the first time for each method, so that the app goes on as with an
+  /// SDK that is off rather than stopping on an uncaught error.
+  static Future<T?> _native<T>(String method, Future<T?> call) async {
+    try {
+      return await call;
+    } on MissingPluginException {
+      if (_saidMissing.add(method)) {
+        _warn('$method: no native side on this platform (the plugin has Android and iOS '
+            'sides only): nothing is sent or read here, now or on later calls');
+      }
+      return null;
+    }
   }
 
   static Map<String, dynamic>? _stringKeyed(Map<Object?, Object?>? map) =>
