@@ -182,6 +182,14 @@ internal class SdkCore(
     private var journalLines = 0
 
     /**
+     * Under the drafts lock, once configured: the drafts that left the journal (queued, or dropped
+     * and counted) while its write failed, so that its file still holds them. Their ids are noted,
+     * and configure leaves them out at the next launch: each event is sent or counted once
+     * ([Handoff]). One the queue holds is left out on the worker, which alone reads the queue.
+     */
+    private lateinit var draftsHandoff: Handoff
+
+    /**
      * Under the drafts lock: stop() calls whose drop the worker has not made yet. Meanwhile the
      * worker queues no draft: each one now was sent after a start() that followed such a stop
      * (stop() took every draft before it), and the queue that drop empties must hold only what
@@ -281,6 +289,8 @@ internal class SdkCore(
     ) {
         val started = platform.clock()
         var sessionAtMs: Long? = null
+        // What a launch that starts stopped took from the journal: counted on the worker, with the queue.
+        var stoppedDrafts: Set<String> = emptySet()
         // Asked before the synchronized part: the platform's answer may take a call to the system.
         val inForeground = platform.lifecycle.isInForeground()
         synchronized(this) {
@@ -310,6 +320,7 @@ internal class SdkCore(
                     "session_id",
                     Handoff(platform.store, KEY_UNQUEUED_SESSIONS_GONE) { sessionQueue.values("session_id") },
                 )
+            draftsHandoff = Handoff(platform.store, KEY_DRAFTS_GONE)
             sessionDrops = SessionDrops(platform.store, log)
             sessionDelivery = BatchDelivery(sessionQueue, "session", api::sessions, platform.clock, settings.maxEventAgeMs, log, sessionDrops)
             val store = platform.store
@@ -347,8 +358,10 @@ internal class SdkCore(
                 journalRead = true
                 draftsLost = journal.lost
                 // The oldest past the bound were trimmed from memory, and reported, as they were
-                // sent: the journal keeps them until it is written whole (see appendDraft).
-                val kept = journal.drafts.takeLast(MAX_DRAFTS)
+                // sent: the journal keeps them until it is written whole (see appendDraft). So it
+                // does those that left it while its write failed, queued or dropped and counted.
+                val gone = draftsHandoff.taken()
+                val kept = journal.drafts.takeLast(MAX_DRAFTS).filter { it.eventId !in gone }
                 val keptIds = kept.map { it.eventId }.toSet()
                 // Events sent before configure under no id of this process take the id known now.
                 userIdKnown = true
@@ -366,17 +379,25 @@ internal class SdkCore(
                 // the two together, the oldest past it dropped and told as sendEvent's are: a
                 // launch that cannot queue them (no configuration read yet) keeps the newest.
                 val overflow = (merged.size - MAX_DRAFTS).coerceAtLeast(0)
-                when {
-                    stopped -> listeners.reportDrop(DropReason.STOPPED, merged.size)
-                    deleted -> listeners.reportDrop(DropReason.DELETED, merged.size)
-                    else -> {
-                        drafts.addAll(merged.drop(overflow))
-                        if (overflow > 0) listeners.reportDrop(DropReason.QUEUE_FULL, overflow)
+                val dropped =
+                    when {
+                        // Counted on the worker, which reads the queue: one the queue holds too
+                        // (queued as the journal's write failed, and not noted) is counted with it.
+                        stopped -> merged.also { stoppedDrafts = it.mapTo(HashSet()) { draft -> draft.eventId } }
+                        deleted -> merged.also { listeners.reportDrop(DropReason.DELETED, it.size) }
+                        else -> {
+                            drafts.addAll(merged.drop(overflow))
+                            if (overflow > 0) listeners.reportDrop(DropReason.QUEUE_FULL, overflow)
+                            merged.take(overflow)
+                        }
                     }
-                }
                 // Written whole only when it changed: an app that sent nothing before configure,
                 // with an earlier launch's events waiting, pays no write on its thread here.
-                if (drafts.size == lines.size && merged.size == lines.size) journalLines = lines.size else writeDrafts()
+                if (drafts.size == lines.size && merged.size == lines.size) {
+                    journalLines = lines.size
+                } else {
+                    writeDrafts(dropped.map { it.eventId })
+                }
             }
             listeners.keepDropCountIn(store)
             // The process's session: now in the foreground; launched in the background, at its
@@ -396,7 +417,7 @@ internal class SdkCore(
         worker.execute {
             listeners.reportDropsBeforeConfigure()
             reportUnreadable()
-            initialize(sessionAtMs)
+            initialize(sessionAtMs, stoppedDrafts)
         }
     }
 
@@ -418,15 +439,22 @@ internal class SdkCore(
     /**
      * On the worker: fetches remote configuration and starts sending, with a session that
      * started at [sessionAtMs] (configure in the foreground, or start() after a stop) if any; nothing
-     * while stopped.
+     * while stopped. [stoppedDrafts]: the events a launch that started stopped took from the
+     * journal, told dropped here, each once with the queue.
      */
-    private fun initialize(sessionAtMs: Long?) {
+    private fun initialize(sessionAtMs: Long?, stoppedDrafts: Set<String> = emptySet()) {
         if (stopped) {
             log.info("the SDK is stopped: nothing is sent until start()")
             // What a stop in an earlier process did not live to drop (the flag is written at once,
             // the queue on the worker) goes now, as that stop would have dropped it.
-            dropQueued(DropReason.STOPPED, emptySet())
+            dropQueued(DropReason.STOPPED, stoppedDrafts)
             return
+        }
+        if (stoppedDrafts.isNotEmpty()) {
+            // Started again since configure: those are dropped all the same, but one the queue
+            // holds too is sent with it, not told dropped.
+            val queuedIds = queue.values("event_id")
+            listeners.reportDrop(DropReason.STOPPED, stoppedDrafts.count { it !in queuedIds })
         }
         initialized = true
         // A start: the user may have limited ad tracking, or deleted or reset the id, since.
@@ -537,7 +565,7 @@ internal class SdkCore(
         synchronized(drafts) {
             drafts.mapTo(HashSet()) { it.eventId }.also {
                 drafts.clear()
-                writeDrafts()
+                writeDrafts(it)
             }
         }
 
@@ -772,11 +800,20 @@ internal class SdkCore(
      * Under the drafts lock: the journal holds what sendEvent handed over and is not queued; false
      * when the write did not reach the disk. Until configure has read the earlier launch's
      * journal (before configure, and while it runs on another thread) nothing is written: true,
-     * the drafts held in memory until configure merges them after that launch's events.
+     * the drafts held in memory until configure merges them after that launch's events. [left]:
+     * the ids of the drafts that just left it (queued, or dropped and counted), noted when the
+     * write fails, since its file still holds them ([draftsHandoff]).
      */
-    private fun writeDrafts(): Boolean {
+    private fun writeDrafts(left: Collection<String> = emptyList()): Boolean {
         if (!journalRead) return true
-        return platform.drafts.write(drafts.map(DraftJson::line)).also { if (it) journalLines = drafts.size }
+        val written = platform.drafts.write(drafts.map(DraftJson::line))
+        if (written) {
+            journalLines = drafts.size
+            draftsHandoff.written()
+        } else {
+            draftsHandoff.left(left.toList())
+        }
+        return written
     }
 
     /**
@@ -821,7 +858,7 @@ internal class SdkCore(
                 // tells it dropped, so it must not leave from the queue as well.
                 val left = drafts.mapTo(HashSet()) { it.eventId }
                 drafts.removeAll { it.eventId in ids }
-                writeDrafts()
+                writeDrafts(ids)
                 ids.filterTo(HashSet()) { it !in left }
             }
         var full = overflow
@@ -1874,6 +1911,9 @@ internal class SdkCore(
 
         /** The ids of sessions that left the journal while its file still held them. */
         private const val KEY_UNQUEUED_SESSIONS_GONE = "pending_sessions_gone"
+
+        /** The same for the events that left sendEvent's journal. */
+        private const val KEY_DRAFTS_GONE = "pending_events_gone"
         private const val KEY_DELETED = "deleted"
     }
 }

@@ -181,15 +181,18 @@ internal class StoredQueue(
 
 /**
  * For a queue whose items move on to another (the sessions' journal, whose sessions the sessions'
- * queue takes once its file can): each item taken from it once, and so sent or counted once,
- * whichever write fails on the way. The two files are written one after the other, and a write
- * of this queue's that fails (a full disk) leaves there what it let go: moved, or dropped and
- * counted. A load would take that again, to send or count it a second time. So a load leaves out
- * what [movedTo] holds, moved already, and the items whose ids [store] keeps under [key]: those
- * that left while the queue's file still held them, noted only when such a write fails, in
- * another file than the queue's, and forgotten once the queue's file is written whole.
+ * queue takes once its file can; sendEvent's file, whose events the events' queue takes): each
+ * item taken from it once, and so sent or counted once, whichever write fails on the way. The two
+ * files are written one after the other, and a write of this queue's that fails (a full disk)
+ * leaves there what it let go: moved, or dropped and counted. A load would take that again, to
+ * send or count it a second time. So a load leaves out what [movedTo] holds, moved already, and
+ * the items whose ids [store] keeps under [key]: those that left while the queue's file still held
+ * them, noted only when such a write fails, in another file than the queue's, and forgotten once
+ * the queue's file is written whole. sendEvent's file gives no [movedTo]: configure reads it on
+ * the app's thread, where the events' queue is never read, and the worker leaves out what that
+ * queue holds.
  */
-internal class Handoff(private val store: KeyValueStore, private val key: String, private val movedTo: () -> Set<Any?>) {
+internal class Handoff(private val store: KeyValueStore, private val key: String, private val movedTo: () -> Set<Any?> = { emptySet() }) {
     /** The ids kept under [key], read at the first use. */
     private val gone: MutableSet<String> by lazy {
         store.get(key)?.split('\n')?.filterTo(LinkedHashSet()) { it.isNotEmpty() } ?: LinkedHashSet()

@@ -1,6 +1,7 @@
 package com.service.attribution.core
 
 import com.service.attribution.Consent
+import com.service.attribution.DropReason
 import com.service.attribution.EventType
 import com.service.attribution.LogLevel
 import com.service.attribution.ServiceErrorKind
@@ -410,6 +411,113 @@ class ConsentAndQueueTest {
         device.configure(device.launch())
         device.scheduler.runDue()
         assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertNull(device.store.get("pending_events"))
+        device.assertNoFailures()
+    }
+
+    /**
+     * An event [core] sends, queued by the worker while the service cannot be reached, as the
+     * write of sendEvent's file that lets it go fails ([alsoFailing] too): the file still holds
+     * it, as the queue does.
+     */
+    private fun queuedWhileTheFileKeepsIt(core: SdkCore, vararg alsoFailing: String) {
+        device.backend.events = { null }
+        assertTrue(core.sendEvent(EventType.LOGIN, null, null))
+        device.store.failingKeys += listOf("pending_events", *alsoFailing)
+        device.scheduler.runDue()
+        assertTrue("sendEvent's file still holds the event", device.store.get("pending_events")!!.contains("LOGIN"))
+        assertTrue("the queue holds it", device.store.get(StoredQueue.EVENTS)!!.contains("LOGIN"))
+        assertEquals(1, core.queuedCount())
+        device.store.failingKeys.clear()
+    }
+
+    @Test
+    fun `an event both the queue and sendEvent's file hold after a failed write of the file counts once at a launch that starts stopped`() {
+        val first = device.configure(device.launch())
+        device.scheduler.runDue()
+        // The value that notes what left the file is refused too: the queue alone says it.
+        queuedWhileTheFileKeepsIt(first, "pending_events_gone")
+        // The next launch is stopped: what waits is dropped, and each event counted once.
+        val next = device.launch()
+        next.stop()
+        device.configure(next)
+        assertEquals(0, next.queuedCount())
+        assertEquals(1L, next.getDroppedEventCount())
+        assertEquals(listOf(DropReason.STOPPED to 1), device.errors.map { it.reason to it.count })
+        // Started again: nothing is left to send.
+        next.start()
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(60_000)
+        assertEquals(emptyList<Any>(), device.backend.delivered)
+        assertEquals(1L, next.getDroppedEventCount())
+        assertNull(device.store.get("pending_events"))
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an event both the queue and sendEvent's file hold, at a stopped launch started again before the worker ran, is sent once and not told dropped`() {
+        val first = device.configure(device.launch())
+        device.scheduler.runDue()
+        queuedWhileTheFileKeepsIt(first, "pending_events_gone")
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        // Stopped as configure runs, started again before the worker's first task: the queue
+        // is not dropped, and the event goes with it.
+        val next = device.launch()
+        next.stop()
+        next.configure(device.platform, SdkSettings(baseUrl = "https://backend.test", jitter = { it }), "sdk_key", LogLevel.DEBUG, null, null)
+        next.start()
+        device.scheduler.advance(60_000)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(0L, next.getDroppedEventCount())
+        assertEquals(emptyList<Any>(), device.errors.toList())
+        assertNull(device.store.get("pending_events"))
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an event sent after a failed write of sendEvent's file is not sent again at the next launch`() {
+        val first = device.configure(device.launch())
+        device.scheduler.runDue()
+        queuedWhileTheFileKeepsIt(first)
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(60_000)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(0, first.queuedCount())
+        assertTrue("the file still holds it", device.store.get("pending_events")!!.contains("LOGIN"))
+        // The next launch neither sends it again nor, stopped at once, counts it dropped.
+        val next = device.configure(device.launch())
+        device.scheduler.advance(60_000)
+        next.stop()
+        device.scheduler.runDue()
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(0L, next.getDroppedEventCount())
+        assertEquals(emptyList<Any>(), device.errors.toList())
+        // The file written whole without it: nothing is noted any longer.
+        assertNull(device.store.get("pending_events"))
+        assertNull(device.store.get("pending_events_gone"))
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an event a stop drops while sendEvent's file's write fails is counted once, not again at the next launch`() {
+        val first = device.configure(device.launch())
+        device.scheduler.runDue()
+        // The worker has not queued the event when stop() takes it, as the file's write fails.
+        assertTrue(first.sendEvent(EventType.LOGIN, null, null))
+        device.store.failingKeys += "pending_events"
+        first.stop()
+        device.scheduler.runDue()
+        assertEquals(1L, first.getDroppedEventCount())
+        assertTrue("the file still holds the event", device.store.get("pending_events")!!.contains("LOGIN"))
+        device.store.failingKeys.clear()
+        // Still stopped at the next launch, then started: the event dropped is neither counted nor sent again.
+        val next = device.configure(device.launch())
+        assertEquals(1L, next.getDroppedEventCount())
+        next.start()
+        device.scheduler.advance(60_000)
+        assertEquals(1L, next.getDroppedEventCount())
+        assertEquals(listOf(DropReason.STOPPED to 1), device.errors.map { it.reason to it.count })
+        assertEquals(emptyList<Any>(), device.backend.delivered)
         assertNull(device.store.get("pending_events"))
         device.assertNoFailures()
     }
