@@ -14,11 +14,12 @@
 // form, the background task, drops an answer leaves unnamed, main-actor listeners, choices kept
 // before configure, the backup exclusion and IDFV check, the privacy manifest's tracking, the
 // README's Swift, events waiting on the device for the service's configuration (and their
-// conversion values with them, each queued and evaluated once, none asking Apple outside its
-// window), the configuration read in one chain, only a 4xx taken for a refusal, sessions before
-// events, a sealing key that cannot seal refused, AdAttributionKit linked as every Xcode taken
-// can, the install held for the app's tracking answer, the deferred deep link claimed in the
-// step that reads the listener it goes to and marked delivered once that listener's call ran.
+// conversion values with them, each queued, evaluated and counted dropped once, none asking
+// Apple outside its window), the configuration read in one chain, only a 4xx taken for a
+// refusal, sessions before events, a sealing key that cannot seal refused, AdAttributionKit
+// linked as every Xcode taken can, the install held for the app's tracking answer, the deferred
+// deep link claimed in the step that reads the listener it goes to and marked delivered once
+// that listener's call ran.
 // Prints one line per check and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -2242,6 +2243,50 @@ checking(
         : [
             "ConversionValueTests.testEventsQueuedByALaunchThatEndedBeforeItForgotThemAreNeitherQueuedNorEvaluatedAgain is missing",
           ]),
+    ];
+  },
+);
+
+// The same launch leaves the events in both for a later one to drop (it starts stopped, or is
+// stopped or switched off while its configuration is read): each drop of the queue and of the
+// waiting drafts goes through eventsDropped, which counts a draft the queue held once.
+checking(
+  "events both queued and still waiting for a configuration are dropped and counted once",
+  () => {
+    const helper = codeOf(functionText("Core/SdkCore.swift", /func eventsDropped\(/));
+    const configure = codeOf(functionText("Core/SdkCore.swift", /func configure\(/));
+    const stop = codeOf(functionText("Core/SdkCore.swift", /func stop\(/));
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "SdkCoreTests.swift"));
+    const dropsThrough = (code) =>
+      /eventsDropped\(\s*queued: [\s\S]*?waiting: pending(Queue\?)?\.clear\(\)/.test(code) &&
+      !/\.clear\([^)]*\)( \?\? \[\])?\)?(\.count)? \+ \(?pending(Queue\?)?\.clear\(\)/.test(code);
+    return [
+      ...(/let held = kept\.union\(queued\.compactMap\(EventQueue\.id\)\)/.test(helper) &&
+      /waiting\.filter \{[^}]*!held\.contains\(\$0\)/.test(helper)
+        ? []
+        : ["eventsDropped counts a draft the queue holds (or keeps on its way) as a second event"]),
+      ...[
+        ["configure", configure],
+        ["stop", stop],
+        ["disable", codeOf(functionText("Core/SdkCore.swift", /func disable\(/))],
+        [
+          "forgetDeletedInstall",
+          codeOf(functionText("Core/SdkCore.swift", /func forgetDeletedInstall\(/)),
+        ],
+      ]
+        .filter(([, code]) => !dropsThrough(code))
+        .map(
+          ([name]) =>
+            `${name} counts the queue and the waiting drafts apart, an event in both twice`,
+        ),
+      ...(/kept: onItsWay\(queue\)/.test(stop)
+        ? []
+        : ["stop counts the draft of an event on its way, which its answer settles"]),
+      ...missingTests(tests, "SdkCoreTests", [
+        "testEventsBothQueuedAndStillWaitingAreCountedOnceByALaunchThatStartsStopped",
+        "testAStopWhileTheConfigurationIsReadCountsOnceTheEventsBothQueuedAndStillWaiting",
+        "testARejectedKeyCountsOnceTheEventsBothQueuedAndStillWaiting",
+      ]),
     ];
   },
 );

@@ -539,6 +539,79 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertNil(store.get(EventQueue.Kind.pending.key))
     }
 
+    /// A store as a launch left it that queued the two events an earlier one kept waiting for a
+    /// configuration, and ended before it forgot them: on the device, each both queued and still
+    /// waiting. The service took neither.
+    private static func queuedAndStillWaiting() throws -> MemoryStore {
+        let store = MemoryStore()
+        let offline = Harness(store: store)
+        offline.service.offline = true
+        offline.configure()
+        XCTAssertTrue(try offline.core.sendEvent(.login, name: nil, parameters: nil))
+        XCTAssertTrue(try offline.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 3, "currency": "EUR"]))
+        offline.settle()
+        let waiting = try XCTUnwrap(store.get(EventQueue.Kind.pending.key))
+        let next = Harness(store: store)
+        next.service.answer = { request in
+            FakeService.path(request) == "/v1/events" ? HTTPResponse(statusCode: 503, body: "{}") : nil
+        }
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(EventQueue(store: store, max: 1000).count, 2)
+        XCTAssertNil(store.get(EventQueue.Kind.pending.key))
+        // As a process ends between the queue's write and the waiting events' removal.
+        store.put(EventQueue.Kind.pending.key, waiting)
+        XCTAssertEqual(EventQueue(store: store, max: 1000, kind: .pending).count, 2)
+        return store
+    }
+
+    func testEventsBothQueuedAndStillWaitingAreCountedOnceByALaunchThatStartsStopped() throws {
+        let store = try SdkCoreTests.queuedAndStillWaiting()
+        let stopped = Harness(store: store)
+        let heard = Heard()
+        heard.listen(to: stopped.core)
+        stopped.core.stop()
+        stopped.configure()
+        XCTAssertEqual(heard.dropped, ["stopped": 2])
+        XCTAssertEqual(stopped.core.droppedEventCount, 2)
+        XCTAssertEqual(stopped.core.queuedEventCount, 0)
+        XCTAssertNil(store.get(EventQueue.Kind.events.key))
+        XCTAssertNil(store.get(EventQueue.Kind.pending.key))
+        XCTAssertEqual(stopped.service.requests, [])
+    }
+
+    func testAStopWhileTheConfigurationIsReadCountsOnceTheEventsBothQueuedAndStillWaiting() throws {
+        let store = try SdkCoreTests.queuedAndStillWaiting()
+        let harness = Harness(store: store)
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            // The user opts out before this launch's configuration is applied: the drafts still
+            // wait beside the events the queue holds.
+            if FakeService.path(request) == "/v1/config" { harness.core.stop() }
+            return nil
+        }
+        harness.configure()
+        harness.runScheduled()
+        XCTAssertEqual(heard.dropped, ["stopped": 2])
+        XCTAssertEqual(harness.core.droppedEventCount, 2)
+        XCTAssertEqual(harness.core.queuedEventCount, 0)
+        XCTAssertEqual(harness.service.count("POST", "/v1/events"), 0)
+    }
+
+    func testARejectedKeyCountsOnceTheEventsBothQueuedAndStillWaiting() throws {
+        let store = try SdkCoreTests.queuedAndStillWaiting()
+        let harness = Harness(store: store)
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 401, body: #"{"error":"Unauthorized","detail":"bad key"}"#) : nil
+        }
+        XCTAssertEqual(harness.configure() as? ServiceAttributionError, .authentication(statusCode: 401))
+        XCTAssertEqual(heard.dropped, ["disabled": 2])
+        XCTAssertEqual(harness.core.droppedEventCount, 2)
+        XCTAssertEqual(harness.core.queuedEventCount, 0)
+    }
+
     func testAConfigurationWhoseKeyCannotSealIsRefusedAndTheOneInForceStays() throws {
         let recipient = try Vectors.recipient()
         let harness = Harness()

@@ -483,7 +483,7 @@ final class SdkCore: @unchecked Sendable {
             pendingLost = pending.lostOnLoad
             // Stopped before this launch's configure: what an earlier launch queued goes too.
             if stopped {
-                stoppedQueue = events.clear().count + pending.clear().count
+                stoppedQueue = SdkCore.eventsDropped(queued: events.clear(), waiting: pending.clear()).count
                 stoppedSessions = sessions.clear().count
             } else if deleted {
                 deletedPending = pending.clear().count
@@ -826,7 +826,7 @@ final class SdkCore: @unchecked Sendable {
             sessionTracker.disable()
             launchOffAsKept = nil
         }
-        let dropped = (queue?.clear() ?? []) + (pendingQueue?.clear() ?? [])
+        let dropped = SdkCore.eventsDropped(queued: queue?.clear() ?? [], waiting: pendingQueue?.clear() ?? [])
         let droppedSessions = sessionQueue?.clear() ?? []
         enqueueLock.unlock()
         reportDrop(.disabled, dropped.count, why)
@@ -1118,6 +1118,18 @@ final class SdkCore: @unchecked Sendable {
         let overflow = enqueue(added)
         pending.clear()
         return (overflow, kept.count - drafts.count)
+    }
+
+    /// What a drop of the events took, each event once: `queued`, taken out of the queue, and of
+    /// `waiting`, the drafts taken out of those that wait for a configuration, the ones neither
+    /// among `queued` nor among `kept` (the batch on its way, which the queue keeps for its
+    /// answer to settle). A launch that ends between ``queuePending()``'s write of the queue and
+    /// its removal of the drafts leaves an event in both on the device, and a later launch that
+    /// drops them before it queues the drafts (one that starts stopped, a stop or a switch-off
+    /// while its configuration is read) would count it twice.
+    private static func eventsDropped(queued: [JSONValue], waiting: [JSONValue], kept: Set<String> = []) -> [JSONValue] {
+        let held = kept.union(queued.compactMap(EventQueue.id))
+        return queued + waiting.filter { draft in EventQueue.id(of: draft).map { !held.contains($0) } ?? true }
     }
 
     // MARK: - sessions
@@ -2019,7 +2031,11 @@ final class SdkCore: @unchecked Sendable {
             guard let sending = sending, let queue = queue, sending.queue === queue else { return [] }
             return sending.ids
         }
-        let dropped = (queue?.clear(keeping: onItsWay(queue)) ?? []) + (pendingQueue?.clear() ?? [])
+        let dropped = SdkCore.eventsDropped(
+            queued: queue?.clear(keeping: onItsWay(queue)) ?? [],
+            waiting: pendingQueue?.clear() ?? [],
+            kept: onItsWay(queue)
+        )
         let droppedSessions = sessionQueue?.clear(keeping: onItsWay(sessionQueue)) ?? []
         enqueueLock.unlock()
         if wasStopped { return }
@@ -2713,7 +2729,7 @@ final class SdkCore: @unchecked Sendable {
         }
         platform.store.put(Key.deleted, "1")
         platform.store.remove(Key.attribution)
-        let dropped = (queue?.clear() ?? []) + (pendingQueue?.clear() ?? [])
+        let dropped = SdkCore.eventsDropped(queued: queue?.clear() ?? [], waiting: pendingQueue?.clear() ?? [])
         let droppedSessions = sessionQueue?.clear() ?? []
         enqueueLock.unlock()
         currentLog.info("\(why): nothing more is sent for it")
