@@ -530,6 +530,13 @@ const swiftFile = join(
   "service_attribution",
   "ServiceAttributionPlugin.swift",
 );
+const swiftTestFile = join(
+  "ios",
+  "service_attribution",
+  "Tests",
+  "service_attributionTests",
+  "ServiceAttributionPluginTests.swift",
+);
 if (existsSync(join(root, swiftFile))) {
   const swift = await Language.load(
     createRequire(import.meta.url).resolve("tree-sitter-wasms/out/tree-sitter-swift.wasm"),
@@ -538,6 +545,13 @@ if (existsSync(join(root, swiftFile))) {
   swiftParser.setLanguage(swift);
   const swiftTree = swiftParser.parse(readFileSync(join(root, swiftFile), "utf8"));
   check(`${swiftFile} parses as Swift`, syntaxErrors(swiftTree, swiftFile));
+  // The XCTests of the iOS side, which run where Xcode is: parsed here.
+  check(
+    `${swiftTestFile} parses as Swift`,
+    existsSync(join(root, swiftTestFile))
+      ? syntaxErrors(swiftParser.parse(read(join(root, swiftTestFile))), swiftTestFile)
+      : [`${swiftTestFile} is missing`],
+  );
   const literals = new Set();
   const visitSwift = (node) => {
     if (node.type === "line_string_literal" && node.namedChildCount === 1) {
@@ -1207,6 +1221,128 @@ check("what a restarted Dart side did not hear waits for its next listener", [
     : ["a deferred deep link no Dart code took is not kept"]),
   ...(read(join(root, "test.sh")).includes("HotRestartTest") ? [] : ["HotRestartTest is not run"]),
 ]);
+
+// What the Dart side's handler fails on (an error answer: it threw) is no more heard than what
+// no handler took: both bridges log it and keep it for the next listener, their streams still
+// listening; a `false` answer stops only the listener of the method that gave it; an exception
+// no method expected is answered with the documented code `native`, not Flutter's generic
+// `error`. The JVM tests run them on Android (ServiceAttributionPluginTest's d2, d3 and f3), the
+// XCTests (parsed above) on iOS where Xcode is.
+{
+  const kotlinAnswer =
+    /val answer =\s*object : MethodChannel\.Result \{([\s\S]*?)\n {12}\}\n/.exec(
+      kotlinPlugin,
+    )?.[1] ?? "";
+  const kotlinSuccess =
+    /override fun success\(result: Any\?\) \{([\s\S]*?)\n {16}\}/.exec(kotlinAnswer)?.[1] ?? "";
+  const kotlinError =
+    /override fun error\([^)]*\) \{([\s\S]*?)\n {16}\}/.exec(kotlinAnswer)?.[1] ?? "";
+  const swiftAnswer =
+    /channel\.invokeMethod\(method, arguments: arguments\) \{([\s\S]*?)\n {12}\}\n/.exec(
+      swiftPlugin,
+    )?.[1] ?? "";
+  const swiftError =
+    /else if let failure = answer as\? FlutterError \{([\s\S]*?)\} else if/.exec(
+      swiftAnswer,
+    )?.[1] ?? "";
+  const swiftFalse =
+    /else if let heard = answer as\? Bool, !heard \{([\s\S]*?)\n {16}\}/.exec(swiftAnswer)?.[1] ??
+    "";
+  const onMethodCall =
+    bodyOf(
+      kotlinPlugin,
+      /override fun onMethodCall\(call: MethodCall, result: MethodChannel\.Result\)/,
+    ) ?? "";
+  // From handle's declaration to the next function's: the whole switch runs inside answering.
+  const handleBody =
+    /public func handle\(_ call: FlutterMethodCall, result reply: @escaping FlutterResult\) \{([\s\S]*?)\n {4}\}\n/.exec(
+      swiftPlugin,
+    )?.[1] ?? "";
+  const answeringBody = /static func answering\([\s\S]*?\n {4}\}\n/.exec(swiftPlugin)?.[0] ?? "";
+  const kotlinTests = read(
+    join(
+      root,
+      "android",
+      "src",
+      "test",
+      "kotlin",
+      "com",
+      "service",
+      "attribution",
+      "flutter",
+      "ServiceAttributionPluginTest.kt",
+    ),
+  );
+  const swiftTests = read(join(root, swiftTestFile));
+  const readme = read(join(root, "README.md"));
+  check(
+    "a Dart handler's failure is kept for the next listener, a false answer stops its own listener, an unexpected exception answers native",
+    [
+      ...(/Log\.w\(TAG,/.test(kotlinError) &&
+      /unheard\?\.invoke\(true\)/.test(kotlinError) &&
+      !/listen\(/.test(kotlinError)
+        ? []
+        : [
+            "the Android bridge does not log and keep what a Dart handler failed on (its error answer), its listeners kept",
+          ]),
+      ...(/Self\.log\(/.test(swiftError) &&
+      /unheard\?\(true\)/.test(swiftError) &&
+      !/listen\(/.test(swiftError)
+        ? []
+        : [
+            "the iOS bridge does not log and keep what a Dart handler failed on (a FlutterError answer), its listeners kept",
+          ]),
+      ...(/if \(!failed\) return tellError\(error\)\s*synchronized\(owners\) \{ keepError\(error\) \}/.test(
+        kotlinPlugin,
+      ) &&
+      /if failed \{\s*keepError\(error\)\s*\} else \{\s*tellError\(error\)\s*\}/.test(
+        swiftPlugin,
+      ) &&
+      /if \(failed\) null else owners\[DEEP_LINK\]/.test(kotlinPlugin) &&
+      /if !failed, let owner = Self\.owners\["deepLink"\]\?\.last/.test(swiftPlugin)
+        ? []
+        : [
+            "an error or deferred deep link a Dart handler failed on is sent again at once, not kept for the next listener",
+          ]),
+      ...(/listenerOf\(method\)\?\.let \{ listen\(it, false\) \}/.test(kotlinSuccess) &&
+      !/listen\(ERROR, false\)/.test(kotlinSuccess)
+        ? []
+        : [
+            "the Android bridge's false answer does not stop only the listener of the method that answered",
+          ]),
+      ...(/if let name = Self\.listenerName\(of: method\) \{ self\.listen\(name, false\) \}/.test(
+        swiftFalse,
+      ) && !/listen\("error", false\)/.test(swiftFalse)
+        ? []
+        : [
+            "the iOS bridge's false answer does not stop only the listener of the method that answered",
+          ]),
+      ...(/try \{\s*handle\(call, once\)\s*\} catch \(error: Exception\) \{[\s\S]*?Log\.e\([\s\S]*?once\.error\("native",/.test(
+        onMethodCall,
+      )
+        ? []
+        : ["the Android onMethodCall does not answer an unexpected exception with native, logged"]),
+      ...(/^\s*Self\.answering\(call\.method, reply\) \{ result in\n[\s\S]*\bswitch call\.method \{[\s\S]*\n {8}\}$/.test(
+        handleBody,
+      ) && /catch \{[\s\S]*?log\(message\)[\s\S]*?FlutterError\(code: "native"/.test(answeringBody)
+        ? []
+        : ["the iOS handle does not answer an unexpected error with native, logged"]),
+      ...["d2 ", "d3 ", "e2 ", "f3 "]
+        .filter((name) => !kotlinTests.includes(`fun \`${name}`))
+        .map((name) => `ServiceAttributionPluginTest has no test ${name.trim()}`),
+      ...[
+        "testWhatADartHandlerFailsOnIsKeptForTheNextListenerTheListenersKept",
+        "testAFalseAnswerStopsOnlyTheListenerOfTheMethodThatAnsweredIt",
+        "testAnErrorNoMethodExpectedIsAnsweredNativeOnce",
+      ]
+        .filter((name) => !swiftTests.includes(`func ${name}()`))
+        .map((name) => `${swiftTestFile} has no ${name}`),
+      ...(/any call[^.]*?unexpected[^.]*?`native`/i.test(readme)
+        ? []
+        : ["README.md does not say that an unexpected native failure of any call answers native"]),
+    ],
+  );
+}
 
 const passed = results.filter(Boolean).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);

@@ -23,8 +23,9 @@ import UIKit
 /// `configure` completion and UIKit's application and scene calls.
 public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLifeCycleDelegate {
     static let channelName = "service_attribution"
-    /// The channel, for the calls back to the Dart side.
-    private var channel: FlutterMethodChannel?
+    /// The channel, for the calls back to the Dart side. Internal, not private, so that the
+    /// XCTests can give a plugin a channel over a messenger of their own.
+    var channel: FlutterMethodChannel?
     /// The Flutter package's name and version, reported in the install.
     static let wrapper = WrapperInfo(platform: "flutter", version: "2.10.0", sealsCustomParameters: true)
 
@@ -34,10 +35,10 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
     /// began: the last is the one the SDK's listener calls.
     private static var owners: [String: [ServiceAttributionPlugin]] = [:]
     /// The errors told while no Dart error stream listened (`configure` runs early in `main`, the
-    /// listener may come after it, and an engine's stream may stop and another begin): the most
-    /// recent ``maxPendingErrors``, oldest first, for the first that listens. The SDK counts its
-    /// drops whether or not anyone hears them (`droppedEventCount`); these are what the app's
-    /// listener would have heard.
+    /// listener may come after it, and an engine's stream may stop and another begin), and those
+    /// a Dart handler failed on: the most recent ``maxPendingErrors``, oldest first, for the next
+    /// stream that begins to listen. The SDK counts its drops whether or not anyone hears them
+    /// (`droppedEventCount`); these are what the app's listener would have heard.
     private static var pendingErrors: [[String: Any]] = []
     /// As many as the deep links kept for a listener (listeners.json's maxPendingDirectLinks).
     static let maxPendingErrors = 10
@@ -76,121 +77,174 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
         channel = nil
     }
 
-    public func handle(_ call: FlutterMethodCall, result: @escaping FlutterResult) {
-        let arguments = call.arguments as? [String: Any] ?? [:]
-        switch call.method {
-        case "configure":
-            guard let apiKey = arguments["apiKey"] as? String else {
-                result(FlutterError(code: "argument", message: "apiKey is required", details: nil))
-                return
-            }
-            let level = (arguments["logLevel"] as? NSNumber)?.intValue ?? 1
-            // Answered at once, as the Dart side's configure documents: a refusal comes later
-            // (remote configuration is read off the main thread), on the error stream.
-            var started: ((Error?) -> Void)?
-            if !Self.configureCalled {
-                Self.configureCalled = true
-                started = { error in
-                    if let error = error, let refusal = Self.refusalMap(error) { Self.tellError(refusal) }
+    /// Answers every call once, with one of the documented codes: a Swift error no method
+    /// expected is logged and answered `native` (``answering(_:_:_:)``), as the Android side
+    /// answers an unexpected exception, and not passed off as an argument's mistake.
+    public func handle(_ call: FlutterMethodCall, result reply: @escaping FlutterResult) {
+        Self.answering(call.method, reply) { result in
+            let arguments = call.arguments as? [String: Any] ?? [:]
+            switch call.method {
+            case "configure":
+                guard let apiKey = arguments["apiKey"] as? String else {
+                    result(FlutterError(code: "argument", message: "apiKey is required", details: nil))
+                    return
                 }
-                // From configure on, whatever the app set natively since the registration: an
-                // error told before the Dart side's error stream listens (a drop as configure
-                // runs, say) waits for its first listener.
-                ServiceAttribution.onError = Self.errorRelay
-            }
-            ServiceAttribution.configure(
-                apiKey: apiKey,
-                logLevel: LogLevel(integer: level) ?? .default,
-                customerUserId: arguments["customerUserId"] as? String,
-                wrapper: ServiceAttributionPlugin.wrapper,
-                completion: started
-            )
-            result(nil)
-        case "waitForTrackingAuthorization":
-            // The Dart side checked the bounds; the SDK refuses a value outside them in its log
-            // too, and a call after configure.
-            guard let seconds = (arguments["timeoutSeconds"] as? NSNumber)?.doubleValue else {
-                result(FlutterError(code: "argument", message: "timeoutSeconds is required", details: nil))
-                return
-            }
-            ServiceAttribution.waitForTrackingAuthorization(timeout: seconds)
-            result(nil)
-        case "setCustomerUserId":
-            ServiceAttribution.setCustomerUserId(arguments["customerUserId"] as? String)
-            result(nil)
-        case "sendEvent":
-            guard let wire = arguments["eventType"] as? String, let type = EventType(rawValue: wire) else {
-                result(FlutterError(code: "argument", message: "unknown eventType", details: nil))
-                return
-            }
-            let name = arguments["eventName"] as? String
-            if type == .custom && blank(name) {
-                result(FlutterError(code: "argument", message: "eventName is required for custom events", details: nil))
-                return
-            }
-            // Before configure the SDK keeps the event and answers true; false while it is
-            // disabled or stopped.
-            do {
-                let taken = try ServiceAttribution.sendEvent(type, name: name, parameters: arguments["parameters"] as? [String: Any])
-                result(taken)
-            } catch {
-                result(FlutterError(code: "argument", message: error.localizedDescription, details: nil))
-            }
-        case "getServiceId":
-            result(ServiceAttribution.serviceId)
-        case "isSdkDisabled":
-            result(ServiceAttribution.isSdkDisabled)
-        case "getAttributionParams":
-            // Never empty on iOS: it always holds service_match_status.
-            result(ServiceAttribution.attributionParams)
-        case "awaitAttributionParams":
-            ServiceAttribution.awaitAttributionParams { params in result(params) }
-        case "enablePlatformAdsAttribution":
-            result(ServiceAttribution.enablePlatformAdsAttribution())
-        case "deleteUserData":
-            ServiceAttribution.deleteUserData { error in
-                if let error = error {
-                    result(Self.flutterError(error))
-                } else {
-                    result(nil)
+                let level = (arguments["logLevel"] as? NSNumber)?.intValue ?? 1
+                // Answered at once, as the Dart side's configure documents: a refusal comes later
+                // (remote configuration is read off the main thread), on the error stream.
+                var started: ((Error?) -> Void)?
+                if !Self.configureCalled {
+                    Self.configureCalled = true
+                    started = { error in
+                        if let error = error, let refusal = Self.refusalMap(error) { Self.tellError(refusal) }
+                    }
+                    // From configure on, whatever the app set natively since the registration: an
+                    // error told before the Dart side's error stream listens (a drop as configure
+                    // runs, say) waits for its first listener.
+                    ServiceAttribution.onError = Self.errorRelay
                 }
+                ServiceAttribution.configure(
+                    apiKey: apiKey,
+                    logLevel: LogLevel(integer: level) ?? .default,
+                    customerUserId: arguments["customerUserId"] as? String,
+                    wrapper: ServiceAttributionPlugin.wrapper,
+                    completion: started
+                )
+                result(nil)
+            case "waitForTrackingAuthorization":
+                // The Dart side checked the bounds; the SDK refuses a value outside them in its log
+                // too, and a call after configure.
+                guard let seconds = (arguments["timeoutSeconds"] as? NSNumber)?.doubleValue else {
+                    result(FlutterError(code: "argument", message: "timeoutSeconds is required", details: nil))
+                    return
+                }
+                ServiceAttribution.waitForTrackingAuthorization(timeout: seconds)
+                result(nil)
+            case "setCustomerUserId":
+                ServiceAttribution.setCustomerUserId(arguments["customerUserId"] as? String)
+                result(nil)
+            case "sendEvent":
+                guard let wire = arguments["eventType"] as? String, let type = EventType(rawValue: wire) else {
+                    result(FlutterError(code: "argument", message: "unknown eventType", details: nil))
+                    return
+                }
+                let name = arguments["eventName"] as? String
+                if type == .custom && blank(name) {
+                    result(FlutterError(code: "argument", message: "eventName is required for custom events", details: nil))
+                    return
+                }
+                // Before configure the SDK keeps the event and answers true; false while it is
+                // disabled or stopped. Any other error than an argument's is unexpected: handle
+                // answers it `native`.
+                do {
+                    let taken = try ServiceAttribution.sendEvent(type, name: name, parameters: arguments["parameters"] as? [String: Any])
+                    result(taken)
+                } catch let error as ServiceAttributionError {
+                    guard case .invalidArgument = error else { throw error }
+                    result(FlutterError(code: "argument", message: error.localizedDescription, details: nil))
+                }
+            case "getServiceId":
+                result(ServiceAttribution.serviceId)
+            case "isSdkDisabled":
+                result(ServiceAttribution.isSdkDisabled)
+            case "getAttributionParams":
+                // Never empty on iOS: it always holds service_match_status.
+                result(ServiceAttribution.attributionParams)
+            case "awaitAttributionParams":
+                ServiceAttribution.awaitAttributionParams { params in result(params) }
+            case "enablePlatformAdsAttribution":
+                result(ServiceAttribution.enablePlatformAdsAttribution())
+            case "deleteUserData":
+                ServiceAttribution.deleteUserData { error in
+                    if let error = error {
+                        result(Self.flutterError(error))
+                    } else {
+                        result(nil)
+                    }
+                }
+            case "handleDeepLink":
+                // The Dart side delivers the direct deep link itself; the SDK notes the link that
+                // opened the app (it goes with a new install's report).
+                if let text = arguments["url"] as? String, let url = URL(string: text) {
+                    _ = ServiceAttribution.handleDeepLink(url)
+                }
+                result(nil)
+            case "stop":
+                ServiceAttribution.stop()
+                result(nil)
+            case "start":
+                ServiceAttribution.start()
+                result(nil)
+            case "isStopped":
+                result(ServiceAttribution.isStopped)
+            case "setAnonymous":
+                ServiceAttribution.setAnonymous((arguments["anonymous"] as? Bool) ?? false)
+                result(nil)
+            case "isAnonymous":
+                result(ServiceAttribution.isAnonymous)
+            case "setConsent":
+                // A null from Dart arrives as NSNull: not a Bool, so nil (unknown).
+                ServiceAttribution.setConsent(ServiceConsent(
+                    gdprApplies: arguments["gdprApplies"] as? Bool,
+                    adUserData: arguments["adUserData"] as? Bool,
+                    adPersonalization: arguments["adPersonalization"] as? Bool
+                ))
+                result(nil)
+            case "getDroppedEventCount":
+                result(ServiceAttribution.droppedEventCount)
+            case "listen":
+                listen(arguments["listener"] as? String, (arguments["listening"] as? Bool) ?? false)
+                result(nil)
+            default:
+                result(FlutterMethodNotImplemented)
             }
-        case "handleDeepLink":
-            // The Dart side delivers the direct deep link itself; the SDK notes the link that
-            // opened the app (it goes with a new install's report).
-            if let text = arguments["url"] as? String, let url = URL(string: text) {
-                _ = ServiceAttribution.handleDeepLink(url)
-            }
-            result(nil)
-        case "stop":
-            ServiceAttribution.stop()
-            result(nil)
-        case "start":
-            ServiceAttribution.start()
-            result(nil)
-        case "isStopped":
-            result(ServiceAttribution.isStopped)
-        case "setAnonymous":
-            ServiceAttribution.setAnonymous((arguments["anonymous"] as? Bool) ?? false)
-            result(nil)
-        case "isAnonymous":
-            result(ServiceAttribution.isAnonymous)
-        case "setConsent":
-            // A null from Dart arrives as NSNull: not a Bool, so nil (unknown).
-            ServiceAttribution.setConsent(ServiceConsent(
-                gdprApplies: arguments["gdprApplies"] as? Bool,
-                adUserData: arguments["adUserData"] as? Bool,
-                adPersonalization: arguments["adPersonalization"] as? Bool
-            ))
-            result(nil)
-        case "getDroppedEventCount":
-            result(ServiceAttribution.droppedEventCount)
-        case "listen":
-            listen(arguments["listener"] as? String, (arguments["listening"] as? Bool) ?? false)
-            result(nil)
-        default:
-            result(FlutterMethodNotImplemented)
         }
+    }
+
+    /// Runs `body` with a result that answers once at most (what comes after the first answer is
+    /// dropped: Flutter takes one reply per call). An error `body` throws, which no method
+    /// expected (not an argument's: those answer `argument` themselves), is logged and answered
+    /// `native`, with the method and the error in the message, unless the call was answered
+    /// already. A runtime trap (a force unwrap of nil, say) is no Swift error and stops the app
+    /// whatever catches it.
+    static func answering(
+        _ method: String,
+        _ result: @escaping FlutterResult,
+        _ body: (@escaping FlutterResult) throws -> Void
+    ) {
+        let once = AnswerOnce(result)
+        do {
+            try body(once.answer)
+        } catch {
+            let message = "\(method): the plugin failed unexpectedly: \(error)"
+            log(message)
+            once.answer(FlutterError(code: "native", message: message, details: nil))
+        }
+    }
+
+    /// A channel result answered once at most; the completions that answer may come on
+    /// another thread than the call.
+    private final class AnswerOnce {
+        private let result: FlutterResult
+        private let lock = NSLock()
+        private var answered = false
+
+        init(_ result: @escaping FlutterResult) {
+            self.result = result
+        }
+
+        func answer(_ value: Any?) {
+            lock.lock()
+            let first = !answered
+            answered = true
+            lock.unlock()
+            if first { result(value) }
+        }
+    }
+
+    /// A line in the app's console (Xcode's), under the SDKs' tag.
+    static func log(_ message: String) {
+        NSLog("ServiceSdk: %@", message)
     }
 
     // MARK: - Listeners
@@ -242,7 +296,7 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
         if listening && name == "error" && !Self.pendingErrors.isEmpty {
             let pending = Self.pendingErrors
             Self.pendingErrors.removeAll()
-            for error in pending { callDart("onError", error) { Self.tellError(error) } }
+            for error in pending { callDart("onError", error) { failed in Self.unheardError(error, failed) } }
         }
     }
 
@@ -251,11 +305,13 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
     /// listener, of any engine, rather than be lost for the install.
     private static var unheardDeferred: [String: Any]?
 
-    /// A deep link to this engine's Dart side; the deferred one kept if no Dart code took it.
+    /// A deep link to this engine's Dart side; the deferred one kept if no Dart code took it:
+    /// told to the stream that listens now, or kept for the first that will; one a Dart handler
+    /// failed on is kept for the next listener set, never sent again at once.
     private func tellDeepLink(_ link: [String: Any]) {
-        callDart("onDeepLink", link) {
+        callDart("onDeepLink", link) { failed in
             guard link["kind"] as? String == ServiceDeepLink.Kind.deferred.rawValue else { return }
-            if let owner = Self.owners["deepLink"]?.last {
+            if !failed, let owner = Self.owners["deepLink"]?.last {
                 owner.tellDeepLink(link)
             } else {
                 Self.unheardDeferred = link
@@ -296,11 +352,37 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
     /// for the first one: the most recent ``maxPendingErrors``.
     private static func tellError(_ error: [String: Any]) {
         if let owner = owners["error"]?.last {
-            owner.callDart("onError", error) { tellError(error) }
+            owner.callDart("onError", error) { failed in unheardError(error, failed) }
             return
         }
+        keepError(error)
+    }
+
+    /// An error no Dart code took: told again to the stream that listens now (another engine's,
+    /// or kept for the first that will); one a Dart handler failed on is kept for the next
+    /// listener set, never sent again at once to the handler that failed.
+    private static func unheardError(_ error: [String: Any], _ failed: Bool) {
+        if failed {
+            keepError(error)
+        } else {
+            tellError(error)
+        }
+    }
+
+    /// Kept for the next Dart error stream that listens: the most recent ``maxPendingErrors``.
+    private static func keepError(_ error: [String: Any]) {
         if pendingErrors.count >= maxPendingErrors { pendingErrors.removeFirst() }
         pendingErrors.append(error)
+    }
+
+    /// The listener whose stream a call to the Dart side feeds; nil for any other method.
+    static func listenerName(of method: String) -> String? {
+        switch method {
+        case "onAttribution": return "attribution"
+        case "onDeepLink": return "deepLink"
+        case "onError": return "error"
+        default: return nil
+        }
     }
 
     /// Calls the Dart side on the main thread, as a channel must be called. `unheard` runs when
@@ -308,23 +390,34 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin, FlutterSceneLife
     /// isolate whose streams listened, and until the new one sets its handler the engine answers
     /// every call with `FlutterMethodNotImplemented`; the new one answers `false` to an error
     /// while its error stream has no listener yet. Either way this engine's streams listen no
-    /// more than its Dart side says anew, and what the call carried waits for the next listener.
-    private func callDart(_ method: String, _ arguments: Any, unheard: (() -> Void)? = nil) {
+    /// more than its Dart side says anew (all of them for no handler, the one whose method
+    /// answered `false` else), and what the call carried waits for the next listener.
+    ///
+    /// A handler that threw on the call (a `FlutterError` answer: a map it could not read, say)
+    /// took nothing either: what the call carried is kept for the next listener too
+    /// (`unheard(true)`), and the failure logged once. Its streams go on listening: the next
+    /// item may well be read, and sending the same one again at once would fail the same way.
+    private func callDart(_ method: String, _ arguments: Any, unheard: ((_ failed: Bool) -> Void)? = nil) {
         let send = { [weak self] in
             // The engine went away after the call was made: what it carried waits for the next
             // listener (another engine's), never handed to none.
             guard let self = self, let channel = self.channel else {
-                unheard?()
+                unheard?(false)
                 return
             }
             channel.invokeMethod(method, arguments: arguments) { [weak self] answer in
                 guard let self = self else { return }
                 if (answer as? NSObject) === FlutterMethodNotImplemented {
                     for name in Self.listenerNames { self.listen(name, false) }
-                    unheard?()
+                    unheard?(false)
+                } else if let failure = answer as? FlutterError {
+                    // The attribution needs no keeping: the SDK tells it again to the next listener set.
+                    let kept = method == "onAttribution" ? "the SDK tells it again to the next listener" : "kept for the next listener"
+                    Self.log("\(method): the Dart side failed to handle it (\(failure.code): \(failure.message ?? "")); \(kept)")
+                    unheard?(true)
                 } else if let heard = answer as? Bool, !heard {
-                    self.listen("error", false)
-                    unheard?()
+                    if let name = Self.listenerName(of: method) { self.listen(name, false) }
+                    unheard?(false)
                 }
             }
         }

@@ -8,7 +8,8 @@ import java.nio.ByteBuffer;
  * Dart side is encoded (a value the codec cannot write throws, as in Flutter) and sent through
  * the messenger, from the main thread only (Flutter's FlutterJNI throws on any other thread);
  * calls from the Dart side are decoded from the messenger's messages and handed to the handler,
- * whose answer is encoded back.
+ * whose answer is encoded back (a RuntimeException it throws answered with the code "error", as
+ * Flutter answers it).
  */
 public class MethodChannel {
   private final BinaryMessenger messenger;
@@ -55,24 +56,29 @@ public class MethodChannel {
             ? null
             : (message, reply) -> {
               MethodCall call = codec.decodeMethodCall(message);
-              handler.onMethodCall(
-                  call,
-                  new Result() {
-                    @Override
-                    public void success(Object result) {
-                      reply.reply(codec.encodeSuccessEnvelope(result));
-                    }
+              try {
+                handler.onMethodCall(
+                    call,
+                    new Result() {
+                      @Override
+                      public void success(Object result) {
+                        reply.reply(codec.encodeSuccessEnvelope(result));
+                      }
 
-                    @Override
-                    public void error(String errorCode, String errorMessage, Object errorDetails) {
-                      reply.reply(codec.encodeErrorEnvelope(errorCode, errorMessage, errorDetails));
-                    }
+                      @Override
+                      public void error(String errorCode, String errorMessage, Object errorDetails) {
+                        reply.reply(codec.encodeErrorEnvelope(errorCode, errorMessage, errorDetails));
+                      }
 
-                    @Override
-                    public void notImplemented() {
-                      reply.reply(null);
-                    }
-                  });
+                      @Override
+                      public void notImplemented() {
+                        reply.reply(null);
+                      }
+                    });
+              } catch (RuntimeException error) {
+                // As Flutter's: a handler that throws answers with the generic code "error".
+                reply.reply(codec.encodeErrorEnvelope("error", error.getMessage(), null));
+              }
             });
   }
 

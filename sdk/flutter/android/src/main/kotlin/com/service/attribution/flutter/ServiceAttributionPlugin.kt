@@ -5,6 +5,7 @@ import android.content.Intent
 import android.net.Uri
 import android.os.Handler
 import android.os.Looper
+import android.util.Log
 import com.service.attribution.AttributionListener
 import com.service.attribution.AuthenticationException
 import com.service.attribution.Consent
@@ -32,6 +33,7 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.launch
 import java.io.IOException
+import java.util.concurrent.atomic.AtomicBoolean
 
 /**
  * The Android side of the Flutter plugin: each method of the channel `service_attribution`
@@ -120,7 +122,41 @@ class ServiceAttributionPlugin :
         ServiceAttributionSdk.handleDeepLink(link)
     }
 
+    /**
+     * Answers every call once, with one of the documented codes: an exception the method did
+     * not expect (a malformed argument, a bug) is answered `native`, with the method and the
+     * exception in the message, and logged. Flutter would otherwise answer it with its generic
+     * code `error`, which no caller on the Dart side looks for.
+     */
     override fun onMethodCall(call: MethodCall, result: MethodChannel.Result) {
+        val once = AnswerOnce(result)
+        try {
+            handle(call, once)
+        } catch (error: Exception) {
+            Log.e(TAG, "${call.method}: the plugin failed unexpectedly: $error", error)
+            // Answered already (a failure after the answer): a second answer would throw.
+            once.error("native", "${call.method}: the plugin failed unexpectedly: $error", null)
+        }
+    }
+
+    /** A channel result answered once at most: what comes after the first answer is dropped. */
+    private class AnswerOnce(private val result: MethodChannel.Result) : MethodChannel.Result {
+        private val answered = AtomicBoolean(false)
+
+        override fun success(value: Any?) {
+            if (answered.compareAndSet(false, true)) result.success(value)
+        }
+
+        override fun error(errorCode: String, errorMessage: String?, errorDetails: Any?) {
+            if (answered.compareAndSet(false, true)) result.error(errorCode, errorMessage, errorDetails)
+        }
+
+        override fun notImplemented() {
+            if (answered.compareAndSet(false, true)) result.notImplemented()
+        }
+    }
+
+    private fun handle(call: MethodCall, result: MethodChannel.Result) {
         when (call.method) {
             "configure" -> {
                 val apiKey = call.argument<String>("apiKey")
@@ -267,13 +303,13 @@ class ServiceAttributionPlugin :
             ERROR -> ServiceAttributionSdk.setErrorListener(errorRelay)
         }
         deferred?.let(::tellDeepLink)
-        for (error in pending) toDart("onError", error) { tellError(error) }
+        for (error in pending) toDart("onError", error) { failed -> unheardError(error, failed) }
     }
 
     /** A deep link to this engine's Dart side; the deferred one, which the SDK hands over once, kept if unheard. */
     private fun tellDeepLink(link: Map<String, Any?>) =
-        toDart("onDeepLink", link) {
-            if (link["kind"] == DEFERRED) keepUnheardDeferred(link)
+        toDart("onDeepLink", link) { failed ->
+            if (link["kind"] == DEFERRED) keepUnheardDeferred(link, failed)
         }
 
     /**
@@ -282,27 +318,38 @@ class ServiceAttributionPlugin :
      * isolate whose streams listened, and until the new one sets its handler the engine answers
      * every call with nothing; the new one answers `false` to an error while its error stream
      * has no listener yet. Either way this engine's streams listen no more than its Dart side
-     * says anew, and what the call carried waits for the next listener.
+     * says anew (all of them for no handler, the one whose method answered `false` else), and
+     * what the call carried waits for the next listener.
+     *
+     * A handler that threw on the call (an error answer: a map it could not read, say) took
+     * nothing either: what the call carried is kept for the next listener too (`unheard(true)`),
+     * and the failure logged once. Its streams go on listening: the next item may well be read,
+     * and sending the same one again at once would fail the same way.
      */
-    private fun toDart(method: String, arguments: Any?, unheard: (() -> Unit)? = null) {
+    private fun toDart(method: String, arguments: Any?, unheard: ((failed: Boolean) -> Unit)? = null) {
         val answer =
             object : MethodChannel.Result {
                 override fun success(result: Any?) {
                     if (result != false) return
-                    listen(ERROR, false)
-                    unheard?.invoke()
+                    listenerOf(method)?.let { listen(it, false) }
+                    unheard?.invoke(false)
                 }
 
-                override fun error(errorCode: String, errorMessage: String?, errorDetails: Any?) {}
+                override fun error(errorCode: String, errorMessage: String?, errorDetails: Any?) {
+                    // The attribution needs no keeping: the SDK tells it again to the next listener set.
+                    val kept = if (method == "onAttribution") "the SDK tells it again to the next listener" else "kept for the next listener"
+                    Log.w(TAG, "$method: the Dart side failed to handle it ($errorCode: $errorMessage); $kept")
+                    unheard?.invoke(true)
+                }
 
                 override fun notImplemented() {
                     for (name in NAMES) listen(name, false)
-                    unheard?.invoke()
+                    unheard?.invoke(false)
                 }
             }
         // The engine gone meanwhile: what the call carried waits for the next listener (another
         // engine's), never handed to none.
-        val send = { if (detached) unheard?.invoke() else channel.invokeMethod(method, arguments, answer) }
+        val send = { if (detached) unheard?.invoke(false) else channel.invokeMethod(method, arguments, answer) }
         if (Looper.myLooper() == Looper.getMainLooper()) send() else main.post { send() }
     }
 
@@ -359,6 +406,18 @@ class ServiceAttributionPlugin :
 
         private val NAMES = setOf(ATTRIBUTION, DEEP_LINK, ERROR)
 
+        /** The listener whose stream a call to the Dart side feeds; null for any other method. */
+        private fun listenerOf(method: String): String? =
+            when (method) {
+                "onAttribution" -> ATTRIBUTION
+                "onDeepLink" -> DEEP_LINK
+                "onError" -> ERROR
+                else -> null
+            }
+
+        /** The Android SDK's log tag, under which the plugin logs too. */
+        private const val TAG = "ServiceSdk"
+
         /**
          * The plugins (of which engines) whose Dart stream of each name listens, in the order they
          * began: the last is the one the SDK's listener calls.
@@ -367,10 +426,11 @@ class ServiceAttributionPlugin :
 
         /**
          * The errors told while no Dart error stream listened (configure runs early in main, the
-         * listener may come after it, and an engine's stream may stop and another begin): the
-         * most recent [MAX_PENDING_ERRORS], kept under [owners]' lock for the first that listens,
-         * oldest first. The SDK's drops are counted whether or not anyone hears them
-         * (getDroppedEventCount); these are what the app's listener would have heard.
+         * listener may come after it, and an engine's stream may stop and another begin), and
+         * those a Dart handler failed on: the most recent [MAX_PENDING_ERRORS], kept under
+         * [owners]' lock for the next stream that begins to listen, oldest first. The SDK's drops
+         * are counted whether or not anyone hears them (getDroppedEventCount); these are what the
+         * app's listener would have heard.
          */
         private val pendingErrors = ArrayDeque<Map<String, Any?>>()
 
@@ -413,14 +473,25 @@ class ServiceAttributionPlugin :
         private fun tellError(error: Map<String, Any?>) {
             val owner =
                 synchronized(owners) {
-                    owners[ERROR]?.lastOrNull().also {
-                        if (it == null) {
-                            if (pendingErrors.size >= MAX_PENDING_ERRORS) pendingErrors.removeFirst()
-                            pendingErrors.addLast(error)
-                        }
-                    }
+                    owners[ERROR]?.lastOrNull().also { if (it == null) keepError(error) }
                 }
-            owner?.toDart("onError", error) { tellError(error) }
+            owner?.toDart("onError", error) { failed -> unheardError(error, failed) }
+        }
+
+        /**
+         * An error no Dart code took: told again to the stream that listens now (another engine's,
+         * or kept for the first that will); one a Dart handler failed on is kept for the next
+         * listener set, never sent again at once to the handler that failed.
+         */
+        private fun unheardError(error: Map<String, Any?>, failed: Boolean) {
+            if (!failed) return tellError(error)
+            synchronized(owners) { keepError(error) }
+        }
+
+        /** Under [owners]' lock: the most recent [MAX_PENDING_ERRORS] kept. */
+        private fun keepError(error: Map<String, Any?>) {
+            if (pendingErrors.size >= MAX_PENDING_ERRORS) pendingErrors.removeFirst()
+            pendingErrors.addLast(error)
         }
 
         private const val DEFERRED = "deferred"
@@ -432,10 +503,14 @@ class ServiceAttributionPlugin :
          */
         private var unheardDeferred: Map<String, Any?>? = null
 
-        private fun keepUnheardDeferred(link: Map<String, Any?>) {
+        /**
+         * To the deep-link stream that listens now, or kept for the first that will; one a Dart
+         * handler [failed] on is kept for the next listener set, never sent again at once.
+         */
+        private fun keepUnheardDeferred(link: Map<String, Any?>, failed: Boolean) {
             val owner =
                 synchronized(owners) {
-                    owners[DEEP_LINK]?.lastOrNull().also { if (it == null) unheardDeferred = link }
+                    (if (failed) null else owners[DEEP_LINK]?.lastOrNull()).also { if (it == null) unheardDeferred = link }
                 }
             owner?.tellDeepLink(link)
         }

@@ -246,12 +246,100 @@ class ServiceAttributionPluginTest {
     }
 
     @Test
+    fun `d2 what a Dart handler fails on is logged once and handed over again at the next listener, the listeners kept`() {
+        // A handler that throws (a map it cannot read, say): Flutter answers with an error.
+        engine.dart.failing = setOf("onAttribution", "onDeepLink", "onError")
+        listenAll()
+        // The attribution, told at once to a listener set once it is known.
+        assertTrue("the attribution was handed over", eventually { idle(); engine.dart.failedOn("onAttribution").isNotEmpty() })
+        // A refusal (an event name over the service's 100 characters), and a deferred deep link.
+        assertEquals(true, sendEvent("CUSTOM", name = "n".repeat(101)))
+        assertTrue("the refusal was handed over", eventually { idle(); engine.dart.failedOn("onError").isNotEmpty() })
+        val deferred = DeepLink(DeepLinkKind.DEFERRED, null, "/levels/9", mapOf("deep_link_path" to "/levels/9"), null)
+        engine.sdkTellsDeepLink(deferred)
+        idle()
+        assertEquals(1, engine.dart.failedOn("onDeepLink").size)
+        assertEquals(1, engine.dart.failedOn("onError").size)
+
+        // Its streams still listen: what comes next is handed over as ever.
+        engine.dart.failing = emptySet()
+        assertNull(engine.success("handleDeepLink", mapOf("url" to "myapp://open?deep_link_path=%2Fd2")))
+        assertTrue("the deep-link listener is kept", eventually { idle(); engine.dart.received("onDeepLink").any { it["path"] == "/d2" } })
+        assertTrue(engine.dart.received("onError").isEmpty())
+
+        // The Dart side listens anew (a restarted isolate, a stream listened to again): each
+        // item it failed on reaches it, once.
+        listenAll()
+        assertTrue("the refusal again", eventually { idle(); engine.dart.received("onError").isNotEmpty() })
+        assertTrue("the attribution again", eventually { idle(); engine.dart.received("onAttribution").isNotEmpty() })
+        idle()
+        assertEquals(
+            listOf(mapOf("kind" to "events_dropped", "reason" to "refused", "code" to null, "count" to 1)),
+            engine.dart.received("onError").map { it.filterKeys { key -> key != "message" } },
+        )
+        assertEquals(listOf(roundTrip(ServiceAttributionPlugin.channelMap(deferred))), engine.dart.received("onDeepLink").filter { it["kind"] == "deferred" })
+        // Each failure logged once, at warning level.
+        for (method in listOf("onAttribution", "onDeepLink", "onError")) {
+            assertEquals("$method logged once", 1, failureLogs(method).size)
+        }
+    }
+
+    @Test
+    fun `d3 a false answer stops only the listener of the method that answered it`() {
+        val before = Engine()
+        assertNull(before.success("listen", mapOf("listener" to "deepLink", "listening" to true)))
+        listenAll()
+        // A Dart side that answers false to a deep link (as it answers an error no stream hears).
+        engine.dart.answeredFalse = setOf("onDeepLink")
+        assertNull(engine.success("handleDeepLink", mapOf("url" to "myapp://open?deep_link_path=%2Fd3a")))
+        assertTrue(eventually { idle(); engine.dart.received("onDeepLink").any { it["path"] == "/d3a" } })
+
+        // Its error stream still listens: a refusal reaches it, not another engine.
+        assertEquals(true, sendEvent("CUSTOM", name = "n".repeat(101)))
+        assertTrue("the error listener is kept", eventually { idle(); engine.dart.received("onError").any { it["reason"] == "refused" } })
+
+        // Its deep-link listener stopped: the engine that listened before it hears the next link,
+        // and a deferred one it answered false to.
+        assertNull(engine.success("handleDeepLink", mapOf("url" to "myapp://open?deep_link_path=%2Fd3b")))
+        assertTrue("the deep-link listener went back", eventually { idle(); before.dart.received("onDeepLink").any { it["path"] == "/d3b" } })
+        assertTrue(engine.dart.received("onDeepLink").none { it["path"] == "/d3b" })
+        val deferred = DeepLink(DeepLinkKind.DEFERRED, null, "/levels/3", mapOf("deep_link_path" to "/levels/3"), null)
+        engine.sdkTellsDeepLink(deferred)
+        idle()
+        assertEquals(listOf(roundTrip(ServiceAttributionPlugin.channelMap(deferred))), before.dart.received("onDeepLink").filter { it["kind"] == "deferred" })
+        before.detach()
+    }
+
+    @Test
     fun `e switched off by its owner, sendEvent answers false and nothing is sent`() {
         val service = Shared.service!!
         Service.configApp(service, "--disable")
         runBlocking { ServiceAttributionSdk.refreshConfig() }
         assertEquals(true, engine.success("isSdkDisabled"))
         assertEquals(false, sendEvent("LOGIN"))
+    }
+
+    @Test
+    fun `e2 a call to Dart made as its engine goes away, and sent after, reaches the engine that listens next`() {
+        // The SDK, switched off in e, tells configure's InitListener of a refusal on its worker.
+        assertEquals(true, engine.success("isSdkDisabled"))
+        val other = Engine()
+        assertNull(engine.success("listen", mapOf("listener" to "error", "listening" to true)))
+        assertNull(other.success("listen", mapOf("listener" to "error", "listening" to true)))
+        // The worker's call: made for the engine that listened last, posted to the main thread
+        // (which this test runs and has not let run since). Joined, so it is posted, not sent.
+        val worker = Thread { refusalListener().onError(AuthenticationException(401, "the key was refused")) }
+        worker.start()
+        worker.join()
+        assertTrue(other.dart.calls.isEmpty() && engine.dart.received("onError").isEmpty())
+        // The engine goes away first; then the main thread sends what was posted.
+        other.detach()
+        idle()
+        assertEquals("nothing sent to the engine that went away", emptyList<MethodCall>(), other.dart.lost)
+        assertEquals(
+            listOf(mapOf("kind" to "configuration", "reason" to null, "code" to 401, "count" to 1)),
+            engine.dart.received("onError").map { it.filterKeys { key -> key != "message" } },
+        )
     }
 
     @Test
@@ -293,6 +381,22 @@ class ServiceAttributionPluginTest {
         assertEquals("network", ServiceAttributionPlugin.errorCode(IllegalStateException("connection closed"), true))
         assertEquals("network", ServiceAttributionPlugin.errorCode(SecurityException("no route"), true))
         assertNull(ServiceAttributionPlugin.errorDetails(IllegalStateException("connection closed")))
+    }
+
+    @Test
+    fun `f3 an exception inside onMethodCall reaches Dart with the code native and a message, logged, and the plugin goes on`() {
+        // Arguments no Dart side of this version sends: each read throws a ClassCastException.
+        val calls =
+            listOf(
+                "sendEvent" to mapOf("eventType" to "PURCHASE", "eventName" to null, "parameters" to "revenue=9.99"),
+                "listen" to mapOf("listener" to "error", "listening" to "yes"),
+            )
+        for ((method, arguments) in calls) {
+            val answer = engine.fromDart(method, arguments)
+            assertTrue("$method: ${answer.outcome}", answer.outcome!!.startsWith("error native: $method: "))
+            assertTrue("$method logged", ShadowLog.getLogsForTag("ServiceSdk").any { it.type == Log.ERROR && "$method: " in it.msg && it.throwable is ClassCastException })
+        }
+        assertEquals(false, engine.fromDart("isStopped").value)
     }
 
     @Test
@@ -391,6 +495,10 @@ class ServiceAttributionPluginTest {
         val told = toldUpTo("marker")
         assertEquals(listOf("/launch", "/next", "/marker"), told.filter { it in listOf("/launch", "/next", "/old", "/marker") })
     }
+
+    /** What the plugin logged of the Dart side failing on a call of [method]. */
+    private fun failureLogs(method: String) =
+        ShadowLog.getLogsForTag("ServiceSdk").filter { it.type == Log.WARN && it.msg.startsWith("$method: the Dart side failed") }
 
     /** A value as the Dart side receives it: encoded and decoded by the standard codec. */
     private fun roundTrip(value: Any?): Map<*, *> {
