@@ -1464,6 +1464,68 @@ namespace Service.Unity.Tests
             Assert.AreEqual(before, rig.Backend.Requests.Count, "the retry that waited sends nothing");
         }
 
+        /// <summary>
+        /// The app's log, which runs <paramref name="then"/> once, on the thread writing it, when
+        /// a line says <paramref name="saying"/>: a point inside a call at which another thread's
+        /// calls come, every run alike.
+        /// </summary>
+        private sealed class LineHook : ILog
+        {
+            private readonly ILog inner;
+            private readonly string saying;
+            private Action then;
+
+            public LineHook(ILog inner, string saying, Action then)
+            {
+                this.inner = inner;
+                this.saying = saying;
+                this.then = then;
+            }
+
+            public void Write(LogLevel level, string message)
+            {
+                inner.Write(level, message);
+                if (!message.Contains(saying)) return;
+                var once = Interlocked.Exchange(ref then, null);
+                if (once != null) once();
+            }
+        }
+
+        [Test]
+        public void WhatAnotherThreadSendsAfterAStartThatFollowsAStopStillUnderWayIsNotTheStopsToDrop()
+        {
+            // Two events wait (offline). The main thread stops the SDK; a thread of the game's
+            // starts it again and sends an event while that Stop is still under way (it says it in
+            // the log): the stop drops the two, and the event sent after the Start is delivered,
+            // as is the Start's session, neither told dropped as `stopped`.
+            var rig = new Rig();
+            rig.Configure();
+            rig.QueueOffline(2);
+            var sessionsBefore = rig.Backend.To("POST /v1/sessions").Count;
+            rig.Setup.Log = new LineHook(rig.Setup.Log, "the SDK is stopped", () =>
+            {
+                var other = new Thread(() =>
+                {
+                    rig.Core.Start();
+                    rig.Send(9);
+                });
+                other.Start();
+                Assert.IsTrue(other.Join(TimeSpan.FromSeconds(10)), "the other thread's Start and SendEvent returned");
+            });
+            rig.Core.Stop();
+            Assert.IsFalse(rig.Core.IsStopped);
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new long[] { 2 }, rig.Heard.Dropped(ServiceDropReason.Stopped).Select(e => e.Count),
+                "the two queued before the stop, and not the one sent after the start");
+            CollectionAssert.AreEqual(new[] { 9 }, rig.AcceptedNow);
+            Assert.AreEqual(2, rig.Core.DroppedEventCount);
+            Assert.AreEqual(0, rig.Core.DroppedSessionCount, "the start's session is not the stop's either");
+            Assert.AreEqual(sessionsBefore + 1, rig.Backend.To("POST /v1/sessions").Count);
+            Assert.AreEqual(0, rig.Core.Queued);
+            Assert.AreEqual(0, rig.Core.QueuedSessions);
+        }
+
         [Test]
         public void AStopWhileABatchIsOnItsWayDropsTheRestButNotWhatTheServiceAccepts()
         {

@@ -868,6 +868,9 @@ namespace Service.Unity
         /// </summary>
         public void Stop()
         {
+            const string why = "the app stopped the SDK";
+            int droppedEvents;
+            int droppedSessions;
             lock (gate)
             {
                 if (stopped) return;
@@ -885,14 +888,21 @@ namespace Service.Unity
                     retryGeneration++;
                 }
                 retryDelay = setup.RetryDelay;
+                // Emptied under the gate the stop is marked under, which Start and SendEvent
+                // queue under: a Start on another thread that follows at once, and the events
+                // and session queued after it, are not this stop's to drop. A batch on its way is
+                // left to its answer: what the service accepts of it is delivered, not reported
+                // dropped; the rest is dropped once the answer is in.
+                droppedEvents = delivery.Clear(ServiceDropReason.Stopped, why);
+                droppedSessions = sessionDelivery.Clear(ServiceDropReason.Stopped, why);
             }
             Write(LogLevel.Info, "the SDK is stopped: nothing is sent or queued until ServiceSDK.Start");
             // The events it drops are not evaluated either, not even once a reading asked before
             // the Stop answers: Apple is told nothing of what the user's opt-out dropped.
             ForgetAwaitingConversion();
-            // A batch on its way is left to its answer: what the service accepts of it is
-            // delivered, not reported dropped; the rest is dropped once the answer is in.
-            DropQueued(ServiceDropReason.Stopped, "the app stopped the SDK");
+            // Told outside the gate: a listener may call the SDK.
+            drops.Drop(ServiceDropReason.Stopped, droppedEvents, why);
+            sessionDrops.Drop(ServiceDropReason.Stopped, droppedSessions, why);
             // On the disk at once: the user's opt-out must hold in a launch after a crash.
             SaveNow();
         }
