@@ -650,6 +650,15 @@ describe("attribution over HTTP", () => {
     expect(
       (await rt.get("/v1/installs/organic-1/attribution?wait_seconds=21", keys.sdkKey)).status,
     ).toBe(422);
+    // Given twice, it is not read as its last value.
+    const twice = await rt.get(
+      "/v1/installs/organic-1/attribution?wait_seconds=0&wait_seconds=20",
+      keys.sdkKey,
+    );
+    expect(twice.status).toBe(422);
+    expect(((await twice.json()) as { detail: string }).detail).toBe(
+      'query: gives "wait_seconds" more than once: give each parameter once',
+    );
     // Only plain digits: `1e1` is not read as 10 seconds, nor `0x5` as 5.
     for (const wait of ["1e1", "0x5", "5.0", "%205"]) {
       const answer = await rt.get(

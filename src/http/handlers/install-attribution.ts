@@ -16,6 +16,7 @@ import { wholeNumberParam } from "../../validation/query.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { pathParam } from "../path-param.ts";
 import { principalOf } from "../principal.ts";
+import { queryOnce } from "../query-once.ts";
 import { routeOf } from "../routes.ts";
 import { serviceIdParam } from "./deletions.ts";
 
@@ -47,7 +48,8 @@ export const createAttributionHandler = (deps: AttributionRouteDeps) =>
   httpRoute(async (event) => {
     const { appId } = principalOf(event, "attribution:read");
     const serviceId = pathParam(event, "service_id", serviceIdParam);
-    const query = checked(attributionQuery, event.queryStringParameters ?? {}, "query");
+    // Only its own parameter: the SDKs' routes ignore one they do not know, repeated or not.
+    const query = checked(attributionQuery, queryOnce(event, ["wait_seconds"]), "query");
     const unknown = new NotFoundError(
       `No install ${serviceId} of this app: send POST /v1/installs first (or its data was deleted).`,
     );
