@@ -80,6 +80,7 @@ source "$here/tools/artifact.sh"
 build_artifact
 check_artifact
 check_kotlin_metadata
+check_sdk_version
 
 # No wrapper jar is committed: the README's `gradle wrapper --gradle-version` writes the wrapper
 # for the Gradle the build names, and must say the same version.

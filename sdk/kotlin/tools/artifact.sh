@@ -228,6 +228,18 @@ EOF
   fi
 }
 
+# The version every install reports as its sdk_version (core/Requests.kt) is the artifact's: a
+# release that raised one and not the other would have its installs reported under the old version.
+check_sdk_version() {
+  local reported
+  reported="$(sed -nE 's/^ *const val SDK_VERSION = "([^"]*)"$/\1/p' "$kotlin_sdk/src/main/kotlin/com/service/attribution/core/Requests.kt")"
+  if [[ "$reported" == "$sdk_version" ]]; then
+    ok "the sdk_version installs report is the artifact's version ($sdk_version)"
+  else
+    fail "the sdk_version installs report is the artifact's version ($sdk_version)" "Requests.SDK_VERSION is ${reported:-not found}"
+  fi
+}
+
 # The classes an app's Kotlin 2.0 compiler reads: every class of the AAR's classes.jar that
 # carries kotlin.Metadata says version 2.0.x (javap prints it as mv=[2,0,N]); the POM names the
 # standard library they were compiled against.

@@ -3,7 +3,8 @@
 # Kotlin one with kotlinc 2.0.21 from Maven Central, the Java one with javac), then runs each
 # under Robolectric against the embedded service with kotlin-stdlib 2.0.21 (the POM's) on the
 # classpath; then the Kotlin one again, shrunk by R8 with the SDK's consumer rules
-# (tools/shrink.sh). Uses ok/fail from test.sh.
+# (tools/shrink.sh). The README's code blocks are compiled the same way (tools/readme.sh). Uses
+# ok/fail from test.sh.
 
 # run_consumer CLASSPATH ACTIVITY LOG: the harness's Robolectric test of ACTIVITY against the
 # service, offline on the fetched android-all; succeeds when it passes, else prints the log's
@@ -54,6 +55,8 @@ run_consumers() {
     cat "$out/javac.log" | head -30
     fail "the Java consumer app compiles with javac against the AAR's classes.jar"
   fi
+  source "$kotlin_sdk/tools/readme.sh"
+  compile_readme "$app_classpath"
   local run_classpath="$out/harness:$out/kotlin:$out/java:$out/seen:$classes_jar:$kotlin_stdlib_jar:$test_classpath:$android_all_jar"
   if ! javac -d "$out/harness" -cp "$run_classpath" "$sources/harness/ConsumerAppTest.java" >"$out/javac-harness.log" 2>&1; then
     cat "$out/javac-harness.log" | head -30
