@@ -530,6 +530,18 @@ const swiftFile = join(
   "service_attribution",
   "ServiceAttributionPlugin.swift",
 );
+/** The Android side's JVM tests, which several checks read. */
+const kotlinTestFile = join(
+  "android",
+  "src",
+  "test",
+  "kotlin",
+  "com",
+  "service",
+  "attribution",
+  "flutter",
+  "ServiceAttributionPluginTest.kt",
+);
 const swiftTestFile = join(
   "ios",
   "service_attribution",
@@ -650,20 +662,7 @@ const declared = (words) =>
   );
   const swiftCase =
     /case "waitForTrackingAuthorization":([\s\S]*?)\n\s*case "/.exec(swiftPluginText)?.[1] ?? "";
-  const kotlinTest = read(
-    join(
-      root,
-      "android",
-      "src",
-      "test",
-      "kotlin",
-      "com",
-      "service",
-      "attribution",
-      "flutter",
-      "ServiceAttributionPluginTest.kt",
-    ),
-  );
+  const kotlinTest = read(join(root, kotlinTestFile));
   const dartTest = read(join(root, "test", "service_plugin_test.dart"));
   check(
     "waitForTrackingAuthorization: the iOS SDK's bounds checked in Dart first, the timeout handed to the iOS SDK, nothing held on Android",
@@ -1259,20 +1258,7 @@ check("what a restarted Dart side did not hear waits for its next listener", [
       swiftPlugin,
     )?.[1] ?? "";
   const answeringBody = /static func answering\([\s\S]*?\n {4}\}\n/.exec(swiftPlugin)?.[0] ?? "";
-  const kotlinTests = read(
-    join(
-      root,
-      "android",
-      "src",
-      "test",
-      "kotlin",
-      "com",
-      "service",
-      "attribution",
-      "flutter",
-      "ServiceAttributionPluginTest.kt",
-    ),
-  );
+  const kotlinTests = read(join(root, kotlinTestFile));
   const swiftTests = read(join(root, swiftTestFile));
   const readme = read(join(root, "README.md"));
   check(
