@@ -19,7 +19,10 @@
 // refusal, sessions before events, a sealing key that cannot seal refused, AdAttributionKit
 // linked as every Xcode taken can, the install held for the app's tracking answer, the deferred
 // deep link claimed in the step that reads the listener it goes to and marked delivered once
-// that listener's call ran.
+// that listener's call ran. And the README against the public API: every member it calls declared
+// public with the labels, `async` and `throws` it writes, every link handed over (SwiftUI, scenes,
+// the app delegate) with the entitlement; the privacy manifest's required-reason APIs exactly
+// those the sources call.
 // Prints one line per check and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -3242,6 +3245,283 @@ checking(
         )
         .map(([test, name]) => `${test}.${name} is missing`),
     ];
+  },
+);
+
+// --- The README against the public API ------------------------------------------------------
+
+/** `text` split at its top-level commas (outside brackets, braces and string literals). */
+const topLevelParts = (text) => {
+  const parts = [];
+  let depth = 0;
+  let quoted = false;
+  let current = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === "\\") {
+        current += c + text[++i];
+        continue;
+      }
+      if (c === '"') quoted = false;
+    } else if (c === '"') quoted = true;
+    else if ("([{<".includes(c) && !(c === "<" && text[i + 1] === "=")) depth += 1;
+    else if (")]}>".includes(c) && !(c === ">" && text[i - 1] === "-")) depth -= 1;
+    else if (c === "," && depth === 0) {
+      parts.push(current.trim());
+      current = "";
+      continue;
+    }
+    current += c;
+  }
+  if (current.trim()) parts.push(current.trim());
+  return parts;
+};
+/** The text inside the parentheses that open at `open`, and the index after the closing one. */
+const balanced = (text, open) => {
+  let depth = 0;
+  let quoted = false;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === "\\") i++;
+      else if (c === '"') quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === "(") depth += 1;
+    else if (c === ")" && --depth === 0) return { inner: text.slice(open + 1, i), end: i + 1 };
+  }
+  return { inner: text.slice(open + 1), end: text.length };
+};
+/**
+ * The public API the SDK's sources declare, `@_spi` left out: per type, its static and instance
+ * members, each function's overloads with their parameters' labels, which have a default and
+ * which take a closure, and whether they are async or throw; each property, and whether it can
+ * be set.
+ */
+const publicApi = () => {
+  const api = new Map();
+  const entry = (type) => {
+    if (!api.has(type)) api.set(type, { functions: new Map(), properties: new Map() });
+    return api.get(type);
+  };
+  for (const path of filesUnder(join(ios, "Sources"), ".swift")) {
+    const text = read(path)
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/\/\/.*$/gm, "");
+    // Each top-level type or extension, from its opening line to the `}` at column 0.
+    for (const block of text.matchAll(
+      /^(?:@[\w()]+\s+)*(?:public\s+)?(?:final\s+)?(?:enum|struct|class|protocol|extension)\s+(\w+)[^\n]*\{\n([\s\S]*?)^\}/gm,
+    )) {
+      const [whole, type, body] = block;
+      if (/^@_spi/m.test(whole.split("\n")[0])) continue;
+      const members = entry(type);
+      for (const fn of body.matchAll(
+        /((?:@[\w()]+\s+)*)public\s+(?:static\s+)?(?:func\s+(\w+)|(init)\??)\s*(?:<[^>]*>)?\(/g,
+      )) {
+        if (/@_spi/.test(fn[1])) continue;
+        const name = fn[2] ?? "init";
+        const { inner, end } = balanced(body, fn.index + fn[0].length - 1);
+        const effects = /^[^{\n]*/.exec(body.slice(end))[0];
+        const params = topLevelParts(inner).map((param) => {
+          const colon = param.indexOf(":");
+          const [label] = param.slice(0, colon).trim().split(/\s+/);
+          const type = param.slice(colon + 1);
+          return { label, defaulted: /=/.test(type.replace(/->/g, "")), closure: /->/.test(type) };
+        });
+        const overloads = members.functions.get(name) ?? [];
+        overloads.push({
+          params,
+          async: /\basync\b/.test(effects),
+          throws: /\bthrows\b/.test(effects),
+        });
+        members.functions.set(name, overloads);
+      }
+      for (const property of body.matchAll(
+        /((?:@[\w()]+\s+)*)public\s+(?:static\s+)?(var|let)\s+(\w+)\s*:[^\n]*/g,
+      )) {
+        if (/@_spi/.test(property[1])) continue;
+        const after = body.slice(property.index, property.index + 400);
+        const settable =
+          property[2] === "var" && (!/\{\s*$/.test(property[0]) || /^\s*set\s*\{/m.test(after));
+        members.properties.set(property[3], { settable });
+      }
+      for (const kase of body.matchAll(/^\s*case\s+([\w\s,=".]+)$/gm))
+        for (const name of kase[1].split(",").map((c) => c.split("=")[0].trim()))
+          members.properties.set(name, { settable: false });
+    }
+  }
+  return api;
+};
+/** Whether a call's labels (and a trailing closure) fit a declaration's parameters. */
+const fits = (params, labels, trailing) => {
+  let next = 0;
+  for (const label of labels) {
+    while (next < params.length && params[next].label !== label && params[next].defaulted)
+      next += 1;
+    if (next >= params.length || params[next].label !== label) return false;
+    next += 1;
+  }
+  const rest = params.slice(next);
+  if (!trailing) return rest.every((param) => param.defaulted);
+  const closure = rest.findIndex((param) => param.closure);
+  return closure >= 0 && rest.every((param, index) => index === closure || param.defaulted);
+};
+
+// The README is what an app copies: a member it names that the SDK does not declare publicly
+// (or declares under another label, or without `async` or `throws` where the README writes
+// `await` or `try`) is a compile error in every app that follows it, and no compiler runs here.
+checking(
+  "the README's Swift calls only the SDK's public API: its names, argument labels, async and throws",
+  () => {
+    const readme = read(join(ios, "README.md"));
+    const api = publicApi();
+    const problems = [];
+    const types = [...api.keys()].filter((type) => /^[A-Z]/.test(type));
+    for (const [, block] of readme.matchAll(/```swift\n([\s\S]*?)```/g)) {
+      const code = block.replace(/\/\/.*$/gm, "");
+      const uses = new RegExp(
+        `\\b(${types.join("|")})(?:\\.(\\w+))?(\\s*\\(|\\s*\\{|\\s*=(?!=))?`,
+        "g",
+      );
+      for (const use of code.matchAll(uses)) {
+        const [text, type, member, follows] = use;
+        if (!member && !follows?.trim().startsWith("(")) continue;
+        const name = member ?? "init";
+        const members = api.get(type);
+        const line = code.slice(code.lastIndexOf("\n", use.index) + 1, use.index);
+        const where = `${type}${member ? `.${member}` : ""} (${line.trimStart()}${text.trim()}…)`;
+        const overloads = members.functions.get(name);
+        if (follows?.trim() === "=") {
+          const property = members.properties.get(name);
+          if (!property) problems.push(`${where}: no public property ${name}`);
+          else if (!property.settable) problems.push(`${where}: ${name} cannot be set`);
+          continue;
+        }
+        if (!follows || (!overloads && follows.trim() === "{")) {
+          if (!members.properties.has(name) && !overloads)
+            problems.push(`${where}: no public member ${name}`);
+          continue;
+        }
+        if (!overloads) {
+          problems.push(`${where}: no public function ${name}`);
+          continue;
+        }
+        let labels = [];
+        let end = use.index + text.length;
+        if (follows.trim() === "(") {
+          const call = balanced(code, use.index + text.length - 1);
+          labels = topLevelParts(call.inner).map(
+            (argument) => /^([A-Za-z_]\w*)\s*:(?!:)/.exec(argument)?.[1] ?? "_",
+          );
+          end = call.end;
+        }
+        const trailing = /^\s*\{/.test(code.slice(end)) || follows.trim() === "{";
+        const matching = overloads.filter((overload) => fits(overload.params, labels, trailing));
+        if (matching.length === 0) {
+          problems.push(`${where}: no overload of ${name} takes (${labels.join(":, ")}:)`);
+          continue;
+        }
+        const tried = /\btry[?!]?\s+(?:await\s+)?$/.test(line) || /\btry[?!]?\s/.test(line);
+        const awaited = /\bawait\s/.test(line);
+        if (matching.every((overload) => overload.throws) && !tried)
+          problems.push(`${where}: ${name} throws, called without try`);
+        if (matching.every((overload) => !overload.throws) && /\btry[?!]?\s+$/.test(line))
+          problems.push(`${where}: ${name} does not throw, called with try`);
+        if (matching.every((overload) => overload.async) && !awaited)
+          problems.push(`${where}: ${name} is async, called without await`);
+        if (matching.every((overload) => !overload.async) && /\bawait\s+$/.test(line))
+          problems.push(`${where}: ${name} is not async, called with await`);
+      }
+    }
+    return problems;
+  },
+);
+
+// SwiftUI's App lifecycle calls no app delegate's link methods, and a cold start's link comes to
+// the scene's connection options: an app that follows the README hands the SDK every link only
+// if it shows each of these, with the entitlement Universal Links need.
+checking(
+  "the README hands every link over: SwiftUI, scenes, the app delegate, the Associated Domains entitlement; SKAdNetworkItems said",
+  () => {
+    const readme = read(join(ios, "README.md"));
+    const swift = [...readme.matchAll(/```swift\n([\s\S]*?)```/g)].map((m) => m[1]).join("\n");
+    const xml = [...readme.matchAll(/```xml\n([\s\S]*?)```/g)].map((m) => m[1]).join("\n");
+    const problems = [];
+    for (const [needed, what] of [
+      [/\.onOpenURL\s*\{[^}]*ServiceAttribution\.handleDeepLink\(/, "SwiftUI's .onOpenURL"],
+      [
+        /\.onContinueUserActivity\(NSUserActivityTypeBrowsingWeb\)\s*\{[^}]*ServiceAttribution\.handleUniversalLink\(/,
+        "SwiftUI's .onContinueUserActivity(NSUserActivityTypeBrowsingWeb)",
+      ],
+      [/connectionOptions\.userActivities[^}]*handleUniversalLink\(/, "the cold start's activity"],
+      [/connectionOptions\.urlContexts[^}]*handleDeepLink\(/, "the cold start's URL contexts"],
+      [/openURLContexts[^}]*handleDeepLink\(/, "scene(_:openURLContexts:)"],
+      [
+        /continue userActivity: NSUserActivity\)\s*\{[^}]*handleUniversalLink\(/,
+        "scene(_:continue:)",
+      ],
+      [
+        /application\(_ application: UIApplication, continue userActivity[\s\S]*?handleUniversalLink\(/,
+        "application(_:continue:restorationHandler:)",
+      ],
+      [
+        /application\(_ app: UIApplication, open url: URL[^}]*handleDeepLink\(/,
+        "application(_:open:options:)",
+      ],
+    ])
+      if (!needed.test(swift)) problems.push(`the README's Swift does not hand over ${what}`);
+    if (
+      !/<key>com\.apple\.developer\.associated-domains<\/key>\s*<array>\s*<string>applinks:[\w.-]+<\/string>/.test(
+        xml,
+      )
+    )
+      problems.push("the README does not show the Associated Domains entitlement (applinks:)");
+    if (!/CFBundleURLTypes/.test(readme))
+      problems.push("the README does not name CFBundleURLTypes");
+    if (!/`SKAdNetworkItems`/.test(readme))
+      problems.push("the README does not say what SKAdNetworkItems is (and is not) for");
+    return problems;
+  },
+);
+
+// Apple rejects an upload that calls a required-reason API its manifests do not declare, and a
+// reason declared for an API never called misstates the app's privacy report. The APIs are
+// Apple's list (`NSPrivacyAccessedAPITypes`), matched in the SDK's code, comments left out.
+checking(
+  "the privacy manifest declares exactly the required-reason APIs the SDK's sources call, each with a reason",
+  () => {
+    const manifest = read(join(ios, "Sources", "ServiceAttribution", "PrivacyInfo.xcprivacy"));
+    const code = filesUnder(join(ios, "Sources"), ".swift")
+      .map((path) =>
+        read(path)
+          .replace(/\/\*[\s\S]*?\*\//g, "")
+          .replace(/\/\/.*$/gm, "")
+          .replace(/"(?:[^"\\\n]|\\.)*"/g, '""'),
+      )
+      .join("\n");
+    const categories = {
+      UserDefaults: /\b(?:NS)?UserDefaults\b|@AppStorage\b/,
+      FileTimestamp:
+        /\b(?:creationDate|modificationDate|contentModificationDate|contentAccessDate|attributeModificationDate|fileModificationDate|addedToDirectoryDate)\w*\b|\b(?:getattrlist|getattrlistbulk|fgetattrlist|getattrlistat|stat|fstat|fstatat|lstat)\s*\(/,
+      SystemBootTime: /\bsystemUptime\b|\bmach_absolute_time\s*\(|\bkern\.boottime\b/,
+      DiskSpace:
+        /\bvolume(?:Available|Total)Capacity\w*\b|\bsystem(?:Free)?Size\b|\b(?:statfs|statvfs|fstatfs|fstatvfs)\s*\(/,
+      ActiveKeyboards: /\bactiveInputModes\b/,
+    };
+    const problems = [];
+    for (const [category, pattern] of Object.entries(categories)) {
+      const declared = new RegExp(
+        `<string>NSPrivacyAccessedAPICategory${category}</string>\\s*<key>NSPrivacyAccessedAPITypeReasons</key>\\s*<array>\\s*<string>[0-9A-F]{4}\\.\\d</string>`,
+      ).test(manifest);
+      const used = pattern.exec(code);
+      if (used && !declared)
+        problems.push(
+          `the sources call ${used[0].trim()} (${category}), which the manifest does not declare with a reason`,
+        );
+      if (!used && manifest.includes(`NSPrivacyAccessedAPICategory${category}<`))
+        problems.push(`the manifest declares ${category}, which the sources never call`);
+    }
+    return problems;
   },
 );
 
