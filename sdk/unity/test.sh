@@ -3,7 +3,8 @@
 # every shared conformance vector, and end-to-end tests against the real embedded service,
 # which this script starts on free ports with a fresh data folder. The core is built without
 # UnityEngine; the Unity layer, the Editor code and the README's snippets (Samples~/) are
-# compiled against compile-only declarations (UnityStubs~/). Then the package as Unity reads it
+# compiled against compile-only declarations (UnityStubs~/), and so are the README's C# blocks
+# as they stand (Tools~/readme-blocks.awk). Then the package as Unity reads it
 # (Tools~/check-package.mjs):
 # every asset's .meta, the External Dependency Manager's declarations, the iOS plugins parsed as
 # Objective-C and Swift, their privacy manifest against the iOS SDK's, the license. Unity never
@@ -42,6 +43,13 @@ done
 mcs -langversion:7.2 -target:library -nowarn:219 -out:"$build/ReadmeUsage.dll" \
   -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" 'Samples~/ReadmeUsage.cs' ||
   fail "the README's snippets do not compile in an app's script"
+# The README's C# blocks themselves, as they stand, in one app script (Tools~/readme-blocks.awk).
+[[ "$(grep -c '^```csharp$' README.md)" -gt 0 ]] || fail "the README has no C# block"
+awk -f 'Tools~/readme-blocks.awk' README.md >"$build/ReadmeBlocks.cs" 2>/dev/null ||
+  fail "the README's C# blocks could not be read"
+mcs -langversion:7.2 -target:library -nowarn:219,1998 -out:"$build/ReadmeBlocks.dll" \
+  -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" "$build/ReadmeBlocks.cs" ||
+  fail "the README's C# blocks do not compile in an app's script"
 # Each sample package.json offers (Samples~/<name>/), as an app's scripts build it once imported.
 for sample in Samples~/*/; do
   mcs -langversion:7.2 -target:library -warnaserror -out:"$build/Sample.dll" \

@@ -16,7 +16,8 @@ namespace Service.Unity.Editor
     /// their link (`ld: framework not found AdAttributionKit`); the Swift plugin imports it only
     /// where the SDK has it (`#if canImport`), with `@_weakLinked import`, so the compiler links
     /// it there, weakly. The Swift plugin (ServiceSdkConversionValues.swift) is built into
-    /// UnityFramework too: a target that names no Swift version gets Swift 5's.
+    /// UnityFramework too: a target that names no Swift version gets Swift 5's, and the app
+    /// target embeds Swift's runtime libraries for the iOS versions that lack them.
     /// </summary>
     public sealed class ServiceSdkXcodeFrameworks : IPostprocessBuildWithReport
     {
@@ -24,6 +25,9 @@ namespace Service.Unity.Editor
         {
             "AppTrackingTransparency.framework", "AdServices.framework",
         };
+
+        /// <summary>Xcode's build setting that copies Swift's runtime libraries into the app.</summary>
+        public const string EmbedSwiftLibraries = "ALWAYS_EMBED_SWIFT_STANDARD_LIBRARIES";
 
         public int callbackOrder
         {
@@ -43,6 +47,16 @@ namespace Service.Unity.Editor
             {
                 project.SetBuildProperty(target, "SWIFT_VERSION", "5.0");
             }
+            // The Swift plugin needs Swift's runtime libraries, which older iOS versions lack:
+            // libswiftCore before 12.2, and libswift_Concurrency (its Task and async calls) before
+            // 15, where the app must carry the copies Xcode ships. Xcode copies them only into a
+            // target that compiles Swift itself or asks for them, and the app target
+            // (Unity-iPhone) has no Swift: without this the app stops at launch on iOS 13 and 14
+            // (`Library not loaded: @rpath/libswift_Concurrency.dylib`). The framework must not
+            // carry them itself: App Store Connect refuses a framework with a Frameworks folder
+            // of its own (ITMS-90206).
+            project.SetBuildProperty(project.GetUnityMainTargetGuid(), EmbedSwiftLibraries, "YES");
+            project.SetBuildProperty(target, EmbedSwiftLibraries, "NO");
             project.WriteToFile(path);
         }
     }

@@ -28,6 +28,8 @@
 // - Samples~/ReadmeUsage.cs, which test.sh compiles as an app's script, holds the README's snippets;
 // - each sample package.json offers is a folder of Samples~ with a script, and each such folder
 //   is offered;
+// - the README sends the app to Player Settings for no Info.plist key Unity has no field for;
+// - Swift's runtime libraries are embedded in the app target, not in UnityFramework;
 // - the assembly definitions keep the Editor code out of players.
 // Prints one line per check and `package checks: N passed, N failed`; exits 1 on a failure.
 //
@@ -638,6 +640,51 @@ check(
     ),
 );
 
+// Swift's runtime libraries: iOS has libswiftCore from 12.2 and libswift_Concurrency (Task,
+// async) from 15 only; below, the app carries the copies Xcode ships. Xcode copies them into a
+// target that compiles Swift or sets ALWAYS_EMBED_SWIFT_STANDARD_LIBRARIES, and the Swift
+// plugins are built into UnityFramework, not into the app target (Unity-iPhone), which has no
+// Swift: the post-build step sets it there, or the app stops at launch on older iOS (`Library
+// not loaded: @rpath/libswift_Concurrency.dylib`). The framework itself must not carry them
+// (App Store Connect refuses a framework with a Frameworks folder of its own, ITMS-90206).
+const EMBED_SWIFT = "ALWAYS_EMBED_SWIFT_STANDARD_LIBRARIES";
+const editorCode = editor.replace(/\/\/.*$/gm, "");
+const editorConstants = new Map(
+  [...editorCode.matchAll(/\bconst string (\w+) = ("[^"]*");/g)].map((m) => [m[1], m[2]]),
+);
+const editorResolved = editorCode.replace(/\b\w+\b/g, (word) => editorConstants.get(word) ?? word);
+/** The expressions that name a target: its getter, and each variable assigned from it. */
+const targetRefs = (getter) => [
+  `project.${getter}()`,
+  ...[...editorResolved.matchAll(new RegExp(`\\bvar (\\w+) = project\\.${getter}\\(\\);`, "g"))].map(
+    (m) => m[1],
+  ),
+];
+const mainTarget = targetRefs("GetUnityMainTargetGuid");
+const frameworkTarget = targetRefs("GetUnityFrameworkTargetGuid");
+const embedSettings = [
+  ...editorResolved.matchAll(
+    new RegExp(`SetBuildProperty\\(\\s*([^,]+?)\\s*,\\s*"${EMBED_SWIFT}"\\s*,\\s*"(\\w+)"\\s*\\)`, "g"),
+  ),
+].map((m) => ({ target: m[1], value: m[2] }));
+const setTo = (targets, value) =>
+  embedSettings.some((s) => targets.includes(s.target) && s.value === value);
+check(
+  `the Editor's post-build step embeds Swift's runtime libraries in the app target, not in UnityFramework (${swiftPlugins.join(", ")})`,
+  swiftPlugins.length === 0
+    ? []
+    : [
+        ...(setTo(mainTarget, "YES")
+          ? []
+          : [
+              `${EMBED_SWIFT} is not set to YES on the app target (GetUnityMainTargetGuid): below iOS 15 the app stops at launch without libswift_Concurrency`,
+            ]),
+        ...(setTo(frameworkTarget, "NO") && !setTo(frameworkTarget, "YES")
+          ? []
+          : [`${EMBED_SWIFT} is not NO on UnityFramework (ITMS-90206: a framework's own Frameworks folder)`]),
+      ],
+);
+
 // ---- the iOS privacy manifest ------------------------------------------------------------
 
 // Apple asks each SDK in an app for its own privacy manifest, and Unity's plug-ins and packages
@@ -1057,6 +1104,31 @@ for (const line of snippetLines) {
 check(
   `Samples~/ReadmeUsage.cs holds the README's C# snippets (${snippetLines.length} lines)`,
   snippetLines.length === 0 ? ["the README has no C# snippet"] : missingLines,
+);
+
+// Unity's iOS Player Settings write few of the Info.plist keys an app may need (the camera's, the
+// location's and the microphone's usage descriptions); the README sends the app to them for no
+// other key. NSUserTrackingUsageDescription, the ATT prompt's text, has no field there: an app
+// that looked for one would ship without it.
+const PLAYER_SETTINGS_KEYS = [
+  "NSCameraUsageDescription",
+  "NSLocationWhenInUseUsageDescription",
+  "NSMicrophoneUsageDescription",
+];
+const readmeProse = read("README.md")
+  .replace(/```[\s\S]*?```/g, "")
+  .replace(/\s+/g, " ");
+check(
+  `the README names no Info.plist key as a Player Settings field that Unity lacks (it has ${PLAYER_SETTINGS_KEYS.join(", ")})`,
+  readmeProse
+    .split(/(?<=[.;])\s/)
+    .filter((sentence) => /Player Settings/.test(sentence))
+    .flatMap((sentence) =>
+      [...sentence.matchAll(/\b(NS\w+Description|NS[A-Z]\w+Endpoint)\b/g)]
+        .map((m) => m[1])
+        .filter((key) => !PLAYER_SETTINGS_KEYS.includes(key))
+        .map((key) => `${key}, in Player Settings: ${sentence.trim().slice(0, 160)}`),
+    ),
 );
 
 // ---- samples -------------------------------------------------------------------------------

@@ -64,6 +64,7 @@ namespace UnityEditor.iOS.Xcode
         public static string GetPBXProjectPath(string buildPath) { throw new NotSupportedException(); }
         public void ReadFromFile(string path) { throw new NotSupportedException(); }
         public string GetUnityFrameworkTargetGuid() { throw new NotSupportedException(); }
+        public string GetUnityMainTargetGuid() { throw new NotSupportedException(); }
         public void AddFrameworkToProject(string targetGuid, string framework, bool weak) { throw new NotSupportedException(); }
         public string GetBuildPropertyForAnyConfig(string targetGuid, string name) { throw new NotSupportedException(); }
         public void SetBuildProperty(string targetGuid, string name, string value) { throw new NotSupportedException(); }
