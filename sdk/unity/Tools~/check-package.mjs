@@ -656,15 +656,18 @@ const editorResolved = editorCode.replace(/\b\w+\b/g, (word) => editorConstants.
 /** The expressions that name a target: its getter, and each variable assigned from it. */
 const targetRefs = (getter) => [
   `project.${getter}()`,
-  ...[...editorResolved.matchAll(new RegExp(`\\bvar (\\w+) = project\\.${getter}\\(\\);`, "g"))].map(
-    (m) => m[1],
-  ),
+  ...[
+    ...editorResolved.matchAll(new RegExp(`\\bvar (\\w+) = project\\.${getter}\\(\\);`, "g")),
+  ].map((m) => m[1]),
 ];
 const mainTarget = targetRefs("GetUnityMainTargetGuid");
 const frameworkTarget = targetRefs("GetUnityFrameworkTargetGuid");
 const embedSettings = [
   ...editorResolved.matchAll(
-    new RegExp(`SetBuildProperty\\(\\s*([^,]+?)\\s*,\\s*"${EMBED_SWIFT}"\\s*,\\s*"(\\w+)"\\s*\\)`, "g"),
+    new RegExp(
+      `SetBuildProperty\\(\\s*([^,]+?)\\s*,\\s*"${EMBED_SWIFT}"\\s*,\\s*"(\\w+)"\\s*\\)`,
+      "g",
+    ),
   ),
 ].map((m) => ({ target: m[1], value: m[2] }));
 const setTo = (targets, value) =>
@@ -681,7 +684,9 @@ check(
             ]),
         ...(setTo(frameworkTarget, "NO") && !setTo(frameworkTarget, "YES")
           ? []
-          : [`${EMBED_SWIFT} is not NO on UnityFramework (ITMS-90206: a framework's own Frameworks folder)`]),
+          : [
+              `${EMBED_SWIFT} is not NO on UnityFramework (ITMS-90206: a framework's own Frameworks folder)`,
+            ]),
       ],
 );
 
