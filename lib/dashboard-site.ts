@@ -20,6 +20,7 @@ import {
 } from "aws-cdk-lib/aws-cloudfront";
 import { RestApiOrigin, S3BucketOrigin } from "aws-cdk-lib/aws-cloudfront-origins";
 import type { IRole } from "aws-cdk-lib/aws-iam";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { BucketDeployment, CacheControl, Source } from "aws-cdk-lib/aws-s3-deployment";
 import { Construct } from "constructs";
@@ -30,6 +31,7 @@ import {
   DASHBOARD_PAGE as PAGE,
 } from "../src/http/dashboard-headers.ts";
 import { acknowledge, acknowledgeWildcardResource } from "./nag.ts";
+import { DEFAULT_SETTINGS } from "./settings.ts";
 
 export interface DashboardSiteProps {
   readonly api: RestApi;
@@ -37,6 +39,12 @@ export interface DashboardSiteProps {
   readonly logsBucket: Bucket;
   /** The CLOUDFRONT-scope web ACL of the distribution, if any (lib/web-acl.ts). */
   readonly webAclArn?: string | null;
+  /**
+   * Retention of the log group of CDK's deployment function. Without one of the stack's own,
+   * Lambda makes `/aws/lambda/<function>` itself on the first deploy, outside the stack: kept
+   * forever, whatever the setting logRetention.
+   */
+  readonly logRetention?: RetentionDays;
 }
 
 const DEPLOYMENT_REASON =
@@ -165,8 +173,13 @@ export class DashboardSite extends Construct {
     // script, style and icon go first; then the page. In that order, a new page never asks for a hash whose file is not there yet, which the
     // edge would otherwise keep, old, under the new hash for a day.
     const source = Source.asset(dashboardDist);
+    // Both deployments run on one function (a singleton, made by the first), which logs here.
+    const deploymentLogs = new LogGroup(this, "DeploymentLogs", {
+      retention: props.logRetention ?? DEFAULT_SETTINGS.logRetention,
+    });
     const hashedFiles = new BucketDeployment(this, "Deploy", {
       sources: [source],
+      logGroup: deploymentLogs,
       destinationBucket: this.bucket,
       exclude: [PAGE],
       cacheControl: [CacheControl.fromString(dashboardCacheControl("app.js"))],
@@ -176,6 +189,7 @@ export class DashboardSite extends Construct {
       destinationBucket: this.bucket,
       exclude: ["*"],
       include: [PAGE],
+      logGroup: deploymentLogs,
       // The files deployment prunes; this one must not remove what it leaves out.
       prune: false,
       cacheControl: [CacheControl.fromString(dashboardCacheControl(PAGE))],

@@ -165,6 +165,29 @@ describe("the dashboard's site", () => {
     });
   });
 
+  it("logs its deployment function to a log group of the stack, kept as every other (logRetention)", () => {
+    // Without one, Lambda makes the function's log group itself, outside the stack, and
+    // keeps it forever. Every function of the stack is held to the same.
+    const resources = template.toJSON().Resources as Record<
+      string,
+      { Type: string; Properties: Record<string, unknown> }
+    >;
+    const retention = (id: string) =>
+      resources[id]?.Type === "AWS::Logs::LogGroup"
+        ? resources[id]?.Properties.RetentionInDays
+        : undefined;
+    const functions = Object.entries(resources).filter(
+      ([, resource]) => resource.Type === "AWS::Lambda::Function",
+    );
+    const deployment = functions.filter(([id]) => id.startsWith("CustomCDKBucketDeployment"));
+    expect(deployment).toHaveLength(1);
+    for (const [id, fn] of functions) {
+      const logs = (fn.Properties.LoggingConfig as { LogGroup?: { Ref?: string } } | undefined)
+        ?.LogGroup?.Ref;
+      expect({ id, retention: logs && retention(logs) }).toEqual({ id, retention: 30 });
+    }
+  });
+
   it("outputs the dashboard's URL", () => {
     expect(template.toJSON().Outputs.DashboardUrl.Value).toEqual(
       stack.resolve(stack.dashboard.url),

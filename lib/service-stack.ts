@@ -250,6 +250,7 @@ export class ServiceStack extends Stack {
           api: this.api.api,
           logsBucket: lake.cdnLogsBucket,
           webAclArn: settings.edgeWebAclArn,
+          logRetention: settings.logRetention,
         })
       : undefined;
 
