@@ -13,7 +13,8 @@
 // the iOS plugin uses; pubspec.yaml's platforms, classes and version are the plugins'; the
 // Android library's SDK levels, versions, dependencies and permissions are the Kotlin SDK's,
 // whose sources and R8 rules are where android/build.gradle finds them, and android/build.gradle
-// applies the Kotlin Gradle plugin only where AGP's built-in Kotlin does not compile;
+// assigns its properties with `=` and applies the Kotlin Gradle plugin only where AGP's
+// built-in Kotlin does not compile; CHANGELOG.md's newest entry is pubspec.yaml's version;
 // waitForTrackingAuthorization's bounds are the iOS SDK's, checked in Dart before the channel,
 // its timeout handed to the iOS SDK and nothing held on Android; no channel call lets a
 // MissingPluginException (web, desktop) reach the app; every public member of ServicePlugin has
@@ -965,6 +966,16 @@ check(
     ? []
     : [`VERSION is not ${pubspecVersion}`],
 );
+// CHANGELOG.md, which pub (and pub.dev's score) expects beside pubspec.yaml: its newest entry,
+// the first `## ` heading, is the version pubspec.yaml gives.
+const changelog = read(join(root, "CHANGELOG.md"));
+check("CHANGELOG.md's newest entry is pubspec.yaml's version", [
+  ...(!changelog
+    ? ["there is no CHANGELOG.md"]
+    : /^## (?:\[)?v?([\w.+-]+?)(?:\])?(?:\s|$)/m.exec(changelog)?.[1] === pubspecVersion
+      ? []
+      : [`its first ## heading is not ${pubspecVersion}`]),
+]);
 const dartChannel = /MethodChannel\('([^']+)'\)/.exec(plugin)?.[1];
 const swiftText = read(join(root, swiftFile));
 check("each side names the Dart side's method channel", [
@@ -1111,6 +1122,8 @@ if (catalog) {
         ),
   );
 }
+/** android/build.gradle without its `//` comments. */
+const gradleCode = gradle.replace(/\/\/[^\n]*/g, "");
 // The Kotlin SDK's sources and R8 rules, where android/build.gradle finds them in a checkout
 // (its `kotlinSdk`, relative to android/): the plugin builds nothing without them.
 const kotlinSdkPath = /def kotlinSdk = file\('([^']+)'\)/.exec(gradle)?.[1];
@@ -1131,13 +1144,21 @@ check(
           : ["the SDK's src/main/kotlin is not among the sources"]),
       ],
 );
+// Gradle's assignment form for properties: `namespace 'x'` and `compileSdk 34` (Groovy's
+// `name value`) are deprecated from Gradle 8.14 and removed in Gradle 10.
+check(
+  "android/build.gradle assigns its properties with =",
+  [
+    ...gradleCode.matchAll(
+      /^\s*(group|version|namespace|compileSdk|minSdk|targetSdk|sourceCompatibility|targetCompatibility|coreLibrariesVersion)\s+(?!=)\S.*$/gm,
+    ),
+  ].map((m) => `${m[0].trim()}`),
+);
 // Built by an AGP 9 app's built-in Kotlin, or by the Kotlin Gradle plugin under AGP 8 and under
 // AGP 9 with built-in Kotlin off, as Flutter's built-in Kotlin migration guide for plugin
 // authors has it: the Kotlin Gradle plugin applied only where AGP does not compile Kotlin
 // itself, the top-level `kotlin { compilerOptions }` and no `kotlinOptions` (which built-in
 // Kotlin lacks); the sources named as Kotlin folders, which built-in Kotlin reads.
-/** android/build.gradle without its `//` comments. */
-const gradleCode = gradle.replace(/\/\/[^\n]*/g, "");
 const kgpApplications = [
   ...gradleCode.matchAll(/apply plugin:\s*'(?:kotlin-android|org\.jetbrains\.kotlin\.android)'/g),
 ];
