@@ -148,7 +148,7 @@ object ServiceAttributionSdk {
         sendEventTaken(event, name, parameters)
     }
 
-    /** [sendEvent], saying whether the event was taken (sent, or kept until it can be): for the Flutter plugin. */
+    /** [sendEvent], saying whether the event was taken (sent, or kept until it can be): wrappers call it through [SdkWrapper.sendEventTaken]. */
     internal fun sendEventTaken(event: EventType, name: String?, parameters: Map<String, Any>?): Boolean {
         // Not kept in a process configure refused: it would wait in memory for ever, unsent.
         otherProcess?.let {
