@@ -6,7 +6,8 @@
 #    the Kotlin SDK's (tool/check.mjs);
 #  - the Android side compiles with the Kotlin SDK's sources against the real Android framework
 #    and the SDK's dependencies (sdk/kotlin/classpath.sh) and compile-only declarations of
-#    Flutter's embedding (android/stubs, which Maven Central does not serve);
+#    Flutter's embedding (android/stubs, which Maven Central does not serve); and on its own
+#    against the SDK's classes jar, where the SDK's internal members are out of its reach;
 #  - its JVM tests run under Robolectric against the real embedded service, which this script
 #    starts on free ports with a fresh data folder (sdk/service.sh).
 # The Dart tests under test/ run with `flutter test` where Flutter is.
@@ -100,6 +101,32 @@ else
   echo "FAIL android/ compiles with the Kotlin SDK against the Android framework"
   failed=$((failed + 1))
   finish
+fi
+
+# The plugin as a module of its own, against the Kotlin SDK's classes jar (the SDK's sources
+# compiled as sdk/kotlin/test.sh compiles them for its AAR, under the release variant's module
+# name): as an app's build compiles it when it depends on the SDK's published artifact. Compiled
+# with the SDK's sources in one module, as above, the plugin could call a member internal to the
+# SDK; against the jar that fails, as it would there. Wrappers call SdkWrapper instead.
+artifact="$build/attribution-sdk"
+if stale "$build/artifact.stamp" "$build/main.stamp"; then
+  rm -rf "$artifact" "$build/artifact.stamp"
+  mkdir -p "$artifact/classes" "$artifact/plugin"
+  kotlinc -language-version "$kotlin_language" -api-version "$kotlin_language" -Xsuppress-version-warnings \
+    -jvm-default=no-compatibility -module-name attribution-sdk_release \
+    -cp "$compile_classpath" -d "$artifact/classes" "$kotlin_sdk/src/main/kotlin" &&
+    jar --create --no-manifest --file "$artifact/classes.jar" -C "$artifact/classes" . &&
+    kotlinc -language-version "$kotlin_language" -api-version "$kotlin_language" -Xsuppress-version-warnings \
+      -cp "$artifact/classes.jar:$compile_classpath:$stubs" -d "$artifact/plugin" "$here/android/src/main/kotlin" &&
+    [[ -f "$artifact/plugin/com/service/attribution/flutter/ServiceAttributionPlugin.class" ]] &&
+    touch "$build/artifact.stamp"
+fi
+if [[ -f "$build/artifact.stamp" ]]; then
+  echo "ok   android/ compiles as a module of its own against the Kotlin SDK's classes jar (no internal member)"
+  passed=$((passed + 1))
+else
+  echo "FAIL android/ compiles as a module of its own against the Kotlin SDK's classes jar (no internal member)"
+  failed=$((failed + 1))
 fi
 
 test_classes="$build/test-classes"

@@ -1144,6 +1144,39 @@ check(
           : ["the SDK's src/main/kotlin is not among the sources"]),
       ],
 );
+// Without sdk/kotlin beside it (a package archive), android/build.gradle depends on the SDK's
+// published artifact instead: at the coordinates of sdk/kotlin's publishing block (its groupId
+// and artifactId) and the catalog's sdk version, which the sources in the checkout are.
+{
+  const publication = read(join(kotlinSdk, "build.gradle.kts"));
+  const groupId = /^\s*groupId = "([^"]+)"$/m.exec(publication)?.[1];
+  const artifactId = /^\s*artifactId = "([^"]+)"$/m.exec(publication)?.[1];
+  const published = `${groupId}:${artifactId}:${catalogVersion("sdk")}`;
+  const declared = [
+    ...gradleCode.matchAll(/implementation '([\w.-]+:attribution-sdk:[^']*)'/g),
+  ].map((m) => m[1]);
+  check(
+    `android/build.gradle falls back on the Kotlin SDK's publication (${published}) without its sources`,
+    [
+      ...(groupId && artifactId && catalogVersion("sdk")
+        ? []
+        : [
+            "sdk/kotlin/build.gradle.kts's publishing block or the catalog's sdk version is missing",
+          ]),
+      ...(declared.length === 1 && declared[0] === published
+        ? []
+        : [`android/build.gradle declares ${declared.join(", ") || "no attribution-sdk"}`]),
+      ...(/def kotlinSdkSources = file\("\$kotlinSdk\/src\/main\/kotlin"\)\.isDirectory\(\)/.test(
+        gradleCode,
+      ) &&
+      /if \(kotlinSdkSources\) \{[\s\S]*?\} else \{\s*implementation '[^']*attribution-sdk:/.test(
+        gradleCode,
+      )
+        ? []
+        : ["the artifact is not the fallback of a checkout without the SDK's sources"]),
+    ],
+  );
+}
 // Gradle's assignment form for properties: `namespace 'x'` and `compileSdk 34` (Groovy's
 // `name value`) are deprecated from Gradle 8.14 and removed in Gradle 10.
 check(

@@ -201,7 +201,7 @@ class ServiceAttributionPlugin :
                     // configure too). False when the SDK sends nothing: switched off, stopped, the
                     // install's data deleted, or a manual install, which the SDK tracks itself.
                     result.success(
-                        ServiceAttributionSdk.sendEventTaken(
+                        SdkWrapper.sendEventTaken(
                             type,
                             call.argument<String>("eventName"),
                             call.argument<Map<String, Any>>("parameters"),
