@@ -82,6 +82,18 @@ android_all="$(tr ':' '\n' <<<"$compile_classpath" | grep '/android-all-[^/]*\.j
 # which the plugin and the SDK's sources are compiled for here too: what an app's Kotlin Gradle
 # plugin 2.0 or later compiles.
 kotlin_language="$(sed -nE 's/^kotlinLanguage = "([^"]+)"/\1/p' "$kotlin_sdk/gradle/libs.versions.toml")"
+kotlin_flags=(-language-version "$kotlin_language" -api-version "$kotlin_language" -Xsuppress-version-warnings)
+# stamped STAMP WHAT: the check WHAT passed when STAMP, which its step touches once done, is there.
+stamped() {
+  if [[ -f "$1" ]]; then
+    echo "ok   $2"
+    passed=$((passed + 1))
+  else
+    echo "FAIL $2"
+    failed=$((failed + 1))
+    return 1
+  fi
+}
 stubs="$build/flutter-stubs"
 classes="$build/classes"
 main_sources=("$here/android/src/main/kotlin" "$kotlin_sdk/src/main/kotlin")
@@ -89,19 +101,12 @@ if stale "$build/main.stamp" "$here/android/stubs" "${main_sources[@]}" "$kotlin
   rm -rf "$stubs" "$classes" "$build/main.stamp" "$build/test.stamp"
   mkdir -p "$stubs" "$classes"
   javac -nowarn -cp "$compile_classpath" -d "$stubs" $(find "$here/android/stubs" -name '*.java') &&
-    kotlinc -language-version "$kotlin_language" -api-version "$kotlin_language" -Xsuppress-version-warnings \
+    kotlinc "${kotlin_flags[@]}" \
       -cp "$compile_classpath:$stubs" -d "$classes" "${main_sources[@]}" &&
     [[ -f "$classes/com/service/attribution/flutter/ServiceAttributionPlugin.class" ]] &&
     touch "$build/main.stamp"
 fi
-if [[ -f "$build/main.stamp" ]]; then
-  echo "ok   android/ compiles with the Kotlin SDK against the Android framework"
-  passed=$((passed + 1))
-else
-  echo "FAIL android/ compiles with the Kotlin SDK against the Android framework"
-  failed=$((failed + 1))
-  finish
-fi
+stamped "$build/main.stamp" "android/ compiles with the Kotlin SDK against the Android framework" || finish
 
 # The plugin as a module of its own, against the Kotlin SDK's classes jar (the SDK's sources
 # compiled as sdk/kotlin/test.sh compiles them for its AAR, under the release variant's module
@@ -112,22 +117,16 @@ artifact="$build/attribution-sdk"
 if stale "$build/artifact.stamp" "$build/main.stamp"; then
   rm -rf "$artifact" "$build/artifact.stamp"
   mkdir -p "$artifact/classes" "$artifact/plugin"
-  kotlinc -language-version "$kotlin_language" -api-version "$kotlin_language" -Xsuppress-version-warnings \
+  kotlinc "${kotlin_flags[@]}" \
     -jvm-default=no-compatibility -module-name attribution-sdk_release \
     -cp "$compile_classpath" -d "$artifact/classes" "$kotlin_sdk/src/main/kotlin" &&
     jar --create --no-manifest --file "$artifact/classes.jar" -C "$artifact/classes" . &&
-    kotlinc -language-version "$kotlin_language" -api-version "$kotlin_language" -Xsuppress-version-warnings \
+    kotlinc "${kotlin_flags[@]}" \
       -cp "$artifact/classes.jar:$compile_classpath:$stubs" -d "$artifact/plugin" "$here/android/src/main/kotlin" &&
     [[ -f "$artifact/plugin/com/service/attribution/flutter/ServiceAttributionPlugin.class" ]] &&
     touch "$build/artifact.stamp"
 fi
-if [[ -f "$build/artifact.stamp" ]]; then
-  echo "ok   android/ compiles as a module of its own against the Kotlin SDK's classes jar (no internal member)"
-  passed=$((passed + 1))
-else
-  echo "FAIL android/ compiles as a module of its own against the Kotlin SDK's classes jar (no internal member)"
-  failed=$((failed + 1))
-fi
+stamped "$build/artifact.stamp" "android/ compiles as a module of its own against the Kotlin SDK's classes jar (no internal member)" || true
 
 test_classes="$build/test-classes"
 if stale "$build/test.stamp" "$here/android/src/test" "$build/main.stamp"; then

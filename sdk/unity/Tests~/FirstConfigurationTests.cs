@@ -164,14 +164,19 @@ namespace Service.Unity.Tests
             rig.Configure();
             rig.Core.Idle().Wait();
             Assert.AreEqual(TimeSpan.FromMinutes(10), rig.Core.RefreshInterval);
-            rig.Core.Retire();
-            // The retired launch's timer goes, doing nothing: what waits next is the new launch's.
-            rig.Timers.FireAll();
 
-            answer = Unavailable();
-            rig.Launch();
-            rig.Configure();
-            rig.Core.Idle().Wait();
+            // The next launch's read fails: what waits is the read again, after the kept interval.
+            Action relaunchOffline = () =>
+            {
+                rig.Core.Retire();
+                // The retired launch's timer goes, doing nothing: what waits next is the new launch's.
+                rig.Timers.FireAll();
+                answer = Unavailable();
+                rig.Launch();
+                rig.Configure();
+                rig.Core.Idle().Wait();
+            };
+            relaunchOffline();
             CollectionAssert.AreEqual(new[] { TimeSpan.FromMinutes(10) }, rig.Timers.Delays, "read again at the interval last read, not the default hour");
 
             // A reading that names none goes back to the default, kept for the launch after.
@@ -179,12 +184,7 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromMinutes(10)));
             rig.Core.Idle().Wait();
             Assert.AreEqual(SdkCore.DefaultRefreshInterval, rig.Core.RefreshInterval);
-            rig.Core.Retire();
-            rig.Timers.FireAll();
-            answer = Unavailable();
-            rig.Launch();
-            rig.Configure();
-            rig.Core.Idle().Wait();
+            relaunchOffline();
             CollectionAssert.AreEqual(new[] { SdkCore.DefaultRefreshInterval }, rig.Timers.Delays);
         }
     }
