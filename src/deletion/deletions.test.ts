@@ -65,7 +65,7 @@ const noopStores = {
   installs: {
     putIfAbsent: async () => ({ install: undefined as never, created: false }),
     get: everyInstallStored.get,
-    setConsent: async () => undefined,
+    update: async () => undefined,
     delete: async () => undefined,
   },
   customerUsers: {

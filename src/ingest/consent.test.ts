@@ -22,8 +22,8 @@ const recorder = (options: { apps?: App[]; deleted?: boolean; stored?: boolean }
   const record = createConsentRecorder({
     apps: { get: async (appId) => (options.apps ?? [APP]).find((app) => app.appId === appId) },
     installs: {
-      setConsent: async (appId, serviceId, consent, tracking) => {
-        if (options.stored === false) return undefined;
+      update: async (appId, serviceId, { consent, tracking }) => {
+        if (options.stored === false || !consent) return undefined;
         kept.push({ consent, tracking });
         const install: Install = { ...storedInstall(appId, serviceId), consent };
         return install;

@@ -145,7 +145,7 @@ export interface ConsentAnswer {
 
 export interface ConsentDeps {
   readonly apps: Pick<AppStore, "get">;
-  readonly installs: Pick<InstallStore, "setConsent">;
+  readonly installs: Pick<InstallStore, "update">;
   readonly deletions: Pick<DeletionStore, "listByInstall">;
   readonly now?: () => Date;
 }
@@ -162,12 +162,10 @@ export const createConsentRecorder = (deps: ConsentDeps) => {
     if ((await deps.deletions.listByInstall(appId, serviceId)).length > 0) {
       return { service_id: serviceId, consent: null };
     }
-    const updated = await deps.installs.setConsent(
-      appId,
-      serviceId,
-      toConsent(parsed.value.consent, now()),
-      parsed.value.tracking,
-    );
+    const updated = await deps.installs.update(appId, serviceId, {
+      consent: toConsent(parsed.value.consent, now()),
+      tracking: parsed.value.tracking,
+    });
     if (!updated?.consent) throw new ConflictError(INSTALL_NOT_RECORDED);
     return { service_id: serviceId, consent: consentAnswer(updated.consent) };
   };

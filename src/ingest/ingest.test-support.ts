@@ -54,7 +54,7 @@ export const ingestionDeps = (app: App, overrides: IngestionOverrides = {}): Ing
     installs: {
       get: async () => undefined,
       putIfAbsent: async (found) => ({ install: found, created: true }),
-      setConsent: async () => undefined,
+      update: async () => undefined,
       delete: async () => undefined,
     },
     customerUsers: {

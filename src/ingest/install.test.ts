@@ -329,7 +329,46 @@ describe("repeatChangesOf", () => {
       repeatChangesOf(anonymous, requestOf({ ...full, consent: agreed }), later)?.tracking,
     ).toEqual({ maid: null, attStatus: null });
     expect(
-      repeatChangesOf(stored, requestOf({ ...full, anonymous: true }), later)?.tracking.maid,
+      repeatChangesOf(stored, requestOf({ ...full, anonymous: true }), later)?.tracking?.maid,
     ).toBeNull();
+  });
+
+  it("is the tracking alone that a repeat without a consent names, where it differs", () => {
+    const iosBare = { ...minimal, os: "ios", idfv: full.idfv };
+    const asked = toInstall(requestOf({ ...iosBare, att_status: "not_determined" }), ctx);
+    // The ATT prompt answered between the first report and its repeat: the IDFA with it.
+    const idfa = "EA7583CD-A667-48BC-B806-42ECB2B48606";
+    expect(
+      repeatChangesOf(
+        asked,
+        requestOf({ ...iosBare, att_status: "authorized", maid: idfa }),
+        later,
+      ),
+    ).toEqual({ tracking: { maid: idfa, attStatus: "authorized" } });
+    // Refused: an ATT status and no IDFA.
+    const granted = toInstall(requestOf({ ...iosBare, att_status: "authorized", maid: idfa }), ctx);
+    expect(
+      repeatChangesOf(granted, requestOf({ ...iosBare, att_status: "denied" }), later),
+    ).toEqual({ tracking: { maid: null, attStatus: "denied" } });
+    expect(
+      repeatChangesOf(
+        granted,
+        requestOf({ ...iosBare, att_status: "authorized", maid: idfa }),
+        later,
+      ),
+    ).toBeNull();
+    // An advertising id alone (Android) keeps the stored ATT status.
+    const noAdId = toInstall(requestOf({ ...full, consent: null, maid: null }), ctx);
+    expect(repeatChangesOf(noAdId, requestOf({ ...full, consent: null }), later)).toEqual({
+      tracking: { maid: full.maid, attStatus: null },
+    });
+    // The bare install names neither: nothing changes, even with an id stored.
+    expect(repeatChangesOf(granted, requestOf(iosBare), later)).toBeNull();
+    expect(
+      repeatChangesOf(stored, requestOf({ ...full, consent: null, maid: null }), later),
+    ).toBeNull();
+    // An install reported anonymous keeps naming no advertising id.
+    const anonymous = toInstall(requestOf({ ...full, consent: null, anonymous: true }), ctx);
+    expect(repeatChangesOf(anonymous, requestOf({ ...full, consent: null }), later)).toBeNull();
   });
 });

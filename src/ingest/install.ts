@@ -9,7 +9,7 @@ import { deviceClockOffsetMs } from "../domain/device-clock.ts";
 import { ATT_STATUSES, OS_VALUES } from "../domain/install-facts.ts";
 import { HOUR_MS } from "../domain/time.ts";
 import { MAX_TIMESTAMP } from "../export/paging.ts";
-import type { DeviceTracking, Install } from "../ports/installs.ts";
+import type { DeviceTracking, Install, InstallChange } from "../ports/installs.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
 import { consentSchema, toConsent } from "./consent.ts";
 import {
@@ -326,27 +326,35 @@ const sameConsent = (a: Consent | null, b: Consent): boolean =>
  * the report gives them, where they differ from what is stored; null when nothing changes.
  * An SDK that got no answer to its install (a timeout after the service had stored it) sends
  * it again with the consent and tracking as they stand at that launch, and once answered takes
- * them as what the service holds: it sends no consent update for them. A withdrawal made in
- * between would otherwise be lost for good, the partners still hearing of the user, with
- * device ids, as consented. Only a report carrying a consent says so: the bare install an SDK
- * falls back on holds neither (null is absent there), and says nothing of them.
+ * them as what the service holds: it sends no update for them. A withdrawal made in between
+ * would otherwise be lost for good, the partners still hearing of the user, with device ids, as
+ * consented; an ATT prompt answered in between, the install's IDFA.
+ *
+ * A repeat without a consent (an app that reports none) changes the tracking it names: its ATT
+ * status, which decides whether there is an IDFA (so its advertising id with it, none when it
+ * names none), else its advertising id alone. The bare install an SDK falls back on names
+ * neither (null is absent there), and changes nothing; so an Android install whose ad id went
+ * in between keeps the stored one until a consent says otherwise.
  */
 export const repeatChangesOf = (
   stored: Install,
   request: InstallRequest,
   receivedAt: Date,
-): { readonly consent: Consent; readonly tracking: DeviceTracking } | null => {
-  if (!request.consent) return null;
+): InstallChange | null => {
+  // An install reported anonymous keeps naming no device.
+  const maid =
+    request.anonymous === true || stored.anonymous === true ? null : deviceIdOrNull(request.maid);
+  const tracking: DeviceTracking | null =
+    request.consent || request.att_status
+      ? { maid, attStatus: request.att_status ?? null }
+      : maid !== null
+        ? { maid, attStatus: stored.attStatus }
+        : null;
+  const trackingChanged =
+    tracking !== null && (stored.maid !== tracking.maid || stored.attStatus !== tracking.attStatus);
+  if (!request.consent) return trackingChanged && tracking ? { tracking } : null;
   const consent = toConsent(request.consent, receivedAt);
-  const tracking: DeviceTracking = {
-    // An install reported anonymous keeps naming no device.
-    maid:
-      request.anonymous === true || stored.anonymous === true ? null : deviceIdOrNull(request.maid),
-    attStatus: request.att_status ?? null,
-  };
-  const unchanged =
-    sameConsent(stored.consent, consent) &&
-    stored.maid === tracking.maid &&
-    stored.attStatus === tracking.attStatus;
-  return unchanged ? null : { consent, tracking };
+  return sameConsent(stored.consent, consent) && !trackingChanged
+    ? null
+    : { consent, ...(tracking ? { tracking } : {}) };
 };

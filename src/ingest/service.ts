@@ -139,17 +139,11 @@ export const createIngestion = (deps: IngestionDeps) => {
         deps.installs.putIfAbsent(install),
         sighted(caller, app.appId, [install.serviceId], receivedAt),
       ]);
-      // A repeat keeps the first report's facts, but not its consent: the SDK sends the install
-      // again holding the consent as it now stands, and sends no update for it once answered.
+      // A repeat keeps the first report's facts, but not its consent and tracking: the SDK sends
+      // the install again holding them as they now stand, and sends no update for them once
+      // answered.
       const changes = created ? null : repeatChangesOf(stored, parsed.value, receivedAt);
-      if (changes) {
-        await deps.installs.setConsent(
-          app.appId,
-          stored.serviceId,
-          changes.consent,
-          changes.tracking,
-        );
-      }
+      if (changes) await deps.installs.update(app.appId, stored.serviceId, changes);
       // On every report, so a retry after a failure part-way still queues the job; a repeat
       // finds the pending attribution made and queues nothing (a job lost in between is the
       // sweeper's). The facts are the stored install's: the first report wins, its time too

@@ -64,21 +64,21 @@ export interface DeviceTracking {
   readonly attStatus: AttStatus | null;
 }
 
+/** What a later report changes of a stored install: its consent, its device's tracking, or both. */
+export type InstallChange =
+  | { readonly consent: Consent; readonly tracking?: DeviceTracking }
+  | { readonly consent?: undefined; readonly tracking: DeviceTracking };
+
 export interface InstallStore {
   /** Stores the install unless one with its id exists; returns the stored one either way. */
   putIfAbsent(install: Install): Promise<{ install: Install; created: boolean }>;
   get(appId: string, serviceId: string): Promise<Install | undefined>;
   /**
-   * Replaces the install's consent, and its advertising id and ATT status when `tracking` is
-   * given (the device's, as they now stand); returns the install as it now is, or undefined
+   * Replaces what the change gives of the install: its consent, and its advertising id and ATT
+   * status (the device's, as they now stand); returns the install as it now is, or undefined
    * when there is none.
    */
-  setConsent(
-    appId: string,
-    serviceId: string,
-    consent: Consent,
-    tracking?: DeviceTracking,
-  ): Promise<Install | undefined>;
+  update(appId: string, serviceId: string, change: InstallChange): Promise<Install | undefined>;
   delete(appId: string, serviceId: string): Promise<void>;
 }
 

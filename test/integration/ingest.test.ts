@@ -109,6 +109,44 @@ describe("ingestion", () => {
         idfv: REQUEST_IDFV,
       });
     });
+
+    it("takes the ATT answer and IDFA a repeat carries for an app that reports no consent, and nothing from the bare install", async () => {
+      const asked = randomUUID();
+      const idfa = "EA7583CD-A667-48BC-B806-42ECB2B48606";
+      const first = installRequest(asked, { att_status: "not_determined", maid: null });
+      expect((await rt.post("/v1/installs", first, keys.sdkKey)).status).toBe(202);
+      // The first report's answer was lost; the user allowed tracking before the SDK sent it
+      // again, and once answered the SDK holds the tracking as sent: it sends no update for it.
+      const again = { ...first, att_status: "authorized", maid: idfa };
+      expect((await rt.post("/v1/installs", again, keys.sdkKey)).status).toBe(202);
+      expect(await rt.stores.installs.get(APP, asked)).toMatchObject({
+        attStatus: "authorized",
+        maid: idfa,
+        consent: null,
+      });
+      // The bare install names no tracking: the install keeps what it has.
+      const bare = {
+        service_id: asked,
+        os: "ios",
+        sdk_platform: "flutter",
+        sdk_version: "2.10.0",
+        first_open_time: first.first_open_time,
+      };
+      expect((await rt.post("/v1/installs", bare, keys.sdkKey)).status).toBe(202);
+      const eventId = randomUUID();
+      await sendEvents([
+        {
+          event_id: eventId,
+          service_id: asked,
+          event_type: "CUSTOM",
+          event_name: "tutorial_done",
+          event_time: new Date().toISOString(),
+        },
+      ]);
+      expect((await exported()).find((record) => record.event_id === eventId)).toMatchObject({
+        maid: idfa,
+      });
+    });
   });
 
   describe("POST /v1/events", () => {

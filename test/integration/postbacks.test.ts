@@ -506,7 +506,13 @@ describe("postbacks and webhooks over HTTP", () => {
     await mock.waitFor((r) => r.path === "/e/event" && r.query.get("eid") === "after-agreeing");
     expect(sendsOf("/e/event", "pb-reported-again").map((r) => r.query.get("gaid"))).toEqual([""]);
     // A repeat without a consent (the bare install an SDK falls back on) changes nothing.
-    await install({ ...first, consent: null });
+    await install({
+      service_id: first.service_id,
+      os: first.os,
+      sdk_platform: first.sdk_platform,
+      sdk_version: first.sdk_version,
+      first_open_time: first.first_open_time,
+    });
     expect(await rt.stores.installs.get(APP, "pb-reported-again")).toMatchObject({
       maid: null,
       consent: expect.objectContaining({ adUserData: true }),

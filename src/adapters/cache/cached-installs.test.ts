@@ -29,11 +29,11 @@ const memoryStore = () => {
       await gate.passed();
       return found;
     },
-    async setConsent(_appId, serviceId, consent) {
+    async update(_appId, serviceId, { consent }) {
       await writes.passed();
       const found = stored.get(serviceId);
       if (!found) return undefined;
-      const updated = { ...found, consent };
+      const updated = { ...found, consent: consent ?? found.consent };
       stored.set(serviceId, updated);
       return updated;
     },
@@ -118,9 +118,10 @@ describe("cached install store", () => {
         return stored.get(serviceId);
       },
       // Each change waits for its own turn, then writes.
-      setConsent: async (_appId, serviceId, consent) => {
+      update: async (_appId, serviceId, { consent }) => {
         await new Promise<void>((resolve) => turns.push(resolve));
-        const updated = { ...(stored.get(serviceId) ?? install(serviceId)), consent };
+        const before = stored.get(serviceId) ?? install(serviceId);
+        const updated = { ...before, consent: consent ?? before.consent };
         stored.set(serviceId, updated);
         return updated;
       },
@@ -128,8 +129,8 @@ describe("cached install store", () => {
     };
     const cached = cachedInstallStore(store, 10);
     const given = { ...withdrawn, adUserData: true, updatedAt: "2026-11-02T09:00:00.000Z" };
-    const first = cached.setConsent("com.a", "s1", given);
-    const second = cached.setConsent("com.a", "s1", withdrawn);
+    const first = cached.update("com.a", "s1", { consent: given });
+    const second = cached.update("com.a", "s1", { consent: withdrawn });
     // The second change's write lands first, then the first's: the store holds the first's.
     turns[1]?.();
     await second;
@@ -139,8 +140,8 @@ describe("cached install store", () => {
     expect(reads).toBe(1);
 
     // A change under way after another ended: a read meanwhile is not kept.
-    const third = cached.setConsent("com.a", "s1", withdrawn);
-    const fourth = cached.setConsent("com.a", "s1", given);
+    const third = cached.update("com.a", "s1", { consent: withdrawn });
+    const fourth = cached.update("com.a", "s1", { consent: given });
     turns[2]?.();
     await third;
     await cached.get("com.a", "s1");
@@ -161,10 +162,10 @@ describe("cached install store", () => {
       tcfString: null,
       updatedAt: "2026-11-02T10:00:00.000Z",
     };
-    expect((await cached.setConsent("com.a", "s1", consent))?.consent).toEqual(consent);
+    expect((await cached.update("com.a", "s1", { consent: consent }))?.consent).toEqual(consent);
     expect((await cached.get("com.a", "s1"))?.consent).toEqual(consent);
     expect(reads.count).toBe(0);
-    expect(await cached.setConsent("com.a", "unknown", consent)).toBeUndefined();
+    expect(await cached.update("com.a", "unknown", { consent: consent })).toBeUndefined();
   });
 
   /** A consent withdrawn after the install was read. */
@@ -184,7 +185,7 @@ describe("cached install store", () => {
     // The read finds the install's consent as it was, then the withdrawal is stored before
     // the read returns.
     const read = cached.get("com.a", "s1");
-    await cached.setConsent("com.a", "s1", withdrawn);
+    await cached.update("com.a", "s1", { consent: withdrawn });
     release();
     expect((await read)?.consent).toEqual(install("s1").consent);
     expect((await cached.get("com.a", "s1"))?.consent).toEqual(withdrawn);
@@ -195,7 +196,7 @@ describe("cached install store", () => {
     const cached = cachedInstallStore(store, 10);
     await store.putIfAbsent(install("s1"));
     const release = writes.hold();
-    const changing = cached.setConsent("com.a", "s1", withdrawn);
+    const changing = cached.update("com.a", "s1", { consent: withdrawn });
     expect((await cached.get("com.a", "s1"))?.consent).toEqual(install("s1").consent);
     release();
     await changing;
@@ -209,7 +210,7 @@ describe("cached install store", () => {
     const release = gate.hold();
     // An SDK's retry of its first open finds the install as it was; the withdrawal lands first.
     const retried = cached.putIfAbsent(install("s1"));
-    await cached.setConsent("com.a", "s1", withdrawn);
+    await cached.update("com.a", "s1", { consent: withdrawn });
     release();
     expect((await retried).created).toBe(false);
     expect((await cached.get("com.a", "s1"))?.consent).toEqual(withdrawn);

@@ -1,23 +1,22 @@
 /**
  * Installs kept in memory once read, for the embedded runtime's ingestion path: an install
- * changes after its first open only through this same store (its consent, its purge), which
+ * changes after its first open only through this same store (its consent and tracking, its purge), which
  * keeps the entry current. Only installs that exist are kept: one not found yet may arrive at
  * any moment. The least recently used go first when the cache is full. A read that a deletion
  * or a consent change overlapped is not kept: it may have found the install just before it
  * went, or its consent just before it changed, and kept, it would answer a withdrawn consent as
  * given to every later read (a postback attempt's, say) until evicted.
  */
-import type { Consent } from "../../domain/consent.ts";
-import type { DeviceTracking, Install, InstallStore } from "../../ports/installs.ts";
+import type { Install, InstallChange, InstallStore } from "../../ports/installs.ts";
 import { RecentMap } from "./recent-map.ts";
 
 export const cachedInstallStore = <S extends InstallStore>(store: S, maxEntries: number): S => {
   const entries = new RecentMap<string, Install>(maxEntries);
   const keyOf = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
-  // Moved on before and after each deletion and consent change: a read from across one is not
+  // Moved on before and after each deletion and update: a read from across one is not
   // kept.
   let generation = 0;
-  // The installs with a deletion or consent change under way. A read begun meanwhile may find
+  // The installs with a deletion or update under way. A read begun meanwhile may find
   // the install as it was before the change (the store reads outside the change's turn), and
   // may return before the change ends, with no generation moved in between.
   const changing = new Map<string, number>();
@@ -60,10 +59,10 @@ export const cachedInstallStore = <S extends InstallStore>(store: S, maxEntries:
       keep(found);
       return found;
     },
-    setConsent(appId: string, serviceId: string, consent: Consent, tracking?: DeviceTracking) {
+    update(appId: string, serviceId: string, installChange: InstallChange) {
       const key = keyOf(appId, serviceId);
       return change(key, async (own) => {
-        const updated = await store.setConsent(appId, serviceId, consent, tracking);
+        const updated = await store.update(appId, serviceId, installChange);
         // Kept unless another change overlapped: which of the two the store has last is not
         // known here, so the next read asks it.
         if (updated && generation === own && changing.get(key) === 1) entries.set(key, updated);

@@ -70,11 +70,13 @@ export const describeInstallStoreContract = (
         tcfString: "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA",
         updatedAt: "2026-11-02T10:00:00.000Z",
       };
-      expect(await store().setConsent(app, "c1", consent)).toEqual(install(app, "c1", { consent }));
+      expect(await store().update(app, "c1", { consent: consent })).toEqual(
+        install(app, "c1", { consent }),
+      );
       const later = { ...consent, adUserData: true, updatedAt: "2026-11-03T10:00:00.000Z" };
-      await store().setConsent(app, "c1", later);
+      await store().update(app, "c1", { consent: later });
       expect((await store().get(app, "c1"))?.consent).toEqual(later);
-      expect(await store().setConsent(other, "c1", consent)).toBeUndefined();
+      expect(await store().update(other, "c1", { consent: consent })).toBeUndefined();
       expect(await store().get(other, "c1")).toBeUndefined();
     });
 
@@ -91,18 +93,39 @@ export const describeInstallStoreContract = (
       const first = await store().get(app, "t1");
       expect(first?.maid).not.toBeNull();
       // A consent alone leaves them as the first open reported them.
-      await store().setConsent(app, "t1", consent);
+      await store().update(app, "t1", { consent: consent });
       expect(await store().get(app, "t1")).toMatchObject({
         maid: first?.maid,
         attStatus: "authorized",
       });
       // The user turned tracking off after the install: the install now has neither.
-      const updated = await store().setConsent(app, "t1", consent, {
-        maid: null,
-        attStatus: "denied",
+      const updated = await store().update(app, "t1", {
+        consent,
+        tracking: { maid: null, attStatus: "denied" },
       });
       expect(updated).toMatchObject({ maid: null, attStatus: "denied", consent });
       expect(await store().get(app, "t1")).toEqual(updated);
+    });
+
+    it("replaces the advertising id and ATT status alone, keeping the consent, or none of an install not there", async () => {
+      const app = freshApp();
+      const consent = {
+        gdprApplies: true,
+        adUserData: true,
+        adPersonalization: null,
+        tcfString: null,
+        updatedAt: "2026-11-02T10:00:00.000Z",
+      };
+      await store().putIfAbsent(install(app, "u1", { os: "ios", maid: null, consent }));
+      const tracking = {
+        maid: "EA7583CD-A667-48BC-B806-42ECB2B48606",
+        attStatus: "authorized",
+      } as const;
+      const updated = await store().update(app, "u1", { tracking });
+      expect(updated).toEqual(install(app, "u1", { os: "ios", consent, ...tracking }));
+      expect(await store().get(app, "u1")).toEqual(updated);
+      expect(await store().update(app, "absent", { tracking })).toBeUndefined();
+      expect(await store().get(app, "absent")).toBeUndefined();
     });
 
     it("finds an app's installs of one IDFV, this one's and no other app's or device's", async () => {

@@ -139,20 +139,22 @@ export const createInstallStore = (
       return { install: stored, created: false };
     },
     get,
-    async setConsent(appId, serviceId, consent, tracking) {
-      // Only an install that exists: a consent never makes one.
+    async update(appId, serviceId, { consent, tracking }) {
+      const sets = [
+        ...(consent ? ["#consent = :consent"] : []),
+        ...(tracking ? ["maid = :maid", "attStatus = :att"] : []),
+      ];
+      // Only an install that exists: a change never makes one.
       const written = await unlessConditionFails(() =>
         doc.send(
           new UpdateCommand({
             TableName: table,
             Key: { installKey: installKey(appId, serviceId) },
-            UpdateExpression: tracking
-              ? "SET #consent = :consent, maid = :maid, attStatus = :att"
-              : "SET #consent = :consent",
+            UpdateExpression: `SET ${sets.join(", ")}`,
             ConditionExpression: "attribute_exists(installKey)",
-            ExpressionAttributeNames: { "#consent": "consent" },
+            ...(consent ? { ExpressionAttributeNames: { "#consent": "consent" } } : {}),
             ExpressionAttributeValues: {
-              ":consent": consent,
+              ...(consent ? { ":consent": consent } : {}),
               ...(tracking ? { ":maid": tracking.maid, ":att": tracking.attStatus } : {}),
             },
             ReturnValues: "ALL_NEW",

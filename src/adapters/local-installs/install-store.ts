@@ -48,14 +48,14 @@ const installsIn = (level: LevelStore): LocalInstallStore => {
 
     get,
 
-    setConsent: (appId, serviceId, consent, tracking) =>
+    update: (appId, serviceId, { consent, tracking }) =>
       inTurn(installKey(appId, serviceId), async () => {
-        // Only an install that exists: a consent never makes one.
+        // Only an install that exists: a change never makes one.
         const stored = await get(appId, serviceId);
         if (!stored) return undefined;
         const updated: Install = {
           ...stored,
-          consent,
+          ...(consent ? { consent } : {}),
           ...(tracking ? { maid: tracking.maid, attStatus: tracking.attStatus } : {}),
         };
         await db.put(installKey(appId, serviceId), JSON.stringify(updated));

@@ -360,7 +360,7 @@ describe("the ingestion routes", () => {
         return { install, created: true };
       },
       get: async (appId, serviceId) => installs.get(`${appId}#${serviceId}`),
-      setConsent: async () => undefined,
+      update: async () => undefined,
       delete: async () => undefined,
     },
     customerUsers: {
