@@ -1166,6 +1166,68 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnEventSentAfterAStartThatFollowsAStopStillUnderWayIsEvaluatedOnceTheSchemaIsRead()
+        {
+            // The first launch: a purchase waits for the first configuration. The user opts out,
+            // and a thread of the game's starts the SDK again and sends the tutorial while that
+            // Stop is still under way (it says it in the log), before it forgot what waits. The
+            // Stop forgets the purchase, which it dropped, and not the tutorial, sent after the
+            // Start: once the schema is read, Apple gets the tutorial's value, and only it.
+            var rig = new ConversionRig(Config(1));
+            var startReturned = false;
+            rig.Setup.Log = new DeliveryTests.LineHook(rig.Setup.Log, "the SDK is stopped: nothing is sent", () =>
+            {
+                var other = new Thread(() =>
+                {
+                    rig.Core.Start();
+                    rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+                });
+                other.Start();
+                startReturned = other.Join(TimeSpan.FromSeconds(10));
+            });
+            rig.StartWhileTheReadingWaits(() =>
+            {
+                rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 3 }, { "currency", "EUR" } });
+                rig.Core.Stop();
+            });
+            Assert.IsTrue(startReturned, "the other thread's Start and SendEvent returned while the Stop was under way");
+            Assert.IsFalse(rig.Core.IsStopped);
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, rig.Apple.Calls,
+                "the tutorial sent after the Start, and not the purchase the Stop dropped");
+        }
+
+        [Test]
+        public void AnEventAStopStillUnderWayDroppedIsNotEvaluatedByAReadingAfterAStartOnAnotherThread()
+        {
+            // As above, but the configuration is read, and what waits evaluated, while the Stop is
+            // still under way, after the other thread's Start: the purchase the Stop dropped is
+            // not evaluated with the tutorial, though the Stop has not come to forget it yet.
+            var rig = new ConversionRig(Config(1));
+            var startReturned = false;
+            rig.Setup.Log = new DeliveryTests.LineHook(rig.Setup.Log, "the SDK is stopped: nothing is sent", () =>
+            {
+                var other = new Thread(() =>
+                {
+                    rig.Core.Start();
+                    rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+                });
+                other.Start();
+                startReturned = other.Join(TimeSpan.FromSeconds(10));
+                rig.ConfigAnswers.Set();
+                rig.Core.Idle().Wait();
+            });
+            rig.ConfigAnswers.Reset();
+            rig.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 3 }, { "currency", "EUR" } });
+            rig.Core.Stop();
+            rig.Core.Idle().Wait();
+            Assert.IsTrue(startReturned, "the other thread's Start and SendEvent returned while the Stop was under way");
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, rig.Apple.Calls,
+                "the tutorial sent after the Start, and not the purchase the Stop dropped");
+        }
+
+        [Test]
         public void EventsAReadingWithNoSchemaFoundWaitingAreNotEvaluatedByALaterSchema()
         {
             var store = new MemoryStore();

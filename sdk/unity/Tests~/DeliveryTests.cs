@@ -1469,7 +1469,7 @@ namespace Service.Unity.Tests
         /// a line says <paramref name="saying"/>: a point inside a call at which another thread's
         /// calls come, every run alike.
         /// </summary>
-        private sealed class LineHook : ILog
+        internal sealed class LineHook : ILog
         {
             private readonly ILog inner;
             private readonly string saying;
@@ -1625,6 +1625,56 @@ namespace Service.Unity.Tests
             next.Core.Start();
             next.Settle();
             Assert.IsEmpty(next.Backend.To("POST /v1/events"), "nothing of the stop's queue leaves after a start");
+        }
+
+        [Test]
+        public void ABatchLeftOnItsWayByAStopInAProcessThatEndedIsDroppedThoughAStartFollowsConfigureAtOnce()
+        {
+            // As above, but the next launch also finds an event it cannot read back, whose loss
+            // Configure tells the error listener once it let go of its lock: a thread of the
+            // game's starts the SDK then, before Configure is done. The batch is the stop's all
+            // the same: dropped as `stopped`, never sent; the Start's session goes.
+            var disk = new DiskStore();
+            var rig = new Rig(disk);
+            rig.Configure();
+            rig.QueueOffline(3);
+            var events = Held.First(rig, "POST /v1/events");
+            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the batch is on its way");
+            rig.Core.Stop();
+            var store = disk.AfterCrash();
+            events.Answer.Set();
+            rig.Core.Idle().Wait();
+            var queued = store.Get(EventQueue.Key);
+            store.Set(EventQueue.Key, queued.Substring(0, queued.Length - 1) + ",{\"EventType\":\"LOGIN\"}]");
+
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            // Listeners called at once, on the thread that tells them: Configure's.
+            var setup = Setups.For("http://service.test", backend, store, scheduler: new ManualTimers(), mainThread: new InlineMainThread());
+            var listeners = new SdkListeners();
+            var heard = Heard.ErrorsOf(listeners);
+            SdkCore core = null;
+            var started = 0;
+            var startReturned = false;
+            listeners.AddError(error =>
+            {
+                if (error.Kind != ServiceErrorKind.EventsDropped || error.Reason != null || Interlocked.Exchange(ref started, 1) == 1) return;
+                var other = new Thread(() => core.Start());
+                other.Start();
+                startReturned = other.Join(TimeSpan.FromSeconds(10));
+            });
+            core = new SdkCore(setup, listeners);
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+
+            Assert.IsTrue(startReturned, "the other thread's Start returned while Configure told the loss");
+            Assert.IsFalse(core.IsStopped);
+            CollectionAssert.AreEqual(new long[] { 3 }, heard.Dropped(ServiceDropReason.Stopped).Select(e => e.Count),
+                "the stop's batch, and nothing of the Start's");
+            Assert.IsEmpty(backend.To("POST /v1/events"), "nothing of the stop's queue leaves after a start");
+            Assert.AreEqual(0, core.Queued);
+            Assert.AreEqual(1, backend.To("POST /v1/sessions").Count, "the Start's session goes");
+            Assert.AreEqual(0, core.QueuedSessions);
         }
 
         [Test]

@@ -230,6 +230,15 @@ namespace Service.Unity
         /// <summary>When this launch's Configure ran: the session of a launch off only as kept starts then, once its reading switches the SDK on.</summary>
         private DateTime launchedAt;
         private volatile bool stopped;
+        /// <summary>
+        /// How many Stops this process made, counted under <see cref="gate"/>, which an event is
+        /// queued under: an event waiting for its conversion value carries the count it was queued
+        /// at, so one whose count is behind was dropped by a Stop since. A Stop forgets the events
+        /// waiting under <see cref="conversionGate"/> once it let go of the gate, never inside it,
+        /// as the app may be called from under that lock (Apple's refusal): a Start on another
+        /// thread, and its events, may come between, and the count tells theirs from the stop's.
+        /// </summary>
+        private volatile int stops;
         private volatile bool anonymous;
         private volatile bool deleted;
         /// <summary>The HTTP status that refused the install in this process: nothing more is sent until the next start.</summary>
@@ -526,6 +535,7 @@ namespace Service.Unity
                 throw new ArgumentException("logLevel must be 0 (DEBUG) to 3 (ERROR)", "logLevel");
             }
             string offBecause = null;
+            Action leftDropped = null;
             lock (gate)
             {
                 // One configure per process: a repeat, its customer user id included, changes nothing.
@@ -569,6 +579,16 @@ namespace Service.Unity
                         trackingWaitBegan = setup.Clock.UtcNow;
                         trackingWaitEnds = trackingWaitBegan + trackingWait.Value;
                     }
+                    // Anything queued in an earlier process after the deletion (an event taken as
+                    // it ran) never goes. Emptied under the gate Start clears the stop under, as
+                    // Stop empties the queue: the flags read once the gate is let go may be a Start's
+                    // on another thread, which would have what the stop left sent, or the Start's
+                    // own session dropped as the stop's. Told once the gate is let go, as Stop
+                    // tells its drop: a listener may call the SDK.
+                    if (deleted) leftDropped = ClearQueued(ServiceDropReason.Deleted, "the install's data was deleted");
+                    // What a Stop in an earlier process left to the answer of a batch on its way,
+                    // the process ending before that answer came, never goes either: dropped as the stop's.
+                    else if (stopped) leftDropped = ClearQueued(ServiceDropReason.Stopped, "the app stopped the SDK");
                     if (stopped)
                     {
                         // Stopped: not even the remote configuration is read until Start.
@@ -591,11 +611,7 @@ namespace Service.Unity
                 SwitchOffAtConfigure(offBecause);
                 return;
             }
-            // Anything queued in an earlier process after the deletion (an event taken as it ran) never goes.
-            if (deleted) DropDeleted();
-            // What a Stop in an earlier process left to the answer of a batch on its way, the
-            // process ending before that answer came, never goes either: dropped as the stop's.
-            else if (stopped) DropQueued(ServiceDropReason.Stopped, "the app stopped the SDK");
+            if (leftDropped != null) leftDropped();
             // The first open is known now: what was sent before Configure is evaluated if it can be.
             EvaluateConversion(null);
         }
@@ -812,6 +828,7 @@ namespace Service.Unity
                 Write(LogLevel.Warn, eventType + ": matching parameters with no usable value were left out: " + string.Join(", ", leftOut));
             }
             var overflow = -1;
+            var queuedAt = 0;
             // Queued under the gate Stop is marked under, which it empties the queue after: an
             // event is either queued before a Stop, and dropped by it (reported), or not at all.
             lock (gate)
@@ -821,6 +838,7 @@ namespace Service.Unity
                     // Anonymous when taken: the event never carries the customer user id, not on the
                     // device either, and is sent marked anonymous, even once the mode is off when it is sent.
                     var takenAnonymous = anonymous;
+                    queuedAt = stops;
                     overflow = delivery.Add(new QueuedEvent
                     {
                         EventId = Guid.NewGuid().ToString("N"),
@@ -843,7 +861,7 @@ namespace Service.Unity
             // With the parameters as they are queued, so as the service reads them: a matching
             // parameter the app gave as a number (a phone number, a date of birth) is a hash by
             // now, and its clear value is not kept on the device while the event waits there.
-            EvaluateConversion(new AwaitingConversion(eventType, eventName, queuedParameters, now));
+            EvaluateConversion(new AwaitingConversion(eventType, eventName, queuedParameters, now, queuedAt));
             if (configured) Flush();
         }
 
@@ -875,6 +893,7 @@ namespace Service.Unity
             {
                 if (stopped) return;
                 stopped = true;
+                stops++;
                 store.Set(StoppedKey, "true");
                 // A re-engagement open waiting for a configuration is dropped untold.
                 if (reengagementWaiting) lastReengagementOpen = null;
@@ -898,8 +917,10 @@ namespace Service.Unity
             }
             Write(LogLevel.Info, "the SDK is stopped: nothing is sent or queued until ServiceSDK.Start");
             // The events it drops are not evaluated either, not even once a reading asked before
-            // the Stop answers: Apple is told nothing of what the user's opt-out dropped.
-            ForgetAwaitingConversion();
+            // the Stop answers: Apple is told nothing of what the user's opt-out dropped. Only
+            // those: a Start on another thread since the gate was let go, and its events, are not
+            // this stop's.
+            ForgetStopped();
             // Told outside the gate: a listener may call the SDK.
             drops.Drop(ServiceDropReason.Stopped, droppedEvents, why);
             sessionDrops.Drop(ServiceDropReason.Stopped, droppedSessions, why);
@@ -1302,8 +1323,23 @@ namespace Service.Unity
         /// </summary>
         private void DropQueued(ServiceDropReason reason, string why)
         {
-            drops.Drop(reason, delivery.Clear(reason, why), why);
-            sessionDrops.Drop(reason, sessionDelivery.Clear(reason, why), why);
+            ClearQueued(reason, why)();
+        }
+
+        /// <summary>
+        /// The queues emptied now as <see cref="DropQueued"/> empties them, for a caller that
+        /// holds <see cref="gate"/>; what is returned tells the drop, for the caller to run once
+        /// it let go of the gate.
+        /// </summary>
+        private Action ClearQueued(ServiceDropReason reason, string why)
+        {
+            var droppedEvents = delivery.Clear(reason, why);
+            var droppedSessions = sessionDelivery.Clear(reason, why);
+            return () =>
+            {
+                drops.Drop(reason, droppedEvents, why);
+                sessionDrops.Drop(reason, droppedSessions, why);
+            };
         }
 
         /// <summary>Resolves once initialization, the sending and the attribution read under way are done (for tests).</summary>
@@ -1599,6 +1635,21 @@ namespace Service.Unity
         }
 
         /// <summary>
+        /// The events waiting that a Stop dropped since they were queued (<see cref="stops"/>),
+        /// forgotten, on the device too; those queued after it wait on.
+        /// </summary>
+        private void ForgetStopped()
+        {
+            lock (conversionGate)
+            {
+                var now = stops;
+                if (awaitingConversion.RemoveAll(item => item.QueuedAt < now) == 0) return;
+                if (awaitingConversion.Count == 0) store.Remove(AwaitingConversionKey);
+                else store.Set(AwaitingConversionKey, AwaitingConversion.ToJson(awaitingConversion));
+            }
+        }
+
+        /// <summary>
         /// The app's schema evaluated on an event just queued (null: only on those waiting), with
         /// the parameters as they are queued (the app's, the matching ones hashed); the windows'
         /// state kept in the store; Apple asked
@@ -1620,6 +1671,9 @@ namespace Service.Unity
                     awaitingConversion.Add(taken);
                     store.Set(AwaitingConversionKey, AwaitingConversion.ToJson(awaitingConversion));
                 }
+                // A Stop followed by a Start since an event was queued dropped it, though the Stop
+                // may not have come to forget it yet: not evaluated with those after the Start.
+                ForgetStopped();
                 // Nothing is evaluated while stopped or deleted, nor at a launch off as kept (an
                 // earlier launch was switched off) before its first reading says on: an event that
                 // reading drops as `disabled` gives Apple no value.
@@ -1920,18 +1974,22 @@ namespace Service.Unity
         /// </summary>
         private sealed class AwaitingConversion
         {
-            public AwaitingConversion(EventType type, string name, IDictionary<string, object> parameters, DateTime time)
+            /// <param name="queuedAt">The <see cref="stops"/> the event was queued at; an earlier launch's are all this one's 0.</param>
+            public AwaitingConversion(EventType type, string name, IDictionary<string, object> parameters, DateTime time, int queuedAt = 0)
             {
                 Type = type;
                 Name = name;
                 Parameters = Evaluated(parameters);
                 Time = time;
+                QueuedAt = queuedAt;
             }
 
             public EventType Type { get; }
             public string Name { get; }
             public IDictionary<string, object> Parameters { get; }
             public DateTime Time { get; }
+            /// <summary>Not kept on the device: the count is this process's.</summary>
+            public int QueuedAt { get; }
 
             private static Dictionary<string, object> Evaluated(IDictionary<string, object> parameters)
             {
