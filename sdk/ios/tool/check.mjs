@@ -12,7 +12,8 @@
 // the fixes no compiler here can run: weak imports, the AdAttributionKit re-engagement update and
 // the install's updates naming the install, the app extension refusal, numbers' decimal
 // form, the background task, drops an answer leaves unnamed, main-actor listeners, choices kept
-// before configure, the backup exclusion and IDFV check, the privacy manifest's tracking, the
+// before configure, the backup exclusion and IDFV check, the IDFV read on the main thread with
+// no thread of the SDK's waiting for it, the privacy manifest's tracking, the
 // README's Swift, events waiting on the device for the service's configuration (and their
 // conversion values with them, each queued, evaluated and counted dropped once, none asking
 // Apple outside its window), the configuration read in one chain, only a 4xx taken for a
@@ -1441,7 +1442,7 @@ checking("configure is refused in an app extension, where sendEvent keeps nothin
       ? []
       : ["an app extension opens the SDK's files"]),
     ...(before(launch, "core.refuseConfigure(", "Platform(") &&
-    before(launch, "core.refuseConfigure(", "captureOnMainThread")
+    before(launch, "core.refuseConfigure(", "captureIdentifierForVendor")
       ? []
       : ["launch reads or opens something before refusing an app extension"]),
     ...(before(send, "self.refusal", "early.append")
@@ -1636,11 +1637,7 @@ checking(
       /if excluded \{ return nil \}/.test(store)
         ? []
         : ["the exclusion is not tried again at each write until it holds"]),
-      ...(before(
-        configure,
-        "Fields.deviceId(platform.device.identifierForVendorKnownNow)",
-        "lock.lock()",
-      )
+      ...(before(configure, "Fields.deviceId(platform.device.identifierForVendor)", "lock.lock()")
         ? []
         : ["the IDFV is not read (as the service takes it) before the locks"]),
       ...(before(
@@ -2109,6 +2106,76 @@ checking(
 
 /** A function's text with its line comments cut off. */
 const codeOf = (text) => text.replace(/\/\/.*$/gm, "");
+
+// A thread of the SDK's that waits for the main thread stalls behind a busy one, and deadlocks
+// with one that waits for it (a lock, the worker). UIKit gives the IDFV on the main thread only
+// (`UIDevice` is main-actor), so it is read there, asynchronously from any other thread, and the
+// install waits for that read by a flush on the worker once it is over.
+checking(
+  "no thread of the SDK's waits for the main thread; the install waits for the IDFV without blocking",
+  () => {
+    const problems = [];
+    for (const path of [
+      ...filesUnder(join(ios, "Sources"), ".swift"),
+      ...filesUnder(join(flutterPackage, "Sources"), ".swift"),
+    ])
+      eachCodeLine(path, (code, _conditions, index) => {
+        if (/\bDispatchQueue\.main\.sync\b/.test(code))
+          problems.push(`${relative(sdk, path)}:${index + 1}: DispatchQueue.main.sync`);
+      });
+    const device = tree(core("Platform/AppleDevice.swift"));
+    const readers = descendants(device, "function_declaration").filter((fn) =>
+      /UIDevice\.current/.test(codeOf(fn.text)),
+    );
+    if (readers.length === 0) problems.push("AppleDevice reads no IDFV");
+    for (const fn of readers)
+      if (!/^@MainActor\b/.test(fn.text))
+        problems.push(`AppleDevice.${nameOf(fn)} reads UIDevice off the main actor`);
+    const getter = codeOf(
+      descendants(device, "property_declaration").find((p) =>
+        /var identifierForVendor\b/.test(p.text),
+      )?.text ?? "",
+    );
+    if (!getter || /DispatchQueue|captureOnMainThread|MainActor/.test(getter))
+      problems.push(
+        "AppleDevice.identifierForVendor does more than hand over what the main thread read",
+      );
+    const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
+    const ensure = codeOf(functionNamed(sdkCore, "ensureInstall").text);
+    if (
+      !before(ensure, "waitsForTracking()", "waitsForVendorId()") ||
+      !before(ensure, "waitsForVendorId()", "installInput()")
+    )
+      problems.push("ensureInstall makes the report before the IDFV is read");
+    const waits = codeOf(functionNamed(sdkCore, "waitsForVendorId").text);
+    if (
+      !/platform\.device\.readIdentifierForVendor \{/.test(waits) ||
+      !/self\?\.worker\.async \{/.test(waits) ||
+      !/self\.flush\(\)/.test(waits) ||
+      !/if locked\(\{ anonymous \}\) \{ return false \}/.test(waits)
+    )
+      problems.push(
+        "waitsForVendorId does not go on with a flush on the worker once the read is over, or reads in anonymous mode",
+      );
+    if (
+      !/device\.captureIdentifierForVendor\(\)/.test(
+        functionText("ServiceAttribution.swift", /func launch\(/),
+      )
+    )
+      problems.push("configure does not have the IDFV read on the main thread");
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "DeviceStateTests.swift"));
+    problems.push(
+      ...[
+        "testTheInstallWaitsForTheIDFVTheMainThreadReadsAndNothingWaitsForThatThread",
+        "testAnIDFVTheMainThreadCannotReadHoldsNoInstall",
+        "testAnonymousModeAsksNoReadOfTheIDFV",
+      ]
+        .filter((name) => !tests.includes(`func ${name}(`))
+        .map((name) => `DeviceStateTests.${name} is missing`),
+    );
+    return problems;
+  },
+);
 
 // Apple makes no postback for an install that never registered its first launch: the
 // registration waits for no configuration the launch reads. And the service refuses the whole

@@ -143,11 +143,10 @@ public enum ServiceAttribution {
             core.refuseConfigure(log: UnifiedLogSink(), logLevel: logLevel, completion: completion)
             return
         }
-        if Thread.isMainThread {
-            device.captureOnMainThread()
-        } else {
-            DispatchQueue.main.async { device.captureOnMainThread() }
-        }
+        // UIKit gives the IDFV on the main thread only: read now where `configure` is called
+        // as documented, else once the main thread is free, which the install waits for
+        // without blocking any thread (`readIdentifierForVendor`).
+        device.captureIdentifierForVendor()
         let configured = Bundle.main.object(forInfoDictionaryKey: baseURLInfoPlistKey) as? String
         let address = baseURL?.absoluteString ?? configured?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         var platform = Platform(store: store, device: device, log: UnifiedLogSink(), http: URLSessionTransport())

@@ -4,8 +4,8 @@ import XCTest
 
 /// Where the SDK's state lives and how long it may work: an app extension refused, choices made
 /// before `configure` kept on the device at once, a state restored from another device
-/// forgotten, the time iOS lends in the background, and answers that drop items without
-/// naming them.
+/// forgotten, the IDFV read on the main thread with nothing of the SDK's waiting for it, the
+/// time iOS lends in the background, and answers that drop items without naming them.
 final class DeviceStateTests: XCTestCase {
     // MARK: app extensions
 
@@ -123,6 +123,66 @@ final class DeviceStateTests: XCTestCase {
         relaunched.configure()
         XCTAssertEqual(relaunched.core.serviceIdentifier, serviceId)
         XCTAssertEqual(store.get(SdkCore.Key.vendorId), "A1B2C3D4-0000-4000-8000-000000000001")
+    }
+
+    // MARK: the IDFV, read on the main thread
+
+    func testTheInstallWaitsForTheIDFVTheMainThreadReadsAndNothingWaitsForThatThread() throws {
+        let harness = Harness()
+        // `configure` called off a busy main thread: UIKit's IDFV is not read yet.
+        harness.device.identifierForVendor = nil
+        harness.device.givenOnMainThread = "6F9619FF-8B86-D011-B42D-00CF4FC964FF"
+        harness.device.mainThread = harness.main
+        harness.main.hold()
+        XCTAssertTrue(harness.configureLater { _ in })
+        // The worker drains with the main thread held: it waits for nothing there.
+        harness.runScheduled()
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 0, "the install waits for the read")
+        XCTAssertEqual(harness.device.vendorIdReads, 1)
+        XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil), "the app's calls do not wait either")
+        harness.runScheduled()
+        XCTAssertEqual(harness.device.vendorIdReads, 1, "one read asked, whatever flushes meanwhile")
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 0)
+
+        harness.main.runHeld()
+        harness.eventually("the install, then the event") { harness.service.deliveredEvents.count == 1 }
+        let installs = harness.service.sent("POST", "/v1/installs").compactMap { FakeService.body($0)?["idfv"] }
+        XCTAssertEqual(installs, [JSONValue.string("6F9619FF-8B86-D011-B42D-00CF4FC964FF")])
+        XCTAssertEqual(harness.device.vendorIdReads, 1)
+    }
+
+    func testAnIDFVTheMainThreadCannotReadHoldsNoInstall() throws {
+        let harness = Harness()
+        // UIKit gives none on the main thread either: the install goes without it, and its retry
+        // asks again, finding the one iOS gives by then.
+        harness.device.identifierForVendor = nil
+        harness.device.mainThread = harness.main
+        let device = harness.device
+        var failures = 1
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/installs", failures > 0 else { return nil }
+            failures -= 1
+            device.givenOnMainThread = "6F9619FF-8B86-D011-B42D-00CF4FC964FF"
+            return HTTPResponse(statusCode: 503, body: #"{"error":"Service Unavailable","detail":"scripted"}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("recorded") { harness.store.get(SdkCore.Key.installTracked) != nil }
+        let installs = harness.service.sent("POST", "/v1/installs").compactMap { FakeService.body($0)?["idfv"] }
+        XCTAssertEqual(installs, [JSONValue.null, JSONValue.string("6F9619FF-8B86-D011-B42D-00CF4FC964FF")])
+        XCTAssertEqual(harness.device.vendorIdReads, 2, "one read a try")
+    }
+
+    func testAnonymousModeAsksNoReadOfTheIDFV() throws {
+        let harness = Harness()
+        harness.device.identifierForVendor = nil
+        harness.device.givenOnMainThread = "6F9619FF-8B86-D011-B42D-00CF4FC964FF"
+        harness.device.mainThread = harness.main
+        harness.core.setAnonymous(true)
+        XCTAssertNil(harness.configure())
+        harness.eventually("the install") { harness.service.count("POST", "/v1/installs") == 1 }
+        let install = try XCTUnwrap(harness.service.sent("POST", "/v1/installs").first)
+        XCTAssertEqual(FakeService.body(install)?["idfv"], JSONValue.null)
+        XCTAssertEqual(harness.device.vendorIdReads, 0, "not even read")
     }
 
     // MARK: the background

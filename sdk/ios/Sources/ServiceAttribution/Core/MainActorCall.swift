@@ -10,7 +10,8 @@ import Foundation
 /// used there. Elsewhere (iOS 15 to 16, Swift 5.7 and 5.8, the tests' queue) the code runs as
 /// `assumeIsolated` runs it after its check: the isolation is a compile-time property of a
 /// synchronous function, with the same calling convention without it, so the closure is called
-/// as a plain one. Only the core calls this, always through `mainThread`.
+/// as a plain one. Only the core calls this, always through `mainThread`, and the device's
+/// read of UIKit's IDFV, always on the main thread.
 enum MainActorCall {
     static func run(_ body: @MainActor () -> Void) {
         #if compiler(>=5.9)

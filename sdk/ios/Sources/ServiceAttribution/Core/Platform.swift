@@ -17,9 +17,9 @@ protocol KeyValueStore: AnyObject {
 }
 
 extension DeviceSignals {
-    /// Signals that never wait: the identifier as it is.
-    var identifierForVendorKnownNow: String? {
-        return identifierForVendor
+    /// Signals read on the worker itself: nothing is read elsewhere, nothing to wait for.
+    func readIdentifierForVendor(then done: @escaping () -> Void) -> Bool {
+        return false
     }
 }
 
@@ -47,11 +47,16 @@ protocol DeviceSignals: AnyObject {
     var locale: String? { get }
     var timezone: String? { get }
     /// The identifier for vendor, the same for every app of the vendor on the device: the
-    /// service tells a reinstall from a new install by it.
+    /// service tells a reinstall from a new install by it. As read so far, never waiting for
+    /// another thread: on iOS UIKit gives it on the main thread only, and an SDK thread that
+    /// waited for that one would stall behind a busy main thread, or deadlock with one that
+    /// waits for the SDK. Nil while it was not read yet (`configure` called off the main
+    /// thread), or iOS gave none (before the first unlock after a reboot).
     var identifierForVendor: String? { get }
-    /// The same, as known now without waiting for another thread: nil when it could not be
-    /// read yet (on iOS, `configure` called off the main thread). Read by `configure`.
-    var identifierForVendorKnownNow: String? { get }
+    /// When ``identifierForVendor`` is not known, has it read where it can be (the main
+    /// thread), without waiting for that: true, and `done` runs on any thread once the read is
+    /// over, whatever it gave. False, and `done` never runs, when there is nothing to read again.
+    func readIdentifierForVendor(then done: @escaping () -> Void) -> Bool
     /// The App Tracking Transparency status (`authorized`, `denied`, `restricted`,
     /// `not_determined`), nil where ATT does not exist (macOS, in the tests). Read as it is now
     /// each time: the user may answer the prompt, or change it in Settings, while the app runs.

@@ -274,6 +274,8 @@ final class SdkCore: @unchecked Sendable {
     private var trackingWaitSaid = false
     /// A read of the tracking status is scheduled: one at a time, a second apart.
     private var trackingReadScheduled = false
+    /// Where the install's read of the IDFV is (``waitsForVendorId()``).
+    private var vendorIdRead = VendorIdRead.due
 
     /// Under `lock`: the configure that waits for the device's first unlock (its files readable).
     /// It stays set until that configure runs, so that no other call takes its place meanwhile.
@@ -352,8 +354,9 @@ final class SdkCore: @unchecked Sendable {
         let inForeground = platform.lifecycle.isInForeground
         // The IDFV that tells this install's state from one restored from another device, as
         // known now (never waiting for the main thread), before the locks. Nil while iOS gives
-        // none yet (or the all-zero one): then nothing is compared.
-        let vendorId = Fields.deviceId(platform.device.identifierForVendorKnownNow)
+        // none yet (or the all-zero one), or the main thread has not read it (configure called
+        // off it): then nothing is compared.
+        let vendorId = Fields.deviceId(platform.device.identifierForVendor)
         enqueueLock.lock()
         lock.lock()
         // A call while the first waits for the unlock changes nothing: only the waiting one resumes.
@@ -2343,6 +2346,7 @@ final class SdkCore: @unchecked Sendable {
         // wait is over. The attribution's first read, behind the install, waits with it.
         installHeldForTracking = waitsForTracking()
         if installHeldForTracking { return .waiting }
+        if waitsForVendorId() { return .waiting }
         var input = installInput()
         if input.platformAdsToken == nil, adsTokenFailures > 0, adsTokenFailures < SdkCore.maxAdsTokenTries {
             // Apple's framework could not make the token yet: the install, sent once, waits for
@@ -2395,6 +2399,43 @@ final class SdkCore: @unchecked Sendable {
         }
     }
 
+    private enum VendorIdRead {
+        /// The report reads the IDFV as known, or asks for it to be read when it is not.
+        case due
+        /// A read on the main thread is on its way: the install waits for it.
+        case asked
+        /// That read is over: the next try goes with whatever it gave.
+        case done
+    }
+
+    /// On the worker, before the install's report is made: whether it waits for the IDFV, which
+    /// UIKit gives on the main thread only. Not known yet (`configure` called off the main
+    /// thread, whose read has not run; none given then), it is read there, and the worker goes
+    /// on meanwhile: a flush once that read is over makes the report with whatever it gave. The
+    /// worker never waits for the main thread, which may itself be waiting for the worker or a
+    /// lock of the SDK's. One read a try, so that a device that gives none holds no install; none
+    /// in anonymous mode, where the IDFV is not sent.
+    private func waitsForVendorId() -> Bool {
+        switch vendorIdRead {
+        case .asked:
+            return true
+        case .done:
+            vendorIdRead = .due
+            return false
+        case .due:
+            if locked({ anonymous }) { return false }
+            let asked = platform.device.readIdentifierForVendor { [weak self] in
+                self?.worker.async {
+                    guard let self = self, self.vendorIdRead == .asked else { return }
+                    self.vendorIdRead = .done
+                    self.flush()
+                }
+            }
+            if asked { vendorIdRead = .asked }
+            return asked
+        }
+    }
+
     private func installInput() -> Requests.InstallInput {
         let device = platform.device
         let (userId, serviceId, openURL, platformAds, isAnonymous) = locked {
@@ -2422,7 +2463,7 @@ final class SdkCore: @unchecked Sendable {
         input.trackingAuthorizationStatus = device.trackingAuthorizationStatus
         input.anonymous = isAnonymous
         if !isAnonymous {
-            // Not even read in anonymous mode.
+            // Not even read in anonymous mode. As the main thread read it: never waited for here.
             input.identifierForVendor = device.identifierForVendor
             input.advertisingIdentifier = device.advertisingIdentifier()
             input.customerUserId = userId

@@ -25,17 +25,35 @@ import AdServices
 
 /// The device's signals on iOS, where AppTrackingTransparency and AdServices always exist
 /// (iOS 15 and later). On macOS, where only the tests run, the iOS-only signals are nil.
-final class AppleDevice: DeviceSignals {
+/// Unchecked `Sendable`: what it keeps is under its lock, and the main thread's reads hand it over.
+final class AppleDevice: DeviceSignals, @unchecked Sendable {
     private let lock = NSLock()
     private var vendorId: String?
+    /// Under `lock`: what waits for a read of the IDFV asked on the main thread; nil while none is.
+    private var waitingForRead: [() -> Void]?
 
-    /// Reads what UIKit gives on the main thread only (the IDFV); `configure` calls it there.
-    func captureOnMainThread() {
+    /// Reads the IDFV from any thread, never waiting: at once on the main thread (where
+    /// `configure` is called), else as soon as the main thread is free.
+    func captureIdentifierForVendor() {
+        if Thread.isMainThread {
+            MainActorCall.run { self.captureOnMainThread() }
+        } else {
+            DispatchQueue.main.async { MainActorCall.run { self.captureOnMainThread() } }
+        }
+    }
+
+    /// `UIDevice` is main-actor (UIKit's annotations, an error in Swift 6): its IDFV is read
+    /// here only. What waits for the read goes on after it, on the main thread, outside the lock.
+    @MainActor
+    private func captureOnMainThread() {
         #if os(iOS)
         let id = UIDevice.current.identifierForVendor?.uuidString
         lock.lock()
         if id != nil { vendorId = id }
+        let waiting = waitingForRead ?? []
+        waitingForRead = nil
         lock.unlock()
+        waiting.forEach { $0() }
         #endif
     }
 
@@ -74,32 +92,31 @@ final class AppleDevice: DeviceSignals {
         return TimeZone.current.identifier
     }
 
+    /// What the main thread read; never read from here, as no thread of the SDK's waits for
+    /// the main thread.
     var identifierForVendor: String? {
         lock.lock()
-        let captured = vendorId
-        lock.unlock()
-        if captured != nil { return captured }
-        #if os(iOS)
-        if Thread.isMainThread {
-            captureOnMainThread()
-        } else {
-            DispatchQueue.main.sync { self.captureOnMainThread() }
-        }
-        lock.lock()
         defer { lock.unlock() }
         return vendorId
-        #else
-        return nil
-        #endif
     }
 
-    /// The IDFV without waiting for the main thread: read there now if this is it, else what
-    /// `captureOnMainThread` read (nil when it has not run yet).
-    var identifierForVendorKnownNow: String? {
-        if Thread.isMainThread { captureOnMainThread() }
+    /// A read on the main thread, asked once for all that wait for it; none on macOS (the
+    /// tests), where there is no IDFV.
+    func readIdentifierForVendor(then done: @escaping () -> Void) -> Bool {
+        #if os(iOS)
         lock.lock()
-        defer { lock.unlock() }
-        return vendorId
+        if vendorId != nil {
+            lock.unlock()
+            return false
+        }
+        let asked = waitingForRead != nil
+        waitingForRead = (waitingForRead ?? []) + [done]
+        lock.unlock()
+        if !asked { DispatchQueue.main.async { MainActorCall.run { self.captureOnMainThread() } } }
+        return true
+        #else
+        return false
+        #endif
     }
 
     var trackingAuthorizationStatus: String? {

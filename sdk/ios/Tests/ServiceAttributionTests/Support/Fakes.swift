@@ -62,9 +62,25 @@ final class FakeDevice: DeviceSignals {
     /// Reads of the token that fail first, as Apple's framework fails them (a network error).
     var tokenFailures = 0
     private(set) var tokenReads = 0
+    /// Where UIKit gives the IDFV, as `configure` called off the main thread leaves it: a read
+    /// asked while `identifierForVendor` is nil goes there, and finds `givenOnMainThread`. Nil:
+    /// no read is asked, the IDFV is as the test set it.
+    var mainThread: MainThreadStandIn?
+    var givenOnMainThread: String?
+    private(set) var vendorIdReads = 0
 
     func advertisingIdentifier() -> String? {
         return trackingAuthorizationStatus == "authorized" ? idfa : nil
+    }
+
+    func readIdentifierForVendor(then done: @escaping () -> Void) -> Bool {
+        guard identifierForVendor == nil, let main = mainThread else { return false }
+        vendorIdReads += 1
+        main.post {
+            self.identifierForVendor = self.givenOnMainThread
+            done()
+        }
+        return true
     }
 
     func platformAdsToken() throws -> String? {
