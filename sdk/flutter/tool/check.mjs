@@ -18,8 +18,9 @@
 // waitForTrackingAuthorization's bounds are the iOS SDK's, checked in Dart before the channel,
 // its timeout handed to the iOS SDK and nothing held on Android; no channel call lets a
 // MissingPluginException (web, desktop) reach the app; every public member of ServicePlugin has
-// its own doc comment; the README's quick start is a whole Dart file. Prints one line per check
-// and a closing `N passed, N failed`.
+// its own doc comment; the README's quick start is a whole Dart file; the plugin and its example
+// include flutter_lints' rules, which each declares. Prints one line per check and a closing
+// `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -186,6 +187,28 @@ check(
   )
     ? []
     : ["example/pubspec.yaml does not depend on service_attribution by `path: ../`"],
+);
+// The lints `flutter create --template=plugin` sets up, for `flutter analyze` where Flutter is:
+// each package (the plugin, the example) includes Flutter's set, which it resolves from its own
+// dev dependencies.
+check(
+  "analysis_options.yaml includes package:flutter_lints, which each pubspec declares",
+  ["", "example"].flatMap((folder) => {
+    const at = (file) => join(folder, file);
+    const options = read(join(root, folder, "analysis_options.yaml"));
+    const pubspecText = read(join(root, folder, "pubspec.yaml"));
+    const devDependencies = /^dev_dependencies:\n((?:(?: .*)?\n)*)/m.exec(pubspecText)?.[1] ?? "";
+    return [
+      ...(!options
+        ? [`there is no ${at("analysis_options.yaml")}`]
+        : /^include:\s*package:flutter_lints\/flutter\.yaml\s*$/m.test(options)
+          ? []
+          : [`${at("analysis_options.yaml")} does not include package:flutter_lints/flutter.yaml`]),
+      ...(/^ {2}flutter_lints:\s*\S/m.test(devDependencies)
+        ? []
+        : [`${at("pubspec.yaml")} has no flutter_lints among its dev_dependencies`]),
+    ];
+  }),
 );
 
 // Log levels: the bounds configure checks and its default.
