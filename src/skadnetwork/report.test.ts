@@ -301,6 +301,47 @@ describe("the SKAdNetwork report", () => {
       expect(spent.revenue_usd).toEqual({ min: 0, max: null });
     });
 
+    it("has no bound above for a value of a window whose rules read no revenue", () => {
+      // docs/skadnetwork.md's example: the second window's value is any purchase's, of any amount.
+      const anyPurchase = conversionSchemaRequest.parse({
+        windows: [
+          {
+            rules: [
+              {
+                event: "service_purchase",
+                revenue_usd: { min: 0.99, max: 4.99 },
+                fine: 20,
+                coarse: "medium",
+              },
+            ],
+          },
+          { rules: [{ event: "service_purchase", coarse: "high", lock: true }] },
+          { rules: [] },
+        ],
+      });
+      const later = skadnetworkReport(
+        [
+          group({ sourceIdentifier: "34", conversionValue: 20 }),
+          group({
+            sourceIdentifier: "34",
+            sequenceIndex: 1,
+            conversionValue: null,
+            coarseValue: "high",
+            postbacks: 3,
+          }),
+        ],
+        { schema: anyPurchase, networks: {} },
+      );
+      expect(later.values.find((value) => value.window === 1)?.revenue_usd).toEqual({
+        min: 0,
+        max: null,
+      });
+      const row = later.campaigns.find((c) => c.source_identifier === "34");
+      expect(row?.revenue_usd).toEqual({ min: 0.99, max: 4.99 });
+      expect(row?.later_revenue_usd).toEqual({ min: 0, max: null });
+      expect(later.revenue_usd).toEqual({ min: 0.99, max: null });
+    });
+
     it("is null under a schema whose rules read no revenue", () => {
       const counts = conversionSchemaRequest.parse({
         windows: [

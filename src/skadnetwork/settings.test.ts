@@ -87,6 +87,12 @@ describe("an app's ad networks", () => {
     expect(await refusal({ networks: { "no-dot": "" } })).toBe(
       `body.networks: no-dot is not an ad network id (<id>.skadnetwork); body.networks.no-dot: ${rule}`,
     );
+    // One id spelt twice: kept in lower case, one spelling's media source would be lost.
+    expect(
+      await refusal({ networks: { [GOOGLE.toUpperCase()]: "my_google", [GOOGLE]: "google" } }),
+    ).toBe(
+      `body.networks: ${GOOGLE.toUpperCase()} and ${GOOGLE} are one ad network id, whatever its case`,
+    );
     const many = Object.fromEntries(
       Array.from({ length: 501 }, (_, n) => [`net${n}.skadnetwork`, "x"]),
     );

@@ -125,12 +125,22 @@ export const createSkadnetworkSettings = (deps: SkadnetworkSettingsDeps) => {
       if (entries.length > 500) throw new ValidationError("body.networks: at most 500 ids");
       // Every entry's problems at once: a form naming one network hears of its id and its
       // media source together.
-      const problems = entries.flatMap(([id, source]) => [
-        ...(NETWORK_ID.test(id)
-          ? []
-          : [`body.networks: ${id} is not an ad network id (<id>.skadnetwork)`]),
-        ...(isMediaSource(source) ? [] : [`body.networks.${id}: ${MEDIA_SOURCE_RULE}`]),
-      ]);
+      // An id is one network whatever its case, and is kept in lower case: two spellings of one
+      // would keep whichever came last, and the other's media source would be lost unsaid.
+      const firstSpelling = new Map<string, string>();
+      const problems = entries.flatMap(([id, source]) => {
+        const first = firstSpelling.get(id.toLowerCase());
+        if (first === undefined) firstSpelling.set(id.toLowerCase(), id);
+        return [
+          ...(NETWORK_ID.test(id)
+            ? []
+            : [`body.networks: ${id} is not an ad network id (<id>.skadnetwork)`]),
+          ...(first === undefined
+            ? []
+            : [`body.networks: ${first} and ${id} are one ad network id, whatever its case`]),
+          ...(isMediaSource(source) ? [] : [`body.networks.${id}: ${MEDIA_SOURCE_RULE}`]),
+        ];
+      });
       if (problems.length > 0) throw new ValidationError(joinProblems(problems));
       const named = Object.fromEntries(
         entries.map(([id, source]) => [id.toLowerCase(), String(source)]),
