@@ -1130,6 +1130,7 @@ export interface UnknownApplePostbacks {
     development: number;
     first_received_at: string;
     last_received_at: string;
+    app_id: string | null;
   }[];
   truncated: boolean;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ApplePostbackStore, StoredApplePostback } from "../ports/apple-postbacks.ts";
-import { AAK_DEVELOPMENT } from "./apple-samples.test-support.ts";
+import { AAK_DEVELOPMENT, SAMPLE_APP } from "./apple-samples.test-support.ts";
 import { readAdAttributionKitPostback } from "./postbacks.ts";
 import { unknownPostbacks } from "./unknown.ts";
 
@@ -40,7 +40,7 @@ describe("the postbacks no app claims", () => {
   ];
 
   it("counts them by App Store id, most first, with the verified ones and their first and last", async () => {
-    expect(await unknownPostbacks(storeOf(all), RANGE)).toEqual({
+    expect(await unknownPostbacks(storeOf(all), [], RANGE)).toEqual({
       app_store_ids: [
         {
           app_store_id: "111",
@@ -49,6 +49,7 @@ describe("the postbacks no app claims", () => {
           development: 0,
           first_received_at: "2026-11-02T00:00:00.000Z",
           last_received_at: "2026-11-05T00:00:00.000Z",
+          app_id: null,
         },
         {
           app_store_id: "222",
@@ -57,6 +58,7 @@ describe("the postbacks no app claims", () => {
           development: 0,
           first_received_at: "2026-11-03T00:00:00.000Z",
           last_received_at: "2026-11-03T00:00:00.000Z",
+          app_id: null,
         },
       ],
       truncated: false,
@@ -75,6 +77,7 @@ describe("the postbacks no app claims", () => {
     };
     const counted = await unknownPostbacks(
       storeOf([test, postback(test.appStoreId, "2026-11-03T00:00:00.000Z", "development")]),
+      [],
       RANGE,
     );
     expect(counted.app_store_ids).toMatchObject([
@@ -82,14 +85,26 @@ describe("the postbacks no app claims", () => {
     ]);
   });
 
+  it("names the app that has an id in its settings now: one set since its postbacks came, which stay under no app", async () => {
+    const counted = await unknownPostbacks(
+      storeOf(all),
+      [SAMPLE_APP, { ...SAMPLE_APP, appId: "com.example.now", links: { appStoreId: "222" } }],
+      RANGE,
+    );
+    expect(counted.app_store_ids.map((id) => [id.app_store_id, id.app_id])).toEqual([
+      ["111", null],
+      ["222", "com.example.now"],
+    ]);
+  });
+
   it("says it stopped short only when there was more", async () => {
-    const counted = await unknownPostbacks(storeOf(all), RANGE, all.length);
+    const counted = await unknownPostbacks(storeOf(all), [], RANGE, all.length);
     expect(counted.truncated).toBe(false);
     expect(counted.app_store_ids.map((id) => id.postbacks)).toEqual([3, 1]);
   });
 
   it("reads no more than its limit, and says so", async () => {
-    const counted = await unknownPostbacks(storeOf(all), RANGE, 3);
+    const counted = await unknownPostbacks(storeOf(all), [], RANGE, 3);
     expect(counted.truncated).toBe(true);
     expect(counted.app_store_ids.map((id) => [id.app_store_id, id.postbacks])).toEqual([
       ["111", 2],

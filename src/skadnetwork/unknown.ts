@@ -5,6 +5,7 @@
  * missing from an app's settings, or mistyped there, is found and set.
  */
 import type { ApplePostbackStore } from "../ports/apple-postbacks.ts";
+import type { App } from "../ports/apps.ts";
 import { POSTBACK_PAGE_LIMITS } from "./settings.ts";
 
 /**
@@ -28,6 +29,11 @@ export interface UnknownAppStoreId {
   readonly development: number;
   readonly first_received_at: string;
   readonly last_received_at: string;
+  /**
+   * The app whose settings name this App Store id now, null when none does: one set since
+   * these postbacks came, which stay under no app, so that the id is not set a second time.
+   */
+  readonly app_id: string | null;
 }
 
 export interface UnknownPostbacks {
@@ -37,12 +43,19 @@ export interface UnknownPostbacks {
   readonly truncated: boolean;
 }
 
-/** The postbacks of no app received in [from, to), counted by the App Store id each names. */
+/**
+ * The postbacks of no app received in [from, to), counted by the App Store id each names, with
+ * the app of `apps` (every app) that names the id now.
+ */
 export const unknownPostbacks = async (
   store: Pick<ApplePostbackStore, "listByApp">,
+  apps: readonly App[],
   range: { readonly from: Date; readonly to: Date },
   limit = UNKNOWN_SCAN_LIMIT,
 ): Promise<UnknownPostbacks> => {
+  const appOf = new Map(
+    apps.flatMap((app) => (app.links?.appStoreId ? [[app.links.appStoreId, app.appId]] : [])),
+  );
   const byId = new Map<string, UnknownAppStoreId>();
   let read = 0;
   let after: string | undefined;
@@ -63,6 +76,7 @@ export const unknownPostbacks = async (
         development: (seen?.development ?? 0) + (signed && environment === "development" ? 1 : 0),
         first_received_at: seen?.first_received_at ?? postback.receivedAt,
         last_received_at: postback.receivedAt,
+        app_id: appOf.get(postback.appStoreId) ?? null,
       });
     }
     read += page.postbacks.length;

@@ -3584,6 +3584,27 @@ describe("the dashboard in a browser", () => {
     ).toBe(0);
     await page.unroute(reportUrl);
 
+    // A range whose postbacks came and none counted says why, not the setup to check: here
+    // tests' postbacks, counted once the box is ticked.
+    await page.route(reportUrl, async (route) => {
+      const response = await route.fetch();
+      const report = (await response.json()) as Record<string, unknown>;
+      const postbacks = { received: 2, counted: 0, unverified: 0, development: 2, disputed: 0 };
+      await route.fulfill({ response, json: { ...report, postbacks } });
+    });
+    const noneCounted = section.getByTestId("skadnetwork-none-counted");
+    await section.getByLabel("Include development postbacks").check();
+    await expect
+      .poll(() => noneCounted.innerText(), WITHIN)
+      .toBe("2 postbacks came in this range, none of them counted.");
+    await section.getByLabel("Include development postbacks").uncheck();
+    await expect
+      .poll(() => noneCounted.innerText(), WITHIN)
+      .toMatch(
+        /^2 postbacks came in this range, none of them counted\. 2 postbacks verified with a development key .*: tick "Include development postbacks" to count them\.$/,
+      );
+    await page.unroute(reportUrl);
+
     // An Android-only app has neither the page nor the section.
     const [android] = await Promise.all([
       page.waitForResponse((response) => response.url().endsWith(`/v1/apps/${APP_ID}`)),
@@ -3616,8 +3637,17 @@ describe("the dashboard in a browser", () => {
       "0",
       "0",
       expect.any(String),
+      "—",
     ]);
     expect(await noApp.locator("tbody tr").count()).toBe(1);
+    // The id set since: its postback stays under no app, and the row names the app it is now.
+    await rt.stores.apps.update(both, (made) => ({ ...made, links: { appStoreId: "1111111111" } }));
+    await page.reload();
+    await heading(page, "Apps").waitFor();
+    await expect
+      .poll(() => noApp.locator('tr[data-app-store-id="1111111111"] td').last().innerText(), WITHIN)
+      .toBe(both);
+    await rt.stores.apps.update(both, (made) => ({ ...made, links: { appStoreId: "1234567891" } }));
 
     // The same App Store id for another app: the service's conflict said beside the input.
     await open(page, `/apps/${APP_ID}/settings`);

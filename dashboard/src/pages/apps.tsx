@@ -10,7 +10,7 @@ import {
 import { Field, fieldProps, focusFirstRefused, Problems } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
 import { type FormProblem, problemsByField, refusalProblems } from "../form-problems.ts";
-import { addDays, formatCount, formatDay, today } from "../format.ts";
+import { addDays, formatCount, formatDay, today, UNKNOWN } from "../format.ts";
 import { appPath, useSession, useViewOnly } from "../session.tsx";
 import { platformWord } from "../words.ts";
 
@@ -233,7 +233,8 @@ function UnknownPostbacksNotice() {
         Settings (App Store id) and its next postbacks are the app's. A verified postback carries an
         App Store id Apple signed for an install with its production key. A development postback is
         a test's, which anyone can make for any id from Xcode or a device's developer settings: no
-        sign of a real app.
+        sign of a real app. An id an app's settings have now was set since its postbacks came: those
+        stay under no app, and the app's later ones are its own.
       </p>
       <TableScroll label="Postbacks of no app">
         <table aria-label="Postbacks of no app">
@@ -250,6 +251,7 @@ function UnknownPostbacksNotice() {
                 Development
               </th>
               <th scope="col">Last received</th>
+              <th scope="col">App now</th>
             </tr>
           </thead>
           <tbody>
@@ -260,6 +262,7 @@ function UnknownPostbacksNotice() {
                 <td class="num">{formatCount(row.verified)}</td>
                 <td class="num">{formatCount(row.development)}</td>
                 <td>{formatDay(row.last_received_at)}</td>
+                <td class="mono">{row.app_id ?? UNKNOWN}</td>
               </tr>
             ))}
           </tbody>

@@ -10,6 +10,7 @@ import {
 import { ErrorText, TableScroll } from "../components/page.tsx";
 import { formatCount, formatUsd, UNKNOWN } from "../format.ts";
 import { appPath } from "../session.tsx";
+import { uncountedPostbacks } from "../skadnetwork-uncounted.ts";
 import { withEventWords } from "../words.ts";
 
 type Value = SkadnetworkReport["values"][number];
@@ -146,11 +147,16 @@ export function SkadnetworkSection(props: {
         <>
           <SkadnetworkCounts postbacks={report.postbacks} revenue={report.revenue_usd} />
           {report.postbacks.counted === 0 ? (
-            <p class="empty">
-              No postbacks counted in this range. Devices send them to the registrable domain the
-              app's Info.plist names (example.com of go.example.com), whose two report-attribution
-              paths must reach the link host; the service finds the app by the App Store id in its
-              settings; the conversion value schema is on the {schemaPage}.
+            <p class="empty" data-testid="skadnetwork-none-counted">
+              {uncountedPostbacks(report.postbacks, development) ?? (
+                <>
+                  No postbacks came in this range. Devices send them to the registrable domain the
+                  app's Info.plist names (example.com of go.example.com), whose two
+                  report-attribution paths must reach the link host; the service finds the app by
+                  the App Store id in its settings; the conversion value schema is on the{" "}
+                  {schemaPage}.
+                </>
+              )}
             </p>
           ) : (
             <>

@@ -263,7 +263,7 @@ export const unknownPostbacksCommand = async (options: {
 }) => {
   const range = rangeOf(options.from, options.to);
   const unknown = await withAdminStores(options.dataDir, (stores) =>
-    unknownPostbacks(stores.applePostbacks(), range),
+    stores.apps.list().then((apps) => unknownPostbacks(stores.applePostbacks(), apps, range)),
   );
   if (unknown.app_store_ids.length === 0) {
     console.log("Every postback of the window named an app's App Store id.");
@@ -277,8 +277,10 @@ export const unknownPostbacksCommand = async (options: {
     `  ${"App Store id".padEnd(14)} ${"postbacks".padStart(9)} ${"verified".padStart(9)} ${"development".padStart(11)}`,
   );
   for (const id of unknown.app_store_ids) {
+    // Set since those postbacks came: they stay under no app, and the id needs no setting again.
+    const now = id.app_id === null ? "" : `  now ${id.app_id}'s`;
     console.log(
-      `  ${id.app_store_id.padEnd(14)} ${String(id.postbacks).padStart(9)} ${String(id.verified).padStart(9)} ${String(id.development).padStart(11)}`,
+      `  ${id.app_store_id.padEnd(14)} ${String(id.postbacks).padStart(9)} ${String(id.verified).padStart(9)} ${String(id.development).padStart(11)}${now}`,
     );
   }
   if (unknown.truncated) {

@@ -9,6 +9,7 @@ import { UnauthorizedError } from "../../domain/errors.ts";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import type { ApplePostbackStore } from "../../ports/apple-postbacks.ts";
+import type { AppStore } from "../../ports/apps.ts";
 import type { UserStore } from "../../ports/users.ts";
 import { startOfDay } from "../../reports/days.ts";
 import { overviewParamsSchema, windowRules } from "../../reports/params.ts";
@@ -154,6 +155,7 @@ export const skadnetworkReportFunction = /* @__PURE__ */ composition(
 export const createUnknownPostbacksHandler = (deps: {
   readonly users: Pick<UserStore, "get">;
   readonly postbacks: Pick<ApplePostbackStore, "listByApp">;
+  readonly apps: Pick<AppStore, "list">;
 }) =>
   httpRoute(async (event) => {
     const user = await deps.users.get(sessionOf(event, "apps").user);
@@ -161,7 +163,10 @@ export const createUnknownPostbacksHandler = (deps: {
       throw new UnauthorizedError("Only the service's admins see the postbacks of no app.");
     }
     const query = checked(unknownPostbacksQuery, queryOnce(event), "query");
-    return jsonResponse(200, await unknownPostbacks(deps.postbacks, rangeOf(query)));
+    return jsonResponse(
+      200,
+      await unknownPostbacks(deps.postbacks, await deps.apps.list(), rangeOf(query)),
+    );
   });
 
 export const unknownSkadnetworkPostbacksFunction = /* @__PURE__ */ composition(
@@ -170,5 +175,6 @@ export const unknownSkadnetworkPostbacksFunction = /* @__PURE__ */ composition(
     createUnknownPostbacksHandler({
       users: adapters.tables.users,
       postbacks: adapters.tables.applePostbacks,
+      apps: adapters.tables.apps,
     }),
 );
