@@ -405,6 +405,19 @@ internal class SdkCore(
             // The tracker is the worker's, untouched until configured is set.
             if (sessions.launch(started, inForeground, on = !stopped && !deleted)) sessionAtMs = started
             configured = true
+            configureMainThreadMs = platform.clock() - started
+            // Handed to the worker under the lock start() takes, with the flag as read here: a
+            // start() on another thread once the lock is let go hands its own task after this one,
+            // so what a stop left queued is dropped before that start sends anything, and the
+            // start's session and events, queued after the drop, are never taken for the stop's.
+            val startsStopped = stopped
+            val session = sessionAtMs
+            val leftByStop = stoppedDrafts
+            worker.execute {
+                listeners.reportDropsBeforeConfigure()
+                reportUnreadable()
+                initialize(session, startsStopped, leftByStop)
+            }
         }
         platform.lifecycle.watch(
             object : LifecycleListener {
@@ -413,12 +426,6 @@ internal class SdkCore(
                 override fun onBackground() = this@SdkCore.onBackground()
             },
         )
-        configureMainThreadMs = platform.clock() - started
-        worker.execute {
-            listeners.reportDropsBeforeConfigure()
-            reportUnreadable()
-            initialize(sessionAtMs, stoppedDrafts)
-        }
     }
 
     /** What sendEvent's journal lost when configure read it back (a damaged value); reported once, on the worker. */
@@ -439,22 +446,21 @@ internal class SdkCore(
     /**
      * On the worker: fetches remote configuration and starts sending, with a session that
      * started at [sessionAtMs] (configure in the foreground, or start() after a stop) if any; nothing
-     * while stopped. [stoppedDrafts]: the events a launch that started stopped took from the
-     * journal, told dropped here, each once with the queue.
+     * while stopped. [startsStopped]: configure found the SDK stopped, and [stoppedDrafts] are the
+     * events it took from the journal then, told dropped here, each once with the queue.
      */
-    private fun initialize(sessionAtMs: Long?, stoppedDrafts: Set<String> = emptySet()) {
-        if (stopped) {
-            log.info("the SDK is stopped: nothing is sent until start()")
-            // What a stop in an earlier process did not live to drop (the flag is written at once,
-            // the queue on the worker) goes now, as that stop would have dropped it.
+    private fun initialize(sessionAtMs: Long?, startsStopped: Boolean = false, stoppedDrafts: Set<String> = emptySet()) {
+        if (startsStopped) {
+            // What a stop in an earlier process (or before configure) did not live to drop (the
+            // flag is written at once, the queue on the worker) goes now, as that stop would have
+            // dropped it: decided by the flag configure read, not by the flag now, which a start()
+            // made since configure let go of its lock has cleared. That start's own task, handed
+            // over after this one, initializes and sends what was queued after the drop.
             dropQueued(DropReason.STOPPED, stoppedDrafts)
-            return
         }
-        if (stoppedDrafts.isNotEmpty()) {
-            // Started again since configure: those are dropped all the same, but one the queue
-            // holds too is sent with it, not told dropped.
-            val queuedIds = queue.values("event_id")
-            listeners.reportDrop(DropReason.STOPPED, stoppedDrafts.count { it !in queuedIds })
+        if (startsStopped || stopped) {
+            if (stopped) log.info("the SDK is stopped: nothing is sent until start()")
+            return
         }
         initialized = true
         // A start: the user may have limited ad tracking, or deleted or reset the id, since.
@@ -1502,39 +1508,50 @@ internal class SdkCore(
 
     /** Stops sending: what is queued is dropped (reason `stopped`), nothing is sent or queued until start(); kept on the device. */
     fun stop() {
-        synchronized(this) {
-            stopped = true
-            if (!configured) {
-                stoppedBeforeConfigure = true
-                writeEarly { putFlag(it, KEY_STOPPED, true) }
-                val count = synchronized(drafts) { drafts.size.also { drafts.clear() } }
-                if (count > 0) listeners.reportDrop(DropReason.STOPPED, count)
-                return
+        val fromDrafts: Set<String> =
+            synchronized(this) {
+                stopped = true
+                if (!configured) {
+                    stoppedBeforeConfigure = true
+                    writeEarly { putFlag(it, KEY_STOPPED, true) }
+                    val count = synchronized(drafts) { drafts.size.also { drafts.clear() } }
+                    if (count > 0) listeners.reportDrop(DropReason.STOPPED, count)
+                    return
+                }
+                // On the device before stop() returns (the journal, as an event sendEvent takes), not
+                // behind the worker's requests (a read of the configuration, an install: tens of
+                // seconds on a slow network): an opt-out the app is killed just after is still one at
+                // the next launch.
+                putFlag(KEY_STOPPED, true)
+                // The drafts now, not on the worker, and under the lock start() takes, as the flag is
+                // set: an event sent after a start() that follows at once, on this thread or another,
+                // is not the stop's to drop. The queue only takes drafts on the worker, so it waits
+                // there, and takes no draft until then (see stopsToDrop). Taken from memory here; the
+                // journal is written once the lock is let go, so that no call of the app's on another
+                // thread waits for that write.
+                val fromDrafts =
+                    synchronized(drafts) {
+                        stopsToDrop++
+                        drafts.mapTo(HashSet()) { it.eventId }.also { drafts.clear() }
+                    }
+                // Handed to the worker under the lock too: a start() that follows hands its own task
+                // (its session, its sends) after this drop, never before it, which would send what
+                // the stop drops, and have the drop take the start's session as the stop's.
+                worker.execute {
+                    sessions.stop()
+                    retry?.cancel(false)
+                    retry = null
+                    retryDelayMs = 0
+                    dropQueued(DropReason.STOPPED, fromDrafts)
+                    synchronized(drafts) { stopsToDrop-- }
+                    initialMatch.complete(Unit)
+                }
+                fromDrafts
             }
-            // On the device before stop() returns (the journal, as an event sendEvent takes), not
-            // behind the worker's requests (a read of the configuration, an install: tens of
-            // seconds on a slow network): an opt-out the app is killed just after is still one at
-            // the next launch.
-            putFlag(KEY_STOPPED, true)
-        }
+        // The journal written whole, without the drafts the stop took (with any event sendEvent
+        // took since, after a start() on another thread: it holds the drafts in memory).
+        synchronized(drafts) { writeDrafts(fromDrafts) }
         log.info("stopped: nothing is sent until start()")
-        // The drafts now, not on the worker: an event sent after a start() that follows at once
-        // is not the stop's to drop. The queue only takes drafts on the worker, so it waits there,
-        // and takes no draft until then (see stopsToDrop).
-        val fromDrafts =
-            synchronized(drafts) {
-                stopsToDrop++
-                clearDrafts()
-            }
-        worker.execute {
-            sessions.stop()
-            retry?.cancel(false)
-            retry = null
-            retryDelayMs = 0
-            dropQueued(DropReason.STOPPED, fromDrafts)
-            synchronized(drafts) { stopsToDrop-- }
-            initialMatch.complete(Unit)
-        }
     }
 
     /**

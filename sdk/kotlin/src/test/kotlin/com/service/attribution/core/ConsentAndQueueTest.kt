@@ -455,21 +455,23 @@ class ConsentAndQueueTest {
     }
 
     @Test
-    fun `an event both the queue and sendEvent's file hold, at a stopped launch started again before the worker ran, is sent once and not told dropped`() {
+    fun `an event both the queue and sendEvent's file hold, at a stopped launch started again before the worker ran, is dropped and counted once, not sent`() {
         val first = device.configure(device.launch())
         device.scheduler.runDue()
         queuedWhileTheFileKeepsIt(first, "pending_events_gone")
         device.backend.events = { ScriptedBackend.accepted(it.size) }
-        // Stopped as configure runs, started again before the worker's first task: the queue
-        // is not dropped, and the event goes with it.
+        // Stopped as configure runs, started again before the worker's first task: what waited
+        // is the stop's all the same (configure found the SDK stopped), dropped and counted once,
+        // never sent after the start.
         val next = device.launch()
         next.stop()
         next.configure(device.platform, SdkSettings(baseUrl = "https://backend.test", jitter = { it }), "sdk_key", LogLevel.DEBUG, null, null)
         next.start()
         device.scheduler.advance(60_000)
-        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
-        assertEquals(0L, next.getDroppedEventCount())
-        assertEquals(emptyList<Any>(), device.errors.toList())
+        assertEquals(emptyList<Any>(), device.backend.delivered)
+        assertEquals(1L, next.getDroppedEventCount())
+        assertEquals(listOf(DropReason.STOPPED to 1), device.errors.map { it.reason to it.count })
+        assertEquals(0, next.queuedCount())
         assertNull(device.store.get("pending_events"))
         device.assertNoFailures()
     }

@@ -12,7 +12,9 @@ import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.atomic.AtomicBoolean
 import org.junit.After
 import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
 import org.junit.Assert.assertThrows
+import org.junit.Assert.assertTrue
 import org.junit.Test
 
 /**
@@ -182,6 +184,114 @@ class StartAfterStopTest {
         assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
         assertEquals(emptyList<Any>(), device.errors.map { it.reason to it.count })
         assertEquals(0L, core.getDroppedEventCount())
+        device.assertNoFailures()
+    }
+
+    /**
+     * The device's platform with [log] and [lifecycle] in place of its own: a point inside a call
+     * at which another thread's calls come, every run alike.
+     */
+    private fun platformWith(log: LogSink = device.log, lifecycle: AppLifecycle? = null): Platform {
+        val p = device.platform
+        return Platform(
+            p.store, p.device, p.installReferrer, p.mainThread, log, p.http, p.clock, p.tcf, p.journal,
+            lifecycle ?: p.lifecycle, p.appInstalledAt, p.drafts, p.eventQueue, p.sessionQueue,
+        )
+    }
+
+    /** [calls] on a thread of their own, waited for: true when they returned. */
+    private fun onAnotherThread(calls: () -> Unit): Boolean {
+        val other = Thread(calls)
+        other.start()
+        other.join(10_000)
+        return !other.isAlive
+    }
+
+    @Test
+    fun `a start() on another thread while stop() is under way keeps its session and events, and sends nothing the stop drops`() {
+        lateinit var core: SdkCore
+        val startReturned = AtomicBoolean()
+        // The user opts out, and a thread of the app's starts the SDK again and sends a purchase
+        // while that stop() is still under way (it says it in the log).
+        val hook =
+            LogSink { level, message, error ->
+                device.log.write(level, message, error)
+                if (message.startsWith("stopped: nothing is sent") && !startReturned.get()) {
+                    startReturned.set(
+                        onAnotherThread {
+                            core.start()
+                            core.sendEvent(EventType.PURCHASE, null, null)
+                        },
+                    )
+                }
+            }
+        core = device.launch()
+        core.configure(platformWith(log = hook), SdkSettings(baseUrl = "https://backend.test", jitter = { it }), "sdk_key", LogLevel.DEBUG, null, null)
+        device.scheduler.runDue()
+        assertEquals("the launch's session", 1, device.backend.deliveredSessions.size)
+        // Offline: the two logins wait in the queue, the stop's to drop.
+        device.backend.events = { null }
+        repeat(2) { core.sendEvent(EventType.LOGIN, null, null) }
+        device.scheduler.runDue()
+        assertEquals(2, core.queuedCount())
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        core.stop()
+        assertTrue("the other thread's start() and sendEvent returned while the stop was under way", startReturned.get())
+        assertFalse(core.isStopped())
+        device.scheduler.advance(10 * 60_000)
+        // The stop drops the logins, and only them; the purchase sent after the start goes, and
+        // so does the start's session.
+        assertEquals(listOf(DropReason.STOPPED to 2), device.errors.map { it.reason to it.count })
+        assertEquals(listOf("PURCHASE"), device.backend.delivered.map { it["event_type"] })
+        assertEquals("the launch's session and the start's", 2, device.backend.deliveredSessions.size)
+        assertEquals(0, core.queuedCount())
+        assertEquals(2L, core.getDroppedEventCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `what a stop in a process that ended left queued is dropped, not sent, though a start() on another thread follows configure at once`() {
+        val first = device.configure(device.launch())
+        device.scheduler.runDue()
+        // Offline: the logins wait in the queue. The user opts out, and the process ends before
+        // the SDK's thread makes the stop's drop (a batch on its way, say).
+        device.backend.events = { null }
+        repeat(3) { first.sendEvent(EventType.LOGIN, null, null) }
+        device.scheduler.runDue()
+        assertEquals(3, first.queuedCount())
+        first.stop()
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        val sessionsBefore = device.backend.deliveredSessions.size
+
+        // The next launch: a thread of the app's starts the SDK again, and sends a purchase, as
+        // configure lets go of its lock (configure watches the app's lifecycle then).
+        val next = device.launch()
+        val startReturned = AtomicBoolean()
+        val lifecycle =
+            object : AppLifecycle {
+                override fun watch(listener: LifecycleListener) {
+                    startReturned.set(
+                        onAnotherThread {
+                            next.start()
+                            next.sendEvent(EventType.PURCHASE, null, null)
+                        },
+                    )
+                }
+
+                override fun isInForeground() = true
+            }
+        next.configure(platformWith(lifecycle = lifecycle), SdkSettings(baseUrl = "https://backend.test", jitter = { it }), "sdk_key", LogLevel.DEBUG, null, null)
+        assertTrue("the other thread's start() and sendEvent returned while configure ran", startReturned.get())
+        device.scheduler.advance(10 * 60_000)
+
+        // The logins are the stop's: dropped as `stopped`, never sent; the purchase and the
+        // start's session go, and the configuration is read once.
+        assertFalse(next.isStopped())
+        assertEquals(listOf(DropReason.STOPPED to 3), device.errors.map { it.reason to it.count })
+        assertEquals(listOf("PURCHASE"), device.backend.delivered.map { it["event_type"] })
+        assertEquals("the start's session", sessionsBefore + 1, device.backend.deliveredSessions.size)
+        assertEquals(0, next.queuedCount())
+        assertEquals(2, device.backend.requests("GET", "/v1/config").size)
         device.assertNoFailures()
     }
 }
