@@ -3164,6 +3164,96 @@ checking(
   },
 );
 
+// A stop() marks the SDK stopped and empties what it drops (the queue, the sessions, the events
+// still waiting for a configuration, which are evaluated for the conversion values only once
+// they are queued) in one step under enqueueLock, which start() and sendEvent queue under and
+// every conversion value is evaluated and asked under: a start() on another thread once the
+// stop lets go of it, and the session and events queued after that start(), are never the
+// stop's, and no event it dropped is evaluated after it. configure reads the stopped flag and
+// drops what a stopped launch left in the same locked step. Apple's registration and the
+// re-engagement's update read the flags again under that lock, so a stop() that returned is
+// followed by no call to Apple.
+checking(
+  "a stop drops under the lock start() takes, configure too; Apple is asked nothing after a stop() that returned",
+  () => {
+    const code = (signature) => codeOf(functionText("Core/SdkCore.swift", signature));
+    /** Whether `parts` occur in `text` in this order, each after the one before. */
+    const inOrder = (text, parts) => {
+      let at = 0;
+      for (const part of parts) {
+        const found = text.indexOf(part, at);
+        if (found < 0) return false;
+        at = found + part.length;
+      }
+      return true;
+    };
+    const deliveryTests = read(
+      join(ios, "Tests", "ServiceAttributionTests", "DeliveryTests.swift"),
+    );
+    const conversionTests = read(
+      join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"),
+    );
+    return [
+      ...(inOrder(code(/func stop\(\)/), [
+        "enqueueLock.lock()",
+        "stopped = true",
+        "pendingQueue?.clear()",
+        "sessionQueue?.clear(",
+        "enqueueLock.unlock()",
+        'reportDrop(.stopped, dropped.count + drafts, "the app stopped the SDK")',
+      ])
+        ? []
+        : ["stop does not drop what it drops under enqueueLock, with the flag, and tell it after"]),
+      ...(inOrder(code(/func start\(\)/), [
+        "enqueueLock.lock()",
+        "stopped = false",
+        "enqueueSession(",
+        "enqueueLock.unlock()",
+      ])
+        ? []
+        : ["start does not clear the flag and queue its session under enqueueLock"]),
+      ...(inOrder(code(/func configure\(\s*platform:/), [
+        "enqueueLock.lock()",
+        'stopped = store.get(Key.stopped) == "1"',
+        "stoppedQueue = SdkCore.eventsDropped(queued: events.clear(), waiting: pending.clear())",
+        "let isStopped = stopped",
+        "enqueueLock.unlock()",
+        'reportDrop(.stopped, stoppedQueue, "the app stopped the SDK")',
+      ])
+        ? []
+        : [
+            "configure does not drop what a stopped launch left in the locked step that reads the flag",
+          ]),
+      ...(inOrder(code(/func registerConversion\(\)/), [
+        "enqueueLock.lock()",
+        "guard locked({ !stopped && !deleted && !refusedRegistration })",
+        "platform.conversionValues.register",
+        "enqueueLock.unlock()",
+      ])
+        ? []
+        : [
+            "registerConversion does not read the flags again under enqueueLock before asking Apple",
+          ]),
+      ...(inOrder(code(/func reengage\(\)/), [
+        "enqueueLock.lock()",
+        "if !disabled && !stopped && !deleted { return true }",
+        "platform.conversionValues.reengage",
+        "enqueueLock.unlock()",
+      ])
+        ? []
+        : ["reengage does not read the flags again under enqueueLock before asking Apple"]),
+      ...missingTests(deliveryTests, "DeliveryTests", [
+        "testAStartOnAnotherThreadRightAfterAStopKeepsItsOwnSessionAndEvents",
+      ]),
+      ...missingTests(conversionTests, "ConversionValueTests", [
+        "testAStoppedSdkEvaluatesNothing",
+        "testAStopMadeAsTheFirstLaunchIsAboutToBeRegisteredKeepsTheRegistrationBack",
+        "testAStopMadeAsAReengagementOpenIsToldToAppleKeepsTheUpdateBack",
+      ]),
+    ];
+  },
+);
+
 // A configure that finds the SDK stopped keeps its completion, and those of the calls made
 // since, for the initialization that start() runs, as the Kotlin SDK keeps its InitListener:
 // told then, once, so a refusal to start met there (no service address, a blank or rejected

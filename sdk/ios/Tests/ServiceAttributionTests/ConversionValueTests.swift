@@ -648,6 +648,28 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertEqual(stopped.conversionValues.registrations, 0)
     }
 
+    func testAStopMadeAsTheFirstLaunchIsAboutToBeRegisteredKeepsTheRegistrationBack() throws {
+        // The user opts out just as the SDK's worker, the configuration applied, comes to
+        // register the first launch (it reads the install's first open then): the stop has
+        // returned before Apple is asked, so Apple is told nothing, as of a launch found stopped.
+        let harness = Harness()
+        var stopped = false
+        harness.store.beforeRead = { key in
+            guard key == SdkCore.Key.firstOpen, !stopped else { return }
+            stopped = true
+            harness.core.stop()
+        }
+        XCTAssertNil(harness.configure())
+        harness.runScheduled()
+        XCTAssertTrue(stopped)
+        XCTAssertTrue(harness.core.isStopped)
+        XCTAssertEqual(harness.conversionValues.registrations, 0)
+        // Started again in the first window: registered then, once.
+        harness.core.start()
+        harness.runScheduled()
+        XCTAssertEqual(harness.conversionValues.registrations, 1)
+    }
+
     func testAStoppedSdkEvaluatesNothing() throws {
         let harness = Harness()
         harness.service.config = try ConversionValueTests.config(version: 1)
@@ -719,6 +741,29 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertEqual(harness.conversionValues.reengagements, 1)
         harness.runScheduled()
         XCTAssertEqual(harness.conversionValues.reengagements, 1, "once, not at each refresh")
+    }
+
+    func testAStopMadeAsAReengagementOpenIsToldToAppleKeepsTheUpdateBack() throws {
+        let harness = Harness()
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(harness.configure())
+        // The user opts out just as the SDK's worker comes to tell Apple of the open (it says it
+        // in the log): the stop has returned before Apple is asked, so Apple is told nothing.
+        var stopped = false
+        harness.log.whenWritten = { _, message in
+            guard message.hasPrefix("an AdAttributionKit re-engagement opened the app: its conversion value is updated"), !stopped else { return }
+            stopped = true
+            harness.core.stop()
+        }
+        harness.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        harness.settle()
+        XCTAssertTrue(stopped)
+        XCTAssertEqual(harness.conversionValues.reengagements, 0)
+        // Apple was never told of it: the same open handed over once started again is told.
+        harness.core.start()
+        harness.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.reengagements, 1)
     }
 
     func testNoReengagementUpdateWhileStoppedSwitchedOffOrDeleted() throws {

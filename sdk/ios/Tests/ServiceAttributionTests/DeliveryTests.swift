@@ -605,6 +605,48 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("4 events dropped (stopped)") }.count, 1)
     }
 
+    func testAStartOnAnotherThreadRightAfterAStopKeepsItsOwnSessionAndEvents() throws {
+        // Four events an earlier launch queued, and this launch's session, wait while the
+        // service cannot be reached. The user opts out, and a thread of the app's starts the SDK
+        // again and sends an event while that stop() is still under way (it says it in the log,
+        // once it emptied the queues under the lock start() takes): the stop drops what was
+        // queued before it, and only that; the start's session and the event sent after it are
+        // kept, and sent.
+        let harness = Harness(store: try Harness.given(queued: 4))
+        harness.service.offline = true
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.configure()
+        XCTAssertEqual(harness.core.queuedEventCount, 4)
+        XCTAssertEqual(harness.core.queuedSessionCount, 1)
+        var startReturned = false
+        var taken = false
+        harness.log.whenWritten = { _, message in
+            guard message.hasPrefix("stopped by the app: nothing is sent or queued"), !startReturned else { return }
+            let returned = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                harness.core.start()
+                taken = (try? harness.core.sendEvent(.levelComplete, name: nil, parameters: ["n": 100])) ?? false
+                returned.signal()
+            }
+            startReturned = returned.wait(timeout: .now() + 10) == .success
+        }
+        harness.core.stop()
+        harness.settle()
+        XCTAssertTrue(startReturned, "the other thread's start() and sendEvent returned while the stop was under way")
+        XCTAssertTrue(taken)
+        XCTAssertFalse(harness.core.isStopped)
+        XCTAssertEqual(heard.dropped, ["stopped": 4], "the events queued before the stop, and none sent after the start")
+        XCTAssertEqual(harness.core.droppedSessionCount, 1, "the launch's session, not the start's")
+        XCTAssertEqual(harness.queuedIndexes, [100])
+        XCTAssertEqual(harness.core.queuedSessionCount, 1, "the start's session")
+        harness.service.offline = false
+        harness.eventually("the event sent after the start") { harness.acceptedIndexes == [100] }
+        harness.eventually("the start's session") { harness.service.acceptedSessions.count == 1 }
+        XCTAssertEqual(heard.dropped, ["stopped": 4])
+        XCTAssertEqual(harness.core.droppedEventCount, 4)
+    }
+
     func testAStopWhileABatchIsOnItsWayDropsTheRestButNotWhatTheServiceAccepts() throws {
         var settings = Harness.settings
         settings.maxEventsPerRequest = 2

@@ -1372,6 +1372,12 @@ final class SdkCore: @unchecked Sendable {
         let hours = max(0, platform.clock().timeIntervalSince(firstOpen) / 3600)
         guard ConversionEvaluation.window(ofHours: hours) == 0 else { return }
         enqueueLock.lock()
+        // Read again under the lock `stop()` marks the SDK stopped under: a stop made on the
+        // app's thread since the read above has returned, and Apple is told nothing after it.
+        guard locked({ !stopped && !deleted && !refusedRegistration }) else {
+            enqueueLock.unlock()
+            return
+        }
         var state = conversionState()
         let first = !state.registered
         if first {
@@ -1433,7 +1439,18 @@ final class SdkCore: @unchecked Sendable {
         }
         guard may else { return }
         currentLog.info("an AdAttributionKit re-engagement opened the app: its conversion value is updated (fine value 0, the re-engagement's postbacks alone; iOS 18 and later)")
-        platform.conversionValues.reengage { [weak self] message in self?.conversionRefused(message) }
+        // Asked under the lock `stop()` marks the SDK stopped under, and only if it still may be:
+        // a stop made on the app's thread since the read above has returned, and Apple is told
+        // nothing after it (as every update and the registration are asked under that lock).
+        enqueueLock.lock()
+        let still = locked { () -> Bool in
+            if !disabled && !stopped && !deleted { return true }
+            lastReengagementOpen = nil
+            return false
+        }
+        if still { platform.conversionValues.reengage { [weak self] message in self?.conversionRefused(message) } }
+        enqueueLock.unlock()
+        if !still { currentLog.debug("the SDK was stopped, switched off or its install's data deleted meanwhile: the AdAttributionKit re-engagement open is not told to Apple") }
     }
 
     /// Apple refused an update or the registration: a warning, and the error listener.

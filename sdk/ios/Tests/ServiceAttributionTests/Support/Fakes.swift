@@ -97,11 +97,29 @@ final class FakeDevice: DeviceSignals {
 final class RecordingLog: LogSink {
     private let lock = NSLock()
     private var lines: [(LogLevel, String)] = []
+    private var writeHook: ((LogLevel, String) -> Void)?
+
+    /// Runs with each line once it is kept, on the thread that writes it and outside the log's
+    /// lock: what the app does on its own thread just as the SDK says a line, a point inside a
+    /// call at which another thread's calls come, every run alike.
+    var whenWritten: ((LogLevel, String) -> Void)? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return writeHook
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            writeHook = newValue
+        }
+    }
 
     func write(_ level: LogLevel, _ message: String) {
         lock.lock()
-        defer { lock.unlock() }
         lines.append((level, message))
+        lock.unlock()
+        whenWritten?(level, message)
     }
 
     func messages(_ level: LogLevel) -> [String] {
