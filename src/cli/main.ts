@@ -11,7 +11,8 @@ import { PLATFORMS, type Platform } from "../ports/apps.ts";
 import type { ConfigureAppOptions } from "./commands/apps.ts";
 import type { CreateLinkOptions, UpdateLinkOptions } from "./commands/links.ts";
 import type { SetPartnerOptions } from "./commands/partners.ts";
-import { integer, unsetEmptyEnv } from "./options.ts";
+import { integer, nonEmpty, unsetEmptyEnv } from "./options.ts";
+import { serviceUrl } from "./service-url.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: any function's parameters and result are carried through
 type AnyFunction = (...args: any[]) => any;
@@ -92,9 +93,9 @@ const pkg: unknown = JSON.parse(
 const version = typeof pkg === "object" && pkg && "version" in pkg ? String(pkg.version) : "0.0.0";
 
 const dataDirOption = () =>
-  new Option("--data-dir <path>", "data folder of the embedded service").env(
-    "ATTRIBUTION_DATA_DIR",
-  );
+  new Option("--data-dir <path>", "data folder of the embedded service")
+    .argParser(nonEmpty)
+    .env("ATTRIBUTION_DATA_DIR");
 /** The data folder: loads the service's configuration, which the export to a URL never needs. */
 const defaultDataDir = async (dataDir?: string) =>
   (await import("../config/embedded.ts")).embeddedConfig(process.env, dataDir ? { dataDir } : {})
@@ -146,7 +147,12 @@ const startFailure = async (error: unknown, options: StartOptions): Promise<stri
  * port would answer with its own data.
  */
 const runningServiceUrl = async (options: { url?: string; dataDir?: string }): Promise<string> => {
-  if (options.url) return options.url;
+  if (options.url) {
+    // Said here, before a command builds on it: `export` read it first as a bare URL, and a
+    // value that is none ended it with "Invalid URL", naming neither the flag nor the variable.
+    serviceUrl(options.url, "/");
+    return options.url;
+  }
   const dataDir = await defaultDataDir(options.dataDir);
   const running = await runningService(dataDir);
   if (!running) {
@@ -163,9 +169,9 @@ const serverKeyOption = () =>
 
 /** Where the service a command calls is. */
 const serviceUrlOption = () =>
-  new Option("--url <url>", "service base URL (default: the running embedded service)").env(
-    "ATTRIBUTION_URL",
-  );
+  new Option("--url <url>", "service base URL (default: the running embedded service)")
+    .argParser(nonEmpty)
+    .env("ATTRIBUTION_URL");
 
 const program = new Command("attribution")
   .description("Mobile attribution service: ingestion, attribution and export.")
@@ -184,7 +190,9 @@ program
       .argParser(integer(0, 65_535))
       .env("ATTRIBUTION_LINK_PORT"),
   )
-  .addOption(new Option("--host <host>", "address to listen on").env("ATTRIBUTION_HOST"))
+  .addOption(
+    new Option("--host <host>", "address to listen on").argParser(nonEmpty).env("ATTRIBUTION_HOST"),
+  )
   .addOption(dataDirOption())
   .action(async (options: StartOptions) => {
     try {

@@ -1,6 +1,6 @@
 import { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
-import { integer, unsetEmptyEnv } from "./options.ts";
+import { integer, nonEmpty, unsetEmptyEnv } from "./options.ts";
 
 describe("an integer option", () => {
   const port = integer(0, 65_535);
@@ -35,6 +35,16 @@ describe("an integer option", () => {
       expect(() => port(value), JSON.stringify(value)).toThrow(
         "must be an integer from 0 to 65535.",
       );
+    }
+  });
+});
+
+describe("a text option that must name something", () => {
+  it("takes any value but an empty one, or one of spaces alone", () => {
+    expect(nonEmpty("/srv/attribution")).toBe("/srv/attribution");
+    expect(nonEmpty("0.0.0.0")).toBe("0.0.0.0");
+    for (const value of ["", " ", "\t"]) {
+      expect(() => nonEmpty(value), JSON.stringify(value)).toThrow("must not be empty.");
     }
   });
 });

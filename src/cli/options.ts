@@ -15,6 +15,16 @@ export const integer = (min: number, max: number) => (value: string) => {
 };
 
 /**
+ * A text option's parser that refuses an empty value (or one of spaces alone): `--data-dir ""`
+ * would be the folder the command runs in, `--host ""` every address of the machine, and
+ * `--url ""` the service running on the data folder, none of which an empty value says.
+ */
+export const nonEmpty = (value: string): string => {
+  if (value.trim() === "") throw new InvalidArgumentError("must not be empty.");
+  return value;
+};
+
+/**
  * Removes from `env` every option's variable that is set but empty (`ATTRIBUTION_PORT=`), so
  * that it counts as unset, as a shell script's empty variable is meant: the option's default
  * stands rather than "" being read as a value, here and by the configuration that reads the

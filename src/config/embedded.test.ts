@@ -120,6 +120,56 @@ describe("the embedded runtime's configuration", () => {
     );
   });
 
+  it("takes the addresses it fetches from and names over http or https alone, saying so", () => {
+    for (const [setting, value] of [
+      ["ATTRIBUTION_FX_FEED_URL", "file:///srv/eurofxref-hist-90d.xml"],
+      ["ATTRIBUTION_FX_FEED_URL", "OFF"],
+      ["ATTRIBUTION_APPLE_ADS_URL", "mailto:ads@example.com"],
+      ["ATTRIBUTION_APPLE_ADS_URL", "ftp://api-adservices.apple.com/"],
+      ["ATTRIBUTION_LINK_BASE_URL", "go.example.com"],
+    ] as const) {
+      expect(() => embeddedConfig({ [setting]: value }), value).toThrow(
+        `${setting}: must be an http or https URL${setting === "ATTRIBUTION_FX_FEED_URL" ? ", or off" : ""}`,
+      );
+    }
+    expect(
+      embeddedConfig({
+        ATTRIBUTION_FX_FEED_URL: "http://127.0.0.1:9/feed",
+        ATTRIBUTION_APPLE_ADS_URL: "https://ads.example.com/v1/",
+      }),
+    ).toMatchObject({
+      fxFeedUrl: "http://127.0.0.1:9/feed",
+      appleAdsUrl: "https://ads.example.com/v1/",
+    });
+  });
+
+  it("takes DNS servers as addresses, each with a port or not, and refuses any other at start-up", () => {
+    expect(
+      embeddedConfig({
+        ATTRIBUTION_DNS_SERVERS: "10.0.0.2, 127.0.0.1:5353, ::1, [2001:db8::1], [::1]:53",
+      }).dnsServers,
+    ).toEqual(["10.0.0.2", "127.0.0.1:5353", "::1", "[2001:db8::1]", "[::1]:53"]);
+    // The resolver would refuse a name only at a link host's proof, which then reads as a DNS
+    // that did not answer; and a port 0 (or one it cuts to 16 bits) it takes, the first ending
+    // the process there.
+    for (const server of [
+      "localhost",
+      "dns.example.com",
+      "10.0.0.2:0",
+      "10.0.0.2:65536",
+      "10.0.0.2:",
+      "10.0.0.2:domain",
+      "[::1]:0",
+      "[10.0.0.2]",
+      "010.0.0.2",
+    ]) {
+      expect(
+        () => embeddedConfig({ ATTRIBUTION_DNS_SERVERS: `10.0.0.3,${server}` }),
+        server,
+      ).toThrow(`ATTRIBUTION_DNS_SERVERS: ${server} is no DNS server`);
+    }
+  });
+
   it("reads a size as DuckDB does, MB in powers of ten and MiB in powers of two, and refuses any other", () => {
     expect(sizeInBytes("256MB")).toBe(256_000_000);
     expect(sizeInBytes("256mb")).toBe(256_000_000);

@@ -1,6 +1,7 @@
 /** Configuration of the embedded runtime, from the environment, parsed once at start-up. */
 
 import { existsSync } from "node:fs";
+import { isIP, isIPv4, isIPv6 } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
@@ -59,6 +60,27 @@ const packageRoot = (): string => {
   return dir;
 };
 
+/**
+ * One DNS server as Node's resolver takes it: an IPv4 or IPv6 address, with a port as
+ * `10.0.0.2:5353` or `[::1]:5353`. Checked at start-up, since the resolver checks it only at the
+ * first proof of a link host: it refuses a name (`localhost`) there, which the proof reads as a
+ * DNS that did not answer, and it ends the whole process on a port 0.
+ */
+const dnsServer = (server: string): boolean => {
+  if (isIP(server) !== 0) return true;
+  const match = /^(?:\[(?<v6>[^\]]*)\]|(?<v4>[^:[\]]*))(?::(?<port>\d{1,5}))?$/.exec(server);
+  const { v6, v4, port } = match?.groups ?? {};
+  const address = v6 !== undefined ? isIPv6(v6) : v4 !== undefined && isIPv4(v4);
+  return address && (port === undefined || (Number(port) >= 1 && Number(port) <= 65_535));
+};
+
+/**
+ * An address the service fetches from or names to others: http or https alone. `z.url()` takes
+ * any scheme (`file:`, `mailto:`), which the fetch then fails on at each use, and the failure
+ * read as a feed out of reach or Apple's API not answering.
+ */
+const webUrl = (error: string) => z.url({ protocol: /^https?$/, error });
+
 /** The setting of a fresher IP-to-country database, named by the error of one not read. */
 export const GEOIP_SETTING = "ATTRIBUTION_GEOIP_DB";
 
@@ -70,7 +92,7 @@ const schema = z.object({
   /** The link host's port: links are tapped there. */
   ATTRIBUTION_LINK_PORT: whole({ min: 0, max: 65_535 }).default(8788),
   /** The link host as links name it, when a proxy or a domain is in front of the port. */
-  ATTRIBUTION_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ATTRIBUTION_LINK_BASE_URL: webUrl("must be an http or https URL").optional(),
   /**
    * Whose X-Forwarded-For names the caller: `loopback` when unset (a proxy on this machine),
    * CIDR ranges and `linklocal`, `uniquelocal`, `true` every peer, `false` none. The caller is
@@ -98,9 +120,11 @@ const schema = z.object({
   /** A fresher IP-to-country database (MMDB with `country_code`) than the shipped one. */
   ATTRIBUTION_GEOIP_DB: z.string().min(1).optional(),
   /** The ECB's 90-day rate feed the runtime refreshes its rates from; `off` for none. */
-  ATTRIBUTION_FX_FEED_URL: z.union([z.literal("off"), z.url()]).default(ECB_90_DAY_FEED),
+  ATTRIBUTION_FX_FEED_URL: z
+    .union([z.literal("off"), webUrl("must be an http or https URL, or off")])
+    .default(ECB_90_DAY_FEED),
   /** Apple's AdServices attribution API, which resolves iOS installs' Apple Ads tokens. */
-  ATTRIBUTION_APPLE_ADS_URL: z.url().default(APPLE_ADSERVICES_URL),
+  ATTRIBUTION_APPLE_ADS_URL: webUrl("must be an http or https URL").default(APPLE_ADSERVICES_URL),
   /**
    * The DNS servers asked for the TXT records that prove a link host an app's, comma-separated
    * (`10.0.0.2`, `127.0.0.1:5353`); the system's when unset.
@@ -113,6 +137,14 @@ const schema = z.object({
         .map((server) => server.trim())
         .filter((server) => server.length > 0),
     )
+    .superRefine((servers, context) => {
+      for (const server of servers.filter((candidate) => !dnsServer(candidate))) {
+        context.addIssue({
+          code: "custom",
+          message: `${server} is no DNS server: give IP addresses, each with a port or not (10.0.0.2, 127.0.0.1:5353, [::1]:5353), comma-separated`,
+        });
+      }
+    })
     .optional(),
   /**
    * What the export's DuckDB may hold in memory; past it, a large window's sort spills to the

@@ -9,6 +9,13 @@ export const start = async (options: {
   dataDir?: string;
 }) => {
   const config = embeddedConfig(process.env, options);
+  // Said before anything opens: the link host's listener would fail on the port the API's had
+  // just taken, and the failure read as another program's.
+  if (config.port !== 0 && config.port === config.linkPort) {
+    throw new Error(
+      `The API and the link host cannot share port ${config.port}: give one of them another with --port (ATTRIBUTION_PORT) or --link-port (ATTRIBUTION_LINK_PORT).`,
+    );
+  }
   const runtime = await startEmbeddedRuntime(config);
   // Before anything says the service is up: a Ctrl-C (or a supervisor's signal) that comes as
   // soon as it is must find the handler that delivers what the streams hold, not Node's default
