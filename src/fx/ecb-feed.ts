@@ -66,28 +66,53 @@ export const parseEcbFeed = (xml: string): DailyRates => {
  * first, as the ECB writes them.
  */
 export const mergeEcbRates = (csvText: string, feed: DailyRates): string => {
-  const rows: string[][] = parse(csvText, { skip_empty_lines: true, relax_column_count: true });
-  const [header, ...body] = rows;
-  if (header?.[0]?.trim() !== "Date") throw new Error("ECB rates: header must start with Date");
-  const known = header.slice(1).map((code) => code.trim());
-  const days = new Map<string, Map<string, string>>();
-  for (const row of body) {
-    const cells = new Map<string, string>();
-    known.forEach((code, i) => {
-      const cell = row[i + 1]?.trim() ?? "";
-      if (code !== "" && cell !== "" && cell !== "N/A") cells.set(code, cell);
-    });
-    days.set(row[0]?.trim() ?? "", cells);
-  }
+  const { known, days } = tableCells(csvText);
   for (const [day, rates] of feed) {
     days.set(day, new Map([...rates].map(([code, value]) => [code, String(value)])));
   }
-  const codes = [...new Set([...known.filter((code) => code !== ""), ...feedCodes(feed)])];
+  const codes = [...new Set([...known, ...feedCodes(feed)])];
   const ordered = [...days.keys()].sort().reverse();
   return stringify([
     ["Date", ...codes],
     ...ordered.map((day) => [day, ...codes.map((code) => days.get(day)?.get(code) ?? "N/A")]),
   ]);
+};
+
+/** A history table's currencies, in its order, and each day's rates as written (N/A left out). */
+const tableCells = (csvText: string) => {
+  const rows: string[][] = parse(csvText, { skip_empty_lines: true, relax_column_count: true });
+  const [header, ...body] = rows;
+  if (header?.[0]?.trim() !== "Date") throw new Error("ECB rates: header must start with Date");
+  const columns = header.slice(1).map((code) => code.trim());
+  const days = new Map<string, Map<string, string>>();
+  for (const row of body) {
+    const cells = new Map<string, string>();
+    columns.forEach((code, i) => {
+      const cell = row[i + 1]?.trim() ?? "";
+      if (code !== "" && cell !== "" && cell !== "N/A") cells.set(code, cell);
+    });
+    days.set(row[0]?.trim() ?? "", cells);
+  }
+  return { known: columns.filter((code) => code !== ""), days };
+};
+
+/** The currencies a history table has a column of, in its order. */
+export const ecbTableCurrencies = (csvText: string): string[] => tableCells(csvText).known;
+
+/**
+ * The days of a history table after `after` (yyyy-mm-dd), as the feed's: what a table holds
+ * that an older file of the ECB's lacks, to merge into that file.
+ */
+export const ecbTableDaysAfter = (csvText: string, after: string): DailyRates => {
+  const { days } = tableCells(csvText);
+  return new Map(
+    [...days]
+      .filter(([day]) => day > after)
+      .map(([day, cells]) => [
+        day,
+        new Map([...cells].map(([code, cell]) => [code, Number(cell)])),
+      ]),
+  );
 };
 
 const feedCodes = (feed: DailyRates): string[] =>

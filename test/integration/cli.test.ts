@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { readRuntimeInfo, writeRuntimeInfo } from "../../src/embedded/data-dir.ts";
+import { dataPaths, readRuntimeInfo, writeRuntimeInfo } from "../../src/embedded/data-dir.ts";
 import {
   AAK_DEVELOPMENT,
   SKAN_4_COARSE,
@@ -1136,10 +1136,25 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
   it("imports newer exchange rates, and refuses a file that is not the ECB's table", async () => {
     const file = join(dataDir, "eurofxref-hist.csv");
     const { writeFile } = await import("node:fs/promises");
+    await writeFile(file, "Date,USD,JPY,\n2026-11-22,1.1,161,\n2026-11-21,1.09,160.5,\n");
+    expect(await cli(dataDir, "rates", "import", file)).toMatch(
+      /Imported rates from 2026-11-21 to 2026-11-22 for 2 currencies\.$/m,
+    );
+    // A file older than the table (the feed merged later days since it was made) takes none of
+    // the table's later days away.
     await writeFile(file, "Date,USD,JPY,\n2026-11-20,1.08,160,\n2026-11-19,1.07,159,\n");
     expect(await cli(dataDir, "rates", "import", file)).toMatch(
-      /Imported rates from 2026-11-19 to 2026-11-20 for \d+ currencies/,
+      /Imported rates from 2026-11-19 to 2026-11-20 for 2 currencies, keeping the 2 later days the table had \(to 2026-11-22\)\./,
     );
+    const table = await readFile(dataPaths(dataDir).fxRates, "utf8");
+    expect(table.split("\n").map((line) => line.split(",")[0])).toEqual([
+      "Date",
+      "2026-11-22",
+      "2026-11-21",
+      "2026-11-20",
+      "2026-11-19",
+      "",
+    ]);
     await writeFile(file, "name,age\nx,1\n");
     await expect(cli(dataDir, "rates", "import", file)).rejects.toThrow();
   });
