@@ -184,4 +184,13 @@ describe("the embedded runtime's configuration", () => {
       );
     }
   });
+
+  it("refuses a query memory DuckDB answers nothing with", () => {
+    for (const name of ["ATTRIBUTION_QUERY_MEMORY", "ATTRIBUTION_REPORT_MEMORY"]) {
+      expect(() => embeddedConfig({ [name]: "8MB" }), name).toThrow(
+        new RegExp(`${name}: must be at least 64MB`),
+      );
+      expect(() => embeddedConfig({ [name]: "64MB" }), name).not.toThrow();
+    }
+  });
 });

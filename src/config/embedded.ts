@@ -35,6 +35,15 @@ export const sizeInBytes = (value: string): number => {
 };
 
 /**
+ * The least a DuckDB instance of the service's may hold: with a few megabytes the service
+ * starts, and then answers exports or reports, however small, with DuckDB's "Out of Memory".
+ */
+const MIN_QUERY_MEMORY = "64MB";
+const queryMemory = size.refine((value) => sizeInBytes(value) >= sizeInBytes(MIN_QUERY_MEMORY), {
+  error: `must be at least ${MIN_QUERY_MEMORY}: with less, DuckDB runs out of memory on exports and reports`,
+});
+
+/**
  * A whole number as a setting writes it: plain decimal digits, as the CLI's numbers are, not
  * `5e3` or `0x1388`, which a number's own reading would take.
  */
@@ -150,9 +159,9 @@ const schema = z.object({
    * What the export's DuckDB may hold in memory; past it, a large window's sort spills to the
    * data folder. DuckDB's own default is 80% of the machine.
    */
-  ATTRIBUTION_QUERY_MEMORY: size.default("256MB"),
+  ATTRIBUTION_QUERY_MEMORY: queryMemory.default("256MB"),
   /** What the reports' DuckDB may hold in memory; past it, a report's grouping spills. */
-  ATTRIBUTION_REPORT_MEMORY: size.default("1GB"),
+  ATTRIBUTION_REPORT_MEMORY: queryMemory.default("1GB"),
   /**
    * What the export snapshots may take on disk together, and DuckDB's spill files each: past
    * it, a new snapshot is refused with a 503 until expired ones are pruned.
