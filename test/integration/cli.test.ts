@@ -962,6 +962,28 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
         "com.example=example_net",
       ),
     ).toMatch(/cstr6suwn9\.skadnetwork +googleadwords_int/);
+    // A second --set replaces the first's names, and says which it dropped.
+    const replaced = await cli(
+      dataDir,
+      "skadnetwork",
+      "networks",
+      "--app-id",
+      APP,
+      "--set",
+      "other.skadnetwork=other_net",
+    );
+    expect(replaced).toMatch(/^No longer named by the app .*: com\.example$/m);
+    expect(
+      await cli(
+        dataDir,
+        "skadnetwork",
+        "networks",
+        "--app-id",
+        APP,
+        "--set",
+        "com.example=example_net",
+      ),
+    ).toMatch(/No longer named by the app .*: other\.skadnetwork$/m);
     const today = new Date().toISOString().slice(0, 10);
     const report = JSON.parse(
       await cli(dataDir, "skadnetwork", "report", "--app-id", APP, "--from", today, "--to", today),

@@ -137,11 +137,18 @@ export const networksCommand = async (options: {
   json?: boolean;
   dataDir: string;
 }) => {
-  const networks = await withAdminStores(options.dataDir, (stores) => {
+  const { networks, dropped } = await withAdminStores(options.dataDir, async (stores) => {
     const settings = settingsOf(stores);
-    return options.set
-      ? settings.saveNetworks(options.appId, { networks: options.set })
-      : settings.networks(options.appId);
+    if (!options.set) return { networks: await settings.networks(options.appId), dropped: [] };
+    const before = await settings.networks(options.appId);
+    const saved = await settings.saveNetworks(options.appId, { networks: options.set });
+    const kept = new Set(saved.filter((network) => network.own).map((n) => n.ad_network_id));
+    return {
+      networks: saved,
+      dropped: before
+        .filter((network) => network.own && !kept.has(network.ad_network_id))
+        .map((network) => network.ad_network_id),
+    };
   });
   if (options.json) {
     print({ networks });
@@ -150,6 +157,13 @@ export const networksCommand = async (options: {
   for (const network of networks) {
     console.log(
       `${network.ad_network_id.padEnd(32)} ${network.media_source}${network.own ? " (the app's)" : ""}`,
+    );
+  }
+  // --set replaces the app's names, as the API's PUT does: one a second --set left out is said,
+  // not lost without a word (the dashboard adds a name to the others).
+  if (dropped.length > 0) {
+    console.log(
+      `No longer named by the app (--set replaces the app's names: repeat it with each to keep): ${dropped.join(", ")}`,
     );
   }
 };
