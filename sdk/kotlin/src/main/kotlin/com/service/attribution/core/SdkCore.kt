@@ -730,12 +730,7 @@ internal class SdkCore(
     fun sendEvent(event: EventType, name: String?, parameters: Map<String, Any?>?): Boolean {
         if (stopped || (configured && (disabled || deleted))) {
             require(event != EventType.CUSTOM || !name.isNullOrBlank()) { Drafts.CUSTOM_NAME_RULE }
-            val why = if (stopped) "the SDK is stopped" else if (disabled) "the SDK is disabled" else "the install's data was deleted"
-            // Said at the app's level once per reason in a process, so that no event goes
-            // without a word, and no log fills with one line per event.
-            if (notSentSaid.add(why)) log.info("$why: ${event.name} is not sent, nor any event while it is")
-            else log.debug("$why: ${event.name} is not sent")
-            return false
+            return notSent(if (stopped) SENT_WHILE_STOPPED else if (disabled) "the SDK is disabled" else "the install's data was deleted", event)
         }
         val timeMs = if (configured) platform.clock() else System.currentTimeMillis()
         // Anonymous when sent: the event never carries the id, even once anonymous mode is off,
@@ -748,8 +743,21 @@ internal class SdkCore(
             Drafts.create(event, name, parameters, timeMs, if (anonymousNow) null else customerUserId, log)
                 ?.copy(anonymous = anonymousNow) ?: return false
         var overflow = 0
+        var refused = false
         val kept =
             synchronized(drafts) {
+                // Read again under this lock: stop() sets the flag, then takes the drafts under it.
+                // An event a stop() on another thread overtook since the check above would be
+                // added after that stop took its drafts, neither dropped by it nor refused, and
+                // sent after a later start(). Read here, it is either the stop's (added first,
+                // told dropped with its drop) or refused as sent while stopped, once. Stopped and
+                // started again since: it was sent after that start, and waits for the stop's
+                // drop (see stopsToDrop). The flag is read, not this object's lock taken: stop()
+                // and configure take this lock inside that one, never the other way.
+                if (stopped) {
+                    refused = true
+                    return@synchronized false
+                }
                 // Configure may have read the kept id since this call began.
                 val draft = if (inherits) withInheritedUserId(made.copy(inheritsUserId = true)) else made
                 drafts.add(draft)
@@ -770,6 +778,7 @@ internal class SdkCore(
                     }
                 }
             }
+        if (refused) return notSent(SENT_WHILE_STOPPED, event)
         if (!kept) {
             val message = "1 event lost: ${event.name} could not be written to the device, so it is not sent"
             // Counted and told on the worker, as every drop is.
@@ -784,6 +793,15 @@ internal class SdkCore(
             }
         }
         return true
+    }
+
+    /** [event] not taken, for the reason [why]: false, sendEvent's answer. */
+    private fun notSent(why: String, event: EventType): Boolean {
+        // Said at the app's level once per reason in a process, so that no event goes
+        // without a word, and no log fills with one line per event.
+        if (notSentSaid.add(why)) log.info("$why: ${event.name} is not sent, nor any event while it is")
+        else log.debug("$why: ${event.name} is not sent")
+        return false
     }
 
     /** The customer user id an earlier launch kept, read by configure: what events sent before it were sent under. */
@@ -1914,6 +1932,10 @@ internal class SdkCore(
          */
         private val ANY_LINK = Regex("^([A-Za-z][A-Za-z0-9+.-]*):[^?#]*(?:\\?([^#]*))?(?:#.*)?$")
         private const val MAX_DRAFTS = 1_000
+
+        /** Why sendEvent takes nothing while stopped, as its log line says it. */
+        private const val SENT_WHILE_STOPPED = "the SDK is stopped"
+
         private const val KEY_APP_INSTALLED_AT = "app_installed_at"
         private const val KEY_SERVICE_ID = "service_id"
         private const val KEY_FIRST_OPEN = "first_open_time"

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean
 import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
 import org.junit.Assert.assertThrows
 import org.junit.Assert.assertTrue
 import org.junit.Test
@@ -188,13 +189,13 @@ class StartAfterStopTest {
     }
 
     /**
-     * The device's platform with [log] and [lifecycle] in place of its own: a point inside a call
-     * at which another thread's calls come, every run alike.
+     * The device's platform with [log], [lifecycle] and [clock] in place of its own: a point inside
+     * a call at which another thread's calls come, every run alike.
      */
-    private fun platformWith(log: LogSink = device.log, lifecycle: AppLifecycle? = null): Platform {
+    private fun platformWith(log: LogSink = device.log, lifecycle: AppLifecycle? = null, clock: (() -> Long)? = null): Platform {
         val p = device.platform
         return Platform(
-            p.store, p.device, p.installReferrer, p.mainThread, log, p.http, p.clock, p.tcf, p.journal,
+            p.store, p.device, p.installReferrer, p.mainThread, log, p.http, clock ?: p.clock, p.tcf, p.journal,
             lifecycle ?: p.lifecycle, p.appInstalledAt, p.drafts, p.eventQueue, p.sessionQueue,
         )
     }
@@ -292,6 +293,50 @@ class StartAfterStopTest {
         assertEquals("the start's session", sessionsBefore + 1, device.backend.deliveredSessions.size)
         assertEquals(0, next.queuedCount())
         assertEquals(2, device.backend.requests("GET", "/v1/config").size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an event a stop() on another thread overtakes inside sendEvent is refused as sent while stopped, not kept for a later start()`() {
+        lateinit var core: SdkCore
+        val armed = AtomicBoolean()
+        val stopReturned = AtomicBoolean()
+        // sendEvent reads the clock once it found the SDK not stopped, before it takes the event:
+        // the user opts out there, on a thread of the app's, and that stop() returns first.
+        val clock = {
+            if (armed.compareAndSet(true, false)) stopReturned.set(onAnotherThread { core.stop() })
+            device.clock.now
+        }
+        core = device.launch()
+        core.configure(platformWith(clock = clock), SdkSettings(baseUrl = "https://backend.test", jitter = { it }), "sdk_key", LogLevel.DEBUG, null, null)
+        device.scheduler.runDue()
+        // Offline: a login waits in the queue, the stop's to drop.
+        device.backend.events = { null }
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(1, core.queuedCount())
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+
+        armed.set(true)
+        val taken = core.sendEvent(EventType.PURCHASE, null, null)
+        assertTrue("the other thread's stop() returned while sendEvent ran", stopReturned.get())
+        assertTrue(core.isStopped())
+        // The purchase came after the stop took what sendEvent held: refused as sent while
+        // stopped, and said so once; the stop drops the login alone.
+        assertFalse("the purchase is not taken", taken)
+        assertEquals(1, device.logged(LogLevel.INFO).count { it == "the SDK is stopped: PURCHASE is not sent, nor any event while it is" })
+        device.scheduler.runDue()
+        assertEquals(listOf(DropReason.STOPPED to 1), device.errors.map { it.reason to it.count })
+        assertEquals(0, core.queuedCount())
+        assertNull(device.store.get("pending_events"))
+
+        // The user opts in again: neither the login nor the purchase is sent.
+        core.start()
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(emptyList<Any>(), device.backend.delivered)
+        assertEquals(listOf(DropReason.STOPPED to 1), device.errors.map { it.reason to it.count })
+        assertEquals(1L, core.getDroppedEventCount())
+        assertEquals(0, core.queuedCount())
         device.assertNoFailures()
     }
 }
