@@ -951,39 +951,18 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     const shown = await cli(dataDir, "skadnetwork", "schema", "show", "--app-id", APP);
     expect(shown).toMatch(/Version 1, saved/);
     expect(shown).toMatch(/63 \(high\) +service_purchase, 4\.99\+ USD, locks/);
-    expect(
-      await cli(
-        dataDir,
-        "skadnetwork",
-        "networks",
-        "--app-id",
-        APP,
-        "--set",
-        "com.example=example_net",
-      ),
-    ).toMatch(/cstr6suwn9\.skadnetwork +googleadwords_int/);
-    // A second --set replaces the first's names, and says which it dropped.
-    const replaced = await cli(
-      dataDir,
-      "skadnetwork",
-      "networks",
-      "--app-id",
-      APP,
-      "--set",
-      "other.skadnetwork=other_net",
+    const setNetworks = (name: string) =>
+      cli(dataDir, "skadnetwork", "networks", "--app-id", APP, "--set", name);
+    expect(await setNetworks("com.example=example_net")).toMatch(
+      /cstr6suwn9\.skadnetwork +googleadwords_int/,
     );
-    expect(replaced).toMatch(/^No longer named by the app .*: com\.example$/m);
-    expect(
-      await cli(
-        dataDir,
-        "skadnetwork",
-        "networks",
-        "--app-id",
-        APP,
-        "--set",
-        "com.example=example_net",
-      ),
-    ).toMatch(/No longer named by the app .*: other\.skadnetwork$/m);
+    // A second --set replaces the first's names, and says which it dropped.
+    expect(await setNetworks("other.skadnetwork=other_net")).toMatch(
+      /^No longer named by the app .*: com\.example$/m,
+    );
+    expect(await setNetworks("com.example=example_net")).toMatch(
+      /No longer named by the app .*: other\.skadnetwork$/m,
+    );
     const today = new Date().toISOString().slice(0, 10);
     const report = JSON.parse(
       await cli(dataDir, "skadnetwork", "report", "--app-id", APP, "--from", today, "--to", today),
