@@ -10,6 +10,15 @@ export interface AdNetwork {
   readonly source: string;
 }
 
+/**
+ * Google's list of the ad networks its mediation serves and their ids, each named there: the
+ * networks' own lists name many others' ids too (those they buy from), so a network's own id is
+ * read from one list that names whose each is. The media sources are those the postback
+ * partners' catalog and the leading services name the networks by.
+ */
+const THIRD_PARTY_IDS =
+  "https://developers.google.com/ad-manager/mobile-ads-sdk/ios/3p-skadnetworks";
+
 export const AD_NETWORKS = [
   {
     id: "cstr6suwn9.skadnetwork",
@@ -25,6 +34,54 @@ export const AD_NETWORKS = [
     id: "n38lu8286q.skadnetwork",
     mediaSource: "facebook_ads",
     source: "https://developers.facebook.com/docs/SKAdNetwork",
+  },
+  {
+    // AppLovin.
+    id: "ludvb6z3bs.skadnetwork",
+    mediaSource: "applovin_int",
+    source: THIRD_PARTY_IDS,
+  },
+  {
+    // ironSource Ads.
+    id: "su67r6k2v3.skadnetwork",
+    mediaSource: "ironsource_int",
+    source: THIRD_PARTY_IDS,
+  },
+  {
+    // Unity Ads.
+    id: "4dzt52r2t5.skadnetwork",
+    mediaSource: "unityads_int",
+    source: THIRD_PARTY_IDS,
+  },
+  {
+    // Mintegral.
+    id: "kbd757ywx3.skadnetwork",
+    mediaSource: "mintegral_int",
+    source: THIRD_PARTY_IDS,
+  },
+  {
+    // Moloco.
+    id: "9t245vhmpl.skadnetwork",
+    mediaSource: "moloco_int",
+    source: THIRD_PARTY_IDS,
+  },
+  {
+    // Liftoff.
+    id: "7ug5zh24hu.skadnetwork",
+    mediaSource: "liftoff_int",
+    source: THIRD_PARTY_IDS,
+  },
+  {
+    // Liftoff Monetize, formerly Vungle.
+    id: "gta9lk7p23.skadnetwork",
+    mediaSource: "vungle_int",
+    source: THIRD_PARTY_IDS,
+  },
+  {
+    // Pangle.
+    id: "22mmun2rn5.skadnetwork",
+    mediaSource: "bytedanceglobal_int",
+    source: THIRD_PARTY_IDS,
   },
 ] as const satisfies readonly AdNetwork[];
 
