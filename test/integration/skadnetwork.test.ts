@@ -171,6 +171,7 @@ describe("Apple's postbacks on the link host", () => {
           development: 0,
           first_received_at: kept?.receivedAt,
           last_received_at: kept?.receivedAt,
+          app_id: null,
         },
       ],
       truncated: false,
