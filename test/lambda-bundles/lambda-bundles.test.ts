@@ -10,9 +10,9 @@
  * (test/local-aws/moto.ts). Each route's answer is held to its contract. A route of a route
  * group is invoked through its group's one bundle, as API Gateway invokes it.
  *
- * Not invoked, for want of a faithful local server: the export route (Athena runs its
- * queries) and the rates job (it fetches the ECB's feed); see docs/testing.md. Every bundle is
- * still imported with its environment.
+ * Not invoked, for want of a faithful local server: the export and the reports (Athena runs
+ * their queries) and the rates job (it fetches the ECB's feed); `NOT_HERE` below, and
+ * docs/testing.md. Every bundle is still imported with its environment.
  */
 
 import { execFile } from "node:child_process";

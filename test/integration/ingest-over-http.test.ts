@@ -4,11 +4,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installRequest } from "../../test/support/installs.ts";
-import { startTestRuntime, type TestRuntime } from "../../test/support/runtime.ts";
-import type { ExportRecord } from "../record/columns.ts";
-import { ignoredAs } from "./ignored.ts";
-import type { EventsAnswer } from "./service.ts";
+import { ignoredAs } from "../../src/ingest/ignored.ts";
+import type { EventsAnswer } from "../../src/ingest/service.ts";
+import type { ExportRecord } from "../../src/record/columns.ts";
+import { installRequest } from "../support/installs.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 const day = (offsetDays: number) =>
