@@ -1297,6 +1297,98 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnEventTakenAsASwitchOffRunsIsNotKeptForAReadingThatSaysOnAgain()
+        {
+            // A thread of the game's sends the tutorial as the first reading comes in: SendEvent
+            // has found the SDK on (it says it in the log, as the event's email is blank) when
+            // the reading switches it off, drops what waits and is done. The event is not queued
+            // after that switch-off (said not sent, as any event while off): it is not kept in
+            // the queue of an SDK switched off, to leave, and be evaluated, once a reading says on.
+            var timers = new ManualTimers();
+            var config = Config(1);
+            config["enabled"] = false;
+            var rig = new ConversionRig(config, scheduler: timers);
+            var log = rig.Log;
+            var checkedOn = new ManualResetEventSlim(false);
+            var goOn = new ManualResetEventSlim(false);
+            rig.Setup.Log = new DeliveryTests.LineHook(log, "matching parameters with no usable value were left out", () =>
+            {
+                checkedOn.Set();
+                goOn.Wait(10000);
+            });
+            rig.ConfigAnswers.Reset();
+            rig.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            var game = new Thread(() => rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", new Dictionary<string, object> { { "email", "" } }));
+            game.Start();
+            Assert.IsTrue(checkedOn.Wait(10000), "SendEvent found the SDK on");
+            rig.ConfigAnswers.Set();
+            rig.Core.Idle().Wait();
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            goOn.Set();
+            Assert.IsTrue(game.Join(TimeSpan.FromSeconds(10)), "SendEvent returned");
+            Assert.AreEqual(0, rig.Core.Queued, "nothing queued once switched off");
+            Assert.AreEqual(1, log.At(LogLevel.Info, "the SDK is switched off: CUSTOM is not sent").Count, "said not sent");
+
+            config["enabled"] = true;
+            timers.Fire(rig.Core.RefreshInterval);
+            rig.Core.Idle().Wait();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            CollectionAssert.IsEmpty(rig.Backend.To("POST /v1/events"), "the event taken as the switch-off ran is sent once on again");
+            CollectionAssert.IsEmpty(rig.Apple.Calls, "the event taken as the switch-off ran is evaluated once on again");
+        }
+
+        [Test]
+        public void AnEventASwitchOffDroppedBeforeItCameToBeEvaluatedIsNotEvaluatedOnceOnAgain()
+        {
+            // The queue is full (events an earlier launch kept) when a thread of the game's sends
+            // the tutorial: it is queued, the oldest making room, and that drop is told (in the
+            // log too) before the event is evaluated. The first reading switches the SDK off
+            // then, dropping the tutorial with the queue and forgetting what waited for its
+            // value, before the tutorial came to wait. A reading that says on again evaluates
+            // nothing: Apple is told nothing of what the switch-off dropped.
+            var store = new MemoryStore();
+            var kept = new JArray();
+            for (var n = 0; n < EventQueue.Capacity; n++)
+            {
+                kept.Add(new JObject { { "EventId", "kept-" + n }, { "EventType", "LOGIN" }, { "EventTime", "2026-01-01T00:00:00.000Z" } });
+            }
+            store.Set(EventQueue.Key, kept.ToString(Newtonsoft.Json.Formatting.None));
+            var timers = new ManualTimers();
+            var config = Config(1);
+            config["enabled"] = false;
+            var rig = new ConversionRig(config, store, scheduler: timers);
+            Assert.AreEqual(EventQueue.Capacity, rig.Core.Queued);
+            var queued = new ManualResetEventSlim(false);
+            var goOn = new ManualResetEventSlim(false);
+            rig.Setup.Log = new DeliveryTests.LineHook(rig.Setup.Log, "dropped (queue_full)", () =>
+            {
+                queued.Set();
+                goOn.Wait(10000);
+            });
+            rig.ConfigAnswers.Reset();
+            rig.Core.Configure("sdk_key", 0, null);
+            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            var game = new Thread(() => rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None));
+            game.Start();
+            Assert.IsTrue(queued.Wait(10000), "the tutorial is queued");
+            rig.ConfigAnswers.Set();
+            rig.Core.Idle().Wait();
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            goOn.Set();
+            Assert.IsTrue(game.Join(TimeSpan.FromSeconds(10)), "SendEvent returned");
+            Assert.AreEqual(0, rig.Core.Queued);
+            CollectionAssert.AreEqual(new long[] { EventQueue.Capacity }, rig.Heard.Dropped(ServiceDropReason.Disabled).Select(e => e.Count),
+                "the tutorial and the kept events but the oldest, told once");
+
+            config["enabled"] = true;
+            timers.Fire(rig.Core.RefreshInterval);
+            rig.Core.Idle().Wait();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            CollectionAssert.IsEmpty(rig.Apple.Calls, "an event the switch-off dropped is evaluated once on again");
+        }
+
+        [Test]
         public void AStoppedSdkEvaluatesNothing()
         {
             var rig = new ConversionRig(Config(1));

@@ -231,14 +231,16 @@ namespace Service.Unity
         private DateTime launchedAt;
         private volatile bool stopped;
         /// <summary>
-        /// How many Stops this process made, counted under <see cref="gate"/>, which an event is
-        /// queued under: an event waiting for its conversion value carries the count it was queued
-        /// at, so one whose count is behind was dropped by a Stop since. A Stop forgets the events
+        /// How many times this process emptied the queues for good, a Stop or a switch-off (the
+        /// remote configuration, a rejected key), counted under <see cref="gate"/>, which an event
+        /// is queued under: an event waiting for its conversion value carries the count it was
+        /// queued at, so one whose count is behind was dropped since. Each forgets the events
         /// waiting under <see cref="conversionGate"/> once it let go of the gate, never inside it,
         /// as the app may be called from under that lock (Apple's refusal): a Start on another
-        /// thread, and its events, may come between, and the count tells theirs from the stop's.
+        /// thread, and its events, may come between, and the count tells theirs from the drop's;
+        /// an event queued before the drop and evaluated after its forgetting is told by it too.
         /// </summary>
-        private volatile int stops;
+        private volatile int queueDrops;
         private volatile bool anonymous;
         private volatile bool deleted;
         /// <summary>The HTTP status that refused the install in this process: nothing more is sent until the next start.</summary>
@@ -829,16 +831,20 @@ namespace Service.Unity
             }
             var overflow = -1;
             var queuedAt = 0;
+            string refused = null;
             // Queued under the gate Stop is marked under, which it empties the queue after: an
             // event is either queued before a Stop, and dropped by it (reported), or not at all.
+            // So is a switch-off: read again here, as the one read above may be older.
             lock (gate)
             {
-                if (!stopped)
+                if (stopped) refused = "the SDK is stopped";
+                else if (disabled && !offUntilRead) refused = "the SDK is switched off";
+                else
                 {
                     // Anonymous when taken: the event never carries the customer user id, not on the
                     // device either, and is sent marked anonymous, even once the mode is off when it is sent.
                     var takenAnonymous = anonymous;
-                    queuedAt = stops;
+                    queuedAt = queueDrops;
                     overflow = delivery.Add(new QueuedEvent
                     {
                         EventId = Guid.NewGuid().ToString("N"),
@@ -852,9 +858,9 @@ namespace Service.Unity
                     });
                 }
             }
-            if (overflow < 0)
+            if (refused != null)
             {
-                NotSent("the SDK is stopped", eventType);
+                NotSent(refused, eventType);
                 return;
             }
             drops.Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + EventQueue.Capacity + " events; the oldest made room");
@@ -893,7 +899,7 @@ namespace Service.Unity
             {
                 if (stopped) return;
                 stopped = true;
-                stops++;
+                queueDrops++;
                 store.Set(StoppedKey, "true");
                 // A re-engagement open waiting for a configuration is dropped untold.
                 if (reengagementWaiting) lastReengagementOpen = null;
@@ -920,7 +926,7 @@ namespace Service.Unity
             // the Stop answers: Apple is told nothing of what the user's opt-out dropped. Only
             // those: a Start on another thread since the gate was let go, and its events, are not
             // this stop's.
-            ForgetStopped();
+            ForgetDropped();
             // Told outside the gate: a listener may call the SDK.
             drops.Drop(ServiceDropReason.Stopped, droppedEvents, why);
             sessionDrops.Drop(ServiceDropReason.Stopped, droppedSessions, why);
@@ -1635,14 +1641,14 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// The events waiting that a Stop dropped since they were queued (<see cref="stops"/>),
-        /// forgotten, on the device too; those queued after it wait on.
+        /// The events waiting that a Stop or a switch-off dropped since they were queued
+        /// (<see cref="queueDrops"/>), forgotten, on the device too; those queued after it wait on.
         /// </summary>
-        private void ForgetStopped()
+        private void ForgetDropped()
         {
             lock (conversionGate)
             {
-                var now = stops;
+                var now = queueDrops;
                 if (awaitingConversion.RemoveAll(item => item.QueuedAt < now) == 0) return;
                 if (awaitingConversion.Count == 0) store.Remove(AwaitingConversionKey);
                 else store.Set(AwaitingConversionKey, AwaitingConversion.ToJson(awaitingConversion));
@@ -1672,8 +1678,9 @@ namespace Service.Unity
                     store.Set(AwaitingConversionKey, AwaitingConversion.ToJson(awaitingConversion));
                 }
                 // A Stop followed by a Start since an event was queued dropped it, though the Stop
-                // may not have come to forget it yet: not evaluated with those after the Start.
-                ForgetStopped();
+                // may not have come to forget it yet: not evaluated with those after the Start. A
+                // switch-off as it was queued, likewise: not evaluated once a reading says on.
+                ForgetDropped();
                 // Nothing is evaluated while stopped or deleted, nor at a launch off as kept (an
                 // earlier launch was switched off) before its first reading says on: an event that
                 // reading drops as `disabled` gives Apple no value.
@@ -1974,7 +1981,7 @@ namespace Service.Unity
         /// </summary>
         private sealed class AwaitingConversion
         {
-            /// <param name="queuedAt">The <see cref="stops"/> the event was queued at; an earlier launch's are all this one's 0.</param>
+            /// <param name="queuedAt">The <see cref="queueDrops"/> the event was queued at; an earlier launch's are all this one's 0.</param>
             public AwaitingConversion(EventType type, string name, IDictionary<string, object> parameters, DateTime time, int queuedAt = 0)
             {
                 Type = type;
@@ -2081,13 +2088,26 @@ namespace Service.Unity
 
         private void SwitchOff(string why)
         {
-            disabled = true;
-            offUntilRead = false;
-            // The events that waited are dropped with the queue: none is evaluated.
-            ForgetAwaitingConversion();
+            Action dropped;
+            // Off, and the queues emptied, in one step under the gate SendEvent queues under and
+            // Start queues its session under: an event is either queued before the switch-off,
+            // and dropped by it (told), or not queued at all (said not sent), never kept in the
+            // queue of an SDK switched off, to leave once a reading says on.
+            lock (gate)
+            {
+                disabled = true;
+                offUntilRead = false;
+                queueDrops++;
+                // The owner asked for nothing to be sent: what waits is dropped, not kept for later.
+                dropped = ClearQueued(ServiceDropReason.Disabled, why);
+            }
+            // The events that waited are dropped with the queue: none is evaluated, not even one
+            // a thread of the app's queued before the gate was let go and comes to evaluate only
+            // now (the count tells it, see EvaluateConversion).
+            ForgetDropped();
             Write(LogLevel.Error, why + ": the SDK sends nothing");
-            // The owner asked for nothing to be sent: what waits is dropped, not kept for later.
-            DropQueued(ServiceDropReason.Disabled, why);
+            // Told outside the gate: a listener may call the SDK.
+            dropped();
         }
 
         /// <summary>
