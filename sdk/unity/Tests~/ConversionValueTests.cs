@@ -1389,6 +1389,43 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void EventsALaunchWithNoUsableAddressDroppedAreNotEvaluatedByALaterLaunch()
+        {
+            // The first launch is offline: its tutorial is queued and waits, kept on the device,
+            // for the first configuration, which it never reads.
+            var store = new MemoryStore();
+            var first = new ConversionRig(Config(1), store, scheduler: new ManualTimers());
+            first.Backend.Offline = true;
+            first.Core.Configure("sdk_key", 0, null);
+            first.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            first.Core.Idle().Wait();
+            Assert.AreEqual(1, first.Core.Queued);
+            CollectionAssert.IsEmpty(first.Apple.Calls, "it waits for the first configuration");
+
+            // The next launch's Configure finds no service address: the SDK is off for it, and
+            // the tutorial is dropped with the queue, told as `disabled`.
+            var off = new ConversionRig(Config(1), store, scheduler: new ManualTimers());
+            off.Setup.BaseUrl = null;
+            off.Start();
+            Assert.IsTrue(off.Core.IsSdkDisabled);
+            Assert.AreEqual(0, off.Core.Queued);
+            CollectionAssert.AreEqual(new long[] { 1 }, off.Heard.Dropped(ServiceDropReason.Disabled).Select(e => e.Count), "the tutorial, told once");
+            Assert.IsEmpty(off.Backend.Requests, "no request at all");
+
+            // A launch after it has its address and reads a schema that switches the SDK on: the
+            // tutorial dropped is never evaluated, Apple is given no value for an event the
+            // service never receives. One sent now is.
+            var next = new ConversionRig(Config(1), store, scheduler: new ManualTimers());
+            next.Start();
+            Assert.IsFalse(next.Core.IsSdkDisabled);
+            Assert.IsNotNull(store.Get("service_sdk.skadnetwork"), "the schema was read");
+            CollectionAssert.IsEmpty(next.Backend.To("POST /v1/events"), "the dropped tutorial is not sent");
+            CollectionAssert.IsEmpty(next.Apple.Calls, "an event the launch with no usable address dropped is evaluated");
+            next.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, next.Apple.Calls);
+        }
+
+        [Test]
         public void AStoppedSdkEvaluatesNothing()
         {
             var rig = new ConversionRig(Config(1));

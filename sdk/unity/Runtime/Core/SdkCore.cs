@@ -232,9 +232,10 @@ namespace Service.Unity
         private volatile bool stopped;
         /// <summary>
         /// How many times this process emptied the queues for good, a Stop or a switch-off (the
-        /// remote configuration, a rejected key), counted under <see cref="gate"/>, which an event
-        /// is queued under: an event waiting for its conversion value carries the count it was
-        /// queued at, so one whose count is behind was dropped since. Each forgets the events
+        /// remote configuration, a rejected key, Configure finding no usable address), counted
+        /// under <see cref="gate"/>, which an event is queued under: an event waiting for its
+        /// conversion value carries the count it was queued at, so one whose count is behind was
+        /// dropped since; an earlier launch's are all at 0, behind any drop. Each forgets the events
         /// waiting under <see cref="conversionGate"/> once it let go of the gate, never inside it,
         /// as the app may be called from under that lock (Apple's refusal): a Start on another
         /// thread, and its events, may come between, and the count tells theirs from the drop's;
@@ -554,6 +555,12 @@ namespace Service.Unity
                     disabled = true;
                     configured = true;
                     initialization = Task.FromResult(0);
+                    // Off, and the queues emptied, in one step under the gate SendEvent queues
+                    // under, as a switch-off empties them (see SwitchOff): the count tells the
+                    // events this drop forgets from any queued after it. Told once the gate is
+                    // let go, after the configuration error: a listener may call the SDK.
+                    queueDrops++;
+                    leftDropped = ClearQueued(ServiceDropReason.Disabled, offBecause);
                 }
                 else
                 {
@@ -610,7 +617,7 @@ namespace Service.Unity
             if (unreadableToTell != null) unreadableToTell();
             if (offBecause != null)
             {
-                SwitchOffAtConfigure(offBecause);
+                SwitchOffAtConfigure(offBecause, leftDropped);
                 return;
             }
             if (leftDropped != null) leftDropped();
@@ -646,14 +653,22 @@ namespace Service.Unity
         /// SDKs switch themselves off without an address, and the app is told, not only the log:
         /// a configuration error with no HTTP status to the error listener (Unity's Configure has
         /// no init listener or completion, which Kotlin and iOS tell instead), and what was
-        /// queued dropped with the reason `disabled`, as their switch-off drops it.
+        /// queued dropped with the reason `disabled`, as their switch-off drops it. Run once
+        /// Configure let go of the gate, under which the queues were emptied:
+        /// <paramref name="dropped"/> tells that drop.
         /// </summary>
-        private void SwitchOffAtConfigure(string why)
+        private void SwitchOffAtConfigure(string why, Action dropped)
         {
+            // The events that waited for their conversion value are dropped with the queue, an
+            // earlier launch's kept on the device too: forgotten, as a switch-off forgets them,
+            // or a later launch whose address works would evaluate them once its reading says
+            // on, and Apple would be given values for events the service never receives.
+            // Forgotten outside the gate, never inside it (see queueDrops).
+            ForgetDropped();
             var message = why + ": the SDK is off and sends nothing in this run";
             Write(LogLevel.Error, message);
             listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, null, 1, message));
-            DropQueued(ServiceDropReason.Disabled, why);
+            dropped();
         }
 
         /// <summary>
