@@ -3199,11 +3199,14 @@ checking(
         "stopped = true",
         "pendingQueue?.clear()",
         "sessionQueue?.clear(",
+        "self.retryDelay = 0",
         "enqueueLock.unlock()",
         'reportDrop(.stopped, dropped.count + drafts, "the app stopped the SDK")',
       ])
         ? []
-        : ["stop does not drop what it drops under enqueueLock, with the flag, and tell it after"]),
+        : [
+            "stop does not drop what it drops, and hand the worker its retry reset, under enqueueLock, and tell the drop after",
+          ]),
       ...(inOrder(code(/func start\(\)/), [
         "enqueueLock.lock()",
         "stopped = false",

@@ -2057,17 +2057,22 @@ final class SdkCore: @unchecked Sendable {
             kept: onItsWay(queue)
         )
         let droppedSessions = sessionQueue?.clear(keeping: onItsWay(sessionQueue)) ?? []
+        if !wasStopped {
+            // The retry waiting is void and its backoff gone, as Kotlin's: after a start(), a
+            // first failure waits the first step again, not the minute a backoff reached before
+            // the stop. Handed to the worker under the lock start() takes: a start() on another
+            // thread hands its own work after this, so this never voids the retry that start's
+            // first failure schedules, which would leave the queue to the next reading.
+            worker.async {
+                if self.retryPending {
+                    self.retryPending = false
+                    self.retryGeneration += 1
+                }
+                self.retryDelay = 0
+            }
+        }
         enqueueLock.unlock()
         if wasStopped { return }
-        // The retry waiting is void and its backoff gone, as Kotlin's: after a start(), a first
-        // failure waits the first step again, not the minute a backoff reached before the stop.
-        worker.async {
-            if self.retryPending {
-                self.retryPending = false
-                self.retryGeneration += 1
-            }
-            self.retryDelay = 0
-        }
         currentLog.info("stopped by the app: nothing is sent or queued until start()")
         reportDrop(.stopped, dropped.count + drafts, "the app stopped the SDK")
         reportSessionDrop(.stopped, droppedSessions.count, "the app stopped the SDK")
