@@ -298,11 +298,9 @@ describe("repeatChangesOf", () => {
   const later = new Date(NOW.getTime() + 60_000);
   const agreed = { ...full.consent, ad_user_data: true };
 
-  it("is nothing for a repeat that carries the stored consent and tracking, or no consent", () => {
+  it("is nothing for a repeat that carries the stored consent and tracking, or the bare install", () => {
     expect(repeatChangesOf(stored, requestOf(full), later)).toBeNull();
-    expect(
-      repeatChangesOf(stored, requestOf({ ...full, consent: null, maid: null }), later),
-    ).toBeNull();
+    expect(repeatChangesOf(stored, requestOf({ ...full, consent: null }), later)).toBeNull();
     expect(repeatChangesOf(stored, requestOf(minimal), later)).toBeNull();
   });
 
@@ -364,9 +362,18 @@ describe("repeatChangesOf", () => {
     });
     // The bare install names neither: nothing changes, even with an id stored.
     expect(repeatChangesOf(granted, requestOf(iosBare), later)).toBeNull();
+    // A full report without an advertising id (limited, reset or deleted) takes the stored one
+    // away, on Android too, where no ATT status says so.
     expect(
       repeatChangesOf(stored, requestOf({ ...full, consent: null, maid: null }), later),
-    ).toBeNull();
+    ).toEqual({ tracking: { maid: null, attStatus: null } });
+    // So does a bare install reported anonymous: it names no device, on either platform.
+    expect(repeatChangesOf(stored, requestOf({ ...minimal, anonymous: true }), later)).toEqual({
+      tracking: { maid: null, attStatus: null },
+    });
+    expect(repeatChangesOf(granted, requestOf({ ...iosBare, anonymous: true }), later)).toEqual({
+      tracking: { maid: null, attStatus: "authorized" },
+    });
     // An install reported anonymous keeps naming no advertising id.
     const anonymous = toInstall(requestOf({ ...full, consent: null, anonymous: true }), ctx);
     expect(repeatChangesOf(anonymous, requestOf({ ...full, consent: null }), later)).toBeNull();

@@ -330,11 +330,11 @@ const sameConsent = (a: Consent | null, b: Consent): boolean =>
  * would otherwise be lost for good, the partners still hearing of the user, with device ids, as
  * consented; an ATT prompt answered in between, the install's IDFA.
  *
- * A repeat without a consent (an app that reports none) changes the tracking it names: its ATT
- * status, which decides whether there is an IDFA (so its advertising id with it, none when it
- * names none), else its advertising id alone. The bare install an SDK falls back on names
- * neither (null is absent there), and changes nothing; so an Android install whose ad id went
- * in between keeps the stored one until a consent says otherwise.
+ * A full report (the SDK's whole install: its device fields, or a consent, or an ATT status)
+ * names the device's tracking as it stands, a consent or not: its advertising id (none when it
+ * has none: limited, reset or deleted), and its ATT status. The bare install an SDK falls back on
+ * (the required fields alone, null being absent) names neither and changes nothing, but that it
+ * is anonymous (no advertising id then) or an advertising id it carries.
  */
 export const repeatChangesOf = (
   stored: Install,
@@ -342,19 +342,22 @@ export const repeatChangesOf = (
   receivedAt: Date,
 ): InstallChange | null => {
   // An install reported anonymous keeps naming no device.
-  const maid =
-    request.anonymous === true || stored.anonymous === true ? null : deviceIdOrNull(request.maid);
-  const tracking: DeviceTracking | null =
-    request.consent || request.att_status
-      ? { maid, attStatus: request.att_status ?? null }
-      : maid !== null
-        ? { maid, attStatus: stored.attStatus }
-        : null;
-  const trackingChanged =
-    tracking !== null && (stored.maid !== tracking.maid || stored.attStatus !== tracking.attStatus);
-  if (!request.consent) return trackingChanged && tracking ? { tracking } : null;
+  const anonymous = request.anonymous === true || stored.anonymous === true;
+  const maid = anonymous ? null : deviceIdOrNull(request.maid);
+  const full =
+    request.consent != null ||
+    request.att_status != null ||
+    request.device_model != null ||
+    request.os_version != null;
+  const tracking: DeviceTracking | null = full
+    ? { maid, attStatus: request.att_status ?? null }
+    : anonymous || maid !== null
+      ? { maid, attStatus: stored.attStatus }
+      : null;
+  // A report that names no tracking carries no consent either (a consent makes it full).
+  if (tracking === null) return null;
+  const trackingChanged = stored.maid !== tracking.maid || stored.attStatus !== tracking.attStatus;
+  if (!request.consent) return trackingChanged ? { tracking } : null;
   const consent = toConsent(request.consent, receivedAt);
-  return sameConsent(stored.consent, consent) && !trackingChanged
-    ? null
-    : { consent, ...(tracking ? { tracking } : {}) };
+  return trackingChanged || !sameConsent(stored.consent, consent) ? { consent, tracking } : null;
 };
