@@ -209,19 +209,19 @@ export const measuresRevenue = (schema: ConversionSchemaRequest | null): boolean
  * value. One above a rule that reads revenue (a level reached, set over the purchases' values)
  * states no ceiling: the device may have spent anything before it reached it. A rule's `max` is
  * a bound as the schema draws it: a window's revenue that passes it with no rule above keeps
- * the value it had, as values never go down on the device. A window none of whose rules reads
- * revenue bounds none of its values: a purchase of any amount (`service_purchase` alone) gives
- * the same one as a purchase of a cent, so each states no ceiling, not none.
+ * the value it had, as values never go down on the device. In a window none of whose rules reads
+ * revenue, a value a rule gives states no ceiling: a purchase of any amount (`service_purchase`
+ * alone) gives the same one as a purchase of a cent; a value no rule gives still states none.
  */
 export const revenueOf = (
   schema: ConversionSchemaRequest,
   window: number,
   value: PostbackValue,
 ): RevenueRange => {
-  const revenueRules = (schema.windows[window]?.rules ?? []).filter((rule) => rule.revenue_usd);
-  if (revenueRules.length === 0) return UNKNOWN_REVENUE;
   const rules = rulesGiving(schema, window, value);
   if (rules.length === 0) return NO_REVENUE;
+  const revenueRules = (schema.windows[window]?.rules ?? []).filter((rule) => rule.revenue_usd);
+  if (revenueRules.length === 0) return UNKNOWN_REVENUE;
   // A value's place among the window's: its fine value in the first window, else its coarse one.
   const byFine = value.fine !== null && window === 0;
   const rank = (rule: ConversionRule) =>

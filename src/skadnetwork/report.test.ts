@@ -340,6 +340,22 @@ describe("the SKAdNetwork report", () => {
       expect(row?.revenue_usd).toEqual({ min: 0.99, max: 4.99 });
       expect(row?.later_revenue_usd).toEqual({ min: 0, max: null });
       expect(later.revenue_usd).toEqual({ min: 0.99, max: null });
+      // A value no rule of that window gives (no purchase in it) still states none.
+      const none = skadnetworkReport(
+        [
+          group({
+            sourceIdentifier: "34",
+            sequenceIndex: 1,
+            conversionValue: null,
+            coarseValue: "low",
+          }),
+        ],
+        { schema: anyPurchase, networks: {} },
+      );
+      expect(none.values.find((value) => value.window === 1)?.revenue_usd).toEqual({
+        min: 0,
+        max: 0,
+      });
     });
 
     it("is null under a schema whose rules read no revenue", () => {

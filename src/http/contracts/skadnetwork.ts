@@ -165,7 +165,7 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
       }),
       revenue_usd: revenueRange.nullable().meta({
         description:
-          "The revenue in USD the counted installs' conversion values state, in every window, read with the schema's `revenue_usd` ranges (a value several rules give spans their ranges; a fine value of 0, and one of a rule that reads no revenue below every rule that does, state 0; one above a rule that reads revenue, or of a window whose rules read none, states no ceiling). A postback with no value, or a disputed one, adds nothing: Apple's privacy thresholds make this a floor of what was measured. Null without a schema, or with one whose rules read no revenue.",
+          "The revenue in USD the counted installs' conversion values state, in every window, read with the schema's `revenue_usd` ranges (a value several rules give spans their ranges; a fine value of 0, and one of a rule that reads no revenue below every rule that does, state 0; one above a rule that reads revenue, or a rule's of a window whose rules read none, states no ceiling). A postback with no value, or a disputed one, adds nothing: Apple's privacy thresholds make this a floor of what was measured. Null without a schema, or with one whose rules read no revenue.",
       }),
       campaigns: z.array(
         z.strictObject({
