@@ -1156,6 +1156,11 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
       "2026-11-19",
       "",
     ]);
+    // A table the service could not convert with is no source of later days: replaced whole.
+    await writeFile(dataPaths(dataDir).fxRates, "Date,USD,\n2026-11-30,abc,\n");
+    expect(await cli(dataDir, "rates", "import", file)).toMatch(
+      /Imported rates from 2026-11-19 to 2026-11-20 for 2 currencies\.$/m,
+    );
     await writeFile(file, "name,age\nx,1\n");
     await expect(cli(dataDir, "rates", "import", file)).rejects.toThrow();
   });

@@ -17,6 +17,8 @@ import { parseEcbRates } from "../../fx/ecb-rates.ts";
 const laterDays = (stored: string | undefined, after: string): DailyRates => {
   if (stored === undefined) return new Map();
   try {
+    // Read whole first: a table the service could not convert with is no source of days.
+    parseEcbRates(stored);
     return ecbTableDaysAfter(stored, after);
   } catch {
     return new Map();

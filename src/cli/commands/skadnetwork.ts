@@ -151,7 +151,7 @@ export const networksCommand = async (options: {
     };
   });
   if (options.json) {
-    print({ networks });
+    print({ networks, dropped });
     return;
   }
   for (const network of networks) {
