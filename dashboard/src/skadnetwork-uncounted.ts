@@ -22,12 +22,12 @@ export const uncountedPostbacks = (
   const parts = [`${postbacksOf(postbacks.received)} came in this range, none of them counted.`];
   if (postbacks.development > 0 && !developmentIncluded) {
     parts.push(
-      `${postbacksOf(postbacks.development)} verified with a development key (a test's, from Xcode or a device's developer settings): tick "Include development postbacks" to count them.`,
+      `${postbacksOf(postbacks.development)} verified with a development key (a test's, from Xcode or a device's developer settings): tick "Include development postbacks" to count ${postbacks.development === 1 ? "it" : "them"}.`,
     );
   }
   if (postbacks.unverified > 0) {
     parts.push(
-      `${postbacksOf(postbacks.unverified)} could not be verified with Apple's keys, and count only where the report is asked for them (include=unverified).`,
+      `${postbacksOf(postbacks.unverified)} could not be verified with Apple's keys, and ${postbacks.unverified === 1 ? "counts" : "count"} only where the report is asked for ${postbacks.unverified === 1 ? "it" : "them"} (include=unverified).`,
     );
   }
   return parts.join(" ");

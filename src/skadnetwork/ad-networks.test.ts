@@ -9,7 +9,7 @@ describe("the ad network catalog", () => {
     for (const id of ids) expect(id).toMatch(/^[a-z0-9]{10}\.skadnetwork$/);
   });
 
-  it("reports the mediation networks' postbacks as the partners' catalog names them", () => {
+  it("reports the mediation networks' postbacks by their media sources, the app's own name first", () => {
     expect(mediaSourceOf("ludvb6z3bs.skadnetwork")).toBe("applovin_int");
     expect(mediaSourceOf("4DZT52R2T5.skadnetwork")).toBe("unityads_int");
     expect(mediaSourceOf("22mmun2rn5.skadnetwork")).toBe("bytedanceglobal_int");

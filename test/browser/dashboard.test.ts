@@ -3584,19 +3584,23 @@ describe("the dashboard in a browser", () => {
     ).toBe(0);
     await page.unroute(reportUrl);
 
-    // A range whose postbacks came and none counted says why, not the setup to check: here
-    // tests' postbacks, counted once the box is ticked.
+    // A range whose postbacks came and none counted says why, not the setup to check: tests'
+    // postbacks, counted once the box is ticked; with it ticked, unverified ones.
     await page.route(reportUrl, async (route) => {
       const response = await route.fetch();
       const report = (await response.json()) as Record<string, unknown>;
-      const postbacks = { received: 2, counted: 0, unverified: 0, development: 2, disputed: 0 };
+      const postbacks = route.request().url().includes("include=development")
+        ? { received: 2, counted: 0, unverified: 2, development: 0, disputed: 0 }
+        : { received: 2, counted: 0, unverified: 0, development: 2, disputed: 0 };
       await route.fulfill({ response, json: { ...report, postbacks } });
     });
     const noneCounted = section.getByTestId("skadnetwork-none-counted");
     await section.getByLabel("Include development postbacks").check();
     await expect
       .poll(() => noneCounted.innerText(), WITHIN)
-      .toBe("2 postbacks came in this range, none of them counted.");
+      .toMatch(
+        /^2 postbacks came in this range, none of them counted\. 2 postbacks could not be verified with Apple's keys, .*\(include=unverified\)\.$/,
+      );
     await section.getByLabel("Include development postbacks").uncheck();
     await expect
       .poll(() => noneCounted.innerText(), WITHIN)

@@ -17,9 +17,15 @@ describe("uncountedPostbacks", () => {
     );
   });
 
+  it("says how many could not be verified, in the number they are", () => {
+    expect(uncountedPostbacks({ received: 2, unverified: 2, development: 0 }, true)).toBe(
+      "2 postbacks came in this range, none of them counted. 2 postbacks could not be verified with Apple's keys, and count only where the report is asked for them (include=unverified).",
+    );
+  });
+
   it("says how many could not be verified, and where they count", () => {
     expect(uncountedPostbacks({ received: 2, unverified: 1, development: 1 }, false)).toBe(
-      "2 postbacks came in this range, none of them counted. 1 postback verified with a development key (a test's, from Xcode or a device's developer settings): tick \"Include development postbacks\" to count them. 1 postback could not be verified with Apple's keys, and count only where the report is asked for them (include=unverified).",
+      "2 postbacks came in this range, none of them counted. 1 postback verified with a development key (a test's, from Xcode or a device's developer settings): tick \"Include development postbacks\" to count it. 1 postback could not be verified with Apple's keys, and counts only where the report is asked for it (include=unverified).",
     );
   });
 });
