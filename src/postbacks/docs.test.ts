@@ -5,34 +5,24 @@
  * its runtime is on the machine; Node always is).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { docPage } from "../../test/support/doc-page.ts";
 import { PARTNERS, type PartnerTemplate } from "./partners.ts";
 import { signatureHeaderValue } from "./signing.ts";
 import { macroTableMarkdown } from "./templates.ts";
 
-const PAGE = readFileSync(
-  fileURLToPath(new URL("../../docs/postbacks.md", import.meta.url)),
-  "utf8",
-);
+const DOC = docPage("postbacks.md");
+const PAGE = DOC.text;
+const snippet = (language: string) => DOC.snippet(language);
 
 const between = (begin: string, end: string): string => {
   const from = PAGE.indexOf(begin);
   const to = PAGE.indexOf(end);
   if (from < 0 || to < from) throw new Error(`docs/postbacks.md lacks ${begin} … ${end}`);
   return PAGE.slice(from + begin.length, to).trim();
-};
-
-/** The fenced code block that follows a `<!-- verify:<language> -->` marker. */
-const snippet = (language: string): string => {
-  const marker = `<!-- verify:${language} -->`;
-  const at = PAGE.indexOf(marker);
-  const match = /```[a-z]+\n([\s\S]*?)```/.exec(PAGE.slice(at));
-  if (at < 0 || !match?.[1]) throw new Error(`docs/postbacks.md lacks ${marker}`);
-  return match[1];
 };
 
 describe("docs/postbacks.md", () => {

@@ -1,12 +1,6 @@
-/**
- * docs/skadnetwork.md against the code: the query it gives owners for the lake's
- * `apple_postbacks` counts each postback as the report's own query does (the copy the table
- * keeps, a disputed postback with no value), run side by side over the same rows in DuckDB.
- */
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { docPage } from "../../test/support/doc-page.ts";
 import { sqlString } from "../lake/export-query.ts";
 import { APPLE_POSTBACKS_TABLE } from "../lake/lake-tables.ts";
 import type { StoredApplePostback } from "../ports/apple-postbacks.ts";
@@ -21,19 +15,9 @@ import { readPostback } from "./postbacks.ts";
 import { applePostbackRow } from "./receive.ts";
 import { applePostbackGroupOf, buildSkadnetworkQuery } from "./report-query.ts";
 
-const PAGE = readFileSync(
-  fileURLToPath(new URL("../../docs/skadnetwork.md", import.meta.url)),
-  "utf8",
-);
-
-/** The fenced code block that follows a `<!-- verify:<language> -->` marker. */
-const snippet = (language: string): string => {
-  const marker = `<!-- verify:${language} -->`;
-  const at = PAGE.indexOf(marker);
-  const match = /```[a-z]+\n([\s\S]*?)```/.exec(PAGE.slice(at));
-  if (at < 0 || !match?.[1]) throw new Error(`docs/skadnetwork.md lacks ${marker}`);
-  return match[1];
-};
+const DOC = docPage("skadnetwork.md");
+const _PAGE = DOC.text;
+const snippet = (language: string) => DOC.snippet(language);
 
 /** The app the page's query names. */
 const APP = "com.example.game";
