@@ -61,6 +61,30 @@ describe("deviceTraits", () => {
     expect(deviceTraits(ipadSafari).platform).toBe("other");
   });
 
+  it("reads the iOS release Safari 26 names as its own version, not the frozen one its agent writes", () => {
+    const safari26 = (os: string, version: string) =>
+      `Mozilla/5.0 (iPhone; CPU iPhone OS ${os} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/${version} Mobile/15E148 Safari/604.1`;
+    expect(deviceTraits(safari26("18_6", "26.0")).osVersion).toBe("26.0");
+    expect(deviceTraits(safari26("18_7", "26.3")).osVersion).toBe("26.3");
+    // Safari 18.6 on iOS 18.6 says its release truly.
+    expect(deviceTraits(safari26("18_6", "18.6")).osVersion).toBe("18.6");
+    expect(deviceTraits(safari26("17_4", "17.4")).osVersion).toBe("17.4");
+    // A web view's frozen release may be iOS 18's or 26's: none, unless the app names it.
+    const webView =
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148";
+    expect(deviceTraits(webView).osVersion).toBeNull();
+    expect(
+      deviceTraits(
+        `${webView} [FBAN/FBIOS;FBAV/450.0.0.38.108;FBDV/iPhone16,2;FBMD/iPhone;FBSN/iOS;FBSV/26.1;FBLC/en_US]`,
+      ).osVersion,
+    ).toBe("26.1");
+    expect(
+      deviceTraits(
+        `${webView} Instagram 330.0.0.40.92 (iPhone16,2; iOS 26_1; en_US; en; scale=3.00; 1179x2556; 599998898)`,
+      ).osVersion,
+    ).toBe("26.1");
+  });
+
   it("takes a HarmonyOS phone that runs Android apps for the Android phone it taps as", () => {
     const harmony =
       "Mozilla/5.0 (Linux; Android 10; HarmonyOS; NOH-NX9; HMSCore 6.11.0.302) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/99.0.4844.88 HuaweiBrowser/14.0.0.300 Mobile Safari/537.36";

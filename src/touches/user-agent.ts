@@ -95,6 +95,27 @@ const HARMONY_ANDROID = /\bAndroid (\d+(?:\.\d+)*)/;
  */
 const IPAD_WEB_VIEW = /\bMobile\/[0-9A-Z]+\b/;
 
+/**
+ * Safari 26 on iOS writes a frozen iOS release in its agent (`iPhone OS 18_6`, later `18_7`),
+ * whatever the phone runs: its own `Version/26.3` is the iOS release it ships with. An agent of
+ * a frozen release without Safari's version (an app's web view, another browser on WebKit) may
+ * be a phone on iOS 18 or on 26, and names no release, unless the app's browser names the
+ * release itself (Facebook's `FBSV/26.1`, Instagram's `iOS 26_1`).
+ */
+const FROZEN_IOS_RELEASE = /^18\.[67]$/;
+const SAFARI_RELEASE = /\bVersion\/(\d+(?:\.\d+)*) Mobile\/[0-9A-Z]+ Safari\//;
+const IN_APP_IOS_RELEASE = /\bFBSV\/(\d+(?:\.\d+)*)|; iOS (\d+(?:_\d+)*);/;
+/** The first release whose Safari writes a frozen iOS release. */
+const FREEZING_SAFARI = 26;
+
+const iosRelease = (agent: string, parsed: string | undefined): string | null => {
+  if (parsed === undefined || !FROZEN_IOS_RELEASE.test(parsed)) return parsed ?? null;
+  const safari = SAFARI_RELEASE.exec(agent)?.[1];
+  if (safari !== undefined) return Number.parseInt(safari, 10) >= FREEZING_SAFARI ? safari : parsed;
+  const inApp = IN_APP_IOS_RELEASE.exec(agent);
+  return inApp?.[1] ?? inApp?.[2]?.replaceAll("_", ".") ?? null;
+};
+
 const parseAgent = (agent: string): AgentTraits => {
   const { os, device } = new UAParser(agent).getResult();
   const harmonyAndroid = os.name === "HarmonyOS" ? HARMONY_ANDROID.exec(agent)?.[1] : undefined;
@@ -108,7 +129,12 @@ const parseAgent = (agent: string): AgentTraits => {
   return {
     platform,
     // A Mac's agent names macOS's frozen version, not the iPad's.
-    osVersion: platform === "other" || ipad ? null : (harmonyAndroid ?? os.version ?? null),
+    osVersion:
+      platform === "other" || ipad
+        ? null
+        : platform === "ios"
+          ? iosRelease(agent, os.version)
+          : (harmonyAndroid ?? os.version ?? null),
     deviceModel: platform === "other" ? null : ipad ? "iPad" : (device.model ?? null),
     // An empty agent is no browser a person taps links in; nor is a chat's link unfurler,
     // whether isbot knows its agent or not.
