@@ -702,6 +702,16 @@ describe("probabilistic matching", () => {
     expect(compatibleDevice(safari, iphone({ deviceModel: "iPad13,16" }))).toBe(false);
   });
 
+  it("compares an iPhone on iOS 26 by the release Safari names, not the frozen one its agent writes", () => {
+    const safari26 = touch(0, {
+      userAgent:
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.3 Mobile/15E148 Safari/604.1",
+    });
+    expect(compatibleDevice(safari26, iphone({ osVersion: "26.3.1" }))).toBe(true);
+    expect(compatibleDevice(safari26, iphone({ osVersion: "18.7" }))).toBe(false);
+    expect(deviceEvidence(safari26, iphone({ osVersion: "26.3.1" }))).toBe("version");
+  });
+
   it("matches a prompt compatible click from the same IP: geo, medium", async () => {
     const click = touch(5 * MINUTE);
     const result = await match(install(), [click]);
@@ -780,6 +790,33 @@ describe("probabilistic matching", () => {
     expect(await match(install(), [reduced, laptop])).toMatchObject({ confidence: "low" });
   });
 
+  it("compares the model and version Chrome's reduced agent gave as client hints as a full agent's", async () => {
+    const hinted = (model: string, version: string) =>
+      touch(5 * MINUTE, {
+        userAgent: AGENTS.reduced,
+        ...deviceTraits(AGENTS.reduced, {
+          "sec-ch-ua-model": `"${model}"`,
+          "sec-ch-ua-platform-version": `"${version}"`,
+        }),
+      });
+    // The install's model and release: medium, as a full agent naming them would be.
+    expect(await match(install(), [hinted("Pixel 8", "14.0.0")])).toMatchObject({
+      confidence: "medium",
+    });
+    // Another model, or another release, is another phone.
+    expect((await match(install(), [hinted("SM-S911B", "14.0.0")])).kind).toBe("organic");
+    expect((await match(install(), [hinted("Pixel 8", "13.0.0")])).kind).toBe("organic");
+  });
+
+  it("reads the model Instagram's in-app browser names on iOS, as Facebook's", async () => {
+    const instagram = (model: string) =>
+      `Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/21E236 Instagram 329.0.0.25.108 (${model}; iOS 17_4_1; en_US; en; scale=3.00; 1179x2556; 593213064)`;
+    const mine = touch(2 * MINUTE, { userAgent: instagram("iPhone15,2") });
+    expect(await match(iphone(), [mine], IOS_ON)).toMatchObject({ confidence: "medium" });
+    const another = touch(2 * MINUTE, { userAgent: instagram("iPhone14,5") });
+    expect((await match(iphone(), [another], IOS_ON)).kind).toBe("organic");
+  });
+
   it("takes a model hint of only spaces for none: it matches no model by itself", async () => {
     const blank = touch(5 * MINUTE, {
       userAgent: AGENTS.reduced,
@@ -834,8 +871,21 @@ describe("probabilistic matching", () => {
     expect((await match(iphone(), [another], IOS_ON)).kind).toBe("organic");
   });
 
-  it("never matches on a private, loopback or carrier-NAT address", async () => {
-    for (const ip of ["10.1.2.3", "127.0.0.1", "100.64.1.2", "192.168.0.7", "fd00::1"]) {
+  it("never matches on a private, loopback, link-local, documentation or carrier-NAT address", async () => {
+    for (const ip of [
+      "10.1.2.3",
+      "127.0.0.1",
+      "::1",
+      "100.64.1.2",
+      "192.168.0.7",
+      "fd00::1",
+      "169.254.10.20",
+      "fe80::1",
+      "192.0.2.10",
+      "198.51.100.7",
+      "203.0.113.9",
+      "2001:db8::1",
+    ]) {
       expect((await match(install({ ip }), [touch(5 * MINUTE, { ip })])).kind, ip).toBe("organic");
     }
   });

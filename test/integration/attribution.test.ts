@@ -643,6 +643,9 @@ describe("attribution over HTTP", () => {
       enabled: app.enabled,
       attribution: app.attribution,
     }));
+    // Skipped is terminal: switched on again, the app's install is not matched after all.
+    await rt.workers.idle();
+    expect(await attributionOf("skipped-1")).toEqual({ service_match_status: "skipped" });
   });
 
   it("answers 404 for an unknown install and 422 for a bad wait", async () => {
