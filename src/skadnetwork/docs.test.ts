@@ -1,8 +1,6 @@
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docPage } from "../../test/support/doc-page.ts";
-import { sqlString } from "../lake/export-query.ts";
-import { APPLE_POSTBACKS_TABLE } from "../lake/lake-tables.ts";
 import type { StoredApplePostback } from "../ports/apple-postbacks.ts";
 import type { LakeRecord } from "../ports/lake.ts";
 import {
@@ -11,6 +9,7 @@ import {
   SKAN_4_COARSE,
   SKAN_4_FINE,
 } from "./apple-samples.test-support.ts";
+import { createPostbackTable } from "./postback-table.test-support.ts";
 import { readPostback } from "./postbacks.ts";
 import { applePostbackRow } from "./receive.ts";
 import { applePostbackGroupOf, buildSkadnetworkQuery } from "./report-query.ts";
@@ -21,15 +20,6 @@ const snippet = (language: string) => DOC.snippet(language);
 
 /** The app the page's query names. */
 const APP = "com.example.game";
-const TYPES: Record<string, string> = { timestamp: "TIMESTAMP", int: "INTEGER", string: "VARCHAR" };
-const COLUMNS = ["app_id", "dt", ...APPLE_POSTBACKS_TABLE.columns.map((column) => column.name)];
-
-const literal = (value: unknown): string =>
-  value === null || value === undefined
-    ? "NULL"
-    : typeof value === "number"
-      ? String(value)
-      : sqlString(String(value));
 
 /** A body as the endpoint reads it, received at `receivedAt`, with `over` changed. */
 const row = (
@@ -54,10 +44,6 @@ describe("docs/skadnetwork.md", () => {
   beforeAll(async () => {
     duckdb = await DuckDBInstance.create(":memory:");
     const connection = await duckdb.connect();
-    const types = APPLE_POSTBACKS_TABLE.columns.map((c) => `${c.name} ${TYPES[c.type]}`);
-    await connection.run(
-      `CREATE TABLE apple_postbacks (app_id VARCHAR, dt VARCHAR, ${types.join(", ")})`,
-    );
     const rows = [
       // Apple's copy, then one of another holder with other values, which disputes it: its row
       // is written at the first copy's time, so neither is the last received.
@@ -91,17 +77,7 @@ describe("docs/skadnetwork.md", () => {
       // A test's postback alone: counted by neither.
       row("adattributionkit", AAK_DEVELOPMENT, "2026-11-02T12:00:00.000Z"),
     ];
-    for (const lakeRow of rows) {
-      const receivedAt = String(lakeRow.received_at);
-      const values: LakeRecord = {
-        ...lakeRow,
-        dt: receivedAt.slice(0, 10),
-        received_at: receivedAt.replace("Z", ""),
-      };
-      await connection.run(
-        `INSERT INTO apple_postbacks (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((c) => literal(values[c])).join(", ")})`,
-      );
-    }
+    await createPostbackTable(connection, "apple_postbacks", rows);
     connection.closeSync();
   });
   afterAll(() => duckdb.closeSync());

@@ -1,18 +1,14 @@
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sqlString } from "../lake/export-query.ts";
-import { APPLE_POSTBACKS_TABLE } from "../lake/lake-tables.ts";
 import type { ApplePostbackGroup, StoredApplePostback } from "../ports/apple-postbacks.ts";
-import type { LakeRecord } from "../ports/lake.ts";
 import { AAK_DEVELOPMENT, SKAN_3_WIN, SKAN_4_FINE } from "./apple-samples.test-support.ts";
+import { createPostbackTable } from "./postback-table.test-support.ts";
 import { readAdAttributionKitPostback, readSkadnetworkPostback } from "./postbacks.ts";
 import { applePostbackRow } from "./receive.ts";
 import { groupsOf } from "./report.ts";
 import { applePostbackGroupOf, buildSkadnetworkQuery, skadnetworkDaysOf } from "./report-query.ts";
 
 const APP = "com.example.game";
-const COLUMNS = ["app_id", "dt", ...APPLE_POSTBACKS_TABLE.columns.map((column) => column.name)];
-const TYPES: Record<string, string> = { timestamp: "TIMESTAMP", int: "INTEGER", string: "VARCHAR" };
 
 type AppPostback = StoredApplePostback & { readonly appId: string };
 
@@ -23,13 +19,6 @@ const stored = (
   if (!read.ok) throw new Error(read.problem);
   return { ...read.postback, appId: APP, receivedAt, valuesDisputed: false };
 };
-
-const literal = (value: unknown): string =>
-  value === null || value === undefined
-    ? "NULL"
-    : typeof value === "number"
-      ? String(value)
-      : sqlString(String(value));
 
 describe("the SKAdNetwork report's query", () => {
   let duckdb: DuckDBInstance;
@@ -44,20 +33,7 @@ describe("the SKAdNetwork report's query", () => {
     const name = `apple_postbacks_${++table}`;
     const connection = await duckdb.connect();
     try {
-      const types = APPLE_POSTBACKS_TABLE.columns.map((c) => `${c.name} ${TYPES[c.type]}`);
-      await connection.run(
-        `CREATE TABLE ${name} (app_id VARCHAR, dt VARCHAR, ${types.join(", ")})`,
-      );
-      for (const postback of postbacks) {
-        const row: LakeRecord = {
-          ...applePostbackRow(postback),
-          dt: postback.receivedAt.slice(0, 10),
-          received_at: postback.receivedAt.replace("Z", ""),
-        };
-        await connection.run(
-          `INSERT INTO ${name} (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((c) => literal(row[c])).join(", ")})`,
-        );
-      }
+      await createPostbackTable(connection, name, postbacks.map(applePostbackRow));
     } finally {
       connection.closeSync();
     }
