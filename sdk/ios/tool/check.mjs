@@ -2136,9 +2136,17 @@ checking(
         /var identifierForVendor\b/.test(p.text),
       )?.text ?? "",
     );
-    if (!getter || /DispatchQueue|captureOnMainThread|MainActor/.test(getter))
+    // The getter hands over what the main thread read, and reads UIKit itself only on the main
+    // thread (a configure resumed at the first unlock): it never waits for another thread.
+    const reads = getter.match(/captureOnMainThread/g) ?? [];
+    if (
+      !getter ||
+      /DispatchQueue/.test(getter) ||
+      reads.length > 1 ||
+      (reads.length === 1 && !before(getter, "Thread.isMainThread", "captureOnMainThread"))
+    )
       problems.push(
-        "AppleDevice.identifierForVendor does more than hand over what the main thread read",
+        "AppleDevice.identifierForVendor reads the IDFV other than on the main thread it runs on",
       );
     const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
     const ensure = codeOf(functionNamed(sdkCore, "ensureInstall").text);

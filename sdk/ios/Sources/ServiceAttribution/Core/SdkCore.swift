@@ -2447,7 +2447,7 @@ final class SdkCore: @unchecked Sendable {
         case .due:
             if locked({ anonymous }) { return false }
             let asked = platform.device.readIdentifierForVendor { [weak self] in
-                self?.worker.async {
+                self?.worker.async { [weak self] in
                     guard let self = self, self.vendorIdRead == .asked else { return }
                     self.vendorIdRead = .done
                     self.flush()

@@ -92,12 +92,22 @@ final class AppleDevice: DeviceSignals, @unchecked Sendable {
         return TimeZone.current.identifier
     }
 
-    /// What the main thread read; never read from here, as no thread of the SDK's waits for
-    /// the main thread.
+    /// What the main thread read; read again here only when none is known and this is the main
+    /// thread (a configure that waited for the device's first unlock resumes on it, where iOS
+    /// now gives the IDFV it gave no one before): no thread of the SDK's waits for the main one.
     var identifierForVendor: String? {
         lock.lock()
-        defer { lock.unlock() }
-        return vendorId
+        let known = vendorId
+        lock.unlock()
+        #if os(iOS)
+        if known == nil, Thread.isMainThread {
+            MainActorCall.run { self.captureOnMainThread() }
+            lock.lock()
+            defer { lock.unlock() }
+            return vendorId
+        }
+        #endif
+        return known
     }
 
     /// A read on the main thread, asked once for all that wait for it; none on macOS (the
