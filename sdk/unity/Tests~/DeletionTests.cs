@@ -169,6 +169,46 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnEventSentOnAnotherThreadAsTheDeletionRunsIsNotKeptInTheQueueOfTheDeletedInstall()
+        {
+            // A thread of the game's sends an event as DeleteUserData runs: SendEvent has found
+            // the install's data there (it says it in the log, as the event's email is blank)
+            // when the deletion marks it deleted, empties the queues and is done. The event is
+            // not queued after that deletion (said not sent, as any event once deleted): it is
+            // not kept in the queue of an install that is gone, untold until the next launch's
+            // Configure drops it.
+            var rig = new Rig();
+            rig.Configure();
+            rig.Settle();
+            var log = rig.Log;
+            var checkedThere = new ManualResetEventSlim(false);
+            var goOn = new ManualResetEventSlim(false);
+            rig.Setup.Log = new DeliveryTests.LineHook(log, "matching parameters with no usable value were left out", () =>
+            {
+                checkedThere.Set();
+                goOn.Wait(10000);
+            });
+            var game = new Thread(() => rig.Core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "n", 9 }, { "email", "" } }));
+            game.Start();
+            Assert.IsTrue(checkedThere.Wait(10000), "SendEvent found the install's data there");
+            rig.Core.DeleteUserData().Wait();
+            goOn.Set();
+            Assert.IsTrue(game.Join(TimeSpan.FromSeconds(10)), "SendEvent returned");
+            Assert.AreEqual(0, rig.Core.Queued, "nothing queued once deleted");
+            Assert.AreEqual(1, log.At(LogLevel.Info, "the install's data was deleted: LEVEL_START is not sent").Count, "said not sent");
+            rig.Settle();
+            CollectionAssert.IsEmpty(rig.AcceptedNow);
+            CollectionAssert.IsEmpty(rig.Heard.Dropped(ServiceDropReason.Deleted), "nothing was queued for the deletion to drop");
+
+            // Nothing of it is on the device for the next launch to drop either.
+            rig.Launch();
+            rig.Configure();
+            rig.Settle();
+            Assert.AreEqual(0, rig.Core.Queued);
+            CollectionAssert.IsEmpty(rig.Heard.Dropped(ServiceDropReason.Deleted), "no event kept to be dropped at the next Configure");
+        }
+
+        [Test]
         public void ADeletionMadeThroughTheServicesApiIsLearnedFromAnEventsAnswerAndKeptForTheNextLaunch()
         {
             var store = new DiskStore();

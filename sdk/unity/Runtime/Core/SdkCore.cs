@@ -849,10 +849,12 @@ namespace Service.Unity
             string refused = null;
             // Queued under the gate Stop is marked under, which it empties the queue after: an
             // event is either queued before a Stop, and dropped by it (reported), or not at all.
-            // So is a switch-off: read again here, as the one read above may be older.
+            // So are a deletion and a switch-off, each marked with the queues emptied in one step
+            // under it: read again here, as the ones read above may be older.
             lock (gate)
             {
                 if (stopped) refused = "the SDK is stopped";
+                else if (deleted) refused = "the install's data was deleted";
                 else if (disabled && !offUntilRead) refused = "the SDK is switched off";
                 else
                 {
@@ -1311,17 +1313,29 @@ namespace Service.Unity
         /// <param name="why">How the SDK knows, for the log.</param>
         private void ForgetDeletedInstall(string why)
         {
+            Action dropped;
+            // Deleted, and the queues emptied, in one step under the gate SendEvent queues under
+            // and reads the deletion again under: an event sent on another thread as the deletion
+            // runs is either queued before it, and dropped by it (told), or not queued at all
+            // (said not sent), never kept in the queue of an install that is gone, to wait there
+            // untold until the next launch's Configure drops it.
             lock (gate)
             {
                 deleted = true;
+                store.Set(DeletedKey, "true");
                 customerUserId = null;
                 // The user's id goes with their data, as the id of events that will never be sent.
                 store.Remove(CustomerUserIdKey);
+                // What waits is dropped: the service ignores anything of a deleted install.
+                dropped = ClearQueued(ServiceDropReason.Deleted, "the install's data was deleted");
             }
+            // Once the gate is let go, never inside it, as the app may be called from under that
+            // lock (Apple's refusal). An event queued before the deletion and evaluated only now
+            // finds it marked, and is forgotten there too (see EvaluateConversion).
             ForgetAwaitingConversion();
-            store.Set(DeletedKey, "true");
             store.Remove(AttributionKey);
-            DropDeleted();
+            // Told outside the gate: a listener may call the SDK.
+            dropped();
             Write(LogLevel.Info, why + ": nothing more is sent for it");
             // On the disk as soon as can be: a launch after a crash must not send under this id
             // again. This runs off the main thread, where PlayerPrefs cannot be touched, so the
@@ -1331,26 +1345,12 @@ namespace Service.Unity
             SaveNow();
         }
 
-        /// <summary>What waits is dropped: the service ignores anything of a deleted install.</summary>
-        private void DropDeleted()
-        {
-            DropQueued(ServiceDropReason.Deleted, "the install's data was deleted");
-        }
-
         /// <summary>
-        /// The events and sessions queued, dropped and told for <paramref name="reason"/>; but for
-        /// a batch on its way, which its answer settles: what the service stores of it is
-        /// delivered, and what it names is told by its verdict, not dropped a second time.
-        /// </summary>
-        private void DropQueued(ServiceDropReason reason, string why)
-        {
-            ClearQueued(reason, why)();
-        }
-
-        /// <summary>
-        /// The queues emptied now as <see cref="DropQueued"/> empties them, for a caller that
-        /// holds <see cref="gate"/>; what is returned tells the drop, for the caller to run once
-        /// it let go of the gate.
+        /// The events and sessions queued, emptied now for <paramref name="reason"/>, by a caller
+        /// that holds <see cref="gate"/>; but for a batch on its way, which its answer settles:
+        /// what the service stores of it is delivered, and what it names is told by its verdict,
+        /// not dropped a second time. What is returned tells the drop, for the caller to run
+        /// once it let go of the gate.
         /// </summary>
         private Action ClearQueued(ServiceDropReason reason, string why)
         {
