@@ -198,6 +198,13 @@ internal class SdkCore(
     private var stopsToDrop = 0
 
     /**
+     * Under the drafts lock: the ids of the drafts those stop() calls took, which the journal
+     * holds until their drop writes it without them, just before it tells them dropped (at the
+     * next launch, with the flag set, they are dropped and told there instead, once).
+     */
+    private val stopsTaken = HashSet<String>()
+
+    /**
      * Set under the drafts lock once configure has read the journal an earlier launch left. No
      * write of the journal comes before it: a sendEvent on another thread while configure runs
      * would otherwise replace that launch's events with its own, before configure reads them.
@@ -730,7 +737,7 @@ internal class SdkCore(
     fun sendEvent(event: EventType, name: String?, parameters: Map<String, Any?>?): Boolean {
         if (stopped || (configured && (disabled || deleted))) {
             require(event != EventType.CUSTOM || !name.isNullOrBlank()) { Drafts.CUSTOM_NAME_RULE }
-            return notSent(if (stopped) SENT_WHILE_STOPPED else if (disabled) "the SDK is disabled" else "the install's data was deleted", event)
+            return notSent(if (stopped) SENT_WHILE_STOPPED else if (disabled) SENT_WHILE_DISABLED else SENT_WHILE_DELETED, event)
         }
         val timeMs = if (configured) platform.clock() else System.currentTimeMillis()
         // Anonymous when sent: the event never carries the id, even once anonymous mode is off,
@@ -743,7 +750,7 @@ internal class SdkCore(
             Drafts.create(event, name, parameters, timeMs, if (anonymousNow) null else customerUserId, log)
                 ?.copy(anonymous = anonymousNow) ?: return false
         var overflow = 0
-        var refused = false
+        var refused: String? = null
         val kept =
             synchronized(drafts) {
                 // Read again under this lock: stop() sets the flag, then takes the drafts under it.
@@ -755,7 +762,18 @@ internal class SdkCore(
                 // drop (see stopsToDrop). The flag is read, not this object's lock taken: stop()
                 // and configure take this lock inside that one, never the other way.
                 if (stopped) {
-                    refused = true
+                    refused = SENT_WHILE_STOPPED
+                    return@synchronized false
+                }
+                // So are the switch-off and the deletion, for the same reason: the worker sets
+                // the flag, then empties the drafts under this lock (disable, forgetDeletedInstall,
+                // through clearDrafts). An event added after that would stay in the drafts of an
+                // SDK that sends nothing, told nothing, and be sent once a refresh switches it on
+                // again. Neither flag is set before configure (which reads the deletion before it
+                // takes this lock and drops what the journal holds), so none is read with it here:
+                // an event added after that drop, before configure is marked done, is refused too.
+                if (disabled || deleted) {
+                    refused = if (disabled) SENT_WHILE_DISABLED else SENT_WHILE_DELETED
                     return@synchronized false
                 }
                 // Configure may have read the kept id since this call began.
@@ -778,7 +796,7 @@ internal class SdkCore(
                     }
                 }
             }
-        if (refused) return notSent(SENT_WHILE_STOPPED, event)
+        refused?.let { return notSent(it, event) }
         if (!kept) {
             val message = "1 event lost: ${event.name} could not be written to the device, so it is not sent"
             // Counted and told on the worker, as every drop is.
@@ -1526,49 +1544,55 @@ internal class SdkCore(
 
     /** Stops sending: what is queued is dropped (reason `stopped`), nothing is sent or queued until start(); kept on the device. */
     fun stop() {
-        val fromDrafts: Set<String> =
-            synchronized(this) {
-                stopped = true
-                if (!configured) {
-                    stoppedBeforeConfigure = true
-                    writeEarly { putFlag(it, KEY_STOPPED, true) }
-                    val count = synchronized(drafts) { drafts.size.also { drafts.clear() } }
-                    if (count > 0) listeners.reportDrop(DropReason.STOPPED, count)
-                    return
-                }
-                // On the device before stop() returns (the journal, as an event sendEvent takes), not
-                // behind the worker's requests (a read of the configuration, an install: tens of
-                // seconds on a slow network): an opt-out the app is killed just after is still one at
-                // the next launch.
-                putFlag(KEY_STOPPED, true)
-                // The drafts now, not on the worker, and under the lock start() takes, as the flag is
-                // set: an event sent after a start() that follows at once, on this thread or another,
-                // is not the stop's to drop. The queue only takes drafts on the worker, so it waits
-                // there, and takes no draft until then (see stopsToDrop). Taken from memory here; the
-                // journal is written once the lock is let go, so that no call of the app's on another
-                // thread waits for that write.
-                val fromDrafts =
-                    synchronized(drafts) {
-                        stopsToDrop++
-                        drafts.mapTo(HashSet()) { it.eventId }.also { drafts.clear() }
-                    }
-                // Handed to the worker under the lock too: a start() that follows hands its own task
-                // (its session, its sends) after this drop, never before it, which would send what
-                // the stop drops, and have the drop take the start's session as the stop's.
-                worker.execute {
-                    sessions.stop()
-                    retry?.cancel(false)
-                    retry = null
-                    retryDelayMs = 0
-                    dropQueued(DropReason.STOPPED, fromDrafts)
-                    synchronized(drafts) { stopsToDrop-- }
-                    initialMatch.complete(Unit)
-                }
-                fromDrafts
+        synchronized(this) {
+            stopped = true
+            if (!configured) {
+                stoppedBeforeConfigure = true
+                writeEarly { putFlag(it, KEY_STOPPED, true) }
+                val count = synchronized(drafts) { drafts.size.also { drafts.clear() } }
+                if (count > 0) listeners.reportDrop(DropReason.STOPPED, count)
+                return
             }
-        // The journal written whole, without the drafts the stop took (with any event sendEvent
-        // took since, after a start() on another thread: it holds the drafts in memory).
-        synchronized(drafts) { writeDrafts(fromDrafts) }
+            // On the device before stop() returns (the journal, as an event sendEvent takes), not
+            // behind the worker's requests (a read of the configuration, an install: tens of
+            // seconds on a slow network): an opt-out the app is killed just after is still one at
+            // the next launch.
+            putFlag(KEY_STOPPED, true)
+            // The drafts now, not on the worker, and under the lock start() takes, as the flag is
+            // set: an event sent after a start() that follows at once, on this thread or another,
+            // is not the stop's to drop. The queue only takes drafts on the worker, so it waits
+            // there, and takes no draft until then (see stopsToDrop). Taken from memory here; the
+            // journal keeps them until the drop is made (see stopsTaken).
+            val fromDrafts =
+                synchronized(drafts) {
+                    stopsToDrop++
+                    drafts.mapTo(HashSet()) { it.eventId }.also {
+                        drafts.clear()
+                        stopsTaken.addAll(it)
+                    }
+                }
+            // Handed to the worker under the lock too: a start() that follows hands its own task
+            // (its session, its sends) after this drop, never before it, which would send what
+            // the stop drops, and have the drop take the start's session as the stop's.
+            worker.execute {
+                sessions.stop()
+                retry?.cancel(false)
+                retry = null
+                retryDelayMs = 0
+                // The journal written whole, without the drafts the stop took, before the drop
+                // is told: a process that dies once it is told leaves no draft of it for the
+                // next launch, which finds the flag set and would drop and tell it again; one
+                // that dies before leaves them all, dropped and told once, there. Written from
+                // memory, it keeps any event sendEvent took since, after a start() that followed.
+                synchronized(drafts) {
+                    writeDrafts(fromDrafts)
+                    stopsTaken.removeAll(fromDrafts)
+                }
+                dropQueued(DropReason.STOPPED, fromDrafts)
+                synchronized(drafts) { stopsToDrop-- }
+                initialMatch.complete(Unit)
+            }
+        }
         log.info("stopped: nothing is sent until start()")
     }
 
@@ -1588,6 +1612,13 @@ internal class SdkCore(
                 return
             }
             putFlag(KEY_STOPPED, false)
+        }
+        if (wasStopped) {
+            // A stop's drop the worker has not made yet: the journal still holds what that stop
+            // took, and the flag no longer says to drop it, so a process killed before the drop
+            // would send it at the next launch. Written whole from memory now, without them (the
+            // drop tells them), once the lock is let go, as no call of the app's waits for it.
+            synchronized(drafts) { if (stopsTaken.isNotEmpty()) writeDrafts(stopsTaken.toList()) }
         }
         if (wasStopped) log.info("started") else log.debug("start(): the SDK was not stopped, nothing changes")
         // Started again after a stop: a session, as at a process's start (in the background, at
@@ -1935,6 +1966,12 @@ internal class SdkCore(
 
         /** Why sendEvent takes nothing while stopped, as its log line says it. */
         private const val SENT_WHILE_STOPPED = "the SDK is stopped"
+
+        /** Why sendEvent takes nothing while remote configuration has the SDK switched off. */
+        private const val SENT_WHILE_DISABLED = "the SDK is disabled"
+
+        /** Why sendEvent takes nothing once the install's data is deleted. */
+        private const val SENT_WHILE_DELETED = "the install's data was deleted"
 
         private const val KEY_APP_INSTALLED_AT = "app_installed_at"
         private const val KEY_SERVICE_ID = "service_id"

@@ -10,6 +10,7 @@ import com.service.attribution.support.ScriptedBackend
 import com.service.attribution.support.ScriptedDevice
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.atomic.AtomicBoolean
+import java.util.concurrent.atomic.AtomicReference
 import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
@@ -337,6 +338,127 @@ class StartAfterStopTest {
         assertEquals(listOf(DropReason.STOPPED to 1), device.errors.map { it.reason to it.count })
         assertEquals(1L, core.getDroppedEventCount())
         assertEquals(0, core.queuedCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a process that dies once the worker told a stop's drop leaves none of it in the journal, to be dropped and told again at the next launch`() {
+        // sendEvent's journal on the device's store, as always; [beforeWrite] runs once, before
+        // a write of it, and once the drop is told the process is dead: nothing more reaches it.
+        val disk = LineLog.inStore(device.store, "pending_events")
+        val beforeWrite = AtomicReference<(() -> Unit)?>()
+        val dead = { device.errors.isNotEmpty() }
+        device.drafts =
+            object : LineLog {
+                override fun read() = disk.read()
+
+                override fun append(lines: List<String>) = dead() || disk.append(lines)
+
+                override fun write(lines: List<String>): Boolean {
+                    beforeWrite.getAndSet(null)?.invoke()
+                    return dead() || disk.write(lines)
+                }
+            }
+        val core = device.configure(device.launch())
+        device.scheduler.runDue()
+        // The worker has not queued the login yet when the user opts out.
+        core.sendEvent(EventType.LOGIN, null, null)
+        assertEquals(1, disk.read().size)
+        // The worker runs at once, on its own thread: it makes the stop's drop before anything
+        // stop() writes to the journal on the app's thread gets there.
+        beforeWrite.set { device.scheduler.runDue() }
+        core.stop()
+        beforeWrite.set(null)
+        device.scheduler.runDue()
+        assertEquals(listOf(DropReason.STOPPED to 1), device.errors.map { it.reason to it.count })
+
+        // The process dies here. The next launch finds the SDK stopped, and the login gone.
+        device.drafts = null
+        val next = device.configure(device.launch())
+        assertTrue(next.isStopped())
+        device.scheduler.runDue()
+        assertEquals("the stop's drop is told once", listOf(DropReason.STOPPED to 1), device.errors.map { it.reason to it.count })
+        assertEquals(1L, next.getDroppedEventCount())
+        next.start()
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(emptyList<Any>(), device.backend.delivered)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `what a stop() took is not sent at the next launch when a start() follows and the process dies before the worker made the drop`() {
+        val core = device.configure(device.launch())
+        device.scheduler.runDue()
+        core.sendEvent(EventType.LOGIN, null, null)
+        core.stop()
+        core.start()
+        core.sendEvent(EventType.PURCHASE, null, null)
+        // The worker has run none of it: the process dies here. The flag says started, so the
+        // next launch drops nothing: the login must not be in the journal it reads.
+        val next = device.configure(device.launch())
+        assertFalse(next.isStopped())
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(listOf("PURCHASE"), device.backend.delivered.map { it["event_type"] })
+        device.assertNoFailures()
+    }
+
+    /**
+     * sendEvent on a launch whose clock runs [onWorker] (the worker's tasks, run on this thread)
+     * the first time it is read after [armed] is set: sendEvent reads it once it found the SDK
+     * switched on and its data kept, before it takes the event.
+     */
+    private fun launchWithWorkerInsideSendEvent(armed: AtomicBoolean, onWorker: (SdkCore) -> Unit): SdkCore {
+        lateinit var core: SdkCore
+        val clock = {
+            if (armed.compareAndSet(true, false)) {
+                onWorker(core)
+                device.scheduler.runDue()
+            }
+            device.clock.now
+        }
+        core = device.launch()
+        core.configure(platformWith(clock = clock), SdkSettings(baseUrl = "https://backend.test", jitter = { it }), "sdk_key", LogLevel.DEBUG, null, null)
+        device.scheduler.runDue()
+        return core
+    }
+
+    @Test
+    fun `an event a switch-off on the worker overtakes inside sendEvent is refused as sent while disabled, not sent once switched on again`() {
+        val armed = AtomicBoolean()
+        val core =
+            launchWithWorkerInsideSendEvent(armed) {
+                device.backend.config = { HttpResponse(200, CONFIG_OFF) }
+                it.refreshConfigAsync()
+            }
+        armed.set(true)
+        val taken = core.sendEvent(EventType.PURCHASE, null, null)
+        assertFalse("the switch-off came first", armed.get())
+        assertFalse("the purchase is not taken", taken)
+        assertEquals(1, device.logged(LogLevel.INFO).count { it == "the SDK is disabled: PURCHASE is not sent, nor any event while it is" })
+        device.scheduler.runDue()
+        assertNull(device.store.get("pending_events"))
+        // Switched on again: the purchase, refused, is not sent then.
+        device.backend.config = { HttpResponse(200, CONFIG_ON) }
+        core.refreshConfigAsync()
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(emptyList<Any>(), device.backend.delivered)
+        assertEquals(0L, core.getDroppedEventCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an event a deletion on the worker overtakes inside sendEvent is refused as sent once deleted, not kept on the device`() {
+        val armed = AtomicBoolean()
+        val core = launchWithWorkerInsideSendEvent(armed) { it.deleteUserDataAsync() }
+        armed.set(true)
+        val taken = core.sendEvent(EventType.PURCHASE, null, null)
+        assertFalse("the deletion came first", armed.get())
+        assertFalse("the purchase is not taken", taken)
+        assertEquals(1, device.logged(LogLevel.INFO).count { it == "the install's data was deleted: PURCHASE is not sent, nor any event while it is" })
+        device.scheduler.advance(10 * 60_000)
+        assertNull(device.store.get("pending_events"))
+        assertEquals(emptyList<Any>(), device.backend.delivered)
+        assertEquals(0L, core.getDroppedEventCount())
         device.assertNoFailures()
     }
 }
