@@ -1165,6 +1165,28 @@ namespace Service.Unity.Tests
             CollectionAssert.IsEmpty(rig.Apple.Calls, "an event the Stop dropped is evaluated once the schema is read");
         }
 
+        /// <summary>
+        /// When a Stop says it stopped (still under way: it has not forgotten what waits yet), a
+        /// thread of the game's starts the SDK again and sends the tutorial, then
+        /// <paramref name="then"/> runs; what is returned says whether that thread returned.
+        /// </summary>
+        private static Func<bool> StartAndSendTheTutorialAsTheStopSaysItStopped(ConversionRig rig, Action then = null)
+        {
+            var returned = false;
+            rig.Setup.Log = new DeliveryTests.LineHook(rig.Setup.Log, "the SDK is stopped: nothing is sent", () =>
+            {
+                var other = new Thread(() =>
+                {
+                    rig.Core.Start();
+                    rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+                });
+                other.Start();
+                returned = other.Join(TimeSpan.FromSeconds(10));
+                if (then != null) then();
+            });
+            return () => returned;
+        }
+
         [Test]
         public void AnEventSentAfterAStartThatFollowsAStopStillUnderWayIsEvaluatedOnceTheSchemaIsRead()
         {
@@ -1174,23 +1196,13 @@ namespace Service.Unity.Tests
             // Stop forgets the purchase, which it dropped, and not the tutorial, sent after the
             // Start: once the schema is read, Apple gets the tutorial's value, and only it.
             var rig = new ConversionRig(Config(1));
-            var startReturned = false;
-            rig.Setup.Log = new DeliveryTests.LineHook(rig.Setup.Log, "the SDK is stopped: nothing is sent", () =>
-            {
-                var other = new Thread(() =>
-                {
-                    rig.Core.Start();
-                    rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
-                });
-                other.Start();
-                startReturned = other.Join(TimeSpan.FromSeconds(10));
-            });
+            var startReturned = StartAndSendTheTutorialAsTheStopSaysItStopped(rig);
             rig.StartWhileTheReadingWaits(() =>
             {
                 rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 3 }, { "currency", "EUR" } });
                 rig.Core.Stop();
             });
-            Assert.IsTrue(startReturned, "the other thread's Start and SendEvent returned while the Stop was under way");
+            Assert.IsTrue(startReturned(), "the other thread's Start and SendEvent returned while the Stop was under way");
             Assert.IsFalse(rig.Core.IsStopped);
             CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, rig.Apple.Calls,
                 "the tutorial sent after the Start, and not the purchase the Stop dropped");
@@ -1203,16 +1215,8 @@ namespace Service.Unity.Tests
             // still under way, after the other thread's Start: the purchase the Stop dropped is
             // not evaluated with the tutorial, though the Stop has not come to forget it yet.
             var rig = new ConversionRig(Config(1));
-            var startReturned = false;
-            rig.Setup.Log = new DeliveryTests.LineHook(rig.Setup.Log, "the SDK is stopped: nothing is sent", () =>
+            var startReturned = StartAndSendTheTutorialAsTheStopSaysItStopped(rig, () =>
             {
-                var other = new Thread(() =>
-                {
-                    rig.Core.Start();
-                    rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
-                });
-                other.Start();
-                startReturned = other.Join(TimeSpan.FromSeconds(10));
                 rig.ConfigAnswers.Set();
                 rig.Core.Idle().Wait();
             });
@@ -1222,7 +1226,7 @@ namespace Service.Unity.Tests
             rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 3 }, { "currency", "EUR" } });
             rig.Core.Stop();
             rig.Core.Idle().Wait();
-            Assert.IsTrue(startReturned, "the other thread's Start and SendEvent returned while the Stop was under way");
+            Assert.IsTrue(startReturned(), "the other thread's Start and SendEvent returned while the Stop was under way");
             CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, rig.Apple.Calls,
                 "the tutorial sent after the Start, and not the purchase the Stop dropped");
         }
