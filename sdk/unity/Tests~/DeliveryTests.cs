@@ -1599,11 +1599,14 @@ namespace Service.Unity.Tests
             CollectionAssert.DoesNotContain(rig.Timers.Delays, TimeSpan.FromMilliseconds(200));
         }
 
-        [Test]
-        public void ABatchLeftOnItsWayByAStopInAProcessThatEndedIsDroppedAtTheNextLaunchNeverSent()
+        /// <summary>
+        /// A launch that queues three events, has them on their way, and is stopped
+        /// (<paramref name="whileStopped"/> runs then); the app is killed before their answer, so
+        /// the store the next launch finds holds the stop, and that batch left to an answer that
+        /// never came.
+        /// </summary>
+        private static DiskStore StoppedWithABatchOnItsWayThenKilled(Action<Rig> whileStopped = null)
         {
-            // The user opts out while a batch is on its way, and the app is killed before its answer:
-            // the stop is on the disk, and so is that batch, left to an answer that never came.
             var disk = new DiskStore();
             var rig = new Rig(disk);
             rig.Configure();
@@ -1612,11 +1615,23 @@ namespace Service.Unity.Tests
             rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
             Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the batch is on its way");
             rig.Core.Stop();
-            rig.Main.Drain();
-            Assert.IsEmpty(rig.Heard.Dropped(ServiceDropReason.Stopped), "nothing dropped before the answer");
-            var next = new Rig(disk.AfterCrash());
+            if (whileStopped != null) whileStopped(rig);
+            var store = disk.AfterCrash();
             events.Answer.Set();
             rig.Core.Idle().Wait();
+            return store;
+        }
+
+        [Test]
+        public void ABatchLeftOnItsWayByAStopInAProcessThatEndedIsDroppedAtTheNextLaunchNeverSent()
+        {
+            // The user opts out while a batch is on its way, and the app is killed before its answer:
+            // the stop is on the disk, and so is that batch, left to an answer that never came.
+            var next = new Rig(StoppedWithABatchOnItsWayThenKilled(rig =>
+            {
+                rig.Main.Drain();
+                Assert.IsEmpty(rig.Heard.Dropped(ServiceDropReason.Stopped), "nothing dropped before the answer");
+            }));
 
             next.Configure();
             next.Main.Drain();
@@ -1634,17 +1649,7 @@ namespace Service.Unity.Tests
             // Configure tells the error listener once it let go of its lock: a thread of the
             // game's starts the SDK then, before Configure is done. The batch is the stop's all
             // the same: dropped as `stopped`, never sent; the Start's session goes.
-            var disk = new DiskStore();
-            var rig = new Rig(disk);
-            rig.Configure();
-            rig.QueueOffline(3);
-            var events = Held.First(rig, "POST /v1/events");
-            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
-            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the batch is on its way");
-            rig.Core.Stop();
-            var store = disk.AfterCrash();
-            events.Answer.Set();
-            rig.Core.Idle().Wait();
+            var store = StoppedWithABatchOnItsWayThenKilled();
             var queued = store.Get(EventQueue.Key);
             store.Set(EventQueue.Key, queued.Substring(0, queued.Length - 1) + ",{\"EventType\":\"LOGIN\"}]");
 
