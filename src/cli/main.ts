@@ -11,7 +11,7 @@ import { PLATFORMS, type Platform } from "../ports/apps.ts";
 import type { ConfigureAppOptions } from "./commands/apps.ts";
 import type { CreateLinkOptions, UpdateLinkOptions } from "./commands/links.ts";
 import type { SetPartnerOptions } from "./commands/partners.ts";
-import { integer, nonEmpty, unsetEmptyEnv } from "./options.ts";
+import { integer, nonEmpty, optionVariables, unsetEmptyEnv } from "./options.ts";
 import { serviceUrl } from "./service-url.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: any function's parameters and result are carried through
@@ -1023,6 +1023,20 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 
 // `ATTRIBUTION_PORT=` (empty) is no port: the option, and the configuration, take their default.
 unsetEmptyEnv(program);
+// A misspelled setting (`ATTRIBUTION_PROT`) is read by nothing: said before the command runs.
+program.hook("preAction", async () => {
+  const names = Object.keys(process.env).filter((name) => /^attribution_/i.test(name));
+  if (names.length === 0) return;
+  const [{ misspelledSettings, misspelledSettingWarning }, { EMBEDDED_SETTINGS }] =
+    await Promise.all([
+      import("../config/misspelled-settings.ts"),
+      import("../config/embedded.ts"),
+    ]);
+  const settings = [...EMBEDDED_SETTINGS, ...optionVariables(program)];
+  for (const found of misspelledSettings(names, settings)) {
+    console.warn(misspelledSettingWarning(found));
+  }
+});
 program.parseAsync().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

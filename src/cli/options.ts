@@ -36,3 +36,9 @@ export const unsetEmptyEnv = (command: Command, env: NodeJS.ProcessEnv = process
   }
   for (const subcommand of command.commands) unsetEmptyEnv(subcommand, env);
 };
+
+/** The variables the options of `command` and of its subcommands are read from. */
+export const optionVariables = (command: Command): string[] => [
+  ...command.options.flatMap((option) => (option.envVar === undefined ? [] : [option.envVar])),
+  ...command.commands.flatMap(optionVariables),
+];

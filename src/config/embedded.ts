@@ -186,6 +186,9 @@ const schema = z.object({
   ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK: z.enum(["true", "false"]).default("false"),
 });
 
+/** Every variable the embedded runtime reads, for a warning about one misspelled. */
+export const EMBEDDED_SETTINGS: readonly string[] = Object.keys(schema.shape);
+
 export interface EmbeddedConfig {
   readonly dataDir: string;
   readonly host: string;
