@@ -341,7 +341,7 @@ const TABLE_GRANTS: {
     ],
     // By click id, by advertising id and by IP; and the winning click's claim for its install
     // (a conditional put of a claim's item, never of a touch), let go again (a conditional
-    // delete) when the install's data was purged as it matched.
+    // delete or put) when the install's data was purged as it matched.
     match: [
       { actions: ["dynamodb:GetItem"], on: whole("touches") },
       { actions: QUERY, on: indexes("touches", "byMaid", "byIp") },
@@ -353,9 +353,14 @@ const TABLE_GRANTS: {
     ],
     // A postback's winning touch, by its click id.
     get: [{ actions: ["dynamodb:GetItem"], on: whole("touches") }],
-    // A deleted install's claim let go (a conditional delete of a claim's item, never a touch).
+    // A deleted install's claim let go: read, then deleted or handed to the click's own device
+    // noted beside it (a conditional delete or put of a claim's item, never a touch).
     purge: [
-      { actions: ["dynamodb:DeleteItem"], on: whole("touches"), keysStartWith: CLAIM_KEY_PREFIX },
+      {
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
+        on: whole("touches"),
+        keysStartWith: CLAIM_KEY_PREFIX,
+      },
     ],
   },
   attributions: {

@@ -165,7 +165,7 @@ describe("purge job", () => {
       },
       {
         Effect: "Allow",
-        Action: "dynamodb:DeleteItem",
+        Action: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
         Resource: resolve(tables.table.touches.tableArn),
         Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["claim#*"] } },
       },
@@ -211,8 +211,9 @@ describe("purge job", () => {
     const actions = all.flatMap(actionsOf);
     expect(actions.filter((a) => a.includes("*"))).toEqual([]);
     expect(actions.filter((a) => /Scan|Batch/.test(a))).toEqual([]);
-    // Two puts, each by its key's prefix: the saved passes of the deletions table, and the
-    // marks of purged customer user mappings.
+    // Three puts, each by its key's prefix: the saved passes of the deletions table, the marks
+    // of purged customer user mappings, and a deleted twin's claim on a click handed to the
+    // click's own device.
     const writes = all.filter((statement) => actionsOf(statement).includes("dynamodb:PutItem"));
     expect(writes.map((statement) => [statement.Resource, statement.Condition])).toEqual([
       [
@@ -223,9 +224,13 @@ describe("purge job", () => {
         resolve(stack.tables.table.customerUsers.tableArn),
         { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["#purged#*"] } },
       ],
+      [
+        resolve(stack.tables.table.touches.tableArn),
+        { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["claim#*"] } },
+      ],
     ]);
-    // Three reads: the tombstones items and the saved passes of the deletions table, each by
-    // its key's prefix, and an install and its attribution by their keys.
+    // Four reads: the tombstones items and the saved passes of the deletions table, each by
+    // its key's prefix, an install and its attribution by their keys, and a click's claim.
     const reads = all.filter((statement) => actionsOf(statement).includes("dynamodb:GetItem"));
     expect(reads.map((statement) => [statement.Resource, statement.Condition])).toEqual([
       [
@@ -242,6 +247,10 @@ describe("purge job", () => {
           resolve(stack.tables.table.attributions.tableArn),
         ],
         undefined,
+      ],
+      [
+        resolve(stack.tables.table.touches.tableArn),
+        { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["claim#*"] } },
       ],
     ]);
     const others = actions.filter((a) => !a.startsWith("dynamodb:") && !a.startsWith("s3:"));

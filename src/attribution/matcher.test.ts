@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { InstallFacts } from "../domain/install-facts.ts";
 import type { SearchAds, SearchAdsAnswer } from "../ports/search-ads.ts";
 import type { Touch, TouchWindow } from "../ports/touches.ts";
+import { claimStep, type StoredClaim } from "../touches/click-claims.ts";
 import { ipMatchKey } from "../touches/ip.ts";
 import { NO_CAMPAIGN } from "../touches/touch.ts";
 import { deviceTraits } from "../touches/user-agent.ts";
@@ -115,7 +116,7 @@ const lookupsOf = (
     Date.parse(t.touchTime) >= window.from.getTime() &&
     Date.parse(t.touchTime) <= window.to.getTime();
   const newestFirst = (a: Touch, b: Touch) => b.touchTime.localeCompare(a.touchTime);
-  const claims = new Map<string, { holder: string; device: string | null | undefined }>();
+  const claims = new Map<string, StoredClaim>();
   return {
     get: async (clickId) => touches.find((t) => t.clickId === clickId),
     byMaid: async (maid, window) =>
@@ -135,13 +136,12 @@ const lookupsOf = (
       );
       return Math.min(cap, new Set(seen.map((s) => s.serviceId)).size);
     },
-    // The store's rule (src/adapters/contracts/touch-store.test-support.ts): the first claim
-    // holds; a later one is told whether the holder is of its own device.
-    claimClick: async ({ appId, clickId, serviceId, device }) => {
-      const held = claims.get(clickId) ?? { holder: `${appId}#${serviceId}`, device };
-      claims.set(clickId, held);
-      if (held.holder === `${appId}#${serviceId}`) return "this_install";
-      return device && held.device === device ? "same_device" : "another_install";
+    // The stores' rule (src/touches/click-claims.ts, held by both stores in
+    // src/adapters/contracts/touch-store.test-support.ts), kept in a map.
+    claimClick: async ({ appId, clickId, serviceId, device, own }) => {
+      const step = claimStep(claims.get(clickId), { holder: `${appId}#${serviceId}`, device, own });
+      if (step.next) claims.set(clickId, step.next);
+      return step.holder;
     },
   };
 };
@@ -1038,6 +1038,7 @@ describe("one tap, one install", () => {
           device: null,
           clickId,
           touchTime,
+          own: false,
         });
       }
       return lookups;
@@ -1145,6 +1146,19 @@ describe("one tap, one install", () => {
       deviceId: "own-idfv",
     });
     expect(own).toMatchObject({ method: "click_id", reinstall: false });
+    // That device installing again from its click is a reinstall, though the twin holds it.
+    const ownAgain = await matchInstall(
+      install({ referrerClickId: tapped.clickId }),
+      settings,
+      shared,
+      { serviceId: "install-5", deviceId: "own-idfv" },
+    );
+    expect(ownAgain).toMatchObject({ method: "click_id", reinstall: true });
+    const twinAgain = await matchInstall(install(), settings, shared, {
+      serviceId: "install-6",
+      deviceId: "twin-idfv",
+    });
+    expect(twinAgain).toMatchObject({ method: "probabilistic", reinstall: true });
   });
 
   it("tells the same device installing again from an impression its advertising id found", async () => {

@@ -491,7 +491,7 @@ const probabilistically = async (
       rivals: new Set(compatible.map(deviceKey).filter((key) => key !== mine)).size,
     });
     if (!confidence || RANK[confidence] < RANK[settings.confidenceFloor]) return undefined;
-    const holder = await claim(lookups, claimant, found.winner);
+    const holder = await claim(lookups, claimant, found.winner, false);
     if (holder === "this_install") return matched("probabilistic", found, clock, confidence);
     // Held by an earlier install of this device: the same phone installing again from its own
     // click, credited to it as a reinstall, never passed on to a housemate's click.
@@ -511,8 +511,9 @@ const claim = (
   lookups: TouchLookups,
   claimant: Claimant,
   click: { readonly clickId: string; readonly touchTime: string },
+  own: boolean,
 ): Promise<ClickHolder> =>
-  lookups.claimClick({ ...claimant, clickId: click.clickId, touchTime: click.touchTime });
+  lookups.claimClick({ ...claimant, clickId: click.clickId, touchTime: click.touchTime, own });
 
 /** A match of the install's own device, whose click is claimed against a later twin's. */
 const claimedOwn = async (
@@ -521,12 +522,15 @@ const claimedOwn = async (
   claimant: Claimant,
 ): Promise<Match | undefined> => {
   if (match?.kind === "matched" && match.credit.clickId !== null) {
-    const holder = await claim(lookups, claimant, {
-      ...match.credit,
-      clickId: match.credit.clickId,
-    });
+    const holder = await claim(
+      lookups,
+      claimant,
+      { ...match.credit, clickId: match.credit.clickId },
+      true,
+    );
     // Held by a stranger (a probabilistic twin that came first), it is still this device's
-    // click; held by another install of this device, this is that device installing again.
+    // click, and the claim notes it; held by another install of this device (first, or noted
+    // so beside a twin's claim), this is that device installing again.
     if (holder === "same_device") return reinstalled(match);
   }
   return match;

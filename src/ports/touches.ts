@@ -57,6 +57,12 @@ export interface ClickClaim {
    * from a stranger's.
    */
   readonly device: string | null;
+  /**
+   * Whether the click is the install's own device's (a click id or an advertising id found it):
+   * held by a twin that came first, it is noted beside the twin's claim, so that this device's
+   * next install from it is told as the same device's (`../touches/click-claims.ts`).
+   */
+  readonly own: boolean;
 }
 
 /**

@@ -500,6 +500,7 @@ describe("the attribution worker", () => {
         serviceId: "deleted-device-2",
         touchTime: click.touchTime,
         device: deviceTag(APP.appId, gaid),
+        own: true,
       });
       expect(holder).toBe("this_install");
     } finally {

@@ -232,6 +232,7 @@ export const describeTouchStoreContract = (
             serviceId,
             touchTime: click.touchTime,
             device: null,
+            own: false,
           });
         expect(await claim("install-1")).toBe("this_install");
         // A job run again for the same install.
@@ -245,6 +246,7 @@ export const describeTouchStoreContract = (
             serviceId: "install-2",
             touchTime: click.touchTime,
             device: null,
+            own: false,
           }),
         ).toBe("this_install");
         // Two installs at once: one holds it.
@@ -278,6 +280,7 @@ export const describeTouchStoreContract = (
             serviceId,
             touchTime: click.touchTime,
             device,
+            own: false,
           });
         expect(await claim("install-1", "device-a")).toBe("this_install");
         // The same phone installing again, and another phone, or one that names no device.
@@ -299,6 +302,7 @@ export const describeTouchStoreContract = (
             serviceId,
             touchTime: unnamed.touchTime,
             device: null,
+            own: false,
           });
         expect(await claimUnnamed("install-6")).toBe("this_install");
         expect(await claimUnnamed("install-7")).toBe("another_install");
@@ -318,6 +322,7 @@ export const describeTouchStoreContract = (
             serviceId,
             touchTime: click.touchTime,
             device: "device-a",
+            own: false,
           });
         const release = (serviceId: string) =>
           store.releaseClaim({
@@ -334,6 +339,78 @@ export const describeTouchStoreContract = (
         await release("install-1");
         expect(await claim("install-2")).toBe("this_install");
         expect(await store.get(click.clickId)).toEqual(click);
+      }),
+    );
+
+    it(
+      "notes a device's own click beside a twin's claim: its next install from it is its device's",
+      withStore(async (store) => {
+        const app = freshApp();
+        const click = contractTouch(app, T0);
+        await store.put([click]);
+        const claim = (serviceId: string, device: string, own: boolean) =>
+          store.claimClick({
+            appId: app,
+            clickId: click.clickId,
+            serviceId,
+            touchTime: click.touchTime,
+            device,
+            own,
+          });
+        const release = (serviceId: string) =>
+          store.releaseClaim({
+            appId: app,
+            clickId: click.clickId,
+            serviceId,
+            touchTime: click.touchTime,
+          });
+        // A twin at the address, matched probabilistically, took the click first.
+        expect(await claim("twin-1", "twin", false)).toBe("this_install");
+        // The click's own device (its click id): credited, not the twin's device, noted.
+        expect(await claim("own-1", "own", true)).toBe("another_install");
+        // Its job run again is its own claim; its device's next installs are its device's.
+        expect(await claim("own-1", "own", true)).toBe("this_install");
+        expect(await claim("own-2", "own", true)).toBe("same_device");
+        expect(await claim("own-3", "own", false)).toBe("same_device");
+        expect(await claim("twin-2", "twin", false)).toBe("same_device");
+        // One own device is noted: a third phone's claim is another install's, and stays so.
+        expect(await claim("third-1", "third", true)).toBe("another_install");
+        expect(await claim("third-2", "third", true)).toBe("another_install");
+        // The twin deleted: the own device's install holds the click.
+        await release("twin-1");
+        expect(await claim("own-4", "own", false)).toBe("same_device");
+        expect(await claim("twin-3", "twin", false)).toBe("another_install");
+        expect(await claim("own-1", "own", true)).toBe("this_install");
+        // It deleted too: the click is free.
+        await release("own-1");
+        expect(await claim("fresh-1", "fresh", false)).toBe("this_install");
+
+        // The own device's install deleted first: the twin keeps the click, noted no more.
+        const second = contractTouch(app, T0 + 1);
+        await store.put([second]);
+        const claimSecond = (serviceId: string, device: string, own: boolean) =>
+          store.claimClick({
+            appId: app,
+            clickId: second.clickId,
+            serviceId,
+            touchTime: second.touchTime,
+            device,
+            own,
+          });
+        expect(await claimSecond("twin-1", "twin", false)).toBe("this_install");
+        expect(await claimSecond("own-1", "own", true)).toBe("another_install");
+        await store.releaseClaim({
+          appId: app,
+          clickId: second.clickId,
+          serviceId: "own-1",
+          touchTime: second.touchTime,
+        });
+        expect(await claimSecond("twin-1", "twin", false)).toBe("this_install");
+        expect(await claimSecond("other-1", "other", false)).toBe("another_install");
+        // So the device's next install from it is a new one again, and noted.
+        expect(await claimSecond("own-2", "own", true)).toBe("another_install");
+        expect(await claimSecond("own-3", "own", true)).toBe("same_device");
+        expect(await store.get(second.clickId)).toEqual(second);
       }),
     );
 
@@ -370,6 +447,7 @@ export const describeTouchStoreContract = (
             serviceId,
             touchTime: touch.touchTime,
             device: null,
+            own: false,
           });
         expect(await claim(expired, "install-1")).toBe("this_install");
         expect(await claim(live, "install-1")).toBe("this_install");

@@ -21,6 +21,7 @@ import {
 import * as z from "zod";
 import { TOUCH_TYPES } from "../../domain/touch.ts";
 import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
+import { claimStep, releasedClaim, type StoredClaim } from "../../touches/click-claims.ts";
 import { ipMatchKey } from "../../touches/ip.ts";
 import {
   installTag,
@@ -97,7 +98,49 @@ const itemOf = (touch: Touch) => {
   };
 };
 
+/** A claim's conditional writes tried, each after reading what the last one met. */
+const CLAIM_ATTEMPTS = 4;
+
+const storedClaim = z.object({
+  holder: z.string(),
+  device: z.string().optional(),
+  ownHolder: z.string().optional(),
+  ownDevice: z.string().optional(),
+});
+
+const claimItem = (clickId: string, claim: StoredClaim, expiresTtl: number) => ({
+  clickId,
+  holder: claim.holder,
+  ...(claim.device ? { device: claim.device } : {}),
+  ...(claim.ownHolder && claim.ownDevice
+    ? { ownHolder: claim.ownHolder, ownDevice: claim.ownDevice }
+    : {}),
+  expiresTtl,
+});
+
+/** A write's condition that the claim is still as read (or still absent). */
+const unchangedSince = (stored: StoredClaim | undefined) =>
+  stored === undefined
+    ? { ConditionExpression: "attribute_not_exists(clickId)" }
+    : stored.ownHolder === undefined
+      ? {
+          ConditionExpression: "holder = :holder AND attribute_not_exists(ownHolder)",
+          ExpressionAttributeValues: { ":holder": stored.holder },
+        }
+      : {
+          ConditionExpression: "holder = :holder AND ownHolder = :ownHolder",
+          ExpressionAttributeValues: { ":holder": stored.holder, ":ownHolder": stored.ownHolder },
+        };
+
 export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): TouchStore => {
+  const readClaim = async (clickId: string): Promise<StoredClaim | undefined> => {
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: table, Key: { clickId }, ConsistentRead: true }),
+    );
+    if (Item === undefined) return undefined;
+    const { device, ...rest } = storedClaim.parse(Item);
+    return { ...rest, device: device ?? null };
+  };
   const inWindow = async (
     index: IndexName<"touches">,
     key: string,
@@ -196,43 +239,58 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
     },
     installsAt: (ip, window, cap) => countInstallsAt(doc, table, ip, window, cap),
     async claimClick(claim) {
-      const holder = installTag(claim.appId, claim.serviceId);
+      const request = {
+        holder: installTag(claim.appId, claim.serviceId),
+        device: claim.device,
+        own: claim.own,
+      };
       const clickId = `${CLAIM_KEY_PREFIX}${claim.appId}#${claim.clickId}`;
-      const ours = await conditionHolds(() =>
-        doc.send(
-          new PutCommand({
-            TableName: table,
-            Item: {
-              clickId,
-              holder,
-              ...(claim.device ? { device: claim.device } : {}),
-              expiresTtl: touchExpirySeconds(claim.touchTime),
-            },
-            // Only a first claim writes: the holder's own again (a retried job) must not
-            // replace the device it claimed with, which tells a reinstall of that device.
-            ConditionExpression: "attribute_not_exists(clickId)",
-          }),
-        ),
-      );
-      if (ours) return "this_install";
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: table, Key: { clickId }, ConsistentRead: true }),
-      );
-      if (Item?.holder === holder) return "this_install";
-      return claim.device && Item?.device === claim.device ? "same_device" : "another_install";
+      const expiresTtl = touchExpirySeconds(claim.touchTime);
+      // Each write is conditional on the claim it read, the first on there being none (most
+      // clicks are claimed once: one request). One another install changed in between is read
+      // again and decided anew; past the attempts, the click is left to the others, which a
+      // probabilistic match passes and a device's own click is credited all the same.
+      let stored: StoredClaim | undefined;
+      for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
+        const step = claimStep(stored, request);
+        const next = step.next;
+        if (!next) return step.holder;
+        const written = await conditionHolds(() =>
+          doc.send(
+            new PutCommand({
+              TableName: table,
+              Item: claimItem(clickId, next, expiresTtl),
+              ...unchangedSince(stored),
+            }),
+          ),
+        );
+        if (written) return step.holder;
+        stored = await readClaim(clickId);
+      }
+      return "another_install";
     },
     async releaseClaim(claim) {
-      // Only the holder's own: another install's claim on the click stays.
-      await conditionHolds(() =>
-        doc.send(
-          new DeleteCommand({
-            TableName: table,
-            Key: { clickId: `${CLAIM_KEY_PREFIX}${claim.appId}#${claim.clickId}` },
-            ConditionExpression: "holder = :holder",
-            ExpressionAttributeValues: { ":holder": installTag(claim.appId, claim.serviceId) },
-          }),
-        ),
-      );
+      const clickId = `${CLAIM_KEY_PREFIX}${claim.appId}#${claim.clickId}`;
+      for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
+        const stored = await readClaim(clickId);
+        if (stored === undefined) return;
+        const next = releasedClaim(stored, installTag(claim.appId, claim.serviceId));
+        // Another install's claim on the click stays.
+        if (next === stored) return;
+        const condition = unchangedSince(stored);
+        const written = await conditionHolds(() =>
+          next
+            ? doc.send(
+                new PutCommand({
+                  TableName: table,
+                  Item: claimItem(clickId, next, touchExpirySeconds(claim.touchTime)),
+                  ...condition,
+                }),
+              )
+            : doc.send(new DeleteCommand({ TableName: table, Key: { clickId }, ...condition })),
+        );
+        if (written) return;
+      }
     },
     async reap(cutoff) {
       const expired = await expiredKeys(doc, table, "clickId", cutoff);

@@ -141,6 +141,7 @@ describe("the embedded touch store", () => {
       serviceId: "install-1",
       touchTime: touch.touchTime,
       device: null,
+      own: false,
     };
     try {
       await store.put([touch]);

@@ -14,7 +14,7 @@
  *     m␀<app>#<advertising id, lower case>␀<time>#<click id>   its click id
  *     i␀<app>#<IP match key>␀<time>#<click id>                its click id
  *     s␀<app>#<IP match key>␀<hour>#<install tag>             a sighting
- *     c␀<app>␀<click id>                             the install tag of the click's claim
+ *     c␀<app>␀<click id>                             the click's claim (click-claims.ts), as JSON
  *     x␀<expiry, Unix seconds, 12 digits>␀<an item's first key>  the item's keys, as JSON
  *
  * A window is one range of an index's keys, read backwards: newest first. The lookup key's
@@ -33,6 +33,7 @@
  */
 import type { AddressSighting, SightingWindow } from "../../ports/address-crowds.ts";
 import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
+import { claimStep, releasedClaim, type StoredClaim } from "../../touches/click-claims.ts";
 import { ipMatchKey } from "../../touches/ip.ts";
 import {
   installTag,
@@ -59,8 +60,8 @@ const touchKey = (clickId: string) => `${TOUCH_PREFIX}${clickId}`;
 const claimKey = (appId: string, clickId: string) =>
   `c${SEPARATOR}${keyPart(appId)}${SEPARATOR}${clickId}`;
 
-/** A claim as stored: its holder's tag and its device's, as JSON. */
-const claimOf = (value: string) => JSON.parse(value) as { holder: string; device: string | null };
+/** A claim as stored, as JSON. */
+const claimOf = (value: string) => JSON.parse(value) as StoredClaim;
 const expiryPrefix = (seconds: number) =>
   `x${SEPARATOR}${String(Math.max(0, seconds)).padStart(12, "0")}`;
 const expiryKey = (seconds: number, itemKey: string) =>
@@ -232,30 +233,36 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
     claimClick: (claim) =>
       inTurn(async () => {
         const key = claimKey(claim.appId, claim.clickId);
-        const holder = installTag(claim.appId, claim.serviceId);
         const [held] = await db.getMany([key]);
-        if (held !== undefined) {
-          const stored = claimOf(held);
-          if (stored.holder === holder) return "this_install";
-          return claim.device && stored.device === claim.device ? "same_device" : "another_install";
+        const step = claimStep(held === undefined ? undefined : claimOf(held), {
+          holder: installTag(claim.appId, claim.serviceId),
+          device: claim.device,
+          own: claim.own,
+        });
+        if (step.next) {
+          const batch = db.batch();
+          batch.put(key, JSON.stringify(step.next));
+          batch.put(expiryKey(touchExpirySeconds(claim.touchTime), key), JSON.stringify([key]));
+          await batch.write();
         }
-        const batch = db.batch();
-        batch.put(key, JSON.stringify({ holder, device: claim.device }));
-        batch.put(expiryKey(touchExpirySeconds(claim.touchTime), key), JSON.stringify([key]));
-        await batch.write();
-        return "this_install";
+        return step.holder;
       }),
 
     releaseClaim: (claim) =>
       inTurn(async () => {
         const key = claimKey(claim.appId, claim.clickId);
         const [held] = await db.getMany([key]);
-        // Only the holder's own.
-        if (held === undefined || claimOf(held).holder !== installTag(claim.appId, claim.serviceId))
-          return;
+        if (held === undefined) return;
+        const stored = claimOf(held);
+        const next = releasedClaim(stored, installTag(claim.appId, claim.serviceId));
+        // Another install's claim stays as it is.
+        if (next === stored) return;
         const batch = db.batch();
-        batch.del(key);
-        batch.del(expiryKey(touchExpirySeconds(claim.touchTime), key));
+        if (next) batch.put(key, JSON.stringify(next));
+        else {
+          batch.del(key);
+          batch.del(expiryKey(touchExpirySeconds(claim.touchTime), key));
+        }
         await batch.write();
       }),
 
