@@ -493,7 +493,16 @@ links
   .option("--android-url <url>", "where Android taps go instead of the Play Store")
   .option("--ios-url <url>", "where iOS taps go instead of the App Store")
   .option("--web-url <url>", "where other taps go instead of the app's web site")
-  .option("--landing-page", "every tap gets the link's landing page instead of a redirect")
+  .addOption(
+    // `on` or `off` taken as `links update` takes them, so that `--landing-page on` is no
+    // stray argument; alone, on.
+    new Option(
+      "--landing-page [state]",
+      "every tap gets the link's landing page instead of a redirect",
+    )
+      .choices(["on", "off"])
+      .preset("on"),
+  )
   .option(
     "--no-forward-params",
     "send taps to the web destination as written, without the tapped URL's parameters",
@@ -509,8 +518,19 @@ links
   .option("--cost-currency <code>", "the price's currency, ISO 4217 (EUR)")
   .option("--json", "print JSON")
   .addOption(dataDirOption())
-  .action(async (options: Omit<CreateLinkOptions, "dataDir"> & { dataDir?: string }) =>
-    createLinkCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  .action(
+    async ({
+      landingPage,
+      ...options
+    }: Omit<CreateLinkOptions, "dataDir" | "landingPage"> & {
+      landingPage?: "on" | "off";
+      dataDir?: string;
+    }) =>
+      createLinkCommand({
+        ...options,
+        ...(landingPage !== undefined && { landingPage: landingPage === "on" }),
+        dataDir: await defaultDataDir(options.dataDir),
+      }),
   );
 links
   .command("list")

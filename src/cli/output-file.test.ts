@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -47,6 +47,28 @@ describe("a command's output file", () => {
       }),
     ).rejects.toThrow(`Cannot write ${output} (ENOENT): is its folder there, and writable?`);
     expect(called).toBe(false);
+  });
+
+  it("refuses an output that names a folder before anything is written, and writes nothing beside it", async () => {
+    const folder = join(dir, "exports");
+    await mkdir(folder);
+    for (const output of [folder, `${folder}/`, `${join(dir, "new-folder")}/`]) {
+      let called = false;
+      const refused = `Cannot write ${output}: it is a folder; name a file in it with -o.`;
+      await expect(
+        writeOutputFile(output, async () => {
+          called = true;
+        }),
+      ).rejects.toThrow(refused);
+      await expect(
+        withScratchFolder(output, async () => {
+          called = true;
+        }),
+      ).rejects.toThrow(refused);
+      expect(called, output).toBe(false);
+    }
+    expect(await readdir(dir)).toEqual(["exports"]);
+    expect(await readdir(folder)).toEqual([]);
   });
 
   it("gives a scratch folder beside the output, removed however its use ends", async () => {

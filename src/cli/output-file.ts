@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { rmSync, type WriteStream } from "node:fs";
-import { mkdir, open, rename, rm } from "node:fs/promises";
+import { mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { finished } from "node:stream/promises";
 
@@ -58,6 +58,21 @@ const cannotWrite = (output: string, error: unknown) =>
   );
 
 /**
+ * Refuses an output that names a folder (`-o .`, `-o out/`) before anything is written or asked
+ * of the service: its temporary file would go beside the folder, in its parent, and the rename
+ * onto a folder fails only once the whole export is written.
+ */
+export const mustNameAFile = async (output: string) => {
+  const folder =
+    /[/\\]$/.test(output) ||
+    (await stat(output).then(
+      (found) => found.isDirectory(),
+      () => false,
+    ));
+  if (folder) throw new Error(`Cannot write ${output}: it is a folder; name a file in it with -o.`);
+};
+
+/**
  * Whatever `use` makes at `path` (a file or a folder) removed once it is done, or fails, or the
  * process is stopped. The path is registered before it is made: a signal between the two finds
  * nothing to remove rather than something it did not know of.
@@ -82,6 +97,7 @@ export const writeOutputFile = async <T>(
   output: string,
   write: (path: string) => Promise<T>,
 ): Promise<T> => {
+  await mustNameAFile(output);
   const path = besideOutput(output, "partial");
   return removedAfter(path, async () => {
     await open(path, "wx").then(
@@ -101,6 +117,7 @@ export const withScratchFolder = async <T>(
   output: string,
   use: (folder: string) => Promise<T>,
 ): Promise<T> => {
+  await mustNameAFile(output);
   const folder = besideOutput(output, "pages");
   return removedAfter(folder, async () => {
     await mkdir(folder).catch((error: unknown) => {

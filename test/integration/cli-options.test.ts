@@ -95,4 +95,24 @@ describe("the command line's flags given wrong", { timeout: 60_000 }, () => {
       attribution([...exportTo, "--key", "srv_x", "--url", "", "--data-dir", dataDir]),
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("must not be empty.") });
   });
+  it("takes links create's --landing-page as links update takes it, on or off, and refuses any other", async () => {
+    const create = ["links", "create", "--app-id", "com.example.none", "--media-source", "x"];
+    // Read as the flag's value, not a stray argument: the command goes on to the app.
+    for (const state of ["on", "off"]) {
+      await expect(
+        attribution([...create, "--landing-page", state, "--data-dir", dataDir]),
+      ).rejects.toMatchObject({
+        code: 1,
+        stderr: "App com.example.none does not exist.\n",
+      });
+    }
+    await expect(
+      attribution([...create, "--landing-page", "maybe", "--data-dir", dataDir]),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        "option '--landing-page [state]' argument 'maybe' is invalid. Allowed choices are on, off.",
+      ),
+    });
+  });
 });

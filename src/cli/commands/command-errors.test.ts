@@ -12,10 +12,12 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
 import { SNAPSHOT_HEADER, SNAPSHOT_ROWS_HEADER } from "../../export/paging.ts";
 import { unreachable } from "../unreachable.ts";
+import { importCostsCommand } from "./costs.ts";
 import { exportCommand, parseSince } from "./export.ts";
 import { listKeysCommand } from "./keys.ts";
 import { setLinkDisabledCommand, updateLinkCommand } from "./links.ts";
 import { postbackLogCommand, removePostbackCommand } from "./partners.ts";
+import { importRatesCommand } from "./rates.ts";
 import { rangeOf } from "./skadnetwork.ts";
 
 describe("the command line's days", () => {
@@ -137,6 +139,40 @@ describe("a service that does not answer", () => {
   });
 });
 
+describe("an export whose -o names a folder", () => {
+  it("is refused before the service is asked, in every way a format is written", async () => {
+    let asked = 0;
+    const server = createHttpServer((_request, response) => {
+      asked += 1;
+      response.statusCode = 500;
+      response.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    const dir = await mkdtemp(join(tmpdir(), "export-to-folder-"));
+    try {
+      for (const format of ["json", "csv", "xlsx", "parquet"] as const) {
+        for (const output of [dir, `${dir}/`]) {
+          await expect(
+            exportCommand({
+              url: `http://127.0.0.1:${port}`,
+              key: "srv_x",
+              since: 0,
+              format,
+              output,
+              progress: false,
+            }),
+          ).rejects.toThrow(`Cannot write ${output}: it is a folder; name a file in it with -o.`);
+        }
+      }
+      expect(asked).toBe(0);
+    } finally {
+      server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("a parquet export whose pages cannot be joined", () => {
   it("fails and leaves no file behind", async () => {
     const dir = await mkdtemp(join(tmpdir(), "export-unjoined-"));
@@ -214,6 +250,29 @@ describe("a command about an app that does not exist", () => {
           removePostbackCommand({ appId: "com.example.none", configId: "foo", webhook, dataDir }),
         ).rejects.toThrow("App com.example.none does not exist.");
       }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a file a command reads that is not there", () => {
+  it("is named as the command was given it, with why, before anything is sent or stored", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "command-errors-files-"));
+    try {
+      const missing = join(dataDir, "nope.csv");
+      await expect(importCostsCommand({ file: missing, dryRun: true })).rejects.toThrow(
+        `--file ${missing}: ENOENT: no such file or directory`,
+      );
+      await expect(importCostsCommand({ file: dataDir, dryRun: true })).rejects.toThrow(
+        `--file ${dataDir}: EISDIR`,
+      );
+      await expect(importRatesCommand({ file: missing, dataDir })).rejects.toThrow(
+        `${missing}: ENOENT: no such file or directory`,
+      );
+      await expect(importRatesCommand({ file: dataDir, dataDir })).rejects.toThrow(
+        `${dataDir}: EISDIR`,
+      );
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -62,7 +62,11 @@ export const importCostsCommand = async (options: {
   /** The clock the days are checked by. */
   now?: () => Date;
 }) => {
-  const { rows, lines } = costRowsOfCsv(await readFile(options.file, "utf8"), options.file);
+  // A file not there (or a folder) named as the flag's, as the other commands' files are.
+  const text = await readFile(options.file, "utf8").catch((error: unknown) => {
+    throw new ValidationError(`--file ${options.file}: ${(error as Error).message}`);
+  });
+  const { rows, lines } = costRowsOfCsv(text, options.file);
   const lineNumber = (row: number) => lines[row] ?? row + 2;
   const lineOf = (row: number) => `line ${lineNumber(row)}`;
   if (rows.length === 0) throw new ValidationError(`${options.file} holds no rows`);

@@ -31,7 +31,13 @@ import {
   SNAPSHOT_ROWS_HEADER,
 } from "../../export/paging.ts";
 import { isUtcDay } from "../../reports/days.ts";
-import { abandon, onInterrupt, withScratchFolder, writeOutputFile } from "../output-file.ts";
+import {
+  abandon,
+  mustNameAFile,
+  onInterrupt,
+  withScratchFolder,
+  writeOutputFile,
+} from "../output-file.ts";
 import { answerOfText, refusalOf, retryHintOf } from "../service-answer.ts";
 import { serviceUrl } from "../service-url.ts";
 import { unreachable } from "../unreachable.ts";
@@ -441,6 +447,8 @@ export const exportCommand = async (options: ExportOptions): Promise<number> => 
   // marking its (small) heap again bit by bit, which cost most of this command's CPU: here a
   // whole collection at once is short.
   setFlagsFromString("--no-incremental-marking");
+  // A folder at -o is said before the service is asked for a page.
+  await mustNameAFile(options.output);
   const bar = new SingleBar({
     format: "Exporting {bar} {value} events, {pages} pages",
     hideCursor: true,

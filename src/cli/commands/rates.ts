@@ -4,6 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { fileRatesTable } from "../../adapters/rates-file/rates-file.ts";
+import { ValidationError } from "../../domain/errors.ts";
 import { dataPaths } from "../../embedded/data-dir.ts";
 import {
   type DailyRates,
@@ -26,7 +27,9 @@ const laterDays = (stored: string | undefined, after: string): DailyRates => {
 };
 
 export const importRatesCommand = async (options: { file: string; dataDir: string }) => {
-  const text = await readFile(options.file, "utf8");
+  const text = await readFile(options.file, "utf8").catch((error: unknown) => {
+    throw new ValidationError(`${options.file}: ${(error as Error).message}`);
+  });
   // Parsed first: a file that is not the ECB's table is refused, never half-imported.
   const rates = parseEcbRates(text);
   const table = fileRatesTable(dataPaths(options.dataDir).fxRates);

@@ -1,7 +1,8 @@
 /**
  * `attribution users list`: what it prints of each person, in its table and as JSON. A secret
  * (a password's hash, a TOTP's key) never leaves the store: the list says only whether a TOTP
- * is set. `users revoke` takes an app back.
+ * is set. `users revoke` takes an app back; `users add --admin` and `users grant` give an admin
+ * none, who sees every app.
  */
 import { describe, expect, it } from "vitest";
 import { withAdminStores } from "../admin-stores.ts";
@@ -120,6 +121,42 @@ describe("attribution users revoke", () => {
     ).rejects.toThrow(
       "boss@example.com is an admin and sees every app: there is nothing to revoke.",
     );
+  });
+
+  it("refuses apps named for an admin, and granting an admin an app, as the People routes do", async () => {
+    await expect(
+      addUserCommand({
+        email: "chief@example.com",
+        password: "a long password",
+        admin: true,
+        appIds: ["com.example.a"],
+        dataDir: folder.dataDir,
+      }),
+    ).rejects.toThrow("--app-id: an admin sees every app; name no app for --admin");
+    const refused = await withAdminStores(folder.dataDir, (stores) =>
+      stores.users().get("chief@example.com"),
+    );
+    expect(refused).toBeUndefined();
+    await addUserCommand({
+      email: "chief@example.com",
+      password: "a long password",
+      admin: true,
+      dataDir: folder.dataDir,
+    });
+    await expect(
+      grantUserCommand({
+        email: "Chief@example.com",
+        appId: "com.example.a",
+        dataDir: folder.dataDir,
+      }),
+    ).rejects.toThrow(
+      "chief@example.com is an admin and sees every app: there is nothing to grant.",
+    );
+    const appIds = await withAdminStores(
+      folder.dataDir,
+      async (stores) => (await stores.users().get("chief@example.com"))?.appIds,
+    );
+    expect(appIds).toEqual([]);
   });
 
   it("refuses an email a path could not name: a percent sign, a slash, a question mark", async () => {

@@ -5,7 +5,7 @@
 import { addUser, removeUser, setPassword } from "../../dashboard/accounts.ts";
 import { personAnswer } from "../../dashboard/people.ts";
 import { normalEmail } from "../../dashboard/sessions.ts";
-import { ConflictError, NotFoundError } from "../../domain/errors.ts";
+import { ConflictError, NotFoundError, ValidationError } from "../../domain/errors.ts";
 import { generatePassword } from "../../domain/passwords.ts";
 import { markAdminChange } from "../../embedded/admin-changes.ts";
 import { type AdminStores, appMustExist, withAdminStores } from "../admin-stores.ts";
@@ -23,6 +23,11 @@ export const addUserCommand = async (options: {
   appIds?: string[];
   dataDir: string;
 }) => {
+  // As `POST /v1/users` refuses it: an admin sees every app, and apps on their record would
+  // read (in `users list --json`) as a limit that is none.
+  if (options.admin && (options.appIds ?? []).length > 0) {
+    throw new ValidationError("--app-id: an admin sees every app; name no app for --admin");
+  }
   const { user, password } = await withAdminStores(options.dataDir, async (stores) => {
     for (const appId of options.appIds ?? []) await appMustExist(stores, appId);
     return addUser(accountDeps(stores), options);
@@ -89,8 +94,15 @@ export const grantUserCommand = async (options: {
   dataDir: string;
 }) => {
   await withAdminStores(options.dataDir, async (stores) => {
+    const email = normalEmail(options.email);
+    // As `PUT /v1/users/{email}/apps/{app_id}` and `users revoke` refuse it.
+    if ((await stores.users().get(email))?.admin) {
+      throw new ConflictError(
+        `${email} is an admin and sees every app: there is nothing to grant.`,
+      );
+    }
     await appMustExist(stores, options.appId);
-    await stores.users().grantApp(normalEmail(options.email), options.appId);
+    await stores.users().grantApp(email, options.appId);
     if (!stores.target.startsWith("AWS")) await markAdminChange(options.dataDir);
   });
   console.log(`${normalEmail(options.email)} may now see ${options.appId}.`);
