@@ -7,7 +7,13 @@
 import { describe, expect, it } from "vitest";
 import { withAdminStores } from "../admin-stores.ts";
 import { printedBy, useDataDir } from "./commands.test-support.ts";
-import { addUserCommand, grantUserCommand, listUsersCommand, revokeUserCommand } from "./users.ts";
+import {
+  addUserCommand,
+  grantUserCommand,
+  listUsersCommand,
+  removeUserCommand,
+  revokeUserCommand,
+} from "./users.ts";
 
 const SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 
@@ -170,5 +176,44 @@ describe("attribution users revoke", () => {
         addUserCommand({ email, password: "a long password", dataDir: folder.dataDir }),
       ).rejects.toThrow("email: must be an email address");
     }
+  });
+});
+
+describe("attribution users remove", () => {
+  const folder = useDataDir("users-remove-", async (dataDir) => {
+    await addUserCommand({
+      email: "admin@example.com",
+      password: "a long password",
+      admin: true,
+      dataDir,
+    });
+    await addUserCommand({ email: "member@example.com", password: "a long password", dataDir });
+  });
+
+  const emails = () =>
+    withAdminStores(folder.dataDir, async (stores) =>
+      (await stores.users().list()).map((user) => user.email).sort(),
+    );
+
+  it("refuses the last admin, as the People page does, and removes them once another is added", async () => {
+    await expect(
+      removeUserCommand({ email: "Admin@example.com", dataDir: folder.dataDir }),
+    ).rejects.toThrow(
+      "admin@example.com is the last admin: the service needs one. Add another first (attribution users add <email> --admin).",
+    );
+    expect(await emails()).toEqual(["admin@example.com", "member@example.com"]);
+    await printedBy(() =>
+      removeUserCommand({ email: "member@example.com", dataDir: folder.dataDir }),
+    );
+    await addUserCommand({
+      email: "second@example.com",
+      password: "a long password",
+      admin: true,
+      dataDir: folder.dataDir,
+    });
+    await printedBy(() =>
+      removeUserCommand({ email: "admin@example.com", dataDir: folder.dataDir }),
+    );
+    expect(await emails()).toEqual(["second@example.com"]);
   });
 });

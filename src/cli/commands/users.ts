@@ -63,7 +63,18 @@ export const listUsersCommand = async (options: { dataDir: string; json?: boolea
 export const removeUserCommand = async (options: { email: string; dataDir: string }) => {
   await withAdminStores(options.dataDir, async (stores) => {
     const email = normalEmail(options.email);
-    if (!(await stores.users().get(email))) throw new NotFoundError(`No user ${email}.`);
+    const user = await stores.users().get(email);
+    if (!user) throw new NotFoundError(`No user ${email}.`);
+    // As the People page refuses it: with no admin left, nobody could add people or apps from
+    // the dashboard, and no start makes the owner account again while members remain.
+    if (
+      user.admin &&
+      !(await stores.users().list()).some((other) => other.admin && other.email !== email)
+    ) {
+      throw new ConflictError(
+        `${email} is the last admin: the service needs one. Add another first (attribution users add <email> --admin).`,
+      );
+    }
     await removeUser(accountDeps(stores), email);
   });
   console.log(`Removed ${normalEmail(options.email)}; their sessions end at their next request.`);
