@@ -346,24 +346,17 @@ export const describeTouchStoreContract = (
       "notes a device's own click beside a twin's claim: its next install from it is its device's",
       withStore(async (store) => {
         const app = freshApp();
-        const click = contractTouch(app, T0);
-        await store.put([click]);
-        const claim = (serviceId: string, device: string, own: boolean) =>
-          store.claimClick({
-            appId: app,
-            clickId: click.clickId,
-            serviceId,
-            touchTime: click.touchTime,
-            device,
-            own,
-          });
-        const release = (serviceId: string) =>
-          store.releaseClaim({
-            appId: app,
-            clickId: click.clickId,
-            serviceId,
-            touchTime: click.touchTime,
-          });
+        /** Claims and releases of one click, by install and device. */
+        const clickOf = async (touch: Touch) => {
+          await store.put([touch]);
+          const at = { appId: app, clickId: touch.clickId, touchTime: touch.touchTime };
+          return {
+            claim: (serviceId: string, device: string, own: boolean) =>
+              store.claimClick({ ...at, serviceId, device, own }),
+            release: (serviceId: string) => store.releaseClaim({ ...at, serviceId }),
+          };
+        };
+        const { claim, release } = await clickOf(contractTouch(app, T0));
         // A twin at the address, matched probabilistically, took the click first.
         expect(await claim("twin-1", "twin", false)).toBe("this_install");
         // The click's own device (its click id): credited, not the twin's device, noted.
@@ -386,31 +379,17 @@ export const describeTouchStoreContract = (
         expect(await claim("fresh-1", "fresh", false)).toBe("this_install");
 
         // The own device's install deleted first: the twin keeps the click, noted no more.
-        const second = contractTouch(app, T0 + 1);
-        await store.put([second]);
-        const claimSecond = (serviceId: string, device: string, own: boolean) =>
-          store.claimClick({
-            appId: app,
-            clickId: second.clickId,
-            serviceId,
-            touchTime: second.touchTime,
-            device,
-            own,
-          });
-        expect(await claimSecond("twin-1", "twin", false)).toBe("this_install");
-        expect(await claimSecond("own-1", "own", true)).toBe("another_install");
-        await store.releaseClaim({
-          appId: app,
-          clickId: second.clickId,
-          serviceId: "own-1",
-          touchTime: second.touchTime,
-        });
-        expect(await claimSecond("twin-1", "twin", false)).toBe("this_install");
-        expect(await claimSecond("other-1", "other", false)).toBe("another_install");
+        const secondTouch = contractTouch(app, T0 + 1);
+        const second = await clickOf(secondTouch);
+        expect(await second.claim("twin-1", "twin", false)).toBe("this_install");
+        expect(await second.claim("own-1", "own", true)).toBe("another_install");
+        await second.release("own-1");
+        expect(await second.claim("twin-1", "twin", false)).toBe("this_install");
+        expect(await second.claim("other-1", "other", false)).toBe("another_install");
         // So the device's next install from it is a new one again, and noted.
-        expect(await claimSecond("own-2", "own", true)).toBe("another_install");
-        expect(await claimSecond("own-3", "own", true)).toBe("same_device");
-        expect(await store.get(second.clickId)).toEqual(second);
+        expect(await second.claim("own-2", "own", true)).toBe("another_install");
+        expect(await second.claim("own-3", "own", true)).toBe("same_device");
+        expect(await store.get(secondTouch.clickId)).toEqual(secondTouch);
       }),
     );
 
