@@ -210,6 +210,33 @@ void main() {
       expect(received.map((link) => link.url), urls.sublist(3));
     });
 
+    test('a deferred link waiting for a listener is not pushed out by more direct links than '
+        'maxPendingDirectLinks', () async {
+      final kept = _vectors('listeners.json')['maxPendingDirectLinks'] as int;
+      // The deferred link arrives as the stream's last listener cancels: it waits here.
+      final subscription = ServicePlugin.onDeepLink.listen((_) {});
+      await Future<void>.delayed(Duration.zero);
+      await subscription.cancel();
+      await fromNative('onDeepLink', {
+        'kind': 'deferred',
+        'deeplinkId': null,
+        'path': '/welcome',
+        'params': {'deep_link_path': '/welcome'},
+        'url': null,
+      });
+      final urls = [
+        for (var i = 0; i < kept + 3; i++) Uri.parse('myapp://open?deep_link_path=%2Flevels%2F$i'),
+      ];
+      for (final url in urls) {
+        await ServicePlugin.handleDeepLink(url);
+      }
+      final received = await listen(ServicePlugin.onDeepLink);
+      // The deferred link, once per install, is kept; the oldest direct links make room.
+      expect(received.first.kind, ServiceDeepLinkKind.deferred);
+      expect(received.first.path, '/welcome');
+      expect(received.skip(1).map((link) => link.url), urls.sublist(3));
+    });
+
     test('an http link whose bytes are no UTF-8 reaches the listener through handleDeepLink, '
         'each such byte as U+FFFD', () async {
       final received = await listen(ServicePlugin.onDeepLink);

@@ -344,11 +344,18 @@ check("direct links wait for a listener as listeners.json says: the most recent,
     : [
         `_maxPendingDirectLinks is ${constant("_maxPendingDirectLinks")}, listeners.json's maxPendingDirectLinks ${listenerVectors.maxPendingDirectLinks}`,
       ]),
-  ...(/_pendingLinks\.length >= _maxPendingDirectLinks\) _pendingLinks\.removeAt\(0\);\s*_pendingLinks\.add\(link\);/.test(
+  // The bound counts direct links alone, and only a direct link makes room (the oldest direct
+  // one), as in the native SDKs: taps never push out the deferred link waiting with them.
+  ...(/_pendingLinks\.add\(link\);\s*bool isDirect\(ServiceDeepLink pending\) => pending\.kind == ServiceDeepLinkKind\.direct;\s*if \(_pendingLinks\.where\(isDirect\)\.length > _maxPendingDirectLinks\) \{\s*_pendingLinks\.removeAt\(_pendingLinks\.indexWhere\(isDirect\)\);/.test(
     plugin,
   )
     ? []
-    : ["_deliverLink does not keep the most recent links, the oldest dropped"]),
+    : [
+        "_deliverLink does not keep the most recent direct links, the oldest direct one dropped, the deferred one never",
+      ]),
+  ...(listenersTest.includes("a deferred link waiting for a listener is not pushed out")
+    ? []
+    : ["listeners_test.dart does not test that direct links never push out the deferred one"]),
   ...(/for \(final link in pending\) \{\s*_deepLinks\.add\(link\);/.test(plugin)
     ? []
     : ["onDeepLink's first listener does not get every waiting link, in order"]),

@@ -399,19 +399,23 @@ final class ServicePlugin {
   /// one tapped before the app listens.
   static const int _maxPendingDirectLinks = 10;
 
-  /// The deep links handed over while [onDeepLink] had no listener, oldest first: the most
-  /// recent [_maxPendingDirectLinks], delivered in order to the first listener. Direct links,
-  /// and the deferred one: the native SDK counts it delivered once it is handed over, so one
+  /// The deep links handed over while [onDeepLink] had no listener, oldest first, delivered in
+  /// order to the first listener: the most recent [_maxPendingDirectLinks] direct links, and
+  /// the deferred one: the native SDK counts it delivered once it is handed over, so one
   /// arriving as a stream's last listener cancels (before the native listener is cleared) waits
-  /// here rather than being lost for the install.
+  /// here rather than being lost for the install. The bound is on direct links, and only they
+  /// make room, as in the native SDKs: taps never push out the deferred link.
   static final List<ServiceDeepLink> _pendingLinks = <ServiceDeepLink>[];
 
   static void _deliverLink(ServiceDeepLink link) {
     if (_deepLinks.hasListener) {
       _deepLinks.add(link);
-    } else {
-      if (_pendingLinks.length >= _maxPendingDirectLinks) _pendingLinks.removeAt(0);
-      _pendingLinks.add(link);
+      return;
+    }
+    _pendingLinks.add(link);
+    bool isDirect(ServiceDeepLink pending) => pending.kind == ServiceDeepLinkKind.direct;
+    if (_pendingLinks.where(isDirect).length > _maxPendingDirectLinks) {
+      _pendingLinks.removeAt(_pendingLinks.indexWhere(isDirect));
     }
   }
 
