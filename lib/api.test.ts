@@ -710,6 +710,26 @@ describe("least privilege", () => {
     ]);
   });
 
+  it("lets the SKAdNetwork routes query an app's postbacks and those of no app its App Store id names, and the admins' count those of no app only", () => {
+    const queried = (id: string) =>
+      onService(allStatements(id), "dynamodb")
+        .filter((statement) => actionsOf(statement).includes("dynamodb:Query"))
+        .flatMap((statement) => asArray(statement.Resource));
+    const index = (name: string) => ({
+      "Fn::Join": [
+        "",
+        [stack.resolve(stack.tables.table.applePostbacks.tableArn), `/index/${name}`],
+      ],
+    });
+    // An app's report and listing read what is stored under it (by-app) and the postbacks of
+    // no app Apple's production key verified for its App Store id (the sparse unclaimed index).
+    for (const id of ["report-skadnetwork", "list-skadnetwork-postbacks"]) {
+      expect(queried(id), id).toEqual([index("byApp"), index("unclaimed")]);
+    }
+    // The postbacks of no app, counted by App Store id: the by-app index's `-` alone.
+    expect(queried("unknown-skadnetwork-postbacks")).toEqual([index("byApp")]);
+  });
+
   it("lets no other function use the stream's producer grant or the sealing key", () => {
     for (const id of ["config", "export"]) {
       const services = servicesOf(allStatements(id));

@@ -435,6 +435,10 @@ const TABLE_GRANTS: {
         on: whole("applePostbacks"),
       },
     ],
-    read: [{ actions: QUERY, on: indexes("applePostbacks", "byApp") }],
+    // An app's: those under it, and those of no app that Apple's production key verified for
+    // the App Store id its settings have (the sparse unclaimed index).
+    read: [{ actions: QUERY, on: indexes("applePostbacks", "byApp", "unclaimed") }],
+    // Those of no app (the by-app index's `-`), counted for the service's admins.
+    unknown: [{ actions: QUERY, on: indexes("applePostbacks", "byApp") }],
   },
 };

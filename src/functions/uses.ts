@@ -79,9 +79,11 @@ export interface TableAccess {
   readonly deliveryLog: "write" | "read" | "purge";
   /**
    * receive: one read by its key, and added (a conditional put, a verified one over an
-   * unverified one); read: an app's, by the by-app index.
+   * unverified one); read: an app's, by the by-app index and, those of no app Apple's
+   * production key verified for its App Store id, by the unclaimed index; unknown: those of no
+   * app, by the by-app index (the service's admins' count of them).
    */
-  readonly applePostbacks: "receive" | "read";
+  readonly applePostbacks: "receive" | "read" | "unknown";
   /**
    * manage: rows put (a row of the same keys written over) and an app's days read; read: only
    * an app's days (the by-app index).

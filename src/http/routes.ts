@@ -747,7 +747,7 @@ export const ROUTES = [
     path: "/v1/skadnetwork/unknown",
     scope: "apps",
     ...DASHBOARD_SIZING,
-    uses: { tables: { users: "read", applePostbacks: "read", apps: "list" } },
+    uses: { tables: { users: "read", applePostbacks: "unknown", apps: "list" } },
   },
   {
     id: "put-costs",

@@ -1,7 +1,8 @@
 /**
  * Apple's postbacks as the service keeps them: every SKAdNetwork and AdAttributionKit copy a
  * device sent to an app's endpoints, once each (by its framework, transaction id and window),
- * with its verification; those naming an App Store id no app has are kept apart, under no app.
+ * with its verification; those naming an App Store id no app has are kept apart, under no app
+ * (those Apple's production key verified count for the app whose settings have the id later).
  */
 export type PostbackKind = "skadnetwork" | "adattributionkit";
 export type CoarseValue = "low" | "medium" | "high";
@@ -108,6 +109,18 @@ export interface ApplePostbackStore {
    */
   listByApp(
     appId: string | null,
+    range: { readonly from: Date; readonly to: Date },
+    page: { readonly limit: number; readonly after?: string },
+  ): Promise<ApplePostbackPage>;
+  /**
+   * The postbacks Apple's production key verified that are kept under no app and name this App
+   * Store id, received in [from, to), oldest first, a page at a time (`after`: the page before's
+   * `next`). Once an app's settings have the id they are that app's: its report and listing
+   * read them beside its own. Never a development one nor an unverified one: anyone can make
+   * those for any App Store id.
+   */
+  listUnclaimed(
+    appStoreId: string,
     range: { readonly from: Date; readonly to: Date },
     page: { readonly limit: number; readonly after?: string },
   ): Promise<ApplePostbackPage>;

@@ -239,6 +239,30 @@ describe("receiving a postback", () => {
     expect(lake.rows).toEqual([]);
   });
 
+  it("keeps a copy that takes the place of one kept under an app under that app, though its list of apps has none for the id", async () => {
+    const store = memoryStore();
+    const lake = recordingLake();
+    // A list of apps a moment old, from before the id was set: under no app, the signed copy
+    // would count for the app twice (the test's row in the lake, and itself by its App Store id).
+    const receiver = createPostbackReceiver({ apps: async () => [], store, lake });
+    const production = readPostback("skadnetwork", SKAN_4_FINE);
+    if (!production.ok) throw new Error(production.problem);
+    const test: StoredApplePostback = {
+      ...production.postback,
+      verification: { ...production.postback.verification, environment: "development" },
+      appId: APP.appId,
+      receivedAt: "2026-11-01T00:00:00.000Z",
+      valuesDisputed: false,
+    };
+    await store.add(test);
+    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: true });
+    expect(await store.get(test)).toMatchObject({
+      appId: APP.appId,
+      verification: { environment: "production" },
+    });
+    expect(lake.rows).toMatchObject([{ app_id: APP.appId, environment: "production" }]);
+  });
+
   it("takes a copy signed for production in place of a test's, and neither disputes the other", async () => {
     const read = readPostback("adattributionkit", AAK_DEVELOPMENT);
     if (!read.ok) throw new Error(read.problem);

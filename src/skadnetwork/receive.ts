@@ -99,12 +99,23 @@ export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
       const app = (await deps.apps()).find(
         (candidate) => candidate.links?.appStoreId === read.postback.appStoreId,
       );
-      const stored: StoredApplePostback = {
+      const received: StoredApplePostback = {
         ...read.postback,
         appId: app?.appId ?? null,
         receivedAt: now().toISOString(),
         valuesDisputed: false,
       };
+      // A device's retry of a stored postback adds nothing, but Apple's signed copy of one
+      // stored unverified takes its place, as one signed for production does a test's.
+      const kept = await deps.store.get(received);
+      // A copy that takes the place of one kept under an app stays that app's, though no app
+      // has its App Store id as far as this receiver knows (its list of apps is a moment
+      // old): kept under no app, it would be counted for the app twice, its test's copy from
+      // the lake and itself by its App Store id.
+      const stored: StoredApplePostback =
+        received.appId === null && kept?.appId && replaces(received, kept)
+          ? { ...received, appId: kept.appId }
+          : received;
       /**
        * Its lake row, at `receivedAt` and under `appId`: its own, unless it stands for a
        * postback kept, whose row it joins (under the app that postback is kept under, whatever
@@ -115,9 +126,6 @@ export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
           await deps.lake.put([applePostbackRow({ ...stored, appId, receivedAt })]);
         }
       };
-      // A device's retry of a stored postback adds nothing, but Apple's signed copy of one
-      // stored unverified takes its place, as one signed for production does a test's.
-      const kept = await deps.store.get(stored);
       if (kept && !replaces(stored, kept)) {
         // The report reads a dispute from the lake's rows: the disputing copy's is written once,
         // at the kept copy's time, so that the report finds the two together and counts the

@@ -125,6 +125,7 @@ describe("an app's SKAdNetwork report read from the stored postbacks", () => {
             next: end < postbacks.length ? String(end) : null,
           };
         },
+        listUnclaimed: async () => ({ postbacks: [], next: null }),
       },
     });
     const report = await settings.report(APP.appId, {

@@ -1,12 +1,19 @@
 /**
  * An app's SKAdNetwork settings as the API, the CLI and the dashboard change them: its
  * conversion value schema (checked, then saved as the next version) and its own names of ad
- * network ids; and its stored postbacks, listed a page at a time.
+ * network ids; and its stored postbacks, listed a page at a time. An app's postbacks are those
+ * stored under it, and those Apple's production key verified that are kept under no app for the
+ * App Store id its settings have now (received before the id was set, or by a receiver that had
+ * not yet seen it): Apple signed that id for an install, so they are the app's.
  */
 
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import { LINK_LIMITS } from "../links/link-limits.ts";
-import type { ApplePostbackStore, StoredApplePostback } from "../ports/apple-postbacks.ts";
+import type {
+  ApplePostbackPage,
+  ApplePostbackStore,
+  StoredApplePostback,
+} from "../ports/apple-postbacks.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { ReportEngine } from "../ports/reports.ts";
 import { joinProblems } from "../validation/issues.ts";
@@ -34,9 +41,31 @@ const isMediaSource = (source: unknown): source is string =>
   !hasControlCharacter(source);
 const MEDIA_SOURCE_RULE = `must be a media source of 1 to ${LINK_LIMITS.maxFieldLength} characters, not blank, without control characters`;
 
+/**
+ * How a listing's cursor begins once the app's own postbacks are listed: the rest of its pages
+ * are those it has by its App Store id (a store's cursor is base64url, which has no `.`).
+ */
+const UNCLAIMED_CURSOR = "unclaimed.";
+
+type Range = { readonly from: Date; readonly to: Date };
+
+/** Every postback of a listing's pages. */
+const everyPage = async (
+  list: (page: { readonly limit: number; readonly after?: string }) => Promise<ApplePostbackPage>,
+): Promise<StoredApplePostback[]> => {
+  const all: StoredApplePostback[] = [];
+  let after: string | undefined;
+  do {
+    const page = await list({ limit: POSTBACK_PAGE_LIMITS.maxLimit, ...(after ? { after } : {}) });
+    all.push(...page.postbacks);
+    after = page.next ?? undefined;
+  } while (after);
+  return all;
+};
+
 export interface SkadnetworkSettingsDeps {
   readonly apps: Pick<AppStore, "get" | "update">;
-  readonly postbacks?: Pick<ApplePostbackStore, "listByApp">;
+  readonly postbacks?: Pick<ApplePostbackStore, "listByApp" | "listUnclaimed">;
   /**
    * The report over the lake's query engine (the API's); without it the report reads the stored
    * postbacks one by one (the command line's), which gives the same figures.
@@ -154,37 +183,36 @@ export const createSkadnetworkSettings = (deps: SkadnetworkSettingsDeps) => {
     /** The overview's SKAdNetwork section for the postbacks received in [from, to). */
     async report(
       appId: string,
-      range: { readonly from: Date; readonly to: Date },
+      range: Range,
       include: { readonly development?: boolean; readonly unverified?: boolean } = {},
     ) {
       const app = await appOf(appId);
-      const stored = async () => {
+      const postbacks = () => {
         if (!deps.postbacks) throw new Error("No postback store");
-        const all: StoredApplePostback[] = [];
-        let after: string | undefined;
-        do {
-          const page = await deps.postbacks.listByApp(appId, range, {
-            limit: POSTBACK_PAGE_LIMITS.maxLimit,
-            ...(after ? { after } : {}),
-          });
-          all.push(...page.postbacks);
-          after = page.next ?? undefined;
-        } while (after);
-        return groupsOf(all);
+        return deps.postbacks;
       };
-      const groups = deps.reports
+      const appStoreId = app.links?.appStoreId;
+      // Those kept under no app have no lake row: read from the table, each once (one item a
+      // postback, and none of them under the app).
+      const unclaimed = appStoreId
+        ? groupsOf(await everyPage((page) => postbacks().listUnclaimed(appStoreId, range, page)))
+        : [];
+      const own = deps.reports
         ? await deps.reports.skadnetwork({ appId, ...range })
-        : await stored();
-      return skadnetworkReport(groups, {
+        : groupsOf(await everyPage((page) => postbacks().listByApp(appId, range, page)));
+      return skadnetworkReport([...own, ...unclaimed], {
         schema: app.skadnetwork?.schema ?? null,
         networks: app.skadnetwork?.networks ?? {},
         include,
       });
     },
-    /** The app's postbacks received in [from, to), a page at a time. */
+    /**
+     * The app's postbacks received in [from, to), a page at a time: those stored under it,
+     * oldest first, then those it has by its App Store id, oldest first.
+     */
     async postbacks(
       appId: string,
-      range: { readonly from: Date; readonly to: Date },
+      range: Range,
       page: { readonly limit: number; readonly after?: string },
     ) {
       if (!deps.postbacks) throw new Error("No postback store");
@@ -196,11 +224,33 @@ export const createSkadnetworkSettings = (deps: SkadnetworkSettingsDeps) => {
           `query: from and to must be at most ${MAX_LISTING_DAYS} days apart`,
         );
       }
-      const networks = (await appOf(appId)).skadnetwork?.networks ?? {};
-      const listed = await deps.postbacks.listByApp(appId, range, page);
+      const app = await appOf(appId);
+      const networks = app.skadnetwork?.networks ?? {};
+      const appStoreId = app.links?.appStoreId;
+      const ownListed = page.after?.startsWith(UNCLAIMED_CURSOR) === true;
+      const own: ApplePostbackPage = ownListed
+        ? { postbacks: [], next: null }
+        : await deps.postbacks.listByApp(appId, range, page);
+      let listed = own.postbacks;
+      let next = own.next;
+      if (next === null && appStoreId) {
+        const room = page.limit - listed.length;
+        if (room > 0) {
+          const after = ownListed ? page.after?.slice(UNCLAIMED_CURSOR.length) : undefined;
+          const unclaimed = await deps.postbacks.listUnclaimed(appStoreId, range, {
+            limit: room,
+            ...(after ? { after } : {}),
+          });
+          listed = [...listed, ...unclaimed.postbacks];
+          next = unclaimed.next === null ? null : `${UNCLAIMED_CURSOR}${unclaimed.next}`;
+        } else {
+          // A full last page of its own: those it has by its App Store id come next.
+          next = UNCLAIMED_CURSOR;
+        }
+      }
       return {
-        data: listed.postbacks.map((postback) => postbackAnswer(postback, networks)),
-        next_cursor: listed.next,
+        data: listed.map((postback) => postbackAnswer(postback, networks)),
+        next_cursor: next,
       };
     },
   };

@@ -85,7 +85,7 @@ describe("the postbacks no app claims", () => {
     ]);
   });
 
-  it("names the app that has an id in its settings now: one set since its postbacks came, which stay under no app", async () => {
+  it("names the app that has an id in its settings now: one set since its postbacks came, whose unverified ones stay under no app", async () => {
     const counted = await unknownPostbacks(
       storeOf(all),
       [SAMPLE_APP, { ...SAMPLE_APP, appId: "com.example.now", links: { appStoreId: "222" } }],
@@ -95,6 +95,33 @@ describe("the postbacks no app claims", () => {
       ["111", null],
       ["222", "com.example.now"],
     ]);
+  });
+
+  it("leaves out the verified postbacks of an id an app has now, which are that app's, and keeps its others", async () => {
+    const counted = await unknownPostbacks(
+      storeOf([...all, postback("111", "2026-11-06T00:00:00.000Z", "development")]),
+      [{ ...SAMPLE_APP, appId: "com.example.late", links: { appStoreId: "111" } }],
+      RANGE,
+    );
+    expect(counted.app_store_ids).toEqual([
+      {
+        app_store_id: "111",
+        postbacks: 2,
+        verified: 0,
+        development: 1,
+        first_received_at: "2026-11-04T00:00:00.000Z",
+        last_received_at: "2026-11-06T00:00:00.000Z",
+        app_id: "com.example.late",
+      },
+      expect.objectContaining({ app_store_id: "222", postbacks: 1, app_id: null }),
+    ]);
+    // An id whose postbacks were all verified is no longer listed once an app has it.
+    const settled = await unknownPostbacks(
+      storeOf([postback("333", "2026-11-02T00:00:00.000Z", true)]),
+      [{ ...SAMPLE_APP, links: { appStoreId: "333" } }],
+      RANGE,
+    );
+    expect(settled.app_store_ids).toEqual([]);
   });
 
   it("says it stopped short only when there was more", async () => {

@@ -2,7 +2,9 @@
  * The postbacks no app claims: those naming an App Store id that no app's settings had when they
  * came, kept under no app rather than lost. The service's admins see them counted by App Store
  * id (the API, the dashboard's Apps page and `attribution skadnetwork unknown`), so an id
- * missing from an app's settings, or mistyped there, is found and set.
+ * missing from an app's settings, or mistyped there, is found and set. Once an app has the id,
+ * those Apple's production key verified are that app's (its report and listing read them):
+ * only the rest, unverified and development ones, stay no app's.
  */
 import type { ApplePostbackStore } from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
@@ -19,7 +21,8 @@ export interface UnknownAppStoreId {
   readonly postbacks: number;
   /**
    * Of which verified with Apple's production key: Apple signed this App Store id for an
-   * install, so an app of the service is missing it.
+   * install, so an app of the service is missing it. Always 0 for an id an app has now: those
+   * are that app's.
    */
   readonly verified: number;
   /**
@@ -31,7 +34,8 @@ export interface UnknownAppStoreId {
   readonly last_received_at: string;
   /**
    * The app whose settings name this App Store id now, null when none does: one set since
-   * these postbacks came, which stay under no app, so that the id is not set a second time.
+   * these postbacks came, so that the id is not set a second time. Its verified postbacks are
+   * that app's, and only its unverified and development ones are counted here.
    */
   readonly app_id: string | null;
 }
@@ -45,7 +49,8 @@ export interface UnknownPostbacks {
 
 /**
  * The postbacks of no app received in [from, to), counted by the App Store id each names, with
- * the app of `apps` (every app) that names the id now.
+ * the app of `apps` (every app) that names the id now; but for those Apple's production key
+ * verified for an id an app has now, which are that app's.
  */
 export const unknownPostbacks = async (
   store: Pick<ApplePostbackStore, "listByApp">,
@@ -65,9 +70,11 @@ export const unknownPostbacks = async (
       ...(after ? { after } : {}),
     });
     for (const postback of page.postbacks) {
-      const seen = byId.get(postback.appStoreId);
       const signed = postback.verification.status === "verified";
       const environment = postback.verification.environment;
+      const appId = appOf.get(postback.appStoreId) ?? null;
+      if (appId !== null && signed && environment === "production") continue;
+      const seen = byId.get(postback.appStoreId);
       // Pages come oldest first: the first seen is the earliest.
       byId.set(postback.appStoreId, {
         app_store_id: postback.appStoreId,
@@ -76,7 +83,7 @@ export const unknownPostbacks = async (
         development: (seen?.development ?? 0) + (signed && environment === "development" ? 1 : 0),
         first_received_at: seen?.first_received_at ?? postback.receivedAt,
         last_received_at: postback.receivedAt,
-        app_id: appOf.get(postback.appStoreId) ?? null,
+        app_id: appId,
       });
     }
     read += page.postbacks.length;

@@ -657,3 +657,144 @@ describe("a forged copy of Apple's postback, received first", () => {
     ]);
   });
 });
+
+describe("an App Store id set after its postbacks came", () => {
+  let rt: TestRuntime;
+  /** An app whose owner sets its App Store id days after launch: Apple's examples' id. */
+  const LATE = "com.example.late";
+  /** An app that sets AdAttributionKit's example's id: a development postback's. */
+  const LATE_TEST = "com.example.late-test";
+  let lateKey = "";
+  let lateTestKey = "";
+  const UNVERIFIED_ID = "6aafb7a5-0170-41b5-bbe4-fe71dedf1e55";
+
+  const post = async (folder: string, body: unknown) =>
+    (
+      await fetch(`${rt.linkUrl}/.well-known/${folder}/report-attribution/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      })
+    ).json();
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    lateKey = (await rt.createApp(LATE, "ios")).serverKey;
+    lateTestKey = (await rt.createApp(LATE_TEST, "ios")).serverKey;
+  });
+
+  afterAll(async () => {
+    await rt?.dispose();
+  });
+
+  it("counts for the app the postbacks Apple's production key verified before its id was set, never an unverified or a development one", async () => {
+    const days = daysSoFar();
+    const report = async (key: string, include = "", back = 0) => {
+      await rt.flush();
+      const from = new Date(days.from.getTime() - back * 86_400_000).toISOString().slice(0, 10);
+      const to = new Date(days.to.getTime() - 86_400_000).toISOString().slice(0, 10);
+      const response = await rt.get(`/v1/skadnetwork/report?from=${from}&to=${to}${include}`, key);
+      expect(response.status).toBe(200);
+      return (await response.json()) as {
+        postbacks: Record<string, number>;
+        campaigns: { source_identifier: string; installs: number }[];
+      };
+    };
+    // Before the ids are set: Apple's signed postback, a copy of it changed (unverified) and a
+    // test's (development), each naming an id no app has.
+    expect(await post("skadnetwork", SKAN_4_FINE)).toEqual({ stored: "new" });
+    expect(await post("skadnetwork", { ...SKAN_4_FINE, "transaction-id": UNVERIFIED_ID })).toEqual({
+      stored: "new",
+    });
+    expect(await post("appattribution", AAK_DEVELOPMENT)).toEqual({ stored: "new" });
+    expect(
+      (await rt.stores.applePostbacks.listByApp(null, FAR, { limit: 10 })).postbacks,
+    ).toHaveLength(3);
+    expect((await report(lateKey)).postbacks.received).toBe(0);
+
+    if (!rt.owner) throw new Error("The first start made no owner account");
+    const admin = await signIn(rt.url, rt.owner.email, rt.owner.password);
+    const setId = async (appId: string, appStoreId: string) => {
+      const response = await admin.fetch(`/v1/apps/${appId}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ links: { app_store_id: appStoreId } }),
+      });
+      expect(response.status).toBe(200);
+    };
+    await setId(LATE, APP_STORE_ID);
+    await setId(LATE_TEST, AAK_APP_STORE_ID);
+
+    // Apple's signed postback is the app's now; the unverified copy is not, even when asked for.
+    const counted = await report(lateKey, "&include=unverified,development");
+    expect(counted.postbacks).toEqual({
+      received: 1,
+      counted: 1,
+      unverified: 0,
+      development: 0,
+      disputed: 0,
+    });
+    expect(counted.campaigns).toContainEqual(
+      expect.objectContaining({ source_identifier: "5239", installs: 1 }),
+    );
+    // The command line's report, read from the stored postbacks, says the same.
+    const fromStore = await createSkadnetworkSettings({
+      apps: rt.stores.apps,
+      postbacks: rt.stores.applePostbacks,
+    }).report(LATE, { from: days.from, to: days.to }, { development: true, unverified: true });
+    expect(fromStore).toEqual(counted);
+    // A test's postback is not the app's whose id it names: anyone makes one for any id.
+    expect((await report(lateTestKey, "&include=development,unverified")).postbacks).toMatchObject({
+      received: 0,
+      development: 0,
+    });
+
+    // Apple's next postback, received once the id is set: the listing pages through both.
+    expect(await post("skadnetwork", SKAN_4_COARSE)).toEqual({ stored: "new" });
+    const listed: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const response = await rt.get(
+        `/v1/skadnetwork/postbacks?${days.query}&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        lateKey,
+      );
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as {
+        data: { transaction_id: string; counted: boolean }[];
+        next_cursor: string | null;
+      };
+      listed.push(...page.data.map((postback) => postback.transaction_id));
+      cursor = page.next_cursor;
+      pages += 1;
+    } while (cursor && pages < 10);
+    expect(listed.sort()).toEqual(
+      [SKAN_4_FINE["transaction-id"], SKAN_4_COARSE["transaction-id"]].sort(),
+    );
+    // A window a day longer: another question, not the answer kept for the one before.
+    expect((await report(lateKey, "", 1)).postbacks).toMatchObject({ received: 2, counted: 2 });
+    const testListed = await rt.get(`/v1/skadnetwork/postbacks?${days.query}`, lateTestKey);
+    expect(((await testListed.json()) as { data: unknown[] }).data).toEqual([]);
+
+    // For the service's admins, an id set now keeps only what stays no app's.
+    const unknown = await admin.get(`/v1/skadnetwork/unknown?${days.query}`);
+    expect(((await unknown.json()) as { app_store_ids: unknown[] }).app_store_ids).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          app_store_id: APP_STORE_ID,
+          postbacks: 1,
+          verified: 0,
+          development: 0,
+          app_id: LATE,
+        }),
+        expect.objectContaining({
+          app_store_id: AAK_APP_STORE_ID,
+          postbacks: 1,
+          verified: 0,
+          development: 1,
+          app_id: LATE_TEST,
+        }),
+      ]),
+    );
+  });
+});

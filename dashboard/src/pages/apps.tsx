@@ -230,11 +230,12 @@ function UnknownPostbacksNotice() {
       <p>
         In the last {UNKNOWN_DAYS} days Apple's devices sent postbacks naming an App Store id that
         no app's settings have. They are kept, but counted for no app: set the id in the app's
-        Settings (App Store id) and its next postbacks are the app's. A verified postback carries an
-        App Store id Apple signed for an install with its production key. A development postback is
-        a test's, which anyone can make for any id from Xcode or a device's developer settings: no
-        sign of a real app. An id an app's settings have now was set since its postbacks came: those
-        stay under no app, and the app's later ones are its own.
+        Settings (App Store id) and its verified postbacks, those before too, are the app's. A
+        verified postback carries an App Store id Apple signed for an install with its production
+        key. A development postback is a test's, which anyone can make for any id from Xcode or a
+        device's developer settings: no sign of a real app. An id an app's settings have now was set
+        since its postbacks came: its verified ones are now the app's, and only its unverified and
+        development ones stay here.
       </p>
       <TableScroll label="Postbacks of no app">
         <table aria-label="Postbacks of no app">

@@ -185,8 +185,13 @@ export const TABLE_DEFINITIONS = {
     store: "adapters/dynamodb/apple-postbacks.ts#createApplePostbackStore",
     // `<framework>#<transaction id>`: a device's retry of the same postback is refused.
     partitionKey: "postbackKey",
-    // An app's postbacks by when they came (`-` for those of no app).
-    indexes: { byApp: { partitionKey: "appKey", sortKey: "receivedKey" } },
+    // An app's postbacks by when they came (`-` for those of no app); and, by the App Store id
+    // they name, those of no app that Apple's production key verified (only these have
+    // `unclaimedKey`), which count for the app whose settings have the id later.
+    indexes: {
+      byApp: { partitionKey: "appKey", sortKey: "receivedKey" },
+      unclaimed: { partitionKey: "unclaimedKey", sortKey: "receivedKey" },
+    },
     // Unverified ones only: the public endpoints take anyone's body.
     ttlAttribute: "expiresTtl",
     // Apple's only word on most iOS installs: not made again.

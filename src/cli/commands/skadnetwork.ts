@@ -291,7 +291,8 @@ export const unknownPostbacksCommand = async (options: {
     `  ${"App Store id".padEnd(14)} ${"postbacks".padStart(9)} ${"verified".padStart(9)} ${"development".padStart(11)}`,
   );
   for (const id of unknown.app_store_ids) {
-    // Set since those postbacks came: they stay under no app, and the id needs no setting again.
+    // Set since those postbacks came: the verified ones are that app's, these (unverified and
+    // development) stay under no app, and the id needs no setting again.
     const now = id.app_id === null ? "" : `  now ${id.app_id}'s`;
     console.log(
       `  ${id.app_store_id.padEnd(14)} ${String(id.postbacks).padStart(9)} ${String(id.verified).padStart(9)} ${String(id.development).padStart(11)}${now}`,

@@ -93,7 +93,10 @@ const postbackSchema = tiedTo<PostbackAnswer>()(
 
 const postbackPage = z
   .strictObject({
-    data: z.array(postbackSchema).meta({ description: "Postbacks, oldest first." }),
+    data: z.array(postbackSchema).meta({
+      description:
+        "Postbacks, oldest first: those stored under the app, then those Apple's production key verified that name its App Store id and were kept under no app (received before the id was set), oldest first.",
+    }),
     next_cursor: z.string().nullable(),
   })
   .meta({ id: "ApplePostbackPage" });
@@ -107,7 +110,7 @@ const unknownAnswer = tiedTo<UnknownPostbacks>()(
           postbacks: z.number(),
           verified: z.number().meta({
             description:
-              "Of which verified with Apple's production key: Apple signed the App Store id for an install, so an app's settings are missing it.",
+              "Of which verified with Apple's production key: Apple signed the App Store id for an install, so an app's settings are missing it. Always 0 for an id an app has now: those are that app's, in its report and listing.",
           }),
           development: z.number().meta({
             description:
@@ -117,7 +120,7 @@ const unknownAnswer = tiedTo<UnknownPostbacks>()(
           last_received_at: z.string(),
           app_id: z.string().nullable().meta({
             description:
-              "The app whose settings name this App Store id now, null when none does: set since these postbacks came, which stay under no app.",
+              "The app whose settings name this App Store id now, null when none does: set since these postbacks came. Its verified ones are that app's; only its unverified and development ones are counted here.",
           }),
         }),
       ),
