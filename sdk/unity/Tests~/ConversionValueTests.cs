@@ -1041,6 +1041,100 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnEventTheGameSendsAsTheFirstReadingSwitchesTheAppOffIsNeverEvaluated()
+        {
+            // README: "Nothing is evaluated while stopped or switched off". The first reading
+            // says off. The thread applying it takes the schema it brings, registers the first
+            // launch with Apple and saves, then switches the SDK off: a thread of the game's
+            // sends the tutorial in between (after the save, here), and an event sent before
+            // Configure waits too. The switch-off drops both: neither is evaluated, so Apple is
+            // given no value for an event the service never receives. (Configure's own thread
+            // evaluates what waited once it is done, at any moment of that reading too.)
+            var store = new SaveHook();
+            var config = Config(3);
+            config["enabled"] = false;
+            var rig = new ConversionRig(config, store);
+            var registeredOn = -1;
+            rig.Setup.ConversionValues = new OnRegistration(rig.Apple, () => registeredOn = Thread.CurrentThread.ManagedThreadId);
+            Thread game = null;
+            store.Then = () =>
+            {
+                // The save right after the registration, on the thread applying the reading.
+                if (Thread.CurrentThread.ManagedThreadId != registeredOn) return false;
+                game = new Thread(() => rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None));
+                game.Start();
+                game.Join(10000);
+                return true;
+            };
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            rig.Start();
+            Assert.IsNotNull(game, "the game sent its event as the reading was applied");
+            Assert.IsTrue(game.Join(TimeSpan.FromSeconds(10)), "SendEvent returned");
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            Assert.AreEqual(1, rig.Apple.Registrations);
+            CollectionAssert.IsEmpty(rig.Apple.Calls, "no event a switch-off drops is evaluated");
+            Assert.AreEqual(2, rig.Heard.Dropped(ServiceDropReason.Disabled).Sum(e => e.Count), "both dropped as disabled, and told");
+            CollectionAssert.IsEmpty(rig.Backend.To("POST /v1/events"));
+        }
+
+        /// <summary>PlayerPrefs in memory whose saves run <see cref="Then"/> until it answers true.</summary>
+        private sealed class SaveHook : IDiskStore
+        {
+            private readonly MemoryStore values = new MemoryStore();
+            public Func<bool> Then;
+
+            public string Get(string key)
+            {
+                return values.Get(key);
+            }
+
+            public void Set(string key, string value)
+            {
+                values.Set(key, value);
+            }
+
+            public void Remove(string key)
+            {
+                values.Remove(key);
+            }
+
+            public void Save()
+            {
+                var then = Then;
+                if (then != null && then()) Then = null;
+            }
+        }
+
+        /// <summary>Apple's side as <see cref="RecordingConversionValues"/>, with <c>registered</c> run at the registration.</summary>
+        private sealed class OnRegistration : IConversionValues
+        {
+            private readonly RecordingConversionValues apple;
+            private readonly Action registered;
+
+            public OnRegistration(RecordingConversionValues apple, Action registered)
+            {
+                this.apple = apple;
+                this.registered = registered;
+            }
+
+            public void Register(Action<string> failed)
+            {
+                registered();
+                apple.Register(failed);
+            }
+
+            public void Update(ConversionCall call, Action<string> failed)
+            {
+                apple.Update(call, failed);
+            }
+
+            public void Reengage(Action<string> failed)
+            {
+                apple.Reengage(failed);
+            }
+        }
+
+        [Test]
         public void ALaunchAfterOneSwitchedOffEvaluatesNothingBeforeItsFirstReading()
         {
             // README: "Nothing is evaluated while stopped or switched off", and at a launch after

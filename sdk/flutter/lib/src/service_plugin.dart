@@ -120,8 +120,9 @@ final class ServicePlugin {
   /// service cannot take (see the package README), whatever the event. A value JSON cannot hold
   /// (NaN, a typed-data list) or nested past five levels loses its key, with a warning in the
   /// log. False, with nothing sent, for an [EventType.custom] event whose [eventName] is null or
-  /// blank (with a warning in the log), while the SDK is disabled or stopped ([stop]), and for
-  /// [EventType.install], which the SDK tracks itself. False too when the native side fails to
+  /// blank (with a warning in the log), while the SDK is disabled or stopped ([stop]), once the
+  /// install's data was deleted ([deleteUserData]), and for [EventType.install], which the SDK
+  /// tracks itself. False too when the native side fails to
   /// take the event (a [PlatformException]), with a warning in the log naming it, and where
   /// there is no native side (web, desktop), with a warning at the first call that nothing is
   /// sent there: an event handed over is never lost without a word, and a call left unawaited

@@ -1705,7 +1705,14 @@ namespace Service.Unity
                     ForgetAwaitingConversion();
                     return;
                 }
-                if (!readOn && (disabled || (!configured && store.Get(EnabledKey) == "false"))) return;
+                // Nor once a reading said off, before or after Configure: the reading that says it
+                // writes that first, then applies the schema it brings and registers the first
+                // launch, and only then switches the SDK off (SwitchOff, which forgets what it
+                // drops). In between, an event the game sends, or Configure's own look at what
+                // waited, would otherwise be evaluated with that schema and its value given to
+                // Apple, the event then dropped as `disabled`. Left waiting, the switch-off
+                // forgets it.
+                if (!readOn && (disabled || store.Get(EnabledKey) == "false")) return;
                 var firstOpen = FirstOpen();
                 if (firstOpen == null || store.Get(SchemaKey) == null) return;
                 if (schema == null)
