@@ -16,9 +16,12 @@
 // no thread of the SDK's waiting for it, the privacy manifest's tracking, the
 // README's Swift, events waiting on the device for the service's configuration (and their
 // conversion values with them, each queued, evaluated and counted dropped once, none asking
-// Apple outside its window), the configuration read in one chain, only a 4xx taken for a
+// Apple outside its window, and none evaluated once a reading says off, before its switch-off
+// too), the configuration read in one chain (a key it rejects after configure told as at
+// configure, and to the error listener once), only a 4xx taken for a
 // refusal, sessions before events, a sealing key that cannot seal refused, AdAttributionKit
-// linked as every Xcode taken can, the install held for the app's tracking answer, the deferred
+// linked as every Xcode taken can, the install held for the app's tracking answer and left to
+// its own retry as the app goes to the background (no Apple Ads token read early), the deferred
 // deep link claimed in the step that reads the listener it goes to and marked delivered once
 // that listener's call ran. And the README against the public API: every member it calls declared
 // public with the labels, `async` and `throws` it writes, every link handed over (SwiftUI, scenes,
@@ -2260,6 +2263,116 @@ checking(
       ]
         .filter((name) => !new RegExp(`func ${name}\\(`).test(tests))
         .map((name) => `ConversionValueTests.${name} is missing`),
+    ];
+  },
+);
+
+// A reading that says off is applied in steps: its configuration and schema taken, the first
+// launch registered with Apple, and only then the switch-off (`disable`), which drops what is
+// queued. An event the app sends in between is queued: evaluated, its value would go to Apple
+// for an event the service never receives (the Unity SDK closed the same gap). The one place
+// every event is evaluated reads the configuration's `enabled` with the schema, under the lock
+// `apply` sets both under.
+checking(
+  "no event is evaluated for a conversion value once a reading says off, before its switch-off too",
+  () => {
+    const evaluate = codeOf(functionText("Core/SdkCore.swift", /func evaluateConversion\(/));
+    const apply = codeOf(functionText("Core/SdkCore.swift", /func apply\(/));
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"));
+    const rulesRead =
+      /guard let rules = locked\(\{([^}]*)\}\) else \{ return \}/.exec(evaluate)?.[1] ?? "";
+    // apply's first locked step, up to its closing brace (the first at the function's depth).
+    const taken = /let previous = locked \{[\s\S]*?\n {8}\}/.exec(apply)?.[0] ?? "";
+    return [
+      ...(/\bschema\b/.test(rulesRead) && /config\?\.enabled == false/.test(rulesRead)
+        ? []
+        : [
+            "evaluateConversion takes the schema without asking whether the configuration applied says off (an event sent before the switch-off gives Apple its value)",
+          ]),
+      ...(/config = newConfig/.test(taken) && /schema = newConfig\.skadnetwork/.test(taken)
+        ? []
+        : ["apply no longer takes the configuration and its schema in one locked step"]),
+      ...missingTests(tests, "ConversionValueTests", [
+        "testAnEventSentAsAReadingSwitchesTheAppOffIsNeverEvaluated",
+      ]),
+    ];
+  },
+);
+
+// A key rejected on GET /v1/config after configure (the periodic refresh) switches the SDK off:
+// Kotlin tells InitListener.onError and getLastInitError(), Unity its error listener. iOS tells
+// it as it tells the first read's rejection (failInit: lastInitError, the log, the switch-off),
+// and, as no completion waits for the periodic read, to the error listener once.
+checking(
+  "a key rejected on a periodic configuration read is told to the app as at configure, and to the error listener once",
+  () => {
+    const initialize = codeOf(functionText("Core/SdkCore.swift", /func initialize\(/));
+    const refresh = codeOf(functionText("Core/SdkCore.swift", /func refreshOnWorker\(/));
+    const quietly = codeOf(functionText("Core/SdkCore.swift", /func refreshQuietly\(/));
+    const failInit = codeOf(functionText("Core/SdkCore.swift", /func failInit\(/));
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "DeliveryTests.swift"));
+    const rejected = (text) =>
+      /catch let error as ServiceAttributionError where error\.isAuthentication \{([^}]*)\}/.exec(
+        text,
+      )?.[1] ?? "";
+    // The authentication branch of refreshQuietly's catch, up to its return.
+    const quietBranch =
+      /isAuthentication[^\n]*\{([\s\S]*?)\breturn\b|\.authentication\(statusCode\)\?[^\n]*\{([\s\S]*?)\breturn\b/.exec(
+        quietly,
+      );
+    const quiet = quietBranch?.[1] ?? quietBranch?.[2] ?? "";
+    // What that branch calls with the status: the function that tells the error listener.
+    const called = /\b(\w+)\(statusCode\b/.exec(quiet)?.[1];
+    const reporter = called
+      ? codeOf(functionText("Core/SdkCore.swift", new RegExp(`func ${called}\\(`)))
+      : "";
+    return [
+      ...(/failInit\(error,[^\n]*disable: true/.test(rejected(initialize))
+        ? []
+        : ["the first read's rejection is no longer told through failInit"]),
+      ...(/lastInitError = /.test(failInit) ? [] : ["failInit does not set lastInitError"]),
+      ...(/failInit\(error,[^\n]*disable: true/.test(rejected(refresh))
+        ? []
+        : [
+            "a key rejected on a later configuration read is not told as the first read's is (failInit: lastInitError, the log, the switch-off)",
+          ]),
+      ...(/emitError\(ServiceError\(kind: \.configuration, reason: nil, code: code/.test(
+        reporter,
+      ) && /if configurationReported \{ return \}/.test(reporter)
+        ? []
+        : [
+            "a key rejected on the periodic configuration read is not told to the error listener as a configuration error with its status, once",
+          ]),
+      ...missingTests(tests, "DeliveryTests", [
+        "testAKeyRejectedOnARefreshIsToldToTheAppAsAtConfigureOnce",
+      ]),
+    ];
+  },
+);
+
+// Going to the background, iOS sends at once what waits for a retry. But each try of an install
+// not recorded yet reads the Apple Ads token again, and the token's failed reads are counted
+// (three at most) and spaced by the retry's backoff: sent at each trip to the background, a
+// user leaving and coming back would spend them within seconds. Kotlin and Unity leave the
+// install to its own retry; so does iOS: the retry waiting is made void only once the install
+// is recorded.
+checking(
+  "going to the background leaves an install not recorded yet to its own retry: no Apple Ads token read early",
+  () => {
+    const now = codeOf(functionText("Core/SdkCore.swift", /func flushNow\(/));
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "DeviceStateTests.swift"));
+    const voids =
+      /if ([^{]*)\{\s*retryPending = false\s*retryGeneration \+= 1/.exec(now)?.[1] ?? "";
+    return [
+      ...(/retryPending/.test(voids) && /get\(Key\.installTracked\) != nil/.test(voids)
+        ? []
+        : [
+            "flushNow voids the waiting retry while the install is not recorded (its retry reads the Apple Ads token early)",
+          ]),
+      ...(/\bflush\(\)/.test(now) ? [] : ["flushNow does not flush"]),
+      ...missingTests(tests, "DeviceStateTests", [
+        "testGoingToTheBackgroundLeavesTheInstallToItsRetryAndReadsNoAppleAdsTokenEarly",
+      ]),
     ];
   },
 );

@@ -45,7 +45,9 @@ public struct ServiceError: Error, Equatable, Sendable {
         /// The service refused the install with 401, 403 or 404 (a wrong address or path, a
         /// revoked or mistyped key), or refused its bare form too. Reported once; the install is
         /// not tried again until the app's next launch or ``ServiceAttribution/refreshConfig()``.
-        /// The events stay queued on the device meanwhile.
+        /// The events stay queued on the device meanwhile. Also a key rejected (``code`` 401) on
+        /// a read of remote configuration after `configure` that no completion waits for (the
+        /// periodic refresh): the SDK is switched off, as ``ServiceAttribution/lastInitError`` says.
         case configuration
         /// Events were dropped, for ``reason``; ``count`` says how many.
         case eventsDropped = "events_dropped"

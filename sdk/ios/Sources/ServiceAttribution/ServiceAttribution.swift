@@ -241,7 +241,8 @@ public enum ServiceAttribution {
         return core.isEnabled
     }
 
-    /// The most recent initialization failure, or nil.
+    /// The most recent initialization failure, or nil: that of `configure`, or a key rejected
+    /// on a later read of remote configuration (the SDK then switched off).
     public static var lastInitError: Error? {
         return core.initError
     }

@@ -257,8 +257,9 @@ final class ConversionValueTests: XCTestCase {
 
     // MARK: - the core
 
-    /// GET /v1/config's answer with the vectors' `game` schema (or `windows`) at `version`.
-    private static func config(version: Int64, windows: JSONValue? = nil) throws -> String {
+    /// GET /v1/config's answer with the vectors' `game` schema (or `windows`) at `version`; with
+    /// `enabled` false, one that switches the SDK off.
+    private static func config(version: Int64, windows: JSONValue? = nil, enabled: Bool = true) throws -> String {
         let rules = try windows ?? ConversionValueTests.windows("game")
         let schema = JSONValue.object([
             "version": .int(version),
@@ -266,7 +267,7 @@ final class ConversionValueTests: XCTestCase {
             "usd_rates": .object(["EUR": .double(1.1), "USD": .int(1)]),
         ])
         return JSONValue.object([
-            "enabled": .bool(true),
+            "enabled": .bool(enabled),
             "refresh_interval_seconds": .int(3600),
             "encryption": .object(["enabled": .bool(false)]),
             "skadnetwork": schema,
@@ -668,6 +669,59 @@ final class ConversionValueTests: XCTestCase {
         harness.core.start()
         harness.runScheduled()
         XCTAssertEqual(harness.conversionValues.registrations, 1)
+    }
+
+    func testAnEventSentAsAReadingSwitchesTheAppOffIsNeverEvaluated() throws {
+        // README: "Nothing is evaluated while the SDK is stopped, switched off…". The first
+        // reading says off and brings a schema: the worker applying it takes that schema,
+        // registers the first launch with Apple (and says so in the log), and only then switches
+        // the SDK off. The app sends its tutorial's end in between, from its own thread (here,
+        // as that line is written): the switch-off drops it, unevaluated, so Apple is given no
+        // value for an event the service never receives.
+        let harness = Harness()
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.config = try ConversionValueTests.config(version: 1, enabled: false)
+        var taken: Bool?
+        harness.log.whenWritten = { _, message in
+            guard message.hasPrefix("the install's first launch is registered"), taken == nil else { return }
+            taken = try? harness.core.sendEvent(.custom, name: "tutorial completion", parameters: nil)
+        }
+        XCTAssertNil(harness.configure())
+        XCTAssertEqual(taken, true, "the app sent its event as the reading was applied")
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        XCTAssertEqual(harness.conversionValues.registrations, 1)
+        XCTAssertEqual(harness.conversionValues.calls, [], "no event a switch-off drops is evaluated")
+        let state = try XCTUnwrap(harness.store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse))
+        XCTAssertEqual(state.windows[0], ConversionWindowState(), "nothing counted either")
+        XCTAssertEqual(heard.dropped, ["disabled": 1], "dropped as disabled, and told")
+        XCTAssertEqual(harness.service.count("POST", "/v1/events"), 0)
+
+        // The same when a later reading switches an app that was on off, with a new schema: the
+        // app's event comes as its version is said in the log, before the switch-off.
+        let later = Harness()
+        let heardLater = Heard()
+        heardLater.listen(to: later.core)
+        later.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(later.configure())
+        later.service.config = try ConversionValueTests.config(version: 2, enabled: false)
+        var takenLater: Bool?
+        later.log.whenWritten = { _, message in
+            guard message.hasPrefix("conversion value schema version 2"), takenLater == nil else { return }
+            takenLater = try? later.core.sendEvent(.custom, name: "tutorial completion", parameters: nil)
+        }
+        let refreshed = expectation(description: "refreshed")
+        later.core.refreshConfig { error in
+            XCTAssertNil(error)
+            refreshed.fulfill()
+        }
+        wait(for: [refreshed], timeout: 10)
+        later.settle()
+        XCTAssertEqual(takenLater, true, "the app sent its event as the reading was applied")
+        XCTAssertTrue(later.core.isSdkDisabled)
+        XCTAssertEqual(later.conversionValues.calls, [], "no event a switch-off drops is evaluated")
+        XCTAssertEqual(heardLater.dropped, ["disabled": 1])
+        XCTAssertEqual(later.service.count("POST", "/v1/events"), 0)
     }
 
     func testAStoppedSdkEvaluatesNothing() throws {

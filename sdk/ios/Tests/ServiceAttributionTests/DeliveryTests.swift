@@ -455,6 +455,40 @@ final class DeliveryTests: XCTestCase {
         XCTAssertFalse(harness.core.isSdkDisabled)
     }
 
+    func testAKeyRejectedOnARefreshIsToldToTheAppAsAtConfigureOnce() throws {
+        // Kotlin tells InitListener.onError and getLastInitError(), Unity its error listener: the
+        // app hears of a key revoked after configure, not the log alone. As at configure: the
+        // error in `lastInitError`, at error level in the log, the SDK off; and, as no completion
+        // waits for the periodic read, a configuration error with the status to the listeners.
+        let harness = Harness()
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNil(harness.configure())
+        XCTAssertNil(harness.core.initError)
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 401, body: #"{"error":"Unauthorized","detail":"revoked"}"#) : nil
+        }
+        harness.eventually("the refresh rejected") { harness.core.isSdkDisabled }
+        XCTAssertEqual(harness.core.initError as? ServiceAttributionError, .authentication(statusCode: 401))
+        let told = heard.errors.filter { $0.kind == .configuration }
+        XCTAssertEqual(told, [ServiceError(
+            kind: .configuration, reason: nil, code: 401, count: 1,
+            message: try XCTUnwrap(told.first?.message)
+        )])
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.hasPrefix("remote configuration refresh: the API key was rejected") }.count, 1)
+
+        // Once: read again as start() restarts a stopped SDK, and rejected again, the key is
+        // still the one error to fix, not told a second time.
+        let reads = harness.service.count("GET", "/v1/config")
+        harness.core.stop()
+        harness.core.start()
+        harness.settle()
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), reads + 1)
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        XCTAssertEqual(heard.errors.filter { $0.kind == .configuration }.count, 1)
+        XCTAssertEqual(harness.core.initError as? ServiceAttributionError, .authentication(statusCode: 401))
+    }
+
     func testA403OnGetConfigIsAFirewallsBlockThatSwitchesNothingOffAndDropsNothing() throws {
         // The service rejects a key with 401; a web firewall in front answers 403 for a phone's
         // address on its block list.

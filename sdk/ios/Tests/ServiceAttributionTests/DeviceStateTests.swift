@@ -238,6 +238,39 @@ final class DeviceStateTests: XCTestCase {
         XCTAssertEqual(harness.lifecycle.backgroundTimes.ended, 1)
     }
 
+    func testGoingToTheBackgroundLeavesTheInstallToItsRetryAndReadsNoAppleAdsTokenEarly() throws {
+        // Apple's framework cannot make the Ads token yet: the install waits for it, read again
+        // at its retries (2 s, then 4), three reads at most. A user who leaves the app and comes
+        // back a few times meanwhile must not spend those reads within seconds, as the Kotlin and
+        // Unity SDKs leave the install to its own retry.
+        let harness = Harness()
+        harness.lifecycle.lendsBackgroundTime = true
+        harness.core.enablePlatformAds()
+        harness.device.tokenFailures = 2
+        XCTAssertNil(harness.configure())
+        XCTAssertEqual(harness.device.tokenReads, 1)
+        XCTAssertTrue(harness.scheduler.pending.contains(2), "the install's retry: \(harness.scheduler.pending)")
+        for _ in 0..<3 {
+            harness.lifecycle.enterBackground()
+            harness.settle()
+            harness.lifecycle.enterForeground()
+            harness.settle()
+        }
+        XCTAssertEqual(harness.device.tokenReads, 1, "no read of the token before the install's retry")
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 0)
+        XCTAssertTrue(harness.scheduler.pending.contains(2), "the retry kept its time: \(harness.scheduler.pending)")
+        // The time lent is kept for that retry, asked for once.
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.begun, 1)
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.ended, 0)
+
+        // The retries read it, the third read makes it, and the install carries it.
+        harness.eventually("the install") { harness.service.count("POST", "/v1/installs") == 1 }
+        XCTAssertEqual(harness.device.tokenReads, 3)
+        let body = harness.service.sent("POST", "/v1/installs").first.flatMap(FakeService.body)
+        XCTAssertEqual(body?["platform_ads_token"], .string("c2FtcGxlLWFkc2VydmljZXMtdG9rZW4"))
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.ended, 1, "given back once nothing is left")
+    }
+
     func testNoTimeIsAskedForWhileStopped() throws {
         let harness = Harness()
         harness.lifecycle.lendsBackgroundTime = true

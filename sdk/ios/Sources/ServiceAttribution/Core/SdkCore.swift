@@ -682,9 +682,13 @@ final class SdkCore: @unchecked Sendable {
         finishInit(initError, completion)
     }
 
-    private func failInit(_ error: Error, message: String, disable shouldDisable: Bool) {
+    /// What the initialization met, as the app reads it (`lastInitError`), at error level in the
+    /// log; with `disable`, the SDK switched off. `during`: the read that met it, the
+    /// initialization's or a later one of remote configuration (a key rejected on a refresh is
+    /// told as the initialization's is, as the Kotlin SDK tells it).
+    private func failInit(_ error: Error, message: String, disable shouldDisable: Bool, during: String = "initialization") {
         locked { lastInitError = SdkCore.appFacing(error) }
-        currentLog.error("initialization: \(message)")
+        currentLog.error("\(during): \(message)")
         if shouldDisable { disable(because: message) }
     }
 
@@ -844,11 +848,15 @@ final class SdkCore: @unchecked Sendable {
         } catch {
             // The configuration kept stays in force: a launch off as kept makes no session.
             locked { launchOffAsKept = nil }
-            // A rejected key ends the reading, as at configure (the SDK is off, told so in
-            // refreshOnWorker): read again by refreshConfig or at the next launch, as the Kotlin
-            // and Unity SDKs do, rather than asked hourly with a key the service refuses.
-            if (error as? ServiceAttributionError)?.isAuthentication == true {
+            // A rejected key ends the reading, as at configure (the SDK is off, `lastInitError`
+            // set, in refreshOnWorker): read again by refreshConfig or at the next launch, as the
+            // Kotlin and Unity SDKs do, rather than asked hourly with a key the service refuses.
+            // No completion waits for this read: the app hears of it through the error listener
+            // too (keyRejectedOnRefresh), as Kotlin's InitListener.onError and Unity's error
+            // listener hear it.
+            if case let .authentication(statusCode)? = error as? ServiceAttributionError {
                 refreshGeneration += 1
+                keyRejectedOnRefresh(statusCode)
                 return
             }
             // While no configuration of the service's is known, events wait for one: asked again
@@ -875,6 +883,18 @@ final class SdkCore: @unchecked Sendable {
         }
     }
 
+    /// On the worker: the key rejected on a periodic read of remote configuration (the SDK
+    /// switched off and `lastInitError` set, said at error level, by refreshOnWorker), to the
+    /// error listener as a configuration error with the status: the app's one word of it, as
+    /// no completion waits for that read. Once, as a configuration error is told (the
+    /// install's or a route's, one wrong key to fix), until the next launch or refreshConfig.
+    private func keyRejectedOnRefresh(_ code: Int) {
+        if configurationReported { return }
+        configurationReported = true
+        let text = "the API key was rejected on GET /v1/config (HTTP \(code)): the SDK disables itself until refreshConfig or the next launch"
+        emitError(ServiceError(kind: .configuration, reason: nil, code: code, count: 1, message: text))
+    }
+
     /// On the worker: the next wait before GET /v1/config is asked again while no configuration
     /// of the service's is known: the delivery's backoff (delivery.json's 2 s, doubling to 60).
     private func nextConfigRetryDelay() -> TimeInterval {
@@ -893,8 +913,10 @@ final class SdkCore: @unchecked Sendable {
         do {
             fetched = try api.config()
         } catch let error as ServiceAttributionError where error.isAuthentication {
-            currentLog.error("the API key was rejected on GET /v1/config: the SDK disables itself")
-            disable(because: "the API key was rejected on GET /v1/config")
+            // Told as the initialization's rejection is: `lastInitError`, the log, the switch-off.
+            // The caller tells the rest: refreshConfig's completion, or, for the periodic read,
+            // which no one waits for, the error listener (refreshQuietly).
+            failInit(error, message: "the API key was rejected on GET /v1/config: the SDK disables itself", disable: true, during: "remote configuration refresh")
             registerConversion()
             throw error
         }
@@ -1149,9 +1171,11 @@ final class SdkCore: @unchecked Sendable {
 
     /// On the main thread, as the app goes to the background: with the install, events or
     /// sessions still to send, iOS is asked for time (a background task) and the worker sends
-    /// now, a retry waiting or not. The time is given back once the worker has nothing left it
-    /// can send (``giveBackBackgroundTimeIfDone()``), or when iOS takes it back first. No time
-    /// lent (none asked for, or iOS gave none): nothing more than before.
+    /// now, a retry of the events or sessions waiting or not; an install not recorded yet is
+    /// left to its own retry, which the time lent may still see run (``flushNow()``). The time
+    /// is given back once the worker has nothing left it can send
+    /// (``giveBackBackgroundTimeIfDone()``), or when iOS takes it back first. No time lent (none
+    /// asked for, or iOS gave none): nothing more than before.
     private func sendInTheBackground() {
         let (mayRun, held) = locked { (!disabled && !stopped && !deleted, backgroundTime != nil) }
         guard mayRun, !held, hasSomethingToSend() else { return }
@@ -1171,9 +1195,16 @@ final class SdkCore: @unchecked Sendable {
     }
 
     /// On the worker: a flush now, the retry waiting (if any) made void, as its work is done
-    /// here; the backoff it reached is kept.
+    /// here; the backoff it reached is kept. But while the install is not recorded, its retry
+    /// is left alone, as the Kotlin and Unity SDKs leave it: each try of the install reads the
+    /// Apple Ads token again, whose failures are counted (``maxAdsTokenTries``) and spaced by
+    /// the retry's backoff so that Apple's framework has time to make one; sent at each trip to
+    /// the background, a user leaving and coming back a few times would use them up within
+    /// seconds, and the install would go without its token. The flush then sends nothing (it
+    /// waits for that retry, which may still run in the time lent); with no retry waiting (the
+    /// install held for the app's tracking answer, say) it runs as it would have.
     private func flushNow() {
-        if retryPending {
+        if retryPending && platform.store.get(Key.installTracked) != nil {
             retryPending = false
             retryGeneration += 1
         }
@@ -1275,8 +1306,13 @@ final class SdkCore: @unchecked Sendable {
     /// the device for a configuration, evaluated at a later launch) asks Apple for nothing.
     private func evaluateConversion(_ draft: Draft) {
         // Only ever for an event queued under a configuration applied (those taken before one
-        // wait on the device, and are evaluated as they are queued): no schema is no rules.
-        guard let rules = locked({ schema }) else { return }
+        // wait on the device, and are evaluated as they are queued): no schema is no rules. Nor
+        // once a reading said off: `apply` takes the configuration and its schema first, and
+        // switches the SDK off (`disable`) only once it has registered the first launch; an
+        // event the app sends in between would otherwise be evaluated with that schema and its
+        // value given to Apple, then dropped as `disabled`. Left unevaluated, the switch-off
+        // drops it, as the Unity SDK does.
+        guard let rules = locked({ config?.enabled == false ? nil : schema }) else { return }
         guard let firstOpen = firstOpenDate() else { return }
         let state = conversionState()
         let event = ConversionEvent(draft, firstOpen: firstOpen)
