@@ -263,6 +263,19 @@ describe("cost rows", () => {
     expect(unconvertedWarnings(rowsOf({}, { currency: "USD", campaign_id: "c2" }), FX)).toEqual([]);
   });
 
+  it("judges the levels with the upload's rows in place of the stored ones they replace, whenever those were received", () => {
+    const total = rowsOf({});
+    // The split was stored by a service whose clock ran ahead of this one's.
+    const ahead = new Date(NOW.getTime() + 60_000).toISOString();
+    const split = rowsOf({ country: "DE", amount: 60 }, { country: "FR", amount: 40 }).map((r) => ({
+      ...r,
+      receivedAt: ahead,
+    }));
+    // This upload takes the split back: only the campaign's total is left, one level.
+    const takenBack = rowsOf({ country: "DE", amount: 0 }, { country: "FR", amount: 0 });
+    expect(mixedLevelWarnings([...total, ...split], takenBack)).toEqual([]);
+  });
+
   it("names each level by what its rows name, by id or by name alike", () => {
     const total = rowsOf({});
     const detailed = rowsOf(

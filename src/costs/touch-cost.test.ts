@@ -51,15 +51,17 @@ describe("a touch's cost in USD", () => {
     expect(reportedCost({ model: "CPM", value: 0.4, currency: "EUR" }, "impression", 1e6)).toBe(
       453.72,
     );
+    // 50 JPY a thousand: 50,000 JPY is 345.97084121… USD; 0.000346 an impression would be 346.
     expect(reportedCost({ model: "CPM", value: 50, currency: "JPY" }, "impression", 1e6)).toBe(
-      fx.toUsd(50 * 1000, "JPY", DAY),
+      345.970841,
     );
   });
 
   it("of ten thousand CPC clicks is their price converted at once", () => {
-    // 5 JPY is 0.0345970841… USD: 0.034597 a click would make 345.97 USD.
+    // 5 JPY is 0.0345970841… USD: 50,000 JPY is 345.97084121… USD, where 0.034597 a click
+    // would make 345.97.
     expect(reportedCost({ model: "CPC", value: 5, currency: "JPY" }, "click", 1e4)).toBe(
-      fx.toUsd(5 * 1e4, "JPY", DAY),
+      345.970841,
     );
   });
 

@@ -222,7 +222,7 @@ describe("deletion requests", () => {
     expect((await deletions.listOpen()).map((r) => r.serviceId)).toEqual(["broken"]);
   });
 
-  it("take out every trace of the install: its claim on its click, attribution, sends and their records", async () => {
+  it("take out every trace of the install: itself, its user's mapping, its claim on its click, attribution, sends and their records", async () => {
     const deletions = memoryDeletions();
     await requestOf(deletions, "com.a", "won", at(1));
     await requestOf(deletions, "com.a", "waiting", at(2));
@@ -235,6 +235,14 @@ describe("deletion requests", () => {
     await purgeOpenRequests({
       ...noopStores,
       deletions,
+      installs: {
+        ...noopStores.installs,
+        delete: async (a, s) => void (await record("install")(a, s)),
+      },
+      customerUsers: {
+        ...noopStores.customerUsers,
+        deleteInstall: async (a, s) => void (await record("user")(a, s)),
+      },
       attributions: {
         // One install credited to a click; one whose matching is still pending.
         get: async (appId, serviceId) =>
@@ -254,10 +262,14 @@ describe("deletion requests", () => {
       lake: { purgeInstalls: async () => ({ filesRewritten: 1 }) },
     });
     expect(calls).toEqual([
+      "install com.a/won",
+      "user com.a/won",
       `claim com.a/won c-1 ${resolved.touchTime}`,
       "attribution com.a/won",
       "sends com.a/won",
       "records com.a/won",
+      "install com.a/waiting",
+      "user com.a/waiting",
       "attribution com.a/waiting",
       "sends com.a/waiting",
       "records com.a/waiting",

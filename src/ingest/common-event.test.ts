@@ -219,8 +219,8 @@ describe("commonEvent", () => {
     const s2s = (overrides: Record<string, unknown>) =>
       s2sEvent({ event_time: time, ...overrides });
     // Each case below differs from these in one field only.
-    expect(commonEvent(sdk({}), false)).toBeDefined();
-    expect(commonEvent(s2s({}), true)).toBeDefined();
+    expect(commonEvent(sdk({}), false)?.eventMs).toBe(Date.parse(time));
+    expect(commonEvent(s2s({}), true)?.eventMs).toBe(Date.parse(time));
     const leaveSdk = [
       sdkEvent(), // no milliseconds: valid, but not the SDK form
       sdk({ event_time: "2026-02-29T10:00:00.000Z" }),

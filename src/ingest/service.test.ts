@@ -308,6 +308,37 @@ describe("one request's events", () => {
     expect(mapped).toEqual(["user-7:svc-1"]);
   });
 
+  it("maps a user named by two installs' events to the install of the latest event, whatever their order", async () => {
+    const { ingestion, caller, mapped } = ingestionOf({ installs: ["svc-new", "svc-old"] });
+    const answer = await ingestion.recordEvents(
+      caller,
+      {
+        events: [
+          sdkEvent(
+            purchase(1, {
+              event_id: "later",
+              service_id: "svc-new",
+              customer_user_id: "user-2",
+              event_time: "2026-09-16T11:00:00.250Z",
+            }),
+          ),
+          // Sent after it in the batch, but of an earlier moment: a phone's queue sent late.
+          sdkEvent(
+            purchase(2, {
+              event_id: "earlier",
+              service_id: "svc-old",
+              customer_user_id: "user-2",
+              event_time: "2026-09-16T09:00:00.250Z",
+            }),
+          ),
+        ],
+      },
+      SDK_EVENTS,
+    );
+    expect(answer.accepted).toBe(2);
+    expect(mapped).toEqual(["user-2:svc-new"]);
+  });
+
   it("hands the sends a phone's address and agent and the revenue in USD as its lake row has it; a server's event, no device", async () => {
     const { ingestion, stored, sent } = ingestionOf({
       installs: ["svc-1"],

@@ -751,13 +751,14 @@ describe("partner configurations", () => {
       ).toBe(true);
     }
     // A day on, the old secret signs no more.
+    const dayOn = new Date(Date.now() + (ROTATION_GRACE_HOURS + 1) * 3_600_000);
     const later = createPostbackConfigurations({
       deletions: NO_DELETIONS,
       store,
       wrapper,
       resolve: async () => [{ address: "93.184.216.34", family: 4 }],
       allowLoopback: false,
-      now: () => new Date(Date.now() + (ROTATION_GRACE_HOURS + 1) * 3_600_000),
+      now: () => dayOn,
       sender: {
         send: async (next) => {
           sent.push(next);
@@ -766,7 +767,18 @@ describe("partner configurations", () => {
       },
     });
     await later.test(APP, "webhook", "backend", { kind: "install", platform: "android" });
-    expect(sent[1]?.headers[SIGNATURE_HEADER]?.match(/v1=/g)).toHaveLength(1);
+    const laterHeader = sent[1]?.headers[SIGNATURE_HEADER] ?? "";
+    expect(laterHeader.match(/v1=/g)).toHaveLength(1);
+    // The one signature is the new secret's.
+    const verifies = (secret: string) =>
+      verifySignature({
+        secrets: [secret],
+        body: sent[1]?.body ?? "",
+        header: laterHeader,
+        now: dayOn,
+      }).ok;
+    expect(verifies(newer)).toBe(true);
+    expect(verifies(older)).toBe(false);
     // An edit past the grace keeps no secret it replaced.
     expect((await store.getWebhook(APP, "backend"))?.previous).not.toBeNull();
     await later.putWebhook(APP, "backend", { url, enabled: true });

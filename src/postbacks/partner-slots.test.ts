@@ -61,10 +61,17 @@ describe("a configuration's places for requests", () => {
     expect(waited).toBeUndefined();
     d?.end();
     await waiting;
-    expect(waited).toBeDefined();
+    expect(waited?.end).toBeTypeOf("function");
+    // The place itself passed: two are still under way (e and the one that waited), so the
+    // next attempt waits in its turn, until the one that waited ends.
+    const next = slots.take("slow");
+    expect(await Promise.race([next, Promise.resolve("still waiting")])).toBe("still waiting");
+    waited?.end();
+    const handed = await next;
+    expect(handed?.end).toBeTypeOf("function");
     // Quick answers for as long as it stays slow: then as many as it asks for again.
     e?.end();
-    waited?.end();
+    handed?.end();
     tick(SLOW_FOR_MS);
     expect(await takeMany(slots, "slow", 6)).toHaveLength(6);
   });
@@ -78,7 +85,13 @@ describe("a configuration's places for requests", () => {
     expect(await slots.take("hanging")).toBeUndefined();
     expect(await Promise.race([waiting, Promise.resolve("still waiting")])).toBe("still waiting");
     first?.end();
-    expect(await waiting).toBeDefined();
+    const handed = await waiting;
+    expect(handed?.end).toBeTypeOf("function");
+    // It holds the place the first freed: the next attempt waits for it to end.
+    const next = slots.take("hanging");
+    expect(await Promise.race([next, Promise.resolve("still waiting")])).toBe("still waiting");
+    handed?.end();
+    expect((await next)?.end).toBeTypeOf("function");
   });
 
   it("refuses an attempt that waited its time without a request ending", async () => {

@@ -1,10 +1,12 @@
 /** The configuration routes' wire: problems named by the body's fields, answers masked. */
 import { describe, expect, it } from "vitest";
-import type { StoredPartnerConfig } from "../ports/postbacks.ts";
+import type { DeliveryLogEntry, StoredPartnerConfig } from "../ports/postbacks.ts";
 import { PARTNERS, type PartnerTemplate } from "./partners.ts";
 import { MASK } from "./retries.ts";
 import {
   catalogAnswer,
+  countsAnswer,
+  logEntryAnswer,
   maskedLeft,
   type PartnerRequest,
   parseTestRequest,
@@ -175,5 +177,72 @@ describe("a test postback's body", () => {
   it("is an install's on the app's platform when there is none", () => {
     expect(parseTestRequest(undefined)).toEqual({ kind: "install" });
     expect(parseTestRequest(null)).toEqual({ kind: "install" });
+  });
+});
+
+describe("the delivery log as answered", () => {
+  it("gives a day's counts each under its own name", () => {
+    // Each count its own number, so that no two can be swapped unseen.
+    expect(
+      countsAnswer({
+        day: "2026-11-02",
+        configId: "net-a",
+        partner: "custom",
+        delivered: 7,
+        retry: 5,
+        failed: 3,
+        skipped: 2,
+      }),
+    ).toEqual({
+      day: "2026-11-02",
+      config_id: "net-a",
+      partner: "custom",
+      delivered: 7,
+      retry: 5,
+      failed: 3,
+      skipped: 2,
+    });
+  });
+
+  it("gives an attempt each of its facts under its own name", () => {
+    const entry: DeliveryLogEntry = {
+      appId: "com.example.game",
+      sendId: "snd_1",
+      configId: "net-a",
+      target: "partner",
+      partner: "custom",
+      subject: { kind: "event", serviceId: "s-1", eventId: "e-1" },
+      time: "2026-11-02T10:00:00.000Z",
+      url: "https://net.example/p?key=***",
+      method: "GET",
+      status: 503,
+      answer: "busy",
+      error: "answered 503",
+      attempt: 2,
+      retry: true,
+      verdict: "retry",
+      final: false,
+      reason: null,
+    };
+    expect(logEntryAnswer(entry)).toEqual({
+      time: "2026-11-02T10:00:00.000Z",
+      send_id: "snd_1",
+      config_id: "net-a",
+      target: "partner",
+      partner: "custom",
+      kind: "event",
+      service_id: "s-1",
+      event_id: "e-1",
+      method: "GET",
+      url: "https://net.example/p?key=***",
+      status: 503,
+      answer: "busy",
+      error: "answered 503",
+      attempt: 2,
+      retry: true,
+      verdict: "retry",
+      final: false,
+      reason: null,
+    });
   });
 });

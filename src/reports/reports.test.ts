@@ -5,6 +5,7 @@ import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { App } from "../ports/apps.ts";
 import type { CostRow } from "../ports/costs.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
+import type { CohortRow } from "../ports/reports.ts";
 import { recordingEngine } from "./recording-engine.test-support.ts";
 import { createReports } from "./reports.ts";
 
@@ -92,6 +93,42 @@ describe("the reports", () => {
       "America/Los_Angeles",
       "America/Los_Angeles",
     ]);
+  });
+
+  it("count a cohort's days since install as over by today in the app's time zone, not UTC's", async () => {
+    const { engine } = recordingEngine(CLICKS);
+    const day = "2026-11-20";
+    const base = {
+      cohort_day: day,
+      media_source: "meta_ads",
+      group_key: "Winter",
+      installs: 0,
+      active: 0,
+      revenue_usd: 0,
+      clicks: 0,
+      impressions: 0,
+      cost_usd: 0,
+    };
+    // Two installs of 20 November, 3 USD of revenue on their day 0.
+    const rows: CohortRow[] = [
+      { ...base, part: "installs", day_n: null, installs: 2 },
+      { ...base, part: "group_days", day_n: 0, active: 2, revenue_usd: 3 },
+    ];
+    const reportsIn = (timeZone: string | undefined) =>
+      createReports({
+        engine: { ...engine, cohorts: async () => rows },
+        apps: { get: async () => (timeZone ? ({ timeZone } as App) : undefined) },
+        deletions,
+        costs: NO_COSTS,
+        // 20:00 UTC on the 20th: already the 21st in Tokyo.
+        now: () => new Date("2026-11-20T20:00:00.000Z"),
+      });
+    const window = { from: day, to: day, group_by: "campaign" as const };
+    const tokyo = await reportsIn("Asia/Tokyo").cohorts("com.example.game", window);
+    expect(tokyo.totals.arpu.d0).toBe(1.5);
+    // In UTC the 20th is under way: its day 0 is not over yet.
+    const utc = await reportsIn(undefined).cohorts("com.example.game", window);
+    expect(utc.totals.arpu.d0).toBeNull();
   });
 
   it("ask for the latest events of today's UTC day", async () => {

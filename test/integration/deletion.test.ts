@@ -195,7 +195,7 @@ describe("deleting an install's data", () => {
 
     expect(await rt.stores.installs.get(APP, DOOMED)).toBeUndefined();
     expect(await rt.stores.customerUsers.get(APP, `user-of-${DOOMED}`)).toBeUndefined();
-    expect(await rt.stores.installs.get(APP, KEPT)).toBeDefined();
+    expect(await rt.stores.installs.get(APP, KEPT)).toMatchObject({ appId: APP, serviceId: KEPT });
 
     // No file of the lake, its write-ahead files or the export snapshots holds the id: not
     // in any Parquet row (read with DuckDB) and not in any file's raw bytes.

@@ -159,8 +159,9 @@ describe("postbacks across a kill -9", () => {
     // Killed once the fast partner's send is logged and settled (off the outbox, so it does not
     // go again after the restart): it went at once, so the slow partner's send, if it went too
     // (the hanging ones ended first), is still held, well within its own time-out.
+    // Logged means settled: the worker appends an attempt's record only once its send is
+    // settled (src/workers/postback-worker.ts), so no wait is needed before the kill.
     await whenLogged([sendOf("fast", "waiting")]);
-    await sleep(500);
     const exited = once(service.child, "exit");
     service.child.kill("SIGKILL");
     await exited;

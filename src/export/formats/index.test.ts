@@ -1,5 +1,4 @@
 import type { Readable } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { ExportRecord } from "../../record/columns.ts";
 import { collect, recordAt } from "./fixtures.test-support.ts";
@@ -78,8 +77,13 @@ describe.each(EXPORT_FORMATS)("%s writer as a stream", (format) => {
   it("pulls rows only as the consumer reads", async () => {
     const { state, rows } = countingSource(20_000);
     const stream = writer.write(rows);
-    await sleep(200);
-    // Unread, the writer stops after filling its buffers: a bounded number of rows.
+    // Read until the source has started, then no more: the writer fills its buffer and stops.
+    // However long that takes, once the buffer is full it has pulled a bounded number of rows,
+    // not the source's 20,000 (unread, most writers pull none at all).
+    await readUntil(stream, () => state.pulled > 0);
+    await expect
+      .poll(() => stream.readableLength >= stream.readableHighWaterMark, { timeout: 30_000 })
+      .toBe(true);
     expect(state.pulled).toBeLessThan(5_000);
     const output = await collect(stream);
     expect(state.pulled).toBe(20_000);

@@ -157,11 +157,16 @@ describe("the export", () => {
   );
 
   itNeeds(["export"], "ignores a parameter it does not know, repeated or not", async () => {
+    const reference = (await delivered()).data.map((r) => r.event_id);
     const response = await target.get(
-      `/api/v1/export?timestamp=${since}&limit=1&utm_source=a&utm_source=b`,
+      `/api/v1/export?timestamp=${since}&limit=2&offset=1&utm_source=a&utm_source=b`,
       keys.serverKey,
     );
     expect(response.status).toBe(200);
+    // The page its known parameters ask for, as though the others were not there.
+    const page = (await response.json()) as { data: ExportRecord[]; total_count: number };
+    expect(page.data.map((r) => r.event_id)).toEqual(reference.slice(1, 3));
+    expect(page.total_count).toBe(2);
   });
 
   itNeeds(["export"], "answers HEAD with the headers only", async () => {
