@@ -82,7 +82,11 @@ describe("app keyrings", () => {
       };
       const sealed = await withEncryption(app, true, wrapper);
       const keyrings = createAppKeyrings(wrapper);
-      await expect(keyrings(sealed)).resolves.toBeDefined();
+      // Its own keyring opens what a device sealed to its published key.
+      const [published] = sealed.encryptionKeys ?? [];
+      if (!published) throw new Error("the app was given no key");
+      const envelope = seal({ revenue: 4.99 }, published);
+      expect(openSealed(envelope, await keyrings(sealed))).toEqual({ revenue: 4.99 });
       await expect(keyrings({ ...sealed, appId: "com.example.other" })).rejects.toThrow(
         KeyUnwrapError,
       );

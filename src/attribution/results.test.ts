@@ -143,7 +143,8 @@ describe("an install again from a click another install of its device holds", ()
     };
     const first = resultOf(paid, null, AT, DEFAULT_ATTRIBUTION);
     expect(first).toMatchObject({ installType: null, reinstall: false });
-    expect(first.cost).not.toBeNull();
+    // The first install from the CPI click is the one its price is for.
+    expect(first.cost).toEqual({ model: "CPI", value: 2, currency: "USD" });
     const again = resultOf({ ...paid, reinstall: true }, null, AT, DEFAULT_ATTRIBUTION);
     expect(again).toMatchObject({
       status: "matched",

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { dynaliteForTests } from "../adapters/dynamodb/dynamo-targets.test-support.ts";
 import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
+import { authenticate } from "../apps/authenticate.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { ConflictError, NotFoundError } from "../domain/errors.ts";
 import { LOCAL_TABLE_NAMES } from "../embedded/local-dynamodb.ts";
@@ -35,11 +36,11 @@ describe("an app's keys and App Store id, through the dashboard", () => {
     const dashboard = createDashboardApps({ apps, keys, users, keyWrapper: wrapper });
     await dashboard.create(OWNER, { app_id: MINE, name: "Mine", platform: "ios" });
     await dashboard.create(OTHER, { app_id: THEIRS, name: "Theirs", platform: "ios" });
-    return { dashboard, keys, MINE, THEIRS };
+    return { dashboard, keys, apps, MINE, THEIRS };
   };
 
   it("lists an app's keys oldest first, and revokes none of another app's by its id", async () => {
-    const { dashboard, keys, MINE, THEIRS } = await setUp("keys");
+    const { dashboard, keys, apps, MINE, THEIRS } = await setUp("keys");
     const first = await dashboard.issueKey(MINE, { kind: "sdk" });
     const second = await dashboard.issueKey(MINE, { kind: "server" });
     const listed = await dashboard.keys(MINE);
@@ -53,7 +54,15 @@ describe("an app's keys and App Store id, through the dashboard", () => {
     const theirs = await dashboard.issueKey(THEIRS, { kind: "server" });
     await expect(dashboard.revokeKey(MINE, theirs.key_id)).rejects.toBeInstanceOf(NotFoundError);
     expect((await keys.get(theirs.key_id))?.revokedAt).toBeUndefined();
-    expect((await dashboard.revokeKey(MINE, first.key_id)).revoked_at).not.toBeNull();
+    const revoked = await dashboard.revokeKey(MINE, first.key_id);
+    // Revoked in the store (which the authorizer reads), and the answer says when.
+    const stored = (await keys.get(first.key_id))?.revokedAt;
+    expect(stored).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(revoked.revoked_at).toBe(stored);
+    expect(await authenticate(first.key, { keys, apps })).toBeUndefined();
+    // The other key of the app stays in force.
+    expect((await authenticate(second.key, { keys, apps }))?.appId).toBe(MINE);
+    expect((await keys.get(second.key_id))?.revokedAt).toBeUndefined();
   });
 
   it("refuses an App Store id another app has, naming no app the person may not see", async () => {

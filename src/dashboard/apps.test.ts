@@ -299,7 +299,10 @@ describe("an app's settings and keys as the dashboard reads and writes them", ()
     );
     changes.length = 0;
     const revoked = await dashboard.revokeKey("com.example.keyed", issued.key_id);
-    expect(revoked.revoked_at).not.toBeNull();
+    expect(revoked.revoked_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    // The store holds it so, as the key list (and the authorizer) read it.
+    const listed = await dashboard.keys("com.example.keyed");
+    expect(listed.find((key) => key.key_id === issued.key_id)?.revoked_at).toBe(revoked.revoked_at);
     expect(changes).toEqual(["changed"]);
   });
 });

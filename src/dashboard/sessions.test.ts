@@ -10,7 +10,7 @@ import { MINUTE_MS } from "../domain/time.ts";
 import type { User } from "../ports/users.ts";
 import { setPassword } from "./accounts.ts";
 import { memorySessionStore, memoryUserStore, testUser } from "./memory-stores.test-support.ts";
-import { answerChallenge, currentSession, signIn } from "./sessions.ts";
+import { answerChallenge, currentSession, signIn, signOut } from "./sessions.ts";
 import { createSignInGuard, LOCKED_OUT } from "./sign-in-guard.ts";
 import { MAX_CODE_FAILURES, PENDING_SIGN_IN_LIFETIME_MS, totpCode } from "./totp.ts";
 
@@ -77,6 +77,11 @@ describe("signing in with a TOTP", () => {
     const session = done.signedIn;
     if (!session) throw new Error("no session");
     expect((await currentSession(t.deps, session.token)).user.email).toBe(ADMIN);
+    // The challenge is spent with its sign-in: not even the next right code takes it again.
+    await expect(
+      answerChallenge(t.deps, setup.token, totpCode(secret, START + 30_000), t.now()),
+    ).rejects.toThrow(/sign-in is over/);
+    expect(t.sessions.sessions.size).toBe(1);
 
     // The next sign-in asks for the code of that TOTP.
     t.advance(MINUTE_MS);
@@ -91,7 +96,9 @@ describe("signing in with a TOTP", () => {
     const t = await setUp({ adminsNeedTotp: true });
     expect((await signIn(t.deps, VIEWER, PASSWORD, t.now())).signedIn?.user.email).toBe(VIEWER);
     const relaxed = await setUp({ adminsNeedTotp: false });
-    expect((await signIn(relaxed.deps, ADMIN, PASSWORD, relaxed.now())).signedIn).toBeDefined();
+    const admin = (await signIn(relaxed.deps, ADMIN, PASSWORD, relaxed.now())).signedIn;
+    expect(admin?.user.email).toBe(ADMIN);
+    expect((await currentSession(relaxed.deps, admin?.token)).user.email).toBe(ADMIN);
   });
 
   it("asks the code of anyone who has a TOTP, admin or not", async () => {
@@ -197,6 +204,49 @@ describe("signing in with a TOTP", () => {
     expect(t.sessions.sessions.size).toBe(0);
   });
 
+  it("gives a session of twelve hours, by its token's hash, under the email as accounts key it", async () => {
+    const t = await setUp({ adminsNeedTotp: true });
+    const result = await signIn(t.deps, "  Viewer@Example.COM ", PASSWORD, t.now());
+    const session = result.signedIn;
+    if (!session) throw new Error("the viewer was not signed in");
+    expect(session.user.email).toBe(VIEWER);
+    expect(session.expiresAt.toISOString()).toBe(new Date(START + 12 * 3_600_000).toISOString());
+    const [stored] = [...t.sessions.sessions.values()];
+    expect(stored?.email).toBe(VIEWER);
+    expect(stored?.sessionKey).not.toContain(session.token);
+    expect(stored?.csrfToken).toBe(session.csrfToken);
+    const key = stored?.sessionKey ?? "";
+    expect(await t.sessions.get(key, new Date(START + 12 * 3_600_000 - 1))).toEqual(stored);
+    expect(await t.sessions.get(key, new Date(START + 12 * 3_600_000))).toBeUndefined();
+  });
+
+  it("ends the session on sign-out, and no other", async () => {
+    const t = await setUp({ adminsNeedTotp: false });
+    const mine = (await signIn(t.deps, VIEWER, PASSWORD, t.now())).signedIn?.token;
+    const other = (await signIn(t.deps, VIEWER, PASSWORD, t.now())).signedIn?.token;
+    await signOut(t.deps, mine);
+    await expect(currentSession(t.deps, mine)).rejects.toThrow(/session is over/);
+    expect((await currentSession(t.deps, other)).user.email).toBe(VIEWER);
+    expect(t.sessions.sessions.size).toBe(1);
+  });
+
+  it("refuses a password the credentials know for a person the dashboard does not", async () => {
+    const t = await setUp({ adminsNeedTotp: false });
+    // As Cognito may: a pool's user the users table has no record of.
+    const deps = {
+      ...t.deps,
+      credentials: {
+        ...t.deps.credentials,
+        adminsNeedTotp: false,
+        verify: async () => ({ outcome: "verified" as const, state: "" }),
+      },
+    };
+    await expect(signIn(deps, "stranger@example.com", PASSWORD, t.now())).rejects.toThrow(
+      "The email or the password is wrong.",
+    );
+    expect(t.sessions.sessions.size).toBe(0);
+  });
+
   it("gives nothing for a challenge token that was never given", async () => {
     const t = await setUp({ adminsNeedTotp: true });
     await expect(answerChallenge(t.deps, "made-up", "123456", t.now())).rejects.toThrow(
@@ -293,7 +343,8 @@ describe("a password set while a sign-in checks the old one", () => {
     };
     const result = await signIn(deps, VIEWER, PASSWORD, t.now());
     const token = result.signedIn?.token;
-    expect(token).toBeDefined();
+    // A session was given (the old password was right), and it is the one that is over.
+    expect(token).toMatch(/\S{20,}/);
     await expect(currentSession(t.deps, token)).rejects.toThrow(/session is over/);
     const fresh = await signIn(t.deps, VIEWER, "the new long password", t.now());
     expect((await currentSession(t.deps, fresh.signedIn?.token)).user.email).toBe(VIEWER);

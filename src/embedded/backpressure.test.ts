@@ -15,24 +15,28 @@ describe("backpressure on a folder queue", () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "backpressure-"));
     queue = await openFileQueue({ dir, parse: (body) => job.parse(body), maxAttempts: 3 });
+    // Every send the queue is asked for, seen as it is asked.
+    vi.spyOn(queue, "send");
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   /**
-   * Whether a promise settles within `ms`: a short wait shows one held, a long one lets a
-   * loaded machine's synced writes finish before one is taken for held.
+   * Whether a send is held: whether it has not reached the queue once every step it may take
+   * without a write has run. A send let go reaches the queue with no I/O between (only its
+   * turn's promise), so this tells held from not without waiting on the clock.
    */
-  const settledWithin = async (promise: Promise<unknown>, ms: number) => {
-    let done = false;
-    void promise.then(() => {
-      done = true;
-    });
-    const deadline = Date.now() + ms;
-    while (!done && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-    return done;
+  const held = async (n: number) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    const sent = vi
+      .mocked(queue.send)
+      .mock.calls.flatMap(([messages]) => messages.map((message) => message.n));
+    return !sent.includes(n);
   };
-  const held = async (promise: Promise<unknown>) => !(await settledWithin(promise, 50));
-  const settles = (promise: Promise<unknown>) => settledWithin(promise, 10_000);
+  /** A send let go settles once its synced write is done. */
+  const settles = async (promise: Promise<unknown>) => {
+    await promise;
+    return true;
+  };
 
   it("counts due and taken messages, not those sent for later", async () => {
     await queue.send([{ n: 1 }, { n: 2 }]);
@@ -50,12 +54,12 @@ describe("backpressure on a folder queue", () => {
     await producer.send([{ n: 2 }]);
     const third = producer.send([{ n: 3 }]);
     const fourth = producer.send([{ n: 4 }]);
-    expect(await held(third)).toBe(true);
+    expect(await held(3)).toBe(true);
     const [first, second] = await queue.take(2);
     if (!first || !second) throw new Error("two messages were due");
     await queue.ack(first.id);
     expect(await settles(third)).toBe(true);
-    expect(await held(fourth)).toBe(true);
+    expect(await held(4)).toBe(true);
     await queue.fail(second.id, new Error("later"), 60);
     expect(await settles(fourth)).toBe(true);
     expect(queue.depth().ready).toBe(3);
@@ -66,7 +70,7 @@ describe("backpressure on a folder queue", () => {
     // A limit no test waits out: only a settled message lets the send go.
     const producer = withBackpressure(queue, 2, 600_000);
     const waiting = producer.send([{ n: 4 }]);
-    expect(await held(waiting)).toBe(true);
+    expect(await held(4)).toBe(true);
     const settleOne = async () => {
       const [message] = await queue.take(1);
       if (!message) throw new Error("a message was due");
@@ -74,7 +78,7 @@ describe("backpressure on a folder queue", () => {
     };
     await settleOne();
     // Two due: as full as the limit.
-    expect(await held(waiting)).toBe(true);
+    expect(await held(4)).toBe(true);
     await settleOne();
     expect(await settles(waiting)).toBe(true);
   });
@@ -117,24 +121,41 @@ describe("backpressure on a folder queue", () => {
     // behind the second.
     const newcomer = producer.send([{ n: 4 }]);
     expect(await settles(first)).toBe(true);
-    expect(await held(second)).toBe(true);
-    expect(await held(newcomer)).toBe(true);
+    expect(await held(3)).toBe(true);
+    expect(await held(4)).toBe(true);
     for (const due of await queue.take(2)) await queue.ack(due.id);
     expect(await settles(second)).toBe(true);
-    expect(await held(newcomer)).toBe(true);
+    expect(await held(4)).toBe(true);
     for (const due of await queue.take(2)) await queue.ack(due.id);
     expect(await settles(newcomer)).toBe(true);
   });
 
   it("never holds a send longer than its limit, nor one sent for later", async () => {
-    // A send for later is not held, even with the backlog full: well before a long limit.
-    const patient = withBackpressure(queue, 1, 5_000);
-    await patient.send([{ n: 1 }]);
-    expect(await settledWithin(patient.send([{ n: 2 }], { delaySeconds: 30 }), 2_500)).toBe(true);
-    const producer = withBackpressure(queue, 1, 100);
-    const started = Date.now();
-    await producer.send([{ n: 3 }]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
-    expect(queue.depth().ready).toBe(3);
+    // Only the limit's timer is faked: the queue's own writes go on as ever, and no clock is read.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      // A send for later is not held, even with the backlog full: no timer need pass for it.
+      const patient = withBackpressure(queue, 1, 5_000);
+      await patient.send([{ n: 1 }]);
+      await patient.send([{ n: 2 }], { delaySeconds: 30 });
+      expect(queue.depth().ready).toBe(2);
+      const producer = withBackpressure(queue, 1, 100);
+      let gone = false;
+      const sent = producer.send([{ n: 3 }]).then(() => {
+        gone = true;
+      });
+      // Not a moment before its limit: the send has not reached the queue.
+      await vi.advanceTimersByTimeAsync(99);
+      expect(await held(3)).toBe(true);
+      expect(gone).toBe(false);
+      // Its limit passed, it goes though the backlog is still full.
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await held(3)).toBe(false);
+      await sent;
+      expect(queue.depth().ready).toBe(3);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

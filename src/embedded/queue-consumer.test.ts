@@ -30,18 +30,29 @@ describe("consumeQueue", () => {
     const handled: number[] = [];
     let running = 0;
     let most = 0;
+    // The first messages are held until the consumer has as many in hand as it may: that it
+    // takes three at once is waited for, not left to chance.
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
     consumer = consumeQueue(
       queue,
       async (message) => {
         running++;
         most = Math.max(most, running);
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        await gate;
         handled.push(message.body.n);
         running--;
       },
       { name: "test", concurrency: 3, retryAfterSeconds: 1 },
     );
     await queue.send(Array.from({ length: 30 }, (_, n) => ({ n })));
+    await vi.waitFor(() => expect(queue.depth()).toEqual({ ready: 27, taken: 3 }), {
+      timeout: 10_000,
+    });
+    expect(running).toBe(3);
+    open();
     await consumer.idle();
     expect(handled.sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, n) => n));
     expect(most).toBe(3);
@@ -116,14 +127,16 @@ describe("consumeQueue", () => {
     await vi.waitFor(() => expect(queue.depth()).toEqual({ ready: 4, taken: 1 }), {
       timeout: 10_000,
     });
+    // A take after the stop is seen as it is asked for: no wait for one to be handled.
+    const took = vi.spyOn(queue, "take");
     const stopping = running.stop();
     release();
     await stopping;
     // The stop waited for the message in hand: handled and deleted before it resolved.
     expect(handled).toEqual([0]);
     expect(queue.depth().taken).toBe(0);
-    // Time for a message taken after the stop to be handled, were one taken.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The settled message's turn asked for no other.
+    expect(took).not.toHaveBeenCalled();
     expect(handled).toEqual([0]);
     expect(queue.depth()).toEqual({ ready: 4, taken: 0 });
     await running.idle();

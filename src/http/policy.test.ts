@@ -50,6 +50,31 @@ describe("authorizer policy", () => {
     expect(isAllowed(policy, arn.replace("/GET/", "/POST/"))).toBe(false);
   });
 
+  it("matches a resource whole: no longer path, no other prefix, no pattern in its characters", () => {
+    const policy = policyFor(arn, ["export"]);
+    expect(isAllowed(policy, `${arn}/more`)).toBe(false);
+    expect(isAllowed(policy, `${arn}x`)).toBe(false);
+    expect(isAllowed(policy, `x${arn}`)).toBe(false);
+    expect(isAllowed(policy, arn.replace("arn:aws:", "arn:aws-cn:arn:aws:"))).toBe(false);
+    // A resource's own characters are literal: `.` and `+` are no regular expression's.
+    const dotted = {
+      Version: "2012-10-17" as const,
+      Statement: [
+        {
+          Action: "execute-api:Invoke" as const,
+          Effect: "Allow" as const,
+          Resource: [`${arn.split("/GET")[0]}/GET/v1/a.b+`],
+        },
+      ],
+    };
+    expect(isAllowed(dotted, `${arn.split("/GET")[0]}/GET/v1/a.b+`)).toBe(true);
+    expect(isAllowed(dotted, `${arn.split("/GET")[0]}/GET/v1/aXb+`)).toBe(false);
+    expect(isAllowed(dotted, `${arn.split("/GET")[0]}/GET/v1/a.bb`)).toBe(false);
+    // A path parameter's wildcard stands for the parameter.
+    const linking = policyFor(arn, ["links"]);
+    expect(isAllowed(linking, `${arn.split("/GET")[0]}/GET/v1/links/Ab3dE`)).toBe(true);
+  });
+
   it("writes path parameters as wildcards, and an explicit deny wins", () => {
     expect(routeArn(arn, "DELETE", "/v1/installs/{service_id}")).toBe(
       "arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/DELETE/v1/installs/*",

@@ -53,16 +53,56 @@ describe("a tap's click", () => {
       "": "no name",
       ["k".repeat(LINK_LIMITS.maxParamKeyLength + 1)]: "name too long",
       [HINTS_ASKED_PARAM]: "1",
+      [QR_TAP_PARAM]: "1",
       long: "v".repeat(LINK_LIMITS.maxParamValueLength + 1),
+      // A parameter like any other, never the kept parameters' prototype.
+      ["__proto__"]: "proto",
     };
     for (let n = 0; n < LINK_LIMITS.maxParams + 5; n += 1) query[`p${n}`] = String(n);
     await tapWith(query);
     const [click] = recorded;
     expect(click?.urlParams.long).toBe("v".repeat(LINK_LIMITS.maxParamValueLength));
-    expect(Object.keys(click?.urlParams ?? {})).toHaveLength(LINK_LIMITS.maxParams);
-    for (const dropped of ["", "k".repeat(LINK_LIMITS.maxParamKeyLength + 1), HINTS_ASKED_PARAM]) {
+    expect(Object.getOwnPropertyDescriptor(click?.urlParams, "__proto__")?.value).toBe("proto");
+    // The first of them, in the tapped order, up to the bound: `long`, `__proto__`, then p0...
+    const kept = Object.keys(click?.urlParams ?? {});
+    expect(kept).toHaveLength(LINK_LIMITS.maxParams);
+    expect(kept.slice(0, 3)).toEqual(["long", "__proto__", "p0"]);
+    expect(click?.urlParams[`p${LINK_LIMITS.maxParams - 3}`]).toBe(
+      String(LINK_LIMITS.maxParams - 3),
+    );
+    expect(Object.hasOwn(click?.urlParams ?? {}, `p${LINK_LIMITS.maxParams - 2}`)).toBe(false);
+    for (const dropped of [
+      "",
+      "k".repeat(LINK_LIMITS.maxParamKeyLength + 1),
+      HINTS_ASKED_PARAM,
+      QR_TAP_PARAM,
+    ]) {
       expect(Object.hasOwn(click?.urlParams ?? {}, dropped), dropped).toBe(false);
     }
+  });
+
+  it("keeps the address a tap came from as the matcher reads it: an IPv4-mapped one as IPv4", async () => {
+    const link = testLink({ appId: APP.appId });
+    const recorded: Touch[] = [];
+    const tap = createClickRecorder({
+      links: { get: async () => link },
+      apps: { get: async (appId) => APPS.get(appId) },
+      allApps: async () => [...APPS.values()],
+      clicks: { record: async (click) => void recorded.push(click) },
+      countries: { countryOf: () => null },
+      onRecordFailure: (error) => {
+        throw error;
+      },
+    });
+    for (const sourceIp of ["::ffff:81.2.69.142", "2A00:1450:4001:0811:0000:0000:0000:200E"]) {
+      await tap({
+        deeplinkId: link.deeplinkId,
+        query: {},
+        sourceIp,
+        headers: { "user-agent": ANDROID },
+      });
+    }
+    expect(recorded.map((click) => click.ip)).toEqual(["81.2.69.142", "2a00:1450:4001:811::200e"]);
   });
 
   it("cuts the agent to its bound", async () => {

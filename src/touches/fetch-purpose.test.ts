@@ -7,6 +7,12 @@ describe("why a browser asks for a link", () => {
     expect(isEmbedded({ "sec-fetch-dest": "empty", "sec-fetch-mode": "cors" })).toBe(true);
     expect(isEmbedded({ "sec-fetch-dest": "iframe", "sec-fetch-mode": "navigate" })).toBe(true);
     expect(isEmbedded({ "sec-fetch-dest": "Object", "sec-fetch-mode": " navigate " })).toBe(true);
+    // Every kind of frame a page may load the link in unseen.
+    for (const dest of ["frame", "embed", "fencedframe"]) {
+      expect(isEmbedded({ "sec-fetch-dest": dest, "sec-fetch-mode": "navigate" }), dest).toBe(true);
+    }
+    // A page navigated to whole is a tap.
+    expect(isEmbedded({ "sec-fetch-dest": "document", "sec-fetch-mode": "navigate" })).toBe(false);
   });
 
   it("takes a navigation, a tap inside a frame, and a request without a destination as a tap", () => {

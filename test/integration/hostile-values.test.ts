@@ -68,6 +68,7 @@ describe("values past what the stores hold", () => {
         keys.serverKey,
       );
       expect(link.status, String(cost_value)).toBe(422);
+      expect(await link.json()).toMatchObject({ detail: expect.stringMatching(/^cost_value: /) });
     }
     const rule = (overrides: Record<string, unknown>) => ({
       windows: [
@@ -76,30 +77,44 @@ describe("values past what the stores hold", () => {
         { rules: [] },
       ],
     });
-    for (const body of [
-      rule({ parameter: { name: "level", at_least: 1e21 } }),
-      rule({ parameter: { name: "level", at_least: 5e-324 } }),
-      rule({ revenue_usd: { min: 5e-324 } }),
-    ]) {
+    const RULE = "body.windows[0].rules[0]";
+    for (const [body, field] of [
+      [rule({ parameter: { name: "level", at_least: 1e21 } }), `${RULE}.parameter.at_least`],
+      [rule({ parameter: { name: "level", at_least: 5e-324 } }), `${RULE}.parameter.at_least`],
+      [rule({ revenue_usd: { min: 5e-324 } }), `${RULE}.revenue_usd.min`],
+    ] as const) {
       const saved = await rt.fetch(
         "/v1/skadnetwork/schema",
         { method: "PUT", body: JSON.stringify(body) },
         keys.serverKey,
       );
       expect(saved.status, JSON.stringify(body)).toBe(422);
+      expect(((await saved.json()) as { detail: string }).detail).toMatch(
+        new RegExp(`^${field.replace(/[.[\]]/g, "\\$&")}: must be 0 or of a magnitude`),
+      );
     }
   });
 
   it("refuses cost rows of an unreadable day, counts past the lake's integers, or half a surrogate pair, and takes long names", async () => {
-    for (const row of [
-      costRow({ day: "0000-01-01" }),
-      costRow({ impressions: 2_147_483_648 }),
-      costRow({ clicks: Number.MAX_SAFE_INTEGER }),
-      costRow({ media_source: "x\udc00" }),
-      costRow({ campaign_name: "\ud800" }),
-    ]) {
+    for (const [row, refusal] of [
+      [costRow({ day: "0000-01-01" }), "body.rows[0].day: must be within 90 days"],
+      [
+        costRow({ impressions: 2_147_483_648 }),
+        "body.rows[0].impressions: must be at most 2147483647",
+      ],
+      [
+        costRow({ clicks: Number.MAX_SAFE_INTEGER }),
+        "body.rows[0].clicks: must be at most 2147483647",
+      ],
+      [costRow({ media_source: "x\udc00" }), "body.rows[0].media_source: must be Unicode text"],
+      [costRow({ campaign_name: "\ud800" }), "body.rows[0].campaign_name: must be Unicode text"],
+    ] as const) {
       const answer = await postCosts([row]);
       expect(answer.status, JSON.stringify(row)).toBe(422);
+      expect(
+        ((await answer.json()) as { detail: string }).detail.startsWith(refusal),
+        refusal,
+      ).toBe(true);
     }
     // Four names of 200 characters of four bytes each: more than a key holds, kept all the same.
     const long = "😀".repeat(100);
@@ -111,14 +126,15 @@ describe("values past what the stores hold", () => {
   });
 
   it("refuses an Apple postback of half a surrogate pair, an inherited version or a fidelity past its column", async () => {
-    for (const body of [
-      { ...SKAN_4_FINE, "transaction-id": "y\udc00" },
-      { ...SKAN_4_FINE, version: "toString" },
-      { ...SKAN_4_FINE, version: "valueOf" },
-      { ...SKAN_4_FINE, "fidelity-type": 2_147_483_648 },
-    ]) {
+    for (const [body, refusal] of [
+      [{ ...SKAN_4_FINE, "transaction-id": "y\udc00" }, "a field holds a lone surrogate"],
+      [{ ...SKAN_4_FINE, version: "toString" }, "version toString, which is no SKAdNetwork"],
+      [{ ...SKAN_4_FINE, version: "valueOf" }, "version valueOf, which is no SKAdNetwork"],
+      [{ ...SKAN_4_FINE, "fidelity-type": 2_147_483_648 }, "postback: fidelity-type"],
+    ] as const) {
       const answer = await postApple(body);
       expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(((await answer.json()) as { detail: string }).detail, refusal).toContain(refusal);
     }
   });
 

@@ -205,7 +205,12 @@ describe("the link host's landing page and previews", () => {
     );
     expect(patched.status).toBe(200);
     expect(((await patched.json()) as LinkAnswer).landing_page).toBe(false);
-    expect((await tap(link, DEVICES.android)).status).toBe(302);
+    const redirected = await tap(link, DEVICES.android);
+    expect(redirected.status).toBe(302);
+    // Straight to the Play Store, with this tap's click id.
+    const store = new URL(redirected.headers.get("location") ?? "");
+    expect(`${store.origin}${store.pathname}`).toBe(PLAY);
+    expect(clickIdOfReferrer(store.searchParams.get("referrer"))).toMatch(/^[A-Za-z0-9_-]{16,}$/);
   });
 
   it("sends a disabled link without a web URL to the page of the tapper's device, counting nothing", async () => {

@@ -325,7 +325,18 @@ describe("links and the link host", () => {
     for (const agent of [AGENTS.googlebot, ""]) {
       const response = await tap(`/${link.deeplink_id}`, agent);
       expect(response.status).toBe(302);
+      // Where a person on a computer goes: the app's site.
+      expect(response.headers.get("location"), agent).toBe("https://game.example.com/");
     }
+    // A crawler as a phone goes where the phone would, with no click id to credit.
+    const smartphoneBot =
+      "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    const crawled = await tap(`/${link.deeplink_id}`, smartphoneBot);
+    expect(crawled.status).toBe(302);
+    const store = new URL(crawled.headers.get("location") ?? "");
+    expect(store.origin + store.pathname).toBe("https://play.google.com/store/apps/details");
+    expect(store.searchParams.get("id")).toBe("com.example.linked");
+    expect(store.href).not.toContain("service_click_id");
     // Chats' crawlers unfurl the link's card (test/integration/landing-pages.test.ts).
     for (const agent of [AGENTS.slack, AGENTS.facebook, AGENTS.twitter, AGENTS.google]) {
       const response = await tap(`/${link.deeplink_id}`, agent);

@@ -139,6 +139,8 @@ describe("the People routes", () => {
   it("resets a password: the old one and the person's session end, the new one signs in", async () => {
     const { password } = await add({ email: "reset@people.example" });
     const before = await signIn(rt.url, "reset@people.example", password);
+    // The session holds until the reset: its end below is the reset's doing.
+    expect((await before.get("/v1/session")).status).toBe(200);
     const response = await owner.send("POST", `${path("reset@people.example")}/password`);
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
@@ -155,6 +157,7 @@ describe("the People routes", () => {
   it("removes a person, whose session ends; not the admin asking, nor one unknown", async () => {
     const { password } = await add({ email: "leaving@people.example", app_ids: [APP] });
     const leaving = await signIn(rt.url, "leaving@people.example", password);
+    expect(await appIdsSeenBy(leaving)).toEqual([APP]);
     expect((await owner.send("DELETE", path("leaving@people.example"))).status).toBe(204);
     expect((await leaving.get("/v1/apps")).status).toBe(401);
     await expect(signIn(rt.url, "leaving@people.example", password)).rejects.toThrow(/401/);

@@ -56,7 +56,7 @@ describe("the users and sessions tables", () => {
     await users.create(testUser("m@admins.example"));
     // A member asking removes no one; nor does an admin asking about no one.
     expect(await users.removeByAdmin("a@admins.example", "m@admins.example")).toBe(false);
-    expect(await users.get("a@admins.example")).toBeDefined();
+    expect((await users.get("a@admins.example"))?.admin).toBe(true);
     await expect(users.removeByAdmin("nobody@admins.example", "a@admins.example")).rejects.toThrow(
       NotFoundError,
     );
@@ -88,7 +88,7 @@ describe("the users and sessions tables", () => {
       ).Item?.removingSince,
     ).toBeUndefined();
     expect(await users.removeByAdmin("a@admins.example", "b@admins.example", later)).toBe(false);
-    expect(await users.get("a@admins.example")).toBeDefined();
+    expect((await users.get("a@admins.example"))?.admin).toBe(true);
     // At once, many times over: never both.
     for (let round = 0; round < 10; round += 1) {
       const pair = [`x${round}@admins.example`, `y${round}@admins.example`] as const;
