@@ -34,7 +34,7 @@ namespace Service.Unity.Tests
     {
         private static void Until(Func<bool> condition, string what)
         {
-            var deadline = DateTime.UtcNow.AddSeconds(10);
+            var deadline = DateTime.UtcNow + Patience.Bound;
             while (!condition())
             {
                 Assert.Less(DateTime.UtcNow, deadline, what);

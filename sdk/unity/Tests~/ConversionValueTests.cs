@@ -120,7 +120,7 @@ namespace Service.Unity.Tests
                 {
                     if (!key.StartsWith("GET /v1/config")) return ScriptedBackend.Usual(key, body);
                     ConfigAsked.Set();
-                    ConfigAnswers.Wait(10000);
+                    ConfigAnswers.Wait(Patience.Bound);
                     return Tuple.Create(configStatus, (JToken)config);
                 },
             };
@@ -141,7 +141,7 @@ namespace Service.Unity.Tests
         {
             ConfigAnswers.Reset();
             Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(ConfigAsked.Wait(10000));
+            Assert.IsTrue(ConfigAsked.Wait(Patience.Bound));
             meanwhile();
             ConfigAnswers.Set();
             Core.Idle().Wait();
@@ -709,10 +709,10 @@ namespace Service.Unity.Tests
             rig.Setup.ConversionValues = apple;
             rig.ConfigAnswers.Reset();
             rig.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            Assert.IsTrue(rig.ConfigAsked.Wait(Patience.Bound));
             before();
             rig.ConfigAnswers.Set();
-            Assert.IsTrue(apple.FirstHeld.Wait(10000), "the reading made no call to Apple");
+            Assert.IsTrue(apple.FirstHeld.Wait(Patience.Bound), "the reading made no call to Apple");
             // Apple's call came from the reading's thread: the game's thread is free to race it.
             Assert.AreNotEqual(Thread.CurrentThread.ManagedThreadId, apple.FirstThread);
             return apple;
@@ -1063,13 +1063,13 @@ namespace Service.Unity.Tests
                 if (Thread.CurrentThread.ManagedThreadId != registeredOn) return false;
                 game = new Thread(() => rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None));
                 game.Start();
-                game.Join(10000);
+                game.Join(Patience.Bound);
                 return true;
             };
             rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
             rig.Start();
             Assert.IsNotNull(game, "the game sent its event as the reading was applied");
-            Assert.IsTrue(game.Join(TimeSpan.FromSeconds(10)), "SendEvent returned");
+            Assert.IsTrue(game.Join(Patience.Bound), "SendEvent returned");
             Assert.IsTrue(rig.Core.IsSdkDisabled);
             Assert.AreEqual(1, rig.Apple.Registrations);
             CollectionAssert.IsEmpty(rig.Apple.Calls, "no event a switch-off drops is evaluated");
@@ -1151,7 +1151,7 @@ namespace Service.Unity.Tests
             // Before Configure, and after it while the first reading is on its way.
             next.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
             next.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(next.ConfigAsked.Wait(10000));
+            Assert.IsTrue(next.ConfigAsked.Wait(Patience.Bound));
             next.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 3 }, { "currency", "EUR" } });
             next.ConfigAnswers.Set();
             next.Core.Idle().Wait();
@@ -1275,7 +1275,7 @@ namespace Service.Unity.Tests
                     rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
                 });
                 other.Start();
-                returned = other.Join(TimeSpan.FromSeconds(10));
+                returned = other.Join(Patience.Bound);
                 if (then != null) then();
             });
             return () => returned;
@@ -1316,7 +1316,7 @@ namespace Service.Unity.Tests
             });
             rig.ConfigAnswers.Reset();
             rig.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            Assert.IsTrue(rig.ConfigAsked.Wait(Patience.Bound));
             rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 3 }, { "currency", "EUR" } });
             rig.Core.Stop();
             rig.Core.Idle().Wait();
@@ -1412,19 +1412,19 @@ namespace Service.Unity.Tests
             rig.Setup.Log = new DeliveryTests.LineHook(log, "matching parameters with no usable value were left out", () =>
             {
                 checkedOn.Set();
-                goOn.Wait(10000);
+                goOn.Wait(Patience.Bound);
             });
             rig.ConfigAnswers.Reset();
             rig.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            Assert.IsTrue(rig.ConfigAsked.Wait(Patience.Bound));
             var game = new Thread(() => rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", new Dictionary<string, object> { { "email", "" } }));
             game.Start();
-            Assert.IsTrue(checkedOn.Wait(10000), "SendEvent found the SDK on");
+            Assert.IsTrue(checkedOn.Wait(Patience.Bound), "SendEvent found the SDK on");
             rig.ConfigAnswers.Set();
             rig.Core.Idle().Wait();
             Assert.IsTrue(rig.Core.IsSdkDisabled);
             goOn.Set();
-            Assert.IsTrue(game.Join(TimeSpan.FromSeconds(10)), "SendEvent returned");
+            Assert.IsTrue(game.Join(Patience.Bound), "SendEvent returned");
             Assert.AreEqual(0, rig.Core.Queued, "nothing queued once switched off");
             Assert.AreEqual(1, log.At(LogLevel.Info, "the SDK is switched off: CUSTOM is not sent").Count, "said not sent");
 
@@ -1462,19 +1462,19 @@ namespace Service.Unity.Tests
             rig.Setup.Log = new DeliveryTests.LineHook(rig.Setup.Log, "dropped (queue_full)", () =>
             {
                 queued.Set();
-                goOn.Wait(10000);
+                goOn.Wait(Patience.Bound);
             });
             rig.ConfigAnswers.Reset();
             rig.Core.Configure("sdk_key", 0, null);
-            Assert.IsTrue(rig.ConfigAsked.Wait(10000));
+            Assert.IsTrue(rig.ConfigAsked.Wait(Patience.Bound));
             var game = new Thread(() => rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None));
             game.Start();
-            Assert.IsTrue(queued.Wait(10000), "the tutorial is queued");
+            Assert.IsTrue(queued.Wait(Patience.Bound), "the tutorial is queued");
             rig.ConfigAnswers.Set();
             rig.Core.Idle().Wait();
             Assert.IsTrue(rig.Core.IsSdkDisabled);
             goOn.Set();
-            Assert.IsTrue(game.Join(TimeSpan.FromSeconds(10)), "SendEvent returned");
+            Assert.IsTrue(game.Join(Patience.Bound), "SendEvent returned");
             Assert.AreEqual(0, rig.Core.Queued);
             CollectionAssert.AreEqual(new long[] { EventQueue.Capacity }, rig.Heard.Dropped(ServiceDropReason.Disabled).Select(e => e.Count),
                 "the tutorial and the kept events but the oldest, told once");

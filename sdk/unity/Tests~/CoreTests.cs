@@ -51,7 +51,7 @@ namespace Service.Unity.Tests
             var successes = 0;
             var errors = new TaskCompletionSource<string>();
             core.GetAttributionParams(p => Interlocked.Increment(ref successes), e => errors.TrySetResult(e));
-            Assert.IsTrue(errors.Task.Wait(5000));
+            Assert.IsTrue(errors.Task.Wait(Patience.Bound));
             Thread.Sleep(100);
             Assert.AreEqual(0, successes);
             StringAssert.Contains("500", errors.Task.Result);
@@ -70,7 +70,7 @@ namespace Service.Unity.Tests
             core.Configure("sdk_key", 1, null);
             var heard = new TaskCompletionSource<Dictionary<string, object>>();
             core.GetAttributionParams(p => heard.TrySetResult(p), null);
-            Assert.IsTrue(heard.Task.Wait(5000), "exactly one callback fires, and onSuccess is the one given");
+            Assert.IsTrue(heard.Task.Wait(Patience.Bound), "exactly one callback fires, and onSuccess is the one given");
             CollectionAssert.AreEquivalent(new Dictionary<string, object> { { SdkCore.MatchStatus, "failed" } }, heard.Task.Result);
             Assert.AreEqual(1, ((InlineMainThread)setup.MainThread).Posted);
         }
@@ -115,11 +115,9 @@ namespace Service.Unity.Tests
             var called = 0;
             Action<string> onError = e => { Interlocked.Increment(ref called); heard(null, e); };
             rig.Core.GetAttributionParams(p => { Interlocked.Increment(ref called); heard(p, null); }, withOnError ? onError : null);
-            for (var frame = 0; frame < 100 && Volatile.Read(ref called) == 0; frame++)
-            {
-                rig.Main.Drain();
-                Thread.Sleep(20);
-            }
+            // Frames until the callback ran, however long the machine takes to get there.
+            Patience.Until(() => Volatile.Read(ref called) > 0, "no callback ran", () => rig.Main.Drain());
+            // A second callback would come from the same work, right after the first: a while, then a frame.
             Thread.Sleep(50);
             rig.Main.Drain();
             return called;
@@ -157,7 +155,7 @@ namespace Service.Unity.Tests
         /// </summary>
         private static void RunTheFrameOfTheCallback(QueuedMainThread main)
         {
-            var deadline = DateTime.UtcNow.AddSeconds(5);
+            var deadline = DateTime.UtcNow + Patience.Bound;
             while (true)
             {
                 Assert.Less(DateTime.UtcNow, deadline, "no callback was posted");
@@ -190,7 +188,7 @@ namespace Service.Unity.Tests
             {
                 Answer = (key, body) =>
                 {
-                    if (key.StartsWith("GET /v1/config")) release.Wait(5000);
+                    if (key.StartsWith("GET /v1/config")) release.Wait(Patience.Bound);
                     return ScriptedBackend.Usual(key, body);
                 },
             };
@@ -217,7 +215,7 @@ namespace Service.Unity.Tests
                 Answer = (key, body) =>
                 {
                     // Both events are queued before the configuration arrives: one batch.
-                    if (key.StartsWith("GET /v1/config")) release.Wait(5000);
+                    if (key.StartsWith("GET /v1/config")) release.Wait(Patience.Bound);
                     if (!key.StartsWith("POST /v1/events")) return ScriptedBackend.Usual(key, body);
                     var events = (JArray)body["events"];
                     if (Interlocked.Increment(ref posts) > 1) return ScriptedBackend.Usual(key, body);
@@ -302,7 +300,7 @@ namespace Service.Unity.Tests
         {
             var answer = new TaskCompletionSource<Dictionary<string, object>>();
             core.GetAttributionParams(p => answer.TrySetResult(p), e => answer.TrySetException(new Exception(e)));
-            Assert.IsTrue(answer.Task.Wait(5000));
+            Assert.IsTrue(answer.Task.Wait(Patience.Bound));
             return answer.Task.Result;
         }
     }
@@ -413,12 +411,12 @@ namespace Service.Unity.Tests
         {
             var off = new SdkCore(Setups.For("", new ScriptedBackend { Answer = ScriptedBackend.Usual }));
             off.Configure("sdk_key", 1, null);
-            var noAddress = Assert.Throws<AggregateException>(() => off.DeleteUserData().Wait(5000)).InnerException;
+            var noAddress = Assert.Throws<AggregateException>(() => off.DeleteUserData().Wait(Patience.Bound)).InnerException;
             Assert.IsInstanceOf<InvalidOperationException>(noAddress);
             StringAssert.Contains("no service address", noAddress.Message);
 
             var failing = ServiceSDK.DeleteUserData();
-            Assert.IsInstanceOf<InvalidOperationException>(Assert.Throws<AggregateException>(() => failing.Wait(5000)).InnerException);
+            Assert.IsInstanceOf<InvalidOperationException>(Assert.Throws<AggregateException>(() => failing.Wait(Patience.Bound)).InnerException);
             Assert.AreEqual(1, log.At(LogLevel.Error, "ServiceSDK.DeleteUserData failed: call ServiceSDK.Configure first").Count);
 
             var setup = Setups.For("http://service.test", new ScriptedBackend
@@ -430,7 +428,7 @@ namespace Service.Unity.Tests
             ServiceSDK.UsePlatform(setup);
             ServiceSDK.Configure("sdk_key");
             failing = ServiceSDK.DeleteUserData();
-            var error = Assert.Throws<AggregateException>(() => failing.Wait(5000)).InnerException;
+            var error = Assert.Throws<AggregateException>(() => failing.Wait(Patience.Bound)).InnerException;
             Assert.AreEqual(500, ((ServiceHttpException)error).Code);
             Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Error, "ServiceSDK.DeleteUserData failed").Count);
         }

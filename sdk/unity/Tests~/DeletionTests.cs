@@ -20,7 +20,7 @@ namespace Service.Unity.Tests
         {
             var answer = new TaskCompletionSource<Dictionary<string, object>>();
             core.GetAttributionParams(p => answer.TrySetResult(p), e => answer.TrySetException(new Exception(e)));
-            var deadline = DateTime.UtcNow.AddSeconds(10);
+            var deadline = DateTime.UtcNow + Patience.Bound;
             while (!answer.Task.IsCompleted && DateTime.UtcNow < deadline)
             {
                 main.Drain();
@@ -95,13 +95,13 @@ namespace Service.Unity.Tests
             var answer = new ManualResetEventSlim(false);
             rig.Other = (key, body) =>
             {
-                if (key.StartsWith("GET /v1/config")) answer.Wait(10000);
+                if (key.StartsWith("GET /v1/config")) answer.Wait(Patience.Bound);
                 return ScriptedBackend.Usual(key, body);
             };
             rig.Core.Configure("sdk_key", 1, null);
             var deletion = rig.Core.DeleteUserData();
             answer.Set();
-            Assert.IsTrue(deletion.Wait(10000));
+            Assert.IsTrue(deletion.Wait(Patience.Bound));
             var routes = Routes(rig.Backend);
             var install = routes.IndexOf("POST /v1/installs");
             Assert.GreaterOrEqual(install, 0, "the install went: " + string.Join(", ", routes));
@@ -186,14 +186,14 @@ namespace Service.Unity.Tests
             rig.Setup.Log = new DeliveryTests.LineHook(log, "matching parameters with no usable value were left out", () =>
             {
                 checkedThere.Set();
-                goOn.Wait(10000);
+                goOn.Wait(Patience.Bound);
             });
             var game = new Thread(() => rig.Core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "n", 9 }, { "email", "" } }));
             game.Start();
-            Assert.IsTrue(checkedThere.Wait(10000), "SendEvent found the install's data there");
+            Assert.IsTrue(checkedThere.Wait(Patience.Bound), "SendEvent found the install's data there");
             rig.Core.DeleteUserData().Wait();
             goOn.Set();
-            Assert.IsTrue(game.Join(TimeSpan.FromSeconds(10)), "SendEvent returned");
+            Assert.IsTrue(game.Join(Patience.Bound), "SendEvent returned");
             Assert.AreEqual(0, rig.Core.Queued, "nothing queued once deleted");
             Assert.AreEqual(1, log.At(LogLevel.Info, "the install's data was deleted: LEVEL_START is not sent").Count, "said not sent");
             rig.Settle();
@@ -286,7 +286,7 @@ namespace Service.Unity.Tests
             rig.Events = (numbers, body) => IgnoredAsDeleted(body, "events", "event_id");
             var events = Held.First(rig, "POST /v1/events");
             rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
-            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the batch is on its way");
+            Assert.IsTrue(events.OnItsWay.Wait(Patience.Bound), "the batch is on its way");
             rig.Core.DeleteUserData().Wait();
             events.Answer.Set();
             rig.Settle();
@@ -366,9 +366,9 @@ namespace Service.Unity.Tests
                 {
                     SynchronizationContext.SetSynchronizationContext(before);
                 }
-                Assert.IsTrue(network.DeleteSent.Wait(10000), "the DELETE was not sent");
+                Assert.IsTrue(network.DeleteSent.Wait(Patience.Bound), "the DELETE was not sent");
                 network.Answer();
-                Assert.IsTrue(deleting.Wait(10000), "DeleteUserData waited for the blocked main thread");
+                Assert.IsTrue(deleting.Wait(Patience.Bound), "DeleteUserData waited for the blocked main thread");
                 Assert.AreEqual(0, main.Posted);
             }
             finally

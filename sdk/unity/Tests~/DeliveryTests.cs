@@ -31,7 +31,7 @@ namespace Service.Unity.Tests
                 if (key.StartsWith(startsWith) && key.EndsWith(endsWith) && Interlocked.Exchange(ref held.waiting, 0) == 1)
                 {
                     held.OnItsWay.Set();
-                    held.Answer.Wait(TimeSpan.FromSeconds(10));
+                    held.Answer.Wait(Patience.Bound);
                 }
                 return usual(key, body);
             };
@@ -593,7 +593,7 @@ namespace Service.Unity.Tests
             rig.Configure();
             var events = Held.First(rig, "POST /v1/events");
             rig.Send(0);
-            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way");
+            Assert.IsTrue(events.OnItsWay.Wait(Patience.Bound), "event 0 is on its way");
             rig.Core.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: false, adPersonalization: false));
             rig.Send(1);
             events.Answer.Set();
@@ -623,11 +623,11 @@ namespace Service.Unity.Tests
             var events = Held.First(rig, "POST /v1/events");
             var consent = Held.First(rig, "POST /v1/installs/", "/consent");
             rig.Send(0);
-            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way");
+            Assert.IsTrue(events.OnItsWay.Wait(Patience.Bound), "event 0 is on its way");
             rig.Core.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: false, adPersonalization: false));
             rig.Send(1);
             events.Answer.Set();
-            Assert.IsTrue(consent.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the consent update is on its way");
+            Assert.IsTrue(consent.OnItsWay.Wait(Patience.Bound), "the consent update is on its way");
             meanwhile(rig);
             consent.Answer.Set();
             rig.Settle();
@@ -1046,7 +1046,7 @@ namespace Service.Unity.Tests
             rig.Events = (numbers, body) => Interlocked.Exchange(ref first, 1) == 0 ? answer(numbers, body) : ScriptedBackend.Usual("POST /v1/events", body);
             var events = Held.First(rig, "POST /v1/events");
             rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
-            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the batch is on its way");
+            Assert.IsTrue(events.OnItsWay.Wait(Patience.Bound), "the batch is on its way");
             rig.Send(EventQueue.Capacity);
             events.Answer.Set();
             rig.Settle();
@@ -1092,12 +1092,12 @@ namespace Service.Unity.Tests
             rig.QueueOffline(EventQueue.Capacity);
             var events = Held.First(rig, "POST /v1/events");
             rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
-            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "events 0 to 99 are on their way");
+            Assert.IsTrue(events.OnItsWay.Wait(Patience.Bound), "events 0 to 99 are on their way");
             // Set while they are: the next batch (100 to 199) is taken, then the update goes.
             rig.Core.SetConsent(new ServiceConsent(adUserData: true));
             var consent = Held.First(rig, "POST /v1/installs", "/consent");
             events.Answer.Set();
-            Assert.IsTrue(consent.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the consent update is on its way, the next batch taken");
+            Assert.IsTrue(consent.OnItsWay.Wait(Patience.Bound), "the consent update is on its way, the next batch taken");
             // 900 queued and 101 more: the bound takes the oldest, event 100.
             for (var n = EventQueue.Capacity; n <= EventQueue.Capacity + 100; n++) rig.Send(n);
             consent.Answer.Set();
@@ -1124,14 +1124,14 @@ namespace Service.Unity.Tests
                 if (numbers.Count == 1 && Interlocked.Exchange(ref held, 1) == 0)
                 {
                     alone.Set();
-                    answer.Wait(TimeSpan.FromSeconds(10));
+                    answer.Wait(Patience.Bound);
                 }
                 return Error(422);
             };
             rig.Configure();
             rig.QueueOffline(EventQueue.Capacity);
             rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
-            Assert.IsTrue(alone.Wait(TimeSpan.FromSeconds(5)), "event 0 is on its way alone");
+            Assert.IsTrue(alone.Wait(Patience.Bound), "event 0 is on its way alone");
             rig.Send(EventQueue.Capacity);
             answer.Set();
             rig.Settle();
@@ -1510,7 +1510,7 @@ namespace Service.Unity.Tests
                     rig.Send(9);
                 });
                 other.Start();
-                Assert.IsTrue(other.Join(TimeSpan.FromSeconds(10)), "the other thread's Start and SendEvent returned");
+                Assert.IsTrue(other.Join(Patience.Bound), "the other thread's Start and SendEvent returned");
             });
             rig.Core.Stop();
             Assert.IsFalse(rig.Core.IsStopped);
@@ -1613,7 +1613,7 @@ namespace Service.Unity.Tests
             rig.QueueOffline(3);
             var events = Held.First(rig, "POST /v1/events");
             rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
-            Assert.IsTrue(events.OnItsWay.Wait(TimeSpan.FromSeconds(5)), "the batch is on its way");
+            Assert.IsTrue(events.OnItsWay.Wait(Patience.Bound), "the batch is on its way");
             rig.Core.Stop();
             if (whileStopped != null) whileStopped(rig);
             var store = disk.AfterCrash();
@@ -1666,7 +1666,7 @@ namespace Service.Unity.Tests
                 if (error.Kind != ServiceErrorKind.EventsDropped || error.Reason != null || Interlocked.Exchange(ref started, 1) == 1) return;
                 var other = new Thread(() => core.Start());
                 other.Start();
-                startReturned = other.Join(TimeSpan.FromSeconds(10));
+                startReturned = other.Join(Patience.Bound);
             });
             core = new SdkCore(setup, listeners);
             core.Configure("sdk_key", 1, null);

@@ -685,7 +685,7 @@ namespace Service.Unity.Tests
             string status = null;
             launch.Core.GetAttributionParams(p => status = (string)p[SdkCore.MatchStatus], null);
             launch.Core.Idle().Wait();
-            System.Threading.SpinWait.SpinUntil(() => { launch.Main.Drain(); return status != null; }, 5000);
+            Patience.Until(() => status != null, "GetAttributionParams did not answer", () => launch.Main.Drain());
             Assert.AreEqual("matched", status);
             // A deep-link listener added afterwards still hears the deferred link, once.
             launch.Core.Listeners.AddDeepLink(links.Add);
@@ -1043,9 +1043,9 @@ namespace Service.Unity.Tests
             };
             var read = new System.Threading.Tasks.TaskCompletionSource<bool>();
             core.GetAttributionParams(p => read.TrySetResult(true), e => read.TrySetException(new Exception(e)));
-            Assert.IsTrue(read.Task.Wait(10000), "no answer");
+            Assert.IsTrue(read.Task.Wait(Patience.Bound), "no answer");
             Assert.IsNotNull(adder, "the attribution was not kept");
-            Assert.IsTrue(adder.Join(10000));
+            Assert.IsTrue(adder.Join(Patience.Bound));
             Assert.AreEqual(1, heard);
         }
 

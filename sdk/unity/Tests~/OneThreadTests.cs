@@ -117,7 +117,7 @@ namespace Service.Unity.Tests
                         done.TrySetResult(p);
                     }, error => done.TrySetException(new Exception(error)));
                 }, null);
-                Assert.IsTrue(done.Task.Wait(5000), "the attribution callback came");
+                Assert.IsTrue(done.Task.Wait(Patience.Bound), "the attribution callback came");
                 Assert.AreEqual("organic", done.Task.Result[SdkCore.MatchStatus]);
                 var requests = transport.Requests.ToList();
                 CollectionAssert.IsSubsetOf(new[] { "GET /v1/config", "POST /v1/installs", "POST /v1/events" }, requests);

@@ -105,17 +105,19 @@ namespace Service.Unity.Tests
             return (JArray)JObject.Parse(text)["data"];
         }
 
-        /// <summary>Polls the export until `done` holds (or 20 s pass); the last rows seen.</summary>
+        /// <summary>
+        /// Polls the export until `done` holds (or <see cref="Patience.Bound"/> passes: a loaded
+        /// machine's service takes its time to flush); the last rows seen.
+        /// </summary>
         public static JArray ExportUntil(string serverKey, Func<JArray, bool> done)
         {
-            JArray rows = null;
-            for (var attempt = 0; attempt < 100; attempt++)
+            var deadline = DateTime.UtcNow + Patience.Bound;
+            for (var attempt = 0; ; attempt++)
             {
-                rows = Export(serverKey, attempt);
-                if (done(rows)) return rows;
+                var rows = Export(serverKey, attempt);
+                if (done(rows) || DateTime.UtcNow > deadline) return rows;
                 Thread.Sleep(200);
             }
-            return rows;
         }
 
         /// <summary>A link of the app, made with the CLI; its URL on the link host.</summary>

@@ -379,7 +379,7 @@ namespace Service.Unity.Tests
         {
             var thread = new Thread(() => action());
             thread.Start();
-            Assert.IsTrue(thread.Join(10000));
+            Assert.IsTrue(thread.Join(Patience.Bound));
         }
 
         [Test]
@@ -879,22 +879,40 @@ namespace Service.Unity.Tests
             var prefs = new Prefs();
             var store = new MainThreadStore(prefs, new QueuedMainThread(), SdkCore.StoreKeys);
             var queue = new EventQueue(store);
+            var adds = 0;
             var adding = new Thread(() =>
             {
                 // The queue's lock is held while the store takes each change.
-                for (var n = 0; n < 3000; n++) queue.Add(Queued(n));
+                for (var n = 0; n < 3000; n++)
+                {
+                    queue.Add(Queued(n));
+                    Interlocked.Increment(ref adds);
+                }
             }) { IsBackground = true };
             var added = false;
             var saving = new Thread(() =>
             {
-                // The save makes the queue's text, which takes the queue's lock.
-                while (!Volatile.Read(ref added)) store.SaveOnMainThread();
+                // The save makes the queue's text, which takes the queue's lock: one save after
+                // each add the other thread made meanwhile, as the adds go on. Saves back to back,
+                // each taking the lock again at once, would starve the adds on a busy machine.
+                var seen = 0;
+                while (!Volatile.Read(ref added))
+                {
+                    var now = Volatile.Read(ref adds);
+                    if (now == seen)
+                    {
+                        Thread.Yield();
+                        continue;
+                    }
+                    seen = now;
+                    store.SaveOnMainThread();
+                }
             }) { IsBackground = true };
             adding.Start();
             saving.Start();
-            Assert.IsTrue(adding.Join(20000), "the adds went on");
+            Assert.IsTrue(adding.Join(Patience.Bound), "the adds went on");
             Volatile.Write(ref added, true);
-            Assert.IsTrue(saving.Join(20000), "the saves went on");
+            Assert.IsTrue(saving.Join(Patience.Bound), "the saves went on");
 
             store.SaveOnMainThread();
             var saved = JArray.Parse(prefs.OnDisk(EventQueue.Key));

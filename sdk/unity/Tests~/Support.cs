@@ -8,9 +8,34 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Newtonsoft.Json.Linq;
+using NUnit.Framework;
 
 namespace Service.Unity.Tests
 {
+    /// <summary>
+    /// The bound on a wait for what must happen (a callback, a request on its way, a thread's
+    /// return, a gate the test opens): far beyond what any run takes on a busy machine, so that
+    /// only a hang fails. Each wait ends as soon as what it waits for happens, so a passing run
+    /// never waits it out; a wait for what must not happen is a different thing, and stays short.
+    /// </summary>
+    internal static class Patience
+    {
+        public static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
+
+        /// <summary>Polls <paramref name="condition"/> (running <paramref name="between"/> before each look) until it holds, or fails the test with <paramref name="what"/> once <see cref="Bound"/> passed.</summary>
+        public static void Until(Func<bool> condition, string what, Action between = null)
+        {
+            var deadline = DateTime.UtcNow + Bound;
+            while (true)
+            {
+                if (between != null) between();
+                if (condition()) return;
+                Assert.Less(DateTime.UtcNow, deadline, what);
+                Thread.Sleep(5);
+            }
+        }
+    }
+
     internal sealed class MemoryStore : IKeyValueStore
     {
         private readonly Dictionary<string, string> values = new Dictionary<string, string>();
@@ -266,7 +291,7 @@ namespace Service.Unity.Tests
             if (held == null) return Task.Run(work);
             return Task.Run(async () =>
             {
-                held.Wait(TimeSpan.FromSeconds(30));
+                held.Wait(Patience.Bound);
                 await work();
             });
         }

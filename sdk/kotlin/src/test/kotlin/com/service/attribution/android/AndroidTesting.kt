@@ -20,7 +20,7 @@ internal fun robolectricApp(): Application {
 }
 
 /** Polls [condition], running what was posted to the main thread in between. */
-internal fun eventuallyOnMain(timeoutMs: Long = 30_000, condition: () -> Boolean): Boolean {
+internal fun eventuallyOnMain(timeoutMs: Long = 60_000, condition: () -> Boolean): Boolean {
     val end = System.currentTimeMillis() + timeoutMs
     while (System.currentTimeMillis() < end) {
         shadowOf(Looper.getMainLooper()).idle()

@@ -47,11 +47,11 @@ class ConsentAndQueueTest {
         device.store.beforeGet = { key ->
             if (key == "service_id" && Thread.currentThread() === configuring && held.compareAndSet(false, true)) {
                 inConfigure.countDown()
-                goOn.await(10, TimeUnit.SECONDS)
+                goOn.await(60, TimeUnit.SECONDS)
             }
         }
         configuring.start()
-        assertTrue(inConfigure.await(10, TimeUnit.SECONDS))
+        assertTrue(inConfigure.await(60, TimeUnit.SECONDS))
         return configuring to goOn
     }
 

@@ -144,7 +144,7 @@ class SdkCoreTest {
         val backend = Backend()
         val gate = CountDownLatch(1)
         backend.config = {
-            gate.await(5, TimeUnit.SECONDS)
+            gate.await(60, TimeUnit.SECONDS)
             HttpResponse(200, Backend.CONFIG_ON)
         }
         val core = core()
@@ -235,7 +235,7 @@ class SdkCoreTest {
         val listener = Listener()
         val core = core().start(backend, listener = listener)
         assertEquals(500, (listener.errors.single() as HttpException).code)
-        assertTrue(listener.initialized.await(5, TimeUnit.SECONDS))
+        assertTrue(listener.initialized.await(60, TimeUnit.SECONDS))
         assertTrue(core.isEnabled())
         core.sendEvent(EventType.LOGIN, null, null)
         // The install goes; the event waits for a configuration, read again meanwhile.
@@ -278,7 +278,7 @@ class SdkCoreTest {
         val listener = Listener()
         val mainThread = RecordingMainThread()
         core().start(Backend(), listener = listener, mainThread = mainThread)
-        assertTrue(listener.initialized.await(5, TimeUnit.SECONDS))
+        assertTrue(listener.initialized.await(60, TimeUnit.SECONDS))
         val (main, total) = listener.durations!!
         assertTrue("$main <= $total", main in 0..total)
         assertEquals(1, mainThread.posted.size)
@@ -457,7 +457,7 @@ class SdkCoreTest {
         backend.events = { HttpResponse(503, "{}") }
         assertTrue(eventually { backend.transport.requests.size > 8 })
         backend.events = { Backend.accepted(it.size) }
-        assertTrue(eventually(5_000) { backend.events().takeLast(3).map { it["event_type"] } == listOf("LOGIN", "SHARE", "SEARCH") })
+        assertTrue(eventually { backend.events().takeLast(3).map { it["event_type"] } == listOf("LOGIN", "SHARE", "SEARCH") })
         val lastBatch = backend.events().takeLast(3)
         assertEquals(3, lastBatch.map { it["event_id"] }.toSet().size)
     }

@@ -205,7 +205,7 @@ class StartAfterStopTest {
     private fun onAnotherThread(calls: () -> Unit): Boolean {
         val other = Thread(calls)
         other.start()
-        other.join(10_000)
+        other.join(60_000)
         return !other.isAlive
     }
 

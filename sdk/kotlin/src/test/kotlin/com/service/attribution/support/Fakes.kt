@@ -136,8 +136,11 @@ internal fun platform(
     mainThread: RecordingMainThread = RecordingMainThread(),
 ) = Platform(store, device, { referrer }, mainThread, log, http)
 
-/** Polls [condition] until it holds or [timeoutMs] passes; returns whether it held. */
-internal fun eventually(timeoutMs: Long = 20_000, condition: () -> Boolean): Boolean {
+/**
+ * Polls [condition] until it holds or [timeoutMs] passes; returns whether it held. The bound is
+ * far beyond any run on a busy machine: a passing test never waits it out, only a hang fails.
+ */
+internal fun eventually(timeoutMs: Long = 60_000, condition: () -> Boolean): Boolean {
     val end = System.currentTimeMillis() + timeoutMs
     while (System.currentTimeMillis() < end) {
         if (condition()) return true

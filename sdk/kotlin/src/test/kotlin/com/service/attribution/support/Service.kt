@@ -71,7 +71,7 @@ internal object Service {
      * its window a second earlier: the service answers a repeated timestamp from the snapshot
      * it made the first time, without what arrived since.
      */
-    fun exportUntil(app: App, sinceSeconds: Long, timeoutMs: Long = 30_000, done: (List<Map<String, Any?>>) -> Boolean): List<Map<String, Any?>> {
+    fun exportUntil(app: App, sinceSeconds: Long, timeoutMs: Long = 60_000, done: (List<Map<String, Any?>>) -> Boolean): List<Map<String, Any?>> {
         val end = System.currentTimeMillis() + timeoutMs
         var since = sinceSeconds
         var last = export(app, since)
