@@ -2343,8 +2343,18 @@ checking(
         : [
             "a key rejected on the periodic configuration read is not told to the error listener as a configuration error with its status, once",
           ]),
+      // refreshConfig's rejection ends the periodic reading too (its scheduled read made void),
+      // so that the read scheduled before it neither asks again nor tells the listener.
+      ...(/isAuthentication[^\n]*\{\s*self\.refreshGeneration \+= 1/.test(
+        codeOf(functionText("Core/SdkCore.swift", /func refreshConfig\(/)),
+      )
+        ? []
+        : [
+            "a key refreshConfig finds rejected leaves the periodic read scheduled before it, which asks again and tells the error listener a second time",
+          ]),
       ...missingTests(tests, "DeliveryTests", [
         "testAKeyRejectedOnARefreshIsToldToTheAppAsAtConfigureOnce",
+        "testAKeyRefreshConfigFindsRejectedEndsThePeriodicReading",
       ]),
     ];
   },

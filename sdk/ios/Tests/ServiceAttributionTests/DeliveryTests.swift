@@ -489,6 +489,32 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.core.initError as? ServiceAttributionError, .authentication(statusCode: 401))
     }
 
+    func testAKeyRefreshConfigFindsRejectedEndsThePeriodicReading() throws {
+        // refreshConfig's completion tells the app; the hourly read scheduled before it would
+        // otherwise ask again with the refused key and tell the error listener a second time.
+        let harness = Harness()
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNil(harness.configure())
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 401, body: #"{"error":"Unauthorized","detail":"revoked"}"#) : nil
+        }
+        let refreshed = expectation(description: "refreshed")
+        var answer: Error?
+        harness.core.refreshConfig { error in
+            answer = error
+            refreshed.fulfill()
+        }
+        wait(for: [refreshed], timeout: 60)
+        XCTAssertEqual(answer as? ServiceAttributionError, .authentication(statusCode: 401))
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        let reads = harness.service.count("GET", "/v1/config")
+        harness.runScheduled()
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), reads)
+        XCTAssertEqual(heard.errors.filter { $0.kind == .configuration }, [])
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.hasPrefix("remote configuration refresh: the API key was rejected") }.count, 1)
+    }
+
     func testA403OnGetConfigIsAFirewallsBlockThatSwitchesNothingOffAndDropsNothing() throws {
         // The service rejects a key with 401; a web firewall in front answers 403 for a phone's
         // address on its block list.

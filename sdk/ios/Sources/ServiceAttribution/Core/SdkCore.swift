@@ -943,6 +943,12 @@ final class SdkCore: @unchecked Sendable {
                 try self.refreshOnWorker()
                 completion(nil)
             } catch {
+                // A rejected key ends the periodic reading too, as refreshQuietly's does: the
+                // read already scheduled would ask again with a key the service refuses, and
+                // tell the error listener what this completion is told.
+                if (error as? ServiceAttributionError)?.isAuthentication == true {
+                    self.refreshGeneration += 1
+                }
                 completion(SdkCore.appFacing(error))
             }
         }
