@@ -248,13 +248,15 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
       const expiresTtl = touchExpirySeconds(claim.touchTime);
       // Each write is conditional on the claim it read, the first on there being none (most
       // clicks are claimed once: one request). One another install changed in between is read
-      // again and decided anew; past the attempts, the click is left to the others, which a
-      // probabilistic match passes and a device's own click is credited all the same.
+      // again and decided anew; past the attempts, a claim the last read shows needs no write
+      // stands, else the click is left to the others, which a probabilistic match passes and a
+      // device's own click is credited all the same.
       let stored: StoredClaim | undefined;
-      for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
+      for (let attempt = 1; ; attempt++) {
         const step = claimStep(stored, request);
         const next = step.next;
         if (!next) return step.holder;
+        if (attempt > CLAIM_ATTEMPTS) return "another_install";
         const written = await conditionHolds(() =>
           doc.send(
             new PutCommand({
@@ -267,7 +269,6 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
         if (written) return step.holder;
         stored = await readClaim(clickId);
       }
-      return "another_install";
     },
     async releaseClaim(claim) {
       const clickId = `${CLAIM_KEY_PREFIX}${claim.appId}#${claim.clickId}`;
@@ -291,6 +292,10 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
         );
         if (written) return;
       }
+      // Failed, so that the purge tries again rather than count the install's traces gone.
+      throw new Error(
+        `The claim on click ${claim.clickId} changed at each of ${CLAIM_ATTEMPTS} tries`,
+      );
     },
     async reap(cutoff) {
       const expired = await expiredKeys(doc, table, "clickId", cutoff);
