@@ -36,13 +36,8 @@ const recorderOf = (link = testLink({ appId: APP.appId })) => {
       throw error;
     },
   });
-  const tapWith = (query: Tap["query"], agent = ANDROID) =>
-    tap({
-      deeplinkId: link.deeplinkId,
-      query,
-      sourceIp: "81.2.69.142",
-      headers: { "user-agent": agent },
-    });
+  const tapWith = (query: Tap["query"], agent = ANDROID, sourceIp = "81.2.69.142") =>
+    tap({ deeplinkId: link.deeplinkId, query, sourceIp, headers: { "user-agent": agent } });
   return { tapWith, recorded };
 };
 
@@ -82,25 +77,9 @@ describe("a tap's click", () => {
   });
 
   it("keeps the address a tap came from as the matcher reads it: an IPv4-mapped one as IPv4", async () => {
-    const link = testLink({ appId: APP.appId });
-    const recorded: Touch[] = [];
-    const tap = createClickRecorder({
-      links: { get: async () => link },
-      apps: { get: async (appId) => APPS.get(appId) },
-      allApps: async () => [...APPS.values()],
-      clicks: { record: async (click) => void recorded.push(click) },
-      countries: { countryOf: () => null },
-      onRecordFailure: (error) => {
-        throw error;
-      },
-    });
+    const { tapWith, recorded } = recorderOf();
     for (const sourceIp of ["::ffff:81.2.69.142", "2A00:1450:4001:0811:0000:0000:0000:200E"]) {
-      await tap({
-        deeplinkId: link.deeplinkId,
-        query: {},
-        sourceIp,
-        headers: { "user-agent": ANDROID },
-      });
+      await tapWith({}, ANDROID, sourceIp);
     }
     expect(recorded.map((click) => click.ip)).toEqual(["81.2.69.142", "2a00:1450:4001:811::200e"]);
   });

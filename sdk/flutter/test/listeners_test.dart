@@ -42,6 +42,22 @@ void main() {
     return received;
   }
 
+  /// The native side hands over a deferred link (`/welcome`) as [ServicePlugin.onDeepLink]'s
+  /// last listener cancels, before the native side has cleared its own listener: the native
+  /// SDK counts the link delivered, once per install.
+  Future<void> deferredAsTheLastListenerCancels() async {
+    final subscription = ServicePlugin.onDeepLink.listen((_) {});
+    await Future<void>.delayed(Duration.zero);
+    await subscription.cancel();
+    await fromNative('onDeepLink', {
+      'kind': 'deferred',
+      'deeplinkId': null,
+      'path': '/welcome',
+      'params': {'deep_link_path': '/welcome'},
+      'url': null,
+    });
+  }
+
   setUp(() async {
     calls.clear();
     answer = (_) => null;
@@ -179,18 +195,7 @@ void main() {
 
     test('a deferred link the native side hands over while no stream listens waits for the next',
         () async {
-      // The last listener gone, before the native side has cleared its own listener: the
-      // native SDK counts the link delivered, once per install.
-      final subscription = ServicePlugin.onDeepLink.listen((_) {});
-      await Future<void>.delayed(Duration.zero);
-      await subscription.cancel();
-      await fromNative('onDeepLink', {
-        'kind': 'deferred',
-        'deeplinkId': null,
-        'path': '/welcome',
-        'params': {'deep_link_path': '/welcome'},
-        'url': null,
-      });
+      await deferredAsTheLastListenerCancels();
       final received = await listen(ServicePlugin.onDeepLink);
       expect(received.map((link) => [link.kind, link.path]), [
         [ServiceDeepLinkKind.deferred, '/welcome'],
@@ -214,16 +219,7 @@ void main() {
         'maxPendingDirectLinks', () async {
       final kept = _vectors('listeners.json')['maxPendingDirectLinks'] as int;
       // The deferred link arrives as the stream's last listener cancels: it waits here.
-      final subscription = ServicePlugin.onDeepLink.listen((_) {});
-      await Future<void>.delayed(Duration.zero);
-      await subscription.cancel();
-      await fromNative('onDeepLink', {
-        'kind': 'deferred',
-        'deeplinkId': null,
-        'path': '/welcome',
-        'params': {'deep_link_path': '/welcome'},
-        'url': null,
-      });
+      await deferredAsTheLastListenerCancels();
       final urls = [
         for (var i = 0; i < kept + 3; i++) Uri.parse('myapp://open?deep_link_path=%2Flevels%2F$i'),
       ];
